@@ -1,0 +1,38 @@
+// Long-option parsing shared by every `ordo` subcommand: one table per command gives
+// each option's name, type, destination and help, so --help always shows the defaults.
+#ifndef ORDO_ARGS_H
+#define ORDO_ARGS_H
+#include <stdio.h>
+
+#include "framework/error.h"
+
+typedef enum ordo_opt_type {
+    ORDO_OPT_FLAG,   // int, set to 1 when present
+    ORDO_OPT_INT,    // long long; strict decimal
+    ORDO_OPT_FLOAT,  // double; strict, finite
+    ORDO_OPT_STRING, // const char *, points into argv
+} ordo_opt_type;
+
+typedef struct ordo_opt {
+    const char *name; // without the leading "--"
+    ordo_opt_type type;
+    void *dst;        // int* / long long* / double* / const char**
+    const char *help; // one line; the default is appended from *dst by the usage printer
+    int seen;         // set by the parser: the user gave this option on the command line
+} ordo_opt;
+
+// Parses argv[0..argc) (argv[0] is the first argument after the command name).
+// Options may be `--name value` or `--name=value`; `--` ends options; `-` is positional.
+// Positionals are returned in pos[0..*npos) (pointers into argv; pos must hold argc).
+// Sets *help when --help/-h is seen. Returns ORDO_ERR_ARG with a message naming the
+// option and what was expected for unknown options, missing or malformed values.
+ordo_status ordo_args_parse(const char *cmd, ordo_opt *opts, int argc, char **argv,
+                            const char **pos, int *npos, int *help);
+
+// Prints "usage: ordo <cmd> <synopsis>", then every option with its help and default.
+void ordo_args_usage(FILE *f, const char *cmd, const char *synopsis, const ordo_opt *opts);
+
+// Finds an option by name in a table (NULL if absent).
+ordo_opt *ordo_args_find(ordo_opt *opts, const char *name);
+
+#endif

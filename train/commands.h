@@ -1,0 +1,9 @@
+// The `ordo` subcommands. Each takes the arguments after its name, prints its own
+// output, and returns a status (message recorded) for main to report.
+#ifndef ORDO_COMMANDS_H
+#define ORDO_COMMANDS_H
+#include "framework/error.h"
+
+ordo_status ordo_cmd_tokenize(int argc, char **argv);
+
+#endif

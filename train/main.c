@@ -1,0 +1,53 @@
+// The `ordo` CLI: dispatches to a subcommand and is the one place that turns a status
+// into "ordo: <what>: <why>" on stderr and a non-zero exit.
+#include <stdio.h>
+#include <string.h>
+
+#include "train/commands.h"
+
+typedef struct command {
+    const char *name;
+    ordo_status (*run)(int argc, char **argv);
+    const char *summary;
+} command;
+
+static const command commands[] = {
+    {"tokenize", ordo_cmd_tokenize, "encode text to token ids, or decode ids back to text"},
+};
+#define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
+
+static void usage(FILE *f) {
+    fprintf(f, "usage: ordo <command> [options]\n\n"
+               "ordo trains small GPT-style models to study positional embeddings.\n\n"
+               "commands:\n");
+    for (int i = 0; i < NCOMMANDS; i++) fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n'ordo <command> --help' lists a command's options and their defaults.\n"
+               "'ordo --version' prints the version.\n");
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(name, "--version") == 0) {
+        printf("ordo %s\n", ORDO_VERSION);
+        return 0;
+    }
+    for (int i = 0; i < NCOMMANDS; i++) {
+        if (strcmp(name, commands[i].name) != 0) continue;
+        ordo_status s = commands[i].run(argc - 2, argv + 2);
+        if (s == ORDO_OK) return 0;
+        fprintf(stderr, "ordo: %s: %s\n", name, ordo_error_message());
+        return s == ORDO_ERR_INTERRUPTED ? 130 : 1;
+    }
+    fprintf(stderr, "ordo: unknown command '%s' (commands: ", name);
+    for (int i = 0; i < NCOMMANDS; i++) fprintf(stderr, "%s%s", i ? ", " : "", commands[i].name);
+    fprintf(stderr, "; see 'ordo --help')\n");
+    return 2;
+}
