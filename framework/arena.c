@@ -1,0 +1,83 @@
+// Bump allocation over a list of chunks. No per-object free: everything goes at reset.
+// Deliberately no thread safety: one arena belongs to one training context.
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "error.h"
+
+#define ALIGN 64
+#define DEFAULT_CHUNK ((size_t)64 << 20)
+
+struct ordo_arena_chunk {
+    ordo_arena_chunk *next;
+    size_t cap, used;
+    char *data;
+};
+
+static ordo_arena_chunk *chunk_new(ordo_arena *a, size_t cap) {
+    ordo_arena_chunk *c = ordo_xcalloc(1, sizeof *c);
+    c->cap = cap;
+    c->data = aligned_alloc(ALIGN, (cap + ALIGN - 1) / ALIGN * ALIGN);
+    if (!c->data) ordo_panic(__FILE__, __LINE__, "arena: out of memory");
+    a->system_allocs++;
+    return c;
+}
+
+static void chunks_free(ordo_arena_chunk *c) {
+    while (c) {
+        ordo_arena_chunk *n = c->next;
+        free(c->data);
+        free(c);
+        c = n;
+    }
+}
+
+void ordo_arena_init(ordo_arena *a, size_t chunk_size) {
+    memset(a, 0, sizeof *a);
+    a->chunk_size = chunk_size ? chunk_size : DEFAULT_CHUNK;
+}
+
+void *ordo_arena_alloc(ordo_arena *a, size_t bytes) {
+    size_t need = (bytes + ALIGN - 1) / ALIGN * ALIGN;
+    if (need == 0) need = ALIGN;
+    for (;;) {
+        ordo_arena_chunk *c = a->cur;
+        if (c && c->cap - c->used >= need) {
+            void *p = c->data + c->used;
+            c->used += need;
+            a->used += need;
+            if (a->used > a->high_water) a->high_water = a->used;
+            return p;
+        }
+        if (c && c->next) { // a later chunk kept from an earlier step
+            a->cur = c->next;
+            a->cur->used = 0;
+            continue;
+        }
+        size_t cap = need > a->chunk_size ? need : a->chunk_size;
+        ordo_arena_chunk *n = chunk_new(a, cap);
+        if (c) c->next = n;
+        else a->first = n;
+        a->cur = n;
+    }
+}
+
+void *ordo_arena_calloc(ordo_arena *a, size_t bytes) {
+    return memset(ordo_arena_alloc(a, bytes), 0, bytes);
+}
+
+void ordo_arena_reset(ordo_arena *a) {
+    if (a->first && a->first->next && a->high_water > a->first->cap) {
+        chunks_free(a->first);
+        a->first = chunk_new(a, a->high_water);
+    }
+    if (a->first) a->first->used = 0;
+    a->cur = a->first;
+    a->used = 0;
+}
+
+void ordo_arena_free(ordo_arena *a) {
+    chunks_free(a->first);
+    memset(a, 0, sizeof *a);
+}

@@ -1,0 +1,29 @@
+// A chunked bump arena for per-step memory (activations, saved buffers, activation
+// grads, tape nodes). Chunks never move while in use; reset keeps them, so after the
+// first step a training step allocates nothing from the system.
+#ifndef ORDO_ARENA_H
+#define ORDO_ARENA_H
+#include <stddef.h>
+
+typedef struct ordo_arena_chunk ordo_arena_chunk;
+
+typedef struct ordo_arena {
+    ordo_arena_chunk *first, *cur;
+    size_t chunk_size;  // minimum size of a new chunk
+    size_t used;        // bytes handed out since the last reset
+    size_t high_water;  // largest `used` seen
+    size_t system_allocs; // chunks obtained from malloc, ever (for the no-malloc tests)
+} ordo_arena;
+
+// chunk_size 0 picks a default (64 MiB).
+void ordo_arena_init(ordo_arena *a, size_t chunk_size);
+// 64-byte aligned, uninitialised; never NULL (out of memory is fatal).
+void *ordo_arena_alloc(ordo_arena *a, size_t bytes);
+// Same, zero-filled.
+void *ordo_arena_calloc(ordo_arena *a, size_t bytes);
+// Forgets every allocation. If the last step spilled over several chunks they are
+// merged into one chunk of the high-water size, so the next step fits in one.
+void ordo_arena_reset(ordo_arena *a);
+void ordo_arena_free(ordo_arena *a);
+
+#endif

@@ -1,0 +1,161 @@
+// Causal self-attention and the position ops that act inside it (rotary embedding of q
+// and k, a bias gathered per bucket). Each (batch, head) pair is independent, so the
+// loops run over B*NH in parallel and call single-threaded sgemm on strided views of qkv:
+// no copy of q, k or v is ever made. Deliberately no KV cache and no flash-style tiling.
+#include <cblas.h>
+#include <math.h>
+#include <omp.h>
+#include <string.h>
+
+#include "error.h"
+#include "kernels.h"
+
+// Inside a parallel region every thread calls sgemm itself; OpenBLAS must not also
+// spawn its own threads there.
+static int blas_single_begin(void) {
+    int n = openblas_get_num_threads();
+    openblas_set_num_threads(1);
+    return n;
+}
+static void blas_single_end(int n) { openblas_set_num_threads(n); }
+
+void ordo_attention_forward(float *out, float *att, const float *qkv, const float *bias, int B,
+                            int T, int C, int NH) {
+    int hs = C / NH, C3 = 3 * C;
+    float scale = 1.0f / sqrtf((float)hs);
+    int saved = blas_single_begin();
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int b = 0; b < B; b++) {
+        for (int h = 0; h < NH; h++) {
+            const float *q = qkv + (size_t)b * T * C3 + h * hs;
+            const float *k = q + C, *v = q + 2 * C;
+            float *a = att + ((size_t)b * NH + h) * T * T; // (T, T)
+            // scores = scale * q @ k^T (the upper triangle is computed and then discarded)
+            ordo_gemm(0, 1, T, T, hs, scale, q, C3, k, C3, 0.0f, a, T);
+            const float *bh = bias ? bias + (size_t)h * T * T : NULL;
+            for (int i = 0; i < T; i++) {
+                float *row = a + (size_t)i * T;
+                if (bh)
+                    for (int j = 0; j <= i; j++) row[j] += bh[(size_t)i * T + j];
+                float mx = -INFINITY;
+                for (int j = 0; j <= i; j++) mx = row[j] > mx ? row[j] : mx;
+                float s = 0.0f;
+                for (int j = 0; j <= i; j++) {
+                    row[j] = expf(row[j] - mx);
+                    s += row[j];
+                }
+                float inv = 1.0f / s;
+                for (int j = 0; j <= i; j++) row[j] *= inv;
+                for (int j = i + 1; j < T; j++) row[j] = 0.0f;
+            }
+            // out[b, :, h*hs:(h+1)*hs] = att @ v
+            ordo_gemm(0, 0, T, hs, T, 1.0f, a, T, v, C3, 0.0f, out + (size_t)b * T * C + h * hs,
+                      C);
+        }
+    }
+    blas_single_end(saved);
+}
+
+void ordo_attention_backward(float *dqkv, float *dbias, const float *dout, const float *qkv,
+                             const float *att, float *scratch, int B, int T, int C, int NH) {
+    int hs = C / NH, C3 = 3 * C;
+    float scale = 1.0f / sqrtf((float)hs);
+    int saved = blas_single_begin();
+    // Heads outermost and batch inner, so that dbias[h] is written by one thread only and
+    // the sum over the batch happens in a fixed order.
+#pragma omp parallel for schedule(static)
+    for (int h = 0; h < NH; h++) {
+        float *datt = scratch + (size_t)omp_get_thread_num() * T * T;
+        for (int b = 0; b < B; b++) {
+            const float *q = qkv + (size_t)b * T * C3 + h * hs;
+            const float *k = q + C, *v = q + 2 * C;
+            float *dq = dqkv + (size_t)b * T * C3 + h * hs;
+            float *dk = dq + C, *dv = dq + 2 * C;
+            const float *a = att + ((size_t)b * NH + h) * T * T;
+            const float *g = dout + (size_t)b * T * C + h * hs;
+            // datt = dout @ v^T ; dv += att^T @ dout
+            ordo_gemm(0, 1, T, T, hs, 1.0f, g, C, v, C3, 0.0f, datt, T);
+            ordo_gemm(1, 0, T, hs, T, 1.0f, a, T, g, C, 1.0f, dv, C3);
+            // softmax backward, row by row over the causal part: dscore = a * (datt - <a, datt>)
+            for (int i = 0; i < T; i++) {
+                float *dr = datt + (size_t)i * T;
+                const float *ar = a + (size_t)i * T;
+                float dot = 0.0f;
+                for (int j = 0; j <= i; j++) dot += ar[j] * dr[j];
+                for (int j = 0; j <= i; j++) dr[j] = ar[j] * (dr[j] - dot);
+                for (int j = i + 1; j < T; j++) dr[j] = 0.0f;
+            }
+            if (dbias) {
+                float *db = dbias + (size_t)h * T * T;
+                for (size_t x = 0; x < (size_t)T * T; x++) db[x] += datt[x];
+            }
+            // scores = scale * q k^T: dq += scale * dscore @ k ; dk += scale * dscore^T @ q
+            ordo_gemm(0, 0, T, hs, T, scale, datt, T, k, C3, 1.0f, dq, C3);
+            ordo_gemm(1, 0, T, hs, T, scale, datt, T, q, C3, 1.0f, dk, C3);
+        }
+    }
+    blas_single_end(saved);
+}
+
+void ordo_rope_forward(float *out, const float *qkv, const float *cosv, const float *sinv, int B,
+                       int T, int C, int NH) {
+    int hs = C / NH, half = hs / 2, C3 = 3 * C;
+#pragma omp parallel for collapse(2) if ((size_t)B * T * C > 32768)
+    for (int b = 0; b < B; b++) {
+        for (int t = 0; t < T; t++) {
+            const float *x = qkv + ((size_t)b * T + t) * C3;
+            float *o = out + ((size_t)b * T + t) * C3;
+            const float *cs = cosv + (size_t)t * half, *sn = sinv + (size_t)t * half;
+            for (int part = 0; part < 2; part++) { // q, then k
+                for (int h = 0; h < NH; h++) {
+                    const float *xh = x + part * C + h * hs;
+                    float *oh = o + part * C + h * hs;
+                    for (int i = 0; i < half; i++) {
+                        float x1 = xh[i], x2 = xh[i + half];
+                        oh[i] = x1 * cs[i] - x2 * sn[i];
+                        oh[i + half] = x2 * cs[i] + x1 * sn[i];
+                    }
+                }
+            }
+            memcpy(o + 2 * C, x + 2 * C, (size_t)C * sizeof(float));
+        }
+    }
+}
+
+void ordo_rope_backward(float *dqkv, const float *dout, const float *cosv, const float *sinv,
+                        int B, int T, int C, int NH) {
+    int hs = C / NH, half = hs / 2, C3 = 3 * C;
+#pragma omp parallel for collapse(2) if ((size_t)B * T * C > 32768)
+    for (int b = 0; b < B; b++) {
+        for (int t = 0; t < T; t++) {
+            const float *g = dout + ((size_t)b * T + t) * C3;
+            float *d = dqkv + ((size_t)b * T + t) * C3;
+            const float *cs = cosv + (size_t)t * half, *sn = sinv + (size_t)t * half;
+            for (int part = 0; part < 2; part++) {
+                for (int h = 0; h < NH; h++) {
+                    const float *gh = g + part * C + h * hs;
+                    float *dh = d + part * C + h * hs;
+                    for (int i = 0; i < half; i++) { // the transpose of the rotation
+                        float g1 = gh[i], g2 = gh[i + half];
+                        dh[i] += g1 * cs[i] + g2 * sn[i];
+                        dh[i + half] += g2 * cs[i] - g1 * sn[i];
+                    }
+                }
+            }
+            for (int c = 0; c < C; c++) d[2 * C + c] += g[2 * C + c];
+        }
+    }
+}
+
+void ordo_relbias_forward(float *out, const float *table, const int32_t *bucket, int TT, int NH) {
+    for (int h = 0; h < NH; h++)
+        for (int k = 0; k < TT; k++) out[(size_t)h * TT + k] = table[(size_t)bucket[k] * NH + h];
+}
+
+void ordo_relbias_backward(float *dtable, const float *dout, const int32_t *bucket, int TT,
+                           int NH) {
+    for (int h = 0; h < NH; h++)
+        for (int k = 0; k < TT; k++) dtable[(size_t)bucket[k] * NH + h] += dout[(size_t)h * TT + k];
+}
+
+size_t ordo_attention_scratch_floats(int T) { return (size_t)omp_get_max_threads() * T * T; }

@@ -1,0 +1,55 @@
+// Autograd-lite: ops record a node on the context's tape during forward; backward walks
+// the tape in reverse and each op's rule ADDS into its inputs' gradients, so a tensor used
+// twice (tied head and token table, a position table broadcast over the batch) gets every
+// contribution. The op set is closed: one enum, one backward switch without a default.
+#ifndef ORDO_AUTOGRAD_H
+#define ORDO_AUTOGRAD_H
+#include "tensor.h"
+
+typedef enum ordo_op {
+    ORDO_OP_RESHAPE,
+    ORDO_OP_MATMUL,     // out[*,N] = a[*,K] @ w (w [K,N], or [N,K] transposed)
+    ORDO_OP_LINEAR,     // out[*,N] = a[*,K] @ w[K,N] + b[N]
+    ORDO_OP_BMM,        // out[Bt,M,N] = op(a) @ op(b), batched
+    ORDO_OP_ADD,        // out = a + b, b broadcast over a's leading dims
+    ORDO_OP_MUL,        // out = a * b, b broadcast over a's leading dims
+    ORDO_OP_SCALE,      // out = a * s
+    ORDO_OP_EMBEDDING,  // out[..., C] = table[ids[...]]
+    ORDO_OP_LAYERNORM,  // over the last dim, with gain and bias
+    ORDO_OP_GELU,       // tanh approximation
+    ORDO_OP_SOFTMAX,    // over the last dim
+    ORDO_OP_ATTENTION,  // causal multi-head self-attention over qkv, optional score bias
+    ORDO_OP_CROSS_ENTROPY, // fused softmax + mean cross-entropy, integer targets
+    ORDO_OP_SUM,        // to a scalar
+    ORDO_OP_MEAN,       // to a scalar
+    ORDO_OP_ROPE,       // rotary embedding of q and k inside qkv
+    ORDO_OP_REL_BIAS,   // T5 bucketed bias gathered from a [buckets, NH] table
+    ORDO_OP_COUNT
+} ordo_op;
+
+struct ordo_node {
+    ordo_op op;
+    ordo_tensor *out, *in[3];
+    float *saved[2];     // per-op buffers kept for backward (e.g. mean/rstd, attention)
+    const int32_t *ids;  // embedding ids, targets, bucket map
+    int iarg[4];         // NH, transpose flags, counts, ...
+    float farg[2];       // eps, scale, ...
+};
+
+// Appends a node (called by ops only when an input requires a gradient).
+ordo_node *ordo_tape_push(ordo_ctx *ctx, ordo_op op, ordo_tensor *out);
+// Whether an op over these inputs must record (grad enabled and some input needs grad).
+int ordo_needs_grad(const ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *b, ordo_tensor *c);
+
+// Backpropagates from a scalar loss (seed gradient 1).
+void ordo_backward(ordo_ctx *ctx, ordo_tensor *loss);
+// Backpropagates from any tensor with a given upstream gradient dout (copied).
+void ordo_backward_from(ordo_ctx *ctx, ordo_tensor *out, const float *dout);
+// Runs one node's backward rule (ops.c).
+void ordo_node_backward(ordo_ctx *ctx, ordo_node *n);
+const char *ordo_op_name(ordo_op op);
+
+// Reshape is the one op defined here: a view sharing data, its grad copied back.
+ordo_tensor *ordo_reshape(ordo_ctx *ctx, ordo_tensor *t, int ndim, const int *shape);
+
+#endif

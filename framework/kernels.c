@@ -1,0 +1,232 @@
+// Row-wise kernels (elementwise, layernorm, gelu, softmax, cross-entropy, embedding)
+// and the sgemm wrapper. Rows run in parallel with OpenMP; reductions into parameter
+// gradients run over columns so that their result does not depend on the thread count.
+#include <cblas.h>
+#include <math.h>
+#include <string.h>
+
+#include "kernels.h"
+
+// Below this many scalar operations a parallel region costs more than it saves.
+#define PAR_MIN 32768
+
+void ordo_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
+               const float *B, int ldb, float beta, float *C, int ldc) {
+    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, M,
+                N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void ordo_add_forward(float *out, const float *a, const float *b, size_t outer, size_t inner) {
+#pragma omp parallel for if (outer * inner > PAR_MIN)
+    for (size_t i = 0; i < outer; i++)
+        for (size_t j = 0; j < inner; j++) out[i * inner + j] = a[i * inner + j] + b[j];
+}
+
+void ordo_add_backward(float *da, float *db, const float *dout, size_t outer, size_t inner) {
+    if (da) {
+        size_t n = outer * inner;
+#pragma omp parallel for if (n > PAR_MIN)
+        for (size_t i = 0; i < n; i++) da[i] += dout[i];
+    }
+    if (db) {
+#pragma omp parallel for if (outer * inner > PAR_MIN)
+        for (size_t j = 0; j < inner; j++) {
+            float s = 0.0f;
+            for (size_t i = 0; i < outer; i++) s += dout[i * inner + j];
+            db[j] += s;
+        }
+    }
+}
+
+void ordo_mul_forward(float *out, const float *a, const float *b, size_t outer, size_t inner) {
+#pragma omp parallel for if (outer * inner > PAR_MIN)
+    for (size_t i = 0; i < outer; i++)
+        for (size_t j = 0; j < inner; j++) out[i * inner + j] = a[i * inner + j] * b[j];
+}
+
+void ordo_mul_backward(float *da, float *db, const float *dout, const float *a, const float *b,
+                       size_t outer, size_t inner) {
+    if (da) {
+#pragma omp parallel for if (outer * inner > PAR_MIN)
+        for (size_t i = 0; i < outer; i++)
+            for (size_t j = 0; j < inner; j++) da[i * inner + j] += dout[i * inner + j] * b[j];
+    }
+    if (db) {
+#pragma omp parallel for if (outer * inner > PAR_MIN)
+        for (size_t j = 0; j < inner; j++) {
+            float s = 0.0f;
+            for (size_t i = 0; i < outer; i++) s += dout[i * inner + j] * a[i * inner + j];
+            db[j] += s;
+        }
+    }
+}
+
+void ordo_bias_backward(float *dbias, const float *dout, int N, int C) {
+    ordo_add_backward(NULL, dbias, dout, (size_t)N, (size_t)C);
+}
+
+void ordo_embedding_forward(float *out, const float *table, const int32_t *ids, int N, int C) {
+#pragma omp parallel for if ((size_t)N * C > PAR_MIN)
+    for (int i = 0; i < N; i++)
+        memcpy(out + (size_t)i * C, table + (size_t)ids[i] * C, (size_t)C * sizeof(float));
+}
+
+void ordo_embedding_backward(float *dtable, const float *dout, const int32_t *ids, int N, int C) {
+    // Serial over rows: two rows with the same id add into the same table row.
+    for (int i = 0; i < N; i++) {
+        float *d = dtable + (size_t)ids[i] * C;
+        const float *g = dout + (size_t)i * C;
+        for (int c = 0; c < C; c++) d[c] += g[c];
+    }
+}
+
+void ordo_layernorm_forward(float *out, float *mean, float *rstd, const float *inp,
+                            const float *w, const float *b, int N, int C, float eps) {
+#pragma omp parallel for if ((size_t)N * C > PAR_MIN)
+    for (int i = 0; i < N; i++) {
+        const float *x = inp + (size_t)i * C;
+        float m = 0.0f;
+        for (int c = 0; c < C; c++) m += x[c];
+        m /= C;
+        float v = 0.0f;
+        for (int c = 0; c < C; c++) v += (x[c] - m) * (x[c] - m);
+        v /= C;
+        float s = 1.0f / sqrtf(v + eps);
+        float *o = out + (size_t)i * C;
+        for (int c = 0; c < C; c++) o[c] = (x[c] - m) * s * w[c] + b[c];
+        mean[i] = m;
+        rstd[i] = s;
+    }
+}
+
+void ordo_layernorm_backward(float *dinp, float *dw, float *db, const float *dout,
+                             const float *inp, const float *w, const float *mean,
+                             const float *rstd, int N, int C) {
+    if (dinp) {
+#pragma omp parallel for if ((size_t)N * C > PAR_MIN)
+        for (int i = 0; i < N; i++) {
+            const float *x = inp + (size_t)i * C, *g = dout + (size_t)i * C;
+            float m = mean[i], s = rstd[i];
+            float dnorm_mean = 0.0f, dnorm_norm_mean = 0.0f;
+            for (int c = 0; c < C; c++) {
+                float dn = w[c] * g[c];
+                dnorm_mean += dn;
+                dnorm_norm_mean += dn * (x[c] - m) * s;
+            }
+            dnorm_mean /= C;
+            dnorm_norm_mean /= C;
+            float *dx = dinp + (size_t)i * C;
+            for (int c = 0; c < C; c++) {
+                float norm = (x[c] - m) * s;
+                dx[c] += (w[c] * g[c] - dnorm_mean - norm * dnorm_norm_mean) * s;
+            }
+        }
+    }
+    if (dw || db) {
+#pragma omp parallel for if ((size_t)N * C > PAR_MIN)
+        for (int c = 0; c < C; c++) {
+            float sw = 0.0f, sb = 0.0f;
+            for (int i = 0; i < N; i++) {
+                float g = dout[(size_t)i * C + c];
+                sw += g * (inp[(size_t)i * C + c] - mean[i]) * rstd[i];
+                sb += g;
+            }
+            if (dw) dw[c] += sw;
+            if (db) db[c] += sb;
+        }
+    }
+}
+
+#define GELU_K 0.7978845608028654f // sqrt(2/pi)
+
+void ordo_gelu_forward(float *out, const float *inp, size_t n) {
+#pragma omp parallel for if (n > PAR_MIN)
+    for (size_t i = 0; i < n; i++) {
+        float x = inp[i];
+        out[i] = 0.5f * x * (1.0f + tanhf(GELU_K * (x + 0.044715f * x * x * x)));
+    }
+}
+
+void ordo_gelu_backward(float *dinp, const float *inp, const float *dout, size_t n) {
+#pragma omp parallel for if (n > PAR_MIN)
+    for (size_t i = 0; i < n; i++) {
+        float x = inp[i];
+        float u = GELU_K * (x + 0.044715f * x * x * x);
+        float th = tanhf(u);
+        float sech2 = 1.0f - th * th;
+        float local = 0.5f * (1.0f + th) + 0.5f * x * sech2 * GELU_K * (1.0f + 3 * 0.044715f * x * x);
+        dinp[i] += local * dout[i];
+    }
+}
+
+void ordo_softmax_forward(float *out, const float *inp, int N, int C) {
+#pragma omp parallel for if ((size_t)N * C > PAR_MIN)
+    for (int i = 0; i < N; i++) {
+        const float *x = inp + (size_t)i * C;
+        float *o = out + (size_t)i * C;
+        float mx = -INFINITY;
+        for (int c = 0; c < C; c++) mx = x[c] > mx ? x[c] : mx;
+        float s = 0.0f;
+        for (int c = 0; c < C; c++) {
+            o[c] = expf(x[c] - mx);
+            s += o[c];
+        }
+        float inv = 1.0f / s;
+        for (int c = 0; c < C; c++) o[c] *= inv;
+    }
+}
+
+void ordo_softmax_backward(float *dinp, const float *dout, const float *out, int N, int C) {
+#pragma omp parallel for if ((size_t)N * C > PAR_MIN)
+    for (int i = 0; i < N; i++) {
+        const float *g = dout + (size_t)i * C, *y = out + (size_t)i * C;
+        float dot = 0.0f;
+        for (int c = 0; c < C; c++) dot += g[c] * y[c];
+        float *dx = dinp + (size_t)i * C;
+        for (int c = 0; c < C; c++) dx[c] += y[c] * (g[c] - dot);
+    }
+}
+
+double ordo_crossentropy_forward(float *stats, const float *logits, const int32_t *targets, int N,
+                                 int V, int *count) {
+    double total = 0.0;
+    int cnt = 0;
+#pragma omp parallel for reduction(+ : total, cnt) if ((size_t)N * V > PAR_MIN)
+    for (int i = 0; i < N; i++) {
+        const float *x = logits + (size_t)i * V;
+        float mx = -INFINITY;
+        for (int v = 0; v < V; v++) mx = x[v] > mx ? x[v] : mx;
+        double s = 0.0; // double: V can be 50257 and the loss must match PyTorch closely
+        for (int v = 0; v < V; v++) s += expf(x[v] - mx);
+        // keep max and log-sum apart: folded into one float, a logit of 1e4 would leave
+        // only ~1e-3 of precision for the log-sum
+        stats[i] = mx;
+        stats[N + i] = (float)log(s);
+        if (targets[i] >= 0) {
+            total += ((double)mx - x[targets[i]]) + log(s);
+            cnt++;
+        }
+    }
+    *count = cnt;
+    return cnt ? total / cnt : 0.0;
+}
+
+void ordo_crossentropy_backward(float *dlogits, const float *logits, const float *stats,
+                                const int32_t *targets, int N, int V, float scale) {
+#pragma omp parallel for if ((size_t)N * V > PAR_MIN)
+    for (int i = 0; i < N; i++) {
+        const float *x = logits + (size_t)i * V;
+        float *d = dlogits + (size_t)i * V;
+        if (targets[i] < 0) {
+            if (d == x) memset(d, 0, (size_t)V * sizeof(float)); // an ignored row has no grad
+            continue;
+        }
+        float mx = stats[i], ls = stats[N + i];
+        if (d == x) { // in place: the logits row becomes its gradient
+            for (int v = 0; v < V; v++) d[v] = scale * expf((x[v] - mx) - ls);
+        } else {
+            for (int v = 0; v < V; v++) d[v] += scale * expf((x[v] - mx) - ls);
+        }
+        d[targets[i]] -= scale;
+    }
+}

@@ -1,0 +1,44 @@
+// Ops: tensor-level operations. Each computes its output with a kernel pair from
+// kernels.h and, when an input needs a gradient, records a node whose backward rule
+// (in the one switch of ops.c) adds into the inputs' gradients.
+// Shapes are invariants here: a mismatch is a bug in the caller and aborts.
+#ifndef ORDO_OPS_H
+#define ORDO_OPS_H
+#include "autograd.h"
+#include "tensor.h"
+
+// out[*, N] = a[*, K] @ w, w [K, N] (or [N, K] with transpose_w, as for a tied LM head).
+ordo_tensor *ordo_matmul(ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *w, int transpose_w);
+// out[*, N] = x[*, K] @ w[K, N] + b[N] (Conv1D layout, as GPT-2); b may be NULL.
+ordo_tensor *ordo_linear(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *w, ordo_tensor *b);
+// Batched: a [Bt, M, K] (or [Bt, K, M] with ta), b [Bt, K, N] (or [Bt, N, K] with tb).
+ordo_tensor *ordo_bmm(ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *b, int ta, int tb);
+// out = a + b; b's shape equals a's trailing dims ([B,T,C] + [T,C], [B,T,C] + [C], or equal).
+ordo_tensor *ordo_add(ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *b);
+// out = a * b elementwise, b broadcast as in ordo_add.
+ordo_tensor *ordo_mul(ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *b);
+ordo_tensor *ordo_scale(ordo_ctx *ctx, ordo_tensor *a, float s);
+// out[shape..., C] = table[ids, :]; table [N, C]; ids (copied) must be in [0, N).
+ordo_tensor *ordo_embedding(ordo_ctx *ctx, ordo_tensor *table, const int32_t *ids, int ndim,
+                            const int *shape);
+// LayerNorm over the last dim C with gain w[C] and bias b[C].
+ordo_tensor *ordo_layernorm(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *w, ordo_tensor *b,
+                            float eps);
+ordo_tensor *ordo_gelu(ordo_ctx *ctx, ordo_tensor *x);
+ordo_tensor *ordo_softmax(ordo_ctx *ctx, ordo_tensor *x);
+// Causal self-attention: qkv [B, T, 3C] -> [B, T, C] over NH heads; bias [NH, T, T] added
+// to the scaled scores, or NULL. The probabilities [B, NH, T, T] stay in the arena until
+// reset; ctx->last_att points at them (for attention maps).
+ordo_tensor *ordo_attention(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor *bias, int NH);
+// Mean cross-entropy of softmax(logits[..., V]) against targets (copied; < 0 ignored).
+// Returns a scalar [1]; 0 if every target is ignored.
+ordo_tensor *ordo_cross_entropy(ordo_ctx *ctx, ordo_tensor *logits, const int32_t *targets);
+ordo_tensor *ordo_sum(ordo_ctx *ctx, ordo_tensor *a);
+ordo_tensor *ordo_mean(ordo_ctx *ctx, ordo_tensor *a);
+// Rotary embedding of q and k in qkv [B, T, 3C] over NH heads: positions pos0..pos0+T-1,
+// theta_i = base^(-2i/hs), rotate-half pairing; v passes through. hs must be even.
+ordo_tensor *ordo_rope(ordo_ctx *ctx, ordo_tensor *qkv, int NH, double base, int pos0);
+// Bias [NH, T, T] with out[h, i, j] = table[bucket[i*T + j], h]; table [nbuckets, NH].
+ordo_tensor *ordo_rel_bias(ordo_ctx *ctx, ordo_tensor *table, const int32_t *bucket, int T);
+
+#endif

@@ -1,0 +1,63 @@
+// Tensors: float32, contiguous, row-major, up to 4 dims. A tensor is a pointer and a
+// shape; parameters own their memory through the parameter block (params.h), everything
+// else lives in the per-step arena of an ordo_ctx.
+#ifndef ORDO_TENSOR_H
+#define ORDO_TENSOR_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+
+#define ORDO_MAX_DIMS 4
+
+enum ordo_tensor_flags {
+    ORDO_PARAM = 1 << 0,         // a model parameter (lives in the parameter block)
+    ORDO_NO_DECAY = 1 << 1,      // excluded from weight decay (biases, LayerNorm gains)
+    ORDO_REQUIRES_GRAD = 1 << 2, // backward computes a gradient for it
+};
+
+typedef struct ordo_tensor {
+    float *data; // row-major; owned by the arena or the parameter block
+    float *grad; // same shape; NULL until backward needs it
+    int ndim, shape[ORDO_MAX_DIMS];
+    size_t n;
+    int flags;
+    const char *name; // the checkpoint name for parameters, NULL otherwise
+} ordo_tensor;
+
+typedef struct ordo_node ordo_node;
+
+// A context is one forward/backward pass's memory: the arena and the tape.
+typedef struct ordo_ctx {
+    ordo_arena arena;
+    ordo_node *tape;
+    int ntape, cap_tape;
+    int grad_enabled; // 0: ops record nothing (eval, sampling)
+    const float *last_att; // probabilities [B, NH, T, T] of the latest attention op (viz)
+} ordo_ctx;
+
+void ordo_ctx_init(ordo_ctx *ctx);
+// Drops the tape and every arena tensor; keeps the memory for the next step.
+void ordo_ctx_reset(ordo_ctx *ctx);
+void ordo_ctx_free(ordo_ctx *ctx);
+
+// A new arena tensor of the given shape (uninitialised data, no grad).
+ordo_tensor *ordo_tensor_new(ordo_ctx *ctx, int ndim, const int *shape);
+ordo_tensor *ordo_tensor_new2(ordo_ctx *ctx, int d0, int d1);
+ordo_tensor *ordo_tensor_new3(ordo_ctx *ctx, int d0, int d1, int d2);
+ordo_tensor *ordo_tensor_zeros(ordo_ctx *ctx, int ndim, const int *shape);
+// A tensor header in the arena over memory the caller owns (no copy).
+ordo_tensor *ordo_tensor_wrap(ordo_ctx *ctx, float *data, int ndim, const int *shape);
+// The same data seen with another shape of equal size (a view: shares data and grad).
+ordo_tensor *ordo_tensor_view(ordo_ctx *ctx, ordo_tensor *t, int ndim, const int *shape);
+
+size_t ordo_shape_numel(int ndim, const int *shape);
+int ordo_tensor_same_shape(const ordo_tensor *a, const ordo_tensor *b);
+// "[3,16,32]" into buf; returns buf.
+char *ordo_shape_str(int ndim, const int *shape, char *buf, size_t cap);
+
+// The gradient buffer of t, allocated zero-filled from the arena on first use; NULL if
+// t does not require a gradient (the caller then skips that contribution).
+float *ordo_tensor_grad(ordo_ctx *ctx, ordo_tensor *t);
+
+#endif
