@@ -1,0 +1,188 @@
+// File I/O shared by checkpoints and run files: a bounded whole-file read, an atomic
+// whole-file write (temporary file, fsync, rename, fsync of the directory) and mkdir -p.
+// Deliberately not here: streaming readers, locking, or cleaning up temporary files left by
+// a process that was killed (they never carry the final name, so they are only litter).
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fileio.h"
+
+// Largest single read/write request; Linux transfers at most ~2 GiB per call anyway.
+#define IO_CHUNK ((size_t)1 << 30)
+
+ordo_status ordo_read_file(const char *path, size_t max_bytes, char **buf, size_t *len) {
+    *buf = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return ordo_error(ORDO_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return ordo_error(ORDO_ERR_IO, "%s: cannot stat: %s", path, strerror(e));
+    }
+    if (S_ISDIR(st.st_mode)) {
+        close(fd);
+        return ordo_error(ORDO_ERR_IO, "%s: is a directory, expected a file", path);
+    }
+    if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > (uint64_t)max_bytes) {
+        close(fd);
+        return ordo_error(ORDO_ERR_IO, "%s: file is %lld bytes, more than the limit of %zu bytes",
+                          path, (long long)st.st_size, max_bytes);
+    }
+    // Regular files: exactly their size. Pipes and the like: grow as needed, up to the limit.
+    size_t cap = S_ISREG(st.st_mode) ? (size_t)st.st_size : 65536;
+    if (cap > max_bytes) cap = max_bytes;
+    char *p = ordo_xmalloc(cap + 1);
+    size_t n = 0;
+    for (;;) {
+        if (n == cap) {
+            // Full: probe for one more byte before deciding whether to grow or stop.
+            char probe;
+            ssize_t r = read(fd, &probe, 1);
+            if (r < 0 && errno == EINTR) continue;
+            if (r < 0) goto read_error;
+            if (r == 0) break;
+            if (cap >= max_bytes) {
+                free(p);
+                close(fd);
+                return ordo_error(ORDO_ERR_IO, "%s: file is more than the limit of %zu bytes", path,
+                                  max_bytes);
+            }
+            size_t ncap = cap < max_bytes / 2 ? (cap ? 2 * cap : 4096) : max_bytes;
+            p = ordo_xrealloc(p, ncap + 1);
+            cap = ncap;
+            p[n++] = probe;
+            continue;
+        }
+        size_t want = cap - n < IO_CHUNK ? cap - n : IO_CHUNK;
+        ssize_t r = read(fd, p + n, want);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) goto read_error;
+        if (r == 0) break;
+        n += (size_t)r;
+    }
+    close(fd);
+    p[n] = 0;
+    *buf = p;
+    *len = n;
+    return ORDO_OK;
+
+read_error : {
+    int e = errno;
+    free(p);
+    close(fd);
+    return ordo_error(ORDO_ERR_IO, "%s: read failed: %s", path, strerror(e));
+}
+}
+
+// Writes all of buf; returns 0 or an errno value (ENOSPC for a write that makes no progress).
+static int write_all(int fd, const char *buf, size_t n) {
+    while (n > 0) {
+        ssize_t r = write(fd, buf, n < IO_CHUNK ? n : IO_CHUNK);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return errno;
+        if (r == 0) return ENOSPC;
+        buf += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+// The directory holding `path` ("." when it has no slash), as a new string.
+static char *parent_dir(const char *path) {
+    const char *slash = strrchr(path, '/');
+    if (!slash) return ordo_xstrdup(".");
+    if (slash == path) return ordo_xstrdup("/");
+    size_t n = (size_t)(slash - path);
+    char *d = ordo_xmalloc(n + 1);
+    memcpy(d, path, n);
+    d[n] = 0;
+    return d;
+}
+
+ordo_status ordo_write_atomic(const char *path, const void *const *parts, const size_t *lens,
+                              int nparts) {
+    if (!path || !*path || nparts < 0 || (nparts > 0 && (!parts || !lens)))
+        return ordo_error(ORDO_ERR_ARG, "ordo_write_atomic: bad arguments for %s",
+                          path ? path : "(null)");
+    for (int i = 0; i < nparts; i++)
+        if (!parts[i] && lens[i])
+            return ordo_error(ORDO_ERR_ARG, "%s: part %d is NULL with length %zu", path, i,
+                              lens[i]);
+
+    size_t tlen = strlen(path) + 32;
+    char *tmp = ordo_xmalloc(tlen);
+    snprintf(tmp, tlen, "%s.tmp.%ld", path, (long)getpid());
+    // O_TRUNC replaces a stale temporary of a dead process with the same pid; O_NOFOLLOW
+    // refuses to write through a symlink planted under the temporary name.
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        int e = errno;
+        ordo_status s = ordo_error(ORDO_ERR_IO, "%s: cannot create temporary file %s: %s", path,
+                                   tmp, strerror(e));
+        free(tmp);
+        return s;
+    }
+    const char *what = "write failed";
+    int e = 0;
+    for (int i = 0; i < nparts && !e; i++) e = write_all(fd, parts[i], lens[i]);
+    if (!e && fsync(fd) != 0) e = errno, what = "fsync failed";
+    if (close(fd) != 0 && !e) e = errno, what = "close failed"; // NFS reports errors late
+    if (!e && rename(tmp, path) != 0) e = errno, what = "cannot rename the temporary file over it";
+    if (e) {
+        unlink(tmp);
+        free(tmp);
+        return ordo_error(ORDO_ERR_IO, "%s: %s: %s", path, what, strerror(e));
+    }
+    free(tmp);
+
+    // The rename is durable only once the directory entry is on disk.
+    char *dir = parent_dir(path);
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0 || (fsync(dfd) != 0 && errno != EINVAL && errno != ENOTSUP)) {
+        e = errno;
+        if (dfd >= 0) close(dfd);
+        ordo_status s = ordo_error(ORDO_ERR_IO, "%s: written, but fsync of directory %s failed: %s",
+                                   path, dir, strerror(e));
+        free(dir);
+        return s;
+    }
+    close(dfd);
+    free(dir);
+    return ORDO_OK;
+}
+
+ordo_status ordo_mkdir_p(const char *path, mode_t mode) {
+    if (!path || !*path) return ordo_error(ORDO_ERR_ARG, "mkdir: empty path");
+    char *p = ordo_xstrdup(path);
+    size_t n = strlen(p);
+    // Visit each prefix ending before a '/', then the whole path.
+    for (size_t i = 1; i <= n; i++) {
+        if (i < n && p[i] != '/') continue;
+        if (i < n && p[i - 1] == '/') continue; // "a//b"
+        char saved = p[i];
+        p[i] = 0;
+        if (mkdir(p, mode) != 0) {
+            int e = errno;
+            struct stat st;
+            if (e != EEXIST || stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
+                ordo_status s =
+                    ordo_error(ORDO_ERR_IO, "%s: cannot create directory %s: %s", path, p,
+                               e == EEXIST ? "exists and is not a directory" : strerror(e));
+                free(p);
+                return s;
+            }
+        }
+        p[i] = saved;
+    }
+    free(p);
+    return ORDO_OK;
+}
