@@ -1,0 +1,227 @@
+// The GPT decoder, composed in order as llm.c's gpt2_forward: each call below is one
+// coarse op (about ten tape nodes per block). Position schemes plug in at three points:
+// added at the input (learned, sinusoidal), rotating q and k (rope), biasing the scores
+// (alibi, t5). No KV cache and no dropout: ordo trains small models for comparisons.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "framework/ops.h"
+#include "framework/rng.h"
+#include "framework/safetensors.h"
+#include "gpt.h"
+
+#define MAX_SIZE (1 << 20) // no dimension of a model ordo trains comes near this
+
+ordo_status ordo_gpt_config_check(const ordo_gpt_config *c) {
+    const struct {
+        const char *name;
+        int v;
+    } dims[] = {{"vocabulary size", c->V}, {"d_model", c->C}, {"layers", c->L},
+                {"heads", c->NH},          {"context", c->T_max}};
+    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
+        if (dims[i].v <= 0 || dims[i].v > MAX_SIZE)
+            return ordo_error(ORDO_ERR_ARG, "%s is %d, expected 1..%d", dims[i].name, dims[i].v,
+                              MAX_SIZE);
+    if (c->NH > 256) return ordo_error(ORDO_ERR_ARG, "heads is %d, expected at most 256", c->NH);
+    if (c->C % c->NH)
+        return ordo_error(ORDO_ERR_ARG, "heads (%d) must divide d_model (%d)", c->NH, c->C);
+    if (c->pos < 0 || c->pos >= ORDO_POS_COUNT)
+        return ordo_error(ORDO_ERR_ARG, "position scheme %d is unknown", (int)c->pos);
+    if (c->pos == ORDO_POS_ROPE && (c->C / c->NH) % 2)
+        return ordo_error(ORDO_ERR_ARG,
+                          "rope needs an even head size, got d_model/heads = %d/%d = %d",
+                          c->C, c->NH, c->C / c->NH);
+    if (c->pos == ORDO_POS_SINUSOIDAL && c->C % 2)
+        return ordo_error(ORDO_ERR_ARG, "sinusoidal needs an even d_model, got %d", c->C);
+    if (!(c->ln_eps > 0) || c->ln_eps > 1)
+        return ordo_error(ORDO_ERR_ARG, "layernorm eps is %g, expected in (0, 1]", c->ln_eps);
+    double params = (double)c->V * c->C + 12.0 * c->L * c->C * c->C;
+    if (params > 2e9)
+        return ordo_error(ORDO_ERR_ARG, "the model would have %.3g parameters; ordo allows 2e9",
+                          params);
+    return ORDO_OK;
+}
+
+static ordo_tensor *add1(ordo_params *p, const char *name, int n, int flags) {
+    return ordo_params_add(p, name, 1, (int[]){n}, flags | ORDO_NO_DECAY);
+}
+static ordo_tensor *add2(ordo_params *p, const char *name, int r, int c, int flags) {
+    return ordo_params_add(p, name, 2, (int[]){r, c}, flags);
+}
+
+static void fill_normal(ordo_tensor *t, ordo_rng *r, double std) {
+    for (size_t i = 0; i < t->n; i++) t->data[i] = (float)(std * ordo_rng_normal(r));
+}
+static void fill_const(ordo_tensor *t, float v) {
+    for (size_t i = 0; i < t->n; i++) t->data[i] = v;
+}
+
+ordo_status ordo_gpt_init(ordo_gpt *m, const ordo_gpt_config *cfg, uint64_t seed) {
+    memset(m, 0, sizeof *m);
+    ordo_status s = ordo_gpt_config_check(cfg);
+    if (s) return s;
+    m->cfg = *cfg;
+    int V = cfg->V, C = cfg->C, L = cfg->L;
+    ordo_params *p = &m->params;
+    ordo_params_init(p);
+    char name[64];
+    m->wte = add2(p, "wte.weight", V, C, 0);
+    if (cfg->pos == ORDO_POS_LEARNED) m->wpe = add2(p, "wpe.weight", cfg->T_max, C, ORDO_POSITION);
+    m->h = ordo_xcalloc((size_t)L, sizeof *m->h);
+    for (int l = 0; l < L; l++) {
+        ordo_gpt_block *b = &m->h[l];
+#define NAME(suffix) (snprintf(name, sizeof name, "h.%d.%s", l, suffix), name)
+        b->ln1_w = add1(p, NAME("ln_1.weight"), C, 0);
+        b->ln1_b = add1(p, NAME("ln_1.bias"), C, 0);
+        b->attn_w = add2(p, NAME("attn.c_attn.weight"), C, 3 * C, 0);
+        b->attn_b = add1(p, NAME("attn.c_attn.bias"), 3 * C, 0);
+        b->proj_w = add2(p, NAME("attn.c_proj.weight"), C, C, 0);
+        b->proj_b = add1(p, NAME("attn.c_proj.bias"), C, 0);
+        b->ln2_w = add1(p, NAME("ln_2.weight"), C, 0);
+        b->ln2_b = add1(p, NAME("ln_2.bias"), C, 0);
+        b->fc_w = add2(p, NAME("mlp.c_fc.weight"), C, 4 * C, 0);
+        b->fc_b = add1(p, NAME("mlp.c_fc.bias"), 4 * C, 0);
+        b->out_w = add2(p, NAME("mlp.c_proj.weight"), 4 * C, C, 0);
+        b->out_b = add1(p, NAME("mlp.c_proj.bias"), C, 0);
+#undef NAME
+    }
+    m->lnf_w = add1(p, "ln_f.weight", C, 0);
+    m->lnf_b = add1(p, "ln_f.bias", C, 0);
+    if (cfg->pos == ORDO_POS_T5)
+        m->rel_bias = add2(p, "rel_bias.weight", ORDO_T5_BUCKETS, cfg->NH, ORDO_POSITION);
+    ordo_params_alloc(p);
+
+    // GPT-2 init, in declaration order so that a seed always gives the same weights
+    ordo_rng r;
+    ordo_rng_seed(&r, seed);
+    double resid_std = 0.02 / sqrt(2.0 * L);
+    fill_normal(m->wte, &r, 0.02);
+    if (m->wpe) fill_normal(m->wpe, &r, 0.02);
+    for (int l = 0; l < L; l++) {
+        ordo_gpt_block *b = &m->h[l];
+        fill_const(b->ln1_w, 1.0f);
+        fill_const(b->ln2_w, 1.0f);
+        fill_normal(b->attn_w, &r, 0.02);
+        fill_normal(b->proj_w, &r, resid_std);
+        fill_normal(b->fc_w, &r, 0.02);
+        fill_normal(b->out_w, &r, resid_std);
+    }
+    fill_const(m->lnf_w, 1.0f); // biases and the T5 table stay zero
+    m->att = ordo_xcalloc((size_t)L, sizeof *m->att);
+    return ORDO_OK;
+}
+
+void ordo_gpt_free(ordo_gpt *m) {
+    ordo_params_free(&m->params);
+    free(m->h);
+    free(m->pos_table);
+    free(m->buckets);
+    free(m->positions);
+    free(m->att);
+    memset(m, 0, sizeof *m);
+}
+
+size_t ordo_gpt_num_params(const ordo_gpt *m) { return m->params.numel; }
+
+// Rebuilds the fixed position constants when the sequence length changes.
+static void position_cache(ordo_gpt *m, int T) {
+    if (m->cache_T == T) return;
+    const ordo_gpt_config *c = &m->cfg;
+    free(m->pos_table);
+    free(m->buckets);
+    free(m->positions);
+    m->pos_table = NULL;
+    m->buckets = NULL;
+    m->positions = ordo_xmalloc((size_t)T * sizeof(int32_t));
+    for (int t = 0; t < T; t++) m->positions[t] = t;
+    switch (c->pos) {
+    case ORDO_POS_SINUSOIDAL:
+        m->pos_table = ordo_xmalloc((size_t)T * c->C * sizeof(float));
+        ordo_sinusoidal_table(m->pos_table, T, c->C);
+        break;
+    case ORDO_POS_ALIBI:
+        m->pos_table = ordo_xmalloc((size_t)c->NH * T * T * sizeof(float));
+        ordo_alibi_bias(m->pos_table, c->NH, T);
+        break;
+    case ORDO_POS_T5:
+        m->buckets = ordo_xmalloc((size_t)T * T * sizeof(int32_t));
+        ordo_t5_bucket_map(m->buckets, T);
+        break;
+    case ORDO_POS_NONE:
+    case ORDO_POS_LEARNED:
+    case ORDO_POS_ROPE:
+    case ORDO_POS_COUNT: break;
+    }
+    m->cache_T = T;
+}
+
+ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx,
+                             const int32_t *targets, int B, int T, ordo_tensor **logits,
+                             ordo_tensor **loss) {
+    const ordo_gpt_config *c = &m->cfg;
+    int C = c->C, NH = c->NH;
+    if (B <= 0 || T <= 0) return ordo_error(ORDO_ERR_ARG, "batch %d x length %d is empty", B, T);
+    if (c->pos == ORDO_POS_LEARNED && T > c->T_max)
+        return ordo_error(ORDO_ERR_ARG,
+                          "length %d is past the learned position table (%d positions); the "
+                          "learned scheme cannot describe positions it was not trained on",
+                          T, c->T_max);
+    for (size_t i = 0; i < (size_t)B * T; i++) {
+        if (idx[i] < 0 || idx[i] >= c->V)
+            return ordo_error(ORDO_ERR_ARG, "token id %d at position %zu is outside 0..%d",
+                              idx[i], i, c->V - 1);
+        if (targets && targets[i] >= c->V)
+            return ordo_error(ORDO_ERR_ARG, "target id %d at position %zu is outside 0..%d",
+                              targets[i], i, c->V - 1);
+    }
+    position_cache(m, T);
+
+    // input: token embeddings plus the absolute position signal, if any
+    ordo_tensor *x = ordo_embedding(ctx, m->wte, idx, 2, (int[]){B, T}); // (B, T, C)
+    ordo_tensor *bias = NULL;                                             // (NH, T, T)
+    switch (c->pos) {
+    case ORDO_POS_LEARNED:
+        x = ordo_add(ctx, x, ordo_embedding(ctx, m->wpe, m->positions, 1, (int[]){T}));
+        break;
+    case ORDO_POS_SINUSOIDAL:
+        x = ordo_add(ctx, x, ordo_tensor_wrap(ctx, m->pos_table, 2, (int[]){T, C}));
+        break;
+    case ORDO_POS_ALIBI: bias = ordo_tensor_wrap(ctx, m->pos_table, 3, (int[]){NH, T, T}); break;
+    case ORDO_POS_T5: bias = ordo_rel_bias(ctx, m->rel_bias, m->buckets, T); break; // shared
+    case ORDO_POS_NONE:
+    case ORDO_POS_ROPE:
+    case ORDO_POS_COUNT: break;
+    }
+
+    for (int l = 0; l < c->L; l++) {
+        ordo_gpt_block *b = &m->h[l];
+        ordo_tensor *h = ordo_layernorm(ctx, x, b->ln1_w, b->ln1_b, c->ln_eps); // (B, T, C)
+        ordo_tensor *qkv = ordo_linear(ctx, h, b->attn_w, b->attn_b);          // (B, T, 3C)
+        if (c->pos == ORDO_POS_ROPE) qkv = ordo_rope(ctx, qkv, NH, ORDO_ROPE_BASE, 0);
+        ordo_tensor *a = ordo_attention(ctx, qkv, bias, NH); // (B, T, C)
+        if (m->record_attention) m->att[l] = ctx->last_att;  // (B, NH, T, T)
+        x = ordo_add(ctx, x, ordo_linear(ctx, a, b->proj_w, b->proj_b));
+        h = ordo_layernorm(ctx, x, b->ln2_w, b->ln2_b, c->ln_eps);
+        h = ordo_gelu(ctx, ordo_linear(ctx, h, b->fc_w, b->fc_b)); // (B, T, 4C)
+        x = ordo_add(ctx, x, ordo_linear(ctx, h, b->out_w, b->out_b));
+    }
+    x = ordo_layernorm(ctx, x, m->lnf_w, m->lnf_b, c->ln_eps);
+    ordo_tensor *lg = ordo_matmul(ctx, x, m->wte, 1); // (B, T, V), tied head
+    if (logits) *logits = lg;
+    if (loss) *loss = targets ? ordo_cross_entropy(ctx, lg, targets) : NULL;
+    return ORDO_OK;
+}
+
+ordo_status ordo_gpt_load(ordo_gpt *m, const char *path) {
+    ordo_safetensors *f;
+    ordo_status s = ordo_safetensors_open(path, &f);
+    if (s) return s;
+    for (int i = 0; i < m->params.count && !s; i++) {
+        ordo_tensor *t = m->params.t[i];
+        s = ordo_safetensors_read_f32(f, t->name, t->shape, t->ndim, t->data);
+    }
+    ordo_safetensors_close(f);
+    return s;
+}

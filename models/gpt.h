@@ -1,0 +1,69 @@
+// A GPT-2-style decoder with a pluggable position scheme: token embedding, L pre-LayerNorm
+// blocks (causal self-attention, MLP with tanh-GELU), final LayerNorm, LM head tied to the
+// token table. Parameter names and layouts are those of the Hugging Face GPT-2 checkpoints.
+#ifndef ORDO_GPT_H
+#define ORDO_GPT_H
+#include <stdint.h>
+
+#include "framework/params.h"
+#include "framework/tensor.h"
+#include "models/positional.h"
+
+typedef struct ordo_gpt_config {
+    int V;       // vocabulary size
+    int C;       // channels (d_model)
+    int L;       // layers
+    int NH;      // heads
+    int T_max;   // training context; the learned table's length
+    ordo_pos pos;
+    float ln_eps; // 1e-5 as GPT-2
+} ordo_gpt_config;
+
+typedef struct ordo_gpt_block {
+    ordo_tensor *ln1_w, *ln1_b;   // (C)
+    ordo_tensor *attn_w, *attn_b; // (C, 3C), (3C)
+    ordo_tensor *proj_w, *proj_b; // (C, C), (C)
+    ordo_tensor *ln2_w, *ln2_b;   // (C)
+    ordo_tensor *fc_w, *fc_b;     // (C, 4C), (4C)
+    ordo_tensor *out_w, *out_b;   // (4C, C), (C)
+} ordo_gpt_block;
+
+typedef struct ordo_gpt {
+    ordo_gpt_config cfg;
+    ordo_params params;
+    ordo_tensor *wte;      // (V, C), also the LM head
+    ordo_tensor *wpe;      // (T_max, C), learned only
+    ordo_tensor *rel_bias; // (32, NH), t5 only
+    ordo_tensor *lnf_w, *lnf_b;
+    ordo_gpt_block *h;     // L blocks
+    // fixed position constants for the last length seen (rebuilt only when T changes)
+    int cache_T;
+    float *pos_table;   // sinusoidal (T, C) or alibi bias (NH, T, T)
+    int32_t *buckets;   // t5 bucket map (T*T)
+    int32_t *positions; // 0..T-1 for the learned table
+    // attention probabilities per layer from the last forward when record_attention is set
+    int record_attention;
+    const float **att;  // L pointers into the context's arena, each (B, NH, T, T)
+} ordo_gpt;
+
+// Checks every field (sizes positive and sane, NH divides C, even head size for rope...);
+// the message names the field, the value and what was expected.
+ordo_status ordo_gpt_config_check(const ordo_gpt_config *cfg);
+// Declares and allocates the parameters and initialises them as GPT-2 does (normal 0.02,
+// residual projections 0.02/sqrt(2L), zero biases, unit LayerNorm gains, zero T5 table).
+ordo_status ordo_gpt_init(ordo_gpt *m, const ordo_gpt_config *cfg, uint64_t seed);
+void ordo_gpt_free(ordo_gpt *m);
+
+// Forward over idx (B, T). Returns logits (B, T, V) and, when targets is non-NULL, the mean
+// cross-entropy (targets < 0 ignored). T past T_max with the learned scheme is an
+// ORDO_ERR_ARG; ids out of [0, V) too. Records the tape when ctx->grad_enabled.
+ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx,
+                             const int32_t *targets, int B, int T, ordo_tensor **logits,
+                             ordo_tensor **loss);
+
+// Loads every parameter by name from a safetensors file (shapes must match the config).
+ordo_status ordo_gpt_load(ordo_gpt *m, const char *path);
+// Number of trainable scalars.
+size_t ordo_gpt_num_params(const ordo_gpt *m);
+
+#endif

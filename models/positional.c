@@ -1,0 +1,74 @@
+// The fixed parts of every position scheme. What is learned (the absolute table, the T5
+// table) is a parameter of the model (gpt.c); what rotates q and k is the rope op of the
+// framework. Everything here is computed in double and rounded once.
+#include <math.h>
+#include <string.h>
+
+#include "positional.h"
+
+static const char *const names[ORDO_POS_COUNT] = {"none", "learned", "sinusoidal",
+                                                  "rope", "alibi",   "t5"};
+
+ordo_status ordo_pos_parse(const char *name, ordo_pos *out) {
+    for (int i = 0; i < ORDO_POS_COUNT; i++)
+        if (strcmp(name, names[i]) == 0) {
+            *out = (ordo_pos)i;
+            return ORDO_OK;
+        }
+    return ordo_error(ORDO_ERR_ARG,
+                      "unknown position scheme '%s' (expected none, learned, sinusoidal, rope, "
+                      "alibi or t5)",
+                      name);
+}
+
+const char *ordo_pos_name(ordo_pos p) { return p >= 0 && p < ORDO_POS_COUNT ? names[p] : "?"; }
+
+int ordo_pos_extrapolates(ordo_pos p) { return p != ORDO_POS_LEARNED; }
+
+void ordo_sinusoidal_table(float *out, int T, int C) {
+    for (int p = 0; p < T; p++)
+        for (int d = 0; d < C; d++) {
+            int i2 = d & ~1; // 2i for both members of the pair
+            double angle = p / pow(10000.0, (double)i2 / C);
+            out[(size_t)p * C + d] = (float)(d % 2 == 0 ? sin(angle) : cos(angle));
+        }
+}
+
+static void slopes_pow2(double *out, int n) {
+    for (int h = 1; h <= n; h++) out[h - 1] = pow(2.0, -8.0 * h / n);
+}
+
+void ordo_alibi_slopes(double *out, int NH) {
+    int P = 1;
+    while (P * 2 <= NH) P *= 2;
+    slopes_pow2(out, P);
+    if (P == NH) return;
+    // the remaining heads take every other slope of 2P: m_1, m_3, m_5, ... of 2P
+    for (int k = 0; k < NH - P; k++) out[P + k] = pow(2.0, -8.0 * (2 * k + 1) / (2.0 * P));
+}
+
+void ordo_alibi_bias(float *out, int NH, int T) {
+    double m[256];
+    double *slopes = NH <= 256 ? m : NULL;
+    if (!slopes) return; // NH is validated to be small by the model config
+    ordo_alibi_slopes(slopes, NH);
+    for (int h = 0; h < NH; h++)
+        for (int i = 0; i < T; i++)
+            for (int j = 0; j < T; j++)
+                out[((size_t)h * T + i) * T + j] = j <= i ? (float)(-slopes[h] * (i - j)) : 0.0f;
+}
+
+int ordo_t5_bucket(int n) {
+    const int max_exact = ORDO_T5_BUCKETS / 2;
+    if (n < max_exact) return n < 0 ? 0 : n;
+    // as HF T5 (bidirectional=False): log-spaced from max_exact to max_distance, in float32
+    float v = logf((float)n / max_exact) / logf((float)ORDO_T5_MAX_DISTANCE / max_exact) *
+              (ORDO_T5_BUCKETS - max_exact);
+    int b = max_exact + (int)v;
+    return b < ORDO_T5_BUCKETS - 1 ? b : ORDO_T5_BUCKETS - 1;
+}
+
+void ordo_t5_bucket_map(int32_t *out, int T) {
+    for (int i = 0; i < T; i++)
+        for (int j = 0; j < T; j++) out[(size_t)i * T + j] = ordo_t5_bucket(i > j ? i - j : 0);
+}

@@ -1,0 +1,674 @@
+#!/usr/bin/python3
+"""PyTorch reference for ordo: a GPT-2-style decoder with every position scheme.
+
+Written from the conventions in DESIGN.md ("Position schemes", "Files and contracts"); the
+golden fixtures in tests/ref/fixtures/ are produced from this file by make_fixtures.py.
+Run with the Debian interpreter: /usr/bin/python3 (torch 1.13, numpy).
+
+    /usr/bin/python3 tests/ref/gpt_ref.py --selftest
+    /usr/bin/python3 tests/ref/gpt_ref.py --check-checkpoint runs/x/ckpt-100.safetensors \
+        --idx "1 2 3 4; 5 6 7 8" [--targets "..."] [--compare FILE] [--dump FILE]
+
+Model (pre-LN GPT-2, tied LM head):
+    x = wte[idx] (+ wpe[0..T-1] for learned) (+ sinusoidal table for sinusoidal)
+    for each block: x = x + attn(ln_1(x)); x = x + mlp(ln_2(x))
+    logits = ln_f(x) @ wte.T ; loss = mean cross-entropy over targets >= 0
+
+Parameter names and layouts are those of the Hugging Face GPT-2 checkpoints without the
+"transformer." prefix (Conv1D weights are [in, out]), plus rel_bias.weight [32, NH] for t5.
+"""
+
+import argparse
+import math
+import os
+import sys
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import safetensors_py  # noqa: E402
+
+POS_SCHEMES = ("none", "learned", "sinusoidal", "rope", "alibi", "t5")
+LN_EPS = 1e-5
+T5_NUM_BUCKETS = 32
+T5_MAX_DISTANCE = 128
+BASE = 10000.0
+
+
+class GPTConfig:
+    def __init__(self, V, C, L, NH, T_max, pos):
+        V, C, L, NH, T_max = int(V), int(C), int(L), int(NH), int(T_max)
+        if pos not in POS_SCHEMES:
+            raise ValueError("unknown position scheme %r (one of %s)" % (pos, ", ".join(POS_SCHEMES)))
+        if C % NH != 0:
+            raise ValueError("C=%d is not divisible by NH=%d" % (C, NH))
+        if pos == "rope" and (C // NH) % 2 != 0:
+            raise ValueError("rope needs an even head dim, got C/NH=%d" % (C // NH))
+        self.V, self.C, self.L, self.NH, self.T_max, self.pos = int(V), int(C), int(L), int(NH), int(T_max), pos
+
+    @property
+    def hs(self):
+        return self.C // self.NH
+
+    def as_metadata(self):
+        return {"V": str(self.V), "C": str(self.C), "L": str(self.L), "NH": str(self.NH),
+                "T_max": str(self.T_max), "pos": self.pos}
+
+    def __repr__(self):
+        return "GPTConfig(V=%d, C=%d, L=%d, NH=%d, T_max=%d, pos=%s)" % (
+            self.V, self.C, self.L, self.NH, self.T_max, self.pos)
+
+
+# --------------------------------------------------------------------------------------------
+# Position schemes
+# --------------------------------------------------------------------------------------------
+
+def sinusoidal_table(T, C, dtype=torch.float32):
+    """[T, C] table of Vaswani et al.: PE(p, 2i) = sin(p / 10000^(2i/C)), PE(p, 2i+1) = cos(same).
+
+    p = 0..T-1. Computed in float64, then cast to `dtype`."""
+    p = torch.arange(T, dtype=torch.float64)[:, None]
+    two_i = (torch.arange(C, dtype=torch.float64) // 2) * 2          # 0,0,2,2,4,4,...
+    angle = p / torch.pow(torch.tensor(BASE, dtype=torch.float64), two_i / C)[None, :]
+    even = (torch.arange(C) % 2 == 0)[None, :]
+    pe = torch.where(even, torch.sin(angle), torch.cos(angle))
+    return pe.to(dtype)
+
+
+def rope_angles(T, hs):
+    """[T, hs/2] float64 angles: angle[p, i] = p * theta_i, theta_i = 10000^(-2i/hs)."""
+    i = torch.arange(hs // 2, dtype=torch.float64)
+    theta = torch.pow(torch.tensor(BASE, dtype=torch.float64), -2.0 * i / hs)
+    p = torch.arange(T, dtype=torch.float64)
+    return p[:, None] * theta[None, :]
+
+
+def rope_cos_sin(T, hs, dtype=torch.float32):
+    """cos, sin of rope_angles, each [T, hs/2], computed in float64 then cast."""
+    a = rope_angles(T, hs)
+    return torch.cos(a).to(dtype), torch.sin(a).to(dtype)
+
+
+def apply_rope(x, cos, sin):
+    """Rotate-half RoPE on x [..., T, hs]: dim i pairs with i + hs/2 (GPT-NeoX / HF Llama).
+
+        out[i]        = x[i] cos(a_i) - x[i+hs/2] sin(a_i)
+        out[i+hs/2]   = x[i+hs/2] cos(a_i) + x[i] sin(a_i)        (i < hs/2, a_i = p theta_i)
+    """
+    half = x.shape[-1] // 2
+    x1, x2 = x[..., :half], x[..., half:]
+    return torch.cat([x1 * cos - x2 * sin, x2 * cos + x1 * sin], dim=-1)
+
+
+def rope_qkv(qkv, NH):
+    """Apply RoPE to the q and k parts of a fused qkv [B, T, 3C] (v untouched); returns [B, T, 3C]."""
+    B, T, C3 = qkv.shape
+    C = C3 // 3
+    hs = C // NH
+    cos, sin = rope_cos_sin(T, hs, qkv.dtype)
+    q, k, v = qkv.split(C, dim=-1)
+    q = apply_rope(q.view(B, T, NH, hs).transpose(1, 2), cos, sin).transpose(1, 2).reshape(B, T, C)
+    k = apply_rope(k.view(B, T, NH, hs).transpose(1, 2), cos, sin).transpose(1, 2).reshape(B, T, C)
+    return torch.cat([q, k, v], dim=-1)
+
+
+def alibi_slopes(H):
+    """Press et al. slopes (python floats), also for H not a power of 2.
+
+    H = 2^k: m_h = 2^(-8h/H), h = 1..H. Otherwise P = 2^floor(log2 H): the P slopes of P,
+    then slopes(2P)[0::2][:H-P]."""
+    def pow2(n):
+        return [2.0 ** (-8.0 * h / n) for h in range(1, n + 1)]
+    if H < 1:
+        raise ValueError("alibi needs at least one head")
+    P = 2 ** int(math.floor(math.log2(H)))
+    if P == H:
+        return pow2(H)
+    return pow2(P) + pow2(2 * P)[0::2][:H - P]
+
+
+def alibi_bias(H, T, dtype=torch.float32):
+    """[H, T, T] with bias[h, i, j] = -m_h * (i - j) (only j <= i is used; the rest is masked)."""
+    m = torch.tensor(alibi_slopes(H), dtype=torch.float64)
+    i = torch.arange(T, dtype=torch.float64)
+    dist = i[:, None] - i[None, :]
+    return (-m[:, None, None] * dist[None, :, :]).to(dtype)
+
+
+def t5_bucket(n, num_buckets=T5_NUM_BUCKETS, max_distance=T5_MAX_DISTANCE):
+    """T5 relative-position bucket, causal (HF _relative_position_bucket, bidirectional=False).
+
+    n: integer tensor of distances i - j (query minus key). Negative n (future keys) -> 0.
+    n < 16 -> n; else 16 + floor(log(n/16) / log(128/16) * 16), capped at 31.
+    Computed exactly as HF does (float32 log); t5_bucket_py is the float64 cross-check."""
+    n = torch.clamp(n.long(), min=0)
+    max_exact = num_buckets // 2
+    is_small = n < max_exact
+    large = max_exact + (torch.log(n.float() / max_exact)
+                         / math.log(max_distance / max_exact)
+                         * (num_buckets - max_exact)).to(torch.long)
+    large = torch.clamp(large, max=num_buckets - 1)
+    return torch.where(is_small, n, large)
+
+
+def t5_bucket_py(n, num_buckets=T5_NUM_BUCKETS, max_distance=T5_MAX_DISTANCE):
+    n = max(int(n), 0)
+    max_exact = num_buckets // 2
+    if n < max_exact:
+        return n
+    b = max_exact + int(math.log(n / max_exact) / math.log(max_distance / max_exact) * (num_buckets - max_exact))
+    return min(b, num_buckets - 1)
+
+
+def t5_bias(table, T):
+    """table [32, H] -> [H, T, T] with bias[h, i, j] = table[bucket(i - j), h]."""
+    i = torch.arange(T)
+    buckets = t5_bucket(i[:, None] - i[None, :])          # [T, T]
+    return table[buckets].permute(2, 0, 1)                # [H, T, T]
+
+
+# --------------------------------------------------------------------------------------------
+# Ops
+# --------------------------------------------------------------------------------------------
+
+def gelu(x):
+    """GELU, tanh approximation (GPT-2): 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
+    return F.gelu(x, approximate="tanh")
+
+
+def causal_attention(q, k, v, bias=None):
+    """q, k, v [B, H, T, hs]; bias [H, T, T] added after the 1/sqrt(hs) scaling; mask j > i."""
+    T, hs = q.shape[-2], q.shape[-1]
+    scores = (q @ k.transpose(-2, -1)) / math.sqrt(hs)
+    if bias is not None:
+        scores = scores + bias
+    mask = torch.ones(T, T, dtype=torch.bool).tril()
+    scores = scores.masked_fill(~mask, float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v
+
+
+def attention_from_qkv(qkv, NH, pos="none", table=None):
+    """The whole attention core on a fused qkv [B, T, 3C] -> y [B, T, C] (before c_proj).
+
+    q, k, v = split(qkv, C) in that order; head h uses columns h*hs:(h+1)*hs of each."""
+    B, T, C3 = qkv.shape
+    C = C3 // 3
+    hs = C // NH
+    q, k, v = qkv.split(C, dim=-1)
+    q = q.view(B, T, NH, hs).transpose(1, 2)
+    k = k.view(B, T, NH, hs).transpose(1, 2)
+    v = v.view(B, T, NH, hs).transpose(1, 2)
+    bias = None
+    if pos == "rope":
+        cos, sin = rope_cos_sin(T, hs, qkv.dtype)
+        q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
+    elif pos == "alibi":
+        bias = alibi_bias(NH, T, qkv.dtype)
+    elif pos == "t5":
+        bias = t5_bias(table, T)
+    y = causal_attention(q, k, v, bias)
+    return y.transpose(1, 2).reshape(B, T, C)
+
+
+def cross_entropy(logits, targets):
+    """Mean cross-entropy over rows whose target is >= 0 (targets < 0 are ignored).
+
+    logits [..., V], targets [...] (integer). Same as F.cross_entropy(ignore_index=-1) when
+    the only negative target is -1. If every target is ignored the result is 0/0 = NaN, as in
+    PyTorch."""
+    V = logits.shape[-1]
+    logits = logits.reshape(-1, V)
+    targets = targets.reshape(-1).long()
+    keep = targets >= 0
+    nll = -torch.log_softmax(logits, dim=-1).gather(1, targets.clamp(min=0)[:, None])[:, 0]
+    nll = torch.where(keep, nll, torch.zeros_like(nll))
+    return nll.sum() / keep.sum()
+
+
+# --------------------------------------------------------------------------------------------
+# Model
+# --------------------------------------------------------------------------------------------
+
+class Conv1D(nn.Module):
+    """HF GPT-2 Conv1D: y = x @ weight + bias, weight [in, out]."""
+
+    def __init__(self, n_in, n_out):
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(n_in, n_out))
+        self.bias = nn.Parameter(torch.zeros(n_out))
+
+    def forward(self, x):
+        return x @ self.weight + self.bias
+
+
+class Attention(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.cfg = cfg
+        self.c_attn = Conv1D(cfg.C, 3 * cfg.C)
+        self.c_proj = Conv1D(cfg.C, cfg.C)
+
+    def forward(self, h, rel_table=None):
+        qkv = self.c_attn(h)                                  # [B, T, 3C]
+        y = attention_from_qkv(qkv, self.cfg.NH, self.cfg.pos, rel_table)
+        return self.c_proj(y)
+
+
+class MLP(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.c_fc = Conv1D(cfg.C, 4 * cfg.C)
+        self.c_proj = Conv1D(4 * cfg.C, cfg.C)
+
+    def forward(self, x):
+        return self.c_proj(gelu(self.c_fc(x)))
+
+
+class Block(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(cfg.C, eps=LN_EPS)
+        self.attn = Attention(cfg)
+        self.ln_2 = nn.LayerNorm(cfg.C, eps=LN_EPS)
+        self.mlp = MLP(cfg)
+
+    def forward(self, x, rel_table=None):
+        x = x + self.attn(self.ln_1(x), rel_table)
+        x = x + self.mlp(self.ln_2(x))
+        return x
+
+
+class GPT(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.cfg = cfg
+        self.wte = nn.Embedding(cfg.V, cfg.C)
+        if cfg.pos == "learned":
+            self.wpe = nn.Embedding(cfg.T_max, cfg.C)
+        self.h = nn.ModuleList([Block(cfg) for _ in range(cfg.L)])
+        self.ln_f = nn.LayerNorm(cfg.C, eps=LN_EPS)
+        if cfg.pos == "t5":
+            self.rel_bias = nn.Embedding(T5_NUM_BUCKETS, cfg.NH)
+        self.init_gpt2()
+
+    @torch.no_grad()
+    def init_gpt2(self, std=0.02):
+        """GPT-2 style init (not used by the fixtures, which draw their own weights)."""
+        for name, p in self.named_parameters():
+            if name.endswith("ln_1.weight") or name.endswith("ln_2.weight") or name == "ln_f.weight":
+                p.fill_(1.0)
+            elif name.endswith(".bias"):
+                p.zero_()
+            elif name == "rel_bias.weight":
+                p.zero_()                                       # DESIGN: t5 table starts at zero
+            elif name.endswith("c_proj.weight"):
+                p.normal_(0.0, std / math.sqrt(2 * self.cfg.L))
+            else:
+                p.normal_(0.0, std)
+
+    def forward(self, idx, targets=None):
+        B, T = idx.shape
+        cfg = self.cfg
+        if cfg.pos == "learned" and T > cfg.T_max:
+            raise ValueError("pos=learned: the position table has T_max=%d rows, cannot evaluate "
+                             "a sequence of length T=%d" % (cfg.T_max, T))
+        x = self.wte(idx)
+        if cfg.pos == "learned":
+            x = x + self.wpe(torch.arange(T))
+        elif cfg.pos == "sinusoidal":
+            x = x + sinusoidal_table(T, cfg.C, x.dtype)
+        rel_table = self.rel_bias.weight if cfg.pos == "t5" else None
+        for block in self.h:
+            x = block(x, rel_table)
+        x = self.ln_f(x)
+        logits = x @ self.wte.weight.t()
+        loss = cross_entropy(logits, targets) if targets is not None else None
+        return logits, loss
+
+
+# --------------------------------------------------------------------------------------------
+# Checkpoints
+# --------------------------------------------------------------------------------------------
+
+def _canonical_name(name):
+    """Map HF / ordo names to ours; None for entries that are not model parameters
+    (optimizer moments, HF attention-mask buffers, untied lm_head, fixture extras)."""
+    if name.startswith("transformer."):
+        name = name[len("transformer."):]
+    if name.startswith(("optim.", "batch.", "out.", "grad.")) or name == "lm_head.weight":
+        return None
+    if name.endswith(".attn.bias") or name.endswith(".attn.masked_bias"):  # HF mask buffers
+        return None
+    return name
+
+
+def _meta_lookup(meta, keys):
+    """Find the first of `keys` in flat metadata or in a JSON object stored under a meta key."""
+    import json
+    for k in keys:
+        if k in meta:
+            return meta[k]
+    for v in meta.values():
+        if isinstance(v, str) and v.startswith("{"):
+            try:
+                obj = json.loads(v)
+            except ValueError:
+                continue
+            for k in keys:
+                if k in obj:
+                    return str(obj[k])
+    return None
+
+
+def config_from_checkpoint(tensors, meta, pos=None, NH=None, T_max=None):
+    """Infer a GPTConfig from tensor shapes and metadata; explicit arguments win."""
+    names = {_canonical_name(n): n for n in tensors if _canonical_name(n)}
+    if "wte.weight" not in names:
+        raise ValueError("checkpoint has no wte.weight")
+    V, C = tensors[names["wte.weight"]].shape
+    L = 1 + max([int(n.split(".")[1]) for n in names if n.startswith("h.")] or [-1])
+    if pos is None:
+        pos = _meta_lookup(meta, ("pos", "position", "pos_scheme"))
+    if pos is None:
+        if "wpe.weight" in names:
+            pos = "learned"
+        elif "rel_bias.weight" in names:
+            pos = "t5"
+        else:
+            raise ValueError("cannot tell the position scheme from the checkpoint; pass --pos")
+    if NH is None:
+        if "rel_bias.weight" in names:
+            NH = tensors[names["rel_bias.weight"]].shape[1]
+        else:
+            NH = _meta_lookup(meta, ("NH", "n_head", "nh", "n_heads", "num_heads"))
+    if NH is None:
+        raise ValueError("cannot tell the number of heads from the checkpoint; pass --nh")
+    if T_max is None:
+        if "wpe.weight" in names:
+            T_max = tensors[names["wpe.weight"]].shape[0]
+        else:
+            T_max = _meta_lookup(meta, ("T_max", "n_positions", "block_size", "context_length", "n_ctx"))
+    if T_max is None:
+        T_max = 0  # only the learned scheme needs it
+    return GPTConfig(V, C, L, int(NH), int(T_max), pos)
+
+
+def load_state(model, tensors, strict=True):
+    """Copy name -> tensor (ordo / HF GPT-2 names) into model; checks names and shapes."""
+    own = dict(model.named_parameters())
+    seen = set()
+    with torch.no_grad():
+        for name, t in tensors.items():
+            cname = _canonical_name(name)
+            if cname is None:
+                continue
+            if cname not in own:
+                if strict:
+                    raise ValueError("unexpected tensor %r for %r" % (name, model.cfg))
+                continue
+            t = torch.as_tensor(t)
+            if tuple(t.shape) != tuple(own[cname].shape):
+                raise ValueError("tensor %r has shape %s, model expects %s" % (
+                    name, tuple(t.shape), tuple(own[cname].shape)))
+            own[cname].copy_(t.to(own[cname].dtype))
+            seen.add(cname)
+    missing = sorted(set(own) - seen)
+    if missing:
+        raise ValueError("checkpoint lacks %s" % ", ".join(missing))
+    return model
+
+
+def load_safetensors_model(path, dtype=torch.float64, pos=None, NH=None, T_max=None):
+    """Build a GPT from an ordo/HF-named safetensors file; returns (model, metadata)."""
+    tensors, meta = safetensors_py.load(path, with_metadata=True)
+    cfg = config_from_checkpoint(tensors, meta, pos, NH, T_max)
+    model = GPT(cfg).to(dtype)
+    load_state(model, {k: torch.from_numpy(v) for k, v in tensors.items()})
+    return model, meta
+
+
+def state_tensors(model):
+    """name -> float32 tensor of every parameter, in our naming."""
+    return {n: p.detach().float().contiguous() for n, p in model.named_parameters()}
+
+
+# --------------------------------------------------------------------------------------------
+# Self-test
+# --------------------------------------------------------------------------------------------
+
+def _check(cond, what):
+    print(("ok    " if cond else "FAIL  ") + what)
+    if not cond:
+        _check.failed += 1
+
+
+_check.failed = 0
+
+
+def selftest():
+    torch.manual_seed(0)
+    # (a) rope: q_m . k_n depends only on m - n
+    hs, T = 8, 12
+    q, k = torch.randn(hs, dtype=torch.float64), torch.randn(hs, dtype=torch.float64)
+    cos, sin = rope_cos_sin(T, hs, torch.float64)
+    Q = apply_rope(q.expand(T, hs), cos, sin)
+    K = apply_rope(k.expand(T, hs), cos, sin)
+    D = Q @ K.t()
+    toeplitz = all(torch.allclose(D.diagonal(o), D.diagonal(o)[0].expand_as(D.diagonal(o)), rtol=0, atol=1e-12)
+                   for o in range(-T + 1, T))
+    _check(toeplitz, "rope: q_m.k_n depends only on m-n (T=12, hs=8)")
+    _check(not torch.allclose(D.diagonal(0)[0], D.diagonal(1)[0]), "rope: ... and does depend on m-n")
+    x = torch.arange(1.0, 9.0, dtype=torch.float64)
+    r = apply_rope(x.expand(2, 8), cos[:2], sin[:2])[1]
+    a = 1.0 * 10000 ** (-2 * 1 / 8)   # pair (1, 5) at position 1
+    _check(abs(r[1] - (2 * math.cos(a) - 6 * math.sin(a))) < 1e-12 and
+           abs(r[5] - (6 * math.cos(a) + 2 * math.sin(a))) < 1e-12, "rope: rotate-half pairing (i, i+d/2)")
+    _check(torch.allclose(r.norm(), x.norm()), "rope: rotation preserves the norm")
+    qkv = torch.randn(2, 5, 3 * 16, dtype=torch.float64)
+    _check(torch.equal(rope_qkv(qkv, 2)[..., 32:], qkv[..., 32:]), "rope: v untouched")
+
+    # (b) alibi slopes
+    def neglog2(H):
+        return [-math.log2(m) for m in alibi_slopes(H)]
+    _check(neglog2(6) == [2, 4, 6, 8, 1, 3], "alibi: H=6 -> %s" % neglog2(6))
+    _check(max(abs(a - b) for a, b in zip(neglog2(12), [1, 2, 3, 4, 5, 6, 7, 8, 0.5, 1.5, 2.5, 3.5])) < 1e-12,
+           "alibi: H=12 -> %s" % ["%g" % v for v in neglog2(12)])
+    _check(neglog2(8) == [1, 2, 3, 4, 5, 6, 7, 8] and neglog2(1) == [8] and neglog2(4) == [2, 4, 6, 8],
+           "alibi: H=1,4,8 powers of two")
+    _check(neglog2(3) == [4, 8, 2], "alibi: H=3 -> %s" % neglog2(3))
+    b = alibi_bias(3, 4, torch.float64)
+    _check(b[0, 3, 1] == -2 * 2 ** -4 and b[2, 2, 2] == 0, "alibi: bias[h,i,j] = -m_h (i-j)")
+
+    # (c) sinusoidal
+    want = [0.841471, 0.540302, 0.099833, 0.995004, 0.010000, 0.999950, 0.001000, 1.000000]
+    got = sinusoidal_table(2, 8, torch.float64)[1].tolist()
+    _check(max(abs(g - w) for g, w in zip(got, want)) < 5e-7, "sinusoidal: C=8 p=1 %s" %
+           ["%.6f" % g for g in got])
+    _check(sinusoidal_table(3, 8)[0].tolist() == [0, 1, 0, 1, 0, 1, 0, 1], "sinusoidal: p=0 row is [0,1,0,1,...]")
+
+    # t5 buckets: float32 (HF) and float64 agree; the known values
+    n = torch.arange(-5, 100001)
+    b32 = t5_bucket(n)
+    b64 = torch.tensor([t5_bucket_py(v) for v in n.tolist()])
+    _check(torch.equal(b32, b64), "t5: float32 (HF) and float64 buckets agree for n in -5..100000")
+    _check(t5_bucket(torch.arange(16)).tolist() == list(range(16)) and
+           t5_bucket(torch.tensor([-3, 16, 18, 19, 22, 112, 113, 128, 1000])).tolist() ==
+           [0, 16, 16, 17, 18, 30, 31, 31, 31],
+           "t5: exact below 16, log-spaced (19 -> 17, 113 -> 31), capped at 31")
+
+    # cross-entropy convention
+    lg, tg = torch.randn(6, 5, dtype=torch.float64), torch.tensor([1, -1, 4, 0, -1, 2])
+    _check(torch.allclose(cross_entropy(lg, tg), F.cross_entropy(lg, tg, ignore_index=-1)),
+           "cross_entropy: targets < 0 ignored, mean over the rest (== F.cross_entropy ignore_index=-1)")
+
+    # learned: error past T_max
+    m = GPT(GPTConfig(11, 8, 1, 2, 4, "learned"))
+    try:
+        m(torch.zeros(1, 5, dtype=torch.long))
+        _check(False, "learned: T > T_max raises")
+    except ValueError as e:
+        _check("T_max=4" in str(e), "learned: T > T_max raises: %s" % e)
+
+    # (d) gradcheck of the double model, every scheme, logits and loss w.r.t. every parameter
+    from torch.nn.utils.stateless import functional_call
+    for pos in POS_SCHEMES:
+        torch.manual_seed(1)
+        cfg = GPTConfig(V=7, C=8, L=2, NH=2, T_max=5, pos=pos)
+        model = GPT(cfg).double()
+        with torch.no_grad():
+            for p in model.parameters():
+                p.normal_(0.0, 0.4)
+        names = [nm for nm, _ in model.named_parameters()]
+        params = tuple(p.detach().clone().requires_grad_(True) for p in model.parameters())
+        T = 5 if pos == "learned" else 6   # relative schemes: run past T_max too
+        idx = torch.tensor([[1, 3, 3, 0, 6, 2][:T], [5, 5, 4, 1, 0, 3][:T]])
+        tgt = torch.tensor([[3, 3, 0, 6, 2, -1][:T], [5, 4, 1, 0, 3, 1][:T]])
+
+        def f(*ps):
+            logits, loss = functional_call(model, dict(zip(names, ps)), (idx, tgt))
+            return logits, loss
+        ok = torch.autograd.gradcheck(f, params, eps=1e-6, atol=1e-5, rtol=1e-4, raise_exception=False)
+        _check(ok, "gradcheck: pos=%s (%d params, %d tensors)" % (pos, sum(p.numel() for p in params), len(params)))
+
+    # float32 model vs float64 model
+    torch.manual_seed(2)
+    for pos in POS_SCHEMES:
+        cfg = GPTConfig(V=64, C=32, L=2, NH=4, T_max=16, pos=pos)
+        m32 = GPT(cfg)
+        with torch.no_grad():
+            for p in m32.parameters():
+                p.normal_(0.0, 0.2)
+        m64 = GPT(cfg).double()
+        load_state(m64, state_tensors(m32))
+        idx = torch.randint(0, 64, (2, 16))
+        l32, _ = m32(idx)
+        l64, _ = m64(idx)
+        _check(torch.allclose(l32.double(), l64, rtol=1e-4, atol=1e-5), "float32 vs float64 logits agree: pos=%s" % pos)
+
+    # the fixtures on disk (if made) are reproduced by this code
+    fx = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+    if os.path.isdir(fx):
+        for fn in sorted(os.listdir(fx)):
+            if not (fn.startswith("gpt_") and fn.endswith(".safetensors")):
+                continue
+            d, meta = safetensors_py.load(os.path.join(fx, fn), with_metadata=True)
+            wfile = os.path.join(fx, meta.get("weights", fn))
+            w = safetensors_py.load(wfile)
+            cfg = GPTConfig(meta["V"], meta["C"], meta["L"], meta["NH"], meta["T_max"], meta["pos"])
+            model = GPT(cfg).double()
+            load_state(model, {k: torch.from_numpy(v) for k, v in w.items()})
+            idx = torch.from_numpy(d["batch.idx"]).long()
+            tgt = torch.from_numpy(d["batch.targets"]).long()
+            logits, loss = model(idx, tgt)
+            loss.backward()
+            ok = torch.allclose(logits.float(), torch.from_numpy(d["out.logits"]), rtol=1e-5, atol=1e-6)
+            ok = ok and abs(loss.item() - float(d["out.loss"][0])) <= 1e-5 * abs(loss.item())
+            for nm, p in model.named_parameters():
+                if "grad." + nm in d:
+                    ok = ok and torch.allclose(p.grad.float(), torch.from_numpy(d["grad." + nm]), rtol=1e-4, atol=1e-7)
+            _check(ok, "fixture %s reproduced (logits, loss, grads)" % fn)
+
+    print("selftest: %s" % ("PASS" if _check.failed == 0 else "%d FAILED" % _check.failed))
+    return 0 if _check.failed == 0 else 1
+
+
+# --------------------------------------------------------------------------------------------
+# CLI
+# --------------------------------------------------------------------------------------------
+
+def _parse_rows(s):
+    rows = [r.replace(",", " ").split() for r in s.replace("\n", ";").split(";") if r.strip()]
+    if not rows or len({len(r) for r in rows}) != 1:
+        raise ValueError("ids must be rows of equal length separated by ';', e.g. \"1 2 3; 4 5 6\"")
+    return torch.tensor([[int(v) for v in r] for r in rows], dtype=torch.long)
+
+
+def check_checkpoint(args):
+    dtype = torch.float32 if args.float32 else torch.float64
+    model, meta = load_safetensors_model(args.check_checkpoint, dtype, args.pos, args.nh, args.tmax)
+    ref = safetensors_py.load(args.compare) if args.compare else {}
+    if args.idx:
+        idx = _parse_rows(args.idx)
+    elif "batch.idx" in ref:
+        idx = torch.from_numpy(ref["batch.idx"]).long()
+    else:
+        raise ValueError("--idx is required (or a --compare file holding batch.idx)")
+    tgt = None
+    if args.targets:
+        tgt = _parse_rows(args.targets)
+    elif "batch.targets" in ref and not args.idx:
+        tgt = torch.from_numpy(ref["batch.targets"]).long()
+    if idx.min() < 0 or idx.max() >= model.cfg.V:
+        raise ValueError("token ids must be in 0..%d" % (model.cfg.V - 1))
+    with torch.no_grad():
+        logits, loss = model(idx, tgt)
+    print("checkpoint: %s" % args.check_checkpoint)
+    print("config:     %r" % model.cfg)
+    print("idx:        %s" % list(idx.shape))
+    print("logits:     shape %s mean %.6g std %.6g min %.6g max %.6g" % (
+        list(logits.shape), logits.mean().item(), logits.std().item(), logits.min().item(), logits.max().item()))
+    print("logits[0,0,:8]: %s" % " ".join("%.6g" % v for v in logits[0, 0, :8].tolist()))
+    print("argmax[0]:  %s" % " ".join(str(v) for v in logits[0].argmax(-1).tolist()))
+    if loss is not None:
+        print("loss:       %.8g" % loss.item())
+    if args.dump:
+        out = {"batch.idx": idx.float(), "out.logits": logits.float()}
+        if tgt is not None:
+            out["batch.targets"] = tgt.float()
+            out["out.loss"] = loss.float().reshape(1)
+        md = model.cfg.as_metadata()
+        md.update({"T": str(idx.shape[1]), "B": str(idx.shape[0]), "generator": "tests/ref/gpt_ref.py"})
+        safetensors_py.save(out, args.dump, md)
+        print("wrote %s" % args.dump)
+    if args.compare:
+        key = "out.logits" if "out.logits" in ref else "logits"
+        if key not in ref:
+            raise ValueError("%s holds no out.logits / logits" % args.compare)
+        other = torch.from_numpy(ref[key]).to(logits.dtype)
+        if tuple(other.shape) != tuple(logits.shape):
+            raise ValueError("logits shape %s vs %s in %s" % (list(logits.shape), list(other.shape), args.compare))
+        diff = (logits - other).abs()
+        rel = (diff / (other.abs() + args.atol / args.rtol)).max().item()
+        bad = not torch.allclose(logits, other, rtol=args.rtol, atol=args.atol)
+        print("compare:    max abs diff %.3g, max rel diff %.3g (rtol %g, atol %g): %s" % (
+            diff.max().item(), rel, args.rtol, args.atol, "MISMATCH" if bad else "match"))
+        if loss is not None and ("out.loss" in ref or "loss" in ref):
+            rl = float(ref["out.loss" if "out.loss" in ref else "loss"].reshape(-1)[0])
+            lbad = abs(loss.item() - rl) > args.rtol * abs(rl) + args.atol
+            print("loss:       ours %.8g theirs %.8g: %s" % (loss.item(), rl, "MISMATCH" if lbad else "match"))
+            bad = bad or lbad
+        return 1 if bad else 0
+    return 0
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description="PyTorch reference GPT for ordo (see tests/ref/README.md)")
+    ap.add_argument("--selftest", action="store_true", help="run the self-checks")
+    ap.add_argument("--check-checkpoint", metavar="FILE", help="load an ordo/HF-named safetensors and run it")
+    ap.add_argument("--idx", help='token ids, rows separated by ";", e.g. "1 2 3; 4 5 6"')
+    ap.add_argument("--targets", help="target ids (same layout); prints the loss; < 0 = ignored")
+    ap.add_argument("--pos", choices=POS_SCHEMES, help="position scheme if the checkpoint does not say")
+    ap.add_argument("--nh", type=int, help="number of heads if the checkpoint does not say")
+    ap.add_argument("--tmax", type=int, help="T_max if the checkpoint does not say")
+    ap.add_argument("--compare", metavar="FILE", help="safetensors with out.logits (and out.loss) to compare with")
+    ap.add_argument("--dump", metavar="FILE", help="write batch.idx / out.logits (/ out.loss) to FILE")
+    ap.add_argument("--rtol", type=float, default=1e-5)
+    ap.add_argument("--atol", type=float, default=1e-5)
+    ap.add_argument("--float32", action="store_true", help="compute in float32 (default: float64)")
+    args = ap.parse_args(argv)
+    if args.selftest:
+        return selftest()
+    if args.check_checkpoint:
+        try:
+            return check_checkpoint(args)
+        except (ValueError, OSError, KeyError) as e:
+            print("gpt_ref: %s" % e, file=sys.stderr)
+            return 2
+    ap.print_help()
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

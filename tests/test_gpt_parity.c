@@ -1,0 +1,157 @@
+// Parity with the PyTorch reference (tests/ref/gpt_ref.py, computed in float64): for each
+// position scheme, the fixture's weights and batch go through ordo's forward and backward,
+// and the logits, the loss and the gradient of every parameter must match. Errors are
+// measured relative to each reference tensor's largest magnitude.
+#include <string.h>
+
+#include "fixture.h"
+#include "framework/autograd.h"
+#include "framework/ops.h"
+#include "models/gpt.h"
+#include "test.h"
+
+#define TOL_LOGITS 1e-5
+#define TOL_GRAD 1e-4
+
+static int meta_int(const ordo_safetensors *f, const char *key) {
+    const char *v = ordo_safetensors_meta(f, key);
+    return v ? atoi(v) : -1;
+}
+
+static void run_case(const char *file) {
+    ordo_safetensors *f;
+    if (ordo_safetensors_open(fixture_path(file), &f)) {
+        CHECK_MSG(0, "%s", ordo_error_message());
+        return;
+    }
+    ordo_gpt_config cfg = {.V = meta_int(f, "V"), .C = meta_int(f, "C"), .L = meta_int(f, "L"),
+                           .NH = meta_int(f, "NH"), .T_max = meta_int(f, "T_max"), .ln_eps = 1e-5f};
+    CHECK(ordo_pos_parse(ordo_safetensors_meta(f, "pos"), &cfg.pos) == ORDO_OK);
+    int B = meta_int(f, "B"), T = meta_int(f, "T");
+    ordo_gpt m;
+    CHECK(ordo_gpt_init(&m, &cfg, 0) == ORDO_OK);
+    // weights: in this file, or in the file named by the "weights" metadata (longer-T cases)
+    const char *wfile = ordo_safetensors_meta(f, "weights");
+    ordo_status s = ordo_gpt_load(&m, fixture_path(wfile ? wfile : file));
+    CHECK_MSG(s == ORDO_OK, "%s: %s", file, ordo_error_message());
+
+    size_t n;
+    float *idxf = fixture_read(f, "batch.idx", &n), *tgf = fixture_read(f, "batch.targets", NULL);
+    int32_t *idx = malloc(n * sizeof *idx), *tg = malloc(n * sizeof *tg);
+    for (size_t i = 0; i < n; i++) {
+        idx[i] = (int32_t)idxf[i];
+        tg[i] = (int32_t)tgf[i];
+    }
+    ordo_ctx ctx;
+    ordo_ctx_init(&ctx);
+    ordo_tensor *logits, *loss;
+    s = ordo_gpt_forward(&m, &ctx, idx, tg, B, T, &logits, &loss);
+    CHECK_MSG(s == ORDO_OK, "%s: %s", file, ordo_error_message());
+    if (s == ORDO_OK) {
+        ordo_params_zero_grad(&m.params);
+        ordo_backward(&ctx, loss);
+        float *want_logits = fixture_read(f, "out.logits", &n);
+        float *want_loss = fixture_read(f, "out.loss", NULL);
+        double e_logits = scaled_err(logits->data, want_logits, n);
+        double e_loss = fabs(loss->data[0] - want_loss[0]) / fabs(want_loss[0]);
+        CHECK_MSG(e_logits < TOL_LOGITS, "%s: logits error %.3g", file, e_logits);
+        CHECK_MSG(e_loss < TOL_LOGITS, "%s: loss %.9g vs %.9g", file, loss->data[0], want_loss[0]);
+        double worst = 0;
+        const char *worst_name = "";
+        int ngrads = 0;
+        for (int i = 0; i < m.params.count; i++) {
+            ordo_tensor *t = m.params.t[i];
+            char gname[128];
+            snprintf(gname, sizeof gname, "grad.%s", t->name);
+            if (!ordo_safetensors_find(f, gname)) continue; // extrapolation files: logits only
+            float *want = fixture_read(f, gname, &n);
+            CHECK(n == t->n);
+            double e = scaled_err(t->grad, want, n);
+            CHECK_MSG(e < TOL_GRAD, "%s: gradient of %s error %.3g", file, t->name, e);
+            if (e > worst) {
+                worst = e;
+                worst_name = t->name;
+            }
+            ngrads++;
+            free(want);
+        }
+        printf("  %-32s logits %.2e  loss %.2e  grads(%d) worst %.2e (%s)\n", file, e_logits,
+               e_loss, ngrads, worst, worst_name);
+        free(want_logits);
+        free(want_loss);
+    }
+    free(idxf);
+    free(tgf);
+    free(idx);
+    free(tg);
+    ordo_ctx_free(&ctx);
+    ordo_gpt_free(&m);
+    ordo_safetensors_close(f);
+}
+
+static void test_learned_refuses_long(void) {
+    ordo_gpt_config cfg = {.V = 10, .C = 8, .L = 1, .NH = 2, .T_max = 4, .pos = ORDO_POS_LEARNED,
+                           .ln_eps = 1e-5f};
+    ordo_gpt m;
+    CHECK(ordo_gpt_init(&m, &cfg, 1) == ORDO_OK);
+    int32_t idx[5] = {1, 2, 3, 4, 5};
+    ordo_ctx ctx;
+    ordo_ctx_init(&ctx);
+    ordo_tensor *lg;
+    ordo_status s = ordo_gpt_forward(&m, &ctx, idx, NULL, 1, 5, &lg, NULL);
+    CHECK(s == ORDO_ERR_ARG);
+    CHECK(strstr(ordo_error_message(), "length 5") && strstr(ordo_error_message(), "4 positions"));
+    // relative schemes run past T_max
+    for (int p = 0; p < ORDO_POS_COUNT; p++) {
+        if (p == ORDO_POS_LEARNED) continue;
+        ordo_gpt m2;
+        cfg.pos = (ordo_pos)p;
+        CHECK(ordo_gpt_init(&m2, &cfg, 1) == ORDO_OK);
+        CHECK(ordo_gpt_forward(&m2, &ctx, idx, NULL, 1, 5, &lg, NULL) == ORDO_OK);
+        ordo_gpt_free(&m2);
+    }
+    // an id outside the vocabulary is an error, not a crash
+    idx[2] = 10;
+    cfg.pos = ORDO_POS_NONE;
+    ordo_gpt m3;
+    CHECK(ordo_gpt_init(&m3, &cfg, 1) == ORDO_OK);
+    CHECK(ordo_gpt_forward(&m3, &ctx, idx, NULL, 1, 5, &lg, NULL) == ORDO_ERR_ARG);
+    ordo_gpt_free(&m3);
+    ordo_ctx_free(&ctx);
+    ordo_gpt_free(&m);
+}
+
+static void test_config_errors(void) {
+    ordo_gpt_config ok = {.V = 10, .C = 12, .L = 1, .NH = 3, .T_max = 4, .pos = ORDO_POS_NONE,
+                          .ln_eps = 1e-5f};
+    CHECK(ordo_gpt_config_check(&ok) == ORDO_OK);
+    ordo_gpt_config c = ok;
+    c.NH = 5;
+    CHECK(ordo_gpt_config_check(&c) == ORDO_ERR_ARG && strstr(ordo_error_message(), "divide"));
+    c = ok;
+    c.NH = 6; // head size 2: fine for rope
+    c.pos = ORDO_POS_ROPE;
+    CHECK(ordo_gpt_config_check(&c) == ORDO_OK);
+    c.NH = 4; // head size 3: odd
+    CHECK(ordo_gpt_config_check(&c) == ORDO_ERR_ARG && strstr(ordo_error_message(), "even"));
+    c = ok;
+    c.C = 0;
+    CHECK(ordo_gpt_config_check(&c) == ORDO_ERR_ARG);
+    c = ok;
+    c.V = 1 << 21;
+    CHECK(ordo_gpt_config_check(&c) == ORDO_ERR_ARG);
+}
+
+int main(void) {
+    const char *cases[] = {"gpt_none.safetensors",       "gpt_learned.safetensors",
+                           "gpt_sinusoidal.safetensors", "gpt_rope.safetensors",
+                           "gpt_alibi.safetensors",      "gpt_alibi_nh3.safetensors",
+                           "gpt_t5.safetensors",         "gpt_learned_T11.safetensors",
+                           "gpt_none_T24.safetensors",   "gpt_sinusoidal_T24.safetensors",
+                           "gpt_rope_T24.safetensors",   "gpt_alibi_T24.safetensors",
+                           "gpt_t5_T24.safetensors"};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(cases[i]);
+    test_learned_refuses_long();
+    test_config_errors();
+    TEST_MAIN_END();
+}
