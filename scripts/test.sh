@@ -5,7 +5,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/setup.sh nodejs npm
+# node and npm run the real tiktoken for the tokenizer parity test; take Debian's only
+# when the machine has none (an upstream nodejs package would conflict with Debian's npm)
+extra=()
+command -v node >/dev/null 2>&1 || extra+=(nodejs)
+command -v npm >/dev/null 2>&1 || extra+=(npm)
+scripts/setup.sh "${extra[@]}"
 if [ -x data/fetch.sh ]; then data/fetch.sh vocab; fi
 if [ -f tests/parity/package.json ]; then
   (cd tests/parity && npm install --no-audit --no-fund --silent)
