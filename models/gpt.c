@@ -44,13 +44,6 @@ ordo_status ordo_gpt_config_check(const ordo_gpt_config *c) {
     return ORDO_OK;
 }
 
-static ordo_tensor *add1(ordo_params *p, const char *name, int n, int flags) {
-    return ordo_params_add(p, name, 1, (int[]){n}, flags | ORDO_NO_DECAY);
-}
-static ordo_tensor *add2(ordo_params *p, const char *name, int r, int c, int flags) {
-    return ordo_params_add(p, name, 2, (int[]){r, c}, flags);
-}
-
 static void fill_normal(ordo_tensor *t, ordo_rng *r, double std) {
     for (size_t i = 0; i < t->n; i++) t->data[i] = (float)(std * ordo_rng_normal(r));
 }
@@ -67,48 +60,43 @@ ordo_status ordo_gpt_init(ordo_gpt *m, const ordo_gpt_config *cfg, uint64_t seed
     ordo_params *p = &m->params;
     ordo_params_init(p);
     char name[64];
-    m->wte = add2(p, "wte.weight", V, C, 0);
-    if (cfg->pos == ORDO_POS_LEARNED) m->wpe = add2(p, "wpe.weight", cfg->T_max, C, ORDO_POSITION);
+    ordo_embedding_layer_init(&m->wte, p, "wte.weight", V, C, 0);
+    if (cfg->pos == ORDO_POS_LEARNED)
+        ordo_embedding_layer_init(&m->wpe, p, "wpe.weight", cfg->T_max, C, ORDO_POSITION);
     m->h = ordo_xcalloc((size_t)L, sizeof *m->h);
     for (int l = 0; l < L; l++) {
         ordo_gpt_block *b = &m->h[l];
 #define NAME(suffix) (snprintf(name, sizeof name, "h.%d.%s", l, suffix), name)
-        b->ln1_w = add1(p, NAME("ln_1.weight"), C, 0);
-        b->ln1_b = add1(p, NAME("ln_1.bias"), C, 0);
-        b->attn_w = add2(p, NAME("attn.c_attn.weight"), C, 3 * C, 0);
-        b->attn_b = add1(p, NAME("attn.c_attn.bias"), 3 * C, 0);
-        b->proj_w = add2(p, NAME("attn.c_proj.weight"), C, C, 0);
-        b->proj_b = add1(p, NAME("attn.c_proj.bias"), C, 0);
-        b->ln2_w = add1(p, NAME("ln_2.weight"), C, 0);
-        b->ln2_b = add1(p, NAME("ln_2.bias"), C, 0);
-        b->fc_w = add2(p, NAME("mlp.c_fc.weight"), C, 4 * C, 0);
-        b->fc_b = add1(p, NAME("mlp.c_fc.bias"), 4 * C, 0);
-        b->out_w = add2(p, NAME("mlp.c_proj.weight"), 4 * C, C, 0);
-        b->out_b = add1(p, NAME("mlp.c_proj.bias"), C, 0);
+        ordo_layernorm_layer_init(&b->ln_1, p, NAME("ln_1"), C, cfg->ln_eps);
+        ordo_linear_layer_init(&b->c_attn, p, NAME("attn.c_attn"), C, 3 * C);
+        ordo_linear_layer_init(&b->attn_proj, p, NAME("attn.c_proj"), C, C);
+        ordo_layernorm_layer_init(&b->ln_2, p, NAME("ln_2"), C, cfg->ln_eps);
+        ordo_linear_layer_init(&b->c_fc, p, NAME("mlp.c_fc"), C, 4 * C);
+        ordo_linear_layer_init(&b->mlp_proj, p, NAME("mlp.c_proj"), 4 * C, C);
 #undef NAME
     }
-    m->lnf_w = add1(p, "ln_f.weight", C, 0);
-    m->lnf_b = add1(p, "ln_f.bias", C, 0);
+    ordo_layernorm_layer_init(&m->ln_f, p, "ln_f", C, cfg->ln_eps);
     if (cfg->pos == ORDO_POS_T5)
-        m->rel_bias = add2(p, "rel_bias.weight", ORDO_T5_BUCKETS, cfg->NH, ORDO_POSITION);
+        m->rel_bias = ordo_params_add(p, "rel_bias.weight", 2, (int[]){ORDO_T5_BUCKETS, cfg->NH},
+                                      ORDO_POSITION);
     ordo_params_alloc(p);
 
     // GPT-2 init, in declaration order so that a seed always gives the same weights
     ordo_rng r;
     ordo_rng_seed(&r, seed);
     double resid_std = 0.02 / sqrt(2.0 * L);
-    fill_normal(m->wte, &r, 0.02);
-    if (m->wpe) fill_normal(m->wpe, &r, 0.02);
+    fill_normal(m->wte.table, &r, 0.02);
+    if (m->wpe.table) fill_normal(m->wpe.table, &r, 0.02);
     for (int l = 0; l < L; l++) {
         ordo_gpt_block *b = &m->h[l];
-        fill_const(b->ln1_w, 1.0f);
-        fill_const(b->ln2_w, 1.0f);
-        fill_normal(b->attn_w, &r, 0.02);
-        fill_normal(b->proj_w, &r, resid_std);
-        fill_normal(b->fc_w, &r, 0.02);
-        fill_normal(b->out_w, &r, resid_std);
+        fill_const(b->ln_1.w, 1.0f);
+        fill_const(b->ln_2.w, 1.0f);
+        fill_normal(b->c_attn.w, &r, 0.02);
+        fill_normal(b->attn_proj.w, &r, resid_std);
+        fill_normal(b->c_fc.w, &r, 0.02);
+        fill_normal(b->mlp_proj.w, &r, resid_std);
     }
-    fill_const(m->lnf_w, 1.0f); // biases and the T5 table stay zero
+    fill_const(m->ln_f.w, 1.0f); // biases and the T5 table stay zero
     m->att = ordo_xcalloc((size_t)L, sizeof *m->att);
     return ORDO_OK;
 }
@@ -179,11 +167,11 @@ ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx,
     position_cache(m, T);
 
     // input: token embeddings plus the absolute position signal, if any
-    ordo_tensor *x = ordo_embedding(ctx, m->wte, idx, 2, (int[]){B, T}); // (B, T, C)
+    ordo_tensor *x = ordo_embedding_layer_forward(&m->wte, ctx, idx, 2, (int[]){B, T}); // (B,T,C)
     ordo_tensor *bias = NULL;                                             // (NH, T, T)
     switch (c->pos) {
     case ORDO_POS_LEARNED:
-        x = ordo_add(ctx, x, ordo_embedding(ctx, m->wpe, m->positions, 1, (int[]){T}));
+        x = ordo_add(ctx, x, ordo_embedding_layer_forward(&m->wpe, ctx, m->positions, 1, (int[]){T}));
         break;
     case ORDO_POS_SINUSOIDAL:
         x = ordo_add(ctx, x, ordo_tensor_wrap(ctx, m->pos_table, 2, (int[]){T, C}));
@@ -197,18 +185,18 @@ ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx,
 
     for (int l = 0; l < c->L; l++) {
         ordo_gpt_block *b = &m->h[l];
-        ordo_tensor *h = ordo_layernorm(ctx, x, b->ln1_w, b->ln1_b, c->ln_eps); // (B, T, C)
-        ordo_tensor *qkv = ordo_linear(ctx, h, b->attn_w, b->attn_b);          // (B, T, 3C)
+        ordo_tensor *h = ordo_layernorm_layer_forward(&b->ln_1, ctx, x); // (B, T, C)
+        ordo_tensor *qkv = ordo_linear_layer_forward(&b->c_attn, ctx, h); // (B, T, 3C)
         if (c->pos == ORDO_POS_ROPE) qkv = ordo_rope(ctx, qkv, NH, ORDO_ROPE_BASE, 0);
         ordo_tensor *a = ordo_attention(ctx, qkv, bias, NH); // (B, T, C)
         if (m->record_attention) m->att[l] = ctx->last_att;  // (B, NH, T, T)
-        x = ordo_add(ctx, x, ordo_linear(ctx, a, b->proj_w, b->proj_b));
-        h = ordo_layernorm(ctx, x, b->ln2_w, b->ln2_b, c->ln_eps);
-        h = ordo_gelu(ctx, ordo_linear(ctx, h, b->fc_w, b->fc_b)); // (B, T, 4C)
-        x = ordo_add(ctx, x, ordo_linear(ctx, h, b->out_w, b->out_b));
+        x = ordo_add(ctx, x, ordo_linear_layer_forward(&b->attn_proj, ctx, a));
+        h = ordo_layernorm_layer_forward(&b->ln_2, ctx, x);
+        h = ordo_gelu(ctx, ordo_linear_layer_forward(&b->c_fc, ctx, h)); // (B, T, 4C)
+        x = ordo_add(ctx, x, ordo_linear_layer_forward(&b->mlp_proj, ctx, h));
     }
-    x = ordo_layernorm(ctx, x, m->lnf_w, m->lnf_b, c->ln_eps);
-    ordo_tensor *lg = ordo_matmul(ctx, x, m->wte, 1); // (B, T, V), tied head
+    x = ordo_layernorm_layer_forward(&m->ln_f, ctx, x);
+    ordo_tensor *lg = ordo_matmul(ctx, x, m->wte.table, 1); // (B, T, V), tied head
     if (logits) *logits = lg;
     if (loss) *loss = targets ? ordo_cross_entropy(ctx, lg, targets) : NULL;
     return ORDO_OK;
@@ -223,5 +211,42 @@ ordo_status ordo_gpt_load(ordo_gpt *m, const char *path) {
         s = ordo_safetensors_read_f32(f, t->name, t->shape, t->ndim, t->data);
     }
     ordo_safetensors_close(f);
+    return s;
+}
+
+ordo_status ordo_gpt_save(const ordo_gpt *m, const char *path, const char *const *keys,
+                          const char *const *vals, int nmeta) {
+    const ordo_params *p = &m->params;
+    ordo_st_write *w = ordo_xcalloc((size_t)p->count, sizeof *w);
+    for (int i = 0; i < p->count; i++) {
+        const ordo_tensor *t = p->t[i];
+        w[i].name = t->name;
+        w[i].data = t->data;
+        w[i].ndim = t->ndim;
+        for (int d = 0; d < t->ndim; d++) w[i].shape[d] = t->shape[d];
+    }
+    char v[5][16];
+    const ordo_gpt_config *c = &m->cfg;
+    snprintf(v[0], 16, "%d", c->V);
+    snprintf(v[1], 16, "%d", c->C);
+    snprintf(v[2], 16, "%d", c->L);
+    snprintf(v[3], 16, "%d", c->NH);
+    snprintf(v[4], 16, "%d", c->T_max);
+    int nm = 6 + nmeta;
+    const char **k = ordo_xcalloc((size_t)nm, sizeof *k), **vv = ordo_xcalloc((size_t)nm, sizeof *vv);
+    const char *base_k[6] = {"V", "C", "L", "NH", "T_max", "pos"};
+    const char *base_v[6] = {v[0], v[1], v[2], v[3], v[4], ordo_pos_name(c->pos)};
+    for (int i = 0; i < 6; i++) {
+        k[i] = base_k[i];
+        vv[i] = base_v[i];
+    }
+    for (int i = 0; i < nmeta; i++) {
+        k[6 + i] = keys[i];
+        vv[6 + i] = vals[i];
+    }
+    ordo_status s = ordo_safetensors_write(path, w, p->count, k, vv, nm);
+    free(w);
+    free(k);
+    free(vv);
     return s;
 }

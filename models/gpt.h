@@ -5,6 +5,7 @@
 #define ORDO_GPT_H
 #include <stdint.h>
 
+#include "framework/layers.h"
 #include "framework/params.h"
 #include "framework/tensor.h"
 #include "models/positional.h"
@@ -20,21 +21,21 @@ typedef struct ordo_gpt_config {
 } ordo_gpt_config;
 
 typedef struct ordo_gpt_block {
-    ordo_tensor *ln1_w, *ln1_b;   // (C)
-    ordo_tensor *attn_w, *attn_b; // (C, 3C), (3C)
-    ordo_tensor *proj_w, *proj_b; // (C, C), (C)
-    ordo_tensor *ln2_w, *ln2_b;   // (C)
-    ordo_tensor *fc_w, *fc_b;     // (C, 4C), (4C)
-    ordo_tensor *out_w, *out_b;   // (4C, C), (C)
+    ordo_layernorm_layer ln_1;  // (C)
+    ordo_linear_layer c_attn;   // (C, 3C)
+    ordo_linear_layer attn_proj; // (C, C)
+    ordo_layernorm_layer ln_2;  // (C)
+    ordo_linear_layer c_fc;     // (C, 4C)
+    ordo_linear_layer mlp_proj; // (4C, C)
 } ordo_gpt_block;
 
 typedef struct ordo_gpt {
     ordo_gpt_config cfg;
     ordo_params params;
-    ordo_tensor *wte;      // (V, C), also the LM head
-    ordo_tensor *wpe;      // (T_max, C), learned only
-    ordo_tensor *rel_bias; // (32, NH), t5 only
-    ordo_tensor *lnf_w, *lnf_b;
+    ordo_embedding_layer wte; // (V, C), also the LM head
+    ordo_embedding_layer wpe; // (T_max, C), learned only (table NULL otherwise)
+    ordo_tensor *rel_bias;    // (32, NH), t5 only
+    ordo_layernorm_layer ln_f;
     ordo_gpt_block *h;     // L blocks
     // fixed position constants for the last length seen (rebuilt only when T changes)
     int cache_T;
@@ -63,6 +64,10 @@ ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx,
 
 // Loads every parameter by name from a safetensors file (shapes must match the config).
 ordo_status ordo_gpt_load(ordo_gpt *m, const char *path);
+// Writes the weights (Hugging Face GPT-2 names) atomically, with the config in the metadata
+// (keys V, C, L, NH, T_max, pos) plus nmeta extra string pairs.
+ordo_status ordo_gpt_save(const ordo_gpt *m, const char *path, const char *const *keys,
+                          const char *const *vals, int nmeta);
 // Number of trainable scalars.
 size_t ordo_gpt_num_params(const ordo_gpt *m);
 

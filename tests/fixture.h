@@ -8,7 +8,7 @@
 
 #include "framework/safetensors.h"
 
-static const char *fixture_path(const char *file) {
+__attribute__((unused)) static const char *fixture_path(const char *file) {
     static char buf[4096];
     const char *root = getenv("ORDO_SOURCE_DIR");
     snprintf(buf, sizeof buf, "%s/tests/ref/fixtures/%s", root ? root : ".", file);
@@ -16,7 +16,7 @@ static const char *fixture_path(const char *file) {
 }
 
 // Reads an F32 tensor of whatever shape the file has; NULL (and a message) if absent.
-static float *fixture_read(const ordo_safetensors *f, const char *name, size_t *n_out) {
+__attribute__((unused)) static float *fixture_read(const ordo_safetensors *f, const char *name, size_t *n_out) {
     const ordo_st_tensor *t = ordo_safetensors_find(f, name);
     if (!t) {
         fprintf(stderr, "fixture %s: no tensor %s\n", ordo_safetensors_path(f), name);
@@ -39,7 +39,7 @@ static float *fixture_read(const ordo_safetensors *f, const char *name, size_t *
 }
 
 // max |got - want| / max |want|: the error relative to the reference tensor's scale.
-static double scaled_err(const float *got, const float *want, size_t n) {
+__attribute__((unused)) static double scaled_err(const float *got, const float *want, size_t n) {
     double maxw = 0, maxe = 0;
     for (size_t i = 0; i < n; i++) {
         maxw = fmax(maxw, fabs(want[i]));

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# A learned-scheme checkpoint written by ordo loads in the PyTorch reference (same names and
+# shapes) and gives the same logits. Runs when /usr/bin/python3 has torch; SKIP otherwise
+# (the round trip inside ordo is tests/test_gpt_io.c and always runs).
+set -eu
+PY=/usr/bin/python3
+if ! "$PY" -c 'import torch' 2>/dev/null; then
+  echo "SKIP: no torch for /usr/bin/python3"; exit 0
+fi
+dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
+"$ORDO_BUILD_DIR/test_gpt_io" --write-sample "$dir"
+"$PY" "$ORDO_SOURCE_DIR/tests/ref/gpt_ref.py" --check-checkpoint "$dir/ordo_learned.safetensors" \
+  --compare "$dir/ordo_learned_out.safetensors" --rtol 1e-5 --atol 1e-5 | tee "$dir/log"
+grep -q "compare:.*: match" "$dir/log"
+echo "1 passed, 0 failed"
