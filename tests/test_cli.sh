@@ -19,5 +19,6 @@ expect 0 "usage: ordo <command>" --help
 expect 0 "ordo 0." --version
 expect nonzero "usage: ordo" 
 expect nonzero "unknown command 'frobnicate'" frobnicate
+expect nonzero "unknown option '--no-such-flag'" tokenize --no-such-flag
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -1,0 +1,101 @@
+// Encode throughput of the gpt2 (or byte) tokenizer on one file: each repetition loads a
+// fresh tokenizer (so the word cache starts cold, as a one-shot encode would) and times
+// only the encode call. Prints every repetition and the median in MB/s (10^6 bytes/s).
+// bench/tokenize.sh runs it beside tiktoken; it does not pin threads itself.
+//
+// usage: bench_tokenize [--tokenizer gpt2] [--vocab DIR] [--reps N] [--ids OUT] FILE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "data/tokenizer.h"
+#include "train/args.h"
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static ordo_status run(int argc, char **argv) {
+    const char *kind_name = "gpt2", *vocab = NULL, *ids_out = NULL;
+    long long reps = 7;
+    ordo_opt opts[] = {
+        {"tokenizer", ORDO_OPT_STRING, &kind_name, "byte or gpt2", 0},
+        {"vocab", ORDO_OPT_STRING, &vocab, "gpt2 vocab dir (default as ordo tokenize)", 0},
+        {"reps", ORDO_OPT_INT, &reps, "timed repetitions", 0},
+        {"ids", ORDO_OPT_STRING, &ids_out, "write the ids (space-separated) to this file", 0},
+        {NULL, 0, NULL, NULL, 0},
+    };
+    const char *pos[16];
+    int npos, help;
+    if (argc > 16) return ordo_error(ORDO_ERR_ARG, "too many arguments");
+    ordo_status s = ordo_args_parse("bench_tokenize", opts, argc, argv, pos, &npos, &help);
+    if (s) return s;
+    if (help || npos != 1) {
+        ordo_args_usage(help ? stdout : stderr, "bench_tokenize", "[options] FILE", opts);
+        return help ? ORDO_OK : ordo_error(ORDO_ERR_ARG, "expected one FILE");
+    }
+    if (reps < 1 || reps > 1000)
+        return ordo_error(ORDO_ERR_ARG, "--reps %lld, expected 1..1000", reps);
+    ordo_tokenizer_kind kind;
+    if ((s = ordo_tokenizer_parse_kind(kind_name, &kind))) return s;
+
+    FILE *f = fopen(pos[0], "rb");
+    if (!f) return ordo_error(ORDO_ERR_IO, "%s: %s", pos[0], strerror(errno));
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = ordo_xmalloc((size_t)size + 1);
+    size_t len = fread(text, 1, (size_t)size, f);
+    fclose(f);
+
+    double *mbs = ordo_xmalloc((size_t)reps * sizeof *mbs);
+    int32_t *ids = NULL;
+    size_t n = 0;
+    for (long long r = 0; r < reps && !s; r++) {
+        ordo_tokenizer *tok;
+        if ((s = ordo_tokenizer_load(kind, vocab, &tok))) break;
+        free(ids);
+        double t0 = now_s();
+        s = ordo_tokenizer_encode(tok, text, len, 0, &ids, &n);
+        double dt = now_s() - t0;
+        ordo_tokenizer_free(tok);
+        mbs[r] = (double)len / dt / 1e6;
+        if (!s) printf("rep %lld: %.4f s, %.2f MB/s\n", r, dt, mbs[r]);
+    }
+    if (!s) {
+        double first = mbs[0];
+        qsort(mbs, (size_t)reps, sizeof *mbs, cmp_double);
+        printf("ordo %s encode: %zu bytes -> %zu ids; median %.2f MB/s over %lld reps "
+               "(first %.2f)\n",
+               kind_name, len, n, mbs[reps / 2], reps, first);
+    }
+    if (!s && ids_out) {
+        FILE *o = fopen(ids_out, "w");
+        if (!o) {
+            s = ordo_error(ORDO_ERR_IO, "%s: %s", ids_out, strerror(errno));
+        } else {
+            for (size_t i = 0; i < n; i++) fprintf(o, i ? " %d" : "%d", ids[i]);
+            fputc('\n', o);
+            if (fclose(o) != 0) s = ordo_error(ORDO_ERR_IO, "%s: write error", ids_out);
+        }
+    }
+    free(ids);
+    free(mbs);
+    free(text);
+    return s;
+}
+
+int main(int argc, char **argv) {
+    ordo_status s = run(argc - 1, argv + 1);
+    if (s) fprintf(stderr, "bench_tokenize: %s\n", ordo_error_message());
+    return s ? 1 : 0;
+}

@@ -1,0 +1,36 @@
+// The sliding-window dataset of the PyTorch reference (GPTDatasetV1) over a token stream:
+// window i starts at i*stride, for i*stride in range(0, n - max_length, stride); its input
+// is ids[s : s+max_length] and its target the same shifted by one, ids[s+1 : s+max_length+1].
+// The dataset borrows the tokens (no copy); keep them alive while it is used.
+#ifndef ORDO_DATASET_H
+#define ORDO_DATASET_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "framework/error.h"
+
+typedef struct ordo_dataset {
+    const int32_t *tokens; // borrowed, [n]
+    size_t n;
+    int max_length, stride;
+    size_t count; // number of windows: ceil((n - max_length) / stride) when n > max_length
+} ordo_dataset;
+
+// Number of windows Python's range(0, n - max_length, stride) gives (0 when too short).
+size_t ordo_dataset_count(size_t n, int max_length, int stride);
+
+// Sets up the windows over tokens[0..n). ORDO_ERR_ARG when max_length or stride is not
+// positive, or when the stream is too short for one window (the message says how many
+// tokens there are and that max_length + 1 are needed).
+ordo_status ordo_dataset_init(ordo_dataset *ds, const int32_t *tokens, size_t n, int max_length,
+                              int stride);
+
+// Copies window i (i < count) into input[max_length] and target[max_length].
+void ordo_dataset_get(const ordo_dataset *ds, size_t i, int32_t *input, int32_t *target);
+
+// The train/val split by token fraction, the validation part at the end: *n_train =
+// floor((1 - val_frac) * n), as the reference's int(train_ratio * len(data)). ORDO_ERR_ARG
+// unless 0 <= val_frac < 1.
+ordo_status ordo_split_tokens(size_t n, double val_frac, size_t *n_train);
+
+#endif

@@ -1,0 +1,407 @@
+// Tokenizer front end: the byte tokenizer, loading and checking the GPT-2 vocab files
+// (encoder.json through jansson, vocab.bpe line by line), special-token splitting, decode.
+// The BPE encoding itself is in bpe.c.
+//
+// Deliberately not here: checksums of the vocab files (data/fetch.sh verifies them when it
+// fetches; the loader checks structure and consistency, which catches truncation and
+// corruption with a message that says where), other encodings (r50k/p50k/cl100k), and
+// special tokens other than <|endoftext|>.
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "data/bpe.h"
+
+#define GPT2_MERGES    (ORDO_GPT2_VOCAB_SIZE - 256 - 1)
+#define ENDOFTEXT_TEXT "<|endoftext|>"
+
+ordo_status ordo_tokenizer_parse_kind(const char *name, ordo_tokenizer_kind *out) {
+    if (name && strcmp(name, "byte") == 0) {
+        *out = ORDO_TOK_BYTE;
+        return ORDO_OK;
+    }
+    if (name && strcmp(name, "gpt2") == 0) {
+        *out = ORDO_TOK_GPT2;
+        return ORDO_OK;
+    }
+    return ordo_error(ORDO_ERR_ARG, "unknown tokenizer '%s' (expected byte or gpt2)",
+                      name ? name : "(null)");
+}
+
+const char *ordo_tokenizer_kind_name(ordo_tokenizer_kind kind) {
+    switch (kind) {
+    case ORDO_TOK_BYTE:
+        return "byte";
+    case ORDO_TOK_GPT2:
+        return "gpt2";
+    }
+    return "?";
+}
+
+static int file_exists(const char *path) {
+    return access(path, R_OK) == 0;
+}
+
+char *ordo_tokenizer_default_vocab_dir(char *buf, size_t cap) {
+    const char *env = getenv("ORDO_VOCAB_DIR");
+    if (env && *env) {
+        snprintf(buf, cap, "%s", env);
+        return buf;
+    }
+    char exe[4096];
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (k > 0) {
+        exe[k] = 0;
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = 0;
+            char dir[4200], probe[4300];
+            snprintf(dir, sizeof dir, "%s/../.cache/gpt2", exe);
+            snprintf(probe, sizeof probe, "%s/encoder.json", dir);
+            if (file_exists(probe)) {
+                snprintf(buf, cap, "%s", dir);
+                return buf;
+            }
+        }
+    }
+    snprintf(buf, cap, "./.cache/gpt2");
+    return buf;
+}
+
+int ordo_tokenizer_vocab_size(const ordo_tokenizer *t) {
+    return t->vocab_size;
+}
+
+// Reads a whole file; *data is malloc'd and NUL-terminated.
+static ordo_status read_file(const char *path, char **data, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        int e = errno;
+        return ordo_error(ORDO_ERR_IO, "%s: %s%s", path, strerror(e),
+                          e == ENOENT ? " (run data/fetch.sh vocab, or pass --vocab DIR)" : "");
+    }
+    size_t cap = 1 << 20, n = 0;
+    char *buf = ordo_xmalloc(cap + 1);
+    for (;;) {
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (n < cap) break;
+        cap *= 2;
+        buf = ordo_xrealloc(buf, cap + 1);
+    }
+    int err = ferror(f);
+    fclose(f);
+    if (err) {
+        free(buf);
+        return ordo_error(ORDO_ERR_IO, "%s: read error", path);
+    }
+    buf[n] = 0;
+    *data = buf;
+    *len = n;
+    return ORDO_OK;
+}
+
+// GPT-2's bytes_to_unicode, inverted: code point -> byte, -1 for code points it never uses.
+// Printable Latin-1 bytes stand for themselves; the other 68 bytes map to U+0100.. in order.
+static void byte_decoder(int16_t dec[324]) {
+    for (int i = 0; i < 324; i++) dec[i] = -1;
+    int extra = 0;
+    for (int b = 0; b < 256; b++) {
+        int printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE);
+        dec[printable ? b : 256 + extra++] = (int16_t)b;
+    }
+}
+
+// Decodes a byte-level key ("Ġthe") into raw bytes; returns the length or -1 when the key
+// holds a character outside GPT-2's byte alphabet.
+static long decode_key(const int16_t dec[324], const char *key, size_t klen, uint8_t *out) {
+    const uint8_t *s = (const uint8_t *)key;
+    long n = 0;
+    for (size_t i = 0; i < klen;) {
+        uint32_t cp;
+        if (s[i] < 0x80) {
+            cp = s[i++];
+        } else if ((s[i] & 0xE0) == 0xC0 && i + 1 < klen) {
+            cp = (uint32_t)(s[i] & 0x1F) << 6 | (s[i + 1] & 0x3F);
+            i += 2;
+        } else {
+            return -1; // 3+ byte sequences are beyond U+0143
+        }
+        if (cp >= 324 || dec[cp] < 0) return -1;
+        out[n++] = (uint8_t)dec[cp];
+    }
+    return n;
+}
+
+static ordo_status load_encoder(ordo_tokenizer *t, const char *path, const int16_t dec[324]) {
+    char *data;
+    size_t len;
+    ordo_status s = read_file(path, &data, &len);
+    if (s) return s;
+    json_error_t jerr;
+    json_t *root = json_loadb(data, len, 0, &jerr);
+    free(data);
+    if (!root)
+        return ordo_error(ORDO_ERR_FORMAT, "%s: not valid JSON (line %d, column %d: %s)", path,
+                          jerr.line, jerr.column, jerr.text);
+    s = ORDO_OK;
+    const int V = ORDO_GPT2_VOCAB_SIZE;
+    const char **keys = NULL;
+    size_t *klens = NULL;
+    if (!json_is_object(root)) {
+        s = ordo_error(ORDO_ERR_FORMAT, "%s: expected a JSON object of token -> id", path);
+        goto done;
+    }
+    if (json_object_size(root) != (size_t)V) {
+        s = ordo_error(ORDO_ERR_FORMAT, "%s: %zu entries, expected %d (GPT-2's vocabulary)", path,
+                       json_object_size(root), V);
+        goto done;
+    }
+    keys = ordo_xcalloc(V, sizeof *keys);
+    klens = ordo_xcalloc(V, sizeof *klens);
+    const char *key;
+    json_t *val;
+    size_t total = 0;
+    json_object_foreach(root, key, val) {
+        json_int_t id = json_is_integer(val) ? json_integer_value(val) : -1;
+        if (id < 0 || id >= V) {
+            s = ordo_error(ORDO_ERR_FORMAT,
+                           "%s: token \"%s\" has id %s, expected an integer "
+                           "in 0..%d",
+                           path, key, json_is_integer(val) ? "out of range" : "not an integer",
+                           V - 1);
+            goto done;
+        }
+        if (keys[id]) {
+            s = ordo_error(ORDO_ERR_FORMAT, "%s: id %d is given to both \"%s\" and \"%s\"", path,
+                           (int)id, keys[id], key);
+            goto done;
+        }
+        keys[id] = key;
+        klens[id] = strlen(key);
+        total += klens[id];
+    }
+    if (strcmp(keys[V - 1], ENDOFTEXT_TEXT) != 0) {
+        s = ordo_error(ORDO_ERR_FORMAT, "%s: id %d is \"%s\", expected \"%s\"", path, V - 1,
+                       keys[V - 1], ENDOFTEXT_TEXT);
+        goto done;
+    }
+    t->bytes = ordo_xmalloc(total + 1);
+    t->off = ordo_xmalloc((V + 1) * sizeof *t->off);
+    uint32_t pos = 0;
+    for (int id = 0; id < V; id++) {
+        t->off[id] = pos;
+        long n;
+        if (id == V - 1) {
+            n = (long)klens[id];
+            memcpy(t->bytes + pos, keys[id], klens[id]);
+        } else {
+            n = decode_key(dec, keys[id], klens[id], t->bytes + pos);
+        }
+        if (n <= 0) {
+            s = ordo_error(ORDO_ERR_FORMAT,
+                           "%s: token \"%s\" (id %d) is not in GPT-2's "
+                           "byte-level alphabet",
+                           path, keys[id], id);
+            goto done;
+        }
+        pos += (uint32_t)n;
+    }
+    t->off[V] = pos;
+    for (int b = 0; b < 256; b++) t->byte_id[b] = -1;
+    size_t cap = 1;
+    while (cap < 2 * (size_t)V) cap <<= 1;
+    t->vocab_mask = cap - 1;
+    t->vocab_slots = ordo_xcalloc(cap, sizeof *t->vocab_slots);
+    for (int id = 0; id < V - 1; id++) {
+        const uint8_t *p = t->bytes + t->off[id];
+        size_t n = t->off[id + 1] - t->off[id];
+        if (n == 1) t->byte_id[p[0]] = id;
+        size_t i = ordo_bpe_hash(p, n) & t->vocab_mask;
+        while (t->vocab_slots[i]) i = (i + 1) & t->vocab_mask;
+        t->vocab_slots[i] = id + 1;
+    }
+    for (int b = 0; b < 256; b++)
+        if (t->byte_id[b] < 0) {
+            s = ordo_error(ORDO_ERR_FORMAT, "%s: no token for the single byte 0x%02x", path, b);
+            goto done;
+        }
+done:
+    free(keys);
+    free(klens);
+    json_decref(root);
+    return s;
+}
+
+// Checks vocab.bpe against encoder.json: merge i ("a b" on line i+2) must join two tokens
+// into the token with id 256 + i, which is how GPT-2's ids (and tiktoken's ranks) are made.
+static ordo_status check_merges(const ordo_tokenizer *t, const char *path, const int16_t dec[324]) {
+    char *data;
+    size_t len;
+    ordo_status s = read_file(path, &data, &len);
+    if (s) return s;
+    uint8_t a[512], b[512];
+    int merges = 0, line = 0;
+    char *p = data, *end = data + len;
+    while (p < end) {
+        char *nl = memchr(p, '\n', (size_t)(end - p));
+        char *e = nl ? nl : end;
+        line++;
+        size_t n = (size_t)(e - p);
+        if (n && p[n - 1] == '\r') n--;
+        if (line == 1 && n >= 8 && memcmp(p, "#version", 8) == 0) goto next;
+        if (n == 0) goto next;
+        char *sp = memchr(p, ' ', n);
+        if (!sp || sp == p || sp == p + n - 1 || memchr(sp + 1, ' ', n - (size_t)(sp + 1 - p))) {
+            s = ordo_error(ORDO_ERR_FORMAT,
+                           "%s: line %d: expected two tokens separated by "
+                           "one space, got \"%.*s\"",
+                           path, line, (int)(n < 80 ? n : 80), p);
+            goto done;
+        }
+        size_t la = (size_t)(sp - p), lb = n - la - 1;
+        long na = la < 256 ? decode_key(dec, p, la, a) : -1;
+        long nb = lb < 256 ? decode_key(dec, sp + 1, lb, b) : -1;
+        if (na <= 0 || nb <= 0) {
+            s = ordo_error(ORDO_ERR_FORMAT,
+                           "%s: line %d: \"%.*s\" is not in GPT-2's byte-level "
+                           "alphabet",
+                           path, line, (int)(n < 80 ? n : 80), p);
+            goto done;
+        }
+        memcpy(a + na, b, (size_t)nb);
+        int32_t id = ordo_bpe_lookup(t, a, (size_t)(na + nb));
+        if (id != 256 + merges) {
+            s = ordo_error(ORDO_ERR_FORMAT,
+                           "%s: line %d: merge \"%.*s\" makes %s%d, expected "
+                           "id %d (vocab.bpe and encoder.json do not belong together)",
+                           path, line, (int)n, p, id < 0 ? "no token in encoder.json, " : "id ",
+                           id < 0 ? 0 : id, 256 + merges);
+            goto done;
+        }
+        merges++;
+    next:
+        p = nl ? nl + 1 : end;
+    }
+    if (merges != GPT2_MERGES)
+        s = ordo_error(ORDO_ERR_FORMAT, "%s: %d merges, expected %d (truncated file?)", path,
+                       merges, GPT2_MERGES);
+done:
+    free(data);
+    return s;
+}
+
+ordo_status ordo_tokenizer_load(ordo_tokenizer_kind kind, const char *vocab_dir,
+                                ordo_tokenizer **out) {
+    *out = NULL;
+    ordo_tokenizer *t = ordo_xcalloc(1, sizeof *t);
+    t->kind = kind;
+    if (kind == ORDO_TOK_BYTE) {
+        t->vocab_size = 256;
+        *out = t;
+        return ORDO_OK;
+    }
+    if (kind != ORDO_TOK_GPT2) {
+        free(t);
+        return ordo_error(ORDO_ERR_ARG, "unknown tokenizer kind %d", (int)kind);
+    }
+    t->vocab_size = ORDO_GPT2_VOCAB_SIZE;
+    char dirbuf[4096], enc[4200], merges[4200];
+    const char *dir =
+        vocab_dir ? vocab_dir : ordo_tokenizer_default_vocab_dir(dirbuf, sizeof dirbuf);
+    snprintf(enc, sizeof enc, "%s/encoder.json", dir);
+    snprintf(merges, sizeof merges, "%s/vocab.bpe", dir);
+    int16_t dec[324];
+    byte_decoder(dec);
+    ordo_status s = load_encoder(t, enc, dec);
+    if (!s) s = check_merges(t, merges, dec);
+    if (!s) s = ordo_bpe_prepare(t);
+    if (s) {
+        ordo_tokenizer_free(t);
+        return ordo_error_wrap(s, "gpt2 tokenizer");
+    }
+    *out = t;
+    return ORDO_OK;
+}
+
+void ordo_tokenizer_free(ordo_tokenizer *t) {
+    if (!t) return;
+    if (t->kind == ORDO_TOK_GPT2) ordo_bpe_release(t);
+    free(t->bytes);
+    free(t->off);
+    free(t->vocab_slots);
+    free(t);
+}
+
+ordo_status ordo_tokenizer_encode(ordo_tokenizer *t, const char *text, size_t len,
+                                  int allow_special, int32_t **ids, size_t *n) {
+    *ids = NULL;
+    *n = 0;
+    if (len > (size_t)INT32_MAX)
+        return ordo_error(ORDO_ERR_ARG,
+                          "text of %zu bytes is too long to encode at once "
+                          "(at most %d; split it)",
+                          len, INT32_MAX);
+    if (t->kind == ORDO_TOK_BYTE) {
+        int32_t *out = ordo_xmalloc((len ? len : 1) * sizeof *out);
+        for (size_t i = 0; i < len; i++) out[i] = (uint8_t)text[i];
+        *ids = out;
+        *n = len;
+        return ORDO_OK;
+    }
+    size_t cap = len / 3 + 16, cnt = 0;
+    int32_t *out = ordo_xmalloc(cap * sizeof *out);
+    const uint8_t *p = (const uint8_t *)text, *end = p + len;
+    const size_t slen = sizeof ENDOFTEXT_TEXT - 1;
+    while (p < end) {
+        const uint8_t *sp =
+            allow_special ? memmem(p, (size_t)(end - p), ENDOFTEXT_TEXT, slen) : NULL;
+        const uint8_t *stop = sp ? sp : end;
+        ordo_status s = ordo_bpe_encode(t, p, (size_t)(stop - p), &out, &cnt, &cap);
+        if (s) {
+            free(out);
+            return s;
+        }
+        if (!sp) break;
+        int32_t eot = ORDO_GPT2_ENDOFTEXT;
+        if (cnt == cap) out = ordo_xrealloc(out, (cap *= 2) * sizeof *out);
+        out[cnt++] = eot;
+        p = sp + slen;
+    }
+    *ids = out;
+    *n = cnt;
+    return ORDO_OK;
+}
+
+ordo_status ordo_tokenizer_decode(const ordo_tokenizer *t, const int32_t *ids, size_t n,
+                                  char **text, size_t *len) {
+    *text = NULL;
+    *len = 0;
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (ids[i] < 0 || ids[i] >= t->vocab_size)
+            return ordo_error(ORDO_ERR_ARG,
+                              "token id %d (at index %zu) is not in the %s "
+                              "vocabulary (valid ids: 0..%d)",
+                              (int)ids[i], i, ordo_tokenizer_kind_name(t->kind), t->vocab_size - 1);
+        total += t->kind == ORDO_TOK_BYTE ? 1 : t->off[ids[i] + 1] - t->off[ids[i]];
+    }
+    char *out = ordo_xmalloc(total + 1);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (t->kind == ORDO_TOK_BYTE) {
+            out[k++] = (char)ids[i];
+        } else {
+            size_t m = t->off[ids[i] + 1] - t->off[ids[i]];
+            memcpy(out + k, t->bytes + t->off[ids[i]], m);
+            k += m;
+        }
+    }
+    out[k] = 0;
+    *text = out;
+    *len = k;
+    return ORDO_OK;
+}
