@@ -30,6 +30,7 @@ ordo_status ordo_dataset_init(ordo_dataset *ds, const int32_t *tokens, size_t n,
                           "target)",
                           n, max_length, (long long)max_length + 1);
     ds->tokens = tokens;
+    ds->targets = NULL;
     ds->n = n;
     ds->max_length = max_length;
     ds->stride = stride;
@@ -41,7 +42,8 @@ void ordo_dataset_get(const ordo_dataset *ds, size_t i, int32_t *input, int32_t 
     ORDO_ASSERT(i < ds->count);
     const int32_t *w = ds->tokens + i * (size_t)ds->stride;
     memcpy(input, w, (size_t)ds->max_length * sizeof *w);
-    memcpy(target, w + 1, (size_t)ds->max_length * sizeof *w);
+    const int32_t *t = (ds->targets ? ds->targets : ds->tokens) + i * (size_t)ds->stride;
+    memcpy(target, t + 1, (size_t)ds->max_length * sizeof *t);
 }
 
 ordo_status ordo_split_tokens(size_t n, double val_frac, size_t *n_train) {

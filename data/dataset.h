@@ -11,6 +11,9 @@
 
 typedef struct ordo_dataset {
     const int32_t *tokens; // borrowed, [n]
+    // Optional target stream [n] (borrowed), read instead of tokens for the shifted targets:
+    // a built-in task sets -1 where a token is not to be predicted (the loss ignores it).
+    const int32_t *targets;
     size_t n;
     int max_length, stride;
     size_t count; // number of windows: ceil((n - max_length) / stride) when n > max_length

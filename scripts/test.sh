@@ -11,6 +11,13 @@ extra=()
 command -v node >/dev/null 2>&1 || extra+=(nodejs)
 command -v npm >/dev/null 2>&1 || extra+=(npm)
 scripts/setup.sh "${extra[@]}"
+# PyTorch (Debian's python3-torch) lets the tests that load ordo's files in the PyTorch
+# reference run; they print SKIP without it, so a failed install is not fatal
+if ! /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+  sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends python3-torch \
+    || echo "test: python3-torch not installed; the PyTorch cross-checks will SKIP"
+fi
 data/fetch.sh vocab
 # the-verdict is only a bonus check (its test prints SKIP without it)
 data/fetch.sh verdict || echo "test: the-verdict.txt not available; its check will be skipped"

@@ -18,7 +18,9 @@ static ordo_status set_value(const char *cmd, ordo_opt *o, const char *v) {
     char *end;
     errno = 0;
     switch (o->type) {
-    case ORDO_OPT_FLAG: *(int *)o->dst = 1; return ORDO_OK;
+    case ORDO_OPT_FLAG:
+        *(int *)o->dst = 1;
+        return ORDO_OK;
     case ORDO_OPT_INT: {
         long long x = strtoll(v, &end, 10);
         if (!*v || *end || errno)
@@ -29,12 +31,13 @@ static ordo_status set_value(const char *cmd, ordo_opt *o, const char *v) {
     case ORDO_OPT_FLOAT: {
         double x = strtod(v, &end);
         if (!*v || *end || errno || !isfinite(x))
-            return ordo_error(ORDO_ERR_ARG, "--%s: '%s' is not a finite number", o->name,
-                              v);
+            return ordo_error(ORDO_ERR_ARG, "--%s: '%s' is not a finite number", o->name, v);
         *(double *)o->dst = x;
         return ORDO_OK;
     }
-    case ORDO_OPT_STRING: *(const char **)o->dst = v; return ORDO_OK;
+    case ORDO_OPT_STRING:
+        *(const char **)o->dst = v;
+        return ORDO_OK;
     }
     return ORDO_OK;
 }
@@ -59,19 +62,18 @@ ordo_status ordo_args_parse(const char *cmd, ordo_opt *opts, int argc, char **ar
             continue;
         }
         if (a[1] != '-')
-            return ordo_error(ORDO_ERR_ARG,
-                              "unknown option '%s' (options are long, e.g. --help)", a);
+            return ordo_error(ORDO_ERR_ARG, "unknown option '%s' (options are long, e.g. --help)",
+                              a);
         char name[128];
         const char *eq = strchr(a + 2, '=');
         size_t len = eq ? (size_t)(eq - (a + 2)) : strlen(a + 2);
-        if (len >= sizeof name)
-            return ordo_error(ORDO_ERR_ARG, "unknown option '%s'", a);
+        if (len >= sizeof name) return ordo_error(ORDO_ERR_ARG, "unknown option '%s'", a);
         memcpy(name, a + 2, len);
         name[len] = 0;
         ordo_opt *o = ordo_args_find(opts, name);
         if (!o)
-            return ordo_error(ORDO_ERR_ARG, "unknown option '--%s' (see 'ordo %s --help')",
-                              name, cmd);
+            return ordo_error(ORDO_ERR_ARG, "unknown option '--%s' (see 'ordo %s --help')", name,
+                              cmd);
         o->seen = 1;
         if (o->type == ORDO_OPT_FLAG) {
             if (eq) return ordo_error(ORDO_ERR_ARG, "--%s takes no value", name);
@@ -90,15 +92,20 @@ void ordo_args_usage(FILE *f, const char *cmd, const char *synopsis, const ordo_
     fprintf(f, "usage: ordo %s %s\n\noptions:\n", cmd, synopsis);
     for (const ordo_opt *o = opts; o->name; o++) {
         char left[64], def[96] = "";
-        const char *meta = o->type == ORDO_OPT_INT     ? " N"
-                           : o->type == ORDO_OPT_FLOAT ? " X"
+        const char *meta = o->type == ORDO_OPT_INT      ? " N"
+                           : o->type == ORDO_OPT_FLOAT  ? " X"
                            : o->type == ORDO_OPT_STRING ? " S"
                                                         : "";
         snprintf(left, sizeof left, "--%s%s", o->name, meta);
         switch (o->type) {
-        case ORDO_OPT_FLAG: break;
-        case ORDO_OPT_INT: snprintf(def, sizeof def, " (default: %lld)", *(long long *)o->dst); break;
-        case ORDO_OPT_FLOAT: snprintf(def, sizeof def, " (default: %g)", *(double *)o->dst); break;
+        case ORDO_OPT_FLAG:
+            break;
+        case ORDO_OPT_INT:
+            snprintf(def, sizeof def, " (default: %lld)", *(long long *)o->dst);
+            break;
+        case ORDO_OPT_FLOAT:
+            snprintf(def, sizeof def, " (default: %g)", *(double *)o->dst);
+            break;
         case ORDO_OPT_STRING: {
             const char *s = *(const char **)o->dst;
             snprintf(def, sizeof def, " (default: %s)", s ? s : "none");

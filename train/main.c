@@ -12,6 +12,9 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
+    {"train", ordo_cmd_train, "train a model (or --resume a run) with a chosen position scheme"},
+    {"eval", ordo_cmd_eval, "validation loss and perplexity of a run at given context lengths"},
+    {"sample", ordo_cmd_sample, "generate text from a run's newest checkpoint"},
     {"tokenize", ordo_cmd_tokenize, "encode text to token ids, or decode ids back to text"},
 };
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
@@ -20,7 +23,8 @@ static void usage(FILE *f) {
     fprintf(f, "usage: ordo <command> [options]\n\n"
                "ordo trains small GPT-style models to study positional embeddings.\n\n"
                "commands:\n");
-    for (int i = 0; i < NCOMMANDS; i++) fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    for (int i = 0; i < NCOMMANDS; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\n'ordo <command> --help' lists a command's options and their defaults.\n"
                "'ordo --version' prints the version.\n");
 }

@@ -1,0 +1,163 @@
+// Built-in corpora (see corpus.h). Generation draws only from ordo_rng, so a seed gives
+// the same tokens on every machine. Nothing here knows about models or training.
+#include <stdlib.h>
+#include <string.h>
+
+#include "corpus.h"
+
+// order: "the" ".", 8 nouns, 4 transitive verbs, 3 intransitive verbs.
+enum {
+    W_THE,
+    W_DOT,
+    W_NOUN0,
+    N_NOUNS = 8,
+    W_TVERB0 = W_NOUN0 + N_NOUNS,
+    N_TVERBS = 4,
+    W_IVERB0 = W_TVERB0 + N_TVERBS,
+    N_IVERBS = 3,
+    ORDER_VOCAB = W_IVERB0 + N_IVERBS
+};
+static const char *const order_words[ORDER_VOCAB] = {
+    "the",  ".",      "cat", "dog", "bird",   "fox", "mouse", "horse", "owl",
+    "frog", "chased", "saw", "bit", "pushed", "ran", "slept", "sat"};
+#define MAX_CHAIN 3 // transitive sentences per story (distinct nouns: MAX_CHAIN + 1 <= N_NOUNS)
+
+static const char *const seq_words[ORDO_SEQ_FIRST + ORDO_SEQ_MAX_ALPHABET] = {
+    "<pad>", "<bos>", "<sep>", "<eos>", "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k",
+    "l",     "m",     "n",     "o",     "p", "q", "r", "s", "t", "u", "v", "w", "x", "y", "z"};
+
+static const char *const task_names[] = {"order", "copy", "reverse"};
+
+ordo_status ordo_task_parse(const char *name, ordo_task *out) {
+    for (int t = 0; t < 3; t++)
+        if (name && strcmp(name, task_names[t]) == 0) {
+            *out = (ordo_task)t;
+            return ORDO_OK;
+        }
+    return ordo_error(ORDO_ERR_ARG, "unknown task '%s', expected order, copy or reverse",
+                      name ? name : "(null)");
+}
+
+const char *ordo_task_name(ordo_task t) {
+    return task_names[t];
+}
+
+void ordo_corpus_default_opts(ordo_task t, ordo_corpus_opts *o) {
+    (void)t;
+    o->seed = 1234;
+    o->n_tokens = 200000;
+    o->min_len = 1;
+    o->max_len = 16;
+    o->alphabet = 10;
+}
+
+// Appends one story; returns its length (at most 6 * MAX_CHAIN + 4 tokens).
+static int order_story(ordo_rng *r, int32_t *tok, uint8_t *dep) {
+    int k = 1 + (int)ordo_rng_below(r, MAX_CHAIN);
+    int nouns[N_NOUNS];
+    for (int i = 0; i < N_NOUNS; i++) nouns[i] = i;
+    for (int i = 0; i <= k; i++) { // partial Fisher-Yates: k+1 distinct nouns
+        int j = i + (int)ordo_rng_below(r, (uint64_t)(N_NOUNS - i));
+        int t = nouns[i];
+        nouns[i] = nouns[j];
+        nouns[j] = t;
+    }
+    int n = 0;
+    for (int s = 0; s <= k; s++) {
+        tok[n] = W_THE, dep[n++] = 0;
+        tok[n] = W_NOUN0 + nouns[s], dep[n++] = s > 0; // the previous object: order-dependent
+        if (s < k) {
+            tok[n] = W_TVERB0 + (int)ordo_rng_below(r, N_TVERBS), dep[n++] = 0;
+            tok[n] = W_THE, dep[n++] = 0;
+            tok[n] = W_NOUN0 + nouns[s + 1], dep[n++] = 0;
+        } else {
+            tok[n] = W_IVERB0 + (int)ordo_rng_below(r, N_IVERBS), dep[n++] = 0;
+        }
+        tok[n] = W_DOT, dep[n++] = 0;
+    }
+    return n;
+}
+
+int ordo_seq_example(ordo_task t, int alphabet, int n, ordo_rng *r, int32_t *out, uint8_t *mask) {
+    int len = 2 * n + 3;
+    out[0] = ORDO_SEQ_BOS;
+    for (int i = 0; i < n; i++)
+        out[1 + i] = ORDO_SEQ_FIRST + (int)ordo_rng_below(r, (uint64_t)alphabet);
+    out[n + 1] = ORDO_SEQ_SEP;
+    for (int i = 0; i < n; i++) out[n + 2 + i] = t == ORDO_TASK_REVERSE ? out[n - i] : out[1 + i];
+    out[2 * n + 2] = ORDO_SEQ_EOS;
+    if (mask)
+        for (int i = 0; i < len; i++) mask[i] = i >= n + 2; // the answer and <eos>
+    return len;
+}
+
+ordo_status ordo_corpus_generate(ordo_task t, const ordo_corpus_opts *o, ordo_corpus *c) {
+    memset(c, 0, sizeof *c);
+    if (o->n_tokens < 1 || o->n_tokens > ((size_t)1 << 31))
+        return ordo_error(ORDO_ERR_ARG, "corpus size %zu tokens, expected 1..2^31", o->n_tokens);
+    c->task = t;
+    ordo_rng r;
+    ordo_rng_seed(&r, o->seed);
+    if (t == ORDO_TASK_ORDER) {
+        enum { STORY_MAX = 6 * MAX_CHAIN + 4 };
+        size_t cap = o->n_tokens + STORY_MAX;
+        c->tokens = ordo_xmalloc(cap * sizeof *c->tokens);
+        c->dep = ordo_xmalloc(cap);
+        while (c->n < o->n_tokens) c->n += (size_t)order_story(&r, c->tokens + c->n, c->dep + c->n);
+        c->mask = ordo_xmalloc(c->n);
+        memset(c->mask, 1, c->n);
+        c->vocab_size = ORDER_VOCAB;
+        c->words = order_words;
+        return ORDO_OK;
+    }
+    if (o->min_len < 1 || o->max_len < o->min_len || o->max_len > 4096)
+        return ordo_error(ORDO_ERR_ARG, "%s: lengths %d..%d, expected 1 <= min <= max <= 4096",
+                          task_names[t], o->min_len, o->max_len);
+    if (o->alphabet < 2 || o->alphabet > ORDO_SEQ_MAX_ALPHABET)
+        return ordo_error(ORDO_ERR_ARG, "%s: alphabet of %d symbols, expected 2..%d", task_names[t],
+                          o->alphabet, ORDO_SEQ_MAX_ALPHABET);
+    int L = 2 * o->max_len + 3;
+    size_t count = (o->n_tokens + (size_t)L - 1) / (size_t)L;
+    c->n = count * (size_t)L;
+    c->tokens = ordo_xmalloc(c->n * sizeof *c->tokens);
+    c->mask = ordo_xcalloc(c->n, 1);
+    for (size_t e = 0; e < count; e++) {
+        int32_t *tok = c->tokens + e * (size_t)L;
+        uint8_t *m = c->mask + e * (size_t)L;
+        int n = o->min_len + (int)ordo_rng_below(&r, (uint64_t)(o->max_len - o->min_len + 1));
+        int len = ordo_seq_example(t, o->alphabet, n, &r, tok, m);
+        for (int i = len; i < L; i++) tok[i] = ORDO_SEQ_PAD; // mask stays 0
+    }
+    c->vocab_size = ORDO_SEQ_FIRST + o->alphabet;
+    c->words = seq_words;
+    c->example_len = L;
+    c->max_len = o->max_len;
+    return ORDO_OK;
+}
+
+ordo_status ordo_corpus_decode(const ordo_corpus *c, const int32_t *ids, size_t n, char **text) {
+    size_t len = 1;
+    for (size_t i = 0; i < n; i++) {
+        if (ids[i] < 0 || ids[i] >= c->vocab_size)
+            return ordo_error(ORDO_ERR_ARG, "id %d at index %zu is outside the %s vocabulary 0..%d",
+                              ids[i], i, task_names[c->task], c->vocab_size - 1);
+        len += strlen(c->words[ids[i]]) + 1;
+    }
+    char *out = ordo_xmalloc(len), *p = out;
+    for (size_t i = 0; i < n; i++) {
+        size_t w = strlen(c->words[ids[i]]);
+        if (i) *p++ = ' ';
+        memcpy(p, c->words[ids[i]], w);
+        p += w;
+    }
+    *p = 0;
+    *text = out;
+    return ORDO_OK;
+}
+
+void ordo_corpus_free(ordo_corpus *c) {
+    free(c->tokens);
+    free(c->mask);
+    free(c->dep);
+    memset(c, 0, sizeof *c);
+}

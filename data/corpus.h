@@ -1,0 +1,70 @@
+// Built-in corpora, generated from a seed (no download), each with its own small word
+// vocabulary. They are what `ordo train` learns on by default.
+//
+//   order    English-like "who did what to whom" stories. A story is a chain of 1..3
+//            transitive sentences over distinct nouns, each sentence's subject being the
+//            previous sentence's object, closed by an intransitive sentence about the last
+//            object: "the cat chased the dog . the dog bit the fox . the fox ran ."
+//            The subject of every sentence after the first is order-dependent: at that
+//            point the bag of words of the story holds two nouns exactly once (the first
+//            subject and the last object), so a model that ignores order can only guess
+//            between them, while one that sees order knows it is the last object.
+//   copy     "<bos> x1..xn <sep> x1..xn <eos>" over a small alphabet, n uniform in
+//   reverse  [min_len, max_len]; reverse writes xn..x1 after <sep>. Each example is padded
+//            with <pad> to 2*max_len+3 tokens so windows can start on example boundaries.
+//            Only the answer (y1..yn <eos>) counts in the loss.
+#ifndef ORDO_CORPUS_H
+#define ORDO_CORPUS_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "framework/error.h"
+#include "framework/rng.h"
+
+typedef enum ordo_task { ORDO_TASK_ORDER, ORDO_TASK_COPY, ORDO_TASK_REVERSE } ordo_task;
+
+// Special ids of copy/reverse; the alphabet follows them.
+enum { ORDO_SEQ_PAD = 0, ORDO_SEQ_BOS = 1, ORDO_SEQ_SEP = 2, ORDO_SEQ_EOS = 3, ORDO_SEQ_FIRST = 4 };
+#define ORDO_SEQ_MAX_ALPHABET 26
+
+typedef struct ordo_corpus_opts {
+    uint64_t seed;
+    size_t n_tokens;      // at least this many tokens (whole stories / examples)
+    int min_len, max_len; // copy/reverse: range of n
+    int alphabet;         // copy/reverse: symbols (<= ORDO_SEQ_MAX_ALPHABET)
+} ordo_corpus_opts;
+
+typedef struct ordo_corpus {
+    ordo_task task;
+    int vocab_size;
+    const char *const *words; // [vocab_size], static
+    size_t n;
+    int32_t *tokens; // [n]
+    uint8_t *mask;   // [n]: 1 if token k is a prediction target (counted in the loss)
+    uint8_t *dep;    // [n]: order: 1 if token k is order-dependent; NULL for other tasks
+    int example_len; // copy/reverse: the padded example length; 0 for order
+    int max_len;     // copy/reverse: the longest n generated
+} ordo_corpus;
+
+// "order" | "copy" | "reverse"; an error names the value and the choices.
+ordo_status ordo_task_parse(const char *name, ordo_task *out);
+const char *ordo_task_name(ordo_task t);
+
+// Defaults: 200,000 tokens, n in 1..16, alphabet 10, seed 1234.
+void ordo_corpus_default_opts(ordo_task t, ordo_corpus_opts *o);
+
+// Generates the corpus (deterministic in opts). ORDO_ERR_ARG for sizes out of range.
+// Free with ordo_corpus_free.
+ordo_status ordo_corpus_generate(ordo_task t, const ordo_corpus_opts *o, ordo_corpus *c);
+
+// One copy/reverse example of length n, unpadded: writes 2n+3 ids into out (and the loss
+// mask into mask, if not NULL); returns 2n+3. Draws n symbols from r.
+int ordo_seq_example(ordo_task t, int alphabet, int n, ordo_rng *r, int32_t *out, uint8_t *mask);
+
+// Ids to words separated by spaces (*text malloc'd, NUL-terminated). An id out of range is
+// ORDO_ERR_ARG naming it.
+ordo_status ordo_corpus_decode(const ordo_corpus *c, const int32_t *ids, size_t n, char **text);
+
+void ordo_corpus_free(ordo_corpus *c);
+
+#endif

@@ -1,0 +1,204 @@
+// Checkpoint files (see checkpoint.h). The metadata values are strings, as safetensors
+// requires: the config as JSON, the state as decimal integers and hex RNG words. Nothing
+// here decides which checkpoint to resume from: the trainer walks the list newest first.
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "checkpoint.h"
+
+#define FORMAT "ordo-checkpoint-1"
+
+void ordo_checkpoint_path(char *buf, size_t cap, const char *dir, int64_t step) {
+    snprintf(buf, cap, "%s/ckpt-%" PRId64 ".safetensors", dir, step);
+}
+
+static int cmp_desc(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+ordo_status ordo_checkpoint_list(const char *dir, int64_t **steps, int *n) {
+    *steps = NULL;
+    *n = 0;
+    DIR *d = opendir(dir);
+    if (!d) return ordo_error(ORDO_ERR_IO, "%s: cannot open the run directory", dir);
+    int cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        int64_t step;
+        int used = 0;
+        if (sscanf(e->d_name, "ckpt-%" SCNd64 ".safetensors%n", &step, &used) != 1 || step < 0 ||
+            e->d_name[used] != 0)
+            continue;
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            *steps = ordo_xrealloc(*steps, (size_t)cap * sizeof **steps);
+        }
+        (*steps)[(*n)++] = step;
+    }
+    closedir(d);
+    if (*n) qsort(*steps, (size_t)*n, sizeof **steps, cmp_desc);
+    return ORDO_OK;
+}
+
+void ordo_checkpoint_clean_tmp(const char *dir) {
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    char path[4096];
+    while ((e = readdir(d)))
+        if (strstr(e->d_name, ".tmp.")) {
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            unlink(path);
+        }
+    closedir(d);
+}
+
+ordo_status ordo_checkpoint_save(const char *dir, const ordo_gpt *m, const ordo_optim *o,
+                                 json_t *config, const ordo_train_state *st, int keep) {
+    const ordo_params *p = &m->params;
+    int per = o->v ? 3 : 2, n = 0;
+    ordo_st_write *w = ordo_xcalloc((size_t)p->count * per, sizeof *w);
+    char **names = ordo_xcalloc((size_t)p->count * per, sizeof *names);
+    for (int i = 0; i < p->count; i++) {
+        const ordo_tensor *t = p->t[i];
+        size_t off = (size_t)(t->data - p->data);
+        const float *src[3] = {t->data, o->m + off, o->v ? o->v + off : NULL};
+        for (int k = 0; k < per; k++) {
+            size_t len = strlen(t->name) + 16;
+            names[n] = ordo_xmalloc(len);
+            if (k == 0)
+                snprintf(names[n], len, "%s", t->name);
+            else
+                snprintf(names[n], len, "optim.%c.%s", k == 1 ? 'm' : 'v', t->name);
+            w[n].name = names[n];
+            w[n].data = src[k];
+            w[n].ndim = t->ndim;
+            for (int d = 0; d < t->ndim; d++) w[n].shape[d] = t->shape[d];
+            n++;
+        }
+    }
+    char *cfg = json_dumps(config, JSON_COMPACT | JSON_SORT_KEYS);
+    char v[12][96];
+    const ordo_gpt_config *c = &m->cfg;
+    snprintf(v[0], 96, "%" PRId64, st->step);
+    snprintf(v[1], 96, "%016" PRIx64 " %016" PRIx64 " %016" PRIx64 " %016" PRIx64, st->rng.s[0],
+             st->rng.s[1], st->rng.s[2], st->rng.s[3]);
+    snprintf(v[2], 96, "{\"seed\":%" PRIu64 ",\"epoch\":%" PRId64 ",\"cursor\":%" PRId64 "}",
+             st->loader.seed, st->loader.epoch, st->loader.cursor);
+    snprintf(v[3], 96, "%" PRId64, st->optim_t);
+    snprintf(v[4], 96, "%d", c->V);
+    snprintf(v[5], 96, "%d", c->C);
+    snprintf(v[6], 96, "%d", c->L);
+    snprintf(v[7], 96, "%d", c->NH);
+    snprintf(v[8], 96, "%d", c->T_max);
+    const char *keys[] = {"format", "config", "step", "rng", "dataloader", "optim_t",
+                          "V",      "C",      "L",    "NH",  "T_max",      "pos"};
+    const char *vals[] = {FORMAT, cfg,  v[0], v[1], v[2], v[3],
+                          v[4],   v[5], v[6], v[7], v[8], ordo_pos_name(c->pos)};
+    char path[4096];
+    ordo_checkpoint_path(path, sizeof path, dir, st->step);
+    ordo_status s = ordo_safetensors_write(path, w, n, keys, vals, 12);
+    for (int i = 0; i < n; i++) free(names[i]);
+    free(names);
+    free(w);
+    free(cfg);
+    if (s) return s;
+    int64_t *steps;
+    int count;
+    if (ordo_checkpoint_list(dir, &steps, &count) == ORDO_OK) {
+        for (int i = keep; i < count; i++) {
+            if (steps[i] == st->step) continue;
+            ordo_checkpoint_path(path, sizeof path, dir, steps[i]);
+            unlink(path);
+        }
+        free(steps);
+    }
+    return ORDO_OK;
+}
+
+static ordo_status parse_i64(const char *path, const char *key, const char *v, int64_t *out) {
+    char *end;
+    if (!v) return ordo_error(ORDO_ERR_FORMAT, "%s: metadata has no \"%s\"", path, key);
+    long long x = strtoll(v, &end, 10);
+    if (!*v || *end || x < 0)
+        return ordo_error(ORDO_ERR_FORMAT, "%s: metadata \"%s\" is '%s', expected an integer >= 0",
+                          path, key, v);
+    *out = x;
+    return ORDO_OK;
+}
+
+ordo_status ordo_checkpoint_open(const char *path, ordo_safetensors **f, json_t **config,
+                                 ordo_train_state *st) {
+    *config = NULL;
+    ordo_status s = ordo_safetensors_open(path, f);
+    if (s) return s;
+    const char *fmt = ordo_safetensors_meta(*f, "format");
+    if (!fmt || strcmp(fmt, FORMAT) != 0) {
+        s = ordo_error(ORDO_ERR_FORMAT, "%s: not an ordo checkpoint (format %s, expected %s)", path,
+                       fmt ? fmt : "missing", FORMAT);
+        goto fail;
+    }
+    memset(st, 0, sizeof *st);
+    if ((s = parse_i64(path, "step", ordo_safetensors_meta(*f, "step"), &st->step)) ||
+        (s = parse_i64(path, "optim_t", ordo_safetensors_meta(*f, "optim_t"), &st->optim_t)))
+        goto fail;
+    const char *rng = ordo_safetensors_meta(*f, "rng");
+    if (!rng || sscanf(rng, "%" SCNx64 " %" SCNx64 " %" SCNx64 " %" SCNx64, &st->rng.s[0],
+                       &st->rng.s[1], &st->rng.s[2], &st->rng.s[3]) != 4) {
+        s = ordo_error(ORDO_ERR_FORMAT, "%s: metadata \"rng\" is missing or malformed", path);
+        goto fail;
+    }
+    json_error_t err;
+    const char *dl = ordo_safetensors_meta(*f, "dataloader");
+    json_t *j = dl ? json_loads(dl, 0, &err) : NULL;
+    json_int_t seed, epoch, cursor;
+    if (!j ||
+        json_unpack(j, "{s:I, s:I, s:I}", "seed", &seed, "epoch", &epoch, "cursor", &cursor)) {
+        json_decref(j);
+        s = ordo_error(ORDO_ERR_FORMAT, "%s: metadata \"dataloader\" is missing or malformed",
+                       path);
+        goto fail;
+    }
+    json_decref(j);
+    st->loader.seed = (uint64_t)seed;
+    st->loader.epoch = epoch;
+    st->loader.cursor = cursor;
+    const char *cfg = ordo_safetensors_meta(*f, "config");
+    *config = cfg ? json_loads(cfg, 0, &err) : NULL;
+    if (!json_is_object(*config)) {
+        s = ordo_error(ORDO_ERR_FORMAT, "%s: metadata \"config\" is missing or not a JSON object",
+                       path);
+        goto fail;
+    }
+    return ORDO_OK;
+fail:
+    json_decref(*config);
+    *config = NULL;
+    ordo_safetensors_close(*f);
+    *f = NULL;
+    return s;
+}
+
+ordo_status ordo_checkpoint_load(ordo_safetensors *f, ordo_gpt *m, ordo_optim *o) {
+    ordo_params *p = &m->params;
+    char name[256];
+    for (int i = 0; i < p->count; i++) {
+        ordo_tensor *t = p->t[i];
+        size_t off = (size_t)(t->data - p->data);
+        ordo_status s = ordo_safetensors_read_f32(f, t->name, t->shape, t->ndim, t->data);
+        if (s) return s;
+        if (!o) continue;
+        snprintf(name, sizeof name, "optim.m.%s", t->name);
+        if ((s = ordo_safetensors_read_f32(f, name, t->shape, t->ndim, o->m + off))) return s;
+        if (o->v) {
+            snprintf(name, sizeof name, "optim.v.%s", t->name);
+            if ((s = ordo_safetensors_read_f32(f, name, t->shape, t->ndim, o->v + off))) return s;
+        }
+    }
+    return ORDO_OK;
+}

@@ -1,0 +1,129 @@
+// `ordo sample RUN_DIR --prompt TEXT`: generation from the newest checkpoint, one token at
+// a time over the whole window (no KV cache: the models are small), temperature and top-k,
+// seeded. The window slides once it reaches the training context.
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "framework/rng.h"
+#include "train/commands.h"
+#include "framework/threads.h"
+#include "train/trainer.h"
+
+static int pick(const float *logits, int V, double temperature, int top_k, ordo_rng *r,
+                double *scratch) {
+    if (temperature <= 0) { // greedy
+        int best = 0;
+        for (int v = 1; v < V; v++)
+            if (logits[v] > logits[best]) best = v;
+        return best;
+    }
+    double mx = -INFINITY;
+    for (int v = 0; v < V; v++) mx = fmax(mx, logits[v]);
+    double kth = -INFINITY;
+    if (top_k > 0 && top_k < V) { // the k-th largest logit, by selection over a copy
+        for (int v = 0; v < V; v++) scratch[v] = logits[v];
+        for (int k = 0; k < top_k; k++) {
+            int arg = k;
+            for (int v = k + 1; v < V; v++)
+                if (scratch[v] > scratch[arg]) arg = v;
+            double t = scratch[k];
+            scratch[k] = scratch[arg];
+            scratch[arg] = t;
+        }
+        kth = scratch[top_k - 1];
+    }
+    double sum = 0;
+    for (int v = 0; v < V; v++) {
+        scratch[v] = logits[v] >= kth ? exp((logits[v] - mx) / temperature) : 0.0;
+        sum += scratch[v];
+    }
+    double u = ordo_rng_uniform(r) * sum, acc = 0;
+    for (int v = 0; v < V; v++) {
+        acc += scratch[v];
+        if (u < acc) return v;
+    }
+    return V - 1;
+}
+
+ordo_status ordo_cmd_sample(int argc, char **argv) {
+    const char *prompt = NULL;
+    long long tokens = 50, top_k = 0, seed = 1, threads = 0;
+    double temperature = 1.0;
+    ordo_opt opts[] = {
+        {"prompt", ORDO_OPT_STRING, &prompt, "text to continue (corpus runs: words of the corpus)",
+         0},
+        {"tokens", ORDO_OPT_INT, &tokens, "tokens to generate", 0},
+        {"temperature", ORDO_OPT_FLOAT, &temperature, "softmax temperature (0 = greedy)", 0},
+        {"top-k", ORDO_OPT_INT, &top_k, "sample among the k most likely tokens (0 = all)", 0},
+        {"seed", ORDO_OPT_INT, &seed, "sampling seed", 0},
+        {"threads", ORDO_OPT_INT, &threads, "threads (0 = all cores)", 0},
+        {0},
+    };
+    const char **pos = ordo_xcalloc((size_t)argc + 1, sizeof *pos);
+    int npos, help;
+    ordo_status s = ordo_args_parse("sample", opts, argc, argv, pos, &npos, &help);
+    if (!s && help) {
+        ordo_args_usage(stdout, "sample", "RUN_DIR --prompt TEXT [options]", opts);
+        free(pos);
+        return ORDO_OK;
+    }
+    if (!s && npos != 1)
+        s = ordo_error(ORDO_ERR_ARG, "expected one RUN_DIR, got %d arguments", npos);
+    if (!s && !prompt) s = ordo_error(ORDO_ERR_ARG, "--prompt is required");
+    if (!s && (tokens < 0 || tokens > 100000))
+        s = ordo_error(ORDO_ERR_ARG, "--tokens %lld, expected 0..100000", tokens);
+    if (!s && !(temperature >= 0))
+        s = ordo_error(ORDO_ERR_ARG, "--temperature %g, expected >= 0", temperature);
+    if (!s && top_k < 0) s = ordo_error(ORDO_ERR_ARG, "--top-k %lld, expected >= 0", top_k);
+    if (s) {
+        free(pos);
+        return s;
+    }
+    ordo_set_threads((int)threads);
+    ordo_train_config cfg;
+    ordo_rundata data;
+    ordo_gpt m;
+    int64_t step;
+    if ((s = ordo_run_open(pos[0], &cfg, &data, &m, &step))) {
+        free(pos);
+        ordo_config_strings_free();
+        return s;
+    }
+    int32_t *ids = NULL;
+    size_t n = 0;
+    s = ordo_rundata_encode(&data, prompt, &ids, &n);
+    if (!s && n == 0) s = ordo_error(ORDO_ERR_ARG, "--prompt gives no tokens");
+    if (!s) {
+        int V = m.cfg.V, Tmax = m.cfg.T_max;
+        ids = ordo_xrealloc(ids, (n + (size_t)tokens) * sizeof *ids);
+        double *scratch = ordo_xmalloc((size_t)V * sizeof *scratch);
+        ordo_rng r;
+        ordo_rng_seed(&r, (uint64_t)seed);
+        ordo_ctx ctx;
+        ordo_ctx_init(&ctx);
+        ctx.grad_enabled = 0;
+        for (long long k = 0; k < tokens && !s; k++) {
+            size_t start = n > (size_t)Tmax ? n - Tmax : 0;
+            int T = (int)(n - start);
+            ordo_ctx_reset(&ctx);
+            ordo_tensor *lg;
+            s = ordo_gpt_forward(&m, &ctx, ids + start, NULL, 1, T, &lg, NULL);
+            if (!s)
+                ids[n++] =
+                    pick(lg->data + (size_t)(T - 1) * V, V, temperature, (int)top_k, &r, scratch);
+        }
+        char *text = NULL;
+        if (!s) s = ordo_rundata_decode(&data, ids, n, &text);
+        if (!s) printf("%s\n", text);
+        free(text);
+        free(scratch);
+        ordo_ctx_free(&ctx);
+    }
+    free(ids);
+    ordo_gpt_free(&m);
+    ordo_rundata_free(&data);
+    ordo_config_strings_free();
+    free(pos);
+    return s;
+}

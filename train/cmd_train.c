@@ -1,0 +1,75 @@
+// `ordo train`: options (or a --config JSON file, flags overriding) into a config, then the
+// training loop; `--resume RUN_DIR` continues a run from its newest valid checkpoint.
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "train/commands.h"
+#include "train/trainer.h"
+
+static const char *SYNOPSIS =
+    "[options]\n"
+    "       ordo train --resume RUN_DIR [--steps N] [options that may change on resume]\n\n"
+    "Trains a GPT-style model with the chosen position scheme. Without --data it trains on a\n"
+    "built-in generated corpus (--task), so it needs no download. The run directory gets\n"
+    "config.json, metrics.jsonl and ckpt-<step>.safetensors. Ctrl-C (SIGINT) or SIGTERM\n"
+    "finishes the step, writes a checkpoint and exits with status 130. On --resume, the\n"
+    "options that may differ from the checkpoint's are: steps, eval-every, eval-batches,\n"
+    "ckpt-every, keep, log-every, threads, vocab, init, data (same content expected)";
+
+ordo_status ordo_cmd_train(int argc, char **argv) {
+    ordo_train_config cfg;
+    ordo_train_config_defaults(&cfg);
+    ordo_opt *base = ordo_train_config_options(&cfg);
+    int nbase = 0;
+    while (base[nbase].name) nbase++;
+    const char *config_file = NULL, *resume = NULL;
+    long long stop_after = 0;
+    ordo_opt *opts = ordo_xcalloc((size_t)nbase + 4, sizeof *opts);
+    memcpy(opts, base, (size_t)nbase * sizeof *opts);
+    opts[nbase] = (ordo_opt){"config", ORDO_OPT_STRING, &config_file,
+                             "read options from this JSON file (flags override it)", 0};
+    opts[nbase + 1] =
+        (ordo_opt){"resume", ORDO_OPT_STRING, &resume,
+                   "continue the run in this directory from its newest checkpoint", 0};
+    opts[nbase + 2] =
+        (ordo_opt){"stop-after", ORDO_OPT_INT, &stop_after,
+                   "stop after this step with a checkpoint, as on Ctrl-C (0 = off)", 0};
+    free(base);
+
+    const char **pos = ordo_xcalloc((size_t)argc + 1, sizeof *pos);
+    int npos, help;
+    ordo_status s = ordo_args_parse("train", opts, argc, argv, pos, &npos, &help);
+    if (!s && help) {
+        ordo_args_usage(stdout, "train", SYNOPSIS, opts);
+        goto done;
+    }
+    if (!s && npos > 0)
+        s = ordo_error(ORDO_ERR_ARG, "unexpected argument '%s' (see 'ordo train --help')", pos[0]);
+    if (!s && config_file) {
+        if (resume) {
+            s = ordo_error(ORDO_ERR_ARG, "--config and --resume do not go together: a resumed run "
+                                         "takes its config from its checkpoint");
+            goto done;
+        }
+        json_error_t err;
+        json_t *j = json_load_file(config_file, JSON_REJECT_DUPLICATES, &err);
+        if (!j) {
+            s = ordo_error(ORDO_ERR_FORMAT, "%s: line %d: %s", config_file, err.line, err.text);
+            goto done;
+        }
+        s = ordo_train_config_from_json(&cfg, j, config_file, 1, opts);
+        json_decref(j);
+    }
+    if (!s) {
+        ordo_train_request req = {
+            .cfg = &cfg, .opts = opts, .resume = resume, .stop_after = stop_after};
+        if (resume) cfg.out = resume;
+        s = ordo_train(&req);
+    }
+done:
+    free(pos);
+    free(opts);
+    ordo_config_strings_free();
+    return s;
+}

@@ -1,0 +1,310 @@
+// The configuration table (see config.h). Strings from JSON are kept in a small list so
+// that the struct can keep plain `const char *` pointers, as argv gives for flags.
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "framework/error.h"
+
+void ordo_train_config_defaults(ordo_train_config *c) {
+    memset(c, 0, sizeof *c);
+    c->task = "order";
+    c->tokenizer = "gpt2";
+    c->corpus_tokens = 200000;
+    c->data_seed = 1234;
+    c->min_len = 1;
+    c->max_len = 16;
+    c->pos = "learned";
+    c->context = 64;
+    c->d_model = 64;
+    c->layers = 2;
+    c->heads = 4;
+    c->batch = 16;
+    c->stride = 0; // = context
+    c->shuffle = 1;
+    c->drop_last = 1;
+    c->val_frac = 0.1;
+    c->optimizer = "adamw";
+    c->schedule = "cosine";
+    c->lr = 1e-3;
+    c->min_lr = 1e-4;
+    c->beta1 = 0.9;
+    c->beta2 = 0.95;
+    c->eps = 1e-8;
+    c->weight_decay = 0.1;
+    c->momentum = 0.9;
+    c->clip = 1.0;
+    c->warmup = 20;
+    c->steps = 1000;
+    c->eval_every = 100;
+    c->eval_batches = 20;
+    c->ckpt_every = 200;
+    c->keep = 3;
+    c->log_every = 10;
+    c->seed = 1;
+    c->threads = 0;
+    c->out = "runs/run";
+}
+
+#define OPT(name, type, field, help)                                                               \
+    { name, type, &c->field, help, 0 }
+ordo_opt *ordo_train_config_options(ordo_train_config *c) {
+    ordo_opt table[] = {
+        OPT("task", ORDO_OPT_STRING, task,
+            "built-in corpus when no --data: order | copy | reverse"),
+        OPT("data", ORDO_OPT_STRING, data, "train on this text file instead of a built-in corpus"),
+        OPT("tokenizer", ORDO_OPT_STRING, tokenizer, "tokenizer for --data: byte | gpt2"),
+        OPT("vocab", ORDO_OPT_STRING, vocab,
+            "gpt2 vocab dir (default $ORDO_VOCAB_DIR, else .cache/gpt2)"),
+        OPT("corpus-tokens", ORDO_OPT_INT, corpus_tokens, "size of the built-in order corpus"),
+        OPT("data-seed", ORDO_OPT_INT, data_seed, "seed of the built-in corpus"),
+        OPT("min-len", ORDO_OPT_INT, min_len, "copy/reverse: shortest training sequence n"),
+        OPT("max-len", ORDO_OPT_INT, max_len, "copy/reverse: longest training sequence n"),
+        OPT("pos", ORDO_OPT_STRING, pos, "position scheme: none|learned|sinusoidal|rope|alibi|t5"),
+        OPT("context", ORDO_OPT_INT, context, "training context length T (and T_max)"),
+        OPT("d-model", ORDO_OPT_INT, d_model, "channels C"),
+        OPT("layers", ORDO_OPT_INT, layers, "transformer blocks L"),
+        OPT("heads", ORDO_OPT_INT, heads, "attention heads NH (must divide d-model)"),
+        OPT("batch", ORDO_OPT_INT, batch, "sequences per step B"),
+        OPT("stride", ORDO_OPT_INT, stride, "sliding-window stride (0 = context)"),
+        OPT("shuffle", ORDO_OPT_INT, shuffle, "shuffle windows each epoch (1/0)"),
+        OPT("drop-last", ORDO_OPT_INT, drop_last, "drop the last partial batch (1/0)"),
+        OPT("val-frac", ORDO_OPT_FLOAT, val_frac, "fraction of tokens held out for validation"),
+        OPT("optimizer", ORDO_OPT_STRING, optimizer, "adamw | sgd"),
+        OPT("lr", ORDO_OPT_FLOAT, lr, "peak learning rate"),
+        OPT("min-lr", ORDO_OPT_FLOAT, min_lr, "learning rate at the end of the decay"),
+        OPT("schedule", ORDO_OPT_STRING, schedule, "cosine | constant | linear (after warmup)"),
+        OPT("warmup", ORDO_OPT_INT, warmup, "linear warmup steps"),
+        OPT("beta1", ORDO_OPT_FLOAT, beta1, "AdamW beta1"),
+        OPT("beta2", ORDO_OPT_FLOAT, beta2, "AdamW beta2"),
+        OPT("eps", ORDO_OPT_FLOAT, eps, "AdamW epsilon"),
+        OPT("weight-decay", ORDO_OPT_FLOAT, weight_decay,
+            "decay of 2-D tensors (not biases, LayerNorm gains)"),
+        OPT("no-decay-pos", ORDO_OPT_FLAG, no_decay_pos, "do not decay the position tables"),
+        OPT("momentum", ORDO_OPT_FLOAT, momentum, "SGD momentum"),
+        OPT("clip", ORDO_OPT_FLOAT, clip, "clip gradients to this global norm (0 = off)"),
+        OPT("steps", ORDO_OPT_INT, steps, "optimizer steps in total"),
+        OPT("eval-every", ORDO_OPT_INT, eval_every,
+            "evaluate val loss every N steps (0 = end only)"),
+        OPT("eval-batches", ORDO_OPT_INT, eval_batches, "val batches per evaluation (0 = all)"),
+        OPT("ckpt-every", ORDO_OPT_INT, ckpt_every, "checkpoint every N steps (and at the end)"),
+        OPT("keep", ORDO_OPT_INT, keep, "checkpoints kept (the newest K)"),
+        OPT("log-every", ORDO_OPT_INT, log_every, "write a metrics line every N steps"),
+        OPT("seed", ORDO_OPT_INT, seed, "seed of the weights and the shuffle"),
+        OPT("threads", ORDO_OPT_INT, threads, "threads for BLAS and OpenMP (0 = all cores)"),
+        OPT("init", ORDO_OPT_STRING, init, "start from these weights (.safetensors, same names)"),
+        OPT("out", ORDO_OPT_STRING, out, "run directory"),
+        {0},
+    };
+    ordo_opt *t = ordo_xmalloc(sizeof table);
+    memcpy(t, table, sizeof table);
+    return t;
+}
+#undef OPT
+
+int ordo_config_resumable(const char *key) {
+    static const char *const ok[] = {"steps", "eval-every", "eval-batches", "ckpt-every",
+                                     "keep",  "log-every",  "threads",      "out",
+                                     "vocab", "init",       "data",         NULL};
+    for (int i = 0; ok[i]; i++)
+        if (strcmp(ok[i], key) == 0) return 1;
+    return 0;
+}
+
+static ordo_status range_i(const char *name, long long v, long long lo, long long hi) {
+    if (v < lo || v > hi)
+        return ordo_error(ORDO_ERR_ARG, "--%s is %lld, expected %lld..%lld", name, v, lo, hi);
+    return ORDO_OK;
+}
+
+static ordo_status one_of(const char *name, const char *v, const char *const *choices) {
+    if (!v) return ordo_error(ORDO_ERR_ARG, "--%s is not set", name);
+    for (int i = 0; choices[i]; i++)
+        if (strcmp(v, choices[i]) == 0) return ORDO_OK;
+    char list[256] = "";
+    for (int i = 0; choices[i]; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
+                 choices[i]);
+    return ordo_error(ORDO_ERR_ARG, "--%s is '%s', expected one of %s", name, v, list);
+}
+
+ordo_status ordo_train_config_check(const ordo_train_config *c) {
+    ordo_status s;
+    static const char *const tasks[] = {"order", "copy", "reverse", NULL};
+    static const char *const toks[] = {"byte", "gpt2", NULL};
+    static const char *const poss[] = {"none",  "learned", "sinusoidal", "rope",
+                                       "alibi", "t5",      NULL};
+    static const char *const opts[] = {"adamw", "sgd", NULL};
+    static const char *const scheds[] = {"cosine", "constant", "linear", NULL};
+    if ((s = one_of("task", c->task, tasks)) || (s = one_of("tokenizer", c->tokenizer, toks)) ||
+        (s = one_of("pos", c->pos, poss)) || (s = one_of("optimizer", c->optimizer, opts)) ||
+        (s = one_of("schedule", c->schedule, scheds)))
+        return s;
+    if ((s = range_i("corpus-tokens", c->corpus_tokens, 100, 1LL << 31)) ||
+        (s = range_i("min-len", c->min_len, 1, 4096)) ||
+        (s = range_i("max-len", c->max_len, c->min_len, 4096)) ||
+        (s = range_i("context", c->context, 1, 1 << 16)) ||
+        (s = range_i("d-model", c->d_model, 1, 1 << 16)) ||
+        (s = range_i("layers", c->layers, 1, 1024)) || (s = range_i("heads", c->heads, 1, 256)) ||
+        (s = range_i("batch", c->batch, 1, 1 << 20)) ||
+        (s = range_i("stride", c->stride, 0, 1 << 30)) ||
+        (s = range_i("shuffle", c->shuffle, 0, 1)) ||
+        (s = range_i("drop-last", c->drop_last, 0, 1)) ||
+        (s = range_i("warmup", c->warmup, 0, 1LL << 40)) ||
+        (s = range_i("steps", c->steps, 1, 1LL << 40)) ||
+        (s = range_i("eval-every", c->eval_every, 0, 1LL << 40)) ||
+        (s = range_i("eval-batches", c->eval_batches, 0, 1LL << 40)) ||
+        (s = range_i("ckpt-every", c->ckpt_every, 0, 1LL << 40)) ||
+        (s = range_i("keep", c->keep, 1, 1000000)) ||
+        (s = range_i("log-every", c->log_every, 1, 1LL << 40)) ||
+        (s = range_i("threads", c->threads, 0, 4096)))
+        return s;
+    if (c->d_model % c->heads)
+        return ordo_error(ORDO_ERR_ARG, "--heads %lld does not divide --d-model %lld", c->heads,
+                          c->d_model);
+    if (strcmp(c->pos, "rope") == 0 && (c->d_model / c->heads) % 2)
+        return ordo_error(
+            ORDO_ERR_ARG,
+            "--pos rope needs an even head size, but d-model/heads = %lld/%lld = %lld", c->d_model,
+            c->heads, c->d_model / c->heads);
+    if (strcmp(c->pos, "sinusoidal") == 0 && c->d_model % 2)
+        return ordo_error(ORDO_ERR_ARG, "--pos sinusoidal needs an even --d-model, got %lld",
+                          c->d_model);
+    if (!(c->val_frac > 0 && c->val_frac < 1))
+        return ordo_error(ORDO_ERR_ARG, "--val-frac is %g, expected strictly between 0 and 1",
+                          c->val_frac);
+    if (!(c->lr > 0 && c->lr < 10))
+        return ordo_error(ORDO_ERR_ARG, "--lr is %g, expected in (0, 10)", c->lr);
+    if (!(c->min_lr >= 0 && c->min_lr <= c->lr))
+        return ordo_error(ORDO_ERR_ARG, "--min-lr is %g, expected 0..lr (%g)", c->min_lr, c->lr);
+    if (!(c->clip >= 0)) return ordo_error(ORDO_ERR_ARG, "--clip is %g, expected >= 0", c->clip);
+    if (!c->out || !*c->out) return ordo_error(ORDO_ERR_ARG, "--out is empty");
+    return ORDO_OK;
+}
+
+json_t *ordo_train_config_to_json(ordo_train_config *c) {
+    ordo_opt *opts = ordo_train_config_options(c);
+    json_t *o = json_object();
+    for (ordo_opt *p = opts; p->name; p++) {
+        switch (p->type) {
+        case ORDO_OPT_FLAG:
+            json_object_set_new(o, p->name, json_integer(*(int *)p->dst));
+            break;
+        case ORDO_OPT_INT:
+            json_object_set_new(o, p->name, json_integer(*(long long *)p->dst));
+            break;
+        case ORDO_OPT_FLOAT:
+            json_object_set_new(o, p->name, json_real(*(double *)p->dst));
+            break;
+        case ORDO_OPT_STRING: {
+            const char *s = *(const char **)p->dst;
+            json_object_set_new(o, p->name, s ? json_string(s) : json_null());
+            break;
+        }
+        }
+    }
+    free(opts);
+    return o;
+}
+
+typedef struct strnode {
+    struct strnode *next;
+    char s[];
+} strnode;
+static strnode *strings;
+
+static const char *keep_string(const char *s) {
+    size_t n = strlen(s) + 1;
+    strnode *k = ordo_xmalloc(sizeof *k + n);
+    memcpy(k->s, s, n);
+    k->next = strings;
+    strings = k;
+    return k->s;
+}
+
+void ordo_config_strings_free(void) {
+    while (strings) {
+        strnode *n = strings->next;
+        free(strings);
+        strings = n;
+    }
+}
+
+ordo_status ordo_train_config_from_json(ordo_train_config *c, json_t *obj, const char *source,
+                                        int skip_seen, ordo_opt *opts) {
+    if (!json_is_object(obj))
+        return ordo_error(ORDO_ERR_FORMAT, "%s: expected a JSON object of options", source);
+    ordo_opt *own = opts ? NULL : ordo_train_config_options(c);
+    ordo_opt *table = opts ? opts : own;
+    const char *key;
+    json_t *v;
+    ordo_status s = ORDO_OK;
+    json_object_foreach(obj, key, v) {
+        ordo_opt *p = ordo_args_find(table, key);
+        if (!p) {
+            s = ordo_error(ORDO_ERR_FORMAT,
+                           "%s: unknown key \"%s\" (keys are the option names of "
+                           "'ordo train --help')",
+                           source, key);
+            break;
+        }
+        if (skip_seen && p->seen) continue;
+        switch (p->type) {
+        case ORDO_OPT_FLAG:
+            if (json_is_integer(v) || json_is_boolean(v))
+                *(int *)p->dst = json_is_integer(v) ? json_integer_value(v) != 0 : json_is_true(v);
+            else
+                s = ordo_error(ORDO_ERR_FORMAT, "%s: \"%s\" must be true/false or 0/1", source,
+                               key);
+            break;
+        case ORDO_OPT_INT:
+            if (json_is_integer(v))
+                *(long long *)p->dst = json_integer_value(v);
+            else
+                s = ordo_error(ORDO_ERR_FORMAT, "%s: \"%s\" must be an integer", source, key);
+            break;
+        case ORDO_OPT_FLOAT:
+            if (json_is_number(v) && isfinite(json_number_value(v)))
+                *(double *)p->dst = json_number_value(v);
+            else
+                s = ordo_error(ORDO_ERR_FORMAT, "%s: \"%s\" must be a finite number", source, key);
+            break;
+        case ORDO_OPT_STRING:
+            if (json_is_string(v))
+                *(const char **)p->dst = keep_string(json_string_value(v));
+            else if (json_is_null(v))
+                *(const char **)p->dst = NULL;
+            else
+                s = ordo_error(ORDO_ERR_FORMAT, "%s: \"%s\" must be a string", source, key);
+            break;
+        }
+        if (s) break;
+    }
+    free(own);
+    return s;
+}
+
+ordo_status ordo_train_config_compare(ordo_train_config *ckpt, ordo_train_config *now) {
+    json_t *a = ordo_train_config_to_json(ckpt), *b = ordo_train_config_to_json(now);
+    const char *key;
+    json_t *va;
+    ordo_status s = ORDO_OK;
+    json_object_foreach(a, key, va) {
+        if (ordo_config_resumable(key)) continue;
+        json_t *vb = json_object_get(b, key);
+        if (vb && json_equal(va, vb)) continue;
+        char *sa = json_dumps(va, JSON_ENCODE_ANY),
+             *sb = vb ? json_dumps(vb, JSON_ENCODE_ANY) : NULL;
+        s = ordo_error(ORDO_ERR_ARG,
+                       "--%s is %s but the checkpoint was trained with %s; resuming would not "
+                       "continue the same run (start a new --out instead)",
+                       key, sb ? sb : "unset", sa);
+        free(sa);
+        free(sb);
+        break;
+    }
+    json_decref(a);
+    json_decref(b);
+    return s;
+}

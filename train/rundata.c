@@ -1,0 +1,108 @@
+// Data of a run (see rundata.h). The built-in corpora regenerate from their seed in well
+// under a second, so nothing but the config is stored in a run directory.
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/dataset.h"
+#include "framework/fileio.h"
+#include "rundata.h"
+
+#define MAX_DATA_BYTES ((size_t)2 << 30)
+
+static ordo_status load_corpus(ordo_rundata *d, const ordo_train_config *cfg) {
+    ordo_task task;
+    ordo_status s = ordo_task_parse(cfg->task, &task);
+    if (s) return s;
+    ordo_corpus_opts o;
+    ordo_corpus_default_opts(task, &o);
+    o.seed = (uint64_t)cfg->data_seed;
+    o.n_tokens = (size_t)cfg->corpus_tokens;
+    o.min_len = (int)cfg->min_len;
+    o.max_len = (int)cfg->max_len;
+    s = ordo_corpus_generate(task, &o, &d->corpus);
+    if (s) return ordo_error_wrap(s, "corpus %s", cfg->task);
+    d->is_corpus = 1;
+    d->vocab_size = d->corpus.vocab_size;
+    d->n = d->corpus.n;
+    d->tokens = ordo_xmalloc(d->n * sizeof(int32_t));
+    memcpy(d->tokens, d->corpus.tokens, d->n * sizeof(int32_t));
+    d->example_len = d->corpus.example_len;
+    int masked = 0;
+    for (size_t k = 0; k < d->n; k++) masked |= !d->corpus.mask[k];
+    if (masked) {
+        d->targets = ordo_xmalloc(d->n * sizeof(int32_t));
+        for (size_t k = 0; k < d->n; k++) d->targets[k] = d->corpus.mask[k] ? d->tokens[k] : -1;
+    }
+    return ORDO_OK;
+}
+
+static ordo_status load_file(ordo_rundata *d, const ordo_train_config *cfg) {
+    ordo_tokenizer_kind kind;
+    ordo_status s = ordo_tokenizer_parse_kind(cfg->tokenizer, &kind);
+    if (s) return s;
+    if ((s = ordo_tokenizer_load(kind, cfg->vocab, &d->tok))) return s;
+    char *text;
+    size_t len;
+    if ((s = ordo_read_file(cfg->data, MAX_DATA_BYTES, &text, &len))) return s;
+    if (len == 0) {
+        free(text);
+        return ordo_error(ORDO_ERR_ARG, "%s: the data file is empty", cfg->data);
+    }
+    s = ordo_tokenizer_encode(d->tok, text, len, 0, &d->tokens, &d->n);
+    free(text);
+    if (s) return ordo_error_wrap(s, "%s", cfg->data);
+    d->vocab_size = ordo_tokenizer_vocab_size(d->tok);
+    return ORDO_OK;
+}
+
+ordo_status ordo_rundata_load(ordo_rundata *d, const ordo_train_config *cfg) {
+    memset(d, 0, sizeof *d);
+    ordo_status s = cfg->data ? load_file(d, cfg) : load_corpus(d, cfg);
+    if (s) {
+        ordo_rundata_free(d);
+        return s;
+    }
+    if ((s = ordo_split_tokens(d->n, cfg->val_frac, &d->n_train))) return s;
+    if (d->example_len > 0) // keep whole examples on each side of the split
+        d->n_train = d->n_train / (size_t)d->example_len * (size_t)d->example_len;
+    return ORDO_OK;
+}
+
+ordo_status ordo_rundata_encode(ordo_rundata *d, const char *text, int32_t **ids, size_t *n) {
+    if (!d->is_corpus) return ordo_tokenizer_encode(d->tok, text, strlen(text), 0, ids, n);
+    // corpus words, separated by spaces; an unknown word is an error naming it
+    size_t cap = strlen(text) / 2 + 2, k = 0;
+    int32_t *out = ordo_xmalloc(cap * sizeof *out);
+    char *copy = ordo_xstrdup(text), *save = NULL;
+    for (char *w = strtok_r(copy, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
+        int id = -1;
+        for (int v = 0; v < d->corpus.vocab_size && id < 0; v++)
+            if (strcmp(d->corpus.words[v], w) == 0) id = v;
+        if (id < 0) {
+            ordo_status s = ordo_error(ORDO_ERR_ARG, "'%s' is not a word of the %s corpus", w,
+                                       ordo_task_name(d->corpus.task));
+            free(copy);
+            free(out);
+            return s;
+        }
+        out[k++] = id;
+    }
+    free(copy);
+    *ids = out;
+    *n = k;
+    return ORDO_OK;
+}
+
+ordo_status ordo_rundata_decode(ordo_rundata *d, const int32_t *ids, size_t n, char **text) {
+    if (d->is_corpus) return ordo_corpus_decode(&d->corpus, ids, n, text);
+    size_t len;
+    return ordo_tokenizer_decode(d->tok, ids, n, text, &len);
+}
+
+void ordo_rundata_free(ordo_rundata *d) {
+    free(d->tokens);
+    free(d->targets);
+    if (d->is_corpus) ordo_corpus_free(&d->corpus);
+    if (d->tok) ordo_tokenizer_free(d->tok);
+    memset(d, 0, sizeof *d);
+}

@@ -1,0 +1,35 @@
+// The training loop behind `ordo train`: build (or restore) a run from its config, step the
+// optimizer, evaluate, log metrics.jsonl, checkpoint, and stop safely on a signal or a
+// non-finite loss. Also the evaluation used by `ordo eval`.
+#ifndef ORDO_TRAINER_H
+#define ORDO_TRAINER_H
+#include "data/dataset.h"
+#include "framework/optim.h"
+#include "models/gpt.h"
+#include "train/config.h"
+#include "train/rundata.h"
+
+typedef struct ordo_train_request {
+    ordo_train_config *cfg; // the parsed options (defaults, --config, flags)
+    ordo_opt *opts;         // the option table (which flags were given)
+    const char *resume;     // run dir to resume, or NULL
+    long long stop_after;   // stop (checkpoint, exit) after this step; 0 = never
+    long long poison_step;  // tests only: a NaN is written into wte before this step (0 = off)
+} ordo_train_request;
+
+// Runs a whole training (or its continuation). ORDO_ERR_INTERRUPTED after a signal or
+// --stop-after, with a checkpoint written; ORDO_ERR_NUMERIC on a non-finite loss, with the
+// last good checkpoint left as it was.
+ordo_status ordo_train(const ordo_train_request *req);
+
+// Mean loss over the targets of windows [0, max_windows) of ds (all if 0), in batches of B,
+// without recording a tape. *count receives the number of counted targets.
+ordo_status ordo_eval_loss(ordo_gpt *m, ordo_ctx *ctx, const ordo_dataset *ds, int B,
+                           size_t max_windows, double *loss, size_t *count);
+
+// Loads a run for evaluation or sampling: the config and newest valid checkpoint of dir
+// (model and data rebuilt from the config). *step receives the checkpoint's step.
+ordo_status ordo_run_open(const char *dir, ordo_train_config *cfg, ordo_rundata *data, ordo_gpt *m,
+                          int64_t *step);
+
+#endif
