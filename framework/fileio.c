@@ -3,6 +3,7 @@
 // Deliberately not here: streaming readers, locking, or cleaning up temporary files left by
 // a process that was killed (they never carry the final name, so they are only litter).
 #include <errno.h>
+#include <jansson.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
@@ -185,4 +186,14 @@ ordo_status ordo_mkdir_p(const char *path, mode_t mode) {
     }
     free(p);
     return ORDO_OK;
+}
+
+ordo_status ordo_write_json_atomic(const char *path, const json_t *j) {
+    char *text = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(9));
+    if (!text) return ordo_error(ORDO_ERR_ARG, "%s: the value cannot be written as JSON", path);
+    size_t lens[2] = {strlen(text), 1};
+    const void *parts[2] = {text, "\n"};
+    ordo_status s = ordo_write_atomic(path, parts, lens, 2);
+    free(text);
+    return s;
 }

@@ -21,6 +21,10 @@ ordo_status ordo_read_file(const char *path, size_t max_bytes, char **buf, size_
 ordo_status ordo_write_atomic(const char *path, const void *const *parts, const size_t *lens,
                               int nparts);
 
+// Writes a JSON value (indented, keys sorted, a final newline) with ordo_write_atomic.
+typedef struct json_t json_t;
+ordo_status ordo_write_json_atomic(const char *path, const json_t *j);
+
 // Creates `path` and any missing parents with `mode` (e.g. 0755); an existing directory is
 // fine. Errors: ORDO_ERR_IO naming the component that could not be created.
 ordo_status ordo_mkdir_p(const char *path, mode_t mode);

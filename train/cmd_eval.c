@@ -1,14 +1,17 @@
 // `ordo eval RUN_DIR`: validation loss and perplexity of the newest checkpoint at each
-// requested context length, on the run's own validation split. Non-overlapping windows
-// (stride = T), every window of the split unless --max-windows says otherwise. A learned
-// position table cannot go past its length; the table says so instead of giving a number.
+// requested context length, in nonoverlapping or sliding windows (train/evaluate.h), with
+// the loss by position within the window, and exact match per length for copy/reverse.
+// A learned position table cannot go past its length: the table says so instead of a number.
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "train/commands.h"
+#include "framework/fileio.h"
 #include "framework/threads.h"
-#include "train/trainer.h"
+#include "train/args.h"
+#include "train/commands.h"
+#include "train/config.h"
+#include "train/evaluate.h"
 
 static ordo_status parse_lengths(const char *s, int *out, int *n, int max) {
     *n = 0;
@@ -27,17 +30,102 @@ static ordo_status parse_lengths(const char *s, int *out, int *n, int max) {
     return ORDO_OK;
 }
 
+// The mean loss over each eighth of the window (or each position when T <= 8).
+static void print_positions(json_t *pl) {
+    size_t T = json_array_size(pl), parts = T < 8 ? T : 8;
+    for (size_t k = 0; k < parts; k++) {
+        double sum = 0;
+        size_t cnt = 0;
+        for (size_t t = k * T / parts; t < (k + 1) * T / parts; t++) {
+            json_t *v = json_array_get(pl, t);
+            if (json_is_number(v)) sum += json_number_value(v), cnt++;
+        }
+        if (cnt)
+            printf(" %7.4f", sum / cnt);
+        else
+            printf(" %7s", "-");
+    }
+    printf("\n");
+}
+
+static void print_table(json_t *r) {
+    printf("run %s, step %lld, pos %s, trained at T=%lld, %s windows\n",
+           json_string_value(json_object_get(r, "run")),
+           (long long)json_integer_value(json_object_get(r, "step")),
+           json_string_value(json_object_get(r, "pos")),
+           (long long)json_integer_value(json_object_get(r, "train_context")),
+           json_string_value(json_object_get(r, "mode")));
+    printf("%8s %10s %12s %10s %8s\n", "T", "val_loss", "perplexity", "targets", "windows");
+    size_t i;
+    json_t *row;
+    json_t *res = json_object_get(r, "results");
+    json_array_foreach(res, i, row) {
+        int T = (int)json_integer_value(json_object_get(row, "context"));
+        json_t *loss = json_object_get(row, "val_loss");
+        if (!json_is_number(loss))
+            printf("%8d %10s %12s %10s %8s  (%s)\n", T, "n/a", "n/a", "-", "-",
+                   json_string_value(json_object_get(row, "note")));
+        else
+            printf("%8d %10.4f %12.4f %10lld %8lld\n", T, json_number_value(loss),
+                   json_number_value(json_object_get(row, "val_ppl")),
+                   (long long)json_integer_value(json_object_get(row, "targets")),
+                   (long long)json_integer_value(json_object_get(row, "windows")));
+    }
+    int header = 0;
+    json_array_foreach(res, i, row) {
+        json_t *ol = json_object_get(row, "order_loss");
+        if (!json_is_number(ol)) continue;
+        if (!header++)
+            printf("loss on the order-dependent tokens only (ln 2 = %.4f is a guess between two "
+                   "nouns):\n",
+                   log(2.0));
+        printf("%8lld %10.4f %23lld targets\n",
+               (long long)json_integer_value(json_object_get(row, "context")),
+               json_number_value(ol),
+               (long long)json_integer_value(json_object_get(row, "order_targets")));
+    }
+    printf("loss by position within the window (mean over each eighth, first to last):\n");
+    json_array_foreach(res, i, row) {
+        json_t *pl = json_object_get(row, "loss_by_position");
+        if (!pl) continue;
+        printf("%8lld", (long long)json_integer_value(json_object_get(row, "context")));
+        print_positions(pl);
+    }
+    json_t *acc = json_object_get(r, "accuracy");
+    if (!acc) return;
+    printf("exact match by length n (%s, trained on n = %lld..%lld):\n",
+           json_string_value(json_object_get(acc, "task")),
+           (long long)json_integer_value(json_object_get(acc, "train_min_len")),
+           (long long)json_integer_value(json_object_get(acc, "train_max_len")));
+    json_array_foreach(json_object_get(acc, "by_length"), i, row) {
+        json_t *em = json_object_get(row, "exact_match");
+        printf("  n=%-3lld ", (long long)json_integer_value(json_object_get(row, "n")));
+        if (json_is_number(em))
+            printf("%6.3f\n", json_number_value(em));
+        else
+            printf("   n/a  (%s)\n", json_string_value(json_object_get(row, "note")));
+    }
+}
+
 ordo_status ordo_cmd_eval(int argc, char **argv) {
-    const char *contexts = NULL;
-    long long batch = 8, max_windows = 0, threads = 0;
-    int json = 0;
+    const char *contexts = NULL, *mode = "nonoverlap";
+    long long batch = 8, max_windows = 0, threads = 0, stride = 0, examples = 200, max_n = 0;
+    int json = 0, save = 0;
     ordo_opt opts[] = {
         {"context", ORDO_OPT_STRING, &contexts,
          "comma-separated lengths (default: the training context)", 0},
+        {"mode", ORDO_OPT_STRING, &mode,
+         "nonoverlap | sliding (each target once, up to T of context)", 0},
+        {"stride", ORDO_OPT_INT, &stride, "sliding: window step (0 = T/4)", 0},
         {"batch", ORDO_OPT_INT, &batch, "windows per forward pass", 0},
         {"max-windows", ORDO_OPT_INT, &max_windows, "windows per length (0 = the whole split)", 0},
+        {"examples", ORDO_OPT_INT, &examples, "copy/reverse: examples per length n", 0},
+        {"max-n", ORDO_OPT_INT, &max_n, "copy/reverse: longest n (0 = twice the training max-len)",
+         0},
         {"threads", ORDO_OPT_INT, &threads, "threads (0 = all cores)", 0},
-        {"json", ORDO_OPT_FLAG, &json, "print JSON instead of a table", 0},
+        {"json", ORDO_OPT_FLAG, &json, "print the JSON report instead of a table", 0},
+        {"save", ORDO_OPT_FLAG, &save, "also write the report to RUN_DIR/eval.json (for compare)",
+         0},
         {0},
     };
     const char **pos = ordo_xcalloc((size_t)argc + 1, sizeof *pos);
@@ -48,67 +136,50 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
         free(pos);
         return ORDO_OK;
     }
+    int lens[64], nlen = 0;
+    ordo_eval_request q = {.batch = (int)batch,
+                           .max_windows = (size_t)max_windows,
+                           .examples = (int)examples,
+                           .max_n = (int)max_n,
+                           .stride = (int)stride};
     if (!s && npos != 1)
         s = ordo_error(ORDO_ERR_ARG, "expected one RUN_DIR, got %d arguments", npos);
+    if (!s) s = ordo_eval_mode_parse(mode, &q.mode);
     if (!s && (batch < 1 || batch > 4096))
-        s = ordo_error(ORDO_ERR_ARG, "--batch %lld, expected 1..4096", batch);
-    if (s) {
-        free(pos);
-        return s;
+        s = ordo_error(ORDO_ERR_ARG, "--batch is %lld, expected 1..4096", batch);
+    if (!s && (stride < 0 || stride > (1 << 20)))
+        s = ordo_error(ORDO_ERR_ARG, "--stride is %lld, expected 0..2^20", stride);
+    if (!s && (examples < 0 || examples > 100000))
+        s = ordo_error(ORDO_ERR_ARG, "--examples is %lld, expected 0..100000", examples);
+    if (!s && (max_n < 0 || max_n > 4096))
+        s = ordo_error(ORDO_ERR_ARG, "--max-n is %lld, expected 0..4096", max_n);
+    if (!s && (max_windows < 0))
+        s = ordo_error(ORDO_ERR_ARG, "--max-windows is %lld, expected >= 0", max_windows);
+    if (!s && (threads < 0 || threads > 4096))
+        s = ordo_error(ORDO_ERR_ARG, "--threads is %lld, expected 0..4096", threads);
+    if (!s && contexts) s = parse_lengths(contexts, lens, &nlen, 64);
+    json_t *report = NULL;
+    if (!s) {
+        ordo_set_threads((int)threads);
+        q.run_dir = pos[0];
+        q.lengths = contexts ? lens : NULL;
+        q.nlen = nlen;
+        s = ordo_eval_run(&q, &report);
     }
-    ordo_set_threads((int)threads);
-    ordo_train_config cfg;
-    ordo_rundata data;
-    ordo_gpt m;
-    int64_t step;
-    if ((s = ordo_run_open(pos[0], &cfg, &data, &m, &step))) {
-        free(pos);
-        ordo_config_strings_free();
-        return s;
-    }
-    int lens[64], nlen = 1;
-    lens[0] = (int)cfg.context;
-    if (contexts) s = parse_lengths(contexts, lens, &nlen, 64);
-    ordo_ctx ctx;
-    ordo_ctx_init(&ctx);
-    const int32_t *val = data.tokens + data.n_train;
-    size_t nval = data.n - data.n_train;
-    if (json)
-        printf("{\"run\":\"%s\",\"step\":%lld,\"pos\":\"%s\",\"results\":[", pos[0],
-               (long long)step, cfg.pos);
-    else
-        printf("run %s, step %lld, pos %s, trained at T=%lld\n%8s %10s %12s %9s\n", pos[0],
-               (long long)step, cfg.pos, cfg.context, "T", "val_loss", "perplexity", "windows");
-    for (int i = 0; i < nlen && !s; i++) {
-        int T = lens[i];
-        const char *why = NULL;
-        ordo_dataset ds;
-        if (m.cfg.pos == ORDO_POS_LEARNED && T > m.cfg.T_max)
-            why = "past the learned table";
-        else if (ordo_dataset_init(&ds, val, nval, T, T) != ORDO_OK)
-            why = "val split too short";
-        double loss = NAN;
-        size_t cnt = 0;
-        if (!why) {
-            ds.targets = data.targets ? data.targets + data.n_train : NULL;
-            s = ordo_eval_loss(&m, &ctx, &ds, (int)batch, (size_t)max_windows, &loss, &cnt);
-        }
-        if (json) {
-            printf("%s{\"context\":%d,", i ? "," : "", T);
-            if (why)
-                printf("\"val_loss\":null,\"note\":\"%s\"}", why);
-            else
-                printf("\"val_loss\":%.9g,\"val_ppl\":%.9g,\"targets\":%zu}", loss, exp(loss), cnt);
-        } else if (why)
-            printf("%8d %10s %12s %9s  (%s)\n", T, "n/a", "n/a", "-", why);
+    if (!s) {
+        char *text = json_dumps(report, JSON_INDENT(1) | JSON_REAL_PRECISION(9));
+        if (json)
+            printf("%s\n", text);
         else
-            printf("%8d %10.4f %12.4f %9zu\n", T, loss, exp(loss),
-                   ds.count < (size_t)max_windows || !max_windows ? ds.count : (size_t)max_windows);
+            print_table(report);
+        if (save) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/eval.json", pos[0]);
+            s = ordo_write_json_atomic(path, report);
+        }
+        free(text);
     }
-    if (json) printf("]}\n");
-    ordo_ctx_free(&ctx);
-    ordo_gpt_free(&m);
-    ordo_rundata_free(&data);
+    json_decref(report);
     ordo_config_strings_free();
     free(pos);
     return s;

@@ -15,6 +15,7 @@ static const command commands[] = {
     {"train", ordo_cmd_train, "train a model (or --resume a run) with a chosen position scheme"},
     {"eval", ordo_cmd_eval, "validation loss and perplexity of a run at given context lengths"},
     {"sample", ordo_cmd_sample, "generate text from a run's newest checkpoint"},
+    {"sweep", ordo_cmd_sweep, "train every position scheme x seed on equal terms, then evaluate each"},
     {"tokenize", ordo_cmd_tokenize, "encode text to token ids, or decode ids back to text"},
 };
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])

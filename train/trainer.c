@@ -85,6 +85,7 @@ typedef struct trainer {
     int32_t *in, *tg; // (B, T)
     FILE *metrics;
     int tty;
+    double elapsed0, t_start; // wall time of the steps before this process, and its start
 } trainer;
 
 static ordo_status model_config(const ordo_train_config *c, int V, ordo_gpt_config *g) {
@@ -161,21 +162,6 @@ static void destroy(trainer *tr) {
     json_decref(tr->cfg_json);
 }
 
-static ordo_status write_json(const char *dir, const char *file, json_t *j) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, file);
-    char *text = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS);
-    size_t len = strlen(text);
-    char *buf = ordo_xmalloc(len + 2);
-    memcpy(buf, text, len);
-    buf[len++] = '\n';
-    const void *parts[1] = {buf};
-    ordo_status s = ordo_write_atomic(path, parts, &len, 1);
-    free(text);
-    free(buf);
-    return s;
-}
-
 // Keeps the metrics lines of steps <= step (a killed run may have logged past its last
 // checkpoint, or left half a line), rewriting the file atomically, then opens it to append.
 static ordo_status metrics_open(trainer *tr, int64_t step) {
@@ -193,6 +179,10 @@ static ordo_status metrics_open(trainer *tr, int64_t step) {
         if (!nl) break; // a partial last line
         long long st = -1;
         if (sscanf(buf + i, "{\"step\":%lld", &st) == 1 && st > step) break;
+        *nl = 0; // the wall time goes on from the last line kept
+        const char *e = strstr(buf + i, "\"elapsed_s\":");
+        if (e) tr->elapsed0 = strtod(e + 12, NULL);
+        *nl = '\n';
         i = (size_t)(nl - buf) + 1;
         keep = i;
     }
@@ -213,7 +203,8 @@ static ordo_status metrics_open(trainer *tr, int64_t step) {
 static void log_metrics(trainer *tr, double loss, double lr, double tps, double val) {
     fprintf(tr->metrics, "{\"step\":%" PRId64 ",\"train_loss\":%.9g,", tr->step, loss);
     if (!isnan(val)) fprintf(tr->metrics, "\"val_loss\":%.9g,\"val_ppl\":%.9g,", val, exp(val));
-    fprintf(tr->metrics, "\"lr\":%.9g,\"tokens_per_s\":%.1f}\n", lr, tps);
+    fprintf(tr->metrics, "\"lr\":%.9g,\"tokens_per_s\":%.1f,\"elapsed_s\":%.3f}\n", lr, tps,
+            tr->elapsed0 + now_s() - tr->t_start);
     fflush(tr->metrics);
 }
 
@@ -440,7 +431,9 @@ ordo_status ordo_train(const ordo_train_request *req) {
     ordo_set_threads((int)tr.cfg.threads);
     if ((s = ordo_mkdir_p(tr.cfg.out, 0755))) goto done;
     tr.cfg_json = ordo_train_config_to_json(&tr.cfg);
-    if ((s = write_json(tr.cfg.out, "config.json", tr.cfg_json))) goto done;
+    char cfg_path[4096];
+    snprintf(cfg_path, sizeof cfg_path, "%s/config.json", tr.cfg.out);
+    if ((s = ordo_write_json_atomic(cfg_path, tr.cfg_json))) goto done;
     if ((s = metrics_open(&tr, tr.step))) goto done;
     tr.tty = isatty(STDERR_FILENO);
     if (!restored)
@@ -448,6 +441,7 @@ ordo_status ordo_train(const ordo_train_request *req) {
                tr.cfg.data ? tr.cfg.data : tr.cfg.task, tr.cfg.pos, ordo_gpt_num_params(&tr.model),
                tr.data.n_train, tr.data.n - tr.data.n_train, tr.cfg.out);
 
+    tr.t_start = now_s();
     stop_signal = 0;
     struct sigaction sa = {0}, old_int, old_term;
     sa.sa_handler = on_signal;

@@ -1,0 +1,188 @@
+// Evaluation at any context length (see evaluate.h). Losses are computed here from the
+// logits, in double, per scored position, so that the loss by position comes for free;
+// the model's own fused cross-entropy is for training.
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "evaluate.h"
+
+// Logits are (rows, T, V) floats: keep a forward's logits near 256 MiB at most.
+#define MAX_LOGIT_FLOATS ((size_t)64 << 20)
+
+static const char *const mode_names[] = {"nonoverlap", "sliding"};
+
+ordo_status ordo_eval_mode_parse(const char *name, ordo_eval_mode *out) {
+    for (int i = 0; i < 2; i++)
+        if (name && strcmp(name, mode_names[i]) == 0) {
+            *out = (ordo_eval_mode)i;
+            return ORDO_OK;
+        }
+    return ordo_error(ORDO_ERR_ARG, "--mode is '%s', expected nonoverlap or sliding",
+                      name ? name : "(null)");
+}
+
+const char *ordo_eval_mode_name(ordo_eval_mode m) {
+    return mode_names[m];
+}
+
+// -log softmax(logits)[target], in double.
+static double token_loss(const float *logits, int V, int target) {
+    float mx = logits[0];
+    for (int v = 1; v < V; v++) mx = logits[v] > mx ? logits[v] : mx;
+    double sum = 0;
+    for (int v = 0; v < V; v++) sum += exp((double)logits[v] - mx);
+    return mx + log(sum) - logits[target];
+}
+
+static int argmax(const float *x, int n) {
+    int best = 0;
+    for (int i = 1; i < n; i++)
+        if (x[i] > x[best]) best = i;
+    return best;
+}
+
+// The windows of a mode, one at a time: begin is the first input token; positions
+// t >= from are scored (their targets are tokens begin+t+1).
+typedef struct window_iter {
+    ordo_eval_mode mode;
+    size_t n, begin, done; // done: targets 1..done of the stream are scored
+    int T, S, started;
+} window_iter;
+
+static int next_window(window_iter *w, size_t *begin, int *from) {
+    size_t last = w->n - 1 - (size_t)w->T; // the last begin with a full window
+    if (w->mode == ORDO_EVAL_NONOVERLAP) {
+        size_t b = w->started ? w->begin + (size_t)w->T : 0;
+        if (b >= w->n - (size_t)w->T) return 0; // range(0, n - T, T)
+        w->begin = b, w->started = 1;
+        *begin = b, *from = 0;
+        return 1;
+    }
+    if (w->started && w->done >= w->n - 1) return 0;
+    size_t b = w->started ? w->begin + (size_t)w->S : 0;
+    if (b > last) b = last;
+    w->begin = b, w->started = 1;
+    *begin = b;
+    *from = w->done > b ? (int)(w->done - b) : 0;
+    w->done = b + (size_t)w->T;
+    return 1;
+}
+
+ordo_status ordo_eval_stream(ordo_gpt *m, ordo_ctx *ctx, const int32_t *tokens,
+                             const int32_t *targets, size_t n, int T, ordo_eval_mode mode,
+                             int stride, int B, size_t max_windows, ordo_eval_result *r) {
+    memset(r, 0, sizeof *r);
+    r->context = T;
+    r->loss = NAN;
+    if (T < 1) return ordo_error(ORDO_ERR_ARG, "context %d, expected >= 1", T);
+    if (n < (size_t)T + 1)
+        return ordo_error(ORDO_ERR_ARG,
+                          "the stream has %zu tokens; a window of %d needs %d (inputs and the "
+                          "next-token targets)",
+                          n, T, T + 1);
+    if (mode == ORDO_EVAL_SLIDING && (stride < 1 || stride > T))
+        return ordo_error(ORDO_ERR_ARG, "--stride %d, expected 1..T (%d)", stride, T);
+    if (m->cfg.pos == ORDO_POS_LEARNED && T > m->cfg.T_max)
+        return ordo_error(ORDO_ERR_ARG,
+                          "context %d is past the learned position table (T_max %d); the "
+                          "learned scheme cannot describe those positions",
+                          T, m->cfg.T_max);
+    int V = m->cfg.V;
+    size_t per_window = (size_t)T * (size_t)V;
+    if (per_window > MAX_LOGIT_FLOATS)
+        B = 1;
+    else if ((size_t)B * per_window > MAX_LOGIT_FLOATS)
+        B = (int)(MAX_LOGIT_FLOATS / per_window);
+    int32_t *in = ordo_xmalloc((size_t)B * T * sizeof *in);
+    int32_t *tg = ordo_xmalloc((size_t)B * T * sizeof *tg);
+    r->pos_loss = ordo_xcalloc((size_t)T, sizeof *r->pos_loss);
+    r->pos_count = ordo_xcalloc((size_t)T, sizeof *r->pos_count);
+    window_iter it = {.mode = mode, .n = n, .T = T, .S = stride};
+    double sum = 0;
+    int saved = ctx->grad_enabled;
+    ctx->grad_enabled = 0;
+    ordo_status s = ORDO_OK;
+    for (int more = 1; more && !s;) {
+        int rows = 0;
+        while (rows < B && (!max_windows || r->windows < max_windows)) {
+            size_t b;
+            int from;
+            if (!(more = next_window(&it, &b, &from))) break;
+            memcpy(in + (size_t)rows * T, tokens + b, (size_t)T * sizeof *in);
+            for (int t = 0; t < T; t++) {
+                int32_t y = targets ? targets[b + t + 1] : tokens[b + t + 1];
+                tg[(size_t)rows * T + t] = t >= from ? y : -1;
+            }
+            rows++;
+            r->windows++;
+        }
+        if (max_windows && r->windows >= max_windows) more = 0;
+        if (!rows) break;
+        ordo_ctx_reset(ctx);
+        ordo_tensor *logits;
+        if ((s = ordo_gpt_forward(m, ctx, in, NULL, rows, T, &logits, NULL))) break;
+        for (int i = 0; i < rows * T; i++) {
+            if (tg[i] < 0) continue;
+            double l = token_loss(logits->data + (size_t)i * V, V, tg[i]);
+            sum += l;
+            r->targets++;
+            r->pos_loss[i % T] += l;
+            r->pos_count[i % T]++;
+        }
+    }
+    ctx->grad_enabled = saved;
+    free(in);
+    free(tg);
+    for (int t = 0; t < T; t++)
+        r->pos_loss[t] = r->pos_count[t] ? r->pos_loss[t] / r->pos_count[t] : NAN;
+    r->loss = r->targets ? sum / (double)r->targets : NAN;
+    return s;
+}
+
+void ordo_eval_result_free(ordo_eval_result *r) {
+    free(r->pos_loss);
+    free(r->pos_count);
+    r->pos_loss = NULL;
+    r->pos_count = NULL;
+}
+
+ordo_status ordo_eval_seq_accuracy(ordo_gpt *m, ordo_ctx *ctx, ordo_task task, int alphabet, int n,
+                                   int examples, uint64_t seed, double *accuracy) {
+    int len = 2 * n + 3, T = len - 1; // inputs: all but <eos>
+    if (m->cfg.pos == ORDO_POS_LEARNED && T > m->cfg.T_max)
+        return ordo_error(ORDO_ERR_ARG, "length %d needs %d positions, past the learned table (%d)",
+                          n, T, m->cfg.T_max);
+    enum { CHUNK = 64 };
+    int32_t *ex = ordo_xmalloc((size_t)CHUNK * len * sizeof *ex);
+    int32_t *in = ordo_xmalloc((size_t)CHUNK * T * sizeof *in);
+    ordo_rng r;
+    ordo_rng_seed(&r, seed ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(n + 1)));
+    int right = 0, saved = ctx->grad_enabled;
+    ctx->grad_enabled = 0;
+    ordo_status s = ORDO_OK;
+    for (int done = 0; done < examples && !s;) {
+        int rows = examples - done < CHUNK ? examples - done : CHUNK;
+        for (int i = 0; i < rows; i++) {
+            ordo_seq_example(task, alphabet, n, &r, ex + (size_t)i * len, NULL);
+            memcpy(in + (size_t)i * T, ex + (size_t)i * len, (size_t)T * sizeof *in);
+        }
+        ordo_ctx_reset(ctx);
+        ordo_tensor *logits;
+        if ((s = ordo_gpt_forward(m, ctx, in, NULL, rows, T, &logits, NULL))) break;
+        int V = m->cfg.V;
+        for (int i = 0; i < rows; i++) {
+            int ok = 1;
+            for (int t = n + 1; t < T && ok; t++) // position t predicts token t+1: y1..yn, <eos>
+                ok = argmax(logits->data + ((size_t)i * T + t) * V, V) ==
+                     ex[(size_t)i * len + t + 1];
+            right += ok;
+        }
+        done += rows;
+    }
+    ctx->grad_enabled = saved;
+    free(ex);
+    free(in);
+    *accuracy = examples ? (double)right / examples : NAN;
+    return s;
+}

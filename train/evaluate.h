@@ -1,0 +1,73 @@
+// Evaluation of a trained model on a token stream, at any context length: mean loss and
+// perplexity in two modes, the loss by position within the window, and for the copy and
+// reverse tasks the exact-match accuracy per sequence length. What `ordo eval` prints and
+// what a sweep stores in RUN_DIR/eval.json for `ordo compare`.
+//
+//   nonoverlap  windows at 0, T, 2T, ... (range(0, n - T, T), as the training dataset);
+//               every target of a window is scored, so early tokens see little context.
+//   sliding     windows advance by `stride` S; a window scores only the targets that no
+//               earlier window scored (the first window scores all T), and a last window
+//               is placed at the end of the stream so every target is scored exactly
+//               once, each with up to T tokens of context (S = 1: always T, unless fewer
+//               precede it). Costs about T/S times nonoverlap.
+#ifndef ORDO_EVALUATE_H
+#define ORDO_EVALUATE_H
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "data/corpus.h"
+#include "models/gpt.h"
+
+typedef enum ordo_eval_mode { ORDO_EVAL_NONOVERLAP, ORDO_EVAL_SLIDING } ordo_eval_mode;
+
+typedef struct ordo_eval_result {
+    int context;       // T
+    double loss;       // mean over scored targets (NaN if none)
+    size_t targets;    // targets scored
+    size_t windows;    // forward windows run
+    double *pos_loss;  // [T] mean loss of the targets scored at each window position
+    size_t *pos_count; // [T] how many (0: pos_loss is NaN there)
+} ordo_eval_result;
+
+// "nonoverlap" | "sliding".
+ordo_status ordo_eval_mode_parse(const char *name, ordo_eval_mode *out);
+const char *ordo_eval_mode_name(ordo_eval_mode m);
+
+// Evaluates m on tokens[0..n) with targets the next tokens, or targets[k] for token k when
+// targets is non-NULL (< 0: not scored). T is the window length, B the windows per forward;
+// stride is used by sliding only (1..T). max_windows > 0 limits the windows (a prefix of
+// the stream). The stream must hold at least T+1 tokens (ORDO_ERR_ARG otherwise); the
+// learned scheme refuses T > T_max (ORDO_ERR_ARG from the model). r's arrays are malloc'd:
+// free with ordo_eval_result_free.
+ordo_status ordo_eval_stream(ordo_gpt *m, ordo_ctx *ctx, const int32_t *tokens,
+                             const int32_t *targets, size_t n, int T, ordo_eval_mode mode,
+                             int stride, int B, size_t max_windows, ordo_eval_result *r);
+void ordo_eval_result_free(ordo_eval_result *r);
+
+// Exact-match accuracy of copy/reverse at sequence length n: `examples` fresh examples
+// (seeded by seed and n), scored teacher-forced: an example is right when the argmax at
+// every answer position (y1..yn and <eos>) is the target, which is the same as greedy
+// decoding reproducing the whole answer. Needs 2n+3 <= T_max for the learned scheme.
+ordo_status ordo_eval_seq_accuracy(ordo_gpt *m, ordo_ctx *ctx, ordo_task task, int alphabet, int n,
+                                   int examples, uint64_t seed, double *accuracy);
+
+// A whole run's evaluation: the newest valid checkpoint of run_dir on its own validation
+// split at each length, and for copy/reverse runs the exact match at n = 1..max_n.
+typedef struct ordo_eval_request {
+    const char *run_dir;
+    const int *lengths; // NULL: the training context
+    int nlen;
+    ordo_eval_mode mode;
+    int stride; // sliding; 0 = T/4
+    int batch;
+    size_t max_windows; // per length; 0 = the whole split
+    int examples;       // copy/reverse examples per n
+    int max_n;          // copy/reverse; 0 = twice the training max-len
+} ordo_eval_request;
+
+// Builds the report that RUN_DIR/eval.json holds (the format is in README.md): lengths the
+// scheme or the data cannot serve get "val_loss": null and a "note" saying why.
+ordo_status ordo_eval_run(const ordo_eval_request *q, json_t **report);
+
+#endif
