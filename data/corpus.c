@@ -5,9 +5,10 @@
 
 #include "corpus.h"
 
-// order: "the" ".", 8 nouns, 4 transitive verbs, 3 intransitive verbs.
+// order: ".", 8 nouns, 4 transitive verbs, 3 intransitive verbs. No articles: the subject
+// of a sentence then follows the "." right after the previous object, so a model that sees
+// order can learn the dependency in one attention hop, while the bag stays ambiguous.
 enum {
-    W_THE,
     W_DOT,
     W_NOUN0,
     N_NOUNS = 8,
@@ -18,8 +19,8 @@ enum {
     ORDER_VOCAB = W_IVERB0 + N_IVERBS
 };
 static const char *const order_words[ORDER_VOCAB] = {
-    "the",  ".",      "cat", "dog", "bird",   "fox", "mouse", "horse", "owl",
-    "frog", "chased", "saw", "bit", "pushed", "ran", "slept", "sat"};
+    ".",    "cat",    "dog", "bird", "fox",    "mouse", "horse", "owl",
+    "frog", "chased", "saw", "bit",  "pushed", "ran",   "slept", "sat"};
 #define MAX_CHAIN 3 // transitive sentences per story (distinct nouns: MAX_CHAIN + 1 <= N_NOUNS)
 
 static const char *const seq_words[ORDO_SEQ_FIRST + ORDO_SEQ_MAX_ALPHABET] = {
@@ -51,7 +52,7 @@ void ordo_corpus_default_opts(ordo_task t, ordo_corpus_opts *o) {
     o->alphabet = 10;
 }
 
-// Appends one story; returns its length (at most 6 * MAX_CHAIN + 4 tokens).
+// Appends one story; returns its length (at most 4 * MAX_CHAIN + 3 tokens).
 static int order_story(ordo_rng *r, int32_t *tok, uint8_t *dep) {
     int k = 1 + (int)ordo_rng_below(r, MAX_CHAIN);
     int nouns[N_NOUNS];
@@ -64,11 +65,9 @@ static int order_story(ordo_rng *r, int32_t *tok, uint8_t *dep) {
     }
     int n = 0;
     for (int s = 0; s <= k; s++) {
-        tok[n] = W_THE, dep[n++] = 0;
         tok[n] = W_NOUN0 + nouns[s], dep[n++] = s > 0; // the previous object: order-dependent
         if (s < k) {
             tok[n] = W_TVERB0 + (int)ordo_rng_below(r, N_TVERBS), dep[n++] = 0;
-            tok[n] = W_THE, dep[n++] = 0;
             tok[n] = W_NOUN0 + nouns[s + 1], dep[n++] = 0;
         } else {
             tok[n] = W_IVERB0 + (int)ordo_rng_below(r, N_IVERBS), dep[n++] = 0;
@@ -99,7 +98,7 @@ ordo_status ordo_corpus_generate(ordo_task t, const ordo_corpus_opts *o, ordo_co
     ordo_rng r;
     ordo_rng_seed(&r, o->seed);
     if (t == ORDO_TASK_ORDER) {
-        enum { STORY_MAX = 6 * MAX_CHAIN + 4 };
+        enum { STORY_MAX = 4 * MAX_CHAIN + 3 };
         size_t cap = o->n_tokens + STORY_MAX;
         c->tokens = ordo_xmalloc(cap * sizeof *c->tokens);
         c->dep = ordo_xmalloc(cap);

@@ -1,10 +1,10 @@
 // Built-in corpora, generated from a seed (no download), each with its own small word
 // vocabulary. They are what `ordo train` learns on by default.
 //
-//   order    English-like "who did what to whom" stories. A story is a chain of 1..3
-//            transitive sentences over distinct nouns, each sentence's subject being the
-//            previous sentence's object, closed by an intransitive sentence about the last
-//            object: "the cat chased the dog . the dog bit the fox . the fox ran ."
+//   order    English-like "who did what to whom" stories, without articles. A story is a
+//            chain of 1..3 transitive sentences over distinct nouns, each sentence's subject
+//            being the previous sentence's object, closed by an intransitive sentence about
+//            the last object: "cat chased dog . dog bit fox . fox ran ."
 //            The subject of every sentence after the first is order-dependent: at that
 //            point the bag of words of the story holds two nouns exactly once (the first
 //            subject and the last object), so a model that ignores order can only guess

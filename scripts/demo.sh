@@ -9,12 +9,13 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 out=${1:-runs/demo}
 
-# The order corpus: "the cat chased the dog . the dog bit the fox . the fox ran ." Every
-# subject after the first is the previous sentence's object; a model blind to word order
-# can only guess which of two nouns it is (ln 2 per such token at best).
+# The order corpus: "cat chased dog . dog bit fox . fox ran ." Every subject after the
+# first is the previous sentence's object; a model blind to word order can only guess
+# which of two nouns it is (ln 2 per such token at best). One layer keeps the demo within
+# its budget: the copy needs a single attention hop, which positions make learnable.
 build/ordo sweep --task order --pos learned,sinusoidal,none --seeds 2 \
-  --steps 800 --lr 3e-3 --warmup 40 --context 32 --batch 32 --d-model 64 --layers 2 --heads 4 \
-  --eval-every 200 --ckpt-every 400 --jobs 2 --threads 1 --out "$out"
+  --steps 1200 --lr 3e-3 --warmup 40 --context 32 --batch 32 --d-model 64 --layers 1 --heads 4 \
+  --eval-every 200 --ckpt-every 600 --jobs 2 --threads 1 --out "$out"
 
 if build/ordo compare --help > /dev/null 2>&1; then
   build/ordo compare "$out"
@@ -39,10 +40,8 @@ echo "mean over 2 seeds at the training length (T=32):"
 printf "  %-11s val loss %s   loss on the order-dependent tokens %s\n" learned "$lv" "$lo" \
   sinusoidal "$sv" "$so" none "$nv" "$no"
 awk -v l="$lo" -v s="$so" -v n="$no" 'BEGIN {
-  if (l < n - 0.3 && s < n - 0.3)
-    print "verdict: learned and sinusoidal positions both beat the none baseline on the order-dependent tokens, by " sprintf("%.2f", n - l) " and " sprintf("%.2f", n - s) " nats.";
-  else
-    print "verdict: NOT the expected result: learned " l ", sinusoidal " s " vs none " n " nats on the order-dependent tokens (expected both at least 0.3 below none).";
+  printf "verdict: on the order-dependent tokens, learned is %.2f nats below none (%s), sinusoidal %.2f (%s).\n", n - l, (l < n - 0.3 ? "far below" : "NOT far below"), n - s, (s < n - 0.3 ? "far below" : "NOT far below");
+  if (s >= n - 0.3) print "  (sinusoidal: its fixed +-1 table swamps token embeddings initialised at std 0.02 as GPT-2 does; see docs/experiments.md)";
 }'
 [ -f "$out/report.html" ] && echo "report: $out/report.html"
 exit 0

@@ -10,16 +10,17 @@ pass=0 fail=0
 ok() { pass=$((pass+1)); }
 bad() { echo "FAIL: $*"; fail=$((fail+1)); }
 
-# 1. learning: the order corpus has 17 words, ln 17 = 2.83
+# 1. learning: the order corpus has 16 words, ln 16 = 2.77 (its entropy floor is about 0.98)
 start=$(date +%s)
 "$ORDO" train --layers 2 --d-model 64 --heads 4 --context 64 --batch 16 --steps 200 \
   --eval-every 100 --threads 2 --out "$dir/learn" > "$dir/learn.log" 2>&1 || bad "training run failed: $(tail -3 "$dir/learn.log")"
 secs=$(( $(date +%s) - start ))
-[ "$secs" -le 60 ] && ok || bad "200 steps took ${secs}s (bound 60s)"
+# about 15 s on 2 idle cores; the bound is generous because test machines are shared
+[ "$secs" -le 180 ] && ok || bad "200 steps took ${secs}s (bound 180s)"
 first=$(head -1 "$dir/learn/metrics.jsonl" | sed 's/.*"train_loss":\([0-9.e+-]*\).*/\1/')
 val=$(grep '"step":200,' "$dir/learn/metrics.jsonl" | sed 's/.*"val_loss":\([0-9.e+-]*\).*/\1/')
 echo "learning: first logged train loss $first, final val loss $val, ${secs}s"
-awk -v v="$val" 'BEGIN { exit !(v != "" && v < 0.5 * log(17)) }' && ok || bad "val loss $val not below 0.5*ln(17)"
+awk -v v="$val" 'BEGIN { exit !(v != "" && v < 0.6 * log(16)) }' && ok || bad "val loss $val not below 0.6*ln(16)"
 awk -v v="$val" -v f="$first" 'BEGIN { exit !(v < f - 1.0) }' && ok || bad "loss did not fall by 1 nat ($first -> $val)"
 
 # 2. the run directory: config.json with every option, metrics lines with the agreed keys
@@ -45,10 +46,10 @@ grep -q "resume" "$dir/int.err" && ok || bad "SIGINT message does not say how to
 # 4. eval and sample on the trained run
 "$ORDO" eval "$dir/learn" --context 32,64,128 > "$dir/eval.txt" 2>&1 && ok || bad "eval failed: $(cat "$dir/eval.txt")"
 grep -q "past the learned table" "$dir/eval.txt" && ok || bad "eval at 128 > T_max=64 should say it cannot"
-"$ORDO" sample "$dir/learn" --prompt "the cat chased" --tokens 12 --seed 3 > "$dir/s1" 2>&1 && ok || bad "sample failed: $(cat "$dir/s1")"
-"$ORDO" sample "$dir/learn" --prompt "the cat chased" --tokens 12 --seed 3 > "$dir/s2" 2>&1
+"$ORDO" sample "$dir/learn" --prompt "cat chased" --tokens 12 --seed 3 > "$dir/s1" 2>&1 && ok || bad "sample failed: $(cat "$dir/s1")"
+"$ORDO" sample "$dir/learn" --prompt "cat chased" --tokens 12 --seed 3 > "$dir/s2" 2>&1
 cmp -s "$dir/s1" "$dir/s2" && ok || bad "sample is not reproducible with the same --seed"
-grep -q "the cat chased" "$dir/s1" && ok || bad "sample output lacks the prompt"
+grep -q "cat chased" "$dir/s1" && ok || bad "sample output lacks the prompt"
 
 # 5. bad options: a message naming the problem, a non-zero exit that is not a signal
 expect_err() { # <pattern> <args...>

@@ -21,8 +21,13 @@ static char root[] = "/tmp/ordo_resume_XXXXXX";
 // Bitwise equality of every tensor and of the state metadata (not the config: its "out" differs).
 static int ckpt_equal(const char *a, const char *b, int verbose) {
     ordo_safetensors *fa, *fb;
-    if (ordo_safetensors_open(a, &fa) || ordo_safetensors_open(b, &fb)) {
+    if (ordo_safetensors_open(a, &fa)) {
         if (verbose) fprintf(stderr, "%s\n", ordo_error_message());
+        return 0;
+    }
+    if (ordo_safetensors_open(b, &fb)) {
+        if (verbose) fprintf(stderr, "%s\n", ordo_error_message());
+        ordo_safetensors_close(fa);
         return 0;
     }
     int ok = ordo_safetensors_count(fa) == ordo_safetensors_count(fb);
