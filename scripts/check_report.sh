@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Opens a report.html (ordo compare) in headless Chromium, takes a screenshot and checks that
-# it is not blank: enough non-white pixels and enough distinct colours for a table and
-# coloured plots to be there. Needs Debian's chromium and imagemagick (convert).
+# it is not blank: enough non-white pixels and distinct colours overall, and every scheme's
+# line colour (the stroke of the thick mean lines in the report) on at least 400 pixels, which
+# the 10x10 table swatches alone cannot reach: the plots were drawn. Needs Debian's chromium
+# and imagemagick (convert).
 # Usage: scripts/check_report.sh REPORT.html [OUT.png]
 # Prints what it measured; exits 0 if the page rendered, 1 if not, 2 on a usage/tool problem.
 set -u
@@ -33,4 +35,16 @@ size=$(/usr/bin/identify -format '%wx%h' "$png")
 echo "check_report: $png ($size): $colours colours with >= 20 pixels, ${nonwhite}% non-white pixels"
 awk -v c="$colours" -v n="$nonwhite" 'BEGIN { exit !(c >= 8 && n >= 2) }' || {
   echo "check_report: the page looks blank"; exit 1; }
+hist=$(/usr/bin/convert "$png" -format %c histogram:info:-)
+schemes=$(grep -o '<g class="mean train" data-label="[^"]*" stroke="#[0-9a-f]*"' "$report" | sort -u)
+[ -n "$schemes" ] || { echo "check_report: $report has no loss-curve series"; exit 1; }
+status=0
+while read -r line; do
+  name=$(sed 's/.*data-label="\([^"]*\)".*/\1/' <<<"$line")
+  hex=$(sed 's/.*stroke="#\([0-9a-f]*\)".*/\1/' <<<"$line")
+  px=$(grep -i "#$hex " <<<"$hist" | awk '{ s += $1 } END { print s + 0 }')
+  echo "check_report: $name (#$hex): $px pixels"
+  [ "$px" -ge 400 ] || { echo "check_report: the $name lines are missing from the rendering"; status=1; }
+done <<<"$schemes"
+[ $status -eq 0 ] || exit 1
 echo "check_report: rendered"

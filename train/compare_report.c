@@ -333,13 +333,45 @@ static void html_table(const ordo_cmp *c, ordo_svg *h) {
         else
             ordo_svg_printf(h, "<td>%zu-%zu</td>", g->params_min, g->params_max);
         for (int k = 0; k < ORDO_CMP_NCOL; k++) {
-            ordo_cmp_cell_str(&g->cell[k], k, buf, sizeof buf);
-            // a reason instead of a number may wrap; numbers never do
-            html_cell(h, strncmp(buf, "n/a", 3) == 0 ? "td class=\"na\"" : "td", buf);
+            const ordo_cmp_cell *e = &g->cell[k];
+            if (e->n == 0 && e->note) {
+                // the reason goes under the table (once per scheme), the cell stays narrow
+                ordo_svg_printf(h, "<td class=\"na\" title=\"");
+                ordo_svg_escape(h, e->note);
+                ordo_svg_printf(h, "\">n/a \xe2\x80\xa0</td>");
+                continue;
+            }
+            ordo_cmp_cell_str(e, k, buf, sizeof buf);
+            // the sd in smaller type beside the mean keeps the wide table narrower
+            char *pm = strstr(buf, " \xc2\xb1 ");
+            if (pm) *pm = 0;
+            ordo_svg_printf(h, "<td>");
+            ordo_svg_escape(h, buf);
+            if (pm) {
+                ordo_svg_printf(h, " <span class=\"sd\">");
+                ordo_svg_escape(h, pm + 1);
+                ordo_svg_printf(h, "</span>");
+            }
+            ordo_svg_printf(h, "</td>");
         }
         ordo_svg_printf(h, "</tr>\n");
     }
     ordo_svg_printf(h, "</table>\n");
+    for (int i = 0; i < c->ngroups; i++) {
+        const ordo_cmp_group *g = &c->groups[i];
+        for (int k = ORDO_CMP_X1; k < ORDO_CMP_NCOL; k++) {
+            if (g->cell[k].n || !g->cell[k].note) continue;
+            ordo_cmp_header(c, k, buf, sizeof buf);
+            ordo_svg_printf(h, "<p class=\"note\">\xe2\x80\xa0 ");
+            ordo_svg_escape(h, g->pos);
+            ordo_svg_printf(h, ", from ");
+            ordo_svg_escape(h, buf);
+            ordo_svg_printf(h, " on: ");
+            ordo_svg_escape(h, g->cell[k].note);
+            ordo_svg_printf(h, "</p>\n");
+            break;
+        }
+    }
 }
 
 ordo_status ordo_cmp_write_report(const ordo_cmp *c, const char *out_dir) {
@@ -360,15 +392,14 @@ ordo_status ordo_cmp_write_report(const ordo_cmp *c, const char *out_dir) {
                         "lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>ordo compare: ");
     ordo_svg_escape(&h, c->source);
     ordo_svg_printf(
-        &h,
-        "</title>\n<style>\nbody{font-family:sans-serif;margin:24px;color:#222;max-width:1160px}"
-        "\ntable{border-collapse:collapse;font-size:13px;margin:12px 0}"
-        "\nth,td{border:1px solid #ccc;padding:4px 8px;text-align:right;white-space:nowrap}"
-        "\ntd.na{white-space:normal;min-width:110px;color:#666}"
-        "\nth{background:#f2f2f2}td:first-child,th:first-child{text-align:left}"
-        "\n.sw{display:inline-block;width:10px;height:10px;margin-right:6px}"
-        "\n.note{color:#555;font-size:13px}\nsvg{max-width:100%%;height:auto}\n</style>\n"
-        "</head>\n<body>\n<h1>ordo compare</h1>\n<p>");
+        &h, "</title>\n<style>\nbody{font-family:sans-serif;margin:24px;color:#222}"
+            "\ntable{border-collapse:collapse;font-size:12px;margin:12px 0}"
+            "\nth,td{border:1px solid #ccc;padding:3px 6px;text-align:right;white-space:nowrap}"
+            "\ntd.na{color:#666}th{white-space:normal}.sd{font-size:10px;color:#666}"
+            "\nth{background:#f2f2f2}td:first-child,th:first-child{text-align:left}"
+            "\n.sw{display:inline-block;width:10px;height:10px;margin-right:6px}"
+            "\n.note{color:#555;font-size:13px}\nsvg{max-width:100%%;height:auto}\n</style>\n"
+            "</head>\n<body>\n<h1>ordo compare</h1>\n<p>");
     ordo_svg_escape(&h, c->source);
     ordo_svg_printf(&h, ", %d runs, data: ", c->nruns);
     ordo_svg_escape(&h, c->runs[0].data);
