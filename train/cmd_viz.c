@@ -126,7 +126,8 @@ static ordo_status head_grid(viz *v, const char *file, const char *title, const 
                            .diverging = diverging,
                            .title = t,
                            .xlabel = "key j",
-                           .ylabel = "query i"};
+                           .ylabel = "query i",
+                           .max_cells = 64};
         ordo_svg_heatmap(&s, &hm, (h % cols) * PANEL, top + (h / cols) * PANEL, PANEL, PANEL);
     }
     ordo_svg_colorbar(&s, cols * PANEL + 12, top + 30, 16, rows * PANEL - 80, lo, hi, diverging,
@@ -264,9 +265,12 @@ static ordo_status attention_maps(viz *v, ordo_gpt *m, ordo_rundata *d, int T) {
     float *a = ordo_xmalloc((size_t)NH * T * T * sizeof(float)); // (NH, T, T)
     char cap[200];
     if (!s) {
-        // the window's text, one line, shortened: which tokens the maps are about
+        // the window's text, one line, shortened to the figure's width (~6 px per char at
+        // 11 px): which tokens the maps are about
+        size_t maxch = (size_t)(((NH < 4 ? NH : 4) * PANEL + BAR_W) / 6.2) - 16;
+        if (maxch > 150) maxch = 150;
         size_t k = 0;
-        for (const char *p = text; *p && k < 120; p++)
+        for (const char *p = text; *p && k < maxch; p++)
             cap[k++] = (*p == '\n' || *p == '\t') ? ' ' : *p;
         while (k > 0 && ((unsigned char)cap[k - 1] & 0xC0) == 0x80) k--; // no cut UTF-8
         if (k > 0 && (unsigned char)cap[k - 1] >= 0xC0) k--;

@@ -351,9 +351,35 @@ static int index_step(int n) {
     return st < 1 ? 1 : st;
 }
 
+// Means of fr x fc blocks of v (rows, cols), NaN where a block has no number. (R, Cc) out.
+static float *block_means(const float *v, int rows, int cols, int fr, int fc, int *R, int *Cc) {
+    *R = (rows + fr - 1) / fr, *Cc = (cols + fc - 1) / fc;
+    float *out = ordo_xmalloc((size_t)*R * *Cc * sizeof(float));
+    for (int br = 0; br < *R; br++)
+        for (int bc = 0; bc < *Cc; bc++) {
+            double sum = 0;
+            int n = 0;
+            for (int r = br * fr; r < rows && r < (br + 1) * fr; r++)
+                for (int c = bc * fc; c < cols && c < (bc + 1) * fc; c++) {
+                    float u = v[(size_t)r * cols + c];
+                    if (!isnan(u)) sum += u, n++;
+                }
+            out[(size_t)br * *Cc + bc] = n ? (float)(sum / n) : NAN;
+        }
+    return out;
+}
+
 void ordo_svg_heatmap(ordo_svg *s, const ordo_heatmap *hm, double x, double y, double w, double h) {
     double px = x + 44, py = y + 24, pw = w - 44 - 6, ph = h - 24 - 36;
-    double cw = pw / hm->cols, ch = ph / hm->rows;
+    // a drawn cell covers fr x fc matrix entries when the matrix is bigger than max_cells
+    int maxc = hm->max_cells > 0 ? hm->max_cells : 128;
+    int fr = (hm->rows + maxc - 1) / maxc, fc = (hm->cols + maxc - 1) / maxc;
+    double ch0 = ph / hm->rows, cw0 = pw / hm->cols; // px per matrix entry
+    int rows = hm->rows, cols = hm->cols;
+    const float *v = hm->v;
+    float *blocks = NULL;
+    if (fr > 1 || fc > 1) v = blocks = block_means(hm->v, hm->rows, hm->cols, fr, fc, &rows, &cols);
+    double cw = cw0 * fc, ch = ch0 * fr;
     ordo_svg_printf(s, "<g class=\"heatmap\">\n");
     if (hm->title)
         ordo_svg_text(s, px + pw / 2, y + 16, "middle", FONT, "font-weight=\"bold\"", "%s",
@@ -363,28 +389,30 @@ void ordo_svg_heatmap(ordo_svg *s, const ordo_heatmap *hm, double x, double y, d
         py, pw, ph);
     ordo_svg_printf(s, "<g shape-rendering=\"crispEdges\">\n");
     // a run of equal colours in a row is one rect: smaller files for flat regions
-    for (int r = 0; r < hm->rows; r++) {
+    for (int r = 0; r < rows; r++) {
         int c = 0;
-        while (c < hm->cols) {
-            float v = hm->v[(size_t)r * hm->cols + c];
-            if (isnan(v)) {
+        while (c < cols) {
+            float u = v[(size_t)r * cols + c];
+            if (isnan(u)) {
                 c++;
                 continue;
             }
             char col[8], nxt[8];
-            ordo_svg_color(col, v, hm->vmin, hm->vmax, hm->diverging);
+            ordo_svg_color(col, u, hm->vmin, hm->vmax, hm->diverging);
             int e = c + 1;
-            while (e < hm->cols) {
-                float u = hm->v[(size_t)r * hm->cols + e];
-                if (isnan(u)) break;
-                ordo_svg_color(nxt, u, hm->vmin, hm->vmax, hm->diverging);
+            while (e < cols) {
+                float t = v[(size_t)r * cols + e];
+                if (isnan(t)) break;
+                ordo_svg_color(nxt, t, hm->vmin, hm->vmax, hm->diverging);
                 if (strcmp(nxt, col) != 0) break;
                 e++;
             }
-            // cells overlap their neighbour by a hair so no background line shows between them
+            // cells overlap their neighbour by a hair so no background line shows between
+            // them; the last block of a row or column may be partial
             ordo_svg_printf(
                 s, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"/>\n",
-                px + c * cw, py + r * ch, (e - c) * cw + 0.3, ch + 0.3, col);
+                px + c * cw, py + r * ch, fmin(e * cw, pw) - c * cw + 0.3,
+                fmin((r + 1) * ch, ph) - r * ch + 0.3, col);
             c = e;
         }
     }
@@ -394,9 +422,9 @@ void ordo_svg_heatmap(ordo_svg *s, const ordo_heatmap *hm, double x, double y, d
                     px, py, pw, ph);
     int rs = index_step(hm->rows), cs = index_step(hm->cols);
     for (int r = 0; r < hm->rows; r += rs)
-        ordo_svg_text(s, px - 3, py + (r + 0.5) * ch + 3.5, "end", FONT - 2, "", "%d", r);
+        ordo_svg_text(s, px - 3, py + (r + 0.5) * ch0 + 3.5, "end", FONT - 2, "", "%d", r);
     for (int c = 0; c < hm->cols; c += cs)
-        ordo_svg_text(s, px + (c + 0.5) * cw, py + ph + 12, "middle", FONT - 2, "", "%d", c);
+        ordo_svg_text(s, px + (c + 0.5) * cw0, py + ph + 12, "middle", FONT - 2, "", "%d", c);
     if (hm->xlabel)
         ordo_svg_text(s, px + pw / 2, py + ph + 27, "middle", FONT - 1, "", "%s", hm->xlabel);
     if (hm->ylabel) {
@@ -405,6 +433,10 @@ void ordo_svg_heatmap(ordo_svg *s, const ordo_heatmap *hm, double x, double y, d
         snprintf(rot, sizeof rot, "transform=\"rotate(-90 %.2f %.2f)\"", lx, ly);
         ordo_svg_text(s, lx, ly, "middle", FONT - 1, rot, "%s", hm->ylabel);
     }
+    if (blocks)
+        ordo_svg_text(s, px + pw, py + ph + 27, "end", FONT - 3, "fill=\"#666\"",
+                      "cells: means of %dx%d", fr, fc);
+    free(blocks);
     ordo_svg_printf(s, "</g>\n");
 }
 

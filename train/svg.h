@@ -63,6 +63,8 @@ typedef struct ordo_heatmap {
     double vmin, vmax; // colour range (values outside are clamped)
     int diverging;     // blue-white-red centred at 0 (vmin = -vmax expected), else viridis
     const char *title, *xlabel, *ylabel;
+    int max_cells; // at most this many cells per axis: bigger maps are drawn as block means
+                   // (NaN cells ignored), ticks still in the original indices; 0 means 128
 } ordo_heatmap;
 
 // Draws the heatmap into the box (x, y, w, h) (title, tick labels and axis labels inside it).
