@@ -118,6 +118,10 @@ count() { grep -o "class=\"$2\"" "$1" | wc -l; }
 for r in learned-s1 learned-s2 sinusoidal-s1; do
   grep -q "data-label=\"$r\"" "$sw/loss_curves.svg" && ok || bad "no series labelled $r"
 done
+# only learned-s1's eval.json has loss_by_position: one run series, one scheme mean
+xmllint --noout "$sw/loss_by_position.svg" 2> /dev/null && ok || bad "loss_by_position.svg missing or not well-formed"
+[ "$(count "$sw/loss_by_position.svg" "run pos")" = 1 ] && [ "$(count "$sw/loss_by_position.svg" "mean pos")" = 1 ] && ok || bad "loss_by_position.svg: one series per run that has loss_by_position"
+[ -e "$sw/accuracy.svg" ] && bad "accuracy.svg without any accuracy in eval.json" || ok
 grep -Eq '(src|href)="(https?:)?//' "$sw/report.html" && bad "report.html references external resources" || ok
 grep -q "<script" "$sw/report.html" && bad "report.html has a script" || ok
 
@@ -131,6 +135,13 @@ cmp -s "$sw/compare.csv" "$dir/list/compare.csv" && ok || bad "run list and swee
 # default output dir for run lists: ./compare
 (cd "$dir" && "$ORDO" compare "$sw/learned-s1" > /dev/null 2>&1) && [ -f "$dir/compare/report.html" ] && ok || bad "default --out ./compare"
 grep -q "± -" "$dir/compare/compare.md" && ok || bad "a single seed should show '± -'"
+
+# markup characters in a run's name are escaped (the SVG and HTML still parse)
+odd="$dir/a&b<c>\"q'"
+cp -r "$sw/learned-s1" "$odd"
+"$ORDO" compare "$odd" "$sw/sinusoidal-s1" --out "$dir/odd" > /dev/null 2>&1 && ok || bad "compare of an oddly named run failed"
+xmllint --noout "$dir/odd/loss_curves.svg" "$dir/odd/report.html" 2> /dev/null && ok || bad "markup in a run name breaks the SVG/HTML"
+grep -qF 'data-label="a&amp;b&lt;c&gt;&quot;q&#39;"' "$dir/odd/loss_curves.svg" && ok || bad "run name not escaped in data-label"
 
 # --- bad input: a message naming the problem, non-zero exit, no crash
 expect_err() { # <pattern> <args...>

@@ -62,6 +62,15 @@ cp -r "$dir/t5/viz" "$dir/t5viz1"
 diff -r -q "$dir/t5/viz" "$dir/t5viz1" > /dev/null && ok || bad "viz output differs between two runs"
 "$ORDO" viz "$dir/learned" --out "$dir/elsewhere" > /dev/null 2>&1 && [ -f "$dir/elsewhere/pos_table.svg" ] && ok || bad "--out"
 
+# a context past 64 cells per head panel is drawn as block means (T=160: 3x3), not 160x160 rects
+"$ORDO" train --pos alibi --d-model 16 --layers 1 --heads 2 --context 160 --steps 2 --corpus-tokens 20000 \
+  --eval-every 0 --threads 1 --out "$dir/long" > /dev/null 2>&1 || bad "training at T=160 failed"
+"$ORDO" viz "$dir/long" > /dev/null 2>&1 || bad "viz at T=160 failed"
+grep -q "cells: means of 3x3" "$dir/long/viz/attention_layer0.svg" && ok || bad "T=160 attention map not drawn as 3x3 block means"
+rects=$(grep -c '<rect' "$dir/long/viz/alibi_bias.svg")
+[ "$rects" -lt 2 ] || [ "$rects" -gt 6000 ] && bad "alibi_bias.svg at T=160 has $rects rects (expected <= 2 x 54x54/2 cells + frame)" || ok
+xmllint --noout "$dir/long/viz/attention_layer0.svg" "$dir/long/viz/alibi_bias.svg" && ok || bad "T=160 maps not well-formed"
+
 expect_err() { # <pattern> <args...>
   local pat=$1; shift
   out=$("$ORDO" "$@" 2>&1); rc=$?

@@ -360,9 +360,7 @@ static ordo_status run(const char **dirs, int ndirs, const char *out_dir, const 
     snprintf(path, sizeof path, "%s/compare.csv", out_dir);
     if ((s = write_csv(&c, path))) goto done;
     if ((s = ordo_cmp_write_report(&c, out_dir))) goto done;
-    printf("\nwrote %s/{compare.md, compare.csv, loss_curves.svg, extrapolation.svg, "
-           "report.html}\n",
-           out_dir);
+    printf("\nwrote compare.md, compare.csv and the plots and report.html in %s/\n", out_dir);
 done:
     cmp_free(&c);
     return s;

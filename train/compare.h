@@ -49,8 +49,9 @@ void ordo_cmp_header(const ordo_cmp *c, int col, char *buf, size_t cap);
 // A cell as text: "1.2345 ± 0.0123", "1.2345 ± -" (one seed), "n/a (reason)" or "-".
 void ordo_cmp_cell_str(const ordo_cmp_cell *e, int col, char *buf, size_t cap);
 
-// Writes loss_curves.svg, extrapolation.svg (and accuracy.svg when a run has copy/reverse
-// accuracy) and report.html (table and plots inline) into out_dir.
+// Writes loss_curves.svg, extrapolation.svg, loss_by_position.svg (when eval.json has
+// loss_by_position), accuracy.svg (when it has copy/reverse accuracy) and report.html
+// (table and plots inline) into out_dir.
 ordo_status ordo_cmp_write_report(const ordo_cmp *c, const char *out_dir);
 
 #endif

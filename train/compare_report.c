@@ -206,7 +206,9 @@ static void extrapolation(const ordo_cmp *c, ordo_svg *s) {
                    .xlabel = "eval context length (tokens, log scale)",
                    .ylabel = "val loss (nats/token)",
                    .logx = 1,
-                   .legend_w = 130};
+                   .legend_w = 130,
+                   .xmark = (double)c->context,
+                   .xmark_label = "training length"};
     ordo_svg_lineplot(s, &a, ser, n);
     // why a scheme has no points past some length (e.g. the learned table's end)
     double ty = 458;
@@ -302,6 +304,83 @@ static int accuracy(const ordo_cmp *c, ordo_svg *s) {
     return n > 0;
 }
 
+// The eval point of r with loss_by_position at the largest length (NULL if none).
+static const ordo_eval_point *longest_by_pos(const ordo_runinfo *r) {
+    const ordo_eval_point *best = NULL;
+    for (int i = 0; i < r->neval; i++)
+        if (r->eval[i].by_pos && (!best || r->eval[i].context > best->context)) best = &r->eval[i];
+    return best;
+}
+
+// Val loss at each position of the window, at the longest length each run was evaluated
+// with loss_by_position (thin per run, thick mean per scheme); 0 when no run has it.
+static int by_position(const ordo_cmp *c, ordo_svg *s) {
+    pool pl = {0};
+    ordo_series *ser = ordo_xcalloc((size_t)(c->nruns + c->ngroups), sizeof *ser);
+    char(*labels)[64] = ordo_xcalloc((size_t)c->ngroups + 1, sizeof *labels);
+    int n = 0;
+    for (int gi = 0; gi < c->ngroups; gi++) {
+        const ordo_cmp_group *g = &c->groups[gi];
+        int ctx = 0, maxn = 0;
+        for (int k = 0; k < g->n; k++) {
+            const ordo_runinfo *r = &c->runs[g->runs[k]];
+            const ordo_eval_point *e = longest_by_pos(r);
+            if (!e) continue;
+            if (e->context > ctx) ctx = e->context;
+            if (e->npos > maxn) maxn = e->npos;
+            double *x = pool_new(&pl, e->npos);
+            for (int i = 0; i < e->npos; i++) x[i] = i;
+            ser[n++] = (ordo_series){.x = x,
+                                     .y = e->by_pos,
+                                     .n = e->npos,
+                                     .color = g->color,
+                                     .width = 1,
+                                     .opacity = 0.45,
+                                     .cls = "run pos",
+                                     .label = r->name,
+                                     .nolegend = 1};
+        }
+        if (!maxn) continue;
+        // the mean over the seeds evaluated at the scheme's longest length
+        double *x = pool_new(&pl, maxn), *y = pool_new(&pl, maxn);
+        for (int i = 0; i < maxn; i++) {
+            double sum = 0;
+            int cnt = 0;
+            for (int k = 0; k < g->n; k++) {
+                const ordo_eval_point *e = longest_by_pos(&c->runs[g->runs[k]]);
+                if (e && e->context == ctx && i < e->npos && !isnan(e->by_pos[i]))
+                    sum += e->by_pos[i], cnt++;
+            }
+            x[i] = i, y[i] = cnt ? sum / cnt : NAN;
+        }
+        snprintf(labels[gi], sizeof labels[gi], "%s (T=%d)", g->pos, ctx);
+        ser[n++] = (ordo_series){.x = x,
+                                 .y = y,
+                                 .n = maxn,
+                                 .color = g->color,
+                                 .width = 2.25,
+                                 .cls = "mean pos",
+                                 .label = labels[gi]};
+    }
+    if (n) {
+        ordo_svg_open(s, 900, 440, "ordo compare: val loss by position in the window");
+        ordo_axes a = {.w = 900,
+                       .h = 440,
+                       .title = "val loss by position (longest evaluated length per scheme)",
+                       .xlabel = "position in the window",
+                       .ylabel = "val loss (nats/token)",
+                       .legend_w = 150,
+                       .xmark = (double)c->context,
+                       .xmark_label = "training length"};
+        ordo_svg_lineplot(s, &a, ser, n);
+        ordo_svg_close(s);
+    }
+    free(labels);
+    free(ser);
+    pool_free(&pl);
+    return n > 0;
+}
+
 static ordo_status save_text(const char *dir, const char *name, const ordo_svg *s) {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -383,9 +462,13 @@ ordo_status ordo_cmp_write_report(const ordo_cmp *c, const char *out_dir) {
     loss_curves(c, &curves);
     extrapolation(c, &extra);
     int has_acc = accuracy(c, &acc);
+    ordo_svg bypos;
+    ordo_svg_init(&bypos);
+    int has_pos = by_position(c, &bypos);
     ordo_status s = save_text(out_dir, "loss_curves.svg", &curves);
     if (!s) s = save_text(out_dir, "extrapolation.svg", &extra);
     if (!s && has_acc) s = save_text(out_dir, "accuracy.svg", &acc);
+    if (!s && has_pos) s = save_text(out_dir, "loss_by_position.svg", &bypos);
 
     // XHTML (well-formed XML) that browsers also read as HTML; SVGs go in as they are
     ordo_svg_printf(&h, "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" "
@@ -415,6 +498,7 @@ ordo_status ordo_cmp_write_report(const ordo_cmp *c, const char *out_dir) {
                             "intervals of steps x batch x context / tokens_per_s.");
     ordo_svg_printf(&h, "</p>\n<h2>Loss curves</h2>\n%s<h2>Val loss against eval length</h2>\n%s",
                     curves.buf, extra.buf);
+    if (has_pos) ordo_svg_printf(&h, "<h2>Val loss by position</h2>\n%s", bypos.buf);
     if (has_acc) ordo_svg_printf(&h, "<h2>Exact match by length</h2>\n%s", acc.buf);
     ordo_svg_printf(&h, "<h2>Runs</h2>\n<table>\n<tr><th>run</th><th>scheme</th><th>seed</th>"
                         "<th>steps</th><th>checkpoint</th><th>eval.json</th></tr>\n");
@@ -434,6 +518,7 @@ ordo_status ordo_cmp_write_report(const ordo_cmp *c, const char *out_dir) {
     ordo_svg_free(&curves);
     ordo_svg_free(&extra);
     ordo_svg_free(&acc);
+    ordo_svg_free(&bypos);
     ordo_svg_free(&h);
     return s;
 }

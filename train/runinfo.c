@@ -198,6 +198,13 @@ static ordo_status read_eval(ordo_runinfo *r, const char *path) {
         r->eval[i].context = (int)json_integer_value(c);
         r->eval[i].val_loss = json_is_number(l) ? json_number_value(l) : NAN;
         r->eval[i].note = dup_or_null(json_string_value(json_object_get(e, "note")));
+        json_t *bp = json_object_get(e, "loss_by_position");
+        if (json_is_array(bp) && json_array_size(bp) > 0) {
+            r->eval[i].npos = (int)json_array_size(bp);
+            r->eval[i].by_pos = ordo_xmalloc((size_t)r->eval[i].npos * sizeof(double));
+            for (int k = 0; k < r->eval[i].npos; k++)
+                r->eval[i].by_pos[k] = num_or_nan(json_array_get(bp, (size_t)k));
+        }
     }
     json_t *acc = json_object_get(j, "accuracy");
     json_t *by = json_object_get(acc, "by_length");
@@ -263,7 +270,7 @@ void ordo_runinfo_free(ordo_runinfo *r) {
     free(r->val_loss);
     free(r->val_ppl);
     free(r->eval_mode);
-    for (int i = 0; i < r->neval; i++) free(r->eval[i].note);
+    for (int i = 0; i < r->neval; i++) free(r->eval[i].note), free(r->eval[i].by_pos);
     free(r->eval);
     free(r->acc_task);
     free(r->acc);

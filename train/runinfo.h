@@ -13,6 +13,8 @@ typedef struct ordo_eval_point {
     int context;
     double val_loss; // NaN when eval.json has null
     char *note;      // the reason given for a null (NULL if none)
+    int npos;        // loss_by_position (mean loss at each position of the window), if given
+    double *by_pos;
 } ordo_eval_point;
 
 typedef struct ordo_acc_point {

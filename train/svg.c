@@ -224,6 +224,18 @@ static void draw_axes(ordo_svg *s, const frame *f, const ordo_axes *a) {
         snprintf(rot, sizeof rot, "transform=\"rotate(-90 %.2f %.2f)\"", x, y);
         ordo_svg_text(s, x, y, "middle", FONT, rot, "%s", a->ylabel);
     }
+    if (a->xmark > 0) {
+        double x = fx(f, a->xmark);
+        if (x >= f->px && x <= f->px + f->pw) {
+            ordo_svg_printf(s,
+                            "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" "
+                            "stroke=\"#888\" stroke-dasharray=\"4 3\"/>\n",
+                            x, f->py, x, f->py + f->ph);
+            if (a->xmark_label)
+                ordo_svg_text(s, x + 4, f->py + 12, "start", FONT - 2, "fill=\"#666\"", "%s",
+                              a->xmark_label);
+        }
+    }
     ordo_svg_printf(s, "</g>\n");
 }
 

@@ -50,6 +50,8 @@ typedef struct ordo_axes {
     const char *title, *xlabel, *ylabel;
     int logx;        // log-scale x axis (ticks at powers of 2, or of 10 over wide ranges)
     double legend_w; // px kept right of the plot area for the legend (0: no legend)
+    double xmark;    // a dashed vertical line at this x, labelled xmark_label (0: none)
+    const char *xmark_label;
 } ordo_axes;
 
 // Draws the axes, ticks, grid, labels, every series (one <g class=cls> each) and the legend.
