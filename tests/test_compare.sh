@@ -132,6 +132,10 @@ cmp -s "$sw/loss_curves.svg" "$dir/curves1.svg" && ok || bad "loss_curves.svg di
 "$ORDO" compare "$sw/sinusoidal-s1" "$sw/learned-s2" "$sw/learned-s1/" --out "$dir/list" > /dev/null 2>&1 \
   && ok || bad "compare of a list of run dirs failed"
 cmp -s "$sw/compare.csv" "$dir/list/compare.csv" && ok || bad "run list and sweep dir give different compare.csv"
+# a sweep dir without sweep.json (stopped early): its run subdirectories
+mkdir -p "$dir/nosweep" && cp -r "$sw/learned-s1" "$sw/learned-s2" "$sw/sinusoidal-s1" "$dir/nosweep/"
+"$ORDO" compare "$dir/nosweep" > /dev/null 2>&1 && cmp -s "$sw/compare.csv" "$dir/nosweep/compare.csv" \
+  && ok || bad "a dir of run dirs without sweep.json does not give the sweep's table"
 # default output dir for run lists: ./compare
 (cd "$dir" && "$ORDO" compare "$sw/learned-s1" > /dev/null 2>&1) && [ -f "$dir/compare/report.html" ] && ok || bad "default --out ./compare"
 grep -q "± -" "$dir/compare/compare.md" && ok || bad "a single seed should show '± -'"
@@ -157,6 +161,19 @@ expect_err "no checkpoint (ckpt-<step>.safetensors)" compare "$sw/learned-s1" "$
 expect_err "expected RUN_DIR" compare
 "$ORDO" train --task copy --pos learned "${tiny[@]}" --max-len 4 --out "$dir/copy" > /dev/null 2>&1 || bad "copy run failed"
 expect_err "trained on task:order but $dir/copy on task:copy" compare "$sw/learned-s1" "$dir/copy"
+# copy/reverse accuracy from eval.json: accuracy.svg with one series per run
+"$ORDO" train --task copy --pos sinusoidal "${tiny[@]}" --max-len 4 --out "$dir/copy2" > /dev/null 2>&1 || bad "copy run 2 failed"
+for r in copy copy2; do
+  cat > "$dir/$r/eval.json" <<'EOF'
+{"run": "x", "step": 20, "pos": "learned", "train_context": 16, "mode": "nonoverlap", "stride": 16,
+ "results": [{"context": 16, "val_loss": 1.5}],
+ "accuracy": {"task": "copy", "train_max_len": 4, "by_length": [{"n": 1, "exact_match": 1.0, "examples": 64}, {"n": 4, "exact_match": 0.5, "examples": 64}, {"n": 8, "exact_match": 0.0, "examples": 64}]}}
+EOF
+done
+"$ORDO" compare "$dir/copy" "$dir/copy2" --out "$dir/acc" > /dev/null 2>&1 && ok || bad "compare of copy runs failed"
+xmllint --noout "$dir/acc/accuracy.svg" 2> /dev/null && ok || bad "accuracy.svg missing or not well-formed"
+[ "$(count "$dir/acc/accuracy.svg" "run acc")" = 2 ] && [ "$(count "$dir/acc/accuracy.svg" "mean acc")" = 2 ] && ok || bad "accuracy.svg: one series per run and per scheme"
+grep -q "Exact match by length" "$dir/acc/report.html" && ok || bad "report.html lacks the accuracy plot"
 echo '{"runs": "learned-s1"}' > "$dir/badsweep.json" && mkdir -p "$dir/bs" && mv "$dir/badsweep.json" "$dir/bs/sweep.json"
 expect_err "expected a non-empty \"runs\" array" compare "$dir/bs"
 mkdir -p "$dir/badeval" && cp -r "$sw/learned-s1/." "$dir/badeval/" && echo '{"results": 3}' > "$dir/badeval/eval.json"

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include <jansson.h>
@@ -280,14 +281,51 @@ static void build(ordo_cmp *c) {
     free(v);
 }
 
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+// A directory that is not a run and has no sweep.json (a sweep stopped before writing it):
+// its subdirectories holding a config.json, by name. *n = 0 when there are none.
+static void subdir_runs(const char *dir, char ***out, int *n) {
+    *out = NULL;
+    *n = 0;
+    DIR *d = opendir(dir);
+    if (!d) return;
+    int cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char path[4200];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s/config.json", dir, e->d_name);
+        if (stat(path, &st) != 0) continue;
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            *out = ordo_xrealloc(*out, (size_t)cap * sizeof **out);
+        }
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        (*out)[(*n)++] = ordo_xstrdup(path);
+    }
+    closedir(d);
+    if (*n) qsort(*out, (size_t)*n, sizeof **out, cmp_str);
+}
+
 // The run dirs named by a sweep dir's sweep.json ({"runs": ["learned-s1", ...]}), relative
-// to the sweep dir unless absolute. Returns 0 (no error) when dir has no sweep.json.
+// to the sweep dir unless absolute; without sweep.json, the run dirs directly inside dir
+// when dir is not itself a run. *is_sweep = 0 (no error) when neither applies.
 static ordo_status sweep_runs(const char *dir, char ***out, int *n, int *is_sweep) {
     char path[4200];
     snprintf(path, sizeof path, "%s/sweep.json", dir);
     struct stat st;
     *is_sweep = stat(path, &st) == 0;
-    if (!*is_sweep) return ORDO_OK;
+    if (!*is_sweep) {
+        snprintf(path, sizeof path, "%s/config.json", dir);
+        if (stat(path, &st) == 0) return ORDO_OK;
+        subdir_runs(dir, out, n);
+        *is_sweep = *n > 0;
+        return ORDO_OK;
+    }
     json_error_t err;
     json_t *j = json_load_file(path, 0, &err);
     if (!j) return ordo_error(ORDO_ERR_FORMAT, "%s: line %d: %s", path, err.line, err.text);
@@ -380,7 +418,8 @@ ordo_status ordo_cmd_compare(int argc, char **argv) {
         ordo_args_usage(stdout, "compare", "RUN_DIR... | SWEEP_DIR [--out DIR]", opts);
         printf("\nGroups the runs by position scheme (config \"pos\"; the runs of a scheme are "
                "its seeds) and\nwrites compare.md, compare.csv, loss_curves.svg, "
-               "extrapolation.svg and report.html.\n");
+               "extrapolation.svg and report.html.\nA SWEEP_DIR has sweep.json "
+               "({\"runs\": [...]}) or else holds the run dirs directly.\n");
         free(pos);
         return ORDO_OK;
     }
