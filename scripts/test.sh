@@ -10,7 +10,15 @@ cd "$(dirname "$0")/.."
 extra=()
 command -v node >/dev/null 2>&1 || extra+=(nodejs)
 command -v npm >/dev/null 2>&1 || extra+=(npm)
-scripts/setup.sh "${extra[@]}"
+# xmllint parses the SVG/HTML that compare and viz write
+scripts/setup.sh libxml2-utils "${extra[@]}"
+# headless Chromium and ImageMagick check that report.html renders; that test prints SKIP
+# without them, so a failed install is not fatal
+if ! dpkg-query -W -f='${Status}' chromium imagemagick 2>/dev/null | grep -c "install ok installed" | grep -q 2; then
+  sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium imagemagick \
+    || echo "test: chromium/imagemagick not installed; the report rendering check will SKIP"
+fi
 # PyTorch (Debian's python3-torch) lets the tests that load ordo's files in the PyTorch
 # reference run; they print SKIP without it, so a failed install is not fatal
 if ! /usr/bin/python3 -c 'import torch' 2>/dev/null; then

@@ -9,5 +9,7 @@ ordo_status ordo_cmd_train(int argc, char **argv);
 ordo_status ordo_cmd_eval(int argc, char **argv);
 ordo_status ordo_cmd_sample(int argc, char **argv);
 ordo_status ordo_cmd_sweep(int argc, char **argv);
+ordo_status ordo_cmd_compare(int argc, char **argv);
+ordo_status ordo_cmd_viz(int argc, char **argv);
 
 #endif

@@ -17,6 +17,8 @@ static const command commands[] = {
     {"sample", ordo_cmd_sample, "generate text from a run's newest checkpoint"},
     {"sweep", ordo_cmd_sweep, "train every position scheme x seed on equal terms, then evaluate each"},
     {"tokenize", ordo_cmd_tokenize, "encode text to token ids, or decode ids back to text"},
+    {"compare", ordo_cmd_compare, "tables, plots and report.html comparing runs or a sweep"},
+    {"viz", ordo_cmd_viz, "SVG heatmaps of a run's position table, biases and attention"},
 };
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
 

@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# `ordo compare` through the CLI on three tiny runs (learned x2 seeds, sinusoidal x1) plus
+# hand-written eval.json files: every number of compare.csv equals what this script computes
+# on its own from the runs' metrics.jsonl / eval.json (mean, sample sd); the SVGs and
+# report.html parse as XML and hold exactly one series per run; output is deterministic;
+# a list of run dirs gives the same table as the sweep dir; bad input is refused clearly.
+set -u
+ORDO=$(realpath "${ORDO_BIN:-build/ordo}")
+dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass+1)); }
+bad() { echo "FAIL: $*"; fail=$((fail+1)); }
+command -v xmllint > /dev/null || { echo "FAIL: xmllint missing (Debian libxml2-utils)"; echo "0 passed, 1 failed"; exit 1; }
+
+tiny=(--d-model 16 --layers 1 --heads 2 --context 16 --steps 20 --corpus-tokens 5000
+      --eval-every 10 --log-every 5 --threads 1)
+sw=$dir/sweep
+for r in learned:1 learned:2 sinusoidal:1; do
+  p=${r%:*} s=${r#*:}
+  "$ORDO" train --pos "$p" --seed "$s" "${tiny[@]}" --out "$sw/$p-s$s" > "$dir/$p-s$s.log" 2>&1 \
+    || bad "training $p-s$s failed: $(tail -2 "$dir/$p-s$s.log")"
+done
+echo '{"runs": ["learned-s1", "learned-s2", "sinusoidal-s1"]}' > "$sw/sweep.json"
+cat > "$sw/learned-s1/eval.json" <<'EOF'
+{"run": "learned-s1", "step": 20, "pos": "learned", "train_context": 16, "mode": "nonoverlap", "stride": 16,
+ "results": [{"context": 16, "val_loss": 2.25, "val_ppl": 9.49, "targets": 100, "windows": 6, "loss_by_position": [2.5, 2.0]},
+             {"context": 32, "val_loss": null, "note": "past the learned table (T_max 16)"},
+             {"context": 64, "val_loss": null, "note": "past the learned table (T_max 16)"}]}
+EOF
+cat > "$sw/learned-s2/eval.json" <<'EOF'
+{"run": "learned-s2", "step": 20, "pos": "learned", "train_context": 16, "mode": "nonoverlap", "stride": 16,
+ "results": [{"context": 16, "val_loss": 2.75}, {"context": 32, "val_loss": null, "note": "past the learned table (T_max 16)"}]}
+EOF
+cat > "$sw/sinusoidal-s1/eval.json" <<'EOF'
+{"run": "sinusoidal-s1", "step": 20, "pos": "sinusoidal", "train_context": 16, "mode": "nonoverlap", "stride": 16,
+ "results": [{"context": 16, "val_loss": 2.5}, {"context": 32, "val_loss": 3.0}, {"context": 64, "val_loss": 3.75}, {"context": 128, "val_loss": 5.0}]}
+EOF
+
+"$ORDO" compare "$sw" > "$dir/out.txt" 2> "$dir/err.txt" && ok || bad "compare failed: $(cat "$dir/err.txt")"
+for f in compare.md compare.csv loss_curves.svg extrapolation.svg report.html; do
+  [ -s "$sw/$f" ] && ok || bad "compare did not write $f"
+done
+grep -qF "| learned | 2 |" "$dir/out.txt" && ok || bad "stdout lacks the Markdown row of learned"
+grep -qF "$(sed -n 3p "$sw/compare.md")" "$dir/out.txt" && ok || bad "stdout is not compare.md's table"
+
+# --- the numbers, computed here from the run dirs
+num() { sed -n "s/.*\"$2\":\([-0-9.e+]*\).*/\1/p" <<<"$1"; }
+# per run: final train loss, best val loss, its val_ppl, mean tokens/s, derived time (s)
+run_stats() { # <run dir>
+  local batch context
+  batch=$(sed -n 's/.*"batch": *\([0-9]*\).*/\1/p' "$1/config.json")
+  context=$(sed -n 's/.*"context": *\([0-9]*\).*/\1/p' "$1/config.json")
+  awk -v B="$batch" -v T="$context" '
+    { step = tl = vl = vp = tp = ""
+      if (match($0, /"step":[-0-9.e+]+/)) step = substr($0, RSTART + 7, RLENGTH - 7) + 0
+      if (match($0, /"train_loss":[-0-9.e+]+/)) tl = substr($0, RSTART + 13, RLENGTH - 13) + 0
+      if (match($0, /"val_loss":[-0-9.e+]+/)) vl = substr($0, RSTART + 11, RLENGTH - 11) + 0
+      if (match($0, /"val_ppl":[-0-9.e+]+/)) vp = substr($0, RSTART + 10, RLENGTH - 10) + 0
+      if (match($0, /"tokens_per_s":[-0-9.e+]+/)) tp = substr($0, RSTART + 15, RLENGTH - 15) + 0
+      final = tl
+      if (vl != "" && (best == "" || vl < best)) { best = vl; ppl = vp }
+      if (tp != "") { tsum += tp; tn++; wall += (step - prev) * B * T / tp }
+      prev = step }
+    END { printf "%.10g %.10g %.10g %.10g %.10g\n", final, best, ppl, tsum / tn, wall }' "$1/metrics.jsonl"
+}
+# mean and sample sd of the arguments
+mean_sd() { printf '%s\n' "$@" | awk '{ v[NR] = $1; s += $1 } END { m = s / NR; for (i = 1; i <= NR; i++) q += (v[i] - m)^2; printf "%.10g %.10g\n", m, (NR > 1 ? sqrt(q / (NR - 1)) : -1) }'; }
+# a cell of compare.csv: <file> <scheme> <column name>
+csv() { awk -F, -v s="$2" -v c="$3" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } $1 == s { print $(col[c]) }' "$1"; }
+close() { # <what> <got> <want>
+  awk -v a="$2" -v b="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b; exit !(a != "" && d <= 1e-6 + 1e-6 * m) }' \
+    && ok || bad "$1: compare.csv has '$2', expected $3"
+}
+read -r l1_tl l1_vl l1_pp l1_tp l1_w <<<"$(run_stats "$sw/learned-s1")"
+read -r l2_tl l2_vl l2_pp l2_tp l2_w <<<"$(run_stats "$sw/learned-s2")"
+read -r s1_tl s1_vl s1_pp s1_tp s1_w <<<"$(run_stats "$sw/sinusoidal-s1")"
+check_stat() { # <scheme> <csv key> <values...>
+  local scheme=$1 key=$2; shift 2
+  read -r m sd <<<"$(mean_sd "$@")"
+  close "$scheme $key mean" "$(csv "$sw/compare.csv" "$scheme" "${key}_mean")" "$m"
+  if [ $# -gt 1 ]; then close "$scheme $key sd" "$(csv "$sw/compare.csv" "$scheme" "${key}_sd")" "$sd"
+  else [ -z "$(csv "$sw/compare.csv" "$scheme" "${key}_sd")" ] && ok || bad "$scheme $key: one seed must have no sd"; fi
+  [ "$(csv "$sw/compare.csv" "$scheme" "${key}_n")" = "$#" ] && ok || bad "$scheme $key: n is not $#"
+}
+check_stat learned final_train_loss "$l1_tl" "$l2_tl"
+check_stat learned best_val_loss "$l1_vl" "$l2_vl"
+check_stat learned best_val_ppl "$l1_pp" "$l2_pp"
+check_stat learned tokens_per_s "$l1_tp" "$l2_tp"
+check_stat learned wall_s "$l1_w" "$l2_w"
+check_stat sinusoidal final_train_loss "$s1_tl"
+check_stat sinusoidal best_val_loss "$s1_vl"
+check_stat sinusoidal tokens_per_s "$s1_tp"
+check_stat learned loss_1x 2.25 2.75
+check_stat sinusoidal loss_1x 2.5
+check_stat sinusoidal loss_2x 3.0
+check_stat sinusoidal loss_8x 5.0
+[ "$(csv "$sw/compare.csv" learned loss_2x_note)" = "past the learned table (T_max 16)" ] && ok || bad "learned 2x: no reason for n/a"
+[ "$(csv "$sw/compare.csv" learned loss_8x_n)" = 0 ] && [ -z "$(csv "$sw/compare.csv" learned loss_8x_note)" ] && ok || bad "learned 8x: absent length must be '-' (no value, no note)"
+grep -q "n/a (past the learned table (T_max 16))" "$sw/compare.md" && ok || bad "compare.md lacks the n/a reason"
+# parameters: the count ordo train printed when it started
+for r in learned-s1 sinusoidal-s1; do
+  want=$(sed -n 's/.*position, \([0-9]*\) parameters.*/\1/p' "$dir/$r.log")
+  [ "$(csv "$sw/compare.csv" "${r%-s1}" params)" = "$want" ] && ok || bad "$r params: csv $(csv "$sw/compare.csv" "${r%-s1}" params), train said $want"
+done
+
+# --- well-formed files, one series per run
+for f in loss_curves.svg extrapolation.svg report.html; do
+  xmllint --noout "$sw/$f" 2> "$dir/xml.txt" && ok || bad "$f is not well-formed: $(head -3 "$dir/xml.txt")"
+done
+xmllint --html --noout "$sw/report.html" 2> "$dir/xml.txt" && ok || bad "report.html fails the HTML parser: $(head -3 "$dir/xml.txt")"
+count() { grep -o "class=\"$2\"" "$1" | wc -l; }
+[ "$(count "$sw/loss_curves.svg" "run train")" = 3 ] && ok || bad "loss_curves.svg: $(count "$sw/loss_curves.svg" "run train") train series, expected 3 runs"
+[ "$(count "$sw/loss_curves.svg" "run val")" = 3 ] && ok || bad "loss_curves.svg: val series per run"
+[ "$(count "$sw/loss_curves.svg" "mean train")" = 2 ] && ok || bad "loss_curves.svg: one mean per scheme"
+[ "$(count "$sw/extrapolation.svg" "run eval")" = 3 ] && ok || bad "extrapolation.svg: $(count "$sw/extrapolation.svg" "run eval") run series, expected 3"
+[ "$(count "$sw/extrapolation.svg" "mean eval")" = 2 ] && ok || bad "extrapolation.svg: one series per scheme"
+[ "$(count "$sw/report.html" "run train")" = 3 ] && [ "$(count "$sw/report.html" "run eval")" = 3 ] && ok || bad "report.html does not inline the plots"
+for r in learned-s1 learned-s2 sinusoidal-s1; do
+  grep -q "data-label=\"$r\"" "$sw/loss_curves.svg" && ok || bad "no series labelled $r"
+done
+# only learned-s1's eval.json has loss_by_position: one run series, one scheme mean
+xmllint --noout "$sw/loss_by_position.svg" 2> /dev/null && ok || bad "loss_by_position.svg missing or not well-formed"
+[ "$(count "$sw/loss_by_position.svg" "run pos")" = 1 ] && [ "$(count "$sw/loss_by_position.svg" "mean pos")" = 1 ] && ok || bad "loss_by_position.svg: one series per run that has loss_by_position"
+[ -e "$sw/accuracy.svg" ] && bad "accuracy.svg without any accuracy in eval.json" || ok
+grep -Eq '(src|href)="(https?:)?//' "$sw/report.html" && bad "report.html references external resources" || ok
+grep -q "<script" "$sw/report.html" && bad "report.html has a script" || ok
+
+# --- deterministic; a list of run dirs (in another order) gives the same table
+cp "$sw/loss_curves.svg" "$dir/curves1.svg"
+"$ORDO" compare "$sw" > /dev/null 2>&1
+cmp -s "$sw/loss_curves.svg" "$dir/curves1.svg" && ok || bad "loss_curves.svg differs between two identical compares"
+"$ORDO" compare "$sw/sinusoidal-s1" "$sw/learned-s2" "$sw/learned-s1/" --out "$dir/list" > /dev/null 2>&1 \
+  && ok || bad "compare of a list of run dirs failed"
+cmp -s "$sw/compare.csv" "$dir/list/compare.csv" && ok || bad "run list and sweep dir give different compare.csv"
+# a sweep dir without sweep.json (stopped early): its run subdirectories
+mkdir -p "$dir/nosweep" && cp -r "$sw/learned-s1" "$sw/learned-s2" "$sw/sinusoidal-s1" "$dir/nosweep/"
+"$ORDO" compare "$dir/nosweep" > /dev/null 2>&1 && cmp -s "$sw/compare.csv" "$dir/nosweep/compare.csv" \
+  && ok || bad "a dir of run dirs without sweep.json does not give the sweep's table"
+# default output dir for run lists: ./compare
+(cd "$dir" && "$ORDO" compare "$sw/learned-s1" > /dev/null 2>&1) && [ -f "$dir/compare/report.html" ] && ok || bad "default --out ./compare"
+grep -q "± -" "$dir/compare/compare.md" && ok || bad "a single seed should show '± -'"
+
+# markup characters in a run's name are escaped (the SVG and HTML still parse)
+odd="$dir/a&b<c>\"q'"
+cp -r "$sw/learned-s1" "$odd"
+"$ORDO" compare "$odd" "$sw/sinusoidal-s1" --out "$dir/odd" > /dev/null 2>&1 && ok || bad "compare of an oddly named run failed"
+xmllint --noout "$dir/odd/loss_curves.svg" "$dir/odd/report.html" 2> /dev/null && ok || bad "markup in a run name breaks the SVG/HTML"
+grep -qF 'data-label="a&amp;b&lt;c&gt;&quot;q&#39;"' "$dir/odd/loss_curves.svg" && ok || bad "run name not escaped in data-label"
+
+# --- bad input: a message naming the problem, non-zero exit, no crash
+expect_err() { # <pattern> <args...>
+  local pat=$1; shift
+  out=$("$ORDO" "$@" 2>&1); rc=$?
+  if [ $rc -eq 0 ] || [ $rc -ge 128 ] || ! grep -qF -- "$pat" <<<"$out"; then bad "ordo $*: rc $rc, output: $out"; else ok; fi
+}
+mkdir -p "$dir/empty" "$dir/nockpt"
+cp "$sw/learned-s1/config.json" "$sw/learned-s1/metrics.jsonl" "$dir/nockpt/"
+expect_err "not a run directory (no config.json" compare "$dir/empty"
+expect_err "nowhere: cannot open the run directory" compare "$dir/nowhere"
+expect_err "no checkpoint (ckpt-<step>.safetensors)" compare "$sw/learned-s1" "$dir/nockpt"
+expect_err "expected RUN_DIR" compare
+"$ORDO" train --task copy --pos learned "${tiny[@]}" --max-len 4 --out "$dir/copy" > /dev/null 2>&1 || bad "copy run failed"
+expect_err "trained on task:order but $dir/copy on task:copy" compare "$sw/learned-s1" "$dir/copy"
+# copy/reverse accuracy from eval.json: accuracy.svg with one series per run
+"$ORDO" train --task copy --pos sinusoidal "${tiny[@]}" --max-len 4 --out "$dir/copy2" > /dev/null 2>&1 || bad "copy run 2 failed"
+for r in copy copy2; do
+  cat > "$dir/$r/eval.json" <<'EOF'
+{"run": "x", "step": 20, "pos": "learned", "train_context": 16, "mode": "nonoverlap", "stride": 16,
+ "results": [{"context": 16, "val_loss": 1.5}],
+ "accuracy": {"task": "copy", "train_max_len": 4, "by_length": [{"n": 1, "exact_match": 1.0, "examples": 64}, {"n": 4, "exact_match": 0.5, "examples": 64}, {"n": 8, "exact_match": 0.0, "examples": 64}]}}
+EOF
+done
+"$ORDO" compare "$dir/copy" "$dir/copy2" --out "$dir/acc" > /dev/null 2>&1 && ok || bad "compare of copy runs failed"
+xmllint --noout "$dir/acc/accuracy.svg" 2> /dev/null && ok || bad "accuracy.svg missing or not well-formed"
+[ "$(count "$dir/acc/accuracy.svg" "run acc")" = 2 ] && [ "$(count "$dir/acc/accuracy.svg" "mean acc")" = 2 ] && ok || bad "accuracy.svg: one series per run and per scheme"
+grep -q "Exact match by length" "$dir/acc/report.html" && ok || bad "report.html lacks the accuracy plot"
+echo '{"runs": "learned-s1"}' > "$dir/badsweep.json" && mkdir -p "$dir/bs" && mv "$dir/badsweep.json" "$dir/bs/sweep.json"
+expect_err "expected a non-empty \"runs\" array" compare "$dir/bs"
+mkdir -p "$dir/badeval" && cp -r "$sw/learned-s1/." "$dir/badeval/" && echo '{"results": 3}' > "$dir/badeval/eval.json"
+expect_err "eval.json: expected a \"results\" array" compare "$dir/badeval"
+[ ! -e "$dir/compare/x" ] && ok
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

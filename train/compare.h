@@ -1,0 +1,57 @@
+// `ordo compare`'s model of a comparison: runs grouped by position scheme (the seeds of a
+// scheme are its runs), one table row per scheme with mean and sample sd over seeds. The
+// command (cmd_compare.c) builds it and writes the tables; compare_report.c draws the plots
+// and report.html from it.
+#ifndef ORDO_COMPARE_H
+#define ORDO_COMPARE_H
+#include "framework/error.h"
+#include "train/runinfo.h"
+
+#define ORDO_CMP_NMULT 4 // extrapolation at 1x, 2x, 4x, 8x the training length
+
+enum {
+    ORDO_CMP_TRAIN, // final train loss
+    ORDO_CMP_VAL,   // best val loss
+    ORDO_CMP_PPL,   // val perplexity at the best val loss
+    ORDO_CMP_TPS,   // mean logged tokens/s
+    ORDO_CMP_WALL,  // seconds
+    ORDO_CMP_X1,    // eval.json val loss at 1x (then 2x, 4x, 8x)
+    ORDO_CMP_NCOL = ORDO_CMP_X1 + ORDO_CMP_NMULT
+};
+
+typedef struct ordo_cmp_cell {
+    double mean, sd;  // sd: sample sd (n-1); NaN when n < 2
+    int n;            // runs with a value
+    int of;           // runs that could have one
+    const char *note; // why there is no number (eval.json's note), or NULL
+} ordo_cmp_cell;
+
+typedef struct ordo_cmp_group {
+    const char *pos;
+    const char *color;
+    int n, *runs; // indices into ordo_cmp.runs, ordered by seed
+    size_t params_min, params_max;
+    ordo_cmp_cell cell[ORDO_CMP_NCOL];
+} ordo_cmp_group;
+
+typedef struct ordo_cmp {
+    int nruns;
+    ordo_runinfo *runs;
+    int ngroups;
+    ordo_cmp_group *groups;
+    long long context;  // the common training length (0 when runs differ)
+    int wall_derived;   // some run's wall time is derived from tokens/s
+    const char *source; // what was compared (the sweep dir, or "N run directories")
+} ordo_cmp;
+
+// Header of column `col` (Markdown/HTML), e.g. "loss@2x (T=128)", into buf.
+void ordo_cmp_header(const ordo_cmp *c, int col, char *buf, size_t cap);
+// A cell as text: "1.2345 ± 0.0123", "1.2345 ± -" (one seed), "n/a (reason)" or "-".
+void ordo_cmp_cell_str(const ordo_cmp_cell *e, int col, char *buf, size_t cap);
+
+// Writes loss_curves.svg, extrapolation.svg, loss_by_position.svg (when eval.json has
+// loss_by_position), accuracy.svg (when it has copy/reverse accuracy) and report.html
+// (table and plots inline) into out_dir.
+ordo_status ordo_cmp_write_report(const ordo_cmp *c, const char *out_dir);
+
+#endif

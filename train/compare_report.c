@@ -1,0 +1,524 @@
+// The pictures of `ordo compare`: loss curves (train and val against step; one colour per
+// scheme, each seed a thin line, the mean over seeds a thick one), val loss against eval
+// length (log-x, from eval.json), copy/reverse exact match against length when eval.json
+// has it, and report.html: a self-contained XHTML page (table and SVGs inline, no scripts,
+// no external resources) that any browser opens from disk and any XML parser accepts.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "framework/fileio.h"
+#include "train/compare.h"
+#include "train/svg.h"
+
+// Arrays owned for the length of one drawing (series point into them).
+typedef struct pool {
+    double **p;
+    int n, cap;
+} pool;
+
+static double *pool_new(pool *pl, int n) {
+    if (pl->n == pl->cap) {
+        pl->cap = pl->cap ? 2 * pl->cap : 32;
+        pl->p = ordo_xrealloc(pl->p, (size_t)pl->cap * sizeof *pl->p);
+    }
+    return pl->p[pl->n++] = ordo_xmalloc((size_t)(n ? n : 1) * sizeof(double));
+}
+
+static void pool_free(pool *pl) {
+    for (int i = 0; i < pl->n; i++) free(pl->p[i]);
+    free(pl->p);
+}
+
+// The (step, value) points of run r where the value is present (val: evaluated lines).
+static int run_points(pool *pl, const ordo_runinfo *r, int val, double **x, double **y) {
+    *x = pool_new(pl, r->n);
+    *y = pool_new(pl, r->n);
+    int k = 0;
+    for (int i = 0; i < r->n; i++) {
+        double v = val ? r->val_loss[i] : r->train_loss[i];
+        if (isnan(v)) continue;
+        (*x)[k] = r->step[i];
+        (*y)[k++] = v;
+    }
+    return k;
+}
+
+// Mean over the seeds of g at the steps every seed logged (x of the first seed).
+static int mean_points(pool *pl, const ordo_cmp *c, const ordo_cmp_group *g, int val, double **x,
+                       double **y) {
+    const ordo_runinfo *r0 = &c->runs[g->runs[0]];
+    *x = pool_new(pl, r0->n);
+    *y = pool_new(pl, r0->n);
+    int k = 0;
+    for (int i = 0; i < r0->n; i++) {
+        double sum = 0;
+        int all = 1;
+        for (int s = 0; s < g->n && all; s++) {
+            const ordo_runinfo *r = &c->runs[g->runs[s]];
+            int found = 0;
+            for (int j = 0; j < r->n; j++)
+                if (r->step[j] == r0->step[i]) {
+                    double v = val ? r->val_loss[j] : r->train_loss[j];
+                    if (!isnan(v)) sum += v, found = 1;
+                    break;
+                }
+            all = found;
+        }
+        if (!all) continue;
+        (*x)[k] = r0->step[i];
+        (*y)[k++] = sum / g->n;
+    }
+    return k;
+}
+
+static void loss_curves(const ordo_cmp *c, ordo_svg *s) {
+    pool pl = {0};
+    ordo_series *ser = ordo_xcalloc((size_t)(c->nruns + c->ngroups) * 2, sizeof *ser);
+    ordo_svg_open(s, 1100, 440, "ordo compare: loss curves");
+    for (int panel = 0; panel < 2; panel++) {
+        int n = 0;
+        // thin seed lines first so that the means are drawn on top
+        for (int gi = 0; gi < c->ngroups; gi++) {
+            const ordo_cmp_group *g = &c->groups[gi];
+            for (int k = 0; k < g->n; k++) {
+                const ordo_runinfo *r = &c->runs[g->runs[k]];
+                ordo_series *e = &ser[n++];
+                e->n = run_points(&pl, r, panel, (double **)&e->x, (double **)&e->y);
+                e->color = g->color;
+                e->width = 1;
+                e->opacity = 0.45;
+                e->cls = panel ? "run val" : "run train";
+                e->label = r->name;
+                e->nolegend = 1;
+            }
+        }
+        for (int gi = 0; gi < c->ngroups; gi++) {
+            const ordo_cmp_group *g = &c->groups[gi];
+            ordo_series *e = &ser[n++];
+            e->n = mean_points(&pl, c, g, panel, (double **)&e->x, (double **)&e->y);
+            e->color = g->color;
+            e->width = 2.75;
+            e->cls = panel ? "mean val" : "mean train";
+            e->label = g->pos;
+            e->markers = panel; // val points are sparse: show where they were measured
+        }
+        ordo_axes a = {.x = panel ? 520 : 0,
+                       .y = 0,
+                       .w = panel ? 580 : 520,
+                       .h = 440,
+                       .title = panel ? "val loss" : "train loss",
+                       .xlabel = "step",
+                       .ylabel = "loss (nats/token)",
+                       .legend_w = panel ? 130 : 0};
+        ordo_svg_lineplot(s, &a, ser, n);
+    }
+    ordo_svg_text(s, 1100 - 134, 440 - 60, "start", 10, "fill=\"#555\"", "thin: each seed");
+    ordo_svg_text(s, 1100 - 134, 440 - 46, "start", 10, "fill=\"#555\"", "thick: mean of seeds");
+    ordo_svg_close(s);
+    free(ser);
+    pool_free(&pl);
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+// The sorted distinct eval lengths of the runs of g (or of every run, g NULL).
+static int eval_lengths(pool *pl, const ordo_cmp *c, const ordo_cmp_group *g, double **out) {
+    int total = 0;
+    for (int i = 0; i < c->nruns; i++) total += c->runs[i].neval;
+    *out = pool_new(pl, total);
+    int n = 0;
+    int nr = g ? g->n : c->nruns;
+    for (int k = 0; k < nr; k++) {
+        const ordo_runinfo *r = &c->runs[g ? g->runs[k] : k];
+        for (int i = 0; i < r->neval; i++) (*out)[n++] = r->eval[i].context;
+    }
+    qsort(*out, (size_t)n, sizeof(double), cmp_double);
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (m == 0 || (*out)[m - 1] != (*out)[i]) (*out)[m++] = (*out)[i];
+    return m;
+}
+
+static void extrapolation(const ordo_cmp *c, ordo_svg *s) {
+    pool pl = {0};
+    ordo_series *ser = ordo_xcalloc((size_t)(c->nruns + c->ngroups), sizeof *ser);
+    int n = 0, any = 0;
+    for (int gi = 0; gi < c->ngroups; gi++) {
+        const ordo_cmp_group *g = &c->groups[gi];
+        for (int k = 0; k < g->n; k++) {
+            const ordo_runinfo *r = &c->runs[g->runs[k]];
+            if (!r->has_eval) continue;
+            any = 1;
+            ordo_series *e = &ser[n++];
+            double *x, *y;
+            e->n = eval_lengths(&pl, c, NULL, &x);
+            y = pool_new(&pl, e->n);
+            for (int i = 0; i < e->n; i++) {
+                const char *note;
+                if (!ordo_runinfo_eval_at(r, (int)x[i], &y[i], &note)) y[i] = NAN;
+            }
+            e->x = x, e->y = y;
+            e->color = g->color;
+            e->width = 1;
+            e->opacity = 0.45;
+            e->cls = "run eval";
+            e->label = r->name;
+            e->nolegend = 1;
+        }
+    }
+    for (int gi = 0; gi < c->ngroups; gi++) {
+        const ordo_cmp_group *g = &c->groups[gi];
+        double *x, *y;
+        int m = eval_lengths(&pl, c, g, &x);
+        if (m == 0) continue;
+        y = pool_new(&pl, m);
+        for (int i = 0; i < m; i++) {
+            double sum = 0;
+            int cnt = 0;
+            for (int k = 0; k < g->n; k++) {
+                double v;
+                const char *note;
+                if (ordo_runinfo_eval_at(&c->runs[g->runs[k]], (int)x[i], &v, &note) && !isnan(v))
+                    sum += v, cnt++;
+            }
+            y[i] = cnt ? sum / cnt : NAN;
+        }
+        ser[n++] = (ordo_series){.x = x,
+                                 .y = y,
+                                 .n = m,
+                                 .color = g->color,
+                                 .width = 2.75,
+                                 .cls = "mean eval",
+                                 .label = g->pos,
+                                 .markers = 1};
+    }
+    ordo_svg_open(s, 900, 480, "ordo compare: val loss against eval length");
+    ordo_axes a = {.x = 0,
+                   .y = 0,
+                   .w = 900,
+                   .h = 440,
+                   .title = "val loss vs eval length",
+                   .xlabel = "eval context length (tokens, log scale)",
+                   .ylabel = "val loss (nats/token)",
+                   .logx = 1,
+                   .legend_w = 130,
+                   .xmark = (double)c->context,
+                   .xmark_label = "training length"};
+    ordo_svg_lineplot(s, &a, ser, n);
+    // why a scheme has no points past some length (e.g. the learned table's end)
+    double ty = 458;
+    if (!any)
+        ordo_svg_text(s, 20, ty, "start", 11, "fill=\"#555\"",
+                      "no run has eval.json (write one with ordo eval --save, or ordo sweep)");
+    for (int gi = 0; gi < c->ngroups && any; gi++) {
+        const ordo_cmp_group *g = &c->groups[gi];
+        for (int m = 0; m < ORDO_CMP_NMULT; m++) {
+            const ordo_cmp_cell *e = &g->cell[ORDO_CMP_X1 + m];
+            if (e->n || !e->note) continue;
+            char h[64];
+            ordo_cmp_header(c, ORDO_CMP_X1 + m, h, sizeof h);
+            ordo_svg_text(s, 20, ty, "start", 11, "fill=\"#555\"", "%s: no value from %s on (%s)",
+                          g->pos, h, e->note);
+            ty += 14;
+            break;
+        }
+    }
+    ordo_svg_close(s);
+    free(ser);
+    pool_free(&pl);
+}
+
+// Exact match against sequence length n for copy/reverse runs; 0 when no run has it.
+static int accuracy(const ordo_cmp *c, ordo_svg *s) {
+    pool pl = {0};
+    ordo_series *ser = ordo_xcalloc((size_t)(c->nruns + c->ngroups), sizeof *ser);
+    int n = 0, train_max = 0;
+    const char *task = NULL;
+    for (int gi = 0; gi < c->ngroups; gi++) {
+        const ordo_cmp_group *g = &c->groups[gi];
+        int first = n;
+        for (int k = 0; k < g->n; k++) {
+            const ordo_runinfo *r = &c->runs[g->runs[k]];
+            if (!r->acc) continue;
+            task = r->acc_task;
+            train_max = r->acc_train_max_len;
+            double *x = pool_new(&pl, r->nacc), *y = pool_new(&pl, r->nacc);
+            for (int i = 0; i < r->nacc; i++) x[i] = r->acc[i].n, y[i] = r->acc[i].exact_match;
+            ser[n++] = (ordo_series){.x = x,
+                                     .y = y,
+                                     .n = r->nacc,
+                                     .color = g->color,
+                                     .width = 1,
+                                     .opacity = 0.45,
+                                     .cls = "run acc",
+                                     .label = r->name,
+                                     .nolegend = 1};
+        }
+        if (n == first) continue;
+        // mean over the seeds at the lengths of the first seed that every seed has
+        const ordo_runinfo *r0 = &c->runs[g->runs[0]];
+        for (int k = 0; !r0->acc && k < g->n; k++) r0 = &c->runs[g->runs[k]];
+        double *x = pool_new(&pl, r0->nacc), *y = pool_new(&pl, r0->nacc);
+        int m = 0;
+        for (int i = 0; i < r0->nacc; i++) {
+            double sum = 0;
+            int cnt = 0;
+            for (int k = 0; k < g->n; k++) {
+                const ordo_runinfo *r = &c->runs[g->runs[k]];
+                for (int j = 0; j < r->nacc; j++)
+                    if (r->acc[j].n == r0->acc[i].n && !isnan(r->acc[j].exact_match))
+                        sum += r->acc[j].exact_match, cnt++;
+            }
+            if (cnt) x[m] = r0->acc[i].n, y[m++] = sum / cnt;
+        }
+        ser[n++] = (ordo_series){.x = x,
+                                 .y = y,
+                                 .n = m,
+                                 .color = g->color,
+                                 .width = 2.75,
+                                 .cls = "mean acc",
+                                 .label = g->pos,
+                                 .markers = 1};
+    }
+    if (n) {
+        char title[128];
+        snprintf(title, sizeof title, "%s: exact match by length (trained n <= %d)", task,
+                 train_max);
+        ordo_svg_open(s, 900, 440, title);
+        ordo_axes a = {.w = 900,
+                       .h = 440,
+                       .title = title,
+                       .xlabel = "sequence length n",
+                       .ylabel = "exact match",
+                       .legend_w = 130};
+        ordo_svg_lineplot(s, &a, ser, n);
+        ordo_svg_close(s);
+    }
+    free(ser);
+    pool_free(&pl);
+    return n > 0;
+}
+
+// The eval point of r with loss_by_position at the largest length (NULL if none).
+static const ordo_eval_point *longest_by_pos(const ordo_runinfo *r) {
+    const ordo_eval_point *best = NULL;
+    for (int i = 0; i < r->neval; i++)
+        if (r->eval[i].by_pos && (!best || r->eval[i].context > best->context)) best = &r->eval[i];
+    return best;
+}
+
+// Val loss at each position of the window, at the longest length each run was evaluated
+// with loss_by_position (thin per run, thick mean per scheme); 0 when no run has it.
+static int by_position(const ordo_cmp *c, ordo_svg *s) {
+    pool pl = {0};
+    ordo_series *ser = ordo_xcalloc((size_t)(c->nruns + c->ngroups), sizeof *ser);
+    char(*labels)[64] = ordo_xcalloc((size_t)c->ngroups + 1, sizeof *labels);
+    int n = 0;
+    for (int gi = 0; gi < c->ngroups; gi++) {
+        const ordo_cmp_group *g = &c->groups[gi];
+        int ctx = 0, maxn = 0;
+        for (int k = 0; k < g->n; k++) {
+            const ordo_runinfo *r = &c->runs[g->runs[k]];
+            const ordo_eval_point *e = longest_by_pos(r);
+            if (!e) continue;
+            if (e->context > ctx) ctx = e->context;
+            if (e->npos > maxn) maxn = e->npos;
+            double *x = pool_new(&pl, e->npos);
+            for (int i = 0; i < e->npos; i++) x[i] = i;
+            ser[n++] = (ordo_series){.x = x,
+                                     .y = e->by_pos,
+                                     .n = e->npos,
+                                     .color = g->color,
+                                     .width = 1,
+                                     .opacity = 0.45,
+                                     .cls = "run pos",
+                                     .label = r->name,
+                                     .nolegend = 1};
+        }
+        if (!maxn) continue;
+        // the mean over the seeds evaluated at the scheme's longest length
+        double *x = pool_new(&pl, maxn), *y = pool_new(&pl, maxn);
+        for (int i = 0; i < maxn; i++) {
+            double sum = 0;
+            int cnt = 0;
+            for (int k = 0; k < g->n; k++) {
+                const ordo_eval_point *e = longest_by_pos(&c->runs[g->runs[k]]);
+                if (e && e->context == ctx && i < e->npos && !isnan(e->by_pos[i]))
+                    sum += e->by_pos[i], cnt++;
+            }
+            x[i] = i, y[i] = cnt ? sum / cnt : NAN;
+        }
+        snprintf(labels[gi], sizeof labels[gi], "%s (T=%d)", g->pos, ctx);
+        ser[n++] = (ordo_series){.x = x,
+                                 .y = y,
+                                 .n = maxn,
+                                 .color = g->color,
+                                 .width = 2.25,
+                                 .cls = "mean pos",
+                                 .label = labels[gi]};
+    }
+    if (n) {
+        ordo_svg_open(s, 900, 440, "ordo compare: val loss by position in the window");
+        ordo_axes a = {.w = 900,
+                       .h = 440,
+                       .title = "val loss by position (longest evaluated length per scheme)",
+                       .xlabel = "position in the window",
+                       .ylabel = "val loss (nats/token)",
+                       .legend_w = 150,
+                       .xmark = (double)c->context,
+                       .xmark_label = "training length"};
+        ordo_svg_lineplot(s, &a, ser, n);
+        ordo_svg_close(s);
+    }
+    free(labels);
+    free(ser);
+    pool_free(&pl);
+    return n > 0;
+}
+
+static ordo_status save_text(const char *dir, const char *name, const ordo_svg *s) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return ordo_svg_save(s, path);
+}
+
+// <tag attrs>text</tag>; tag may carry attributes ("td class=\"na\""), closed by its name.
+static void html_cell(ordo_svg *h, const char *tag, const char *text) {
+    ordo_svg_printf(h, "<%s>", tag);
+    ordo_svg_escape(h, text);
+    ordo_svg_printf(h, "</%.*s>", (int)strcspn(tag, " "), tag);
+}
+
+static void html_table(const ordo_cmp *c, ordo_svg *h) {
+    char buf[512];
+    ordo_svg_printf(h, "<table>\n<tr><th>scheme</th><th>seeds</th><th>params</th>");
+    for (int k = 0; k < ORDO_CMP_NCOL; k++) {
+        ordo_cmp_header(c, k, buf, sizeof buf);
+        html_cell(h, "th", buf);
+    }
+    ordo_svg_printf(h, "</tr>\n");
+    for (int i = 0; i < c->ngroups; i++) {
+        const ordo_cmp_group *g = &c->groups[i];
+        ordo_svg_printf(h, "<tr><td><span class=\"sw\" style=\"background:%s\"></span>", g->color);
+        ordo_svg_escape(h, g->pos);
+        ordo_svg_printf(h, "</td><td>%d</td>", g->n);
+        if (g->params_min == g->params_max)
+            ordo_svg_printf(h, "<td>%zu</td>", g->params_min);
+        else
+            ordo_svg_printf(h, "<td>%zu-%zu</td>", g->params_min, g->params_max);
+        for (int k = 0; k < ORDO_CMP_NCOL; k++) {
+            const ordo_cmp_cell *e = &g->cell[k];
+            if (e->n == 0 && e->note) {
+                // the reason goes under the table (once per scheme), the cell stays narrow
+                ordo_svg_printf(h, "<td class=\"na\" title=\"");
+                ordo_svg_escape(h, e->note);
+                ordo_svg_printf(h, "\">n/a \xe2\x80\xa0</td>");
+                continue;
+            }
+            ordo_cmp_cell_str(e, k, buf, sizeof buf);
+            // the sd in smaller type beside the mean keeps the wide table narrower
+            char *pm = strstr(buf, " \xc2\xb1 ");
+            if (pm) *pm = 0;
+            ordo_svg_printf(h, "<td>");
+            ordo_svg_escape(h, buf);
+            if (pm) {
+                ordo_svg_printf(h, " <span class=\"sd\">");
+                ordo_svg_escape(h, pm + 1);
+                ordo_svg_printf(h, "</span>");
+            }
+            ordo_svg_printf(h, "</td>");
+        }
+        ordo_svg_printf(h, "</tr>\n");
+    }
+    ordo_svg_printf(h, "</table>\n");
+    for (int i = 0; i < c->ngroups; i++) {
+        const ordo_cmp_group *g = &c->groups[i];
+        for (int k = ORDO_CMP_X1; k < ORDO_CMP_NCOL; k++) {
+            if (g->cell[k].n || !g->cell[k].note) continue;
+            ordo_cmp_header(c, k, buf, sizeof buf);
+            ordo_svg_printf(h, "<p class=\"note\">\xe2\x80\xa0 ");
+            ordo_svg_escape(h, g->pos);
+            ordo_svg_printf(h, ", from ");
+            ordo_svg_escape(h, buf);
+            ordo_svg_printf(h, " on: ");
+            ordo_svg_escape(h, g->cell[k].note);
+            ordo_svg_printf(h, "</p>\n");
+            break;
+        }
+    }
+}
+
+ordo_status ordo_cmp_write_report(const ordo_cmp *c, const char *out_dir) {
+    ordo_svg curves, extra, acc, h;
+    ordo_svg_init(&curves);
+    ordo_svg_init(&extra);
+    ordo_svg_init(&acc);
+    ordo_svg_init(&h);
+    loss_curves(c, &curves);
+    extrapolation(c, &extra);
+    int has_acc = accuracy(c, &acc);
+    ordo_svg bypos;
+    ordo_svg_init(&bypos);
+    int has_pos = by_position(c, &bypos);
+    ordo_status s = save_text(out_dir, "loss_curves.svg", &curves);
+    if (!s) s = save_text(out_dir, "extrapolation.svg", &extra);
+    if (!s && has_acc) s = save_text(out_dir, "accuracy.svg", &acc);
+    if (!s && has_pos) s = save_text(out_dir, "loss_by_position.svg", &bypos);
+
+    // XHTML (well-formed XML) that browsers also read as HTML; SVGs go in as they are
+    ordo_svg_printf(&h, "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" "
+                        "lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>ordo compare: ");
+    ordo_svg_escape(&h, c->source);
+    ordo_svg_printf(
+        &h, "</title>\n<style>\nbody{font-family:sans-serif;margin:24px;color:#222}"
+            "\ntable{border-collapse:collapse;font-size:12px;margin:12px 0}"
+            "\nth,td{border:1px solid #ccc;padding:3px 6px;text-align:right;white-space:nowrap}"
+            "\ntd.na{color:#666}th{white-space:normal}.sd{font-size:10px;color:#666}"
+            "\nth{background:#f2f2f2}td:first-child,th:first-child{text-align:left}"
+            "\n.sw{display:inline-block;width:10px;height:10px;margin-right:6px}"
+            "\n.note{color:#555;font-size:13px}\nsvg{max-width:100%%;height:auto}\n</style>\n"
+            "</head>\n<body>\n<h1>ordo compare</h1>\n<p>");
+    ordo_svg_escape(&h, c->source);
+    ordo_svg_printf(&h, ", %d runs, data: ", c->nruns);
+    ordo_svg_escape(&h, c->runs[0].data);
+    ordo_svg_printf(&h, "</p>\n");
+    html_table(c, &h);
+    ordo_svg_printf(&h, "<p class=\"note\">mean ± sample sd over the seeds of each scheme "
+                        "(\"± -\": one seed, no sd). Val loss: the best evaluated during "
+                        "training; ppl: exp of it. loss@Nx: eval.json at N times the training "
+                        "length (\"-\": no eval.json or no such length; n/a: the run cannot go "
+                        "there).");
+    if (c->wall_derived)
+        ordo_svg_printf(&h, " *train time is derived from metrics.jsonl: the sum over log "
+                            "intervals of steps x batch x context / tokens_per_s.");
+    ordo_svg_printf(&h, "</p>\n<h2>Loss curves</h2>\n%s<h2>Val loss against eval length</h2>\n%s",
+                    curves.buf, extra.buf);
+    if (has_pos) ordo_svg_printf(&h, "<h2>Val loss by position</h2>\n%s", bypos.buf);
+    if (has_acc) ordo_svg_printf(&h, "<h2>Exact match by length</h2>\n%s", acc.buf);
+    ordo_svg_printf(&h, "<h2>Runs</h2>\n<table>\n<tr><th>run</th><th>scheme</th><th>seed</th>"
+                        "<th>steps</th><th>checkpoint</th><th>eval.json</th></tr>\n");
+    for (int gi = 0; gi < c->ngroups; gi++)
+        for (int k = 0; k < c->groups[gi].n; k++) {
+            const ordo_runinfo *r = &c->runs[c->groups[gi].runs[k]];
+            ordo_svg_printf(&h, "<tr>");
+            html_cell(&h, "td", r->dir);
+            html_cell(&h, "td", r->pos);
+            ordo_svg_printf(&h, "<td>%lld</td><td>%lld</td><td>%lld</td>", r->seed, r->steps,
+                            (long long)r->ckpt_step);
+            html_cell(&h, "td", !r->has_eval ? "no" : r->eval_mode ? r->eval_mode : "yes");
+            ordo_svg_printf(&h, "</tr>\n");
+        }
+    ordo_svg_printf(&h, "</table>\n</body>\n</html>\n");
+    if (!s) s = save_text(out_dir, "report.html", &h);
+    ordo_svg_free(&curves);
+    ordo_svg_free(&extra);
+    ordo_svg_free(&acc);
+    ordo_svg_free(&bypos);
+    ordo_svg_free(&h);
+    return s;
+}

@@ -1,0 +1,288 @@
+// Reads a run directory's files into an ordo_runinfo for `ordo compare` (see runinfo.h).
+// Only reads; nothing here builds a model or tokenizes data, so comparing many runs of a
+// big corpus stays quick. Missing optional pieces (val loss never evaluated, no eval.json)
+// are NaN or flags, never errors; a malformed file is an error naming it.
+#include "train/runinfo.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "framework/fileio.h"
+#include "framework/safetensors.h"
+#include "train/checkpoint.h"
+
+#define METRICS_MAX_BYTES ((size_t)1 << 30)
+
+static char *dup_or_null(const char *s) {
+    return s ? ordo_xstrdup(s) : NULL;
+}
+
+static ordo_status read_config(ordo_runinfo *r, const char *path) {
+    json_error_t err;
+    json_t *j = json_load_file(path, 0, &err);
+    if (!j) return ordo_error(ORDO_ERR_FORMAT, "%s: line %d: %s", path, err.line, err.text);
+    ordo_status s = ORDO_OK;
+    const char *pos = json_string_value(json_object_get(j, "pos"));
+    json_t *ctx = json_object_get(j, "context");
+    if (!pos || !json_is_integer(ctx)) {
+        s = ordo_error(ORDO_ERR_FORMAT,
+                       "%s: expected \"pos\" (a string) and \"context\" (an "
+                       "integer), as ordo train writes them",
+                       path);
+    } else {
+        r->pos = ordo_xstrdup(pos);
+        r->context = json_integer_value(ctx);
+        r->seed = json_integer_value(json_object_get(j, "seed"));
+        r->batch = json_integer_value(json_object_get(j, "batch"));
+        r->steps = json_integer_value(json_object_get(j, "steps"));
+        r->d_model = json_integer_value(json_object_get(j, "d-model"));
+        r->layers = json_integer_value(json_object_get(j, "layers"));
+        r->heads = json_integer_value(json_object_get(j, "heads"));
+        const char *data = json_string_value(json_object_get(j, "data"));
+        const char *task = json_string_value(json_object_get(j, "task"));
+        char buf[4200];
+        if (data)
+            snprintf(buf, sizeof buf, "%s", data);
+        else
+            snprintf(buf, sizeof buf, "task:%s", task ? task : "order");
+        r->data = ordo_xstrdup(buf);
+    }
+    json_decref(j);
+    return s;
+}
+
+// Sums the sizes of the newest readable checkpoint's weights (optimizer moments excluded).
+static ordo_status count_params(ordo_runinfo *r) {
+    int64_t *steps;
+    int n;
+    ordo_status s = ordo_checkpoint_list(r->dir, &steps, &n);
+    if (s) return s;
+    if (n == 0) {
+        free(steps);
+        return ordo_error(ORDO_ERR_ARG, "%s: no checkpoint (ckpt-<step>.safetensors) in the run",
+                          r->dir);
+    }
+    s = ORDO_ERR_FORMAT;
+    for (int i = 0; i < n && s; i++) {
+        char path[4096];
+        ordo_checkpoint_path(path, sizeof path, r->dir, steps[i]);
+        ordo_safetensors *f;
+        if ((s = ordo_safetensors_open(path, &f))) {
+            fprintf(stderr, "ordo: warning: skipping %s: %s\n", path, ordo_error_message());
+            continue;
+        }
+        size_t total = 0;
+        for (int k = 0; k < ordo_safetensors_count(f); k++) {
+            const ordo_st_tensor *t = ordo_safetensors_at(f, k);
+            if (strncmp(t->name, "optim.", 6) == 0) continue;
+            size_t numel = 1;
+            for (int d = 0; d < t->ndim; d++) numel *= (size_t)t->shape[d];
+            total += numel;
+        }
+        ordo_safetensors_close(f);
+        r->params = total;
+        r->ckpt_step = steps[i];
+    }
+    free(steps);
+    return s;
+}
+
+static double num_or_nan(json_t *v) {
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static ordo_status read_metrics(ordo_runinfo *r, const char *path) {
+    char *buf;
+    size_t len;
+    ordo_status s = ordo_read_file(path, METRICS_MAX_BYTES, &buf, &len);
+    if (s) return s;
+    int cap = 64, lineno = 0;
+    r->step = ordo_xmalloc(cap * sizeof(double));
+    r->train_loss = ordo_xmalloc(cap * sizeof(double));
+    r->val_loss = ordo_xmalloc(cap * sizeof(double));
+    r->val_ppl = ordo_xmalloc(cap * sizeof(double));
+    double tps_sum = 0, elapsed = NAN, derived = 0, prev_step = 0;
+    int ntps = 0;
+    for (char *p = buf; *p;) {
+        char *nl = strchr(p, '\n');
+        int last = nl == NULL;
+        if (nl) *nl = 0;
+        lineno++;
+        char *line = p;
+        p = nl ? nl + 1 : p + strlen(p);
+        if (strspn(line, " \t\r") == strlen(line)) continue;
+        json_error_t err;
+        json_t *j = json_loads(line, 0, &err);
+        if (!j || !json_is_number(json_object_get(j, "step"))) {
+            json_decref(j);
+            // a run killed mid-write can leave a partial last line: not worth refusing the run
+            if (last) {
+                fprintf(stderr, "ordo: warning: %s: line %d is incomplete; ignored\n", path,
+                        lineno);
+                break;
+            }
+            free(buf);
+            return ordo_error(ORDO_ERR_FORMAT, "%s: line %d: expected a JSON object with \"step\"",
+                              path, lineno);
+        }
+        if (r->n == cap) {
+            cap *= 2;
+            r->step = ordo_xrealloc(r->step, cap * sizeof(double));
+            r->train_loss = ordo_xrealloc(r->train_loss, cap * sizeof(double));
+            r->val_loss = ordo_xrealloc(r->val_loss, cap * sizeof(double));
+            r->val_ppl = ordo_xrealloc(r->val_ppl, cap * sizeof(double));
+        }
+        double step = json_number_value(json_object_get(j, "step"));
+        r->step[r->n] = step;
+        r->train_loss[r->n] = num_or_nan(json_object_get(j, "train_loss"));
+        r->val_loss[r->n] = num_or_nan(json_object_get(j, "val_loss"));
+        double ppl = num_or_nan(json_object_get(j, "val_ppl"));
+        r->val_ppl[r->n] = isnan(ppl) ? exp(r->val_loss[r->n]) : ppl;
+        double tps = num_or_nan(json_object_get(j, "tokens_per_s"));
+        if (tps > 0) {
+            tps_sum += tps;
+            ntps++;
+            // the trainer's tokens_per_s is (tokens since the last line) / (seconds since it)
+            derived += (step - prev_step) * (double)r->batch * (double)r->context / tps;
+        }
+        double el = num_or_nan(json_object_get(j, "elapsed_s"));
+        if (!isnan(el)) elapsed = isnan(elapsed) ? el : fmax(elapsed, el);
+        prev_step = step;
+        r->n++;
+        json_decref(j);
+    }
+    free(buf);
+    r->final_train_loss = r->n ? r->train_loss[r->n - 1] : NAN;
+    r->best_val_loss = r->best_val_ppl = NAN;
+    for (int i = 0; i < r->n; i++)
+        if (!isnan(r->val_loss[i]) && !(r->val_loss[i] >= r->best_val_loss)) {
+            r->best_val_loss = r->val_loss[i];
+            r->best_val_ppl = r->val_ppl[i];
+        }
+    r->tokens_per_s = ntps ? tps_sum / ntps : NAN;
+    r->wall_derived = isnan(elapsed);
+    r->wall_s = !isnan(elapsed) ? elapsed : ntps ? derived : NAN;
+    return ORDO_OK;
+}
+
+static ordo_status read_eval(ordo_runinfo *r, const char *path) {
+    json_error_t err;
+    json_t *j = json_load_file(path, 0, &err);
+    if (!j) return ordo_error(ORDO_ERR_FORMAT, "%s: line %d: %s", path, err.line, err.text);
+    json_t *res = json_object_get(j, "results");
+    if (!json_is_array(res)) {
+        json_decref(j);
+        return ordo_error(ORDO_ERR_FORMAT, "%s: expected a \"results\" array", path);
+    }
+    r->has_eval = 1;
+    json_t *tc = json_object_get(j, "train_context");
+    r->eval_train_context = json_is_integer(tc) ? (int)json_integer_value(tc) : (int)r->context;
+    r->eval_mode = dup_or_null(json_string_value(json_object_get(j, "mode")));
+    r->neval = (int)json_array_size(res);
+    r->eval = ordo_xcalloc((size_t)r->neval + 1, sizeof *r->eval);
+    for (int i = 0; i < r->neval; i++) {
+        json_t *e = json_array_get(res, (size_t)i);
+        json_t *c = json_object_get(e, "context"), *l = json_object_get(e, "val_loss");
+        if (!json_is_integer(c) || !(json_is_number(l) || json_is_null(l))) {
+            json_decref(j);
+            return ordo_error(ORDO_ERR_FORMAT,
+                              "%s: results[%d]: expected \"context\" (integer) and \"val_loss\" "
+                              "(number or null)",
+                              path, i);
+        }
+        r->eval[i].context = (int)json_integer_value(c);
+        r->eval[i].val_loss = json_is_number(l) ? json_number_value(l) : NAN;
+        r->eval[i].note = dup_or_null(json_string_value(json_object_get(e, "note")));
+        json_t *bp = json_object_get(e, "loss_by_position");
+        if (json_is_array(bp) && json_array_size(bp) > 0) {
+            r->eval[i].npos = (int)json_array_size(bp);
+            r->eval[i].by_pos = ordo_xmalloc((size_t)r->eval[i].npos * sizeof(double));
+            for (int k = 0; k < r->eval[i].npos; k++)
+                r->eval[i].by_pos[k] = num_or_nan(json_array_get(bp, (size_t)k));
+        }
+    }
+    json_t *acc = json_object_get(j, "accuracy");
+    json_t *by = json_object_get(acc, "by_length");
+    if (json_is_array(by)) {
+        r->acc_task = ordo_xstrdup(json_string_value(json_object_get(acc, "task"))
+                                       ? json_string_value(json_object_get(acc, "task"))
+                                       : "accuracy");
+        r->acc_train_max_len = (int)json_integer_value(json_object_get(acc, "train_max_len"));
+        r->nacc = (int)json_array_size(by);
+        r->acc = ordo_xcalloc((size_t)r->nacc + 1, sizeof *r->acc);
+        for (int i = 0; i < r->nacc; i++) {
+            json_t *e = json_array_get(by, (size_t)i);
+            r->acc[i].n = (int)json_integer_value(json_object_get(e, "n"));
+            r->acc[i].exact_match = num_or_nan(json_object_get(e, "exact_match"));
+        }
+    }
+    json_decref(j);
+    return ORDO_OK;
+}
+
+ordo_status ordo_runinfo_load(ordo_runinfo *r, const char *dir) {
+    memset(r, 0, sizeof *r);
+    r->dir = ordo_xstrdup(dir);
+    size_t L = strlen(dir);
+    while (L > 1 && dir[L - 1] == '/') L--;
+    size_t b = L;
+    while (b > 0 && dir[b - 1] != '/') b--;
+    r->name = ordo_xmalloc(L - b + 1);
+    memcpy(r->name, dir + b, L - b);
+    r->name[L - b] = 0;
+
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return ordo_error(ORDO_ERR_IO, "%s: cannot open the run directory: %s", dir,
+                          strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return ordo_error(ORDO_ERR_ARG, "%s: not a run directory (a file)", dir);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    if (stat(path, &st) != 0)
+        return ordo_error(ORDO_ERR_ARG,
+                          "%s: not a run directory (no config.json; expected what ordo train "
+                          "writes, or a sweep directory with sweep.json)",
+                          dir);
+    ordo_status s = read_config(r, path);
+    if (!s) s = count_params(r);
+    snprintf(path, sizeof path, "%s/metrics.jsonl", dir);
+    if (!s && stat(path, &st) != 0)
+        s = ordo_error(ORDO_ERR_ARG, "%s: no metrics.jsonl in the run", dir);
+    if (!s) s = read_metrics(r, path);
+    snprintf(path, sizeof path, "%s/eval.json", dir);
+    if (!s && stat(path, &st) == 0) s = read_eval(r, path);
+    return s;
+}
+
+void ordo_runinfo_free(ordo_runinfo *r) {
+    free(r->dir);
+    free(r->name);
+    free(r->pos);
+    free(r->data);
+    free(r->step);
+    free(r->train_loss);
+    free(r->val_loss);
+    free(r->val_ppl);
+    free(r->eval_mode);
+    for (int i = 0; i < r->neval; i++) free(r->eval[i].note), free(r->eval[i].by_pos);
+    free(r->eval);
+    free(r->acc_task);
+    free(r->acc);
+    memset(r, 0, sizeof *r);
+}
+
+int ordo_runinfo_eval_at(const ordo_runinfo *r, int context, double *loss, const char **note) {
+    for (int i = 0; i < r->neval; i++)
+        if (r->eval[i].context == context) {
+            *loss = r->eval[i].val_loss;
+            *note = r->eval[i].note;
+            return 1;
+        }
+    return 0;
+}

@@ -1,0 +1,59 @@
+// What `ordo compare` needs to know about one run directory, read from its files without
+// rebuilding the model or the data: config.json (scheme, seed, data, sizes), metrics.jsonl
+// (loss curves, throughput, time), the newest checkpoint's tensor sizes (parameter count)
+// and, when present, eval.json (extrapolation losses, copy/reverse accuracy).
+#ifndef ORDO_RUNINFO_H
+#define ORDO_RUNINFO_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "framework/error.h"
+
+typedef struct ordo_eval_point {
+    int context;
+    double val_loss; // NaN when eval.json has null
+    char *note;      // the reason given for a null (NULL if none)
+    int npos;        // loss_by_position (mean loss at each position of the window), if given
+    double *by_pos;
+} ordo_eval_point;
+
+typedef struct ordo_acc_point {
+    int n;
+    double exact_match;
+} ordo_acc_point;
+
+typedef struct ordo_runinfo {
+    char *dir, *name; // the path as given; its last component (the series label)
+    // config.json
+    char *pos, *data; // data: the --data file, else "task:<task>"
+    long long context, seed, batch, steps, d_model, layers, heads;
+    // newest checkpoint
+    int64_t ckpt_step;
+    size_t params; // every tensor but the optimizer moments (wte counted once: it is tied)
+    // metrics.jsonl, every logged line (val_* NaN on lines without an evaluation)
+    int n;
+    double *step, *train_loss, *val_loss, *val_ppl;
+    double final_train_loss, best_val_loss, best_val_ppl; // NaN when absent
+    double tokens_per_s;                                  // mean of the logged values
+    double wall_s;    // from "elapsed_s" when logged, else derived (see wall_derived)
+    int wall_derived; // 1: sum over log intervals of steps*batch*context / tokens_per_s
+    // eval.json (has_eval 0 when the file is absent)
+    int has_eval, eval_train_context;
+    char *eval_mode;
+    int neval;
+    ordo_eval_point *eval;
+    char *acc_task; // copy/reverse accuracy (NULL when eval.json has none)
+    int acc_train_max_len, nacc;
+    ordo_acc_point *acc;
+} ordo_runinfo;
+
+// Reads the run in dir. Errors name the file: a directory without config.json is "not a
+// run"; a run without a checkpoint, a malformed config/metrics/eval file are refused.
+ordo_status ordo_runinfo_load(ordo_runinfo *r, const char *dir);
+void ordo_runinfo_free(ordo_runinfo *r);
+
+// The val loss of r's eval.json at `context` (NaN, and *note set, if null there);
+// returns 0 when eval.json is absent or has no such length.
+int ordo_runinfo_eval_at(const ordo_runinfo *r, int context, double *loss, const char **note);
+
+#endif
