@@ -60,8 +60,10 @@ run_stats() { # <run dir>
       final = tl
       if (vl != "" && (best == "" || vl < best)) { best = vl; ppl = vp }
       if (tp != "") { tsum += tp; tn++; wall += (step - prev) * B * T / tp }
+      # the wall time: the last elapsed_s when training logs it, else derived from tokens/s
+      if (match($0, /"elapsed_s":[-0-9.e+]+/)) elapsed = substr($0, RSTART + 12, RLENGTH - 12) + 0
       prev = step }
-    END { printf "%.10g %.10g %.10g %.10g %.10g\n", final, best, ppl, tsum / tn, wall }' "$1/metrics.jsonl"
+    END { printf "%.10g %.10g %.10g %.10g %.10g\n", final, best, ppl, tsum / tn, (elapsed != "" ? elapsed : wall) }' "$1/metrics.jsonl"
 }
 # mean and sample sd of the arguments
 mean_sd() { printf '%s\n' "$@" | awk '{ v[NR] = $1; s += $1 } END { m = s / NR; for (i = 1; i <= NR; i++) q += (v[i] - m)^2; printf "%.10g %.10g\n", m, (NR > 1 ? sqrt(q / (NR - 1)) : -1) }'; }
