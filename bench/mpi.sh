@@ -43,8 +43,8 @@ for r in $(seq 1 "$reps"); do
   echo "$ar" >> "$tmp/ar.log"
 done
 params=$(sed -n 's/.*gradient allreduce: \([0-9]*\) floats.*/\1/p' "$tmp/b1.out")
-a=$(sed -n 's/.*: \([0-9.]*\) tokens\/s.*/\1/p' "$tmp/a.log" | median)
-b=$(sed -n 's/.*: \([0-9.]*\) tokens\/s.*/\1/p' "$tmp/b.log" | median)
+a=$(sed -n 's/.*: *\([0-9.]*\) tokens\/s.*/\1/p' "$tmp/a.log" | median)
+b=$(sed -n 's/.*: *\([0-9.]*\) tokens\/s.*/\1/p' "$tmp/b.log" | median)
 echo "median tokens/s: np=1 x 2 threads $a, np=2 x 1 thread $b (ratio np2/np1 $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", b / a }'))"
 echo "gradient block: $params floats = $((4 * params)) bytes per allreduce; median allreduce inside training $(median < "$tmp/ar.log") ms/step"
 echo "allreduce alone (no training running), shared memory (vader) then TCP loopback:"

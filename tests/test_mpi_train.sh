@@ -19,14 +19,14 @@ pass=0 fail=0
 ok() { echo "ok: $1"; pass=$((pass+1)); }
 bad() { echo "FAIL: $1"; fail=$((fail+1)); }
 
-# train_loss of each step, one per line
-losses() { sed -n 's/.*"step":\([0-9]*\),"train_loss":\([^,]*\),.*/\1 \2/p' "$1/metrics.jsonl"; }
-# same steps, each loss within rel of the other's
+# "step loss" of each line of metrics.jsonl that has field $2 (train_loss, val_loss)
+losses() { sed -n 's/.*"step":\([0-9]*\),.*"'"$2"'":\([^,]*\),.*/\1 \2/p' "$1/metrics.jsonl"; }
+# at least $4 lines with the same steps in both runs, each loss $3 within rel of the other's
 losses_close() {
-  paste -d' ' <(losses "$1") <(losses "$2") | awk -v rel="$3" '
+  paste -d' ' <(losses "$1" "$3") <(losses "$2" "$3") | awk -v rel="$4" -v min="$5" -v f="$3" '
     { n++; d = $2 - $4; if (d < 0) d = -d; r = d / ($4 < 0 ? -$4 : $4); if (r > m) m = r
       if ($1 != $3 || !(r <= rel)) { print "  step " $1 "/" $3 ": " $2 " vs " $4; bad = 1 } }
-    END { printf "  %d steps, max relative loss difference %.3g\n", n, m; exit (bad || n < 20) }'
+    END { printf "  %d steps, max relative %s difference %.3g\n", n, f, m; exit (bad || n < min) }'
 }
 
 base=(--corpus-tokens 20000 --max-len 6 --context 16 --d-model 32 --layers 1 --heads 2 --steps 20
@@ -37,8 +37,10 @@ for variant in "order 8" "copy 8" "reverse 7"; do
   "$ORDO" train "${args[@]}" --out "$dir/$1-np1" > /dev/null 2> "$dir/err" || { bad "np=1 $1 run"; cat "$dir/err"; continue; }
   "${MPIRUN[@]}" -np 2 "$ORDO" train "${args[@]}" --out "$dir/$1-np2" > "$dir/out" 2> "$dir/err" \
     || { bad "np=2 $1 run"; cat "$dir/out" "$dir/err"; continue; }
-  losses_close "$dir/$1-np1" "$dir/$1-np2" 1e-5 && ok "$1, batch $2: np=2 losses equal np=1 to 1e-5" \
-    || bad "$1, batch $2: np=2 losses differ from np=1"
+  losses_close "$dir/$1-np1" "$dir/$1-np2" train_loss 1e-5 20 \
+    && ok "$1, batch $2: np=2 losses equal np=1 to 1e-5" || bad "$1, batch $2: np=2 losses differ from np=1"
+  losses_close "$dir/$1-np1" "$dir/$1-np2" val_loss 1e-5 2 \
+    && ok "$1, batch $2: np=2 sharded evaluation equals np=1 to 1e-5" || bad "$1, batch $2: np=2 val_loss differs"
   "$BUILD/test_dist" --close "$dir/$1-np2/ckpt-20.safetensors" "$dir/$1-np1/ckpt-20.safetensors" 1e-5 \
     && ok "$1, batch $2: np=2 weights equal np=1 to 1e-5" || bad "$1, batch $2: np=2 weights differ from np=1"
 done
