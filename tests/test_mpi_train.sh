@@ -49,6 +49,13 @@ done
   && [ "$(wc -l < "$dir/order-np2/metrics.jsonl")" -eq 20 ] && ok "one metrics.jsonl line per step, no stray files" \
   || { bad "run directory of np=2"; ls -l "$dir/order-np2"; }
 
+# a failure on rank 0 alone (it alone creates the run directory) stops every rank with one
+# message, instead of leaving rank 1 waiting in the first step
+timeout 60 "${MPIRUN[@]}" -np 2 "$ORDO" train "${base[@]}" --task order --out /proc/no/run > /dev/null 2> "$dir/err"
+rc=$?
+[ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$(grep -c '^ordo: train: .*/proc/no' "$dir/err")" -eq 1 ] \
+  && ok "a failure on rank 0 alone ends every rank with one message" || { bad "rank 0 failure: status $rc"; cat "$dir/err"; }
+
 # resume under np=2 is exact: stop at step 10, resume to 20, compare with the uninterrupted run
 args=("${base[@]}" --task copy --batch 8)
 "${MPIRUN[@]}" -np 2 "$ORDO" train "${args[@]}" --stop-after 10 --out "$dir/resumed" > /dev/null 2>&1
