@@ -2,8 +2,9 @@
 # Data-parallel training under mpirun (2 ranks on loopback, oversubscribed on a small
 # machine): np=2 equals np=1 on the same global batch (losses to 1e-5 relative over 20 steps,
 # weights to 1e-5), also with ignored targets and a batch that does not split evenly; a run
-# stopped and resumed under np=2 ends bitwise equal to an uninterrupted np=2 run; killing one
-# rank ends the job within seconds, and the run then resumes to the same end.
+# stopped and resumed under np=2 ends bitwise equal to an uninterrupted np=2 run (and resumed
+# under np=1, equal to the np=1 run to 1e-5); a failure on rank 0 alone stops every rank;
+# killing one rank ends the job within seconds, and the run then resumes to the same end.
 # Prints SKIP and passes when mpirun is missing or ordo was built without MPI.
 set -u
 ORDO=${ORDO_BIN:-build/ordo}
@@ -66,6 +67,13 @@ args=("${base[@]}" --task copy --batch 8)
             <(sed 's/,"tokens_per_s":[^}]*//' "$dir/resumed/metrics.jsonl") \
   && ok "np=2 stopped at 10 and resumed ends bitwise equal to an uninterrupted np=2 run" \
   || bad "np=2 resume is not exact"
+
+# the checkpoint's state is global: the np=2 run stopped at 10 resumes under np=1 too, equal
+# to the np=1 run up to rounding
+cp -r "$dir/resumed" "$dir/renp"; rm -f "$dir/renp/ckpt-20.safetensors"
+"$ORDO" train --resume "$dir/renp" > /dev/null 2> "$dir/err" || { bad "np=1 resume of an np=2 run"; cat "$dir/err"; }
+"$BUILD/test_dist" --close "$dir/renp/ckpt-20.safetensors" "$dir/copy-np1/ckpt-20.safetensors" 1e-5 \
+  && ok "an np=2 run resumed under np=1 equals the np=1 run to 1e-5" || bad "np=2 -> np=1 resume differs"
 
 # kill -9 one rank mid-run: the job must end within seconds, and the run resume to the end
 long=("${base[@]}" --task order --batch 8 --steps 400 --ckpt-every 25 --eval-every 0 --log-every 25)
