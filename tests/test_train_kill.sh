@@ -20,12 +20,20 @@ for trial in 1 2 3 4; do
     sleep "$(printf '0.%02d' $((RANDOM % 25 + 3)))" # 30..270 ms: before, between and during checkpoints
     if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid"; wait "$pid" 2>/dev/null; kills=$((kills+1)); fi
     if [ -f "$run/ckpt-60.safetensors" ]; then break; fi
-    "$ORDO" train --resume "$run" > /dev/null 2>"$run.err" &
+    # killed before its config.json existed, a run is simply started again (what a user does)
+    if [ -f "$run/config.json" ]; then
+      "$ORDO" train --resume "$run" > /dev/null 2>"$run.err" &
+    else
+      "$ORDO" train "${args[@]}" --out "$run" > /dev/null 2>"$run.err" &
+    fi
     pid=$!
   done
   wait "$pid" 2>/dev/null
   total_kills=$((total_kills + kills))
-  [ -f "$run/ckpt-60.safetensors" ] || "$ORDO" train --resume "$run" > /dev/null 2>>"$run.err"
+  if [ ! -f "$run/ckpt-60.safetensors" ]; then
+    if [ -f "$run/config.json" ]; then "$ORDO" train --resume "$run" > /dev/null 2>>"$run.err"
+    else "$ORDO" train "${args[@]}" --out "$run" > /dev/null 2>>"$run.err"; fi
+  fi
   if "$EQUAL" --equal "$dir/ref/ckpt-60.safetensors" "$run/ckpt-60.safetensors"; then
     echo "trial $trial: $kills kills, resumed to an identical end"; pass=$((pass+1))
   else

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "framework/dist.h"
 #include "framework/fileio.h"
 #include "framework/threads.h"
 #include "train/args.h"
@@ -172,7 +173,7 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
             printf("%s\n", text);
         else
             print_table(report);
-        if (save) {
+        if (save && ordo_dist_rank() == 0) {
             char path[4096];
             snprintf(path, sizeof path, "%s/eval.json", pos[0]);
             s = ordo_write_json_atomic(path, report);

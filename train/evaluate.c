@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "evaluate.h"
+#include "framework/dist.h"
 
 // Logits are (rows, T, V) floats: keep a forward's logits near 256 MiB at most.
 #define MAX_LOGIT_FLOATS ((size_t)64 << 20)
@@ -99,6 +100,9 @@ ordo_status ordo_eval_stream(ordo_gpt *m, ordo_ctx *ctx, const int32_t *tokens,
     r->pos_loss = ordo_xcalloc((size_t)T, sizeof *r->pos_loss);
     r->pos_count = ordo_xcalloc((size_t)T, sizeof *r->pos_count);
     window_iter it = {.mode = mode, .n = n, .T = T, .S = stride};
+    // under MPI each rank scores every size-th window; the double sums are reduced below
+    int rank = ordo_dist_rank(), size = ordo_dist_size();
+    size_t seen = 0;
     double sum = 0;
     int saved = ctx->grad_enabled;
     ctx->grad_enabled = 0;
@@ -109,15 +113,18 @@ ordo_status ordo_eval_stream(ordo_gpt *m, ordo_ctx *ctx, const int32_t *tokens,
             size_t b;
             int from;
             if (!(more = next_window(&it, &b, &from))) break;
+            if (max_windows && seen >= max_windows) {
+                more = 0;
+                break;
+            }
+            if (seen++ % (size_t)size != (size_t)rank) continue;
             memcpy(in + (size_t)rows * T, tokens + b, (size_t)T * sizeof *in);
             for (int t = 0; t < T; t++) {
                 int32_t y = targets ? targets[b + t + 1] : tokens[b + t + 1];
                 tg[(size_t)rows * T + t] = t >= from ? y : -1;
             }
             rows++;
-            r->windows++;
         }
-        if (max_windows && r->windows >= max_windows) more = 0;
         if (!rows) break;
         ordo_ctx_reset(ctx);
         ordo_tensor *logits;
@@ -134,6 +141,19 @@ ordo_status ordo_eval_stream(ordo_gpt *m, ordo_ctx *ctx, const int32_t *tokens,
     ctx->grad_enabled = saved;
     free(in);
     free(tg);
+    r->windows = seen;
+    if (size > 1) {
+        double *acc = ordo_xmalloc((2 * (size_t)T + 2) * sizeof *acc);
+        acc[0] = sum, acc[1] = (double)r->targets;
+        for (int t = 0; t < T; t++)
+            acc[2 + t] = r->pos_loss[t], acc[2 + T + t] = (double)r->pos_count[t];
+        ordo_dist_sum_f64(acc, 2 * T + 2);
+        sum = acc[0], r->targets = (size_t)acc[1];
+        for (int t = 0; t < T; t++)
+            r->pos_loss[t] = acc[2 + t], r->pos_count[t] = (size_t)acc[2 + T + t];
+        free(acc);
+        s = ordo_dist_agree(s);
+    }
     for (int t = 0; t < T; t++)
         r->pos_loss[t] = r->pos_count[t] ? r->pos_loss[t] / r->pos_count[t] : NAN;
     r->loss = r->targets ? sum / (double)r->targets : NAN;
@@ -158,14 +178,19 @@ ordo_status ordo_eval_seq_accuracy(ordo_gpt *m, ordo_ctx *ctx, ordo_task task, i
     int32_t *in = ordo_xmalloc((size_t)CHUNK * T * sizeof *in);
     ordo_rng r;
     ordo_rng_seed(&r, seed ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(n + 1)));
-    int right = 0, saved = ctx->grad_enabled;
+    int right = 0, saved = ctx->grad_enabled, chunk = 0;
+    int rank = ordo_dist_rank(), size = ordo_dist_size();
     ctx->grad_enabled = 0;
     ordo_status s = ORDO_OK;
-    for (int done = 0; done < examples && !s;) {
+    for (int done = 0; done < examples && !s; chunk++) {
         int rows = examples - done < CHUNK ? examples - done : CHUNK;
         for (int i = 0; i < rows; i++) {
             ordo_seq_example(task, alphabet, n, &r, ex + (size_t)i * len, NULL);
             memcpy(in + (size_t)i * T, ex + (size_t)i * len, (size_t)T * sizeof *in);
+        }
+        if (chunk % size != rank) { // another rank's chunk (its examples were drawn all the same)
+            done += rows;
+            continue;
         }
         ordo_ctx_reset(ctx);
         ordo_tensor *logits;
@@ -183,6 +208,12 @@ ordo_status ordo_eval_seq_accuracy(ordo_gpt *m, ordo_ctx *ctx, ordo_task task, i
     ctx->grad_enabled = saved;
     free(ex);
     free(in);
+    if (size > 1) {
+        double r2 = right;
+        ordo_dist_sum_f64(&r2, 1);
+        right = (int)r2;
+        s = ordo_dist_agree(s);
+    }
     *accuracy = examples ? (double)right / examples : NAN;
     return s;
 }

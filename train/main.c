@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "framework/dist.h"
 #include "train/commands.h"
 
 typedef struct command {
@@ -43,14 +44,24 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (strcmp(name, "--version") == 0) {
-        printf("ordo %s\n", ORDO_VERSION);
+        printf("ordo %s%s\n", ORDO_VERSION, ordo_dist_available() ? " (MPI)" : "");
         return 0;
     }
     for (int i = 0; i < NCOMMANDS; i++) {
         if (strcmp(name, commands[i].name) != 0) continue;
-        ordo_status s = commands[i].run(argc - 2, argv + 2);
+        // under mpirun every rank runs the command; only rank 0 prints results (stdout)
+        ordo_status s = ordo_dist_init(&argc, &argv);
+        if (!s && ordo_dist_rank() != 0 && !freopen("/dev/null", "w", stdout))
+            s = ordo_error(ORDO_ERR_IO, "/dev/null: cannot redirect rank %d's output",
+                           ordo_dist_rank());
+        if (!s) s = commands[i].run(argc - 2, argv + 2);
+        int rank = ordo_dist_rank(), report = ordo_dist_should_report();
+        ordo_dist_finalize();
         if (s == ORDO_OK) return 0;
-        fprintf(stderr, "ordo: %s: %s\n", name, ordo_error_message());
+        if (rank > 0 && report)
+            fprintf(stderr, "ordo: %s (rank %d): %s\n", name, rank, ordo_error_message());
+        else if (report)
+            fprintf(stderr, "ordo: %s: %s\n", name, ordo_error_message());
         return s == ORDO_ERR_INTERRUPTED ? 130 : 1;
     }
     fprintf(stderr, "ordo: unknown command '%s' (commands: ", name);

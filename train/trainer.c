@@ -3,6 +3,15 @@
 // memory is set up before the loop; a step reuses the context's arena (no malloc).
 // A run directory is never damaged: config.json and checkpoints are written atomically,
 // metrics.jsonl is cut back to the resumed checkpoint's step, and a NaN never checkpoints.
+//
+// Data parallel (mpirun -np N, framework/dist.h): every rank draws the same global batch
+// from the same seeded dataloader and runs forward and backward on its contiguous share of
+// the rows; the gradients, each weighted by the rank's share of the counted targets, are
+// summed with one allreduce over the flat gradient block, so every rank takes the same
+// update and holds the same weights, and the result does not depend on N (up to float
+// rounding). The loss, a stop request and any local error are summed in one small allreduce
+// per step, so all ranks agree on the logged loss and on when to stop. Only rank 0 writes
+// the run directory; the dataloader position in a checkpoint is the global one.
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -15,6 +24,7 @@
 #include <unistd.h>
 
 #include "data/dataloader.h"
+#include "framework/dist.h"
 #include "framework/fileio.h"
 #include "framework/threads.h"
 #include "train/checkpoint.h"
@@ -40,6 +50,9 @@ static int count_targets(const int32_t *t, size_t n) {
 ordo_status ordo_eval_loss(ordo_gpt *m, ordo_ctx *ctx, const ordo_dataset *ds, int B,
                            size_t max_windows, double *loss, size_t *count) {
     size_t nw = max_windows && max_windows < ds->count ? max_windows : ds->count;
+    // under MPI each rank takes a contiguous share of the windows; sums are reduced below
+    size_t w0 = nw * (size_t)ordo_dist_rank() / (size_t)ordo_dist_size(),
+           w1 = nw * (size_t)(ordo_dist_rank() + 1) / (size_t)ordo_dist_size();
     int T = ds->max_length;
     int32_t *in = ordo_xmalloc((size_t)B * T * sizeof *in),
             *tg = ordo_xmalloc((size_t)B * T * sizeof *tg);
@@ -48,8 +61,8 @@ ordo_status ordo_eval_loss(ordo_gpt *m, ordo_ctx *ctx, const ordo_dataset *ds, i
     int saved = ctx->grad_enabled;
     ctx->grad_enabled = 0;
     ordo_status s = ORDO_OK;
-    for (size_t w = 0; w < nw && !s; w += (size_t)B) {
-        int rows = (int)(nw - w < (size_t)B ? nw - w : (size_t)B);
+    for (size_t w = w0; w < w1 && !s; w += (size_t)B) {
+        int rows = (int)(w1 - w < (size_t)B ? w1 - w : (size_t)B);
         for (int r = 0; r < rows; r++)
             ordo_dataset_get(ds, w + r, in + (size_t)r * T, tg + (size_t)r * T);
         ordo_ctx_reset(ctx);
@@ -64,6 +77,12 @@ ordo_status ordo_eval_loss(ordo_gpt *m, ordo_ctx *ctx, const ordo_dataset *ds, i
     ctx->grad_enabled = saved;
     free(in);
     free(tg);
+    if (ordo_dist_size() > 1 && !(s = ordo_dist_agree(s))) {
+        double r[2] = {sum, (double)cnt};
+        ordo_dist_sum_f64(r, 2);
+        sum = r[0];
+        cnt = (size_t)r[1];
+    }
     *loss = cnt ? sum / cnt : NAN;
     *count = cnt;
     return s;
@@ -86,6 +105,12 @@ typedef struct trainer {
     FILE *metrics;
     int tty;
     double elapsed0, t_start; // wall time of the steps before this process, and its start
+    // data parallel: this rank's share of the current batch and the step's time in allreduce
+    ordo_tensor *loss; // this rank's mean loss over its share (NULL when it has no rows)
+    int lo, hi;        // its rows [lo, hi) of the global batch
+    int n_mine, n_all; // counted targets in its share, in the whole batch
+    double comm_s;     // seconds in the gradient allreduce, summed over steps
+    int64_t comm_steps;
 } trainer;
 
 static ordo_status model_config(const ordo_train_config *c, int V, ordo_gpt_config *g) {
@@ -216,10 +241,32 @@ static ordo_train_state state_of(const trainer *tr) {
     return st;
 }
 
+// FNV-1a over the weights and the training state: equal on every rank, or a bug.
+static uint64_t state_hash(const trainer *tr) {
+    uint64_t h = 0xcbf29ce484222325ULL;
+    const ordo_params *p = &tr->model.params;
+    const uint32_t *w = (const uint32_t *)p->data;
+    for (size_t i = 0; i < p->total; i++) h = (h ^ w[i]) * 0x100000001b3ULL;
+    ordo_dataloader_state ls = ordo_dataloader_get_state(&tr->loader);
+    uint64_t st[4] = {(uint64_t)tr->step, (uint64_t)ls.epoch, (uint64_t)ls.cursor, tr->rng.s[0]};
+    for (int i = 0; i < 4; i++) h = (h ^ st[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+// Rank 0 writes; every rank learns whether it worked, so none goes on alone.
 static ordo_status checkpoint(trainer *tr) {
-    ordo_train_state st = state_of(tr);
-    ordo_status s = ordo_checkpoint_save(tr->cfg.out, &tr->model, &tr->optim, tr->cfg_json, &st,
-                                         (int)tr->cfg.keep);
+    if (ordo_dist_size() > 1 && !ordo_dist_same_u64(state_hash(tr)))
+        return ordo_error(ORDO_ERR_STATE,
+                          "checkpoint: the ranks' weights differ at step %" PRId64
+                          "; not writing it (a bug: please report it)",
+                          tr->step);
+    ordo_status s = ORDO_OK;
+    if (ordo_dist_rank() == 0) {
+        ordo_train_state st = state_of(tr);
+        s = ordo_checkpoint_save(tr->cfg.out, &tr->model, &tr->optim, tr->cfg_json, &st,
+                                 (int)tr->cfg.keep);
+    }
+    s = ordo_dist_agree(s);
     return s ? ordo_error_wrap(s, "checkpoint") : ORDO_OK;
 }
 
@@ -237,7 +284,8 @@ static ordo_status restore(trainer *tr, const ordo_train_request *req, int *rest
         json_t *cj;
         ordo_train_state st;
         if ((s = ordo_checkpoint_open(path, &f, &cj, &st))) {
-            fprintf(stderr, "ordo: warning: skipping %s: %s\n", path, ordo_error_message());
+            if (ordo_dist_rank() == 0)
+                fprintf(stderr, "ordo: warning: skipping %s: %s\n", path, ordo_error_message());
             continue;
         }
         // the checkpoint's config, with the flags given now on top; only resumable keys may differ
@@ -278,7 +326,8 @@ static ordo_status restore(trainer *tr, const ordo_train_request *req, int *rest
         }
         if ((s = ordo_checkpoint_load(f, &tr->model, &tr->optim)) ||
             (s = ordo_dataloader_set_state(&tr->loader, st.loader))) {
-            fprintf(stderr, "ordo: warning: skipping %s: %s\n", path, ordo_error_message());
+            if (ordo_dist_rank() == 0)
+                fprintf(stderr, "ordo: warning: skipping %s: %s\n", path, ordo_error_message());
             ordo_safetensors_close(f);
             continue;
         }
@@ -287,7 +336,8 @@ static ordo_status restore(trainer *tr, const ordo_train_request *req, int *rest
         tr->optim.t = st.optim_t;
         tr->rng = st.rng;
         *restored = 1;
-        fprintf(stderr, "ordo: resuming %s from step %" PRId64 "\n", req->resume, st.step);
+        if (ordo_dist_rank() == 0)
+            fprintf(stderr, "ordo: resuming %s from step %" PRId64 "\n", req->resume, st.step);
     }
     free(steps);
     return ORDO_OK;
@@ -320,7 +370,8 @@ static ordo_status start_fresh(trainer *tr, const ordo_train_request *req) {
     if (s) return s;
     now.out = req->resume;
     tr->cfg = now;
-    fprintf(stderr, "ordo: %s has no checkpoint yet; starting it from step 0\n", req->resume);
+    if (ordo_dist_rank() == 0)
+        fprintf(stderr, "ordo: %s has no checkpoint yet; starting it from step 0\n", req->resume);
     return build(tr);
 }
 
@@ -338,6 +389,53 @@ static void progress(trainer *tr, double loss, double val, double tps, double et
     }
 }
 
+// Forward over this rank's share of the batch of `rows`. *l receives the mean loss over the
+// whole batch's counted targets and *stop whether any rank was asked to stop (a signal);
+// with several ranks one small allreduce makes both (and any error) common knowledge.
+static ordo_status forward_share(trainer *tr, int rows, double *l, int *stop) {
+    int T = tr->T;
+    tr->lo = 0;
+    tr->hi = rows;
+    ordo_dist_share(rows, &tr->lo, &tr->hi);
+    tr->loss = NULL;
+    ordo_ctx_reset(&tr->ctx);
+    ordo_status s = ORDO_OK;
+    if (tr->hi > tr->lo)
+        s = ordo_gpt_forward(&tr->model, &tr->ctx, tr->in + (size_t)tr->lo * T,
+                             tr->tg + (size_t)tr->lo * T, tr->hi - tr->lo, T, NULL, &tr->loss);
+    *stop = stop_signal != 0;
+    if (ordo_dist_size() == 1) {
+        if (!s) *l = tr->loss->data[0];
+        return s;
+    }
+    // the loss is a mean over counted (non-ignored) targets: weight each share by its count
+    tr->n_all = count_targets(tr->tg, (size_t)rows * T);
+    tr->n_mine = count_targets(tr->tg + (size_t)tr->lo * T, (size_t)(tr->hi - tr->lo) * T);
+    double r[3] = {!s && tr->loss ? (double)tr->loss->data[0] * tr->n_mine : 0.0, s != ORDO_OK,
+                   *stop};
+    ordo_dist_sum_f64(r, 3);
+    if (r[1] > 0) return ordo_dist_agree(s); // every rank saw the failure: report it once
+    *l = tr->n_all ? r[0] / tr->n_all : 0.0;
+    *stop = r[2] > 0;
+    return ORDO_OK;
+}
+
+// Backward over this rank's share; with several ranks, then the sum over ranks of each
+// share's gradient weighted by n_mine / n_all, which is the gradient of the global mean.
+static void backward_share(trainer *tr) {
+    ordo_params *p = &tr->model.params;
+    ordo_params_zero_grad(p);
+    if (tr->loss) ordo_backward(&tr->ctx, tr->loss);
+    if (ordo_dist_size() == 1) return;
+    float w = tr->n_all ? (float)((double)tr->n_mine / tr->n_all) : 0.0f;
+    if (w != 1.0f)
+        for (size_t i = 0; i < p->total; i++) p->grad[i] *= w;
+    double t0 = now_s();
+    ordo_dist_sum_f32(p->grad, p->total); // (total) the whole block, padding included
+    tr->comm_s += now_s() - t0;
+    tr->comm_steps++;
+}
+
 static ordo_status loop(trainer *tr, long long stop_after, long long poison_step) {
     ordo_train_config *c = &tr->cfg;
     double t_log = now_s();
@@ -348,19 +446,16 @@ static ordo_status loop(trainer *tr, long long stop_after, long long poison_step
         int rows = ordo_dataloader_next(&tr->loader, tr->in, tr->tg);
         if (poison_step == tr->step + 1)
             tr->model.wte.table->data[tr->in[0] * tr->model.cfg.C] = NAN;
-        ordo_ctx_reset(&tr->ctx);
-        ordo_tensor *loss;
-        ordo_status s =
-            ordo_gpt_forward(&tr->model, &tr->ctx, tr->in, tr->tg, rows, tr->T, NULL, &loss);
+        double l = 0.0;
+        int stop_req = 0;
+        ordo_status s = forward_share(tr, rows, &l, &stop_req);
         if (s) return s;
-        double l = loss->data[0];
         if (!isfinite(l))
             return ordo_error(ORDO_ERR_NUMERIC,
                               "the loss is %g at step %" PRId64 "; stopped without writing a "
                               "checkpoint (the last good one is kept; try a lower --lr or --clip)",
                               l, tr->step + 1);
-        ordo_params_zero_grad(&tr->model.params);
-        ordo_backward(&tr->ctx, loss);
+        backward_share(tr);
         double norm = ordo_clip_grad_norm(&tr->model.params, c->clip);
         if (!isfinite(norm))
             return ordo_error(ORDO_ERR_NUMERIC,
@@ -385,12 +480,14 @@ static ordo_status loop(trainer *tr, long long stop_after, long long poison_step
             double t = now_s(), tps = tokens_since / fmax(t - t_log, 1e-9);
             double eta = (double)(c->steps - tr->step) * (t - t_log) /
                          fmax((double)tokens_since / ((double)rows * tr->T), 1.0);
-            log_metrics(tr, l, lr, tps, val);
-            progress(tr, l, eval ? val : last_val, tps, eta);
+            if (tr->metrics) { // rank 0
+                log_metrics(tr, l, lr, tps, val);
+                progress(tr, l, eval ? val : last_val, tps, eta);
+            }
             t_log = t;
             tokens_since = 0;
         }
-        int stop = stop_signal || (stop_after > 0 && tr->step >= stop_after);
+        int stop = stop_req || (stop_after > 0 && tr->step >= stop_after);
         if (last || stop || (c->ckpt_every > 0 && tr->step % c->ckpt_every == 0))
             if ((s = checkpoint(tr))) return s;
         if (stop && !last) {
@@ -398,7 +495,10 @@ static ordo_status loop(trainer *tr, long long stop_after, long long poison_step
             return ordo_error(ORDO_ERR_INTERRUPTED,
                               "stopped after step %" PRId64 " (%s); checkpoint written, continue "
                               "with 'ordo train --resume %s'",
-                              tr->step, stop_signal ? strsignal(stop_signal) : "--stop-after",
+                              tr->step,
+                              stop_signal ? strsignal(stop_signal)
+                              : stop_req  ? "a signal to another rank"
+                                          : "--stop-after",
                               c->out);
         }
     }
@@ -412,30 +512,44 @@ ordo_status ordo_train(const ordo_train_request *req) {
     tr.cfg = *req->cfg;
     ordo_status s = ordo_train_config_check(&tr.cfg);
     if (s) return s;
-    int restored = 0;
+    int restored = 0, rank = ordo_dist_rank(), ranks = ordo_dist_size();
     if (req->resume) {
-        ordo_checkpoint_clean_tmp(req->resume);
-        if ((s = restore(&tr, req, &restored))) goto done;
+        if (rank == 0) ordo_checkpoint_clean_tmp(req->resume);
+        s = restore(&tr, req, &restored);
     }
-    if (!restored) {
+    if (!s && !restored) {
         if (tr.data.tokens) { // a checkpoint was read but none loaded: rebuild from scratch
             ordo_train_config keep = tr.cfg;
             destroy(&tr);
             memset(&tr, 0, sizeof tr);
             tr.cfg = keep;
-            if ((s = build(&tr))) goto done;
-        } else if ((s = start_fresh(&tr, req)))
-            goto done;
+            s = build(&tr);
+        } else
+            s = start_fresh(&tr, req);
     }
-    if ((s = ordo_train_config_check(&tr.cfg))) goto done;
-    ordo_set_threads((int)tr.cfg.threads);
-    if ((s = ordo_mkdir_p(tr.cfg.out, 0755))) goto done;
+    if (!s) s = ordo_train_config_check(&tr.cfg);
+    // every rank has set up the same run (or failed) before rank 0 writes anything
+    if ((s = ordo_dist_agree(s))) goto done;
+    if (ranks > 1 && !ordo_dist_same_u64(state_hash(&tr))) {
+        s = ordo_error(ORDO_ERR_STATE,
+                       "the %d ranks did not set up the same state (do they all "
+                       "see the same data and checkpoint files?)",
+                       ranks);
+        goto done;
+    }
+    int threads = ordo_set_threads(ordo_dist_threads((int)tr.cfg.threads));
     tr.cfg_json = ordo_train_config_to_json(&tr.cfg);
     char cfg_path[4096];
     snprintf(cfg_path, sizeof cfg_path, "%s/config.json", tr.cfg.out);
-    if ((s = ordo_write_json_atomic(cfg_path, tr.cfg_json))) goto done;
-    if ((s = metrics_open(&tr, tr.step))) goto done;
-    tr.tty = isatty(STDERR_FILENO);
+    if (rank == 0 && !(s = ordo_mkdir_p(tr.cfg.out, 0755)) &&
+        !(s = ordo_write_json_atomic(cfg_path, tr.cfg_json)))
+        s = metrics_open(&tr, tr.step);
+    if ((s = ordo_dist_agree(s))) goto done;
+    tr.tty = rank == 0 && isatty(STDERR_FILENO);
+    if (ranks > 1)
+        printf("ordo: data parallel over %d ranks x %d threads, batch %d split %d..%d rows per "
+               "rank\n",
+               ranks, threads, tr.B, tr.B / ranks, (tr.B + ranks - 1) / ranks);
     if (!restored)
         printf("ordo: training %s, %s position, %zu parameters, %zu train / %zu val tokens -> %s\n",
                tr.cfg.data ? tr.cfg.data : tr.cfg.task, tr.cfg.pos, ordo_gpt_num_params(&tr.model),
@@ -448,7 +562,17 @@ ordo_status ordo_train(const ordo_train_request *req) {
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
+    double t_loop = now_s();
+    int64_t step0 = tr.step;
     s = loop(&tr, req->stop_after, req->poison_step);
+    if (ranks > 1 && tr.comm_steps > 0) {
+        double per = tr.comm_s / (double)tr.comm_steps,
+               step_s = (now_s() - t_loop) / (double)(tr.step > step0 ? tr.step - step0 : 1);
+        printf("ordo: gradient allreduce: %zu floats (%.2f MB) per step, %.3f ms per step on "
+               "average (%.1f%% of %.3f ms per step)\n",
+               tr.model.params.total, 4e-6 * (double)tr.model.params.total, 1e3 * per,
+               100.0 * per / step_s, 1e3 * step_s);
+    }
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
 done:
