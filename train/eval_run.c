@@ -30,15 +30,28 @@ static json_t *length_result(ordo_gpt *m, ordo_ctx *ctx, const ordo_rundata *d,
         return o;
     }
     int stride = q->stride > 0 ? (q->stride < T ? q->stride : T) : (T / 4 > 0 ? T / 4 : 1);
+    ordo_eval_mode mode = q->mode;
+    if (d->example_len > 0) { // copy/reverse: windows start on examples, as in training
+        if (T < d->example_len) {
+            json_object_set_new(o, "val_loss", json_null());
+            json_object_set_new(o, "note", json_string("shorter than one example"));
+            return o;
+        }
+        mode = ORDO_EVAL_NONOVERLAP;
+        stride = d->example_len;
+        json_object_set_new(o, "aligned_to_examples", json_integer(stride));
+    } else if (mode == ORDO_EVAL_NONOVERLAP) {
+        stride = T;
+    }
     ordo_eval_result r;
     *err =
-        ordo_eval_stream(m, ctx, val, vt, nval, T, q->mode, stride, q->batch, q->max_windows, &r);
+        ordo_eval_stream(m, ctx, val, vt, nval, T, mode, stride, q->batch, q->max_windows, &r);
     if (!*err) {
         json_object_set_new(o, "val_loss", num_or_null(r.loss));
         json_object_set_new(o, "val_ppl", num_or_null(exp(r.loss)));
         json_object_set_new(o, "targets", json_integer((json_int_t)r.targets));
         json_object_set_new(o, "windows", json_integer((json_int_t)r.windows));
-        if (q->mode == ORDO_EVAL_SLIDING) json_object_set_new(o, "stride", json_integer(stride));
+        if (mode == ORDO_EVAL_SLIDING) json_object_set_new(o, "stride", json_integer(stride));
         json_t *pl = json_array();
         for (int t = 0; t < T; t++) json_array_append_new(pl, num_or_null(r.pos_loss[t]));
         json_object_set_new(o, "loss_by_position", pl);
@@ -49,8 +62,8 @@ static json_t *length_result(ordo_gpt *m, ordo_ctx *ctx, const ordo_rundata *d,
         const uint8_t *dep = d->corpus.dep + d->n_train;
         int32_t *only = ordo_xmalloc(nval * sizeof *only);
         for (size_t k = 0; k < nval; k++) only[k] = dep[k] ? val[k] : -1;
-        *err = ordo_eval_stream(m, ctx, val, only, nval, T, q->mode, stride, q->batch,
-                                q->max_windows, &r);
+        *err = ordo_eval_stream(m, ctx, val, only, nval, T, mode, stride, q->batch, q->max_windows,
+                                &r);
         if (!*err) {
             json_object_set_new(o, "order_loss", num_or_null(r.loss));
             json_object_set_new(o, "order_targets", json_integer((json_int_t)r.targets));

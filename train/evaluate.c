@@ -53,9 +53,9 @@ typedef struct window_iter {
 
 static int next_window(window_iter *w, size_t *begin, int *from) {
     size_t last = w->n - 1 - (size_t)w->T; // the last begin with a full window
-    if (w->mode == ORDO_EVAL_NONOVERLAP) {
-        size_t b = w->started ? w->begin + (size_t)w->T : 0;
-        if (b >= w->n - (size_t)w->T) return 0; // range(0, n - T, T)
+    if (w->mode == ORDO_EVAL_NONOVERLAP) { // range(0, n - T, S), S = T unless aligned
+        size_t b = w->started ? w->begin + (size_t)w->S : 0;
+        if (b >= w->n - (size_t)w->T) return 0;
         w->begin = b, w->started = 1;
         *begin = b, *from = 0;
         return 1;
@@ -84,6 +84,7 @@ ordo_status ordo_eval_stream(ordo_gpt *m, ordo_ctx *ctx, const int32_t *tokens,
                           n, T, T + 1);
     if (mode == ORDO_EVAL_SLIDING && (stride < 1 || stride > T))
         return ordo_error(ORDO_ERR_ARG, "--stride %d, expected 1..T (%d)", stride, T);
+    if (mode == ORDO_EVAL_NONOVERLAP && stride <= 0) stride = T;
     if (m->cfg.pos == ORDO_POS_LEARNED && T > m->cfg.T_max)
         return ordo_error(ORDO_ERR_ARG,
                           "context %d is past the learned position table (T_max %d); the "

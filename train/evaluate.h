@@ -5,6 +5,9 @@
 //
 //   nonoverlap  windows at 0, T, 2T, ... (range(0, n - T, T), as the training dataset);
 //               every target of a window is scored, so early tokens see little context.
+//               A stride > 0 moves the windows by it instead (copy/reverse: the example
+//               length, so that windows start on examples, as in training; they may then
+//               overlap and a target be scored by several windows).
 //   sliding     windows advance by `stride` S; a window scores only the targets that no
 //               earlier window scored (the first window scores all T), and a last window
 //               is placed at the end of the stream so every target is scored exactly
@@ -36,10 +39,10 @@ const char *ordo_eval_mode_name(ordo_eval_mode m);
 
 // Evaluates m on tokens[0..n) with targets the next tokens, or targets[k] for token k when
 // targets is non-NULL (< 0: not scored). T is the window length, B the windows per forward;
-// stride is used by sliding only (1..T). max_windows > 0 limits the windows (a prefix of
-// the stream). The stream must hold at least T+1 tokens (ORDO_ERR_ARG otherwise); the
-// learned scheme refuses T > T_max (ORDO_ERR_ARG from the model). r's arrays are malloc'd:
-// free with ordo_eval_result_free.
+// stride: sliding's step (1..T), or nonoverlap's window alignment (0 = T). max_windows > 0 limits
+// the windows (a prefix of the stream). The stream must hold at least T+1 tokens (ORDO_ERR_ARG
+// otherwise); the learned scheme refuses T > T_max (ORDO_ERR_ARG from the model). r's arrays are
+// malloc'd: free with ordo_eval_result_free.
 ordo_status ordo_eval_stream(ordo_gpt *m, ordo_ctx *ctx, const int32_t *tokens,
                              const int32_t *targets, size_t n, int T, ordo_eval_mode mode,
                              int stride, int B, size_t max_windows, ordo_eval_result *r);
