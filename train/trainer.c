@@ -515,6 +515,9 @@ ordo_status ordo_run_open(const char *dir, ordo_train_config *cfg, ordo_rundata 
             fprintf(stderr, "ordo: warning: skipping %s: %s\n", path, ordo_error_message());
             continue;
         }
+        // zeroed, so that a failure before they are built frees nothing it should not
+        memset(data, 0, sizeof *data);
+        memset(m, 0, sizeof *m);
         ordo_train_config_defaults(cfg);
         s = ordo_train_config_from_json(cfg, cj, path, 0, NULL);
         cfg->out = dir;
