@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, builds, fetches the reference files the
 # tests compare against (GPT-2 vocab, tiktoken under node), then runs the whole CTest
-# suite and the fast suite again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# suite, the fast suite again under AddressSanitizer + UndefinedBehaviorSanitizer, valgrind's
+# memcheck over short runs, and (when clang is installed) 20 s of each fuzz target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,6 +11,8 @@ cd "$(dirname "$0")/.."
 extra=()
 command -v node >/dev/null 2>&1 || extra+=(nodejs)
 command -v npm >/dev/null 2>&1 || extra+=(npm)
+# valgrind's memcheck runs short training runs (check_valgrind)
+extra+=(valgrind)
 scripts/setup.sh "${extra[@]}"
 # PyTorch (Debian's python3-torch) lets the tests that load ordo's files in the PyTorch
 # reference run; they print SKIP without it, so a failed install is not fatal
@@ -28,3 +31,12 @@ fi
 jobs=$(nproc 2>/dev/null || echo 2)
 ctest --test-dir build --output-on-failure -j "$jobs"
 cmake --build build --target check_sanitize
+cmake --build build --target check_valgrind
+# the fuzz targets need clang and its libFuzzer runtime (Debian: clang, libclang-rt-14-dev);
+# without them the short fuzz runs are skipped (docs/fuzzing.md)
+if command -v clang >/dev/null 2>&1 &&
+   [ -f "$(clang -print-file-name=libclang_rt.fuzzer-x86_64.a 2>/dev/null)" ]; then
+  ORDO_FUZZ_SECONDS=${ORDO_FUZZ_SECONDS:-20} cmake --build build --target check_fuzz
+else
+  echo "test: clang with libFuzzer not installed; skipping the short fuzz runs"
+fi

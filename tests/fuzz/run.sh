@@ -28,12 +28,13 @@ for t in "${targets[@]}"; do
     "$exe" "${args[@]}" "$scratch/$t/corpus" "$src/$t" >"$scratch/$t/log" 2>&1
   rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$scratch/$t/log" | tail -1)
+  took=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$scratch/$t/log" | tail -1)
   if [ $rc -ne 0 ]; then
     echo "FAIL: fuzz_$t exited $rc after ${execs:-?} executions; log and input in $scratch/$t:"
     grep -E "ERROR|SUMMARY|fuzz property|Test unit written" "$scratch/$t/log" | head -8
     fail=$((fail+1))
   else
-    echo "ok: fuzz_$t ${execs:-?} executions in ${secs}s, no finding"
+    echo "ok: fuzz_$t ${execs:-?} executions in ${took:-$secs}s, no finding"
     pass=$((pass+1))
   fi
 done
