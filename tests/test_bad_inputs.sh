@@ -260,9 +260,12 @@ else
 fi
 
 # --- meant to write: a truncated newest checkpoint is skipped with a warning, the previous
-# one resumes, and the truncated file is replaced by the new run's own
+# one resumes, and the truncated file is replaced by the new run's own. A temporary file a
+# killed writer left is removed; a user's file that merely looks like one is not.
 cp -r "$G" "$dir/work/trunc"
 truncate -s 2000 "$dir/work/trunc/ckpt-4.safetensors"
+echo notes > "$dir/work/trunc/notes.tmp.txt"
+echo litter > "$dir/work/trunc/ckpt-6.safetensors.tmp.4242"
 out=$("$ORDO" train --resume "$dir/work/trunc" --steps 6 2>&1); rc=$?
 if [ $rc -ne 0 ] || ! grep -qF "ckpt-4.safetensors: header length" <<<"$out" ||
    ! grep -qF "resuming $dir/work/trunc from step 2" <<<"$out"; then
@@ -270,6 +273,8 @@ if [ $rc -ne 0 ] || ! grep -qF "ckpt-4.safetensors: header length" <<<"$out" ||
 else
   ok
 fi
+[ -f "$dir/work/trunc/notes.tmp.txt" ] && ok || bad "resume deleted a user's notes.tmp.txt"
+[ ! -e "$dir/work/trunc/ckpt-6.safetensors.tmp.4242" ] && ok || bad "resume left a stale temporary file"
 
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
