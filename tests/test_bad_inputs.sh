@@ -195,6 +195,7 @@ fi
 printf -- '-1\n' > "$dir/data/neg.ids"
 printf '5 99999999999\n' > "$dir/data/huge.ids"
 check "decode negative id"       "token id -1 (at index 0) is not in the byte vocabulary" "$ORDO" tokenize --tokenizer byte --decode data/neg.ids
+check "tokenize an endless input" "too long to tokenize at once" "$ORDO" tokenize --tokenizer byte --count /dev/zero
 check "decode id past int32"     "'99999999999' is not an integer token id" "$ORDO" tokenize --tokenizer byte --decode data/huge.ids
 
 # --- output dirs that cannot be written
