@@ -1,5 +1,6 @@
 // Internal to the tokenizer (data/tokenizer.c loads the vocab, data/bpe.c encodes with
-// it): the tokenizer's representation, shared by the two files and by no one else.
+// it): the tokenizer's representation, shared by the two files, the tests and the fuzz
+// harness (tests/fuzz), and by no one else.
 #ifndef ORDO_BPE_H
 #define ORDO_BPE_H
 #include <stddef.h>
@@ -47,6 +48,15 @@ struct ordo_tokenizer {
     int32_t *ids_buf;
     size_t ids_used;
 };
+
+// Loads a gpt2-style tokenizer from the contents of encoder.json (encoder[0..elen)) and
+// vocab.bpe (merges[0..mlen)); the names are only for messages. vocab_size is
+// ORDO_GPT2_VOCAB_SIZE for GPT-2 (ordo_tokenizer_load reads the files and calls this); tests
+// and the fuzzer pass smaller ones (257.., the last id being <|endoftext|>) so that a whole
+// vocabulary fits in a fuzz input. Checks and errors as ordo_tokenizer_load.
+ordo_status ordo_tokenizer_load_gpt2_mem(const char *encoder, size_t elen, const char *enc_name,
+                                         const char *merges, size_t mlen, const char *merges_name,
+                                         int vocab_size, ordo_tokenizer **out);
 
 // Fast, non-cryptographic hash of a byte string (also used by the loader's vocab table).
 uint64_t ordo_bpe_hash(const uint8_t *p, size_t n);

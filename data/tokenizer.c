@@ -14,9 +14,11 @@
 #include <unistd.h>
 
 #include "data/bpe.h"
+#include "framework/fileio.h"
 
-#define GPT2_MERGES    (ORDO_GPT2_VOCAB_SIZE - 256 - 1)
 #define ENDOFTEXT_TEXT "<|endoftext|>"
+// GPT-2's encoder.json is 1.0 MB and vocab.bpe 0.45 MB; anything past this is not a vocab.
+#define VOCAB_FILE_MAX ((size_t)64 << 20)
 
 ordo_status ordo_tokenizer_parse_kind(const char *name, ordo_tokenizer_kind *out) {
     if (name && strcmp(name, "byte") == 0) {
@@ -75,33 +77,13 @@ int ordo_tokenizer_vocab_size(const ordo_tokenizer *t) {
     return t->vocab_size;
 }
 
-// Reads a whole file; *data is malloc'd and NUL-terminated.
+// Reads a whole vocab file (bounded: a FIFO or /dev/zero named encoder.json must not grow
+// memory without end); *data is malloc'd and NUL-terminated.
 static ordo_status read_file(const char *path, char **data, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        int e = errno;
-        return ordo_error(ORDO_ERR_IO, "%s: %s%s", path, strerror(e),
-                          e == ENOENT ? " (run data/fetch.sh vocab, or pass --vocab DIR)" : "");
-    }
-    size_t cap = 1 << 20, n = 0;
-    char *buf = ordo_xmalloc(cap + 1);
-    for (;;) {
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (n < cap) break;
-        cap *= 2;
-        buf = ordo_xrealloc(buf, cap + 1);
-    }
-    int err = ferror(f);
-    fclose(f);
-    if (err) {
-        free(buf);
-        return ordo_error(ORDO_ERR_IO, "%s: read error", path);
-    }
-    buf[n] = 0;
-    *data = buf;
-    *len = n;
-    return ORDO_OK;
+    if (access(path, F_OK) != 0 && errno == ENOENT)
+        return ordo_error(ORDO_ERR_IO, "%s: %s (run data/fetch.sh vocab, or pass --vocab DIR)",
+                          path, strerror(ENOENT));
+    return ordo_read_file(path, VOCAB_FILE_MAX, data, len);
 }
 
 // GPT-2's bytes_to_unicode, inverted: code point -> byte, -1 for code points it never uses.
@@ -136,19 +118,16 @@ static long decode_key(const int16_t dec[324], const char *key, size_t klen, uin
     return n;
 }
 
-static ordo_status load_encoder(ordo_tokenizer *t, const char *path, const int16_t dec[324]) {
-    char *data;
-    size_t len;
-    ordo_status s = read_file(path, &data, &len);
-    if (s) return s;
+// Parses encoder.json (data[0..len), `path` names it in messages) into t's token table.
+static ordo_status load_encoder(ordo_tokenizer *t, const char *path, const char *data, size_t len,
+                                const int16_t dec[324]) {
     json_error_t jerr;
     json_t *root = json_loadb(data, len, 0, &jerr);
-    free(data);
     if (!root)
         return ordo_error(ORDO_ERR_FORMAT, "%s: not valid JSON (line %d, column %d: %s)", path,
                           jerr.line, jerr.column, jerr.text);
-    s = ORDO_OK;
-    const int V = ORDO_GPT2_VOCAB_SIZE;
+    ordo_status s = ORDO_OK;
+    const int V = t->vocab_size;
     const char **keys = NULL;
     size_t *klens = NULL;
     if (!json_is_object(root)) {
@@ -238,23 +217,22 @@ done:
 
 // Checks vocab.bpe against encoder.json: merge i ("a b" on line i+2) must join two tokens
 // into the token with id 256 + i, which is how GPT-2's ids (and tiktoken's ranks) are made.
-static ordo_status check_merges(const ordo_tokenizer *t, const char *path, const int16_t dec[324]) {
-    char *data;
-    size_t len;
-    ordo_status s = read_file(path, &data, &len);
-    if (s) return s;
+static ordo_status check_merges(const ordo_tokenizer *t, const char *path, const char *data,
+                                size_t len, const int16_t dec[324]) {
+    ordo_status s = ORDO_OK;
+    const int want = t->vocab_size - 256 - 1;
     uint8_t a[512], b[512];
     int merges = 0, line = 0;
-    char *p = data, *end = data + len;
+    const char *p = data, *end = data + len;
     while (p < end) {
-        char *nl = memchr(p, '\n', (size_t)(end - p));
-        char *e = nl ? nl : end;
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *e = nl ? nl : end;
         line++;
         size_t n = (size_t)(e - p);
         if (n && p[n - 1] == '\r') n--;
         if (line == 1 && n >= 8 && memcmp(p, "#version", 8) == 0) goto next;
         if (n == 0) goto next;
-        char *sp = memchr(p, ' ', n);
+        const char *sp = memchr(p, ' ', n);
         if (!sp || sp == p || sp == p + n - 1 || memchr(sp + 1, ' ', n - (size_t)(sp + 1 - p))) {
             s = ordo_error(ORDO_ERR_FORMAT,
                            "%s: line %d: expected two tokens separated by "
@@ -286,38 +264,58 @@ static ordo_status check_merges(const ordo_tokenizer *t, const char *path, const
     next:
         p = nl ? nl + 1 : end;
     }
-    if (merges != GPT2_MERGES)
+    if (merges != want)
         s = ordo_error(ORDO_ERR_FORMAT, "%s: %d merges, expected %d (truncated file?)", path,
-                       merges, GPT2_MERGES);
+                       merges, want);
 done:
-    free(data);
     return s;
 }
 
 ordo_status ordo_tokenizer_load(ordo_tokenizer_kind kind, const char *vocab_dir,
                                 ordo_tokenizer **out) {
     *out = NULL;
-    ordo_tokenizer *t = ordo_xcalloc(1, sizeof *t);
-    t->kind = kind;
     if (kind == ORDO_TOK_BYTE) {
+        ordo_tokenizer *t = ordo_xcalloc(1, sizeof *t);
+        t->kind = kind;
         t->vocab_size = 256;
         *out = t;
         return ORDO_OK;
     }
-    if (kind != ORDO_TOK_GPT2) {
-        free(t);
+    if (kind != ORDO_TOK_GPT2)
         return ordo_error(ORDO_ERR_ARG, "unknown tokenizer kind %d", (int)kind);
-    }
-    t->vocab_size = ORDO_GPT2_VOCAB_SIZE;
     char dirbuf[4096], enc[4200], merges[4200];
     const char *dir =
         vocab_dir ? vocab_dir : ordo_tokenizer_default_vocab_dir(dirbuf, sizeof dirbuf);
     snprintf(enc, sizeof enc, "%s/encoder.json", dir);
     snprintf(merges, sizeof merges, "%s/vocab.bpe", dir);
+    char *edata = NULL, *mdata = NULL;
+    size_t elen = 0, mlen = 0;
+    ordo_status s = read_file(enc, &edata, &elen);
+    if (!s) s = read_file(merges, &mdata, &mlen);
+    if (!s)
+        s = ordo_tokenizer_load_gpt2_mem(edata, elen, enc, mdata, mlen, merges,
+                                         ORDO_GPT2_VOCAB_SIZE, out);
+    else
+        s = ordo_error_wrap(s, "gpt2 tokenizer");
+    free(edata);
+    free(mdata);
+    return s;
+}
+
+ordo_status ordo_tokenizer_load_gpt2_mem(const char *encoder, size_t elen, const char *enc_name,
+                                         const char *merges, size_t mlen, const char *merges_name,
+                                         int vocab_size, ordo_tokenizer **out) {
+    *out = NULL;
+    if (vocab_size < 257 || vocab_size > ORDO_GPT2_VOCAB_SIZE)
+        return ordo_error(ORDO_ERR_ARG, "gpt2 tokenizer: vocab size %d, expected 257..%d",
+                          vocab_size, ORDO_GPT2_VOCAB_SIZE);
+    ordo_tokenizer *t = ordo_xcalloc(1, sizeof *t);
+    t->kind = ORDO_TOK_GPT2;
+    t->vocab_size = vocab_size;
     int16_t dec[324];
     byte_decoder(dec);
-    ordo_status s = load_encoder(t, enc, dec);
-    if (!s) s = check_merges(t, merges, dec);
+    ordo_status s = load_encoder(t, enc_name, encoder, elen, dec);
+    if (!s) s = check_merges(t, merges_name, merges, mlen, dec);
     if (!s) s = ordo_bpe_prepare(t);
     if (s) {
         ordo_tokenizer_free(t);
@@ -366,7 +364,7 @@ ordo_status ordo_tokenizer_encode(ordo_tokenizer *t, const char *text, size_t le
             return s;
         }
         if (!sp) break;
-        int32_t eot = ORDO_GPT2_ENDOFTEXT;
+        int32_t eot = t->vocab_size - 1; // ORDO_GPT2_ENDOFTEXT for the real vocab
         if (cnt == cap) out = ordo_xrealloc(out, (cap *= 2) * sizeof *out);
         out[cnt++] = eot;
         p = sp + slen;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, builds, fetches the reference files the
 # tests compare against (GPT-2 vocab, tiktoken under node), then runs the whole CTest
-# suite and the fast suite again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# suite, the fast suite again under AddressSanitizer + UndefinedBehaviorSanitizer, valgrind's
+# memcheck over short runs, and (when clang is installed) 20 s of each fuzz target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,8 +11,10 @@ cd "$(dirname "$0")/.."
 extra=()
 command -v node >/dev/null 2>&1 || extra+=(nodejs)
 command -v npm >/dev/null 2>&1 || extra+=(npm)
-# xmllint parses the SVG/HTML that compare and viz write
-scripts/setup.sh libxml2-utils "${extra[@]}"
+# xmllint parses the SVG/HTML that compare and viz write; valgrind's memcheck runs short
+# training runs (check_valgrind)
+extra+=(libxml2-utils valgrind)
+scripts/setup.sh "${extra[@]}"
 # headless Chromium and ImageMagick check that report.html renders; that test prints SKIP
 # without them, so a failed install is not fatal
 if ! dpkg-query -W -f='${Status}' chromium imagemagick 2>/dev/null | grep -c "install ok installed" | grep -q 2; then
@@ -26,6 +29,12 @@ if ! /usr/bin/python3 -c 'import torch' 2>/dev/null; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends python3-torch \
     || echo "test: python3-torch not installed; the PyTorch cross-checks will SKIP"
 fi
+# clang and its libFuzzer runtime run the short fuzz runs (check_fuzz); optional as well
+if ! command -v clang >/dev/null 2>&1 || ! dpkg-query -W -f='${Status}' libclang-rt-14-dev 2>/dev/null | grep -q "install ok installed"; then
+  sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends clang libclang-rt-14-dev \
+    || echo "test: clang/libFuzzer not installed; the short fuzz runs will be skipped"
+fi
 data/fetch.sh vocab
 # the-verdict is only a bonus check (its test prints SKIP without it)
 data/fetch.sh verdict || echo "test: the-verdict.txt not available; its check will be skipped"
@@ -36,3 +45,12 @@ fi
 jobs=$(nproc 2>/dev/null || echo 2)
 ctest --test-dir build --output-on-failure -j "$jobs"
 cmake --build build --target check_sanitize
+cmake --build build --target check_valgrind
+# the fuzz targets need clang and its libFuzzer runtime (Debian: clang, libclang-rt-14-dev);
+# without them the short fuzz runs are skipped (docs/fuzzing.md)
+if command -v clang >/dev/null 2>&1 &&
+   [ -f "$(clang -print-file-name=libclang_rt.fuzzer-x86_64.a 2>/dev/null)" ]; then
+  ORDO_FUZZ_SECONDS=${ORDO_FUZZ_SECONDS:-20} cmake --build build --target check_fuzz
+else
+  echo "test: clang with libFuzzer not installed; skipping the short fuzz runs"
+fi

@@ -2,6 +2,7 @@
 // requires: the config as JSON, the state as decimal integers and hex RNG words. Nothing
 // here decides which checkpoint to resume from: the trainer walks the list newest first.
 #include <dirent.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,10 @@ ordo_status ordo_checkpoint_list(const char *dir, int64_t **steps, int *n) {
         if (sscanf(e->d_name, "ckpt-%" SCNd64 ".safetensors%n", &step, &used) != 1 || step < 0 ||
             e->d_name[used] != 0)
             continue;
+        // only the names ordo writes: "ckpt-007" or "ckpt-+7" would be read as ckpt-7's path
+        char canon[64];
+        snprintf(canon, sizeof canon, "ckpt-%" PRId64 ".safetensors", step);
+        if (strcmp(canon, e->d_name) != 0) continue;
         if (*n == cap) {
             cap = cap ? 2 * cap : 16;
             *steps = ordo_xrealloc(*steps, (size_t)cap * sizeof **steps);
@@ -50,11 +55,14 @@ void ordo_checkpoint_clean_tmp(const char *dir) {
     if (!d) return;
     struct dirent *e;
     char path[4096];
-    while ((e = readdir(d)))
-        if (strstr(e->d_name, ".tmp.")) {
-            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-            unlink(path);
-        }
+    while ((e = readdir(d))) {
+        // "<name>.tmp.<pid>" as ordo_write_atomic makes them, nothing else: a user's
+        // "notes.tmp.txt" in the run dir is not ours to delete
+        const char *t = strstr(e->d_name, ".tmp.");
+        if (!t || t == e->d_name || !t[5] || strspn(t + 5, "0123456789") != strlen(t + 5)) continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
     closedir(d);
 }
 
@@ -124,8 +132,9 @@ ordo_status ordo_checkpoint_save(const char *dir, const ordo_gpt *m, const ordo_
 static ordo_status parse_i64(const char *path, const char *key, const char *v, int64_t *out) {
     char *end;
     if (!v) return ordo_error(ORDO_ERR_FORMAT, "%s: metadata has no \"%s\"", path, key);
+    errno = 0;
     long long x = strtoll(v, &end, 10);
-    if (!*v || *end || x < 0)
+    if (!*v || *end || errno || x < 0)
         return ordo_error(ORDO_ERR_FORMAT, "%s: metadata \"%s\" is '%s', expected an integer >= 0",
                           path, key, v);
     *out = x;
@@ -148,8 +157,11 @@ ordo_status ordo_checkpoint_open(const char *path, ordo_safetensors **f, json_t 
         (s = parse_i64(path, "optim_t", ordo_safetensors_meta(*f, "optim_t"), &st->optim_t)))
         goto fail;
     const char *rng = ordo_safetensors_meta(*f, "rng");
-    if (!rng || sscanf(rng, "%" SCNx64 " %" SCNx64 " %" SCNx64 " %" SCNx64, &st->rng.s[0],
-                       &st->rng.s[1], &st->rng.s[2], &st->rng.s[3]) != 4) {
+    int used = 0;
+    if (!rng || strlen(rng) != 4 * 16 + 3 || strspn(rng, "0123456789abcdef ") != strlen(rng) ||
+        sscanf(rng, "%" SCNx64 " %" SCNx64 " %" SCNx64 " %" SCNx64 "%n", &st->rng.s[0],
+               &st->rng.s[1], &st->rng.s[2], &st->rng.s[3], &used) != 4 ||
+        rng[used] != 0) { // exactly what save writes: four 16-digit hex words
         s = ordo_error(ORDO_ERR_FORMAT, "%s: metadata \"rng\" is missing or malformed", path);
         goto fail;
     }

@@ -16,6 +16,9 @@
 #include "train/args.h"
 #include "train/commands.h"
 
+// Inputs this long or longer are refused: ordo_tokenizer_encode takes at most INT32_MAX bytes.
+#define MAX_INPUT ((size_t)1 << 31)
+
 static const char *input_name(const char *path) {
     return !path || strcmp(path, "-") == 0 ? "<stdin>" : path;
 }
@@ -31,6 +34,15 @@ static ordo_status read_input(const char *path, char **data, size_t *len) {
         size_t got = fread(buf + n, 1, cap - n, f);
         n += got;
         if (n < cap) break;
+        // bounded: `ordo tokenize /dev/zero` must not grow until the machine runs out
+        if (cap >= MAX_INPUT) {
+            free(buf);
+            if (!use_stdin) fclose(f);
+            return ordo_error(ORDO_ERR_ARG,
+                              "%s: %zu bytes or more, too long to tokenize at once (split "
+                              "the input)",
+                              input_name(path), MAX_INPUT);
+        }
         cap *= 2;
         buf = ordo_xrealloc(buf, cap + 1);
     }

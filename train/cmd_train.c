@@ -55,7 +55,9 @@ ordo_status ordo_cmd_train(int argc, char **argv) {
         json_error_t err;
         json_t *j = json_load_file(config_file, JSON_REJECT_DUPLICATES, &err);
         if (!j) {
-            s = ordo_error(ORDO_ERR_FORMAT, "%s: line %d: %s", config_file, err.line, err.text);
+            s = err.line > 0 ? ordo_error(ORDO_ERR_FORMAT, "%s: line %d: %s", config_file, err.line,
+                                          err.text)
+                             : ordo_error(ORDO_ERR_FORMAT, "%s: %s", config_file, err.text);
             goto done;
         }
         s = ordo_train_config_from_json(&cfg, j, config_file, 1, opts);

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "framework/error.h"
@@ -129,6 +130,23 @@ static ordo_status one_of(const char *name, const char *v, const char *const *ch
     return ordo_error(ORDO_ERR_ARG, "--%s is '%s', expected one of %s", name, v, list);
 }
 
+// Bytes a training run of c needs, roughly and on the high side: parameters with their
+// gradients and AdamW moments, the position tables, and one step's activations and their
+// gradients (the (B, NH, T, T) attention matrices dominate at long contexts, the (B, T, V)
+// logits with the gpt2 vocabulary). The vocabulary is not known before the data is read:
+// its upper bound for the tokenizer is used.
+double ordo_train_config_bytes(const ordo_train_config *c) {
+    double V = c->data && c->tokenizer && strcmp(c->tokenizer, "gpt2") == 0 ? 50257 : 256;
+    double T = (double)c->context, C = (double)c->d_model, L = (double)c->layers;
+    double NH = (double)c->heads, B = (double)c->batch;
+    double params = V * C + T * C + L * (12 * C * C + 13 * C) + 2 * C + 32 * NH;
+    double tables = c->pos && strcmp(c->pos, "alibi") == 0 ? NH * T * T
+                    : c->pos && strcmp(c->pos, "t5") == 0  ? T * T
+                                                           : T * C;
+    double step = 2 * (L * (16 * B * T * C + B * NH * T * T) + 2 * B * T * V) + 2 * T * T;
+    return 4 * (4 * params + tables + step);
+}
+
 ordo_status ordo_train_config_check(const ordo_train_config *c) {
     ordo_status s;
     static const char *const tasks[] = {"order", "copy", "reverse", NULL};
@@ -180,6 +198,18 @@ ordo_status ordo_train_config_check(const ordo_train_config *c) {
         return ordo_error(ORDO_ERR_ARG, "--min-lr is %g, expected 0..lr (%g)", c->min_lr, c->lr);
     if (!(c->clip >= 0)) return ordo_error(ORDO_ERR_ARG, "--clip is %g, expected >= 0", c->clip);
     if (!c->out || !*c->out) return ordo_error(ORDO_ERR_ARG, "--out is empty");
+    // Sizes that pass the ranges above can still multiply into terabytes (--context 65536
+    // --pos alibi): refuse them here rather than abort on a failed malloc or be OOM-killed.
+    double need = ordo_train_config_bytes(c);
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    double have = pages > 0 && page > 0 ? (double)pages * (double)page : 64.0 * (1 << 30);
+    if (need > have)
+        return ordo_error(ORDO_ERR_ARG,
+                          "--context %lld, --batch %lld, --d-model %lld, --layers %lld, --heads "
+                          "%lld (--pos %s) need about %.3g GiB for the model and one step, more "
+                          "than the %.3g GiB of memory of this machine; make some of them smaller",
+                          c->context, c->batch, c->d_model, c->layers, c->heads, c->pos,
+                          need / (1 << 30), have / (1 << 30));
     return ORDO_OK;
 }
 

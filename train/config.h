@@ -35,7 +35,10 @@ void ordo_train_config_defaults(ordo_train_config *c);
 ordo_opt *ordo_train_config_options(ordo_train_config *c);
 int ordo_config_resumable(const char *key);
 // Range and consistency checks; messages name the option, the value and what was expected.
+// Also refuses a run whose estimated memory (ordo_train_config_bytes) exceeds the machine's.
 ordo_status ordo_train_config_check(const ordo_train_config *c);
+// Estimated bytes of the model, its optimizer state and one training step (an upper bound).
+double ordo_train_config_bytes(const ordo_train_config *c);
 // The config as a JSON object (every option; null for unset strings). Caller decrefs.
 json_t *ordo_train_config_to_json(ordo_train_config *c);
 // Sets every key of obj on c (keys are option names); unknown keys, wrong types: ORDO_ERR_ARG

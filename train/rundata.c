@@ -48,6 +48,17 @@ static ordo_status load_file(ordo_rundata *d, const ordo_train_config *cfg) {
         free(text);
         return ordo_error(ORDO_ERR_ARG, "%s: the data file is empty", cfg->data);
     }
+    // Text never holds NUL; a file that does is a checkpoint, an archive or a binary passed
+    // by mistake, and training on it would only waste the run.
+    const char *nul = memchr(text, 0, len);
+    if (nul) {
+        size_t at = (size_t)(nul - text);
+        free(text);
+        return ordo_error(ORDO_ERR_FORMAT,
+                          "%s: not a text file (a NUL byte at offset %zu); --data takes UTF-8 "
+                          "text",
+                          cfg->data, at);
+    }
     s = ordo_tokenizer_encode(d->tok, text, len, 0, &d->tokens, &d->n);
     free(text);
     if (s) return ordo_error_wrap(s, "%s", cfg->data);

@@ -277,6 +277,15 @@ static ordo_status restore(trainer *tr, const ordo_train_request *req, int *rest
     int n;
     ordo_status s = ordo_checkpoint_list(req->resume, &steps, &n);
     if (s) return s;
+    // The run's own config.json, when readable: a checkpoint whose fixed settings differ
+    // from it was copied in from another run and is skipped like a damaged one.
+    ordo_train_config run;
+    char run_path[4096];
+    snprintf(run_path, sizeof run_path, "%s/config.json", req->resume);
+    json_t *rj = json_load_file(run_path, 0, NULL);
+    ordo_train_config_defaults(&run);
+    int have_run = rj && ordo_train_config_from_json(&run, rj, run_path, 0, NULL) == ORDO_OK;
+    json_decref(rj);
     for (int i = 0; i < n && !*restored; i++) {
         char path[4096];
         ordo_checkpoint_path(path, sizeof path, req->resume, steps[i]);
@@ -293,6 +302,17 @@ static ordo_status restore(trainer *tr, const ordo_train_request *req, int *rest
         ordo_train_config_defaults(&old);
         ordo_train_config_defaults(&now);
         s = ordo_train_config_from_json(&old, cj, path, 0, NULL);
+        // a hand-edited or damaged config must not reach build() unchecked
+        old.out = req->resume; // (out may differ on resume; the check wants one)
+        if (!s && (s = ordo_train_config_check(&old))) s = ordo_error_wrap(s, "%s", path);
+        if (!s && have_run && ordo_train_config_compare(&old, &run)) {
+            fprintf(stderr,
+                    "ordo: warning: skipping %s: it is not a checkpoint of this run (%s): %s\n",
+                    path, run_path, ordo_error_message());
+            json_decref(cj);
+            ordo_safetensors_close(f);
+            continue;
+        }
         if (!s) s = ordo_train_config_from_json(&now, cj, path, 0, NULL);
         if (!s) {
             ordo_opt *nopts = ordo_train_config_options(&now);
@@ -340,6 +360,16 @@ static ordo_status restore(trainer *tr, const ordo_train_request *req, int *rest
             fprintf(stderr, "ordo: resuming %s from step %" PRId64 "\n", req->resume, st.step);
     }
     free(steps);
+    // Checkpoints that exist but none of which loads are damage to report, not a run killed
+    // before its first checkpoint: starting over would cut metrics.jsonl back to step 0 and
+    // overwrite them.
+    if (!*restored && n > 0)
+        return ordo_error(
+            ORDO_ERR_FORMAT,
+            "--resume %s: none of its %d checkpoint(s) could be loaded (see the "
+            "warnings above); not starting the run over. Move the damaged or foreign files "
+            "away to resume from config.json at step 0",
+            req->resume, n);
     return ORDO_OK;
 }
 
@@ -369,6 +399,7 @@ static ordo_status start_fresh(trainer *tr, const ordo_train_request *req) {
     json_decref(j);
     if (s) return s;
     now.out = req->resume;
+    if ((s = ordo_train_config_check(&now))) return ordo_error_wrap(s, "%s", path);
     tr->cfg = now;
     if (ordo_dist_rank() == 0)
         fprintf(stderr, "ordo: %s has no checkpoint yet; starting it from step 0\n", req->resume);
@@ -602,8 +633,13 @@ ordo_status ordo_run_open(const char *dir, ordo_train_config *cfg, ordo_rundata 
             fprintf(stderr, "ordo: warning: skipping %s: %s\n", path, ordo_error_message());
             continue;
         }
+        // zeroed, so that a failure before they are built frees nothing it should not
+        memset(data, 0, sizeof *data);
+        memset(m, 0, sizeof *m);
         ordo_train_config_defaults(cfg);
         s = ordo_train_config_from_json(cfg, cj, path, 0, NULL);
+        cfg->out = dir;
+        if (!s && (s = ordo_train_config_check(cfg))) s = ordo_error_wrap(s, "%s", path);
         json_decref(cj);
         ordo_gpt_config g;
         if (!s) s = ordo_rundata_load(data, cfg);

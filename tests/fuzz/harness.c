@@ -1,0 +1,343 @@
+// The fuzz targets' bodies (see fuzz.h). Each drives one reader as ordo does and checks
+// the properties that must hold on every input: a refused input leaves an error message, an
+// accepted one is self-consistent (tensors inside the file, configs that round-trip,
+// decode(encode(x)) == x). Files are handed over through a memfd, so a run does no disk I/O.
+// Deliberately not here: anything that trains or allocates a model (a config that passes
+// its check is not built), and mutation logic (libFuzzer's job).
+#include <jansson.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "data/bpe.h"
+#include "data/dataloader.h"
+#include "data/dataset.h"
+#include "data/tokenizer.h"
+#include "framework/safetensors.h"
+#include "fuzz.h"
+#include "train/checkpoint.h"
+#include "train/config.h"
+
+const ordo_fuzz_target ordo_fuzz_targets[] = {
+    {"safetensors", ordo_fuzz_safetensors},
+    {"checkpoint", ordo_fuzz_checkpoint},
+    {"config", ordo_fuzz_config},
+    {"vocab", ordo_fuzz_vocab},
+    {"encode", ordo_fuzz_encode},
+    {"decode", ordo_fuzz_decode},
+    {NULL, NULL},
+};
+
+// data[0..size) as a file: one memfd per process, rewritten for each input. Returns its
+// /proc/self/fd path, which every reader can open like any regular file.
+static const char *as_file(const void *data, size_t size) {
+    static int fd = -1;
+    static char path[64];
+    if (fd < 0) {
+        fd = memfd_create("ordo-fuzz", MFD_CLOEXEC);
+        FUZZ_CHECK(fd >= 0);
+        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    }
+    FUZZ_CHECK(ftruncate(fd, 0) == 0);
+    const char *p = data;
+    for (size_t done = 0; done < size;) {
+        ssize_t w = pwrite(fd, p + done, size - done, (off_t)done);
+        FUZZ_CHECK(w > 0);
+        done += (size_t)w;
+    }
+    return path;
+}
+
+static char last_refusal[512];
+const char *ordo_fuzz_last_refusal(void) {
+    return last_refusal;
+}
+
+// A refused input must say why.
+static int refused(ordo_status s) {
+    FUZZ_CHECK(s != ORDO_OK);
+    FUZZ_CHECK(ordo_error_message()[0] != 0);
+    snprintf(last_refusal, sizeof last_refusal, "%s", ordo_error_message());
+    ordo_error_clear();
+    return 1;
+}
+
+// ---- safetensors: the raw file
+
+int ordo_fuzz_safetensors(const uint8_t *data, size_t size) {
+    ordo_safetensors *f;
+    ordo_status s = ordo_safetensors_open(as_file(data, size), &f);
+    if (s) return refused(s);
+    unsigned sum = 0;
+    for (int i = 0; i < ordo_safetensors_count(f); i++) {
+        const ordo_st_tensor *t = ordo_safetensors_at(f, i);
+        FUZZ_CHECK(t && t->name && ordo_safetensors_find(f, t->name) == t);
+        FUZZ_CHECK(t->offset <= size && t->nbytes <= size - t->offset);
+        const unsigned char *b = ordo_safetensors_data(f, t);
+        for (size_t k = 0; k < t->nbytes; k++) sum += b[k]; // every byte must be readable
+        if (t->dtype != ORDO_DTYPE_F32 || t->ndim > 4) continue;
+        int want[4] = {0}, fits = 1;
+        for (int d = 0; d < t->ndim; d++) {
+            fits &= t->shape[d] <= INT32_MAX;
+            want[d] = (int)t->shape[d];
+        }
+        if (!fits) continue;
+        float *dst = malloc(t->nbytes ? t->nbytes : 1);
+        FUZZ_CHECK(dst);
+        FUZZ_CHECK(ordo_safetensors_read_f32(f, t->name, want, t->ndim, dst) == ORDO_OK);
+        FUZZ_CHECK(t->nbytes == 0 || memcmp(dst, b, t->nbytes) == 0);
+        // the same tensor asked for with another shape is a clean error
+        int other[5] = {want[0], want[1], want[2], want[3], 7};
+        if (t->ndim > 0) other[0] = want[0] + 1;
+        FUZZ_CHECK(
+            refused(ordo_safetensors_read_f32(f, t->name, other, t->ndim > 0 ? t->ndim : 1, dst)));
+        free(dst);
+    }
+    for (int i = 0; i < ordo_safetensors_meta_count(f); i++) {
+        const char *k = ordo_safetensors_meta_key(f, i), *v = ordo_safetensors_meta_value(f, i);
+        FUZZ_CHECK(k && v && ordo_safetensors_meta(f, k) == v);
+    }
+    FUZZ_CHECK(refused(ordo_safetensors_read_f32(f, "no such tensor \x01", NULL, 0, NULL)));
+    ordo_safetensors_close(f);
+    return sum == 0xFFFFFFFFu ? 0 : 0; // (sum keeps the reads from being optimised away)
+}
+
+// ---- checkpoint metadata: "key=value" lines, written as the __metadata__ of a small file
+
+int ordo_fuzz_checkpoint(const uint8_t *data, size_t size) {
+    json_t *meta = json_object();
+    const char *p = (const char *)data, *end = p + size;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p)), *e = nl ? nl : end;
+        const char *eq = memchr(p, '=', (size_t)(e - p));
+        if (eq) {
+            json_t *v = json_stringn(eq + 1, (size_t)(e - eq - 1));
+            // keys and values that are not UTF-8 cannot be in a JSON header: skip them
+            if (v) json_object_setn_new(meta, p, (size_t)(eq - p), v);
+        }
+        p = nl ? nl + 1 : end;
+    }
+    json_t *hdr = json_pack("{s:o, s:{s:s, s:[i], s:[i,i]}}", "__metadata__", meta, "wte.weight",
+                            "dtype", "F32", "shape", 1, "data_offsets", 0, 4);
+    char *text = json_dumps(hdr, JSON_COMPACT);
+    json_decref(hdr);
+    if (!text) return 1; // a key with an embedded NUL: not representable
+    size_t hn = strlen(text), total = 8 + hn + 4;
+    unsigned char *file = calloc(1, total);
+    FUZZ_CHECK(file);
+    for (int i = 0; i < 8; i++) file[i] = (unsigned char)((uint64_t)hn >> (8 * i));
+    memcpy(file + 8, text, hn);
+    free(text);
+    const char *path = as_file(file, total);
+    free(file);
+
+    ordo_safetensors *f;
+    json_t *cj;
+    ordo_train_state st;
+    ordo_status s = ordo_checkpoint_open(path, &f, &cj, &st);
+    if (s) {
+        FUZZ_CHECK(!f && !cj);
+        return refused(s);
+    }
+    FUZZ_CHECK(st.step >= 0 && st.optim_t >= 0);
+    // what the trainer does next: the config, checked, then the loader position
+    ordo_train_config c;
+    ordo_train_config_defaults(&c);
+    s = ordo_train_config_from_json(&c, cj, path, 0, NULL);
+    if (!s) s = ordo_train_config_check(&c);
+    int ok = !s;
+    if (s) refused(s);
+    int32_t ids[100];
+    for (int i = 0; i < 100; i++) ids[i] = i;
+    ordo_dataset ds;
+    ordo_dataloader dl;
+    FUZZ_CHECK(ordo_dataset_init(&ds, ids, 100, 4, 1) == ORDO_OK);
+    FUZZ_CHECK(ordo_dataloader_init(&dl, &ds, 3, 1, 7, 1) == ORDO_OK);
+    s = ordo_dataloader_set_state(&dl, st.loader);
+    if (s) {
+        ok = 0;
+        refused(s);
+    } else {
+        int32_t in[12], tg[12];
+        for (int k = 0; k < 40; k++) { // runs into the next epoch from any valid position
+            int rows = ordo_dataloader_next(&dl, in, tg);
+            FUZZ_CHECK(rows == 3);
+            for (int i = 0; i < 12; i++) FUZZ_CHECK(in[i] >= 0 && in[i] < 99 && tg[i] == in[i] + 1);
+        }
+    }
+    ordo_dataloader_free(&dl);
+    json_decref(cj);
+    ordo_safetensors_close(f);
+    ordo_config_strings_free();
+    return ok ? 0 : 1;
+}
+
+// ---- config: a --config JSON file
+
+int ordo_fuzz_config(const uint8_t *data, size_t size) {
+    json_error_t err;
+    // as `ordo train --config` reads it
+    json_t *j = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES, &err);
+    if (!j) return 1;
+    ordo_train_config c;
+    ordo_train_config_defaults(&c);
+    ordo_status s = ordo_train_config_from_json(&c, j, "fuzz.json", 0, NULL);
+    if (!s) s = ordo_train_config_check(&c);
+    int ok = !s;
+    if (s) {
+        refused(s);
+    } else {
+        // an accepted config survives config.json / checkpoint metadata unchanged
+        json_t *o = ordo_train_config_to_json(&c);
+        char *text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+        FUZZ_CHECK(text);
+        json_t *back = json_loads(text, JSON_REJECT_DUPLICATES, &err);
+        FUZZ_CHECK(back);
+        ordo_train_config d;
+        ordo_train_config_defaults(&d);
+        FUZZ_CHECK(ordo_train_config_from_json(&d, back, "round trip", 0, NULL) == ORDO_OK);
+        FUZZ_CHECK(ordo_train_config_check(&d) == ORDO_OK);
+        FUZZ_CHECK(ordo_train_config_compare(&c, &d) == ORDO_OK);
+        free(text);
+        json_decref(back);
+        json_decref(o);
+    }
+    // the command-line path: flags given by the user are kept over the file's values
+    ordo_train_config e;
+    ordo_train_config_defaults(&e);
+    ordo_opt *opts = ordo_train_config_options(&e);
+    ordo_args_find(opts, "steps")->seen = 1;
+    ordo_args_find(opts, "pos")->seen = 1;
+    e.steps = 5;
+    e.pos = "rope";
+    s = ordo_train_config_from_json(&e, j, "fuzz.json", 1, opts);
+    if (s)
+        refused(s);
+    else
+        FUZZ_CHECK(e.steps == 5 && strcmp(e.pos, "rope") == 0);
+    free(opts);
+    json_decref(j);
+    ordo_config_strings_free();
+    return ok ? 0 : 1;
+}
+
+// ---- tokenizers
+
+// decode(encode(text)) == text, every id in range, for both special-token modes.
+static void check_roundtrip(ordo_tokenizer *t, const char *text, size_t len, int allow_special) {
+    int32_t *ids;
+    size_t n;
+    FUZZ_CHECK(ordo_tokenizer_encode(t, text, len, allow_special, &ids, &n) == ORDO_OK);
+    FUZZ_CHECK(ids != NULL);
+    int V = ordo_tokenizer_vocab_size(t);
+    for (size_t i = 0; i < n; i++) FUZZ_CHECK(ids[i] >= 0 && ids[i] < V);
+    char *back;
+    size_t blen;
+    FUZZ_CHECK(ordo_tokenizer_decode(t, ids, n, &back, &blen) == ORDO_OK);
+    FUZZ_CHECK(blen == len && memcmp(back, text, len) == 0 && back[blen] == 0);
+    free(back);
+    free(ids);
+}
+
+// input: byte 0 = vocab size - 257 (mod 64), then encoder.json, a NUL, then vocab.bpe
+int ordo_fuzz_vocab(const uint8_t *data, size_t size) {
+    if (size < 1) return 1;
+    int V = 257 + data[0] % 64;
+    const char *enc = (const char *)data + 1, *end = (const char *)data + size;
+    const char *nul = memchr(enc, 0, (size_t)(end - enc));
+    const char *merges = nul ? nul + 1 : end;
+    ordo_tokenizer *t;
+    ordo_status s =
+        ordo_tokenizer_load_gpt2_mem(enc, (size_t)((nul ? nul : end) - enc), "encoder.json", merges,
+                                     (size_t)(end - merges), "vocab.bpe", V, &t);
+    if (s) {
+        FUZZ_CHECK(!t);
+        return refused(s);
+    }
+    FUZZ_CHECK(ordo_tokenizer_vocab_size(t) == V);
+    static const char *texts[] = {
+        "Hello world! It's 2024, isn't it?  \n\n  ok",
+        "<|endoftext|>the cat<|endoftext|>",
+        "\xff\xfe\x80 caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac 123456789 \t\t\t      x",
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
+        for (int sp = 0; sp < 2; sp++) check_roundtrip(t, texts[i], strlen(texts[i]), sp);
+    check_roundtrip(t, (const char *)data, size, 0); // the input itself, as text
+    ordo_tokenizer_free(t);
+    return 0;
+}
+
+static ordo_tokenizer *gpt2_tok(void) {
+    static int tried;
+    static ordo_tokenizer *t;
+    if (!tried) {
+        tried = 1;
+        if (ordo_tokenizer_load(ORDO_TOK_GPT2, NULL, &t)) {
+            fprintf(stderr, "fuzz: gpt2 tokenizer not available: %s\n", ordo_error_message());
+            t = NULL;
+        }
+    }
+    return t;
+}
+
+static ordo_tokenizer *byte_tok(void) {
+    static ordo_tokenizer *t;
+    if (!t) FUZZ_CHECK(ordo_tokenizer_load(ORDO_TOK_BYTE, NULL, &t) == ORDO_OK);
+    return t;
+}
+
+int ordo_fuzz_have_gpt2(void) {
+    return gpt2_tok() != NULL;
+}
+
+// input: byte 0 bit 0 = allow_special, the rest is the text
+int ordo_fuzz_encode(const uint8_t *data, size_t size) {
+    int sp = size ? data[0] & 1 : 0;
+    const char *text = size ? (const char *)data + 1 : "";
+    size_t len = size ? size - 1 : 0;
+    check_roundtrip(byte_tok(), text, len, sp);
+    if (gpt2_tok()) check_roundtrip(gpt2_tok(), text, len, sp);
+    return 0;
+}
+
+// input: little-endian int32 ids (a trailing partial id is dropped)
+int ordo_fuzz_decode(const uint8_t *data, size_t size) {
+    size_t n = size / 4;
+    int32_t *ids = malloc((n ? n : 1) * sizeof *ids);
+    FUZZ_CHECK(ids);
+    if (n) memcpy(ids, data, n * 4);
+    ordo_tokenizer *toks[2] = {byte_tok(), gpt2_tok()};
+    int ok = 0;
+    for (int k = 0; k < 2; k++) {
+        ordo_tokenizer *t = toks[k];
+        if (!t) continue;
+        int V = ordo_tokenizer_vocab_size(t), bad = 0;
+        for (size_t i = 0; i < n; i++) bad |= ids[i] < 0 || ids[i] >= V;
+        char *text;
+        size_t len;
+        ordo_status s = ordo_tokenizer_decode(t, ids, n, &text, &len);
+        if (bad) {
+            FUZZ_CHECK(!text);
+            refused(s);
+            continue;
+        }
+        FUZZ_CHECK(s == ORDO_OK && text && text[len] == 0);
+        // the whole is the concatenation of the parts
+        size_t at = 0;
+        for (size_t i = 0; i < n && i < 64; i++) {
+            char *one;
+            size_t olen;
+            FUZZ_CHECK(ordo_tokenizer_decode(t, &ids[i], 1, &one, &olen) == ORDO_OK);
+            FUZZ_CHECK(at + olen <= len && memcmp(text + at, one, olen) == 0);
+            at += olen;
+            free(one);
+        }
+        FUZZ_CHECK(n > 64 || at == len);
+        // and whatever it decodes to encodes back to the same bytes
+        check_roundtrip(t, text, len, 1);
+        free(text);
+        ok = 1;
+    }
+    free(ids);
+    return ok ? 0 : 1;
+}
