@@ -139,7 +139,7 @@ check "config file missing"      "unable to open data/nope.json" "$ORDO" train -
 check "config with resume"       "--config and --resume do not go together" "$ORDO" train --config data/unknown.json --resume "$G"
 
 # --- --init weights
-check "init with wrong shapes"   "config wants [17,32]"          "$ORDO" train "${tiny[@]}" --d-model 32 --init runs/good/ckpt-4.safetensors --out "$F"
+check "init with wrong shapes"   "has shape [16,16], config wants [16,32]"          "$ORDO" train "${tiny[@]}" --d-model 32 --init runs/good/ckpt-4.safetensors --out "$F"
 check "init of another scheme"   "tensor wpe.weight not found"   "$ORDO" train "${tiny[@]}" --init runs/rope/ckpt-4.safetensors --out "$F"
 check "init from a text file"    "too short for the 8-byte header length" "$ORDO" train "${tiny[@]}" --init data/small.txt --out "$F"
 check "init file missing"        "cannot open"                   "$ORDO" train "${tiny[@]}" --init data/none.safetensors --out "$F"
