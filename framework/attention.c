@@ -11,13 +11,18 @@
 #include "kernels.h"
 
 // Inside a parallel region every thread calls sgemm itself; OpenBLAS must not also
-// spawn its own threads there.
+// spawn its own threads there. Its OpenMP build already runs single-threaded inside a
+// parallel region, and there openblas_set_num_threads(1) would set the OpenMP count to 1
+// and serialise the loop below; only the pthreads build needs the switch.
 static int blas_single_begin(void) {
+    if (openblas_get_parallel() == 2) return 0; // 2: OpenMP build
     int n = openblas_get_num_threads();
     openblas_set_num_threads(1);
     return n;
 }
-static void blas_single_end(int n) { openblas_set_num_threads(n); }
+static void blas_single_end(int n) {
+    if (n > 0) openblas_set_num_threads(n);
+}
 
 void ordo_attention_forward(float *out, float *att, const float *qkv, const float *bias, int B,
                             int T, int C, int NH) {
@@ -39,12 +44,7 @@ void ordo_attention_forward(float *out, float *att, const float *qkv, const floa
                     for (int j = 0; j <= i; j++) row[j] += bh[(size_t)i * T + j];
                 float mx = -INFINITY;
                 for (int j = 0; j <= i; j++) mx = row[j] > mx ? row[j] : mx;
-                float s = 0.0f;
-                for (int j = 0; j <= i; j++) {
-                    row[j] = expf(row[j] - mx);
-                    s += row[j];
-                }
-                float inv = 1.0f / s;
+                float inv = 1.0f / ordo_exp_sum(row, row, mx, i + 1);
                 for (int j = 0; j <= i; j++) row[j] *= inv;
                 for (int j = i + 1; j < T; j++) row[j] = 0.0f;
             }

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-need=(build-essential cmake pkg-config libopenblas-dev libpcre2-dev libjansson-dev "$@")
+need=(build-essential cmake pkg-config libopenblas-dev libopenblas-openmp-dev libpcre2-dev libjansson-dev "$@")
 missing=()
 for p in "${need[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
