@@ -148,7 +148,6 @@ static ordo_status run(int argc, char **argv) {
         if (i == 0) first_loss = loss->data[0];
         last_loss = loss->data[0];
         if (i >= warmup) ms[i - warmup] = 1e3 * dt;
-        if (getenv("BENCH_DEBUG")) fprintf(stderr, "step %lld arena allocs %zu high %zu\n", i, ctx.arena.system_allocs, ctx.arena.high_water);
     }
     if (!s) {
         double Nw = 12.0 * L * C * C + (double)V * C;
