@@ -123,8 +123,8 @@ static ordo_status run(int argc, char **argv) {
     size_t n = len / sizeof(int32_t);
     int32_t *tokens = (int32_t *)(void *)buf; // malloc'd, so suitably aligned
 
-    ordo_gpt_config g = {.V = (int)V, .C = (int)C, .L = (int)L, .NH = (int)NH,
-                         .T_max = (int)T, .ln_eps = 1e-5f};
+    ordo_gpt_config g = {
+        .V = (int)V, .C = (int)C, .L = (int)L, .NH = (int)NH, .T_max = (int)T, .ln_eps = 1e-5f};
     if ((s = ordo_pos_parse(pos_name, &g.pos))) return s;
     ordo_dataset ds;
     ordo_dataloader dl;
@@ -138,6 +138,7 @@ static ordo_status run(int argc, char **argv) {
     if ((s = ordo_optim_init(&opt, &m.params, &oc))) return s;
     ordo_ctx ctx;
     ordo_ctx_init(&ctx);
+    ctx.reuse_grads = 1; // as `ordo train`
     int32_t *in = malloc((size_t)B * T * sizeof *in), *tg = malloc((size_t)B * T * sizeof *tg);
     double *ms = malloc((size_t)steps * sizeof *ms), *cpu = malloc((size_t)steps * sizeof *cpu);
     double first_loss = 0, last_loss = 0;
