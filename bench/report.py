@@ -20,14 +20,16 @@ def main(path):
         steps = [ms for r in sel for ms in r["steps_ms"]]
         med = statistics.median(steps)
         tokens = round(sel[0]["tokens_per_s"] * sel[0]["ms"] / 1e3)  # B*T
-        return dict(ms=med, tps=tokens / (med / 1e3), mfu=sel[0]["gflop"] / (med / 1e3) / peak,
+        cpu = statistics.median(r["cpu_ms"] for r in sel)  # medians of the runs
+        return dict(ms=med, cpu=cpu, tps=tokens / (med / 1e3),
+                    mfu=sel[0]["gflop"] / (med / 1e3) / peak,
                     rss=max(r["rss_mb"] for r in sel), n=len(steps),
                     loss=(sel[0]["loss_first"], sel[0]["loss_last"]))
 
     print(f"threads {threads}, sgemm peak {peak:.1f} GFLOP/s (2048^3, best of the run), "
           f"load average at the end {load}\n")
-    print("| config | side | ms/step | tokens/s | MFU | peak RSS MB | steps | loss first/last |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| config | side | ms/step | CPU ms/step | tokens/s | MFU | peak RSS MB | steps | loss first/last |")
+    print("|---|---|---|---|---|---|---|---|---|")
     ratios = {}
     configs = list(dict.fromkeys(r["config"] for r in rows if r.get("section") == "vs"))
     for c in configs:
@@ -38,15 +40,17 @@ def main(path):
                 continue
             s[side] = summary(sel)
             x = s[side]
-            print(f"| {c} | {side} | {x['ms']:.1f} | {x['tps']:.0f} | {x['mfu']:.2f} | {x['rss']:.0f} "
+            print(f"| {c} | {side} | {x['ms']:.1f} | {x['cpu']:.1f} | {x['tps']:.0f} | {x['mfu']:.2f} | {x['rss']:.0f} "
                   f"| {x['n']} | {x['loss'][0]:.3f} / {x['loss'][1]:.3f} |")
         if len(s) == 2:
             ratios[c] = (s["ordo"]["tps"] / s["torch"]["tps"], s["ordo"]["rss"] / s["torch"]["rss"],
-                         s["ordo"]["mfu"])
-    print("\n| config | tokens/s ordo/PyTorch | peak RSS ordo/PyTorch | ordo MFU |")
-    print("|---|---|---|---|")
-    for c, (t, m, u) in ratios.items():
-        print(f"| {c} | {t:.2f}x | {m:.2f} | {u:.2f} |")
+                         s["ordo"]["mfu"], s["torch"]["cpu"] / s["ordo"]["cpu"])
+    print("\n| config | tokens/s ordo/PyTorch | by CPU time | peak RSS ordo/PyTorch | ordo MFU |")
+    print("|---|---|---|---|---|")
+    for c, (t, m, u, pc) in ratios.items():
+        print(f"| {c} | {t:.2f}x | {pc:.2f}x | {m:.2f} | {u:.2f} |")
+    print("\n(by CPU time: PyTorch's CPU ms/step over ordo's, all threads; steadier than wall time\n"
+          "when other processes share the cores, but blind to idle waiting)")
 
     pos = [r for r in rows if r.get("section") == "pos"]
     if pos:
@@ -62,7 +66,7 @@ def main(path):
     print("\ntargets (issue 7):")
     for c, want in TARGETS.items():
         if c in ratios:
-            t, m, _ = ratios[c]
+            t, m, _, _ = ratios[c]
             print(f"  {c}: tokens/s {t:.2f}x (want >= {want}x): {'met' if t >= want else 'NOT met'}; "
                   f"peak RSS {m:.2f} of PyTorch's (want <= 0.5): {'met' if m <= 0.5 else 'NOT met'}")
     if "small" in ratios:

@@ -17,6 +17,7 @@ import array
 import json
 import math
 import resource
+import statistics
 import time
 
 import torch
@@ -99,26 +100,28 @@ def main():
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1},
                              {"params": other, "weight_decay": 0.0}],
                             lr=3e-4, betas=(0.9, 0.95), eps=1e-8)
-    ms, losses = [], []
+    ms, cpu, losses = [], [], []
     for i in range(a.warmup + a.steps):
         w = [((i * a.B + r) % (nwin - nwin % a.B)) * a.T for r in range(a.B)]
         x = torch.stack([data[s:s + a.T] for s in w])
         y = torch.stack([data[s + 1:s + a.T + 1] for s in w])
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         loss = model(x, y)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
-        dt = time.perf_counter() - t0
+        dt, dc = time.perf_counter() - t0, time.process_time() - c0
         losses.append(loss.item())
         if i >= a.warmup:
             ms.append(1e3 * dt)
-    med = sorted(ms)[len(ms) // 2] if len(ms) % 2 else 0.5 * sum(sorted(ms)[len(ms) // 2 - 1:len(ms) // 2 + 1])
+            cpu.append(1e3 * dc)
+    med = statistics.median(ms)
     N = 12 * a.L * a.C * a.C + a.V * a.C
     flop = 6 * N * a.B * a.T + 12 * a.L * a.T * a.C * a.B * a.T
     print(json.dumps(dict(impl="torch", pos="learned", threads=torch.get_num_threads(),
                           steps_ms=[round(v, 3) for v in ms], ms=round(med, 3),
+                          cpu_ms=round(statistics.median(cpu), 3),
                           tokens_per_s=round(a.B * a.T / (med / 1e3), 1), gflop=round(flop / 1e9, 3),
                           rss_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
                           loss_first=round(losses[0], 4), loss_last=round(losses[-1], 4),
