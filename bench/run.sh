@@ -11,6 +11,7 @@
 # env:   THREADS (default: all cores)  STEPS (timed steps per run, default 15)
 #        WARMUP (default 3)  ROUNDS (runs per side and config, default 2)
 #        CONFIGS (default "tiny small byte-small")  POS (default: all six; "" skips them)
+#        POS_STEPS (timed steps per position scheme, default 8)
 #        OUT (default .cache/bench)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,6 +23,7 @@ WARMUP=${WARMUP:-3}
 ROUNDS=${ROUNDS:-2}
 CONFIGS=${CONFIGS:-tiny small byte-small}
 POS=${POS-none learned sinusoidal rope alibi t5}
+POS_STEPS=${POS_STEPS:-8}
 OUT=${OUT:-$repo/.cache/bench}
 PY=/usr/bin/python3 # Debian's python3-torch is installed for the system interpreter
 mkdir -p "$OUT"
@@ -97,7 +99,7 @@ for name in $CONFIGS; do
     else run_side torch "$name" learned vs; run_side ordo "$name" learned vs; fi
   done
 done
-for pos in $POS; do run_side ordo small "$pos" pos; done
+for pos in $POS; do STEPS=$POS_STEPS run_side ordo small "$pos" pos; done
 peak
 echo "{\"impl\":\"load\",\"loadavg\":\"$(cut -d' ' -f1-3 /proc/loadavg)\"}" >>"$res"
 "$PY" bench/report.py "$res"
