@@ -20,7 +20,11 @@ for trial in 1 2 3 4; do
     sleep "$(printf '0.%02d' $((RANDOM % 25 + 3)))" # 30..270 ms: before, between and during checkpoints
     if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid"; wait "$pid" 2>/dev/null; kills=$((kills+1)); fi
     if [ -f "$run/ckpt-60.safetensors" ]; then break; fi
-    "$ORDO" train --resume "$run" > /dev/null 2>"$run.err" &
+    if [ -f "$run/config.json" ]; then
+      "$ORDO" train --resume "$run" > /dev/null 2>"$run.err" &
+    else # killed before it wrote anything (slow start: ASan, a busy machine): run it again
+      "$ORDO" train "${args[@]}" --out "$run" > /dev/null 2>"$run.err" &
+    fi
     pid=$!
   done
   wait "$pid" 2>/dev/null
