@@ -21,8 +21,8 @@ void ordo_arena_init(ordo_arena *a, size_t chunk_size);
 void *ordo_arena_alloc(ordo_arena *a, size_t bytes);
 // Same, zero-filled.
 void *ordo_arena_calloc(ordo_arena *a, size_t bytes);
-// Forgets every allocation. If the last step spilled over several chunks they are
-// merged into one chunk of the high-water size, so the next step fits in one.
+// Forgets every allocation and keeps every chunk: a step that allocates what the last
+// one did takes nothing from the system.
 void ordo_arena_reset(ordo_arena *a);
 void ordo_arena_free(ordo_arena *a);
 

@@ -30,6 +30,9 @@ static void walk(ordo_ctx *ctx) {
         ordo_node *n = &ctx->tape[i];
         if (!n->out->grad) continue; // nothing flowed into this node's output
         ordo_node_backward(ctx, n);
+        // every op that read n->out ran backward before n (the tape is in forward order),
+        // so its gradient is complete and no longer needed
+        ordo_tensor_release_grad(ctx, n->out);
     }
 }
 

@@ -38,6 +38,10 @@ void ordo_layernorm_backward(float *dinp, float *dw, float *db, const float *dou
 void ordo_gelu_forward(float *out, const float *inp, size_t n);
 void ordo_gelu_backward(float *dinp, const float *inp, const float *dout, size_t n);
 
+// out[i] = exp(x[i] - shift) for i < n (a vectorised exp within 2 ulp of expf); returns
+// the float sum of out. out may alias x.
+float ordo_exp_sum(float *out, const float *x, float shift, int n);
+
 // Softmax over the last dim C.
 void ordo_softmax_forward(float *out, const float *inp, int N, int C);
 void ordo_softmax_backward(float *dinp, const float *dout, const float *out, int N, int C);

@@ -358,10 +358,16 @@ void ordo_node_backward(ordo_ctx *ctx, ordo_node *n) {
         break;
     }
     case ORDO_OP_CROSS_ENTROPY: {
+        // In place when allowed and no other op has added to the logits' gradient yet:
+        // the kernel then writes each row's gradient over its logits (no calloc, no +=).
+        int inplace = !a->grad && (a->flags & ORDO_GRAD_IN_PLACE) &&
+                      (a->flags & ORDO_REQUIRES_GRAD);
+        if (inplace) a->grad = a->data;
         float *da = ordo_tensor_grad(ctx, a);
         if (da && n->iarg[0] > 0)
             ordo_crossentropy_backward(da, a->data, n->saved[0], n->ids, rows(a), last_dim(a),
                                        g[0] / (float)n->iarg[0]);
+        else if (inplace) memset(da, 0, a->n * sizeof(float)); // every target ignored
         break;
     }
     case ORDO_OP_SUM:

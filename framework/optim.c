@@ -98,22 +98,41 @@ void ordo_optim_step(ordo_optim *o, float lr) {
     }
 }
 
+#define NORM_BLOCK ((size_t)1 << 16)
+#define NORM_GROUP 256
+
+// Over the whole gradient block (the padding between tensors stays zero): the sum of squares
+// of each block of NORM_BLOCK floats in double, the block sums added in order, so the result
+// is the same for any thread count; blocks run in parallel.
 double ordo_grad_norm(const ordo_params *p) {
-    double s = 0.0;
-    for (int i = 0; i < p->count; i++) {
-        const float *g = p->t[i]->grad;
-        for (size_t k = 0; k < p->t[i]->n; k++) s += (double)g[k] * g[k];
+    const float *g = p->grad;
+    size_t n = p->total, nb = (n + NORM_BLOCK - 1) / NORM_BLOCK;
+    double total = 0.0;
+    for (size_t b0 = 0; b0 < nb; b0 += NORM_GROUP) {
+        int nbb = (int)(nb - b0 < NORM_GROUP ? nb - b0 : NORM_GROUP);
+        double part[NORM_GROUP];
+#pragma omp parallel for if (nbb > 1)
+        for (int b = 0; b < nbb; b++) {
+            size_t lo = (b0 + (size_t)b) * NORM_BLOCK, hi = lo + NORM_BLOCK < n ? lo + NORM_BLOCK : n;
+            double s = 0.0;
+#pragma omp simd reduction(+ : s)
+            for (size_t k = lo; k < hi; k++) s += (double)g[k] * g[k];
+            part[b] = s;
+        }
+        for (int b = 0; b < nbb; b++) total += part[b];
     }
-    return sqrt(s);
+    return sqrt(total);
 }
 
 double ordo_clip_grad_norm(ordo_params *p, double max_norm) {
     double norm = ordo_grad_norm(p);
     if (max_norm <= 0) return norm;
     float coef = (float)(max_norm / (norm + 1e-6));
-    if (coef < 1.0f)
-        for (int i = 0; i < p->count; i++)
-            for (size_t k = 0; k < p->t[i]->n; k++) p->t[i]->grad[k] *= coef;
+    float *g = p->grad;
+    if (coef < 1.0f) {
+#pragma omp parallel for simd if (p->total > 65536)
+        for (size_t k = 0; k < p->total; k++) g[k] *= coef;
+    }
     return norm;
 }
 

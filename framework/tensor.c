@@ -17,6 +17,7 @@ void ordo_ctx_init(ordo_ctx *ctx) {
 void ordo_ctx_reset(ordo_ctx *ctx) {
     ordo_arena_reset(&ctx->arena);
     ctx->ntape = 0;
+    ctx->nfree = 0;
 }
 
 void ordo_ctx_free(ordo_ctx *ctx) {
@@ -91,8 +92,32 @@ ordo_tensor *ordo_tensor_view(ordo_ctx *ctx, ordo_tensor *t, int ndim, const int
     return ordo_reshape(ctx, t, ndim, shape);
 }
 
+// The smallest recycled buffer that holds n floats (removed from the list), or NULL.
+static float *reuse_grad(ordo_ctx *ctx, size_t n) {
+    int best = -1;
+    for (int i = 0; i < ctx->nfree; i++)
+        if (ctx->free_grads[i].n >= n &&
+            (best < 0 || ctx->free_grads[i].n < ctx->free_grads[best].n))
+            best = i;
+    if (best < 0) return NULL;
+    float *p = ctx->free_grads[best].p;
+    ctx->free_grads[best] = ctx->free_grads[--ctx->nfree];
+    return memset(p, 0, n * sizeof(float));
+}
+
 float *ordo_tensor_grad(ordo_ctx *ctx, ordo_tensor *t) {
     if (!(t->flags & ORDO_REQUIRES_GRAD)) return NULL;
+    if (!t->grad && ctx->reuse_grads) t->grad = reuse_grad(ctx, t->n);
     if (!t->grad) t->grad = ordo_arena_calloc(&ctx->arena, t->n * sizeof(float));
     return t->grad;
+}
+
+void ordo_tensor_release_grad(ordo_ctx *ctx, ordo_tensor *t) {
+    if (!ctx->reuse_grads || !t->grad || (t->flags & ORDO_PARAM) || t->grad == t->data) return;
+    if (ctx->nfree < ORDO_FREE_GRADS) {
+        ctx->free_grads[ctx->nfree].p = t->grad;
+        ctx->free_grads[ctx->nfree].n = t->n;
+        ctx->nfree++;
+    }
+    t->grad = NULL;
 }

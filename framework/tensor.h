@@ -8,13 +8,17 @@
 
 #include "arena.h"
 
-#define ORDO_MAX_DIMS 4
+#define ORDO_MAX_DIMS   4
+#define ORDO_FREE_GRADS 64
 
 enum ordo_tensor_flags {
     ORDO_PARAM = 1 << 0,         // a model parameter (lives in the parameter block)
     ORDO_NO_DECAY = 1 << 1,      // excluded from weight decay (biases, LayerNorm gains)
     ORDO_REQUIRES_GRAD = 1 << 2, // backward computes a gradient for it
     ORDO_POSITION = 1 << 3,      // a position table (learned absolute or T5 relative)
+    // nothing reads this activation after the forward, so backward may overwrite its data
+    // with its gradient (the [B*T, V] logits: saves their size in memory and a pass)
+    ORDO_GRAD_IN_PLACE = 1 << 4,
 };
 
 typedef struct ordo_tensor {
@@ -34,6 +38,16 @@ typedef struct ordo_ctx {
     ordo_node *tape;
     int ntape, cap_tape;
     int grad_enabled; // 0: ops record nothing (eval, sampling)
+    // 1: backward recycles the gradient of an activation once the op that made it has run
+    // backward (nothing reads it after that), so activation gradients take the memory of
+    // the few alive at a time, not of all of them; their ->grad is then NULL after backward.
+    // Parameter gradients are never recycled. Off by default (tests read activation grads).
+    int reuse_grads;
+    struct {
+        float *p;
+        size_t n;
+    } free_grads[ORDO_FREE_GRADS]; // dead gradient buffers (floats), reset with the arena
+    int nfree;
     const float *last_att; // probabilities [B, NH, T, T] of the latest attention op (viz)
 } ordo_ctx;
 
@@ -60,5 +74,8 @@ char *ordo_shape_str(int ndim, const int *shape, char *buf, size_t cap);
 // The gradient buffer of t, allocated zero-filled from the arena on first use; NULL if
 // t does not require a gradient (the caller then skips that contribution).
 float *ordo_tensor_grad(ordo_ctx *ctx, ordo_tensor *t);
+// With ctx->reuse_grads: hands t's gradient buffer to a later ordo_tensor_grad and sets
+// t->grad to NULL (never for parameters or an in-place gradient). No-op otherwise.
+void ordo_tensor_release_grad(ordo_ctx *ctx, ordo_tensor *t);
 
 #endif

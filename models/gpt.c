@@ -198,6 +198,7 @@ ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx,
     x = ordo_layernorm_layer_forward(&m->ln_f, ctx, x);
     ordo_tensor *lg = ordo_matmul(ctx, x, m->wte.table, 1); // (B, T, V), tied head
     if (logits) *logits = lg;
+    else lg->flags |= ORDO_GRAD_IN_PLACE; // the caller never sees them: backward may reuse them
     if (loss) *loss = targets ? ordo_cross_entropy(ctx, lg, targets) : NULL;
     return ORDO_OK;
 }

@@ -57,7 +57,8 @@ void ordo_gpt_free(ordo_gpt *m);
 
 // Forward over idx (B, T). Returns logits (B, T, V) and, when targets is non-NULL, the mean
 // cross-entropy (targets < 0 ignored). T past T_max with the learned scheme is an
-// ORDO_ERR_ARG; ids out of [0, V) too. Records the tape when ctx->grad_enabled.
+// ORDO_ERR_ARG; ids out of [0, V) too. Records the tape when ctx->grad_enabled. With
+// logits NULL, backward writes the logits' gradient over them (one [B*T, V] buffer less).
 ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx,
                              const int32_t *targets, int B, int T, ordo_tensor **logits,
                              ordo_tensor **loss);

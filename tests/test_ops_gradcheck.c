@@ -237,6 +237,16 @@ int main(void) {
                 run(what, g_attention, &L, &a);
             }
         }
+        { // long enough for several causal row blocks (64 rows each), the last one partial
+            int nh = 2, Ca = 2 * 2, Ta = 137;
+            leaves_begin(&L);
+            leaf(&L, 3, (int[]){1, Ta, 3 * Ca});
+            leaf(&L, 3, (int[]){nh, Ta, Ta});
+            leaves_fill(&L, 0.3); // smaller values: a float softmax over 137 keys, differenced
+            a.i[0] = nh;
+            a.i[1] = 1;
+            run("attention(NH=2,T=137,bias)", g_attention, &L, &a);
+        }
         { // cross-entropy with an ignored target
             int V = 2 + pick(CS, 4);
             int32_t tg[64];

@@ -6,7 +6,7 @@ ORDO=${ORDO_BIN:-build/ordo}
 EQUAL=${ORDO_BUILD_DIR:-build}/test_train_resume
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 args=(--task order --corpus-tokens 20000 --context 16 --d-model 32 --layers 1 --heads 2
-      --batch 8 --steps 60 --ckpt-every 3 --keep 2 --eval-every 10 --eval-batches 2 --threads 2)
+      --batch 8 --steps 120 --ckpt-every 3 --keep 2 --eval-every 10 --eval-batches 2 --threads 2)
 "$ORDO" train "${args[@]}" --out "$dir/ref" > /dev/null || { echo "FAIL: reference run"; exit 1; }
 
 pass=0 fail=0 total_kills=0
@@ -17,30 +17,29 @@ for trial in 1 2 3 4; do
   kills=0
   RANDOM=$trial
   for attempt in $(seq 1 30); do
-    sleep "$(printf '0.%02d' $((RANDOM % 25 + 3)))" # 30..270 ms: before, between and during checkpoints
+    sleep "$(printf '0.%03d' $((RANDOM % 146 + 5)))" # 5..150 ms: before, between and during checkpoints
     if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid"; wait "$pid" 2>/dev/null; kills=$((kills+1)); fi
-    if [ -f "$run/ckpt-60.safetensors" ]; then break; fi
-    # killed before its config.json existed, a run is simply started again (what a user does)
+    if [ -f "$run/ckpt-120.safetensors" ]; then break; fi
     if [ -f "$run/config.json" ]; then
       "$ORDO" train --resume "$run" > /dev/null 2>"$run.err" &
-    else
+    else # killed before it wrote anything (slow start: ASan, a busy machine): run it again
       "$ORDO" train "${args[@]}" --out "$run" > /dev/null 2>"$run.err" &
     fi
     pid=$!
   done
   wait "$pid" 2>/dev/null
   total_kills=$((total_kills + kills))
-  if [ ! -f "$run/ckpt-60.safetensors" ]; then
+  if [ ! -f "$run/ckpt-120.safetensors" ]; then
     if [ -f "$run/config.json" ]; then "$ORDO" train --resume "$run" > /dev/null 2>>"$run.err"
     else "$ORDO" train "${args[@]}" --out "$run" > /dev/null 2>>"$run.err"; fi
   fi
-  if "$EQUAL" --equal "$dir/ref/ckpt-60.safetensors" "$run/ckpt-60.safetensors"; then
+  if "$EQUAL" --equal "$dir/ref/ckpt-120.safetensors" "$run/ckpt-120.safetensors"; then
     echo "trial $trial: $kills kills, resumed to an identical end"; pass=$((pass+1))
   else
     echo "FAIL: trial $trial ($kills kills) differs"; cat "$run.err"; fail=$((fail+1))
   fi
 done
-# a run of a few hundred ms killed every 30..270 ms: fewer kills means the test tested nothing
+# a run of a few hundred ms killed every 5..150 ms: fewer kills means the test tested nothing
 if [ $total_kills -lt 4 ]; then echo "FAIL: only $total_kills kills in all trials"; fail=$((fail+1)); fi
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -169,6 +169,7 @@ static ordo_status build(trainer *tr) {
     if ((s = ordo_optim_init(&tr->optim, &tr->model.params, &oc))) return s;
     if ((s = ordo_schedule_parse(c->schedule, &tr->sched))) return s;
     ordo_ctx_init(&tr->ctx);
+    tr->ctx.reuse_grads = 1; // the loop reads parameter gradients only
     ordo_rng_seed(&tr->rng, (uint64_t)c->seed ^ 0x5eed5eedULL);
     tr->in = ordo_xmalloc((size_t)tr->B * tr->T * sizeof *tr->in);
     tr->tg = ordo_xmalloc((size_t)tr->B * tr->T * sizeof *tr->tg);

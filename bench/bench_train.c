@@ -1,0 +1,194 @@
+// Training-step throughput of the real model and optimizer (models/gpt.h, framework/optim.h)
+// on a token file, for bench/run.sh. One step is what `ordo train` does: reset the arena,
+// forward with loss, zero the grads, backward, clip to norm 1, AdamW. Windows are taken in
+// order with stride = T (no shuffle), batch k = windows kB..kB+B-1, as the PyTorch peer
+// (bench/torch_peer.py) does. Prints one JSON line: per-step times, median ms/step,
+// tokens/s, model FLOPs, peak RSS. --peak instead times a 2048^3 cblas_sgemm (the MFU
+// denominator) at the same thread count, in its own process so its buffers stay out of
+// the training run's RSS.
+//
+// usage: bench_train --ids FILE.bin --V 50257 --T 256 --B 8 --C 256 --L 4 --NH 4
+//                    [--pos learned] [--steps 15] [--warmup 3] [--threads 2]
+//        bench_train --peak [--threads 2]
+#include <cblas.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "data/dataloader.h"
+#include "data/dataset.h"
+#include "framework/fileio.h"
+#include "framework/ops.h"
+#include "framework/optim.h"
+#include "framework/threads.h"
+#include "models/gpt.h"
+#include "train/args.h"
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+// CPU time of the whole process (all threads): on a loaded machine a --threads 1 run's
+// CPU time per step is a steadier measure than its wall time.
+static double cpu_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static double peak_rss_mb(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss / 1024.0; // KiB on Linux
+}
+
+// Best of several 2048^3 sgemms, in GFLOP/s.
+static double sgemm_peak(void) {
+    const int n = 2048;
+    float *a = malloc((size_t)n * n * sizeof *a), *b = malloc((size_t)n * n * sizeof *b),
+          *c = malloc((size_t)n * n * sizeof *c);
+    for (size_t i = 0; i < (size_t)n * n; i++) {
+        a[i] = (float)(i % 7) * 0.1f;
+        b[i] = (float)(i % 5) * 0.1f;
+    }
+    double best = 1e30;
+    for (int r = 0; r < 6; r++) {
+        double t0 = now_s();
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.0f, c,
+                    n);
+        double dt = now_s() - t0;
+        if (r > 0 && dt < best) best = dt; // the first one pays for page faults and thread start
+    }
+    free(a);
+    free(b);
+    free(c);
+    return 2.0 * n * n * n / best / 1e9;
+}
+
+static ordo_status run(int argc, char **argv) {
+    const char *ids_path = NULL, *pos_name = "learned";
+    long long V = 50257, T = 256, B = 8, C = 256, L = 4, NH = 4, steps = 15, warmup = 3,
+              threads = 0;
+    int peak = 0;
+    ordo_opt opts[] = {
+        {"ids", ORDO_OPT_STRING, &ids_path, "token ids, int32 little-endian", 0},
+        {"V", ORDO_OPT_INT, &V, "vocabulary size", 0},
+        {"T", ORDO_OPT_INT, &T, "context", 0},
+        {"B", ORDO_OPT_INT, &B, "batch", 0},
+        {"C", ORDO_OPT_INT, &C, "d_model", 0},
+        {"L", ORDO_OPT_INT, &L, "layers", 0},
+        {"NH", ORDO_OPT_INT, &NH, "heads", 0},
+        {"pos", ORDO_OPT_STRING, &pos_name, "position scheme", 0},
+        {"steps", ORDO_OPT_INT, &steps, "timed steps", 0},
+        {"warmup", ORDO_OPT_INT, &warmup, "untimed steps first", 0},
+        {"threads", ORDO_OPT_INT, &threads, "threads (0 = all cores)", 0},
+        {"peak", ORDO_OPT_FLAG, &peak, "only time a 2048^3 sgemm", 0},
+        {NULL, 0, NULL, NULL, 0},
+    };
+    const char *pos[64];
+    int npos, help;
+    if (argc > 64) return ordo_error(ORDO_ERR_ARG, "too many arguments");
+    ordo_status s = ordo_args_parse("bench_train", opts, argc, argv, pos, &npos, &help);
+    if (s) return s;
+    if (help || npos) {
+        ordo_args_usage(help ? stdout : stderr, "bench_train", "[options]", opts);
+        return help ? ORDO_OK : ordo_error(ORDO_ERR_ARG, "no positional arguments expected");
+    }
+    int nt = ordo_set_threads((int)threads);
+    if (peak) {
+        printf("{\"impl\":\"sgemm\",\"threads\":%d,\"gflops\":%.2f}\n", nt, sgemm_peak());
+        return ORDO_OK;
+    }
+    if (!ids_path) return ordo_error(ORDO_ERR_ARG, "--ids is required");
+    if (steps < 1 || steps > 100000 || warmup < 0)
+        return ordo_error(ORDO_ERR_ARG, "--steps %lld / --warmup %lld out of range", steps, warmup);
+
+    char *buf;
+    size_t len;
+    if ((s = ordo_read_file(ids_path, (size_t)1 << 31, &buf, &len))) return s;
+    size_t n = len / sizeof(int32_t);
+    int32_t *tokens = (int32_t *)(void *)buf; // malloc'd, so suitably aligned
+
+    ordo_gpt_config g = {
+        .V = (int)V, .C = (int)C, .L = (int)L, .NH = (int)NH, .T_max = (int)T, .ln_eps = 1e-5f};
+    if ((s = ordo_pos_parse(pos_name, &g.pos))) return s;
+    ordo_dataset ds;
+    ordo_dataloader dl;
+    if ((s = ordo_dataset_init(&ds, tokens, n, (int)T, (int)T))) return s;
+    if ((s = ordo_dataloader_init(&dl, &ds, (int)B, 0, 1, 1))) return s;
+    ordo_gpt m;
+    if ((s = ordo_gpt_init(&m, &g, 1))) return s;
+    ordo_optim_config oc;
+    ordo_optim_defaults(&oc); // AdamW 0.9/0.95, eps 1e-8, weight decay 0.1
+    ordo_optim opt;
+    if ((s = ordo_optim_init(&opt, &m.params, &oc))) return s;
+    ordo_ctx ctx;
+    ordo_ctx_init(&ctx);
+    ctx.reuse_grads = 1; // as `ordo train`
+    int32_t *in = malloc((size_t)B * T * sizeof *in), *tg = malloc((size_t)B * T * sizeof *tg);
+    double *ms = malloc((size_t)steps * sizeof *ms), *cpu = malloc((size_t)steps * sizeof *cpu);
+    double first_loss = 0, last_loss = 0;
+
+    for (long long i = 0; i < warmup + steps && !s; i++) {
+        ordo_dataloader_next(&dl, in, tg);
+        double t0 = now_s(), c0 = cpu_s();
+        ordo_ctx_reset(&ctx);
+        ordo_tensor *loss;
+        if ((s = ordo_gpt_forward(&m, &ctx, in, tg, (int)B, (int)T, NULL, &loss))) break;
+        ordo_params_zero_grad(&m.params);
+        ordo_backward(&ctx, loss);
+        ordo_clip_grad_norm(&m.params, 1.0);
+        ordo_optim_step(&opt, 3e-4f);
+        double dt = now_s() - t0;
+        if (i == 0) first_loss = loss->data[0];
+        last_loss = loss->data[0];
+        if (i >= warmup) {
+            ms[i - warmup] = 1e3 * dt;
+            cpu[i - warmup] = 1e3 * (cpu_s() - c0);
+        }
+    }
+    if (!s) {
+        double Nw = 12.0 * L * C * C + (double)V * C;
+        double flop = 6.0 * Nw * B * T + 12.0 * L * T * C * B * T;
+        printf("{\"impl\":\"ordo\",\"pos\":\"%s\",\"threads\":%d,\"steps_ms\":[", pos_name, nt);
+        for (long long i = 0; i < steps; i++) printf("%s%.3f", i ? "," : "", ms[i]);
+        double med = median(ms, (int)steps);
+        printf("],\"ms\":%.3f,\"cpu_ms\":%.3f,\"tokens_per_s\":%.1f,\"gflop\":%.3f,"
+               "\"rss_mb\":%.1f,\"loss_first\":%.4f,\"loss_last\":%.4f,\"params\":%zu}\n",
+               med, median(cpu, (int)steps), B * T / (med / 1e3), flop / 1e9, peak_rss_mb(),
+               first_loss, last_loss, ordo_gpt_num_params(&m));
+    }
+    free(ms);
+    free(cpu);
+    free(in);
+    free(tg);
+    ordo_ctx_free(&ctx);
+    ordo_optim_free(&opt);
+    ordo_gpt_free(&m);
+    ordo_dataloader_free(&dl);
+    free(buf);
+    return s;
+}
+
+int main(int argc, char **argv) {
+    ordo_status s = run(argc - 1, argv + 1);
+    if (s) {
+        fprintf(stderr, "bench_train: %s\n", ordo_error_message());
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Training throughput of ordo against a tuned PyTorch peer on the same CPU, one command:
+# builds (if needed), installs python3-torch from Debian (if missing), tokenizes
+# tinyshakespeare (gpt2 and bytes), measures the 2048^3 sgemm peak at the thread count, then
+# for each config (tiny, small, byte-small) runs ordo (build/bench_train: the real model and
+# optimizer) and the peer (bench/torch_peer.py) interleaved, ROUNDS times each, alternating
+# which goes first. Then times the position schemes against each other on `small` (ordo).
+# Prints the table (bench/report.py) and keeps the raw JSON lines in $OUT/results.jsonl.
+#
+# usage: bench/run.sh
+# env:   THREADS (default: all cores)  STEPS (timed steps per run, default 15)
+#        WARMUP (default 3)  ROUNDS (runs per side and config, default 2)
+#        CONFIGS (default "tiny small byte-small")  POS (default: all six; "" skips them)
+#        POS_STEPS (timed steps per position scheme, default 8)
+#        OUT (default .cache/bench)
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+build=${ORDO_BUILD_DIR:-$repo/build}
+THREADS=${THREADS:-$(nproc)}
+STEPS=${STEPS:-15}
+WARMUP=${WARMUP:-3}
+ROUNDS=${ROUNDS:-2}
+CONFIGS=${CONFIGS:-tiny small byte-small}
+POS=${POS-none learned sinusoidal rope alibi t5}
+POS_STEPS=${POS_STEPS:-8}
+OUT=${OUT:-$repo/.cache/bench}
+PY=/usr/bin/python3 # Debian's python3-torch is installed for the system interpreter
+mkdir -p "$OUT"
+
+say() { echo "bench: $*" >&2; }
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+# --- build (incremental) and PyTorch
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  scripts/setup.sh
+fi
+cmake --build "$build" -j "$(nproc)" --target ordo bench_train >/dev/null
+if ! "$PY" -c 'import torch' 2>/dev/null; then
+  say "installing python3-torch (Debian)"
+  export DEBIAN_FRONTEND=noninteractive
+  as_root apt-get update -qq || true
+  as_root apt-get install -y -qq --no-install-recommends python3-torch
+fi
+
+# --- data: tinyshakespeare as gpt2 ids and as bytes, int32 little-endian
+data/fetch.sh shakespeare
+data/fetch.sh vocab
+text=${ORDO_CACHE:-$repo/.cache}/data/tinyshakespeare.txt
+vocab=${ORDO_CACHE:-$repo/.cache}/gpt2
+for tok in gpt2 byte; do
+  if [ ! -s "$OUT/$tok.bin" ] || [ "$text" -nt "$OUT/$tok.bin" ]; then
+    vflag=()
+    if [ "$tok" = gpt2 ]; then vflag=(--vocab "$vocab"); fi
+    "$build/ordo" tokenize --tokenizer "$tok" "${vflag[@]}" "$text" |
+      "$PY" -c 'import sys, array; array.array("i", map(int, sys.stdin.read().split())).tofile(open(sys.argv[1], "wb"))' \
+        "$OUT/$tok.bin"
+  fi
+done
+
+# name -> tokenizer V T B C L NH (issue 7)
+cfg() {
+  case $1 in
+    tiny) echo "gpt2 50257 64 8 128 2 4" ;;
+    small) echo "gpt2 50257 256 8 256 4 4" ;;
+    byte-small) echo "byte 256 256 8 256 4 4" ;;
+    *) say "unknown config $1"; exit 2 ;;
+  esac
+}
+
+res=$OUT/results.jsonl
+: >"$res"
+# Both sides run under the same tuned environment: PyTorch users' CPU settings (passive
+# OpenMP waiting, no mmap/trim churn in malloc); `ordo` sets passive waiting itself.
+export OMP_WAIT_POLICY=PASSIVE MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=100000000000
+export OMP_NUM_THREADS=$THREADS
+
+run_side() { # SIDE CONFIG POS SECTION
+  local side=$1 name=$2 pos=$3 section=$4
+  read -r tok V T B C L NH <<<"$(cfg "$name")"
+  local args=(--ids "$OUT/$tok.bin" --V "$V" --T "$T" --B "$B" --C "$C" --L "$L" --NH "$NH"
+    --steps "$STEPS" --warmup "$WARMUP" --threads "$THREADS")
+  local line
+  if [ "$side" = ordo ]; then
+    line=$("$build/bench_train" "${args[@]}" --pos "$pos")
+  else
+    line=$("$PY" bench/torch_peer.py "${args[@]}")
+  fi
+  echo "${line%\}},\"config\":\"$name\",\"section\":\"$section\"}" | tee -a "$res" | cut -c1-160 >&2
+}
+
+peak() { "$build/bench_train" --peak --threads "$THREADS" | tee -a "$res" >&2; }
+
+say "threads $THREADS, $STEPS timed steps after $WARMUP, $ROUNDS rounds; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+peak
+for name in $CONFIGS; do
+  for ((r = 0; r < ROUNDS; r++)); do
+    if ((r % 2 == 0)); then run_side ordo "$name" learned vs; run_side torch "$name" learned vs
+    else run_side torch "$name" learned vs; run_side ordo "$name" learned vs; fi
+  done
+done
+for pos in $POS; do STEPS=$POS_STEPS run_side ordo small "$pos" pos; done
+peak
+echo "{\"impl\":\"load\",\"loadavg\":\"$(cut -d' ' -f1-3 /proc/loadavg)\"}" >>"$res"
+"$PY" bench/report.py "$res"
