@@ -18,7 +18,8 @@ static const command commands[] = {
     {"train", ordo_cmd_train, "train a model (or --resume a run) with a chosen position scheme"},
     {"eval", ordo_cmd_eval, "validation loss and perplexity of a run at given context lengths"},
     {"sample", ordo_cmd_sample, "generate text from a run's newest checkpoint"},
-    {"sweep", ordo_cmd_sweep, "train every position scheme x seed on equal terms, then evaluate each"},
+    {"sweep", ordo_cmd_sweep,
+     "train every position scheme x seed on equal terms, then evaluate each"},
     {"tokenize", ordo_cmd_tokenize, "encode text to token ids, or decode ids back to text"},
     {"compare", ordo_cmd_compare, "tables, plots and report.html comparing runs or a sweep"},
     {"viz", ordo_cmd_viz, "SVG heatmaps of a run's position table, biases and attention"},
@@ -43,7 +44,12 @@ static void usage(FILE *f) {
 static void passive_openmp(char **argv) {
     if (getenv("OMP_WAIT_POLICY")) return;
     setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
-    execv("/proc/self/exe", argv);
+    // the resolved path, not /proc/self/exe, so that ps, top and pkill still see "ordo"
+    char path[4096];
+    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+    if (n <= 0) return; // no /proc: go on with the default policy
+    path[n] = 0;
+    execv(path, argv);
 }
 
 int main(int argc, char **argv) {
