@@ -38,22 +38,22 @@ before=$(stat -c %Y "$dir"/a/*/ckpt-24.safetensors | md5sum)
 [ "$(stat -c %Y "$dir"/a/*/ckpt-24.safetensors | md5sum)" = "$before" ] && ok || bad "a finished sweep was retrained"
 
 # SIGINT in the middle, then the same command again: the same end as an uninterrupted sweep
-long=(--pos learned,alibi --seeds 1 --steps 300 --context 16 --d-model 32 --layers 1 --heads 2
+long=(--pos learned,alibi --seeds 1 --steps 3000 --context 16 --d-model 32 --layers 1 --heads 2
       --corpus-tokens 8000 --eval-every 0 --ckpt-every 10 --threads 1 --eval-lengths 1 --jobs 2)
 "$ORDO" sweep "${long[@]}" --out "$dir/ref" > /dev/null 2>&1 || bad "reference sweep failed"
 "$ORDO" sweep "${long[@]}" --out "$dir/int" > "$dir/int.out" 2>&1 &
 pid=$!
-for _ in $(seq 1 100); do
+for _ in $(seq 1 1000); do
   [ -f "$dir/int/learned-s1/ckpt-20.safetensors" ] && [ -f "$dir/int/alibi-s1/ckpt-20.safetensors" ] && break
-  sleep 0.05
+  sleep 0.01
 done
 kill -INT $pid; wait $pid; rc=$?
 [ $rc -eq 130 ] && ok || bad "interrupted sweep exited $rc, expected 130 as ordo train"
 grep -q "run the same command again" "$dir/int.out" && ok || bad "no hint after interruption: $(cat "$dir/int.out")"
-[ ! -f "$dir/int/learned-s1/ckpt-300.safetensors" ] && ok || bad "the sweep was not interrupted"
+[ ! -f "$dir/int/learned-s1/ckpt-3000.safetensors" ] && ok || bad "the sweep was not interrupted"
 "$ORDO" sweep "${long[@]}" --out "$dir/int" > /dev/null 2>&1 || bad "continued sweep failed"
 for run in learned-s1 alibi-s1; do
-  "$EQUAL" --equal "$dir/ref/$run/ckpt-300.safetensors" "$dir/int/$run/ckpt-300.safetensors" && ok || bad "$run: interrupted sweep ended differently"
+  "$EQUAL" --equal "$dir/ref/$run/ckpt-3000.safetensors" "$dir/int/$run/ckpt-3000.safetensors" && ok || bad "$run: interrupted sweep ended differently"
 done
 
 # bad input
