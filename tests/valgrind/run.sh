@@ -34,7 +34,7 @@ tiny=(--d-model 16 --heads 2 --layers 1 --context 16 --batch 4 --corpus-tokens 2
 run train 0 train "${tiny[@]}" --steps 3 --out "$dir/run"
 run resume 0 train --resume "$dir/run" --steps 5
 run eval_2threads 0 eval "$dir/run" --context 8,16,32 --threads 2
-run sample 0 sample "$dir/run" --prompt "the cat" --tokens 5 --top-k 3 --threads 1
+run sample 0 sample "$dir/run" --prompt "cat chased" --tokens 5 --top-k 3 --threads 1
 run rope_t5 0 train "${tiny[@]}" --pos t5 --steps 2 --out "$dir/t5"
 if [ -f "$VOCAB/encoder.json" ]; then
   printf 'It was a dark and stormy night; the rain fell in torrents. %.0s' $(seq 1 30) > "$dir/text.txt"
