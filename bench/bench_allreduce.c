@@ -8,12 +8,7 @@
 #include <time.h>
 
 #include "framework/dist.h"
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
+#include "framework/clock.h"
 
 static int cmp_d(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -40,9 +35,9 @@ int main(int argc, char **argv) {
         double t[REPS];
         ordo_dist_sum_f32(buf, n); // warm up the connections
         for (int r = 0; r < REPS; r++) {
-            double t0 = now_s();
+            double t0 = ordo_now_s();
             ordo_dist_sum_f32(buf, n);
-            t[r] = now_s() - t0;
+            t[r] = ordo_now_s() - t0;
             // the mean over ranks of their time for this call
             ordo_dist_sum_f64(&t[r], 1);
             t[r] /= size;

@@ -12,12 +12,7 @@
 
 #include "data/tokenizer.h"
 #include "train/args.h"
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#include "framework/clock.h"
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -64,9 +59,9 @@ static ordo_status run(int argc, char **argv) {
         ordo_tokenizer *tok;
         if ((s = ordo_tokenizer_load(kind, vocab, &tok))) break;
         free(ids);
-        double t0 = now_s();
+        double t0 = ordo_now_s();
         s = ordo_tokenizer_encode(tok, text, len, 0, &ids, &n);
-        double dt = now_s() - t0;
+        double dt = ordo_now_s() - t0;
         ordo_tokenizer_free(tok);
         mbs[r] = (double)len / dt / 1e6;
         if (!s) printf("rep %lld: %.4f s, %.2f MB/s\n", r, dt, mbs[r]);

@@ -25,12 +25,7 @@
 #include "framework/threads.h"
 #include "models/gpt.h"
 #include "train/args.h"
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#include "framework/clock.h"
 
 // CPU time of the whole process (all threads): on a loaded machine a --threads 1 run's
 // CPU time per step is a steadier measure than its wall time.
@@ -67,10 +62,10 @@ static double sgemm_peak(void) {
     }
     double best = 1e30;
     for (int r = 0; r < 6; r++) {
-        double t0 = now_s();
+        double t0 = ordo_now_s();
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.0f, c,
                     n);
-        double dt = now_s() - t0;
+        double dt = ordo_now_s() - t0;
         if (r > 0 && dt < best) best = dt; // the first one pays for page faults and thread start
     }
     free(a);
@@ -145,7 +140,7 @@ static ordo_status run(int argc, char **argv) {
 
     for (long long i = 0; i < warmup + steps && !s; i++) {
         ordo_dataloader_next(&dl, in, tg);
-        double t0 = now_s(), c0 = cpu_s();
+        double t0 = ordo_now_s(), c0 = cpu_s();
         ordo_ctx_reset(&ctx);
         ordo_tensor *loss;
         if ((s = ordo_gpt_forward(&m, &ctx, in, tg, (int)B, (int)T, NULL, &loss))) break;
@@ -153,7 +148,7 @@ static ordo_status run(int argc, char **argv) {
         ordo_backward(&ctx, loss);
         ordo_clip_grad_norm(&m.params, 1.0);
         ordo_optim_step(&opt, 3e-4f);
-        double dt = now_s() - t0;
+        double dt = ordo_now_s() - t0;
         if (i == 0) first_loss = loss->data[0];
         last_loss = loss->data[0];
         if (i >= warmup) {

@@ -21,6 +21,7 @@
 #include "train/commands.h"
 #include "train/evaluate.h"
 #include "train/trainer.h"
+#include "framework/clock.h"
 
 #define MAX_RUNS 256
 
@@ -35,12 +36,6 @@ typedef struct sweep_run {
 static volatile sig_atomic_t stop_signal;
 static void on_signal(int sig) {
     stop_signal = sig;
-}
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
 // Splits a comma list into at most max words (written into buf, pointed to by out).
@@ -283,7 +278,7 @@ ordo_status ordo_cmd_sweep(int argc, char **argv) {
         }
         while (running < jobs && next < nruns && !interrupted) {
             sweep_run *r = &runs[next++];
-            r->t0 = now_s();
+            r->t0 = ordo_now_s();
             r->pid = start(&cfg, r, mult, nmult, (int)examples);
             if (r->pid < 0) {
                 s = ordo_error(ORDO_ERR_STATE, "fork: %s", strerror(errno));
@@ -305,7 +300,7 @@ ordo_status ordo_cmd_sweep(int argc, char **argv) {
             runs[i].pid = 0;
             int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
             if (code == 0)
-                report_run(&runs[i], now_s() - runs[i].t0);
+                report_run(&runs[i], ordo_now_s() - runs[i].t0);
             else if (code == 130)
                 interrupted = 1;
             else {

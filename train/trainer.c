@@ -29,16 +29,11 @@
 #include "framework/threads.h"
 #include "train/checkpoint.h"
 #include "trainer.h"
+#include "framework/clock.h"
 
 static volatile sig_atomic_t stop_signal;
 static void on_signal(int sig) {
     stop_signal = sig;
-}
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
 static int count_targets(const int32_t *t, size_t n) {
@@ -230,7 +225,7 @@ static void log_metrics(trainer *tr, double loss, double lr, double tps, double 
     fprintf(tr->metrics, "{\"step\":%" PRId64 ",\"train_loss\":%.9g,", tr->step, loss);
     if (!isnan(val)) fprintf(tr->metrics, "\"val_loss\":%.9g,\"val_ppl\":%.9g,", val, exp(val));
     fprintf(tr->metrics, "\"lr\":%.9g,\"tokens_per_s\":%.1f,\"elapsed_s\":%.3f}\n", lr, tps,
-            tr->elapsed0 + now_s() - tr->t_start);
+            tr->elapsed0 + ordo_now_s() - tr->t_start);
     fflush(tr->metrics);
 }
 
@@ -462,15 +457,15 @@ static void backward_share(trainer *tr) {
     float w = tr->n_all ? (float)((double)tr->n_mine / tr->n_all) : 0.0f;
     if (w != 1.0f)
         for (size_t i = 0; i < p->total; i++) p->grad[i] *= w;
-    double t0 = now_s();
+    double t0 = ordo_now_s();
     ordo_dist_sum_f32(p->grad, p->total); // (total) the whole block, padding included
-    tr->comm_s += now_s() - t0;
+    tr->comm_s += ordo_now_s() - t0;
     tr->comm_steps++;
 }
 
 static ordo_status loop(trainer *tr, long long stop_after, long long poison_step) {
     ordo_train_config *c = &tr->cfg;
-    double t_log = now_s();
+    double t_log = ordo_now_s();
     int64_t tokens_since = 0;
     double last_val = NAN;
     while (tr->step < c->steps) {
@@ -509,7 +504,7 @@ static ordo_status loop(trainer *tr, long long stop_after, long long poison_step
             last_val = val;
         }
         if (eval || last || tr->step % c->log_every == 0) {
-            double t = now_s(), tps = tokens_since / fmax(t - t_log, 1e-9);
+            double t = ordo_now_s(), tps = tokens_since / fmax(t - t_log, 1e-9);
             double eta = (double)(c->steps - tr->step) * (t - t_log) /
                          fmax((double)tokens_since / ((double)rows * tr->T), 1.0);
             if (tr->metrics) { // rank 0
@@ -587,19 +582,19 @@ ordo_status ordo_train(const ordo_train_request *req) {
                tr.cfg.data ? tr.cfg.data : tr.cfg.task, tr.cfg.pos, ordo_gpt_num_params(&tr.model),
                tr.data.n_train, tr.data.n - tr.data.n_train, tr.cfg.out);
 
-    tr.t_start = now_s();
+    tr.t_start = ordo_now_s();
     stop_signal = 0;
     struct sigaction sa = {0}, old_int, old_term;
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
-    double t_loop = now_s();
+    double t_loop = ordo_now_s();
     int64_t step0 = tr.step;
     s = loop(&tr, req->stop_after, req->poison_step);
     if (ranks > 1 && tr.comm_steps > 0) {
         double per = tr.comm_s / (double)tr.comm_steps,
-               step_s = (now_s() - t_loop) / (double)(tr.step > step0 ? tr.step - step0 : 1);
+               step_s = (ordo_now_s() - t_loop) / (double)(tr.step > step0 ? tr.step - step0 : 1);
         printf("ordo: gradient allreduce: %zu floats (%.2f MB) per step, %.3f ms per step on "
                "average (%.1f%% of %.3f ms per step)\n",
                tr.model.params.total, 4e-6 * (double)tr.model.params.total, 1e3 * per,
