@@ -82,7 +82,8 @@ long=("${base[@]}" --task order --batch 8 --steps 1000 --ckpt-every 25 --eval-ev
 "${MPIRUN[@]}" -np 2 "$ORDO" train "${long[@]}" --out "$dir/killed" > /dev/null 2> "$dir/kill.err" &
 mpid=$!
 for _ in $(seq 1 200); do # wait (up to 20 s) for the first checkpoint
-  [ -f "$dir/killed/ckpt-25.safetensors" ] && break; sleep 0.02
+  # any checkpoint: with --keep 3 a given one (ckpt-25) lives only until ckpt-100 is written
+  compgen -G "$dir/killed/ckpt-*.safetensors" > /dev/null && break; sleep 0.02
 done
 victim=$(ps --ppid "$mpid" -o pid=,comm= | awk '$2 == "ordo" { print $1 }' | tail -1)
 if [ -z "$victim" ]; then

@@ -44,7 +44,9 @@ long=(--pos learned,alibi --seeds 1 --steps 3000 --context 16 --d-model 32 --lay
 "$ORDO" sweep "${long[@]}" --out "$dir/int" > "$dir/int.out" 2>&1 &
 pid=$!
 for _ in $(seq 1 1000); do
-  [ -f "$dir/int/learned-s1/ckpt-20.safetensors" ] && [ -f "$dir/int/alibi-s1/ckpt-20.safetensors" ] && break
+  # any checkpoint: with --keep 3 a given one (ckpt-20) lives only until ckpt-50 is written
+  compgen -G "$dir/int/learned-s1/ckpt-*.safetensors" > /dev/null &&
+    compgen -G "$dir/int/alibi-s1/ckpt-*.safetensors" > /dev/null && break
   sleep 0.01
 done
 kill -INT $pid; wait $pid; rc=$?

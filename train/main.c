@@ -76,12 +76,15 @@ int main(int argc, char **argv) {
                            ordo_dist_rank());
         if (!s) s = commands[i].run(argc - 2, argv + 2);
         int rank = ordo_dist_rank(), report = ordo_dist_should_report();
+        // the message goes out before finalize: once a rank leaves finalize with a non-zero
+        // status, mpirun kills the others, and a message printed after it could be lost
+        if (s != ORDO_OK && rank > 0 && report)
+            fprintf(stderr, "ordo: %s (rank %d): %s\n", name, rank, ordo_error_message());
+        else if (s != ORDO_OK && report)
+            fprintf(stderr, "ordo: %s: %s\n", name, ordo_error_message());
+        fflush(stderr);
         ordo_dist_finalize();
         if (s == ORDO_OK) return 0;
-        if (rank > 0 && report)
-            fprintf(stderr, "ordo: %s (rank %d): %s\n", name, rank, ordo_error_message());
-        else if (report)
-            fprintf(stderr, "ordo: %s: %s\n", name, ordo_error_message());
         return s == ORDO_ERR_INTERRUPTED ? 130 : 1;
     }
     fprintf(stderr, "ordo: unknown command '%s' (commands: ", name);
