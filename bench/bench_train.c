@@ -5,7 +5,8 @@
 // (bench/torch_peer.py) does. Prints one JSON line: per-step times, median ms/step,
 // tokens/s, model FLOPs, peak RSS. --peak instead times a 2048^3 cblas_sgemm (the MFU
 // denominator) at the same thread count, in its own process so its buffers stay out of
-// the training run's RSS.
+// the training run's RSS; it also times the same product through ordo_gemm, which is what
+// training uses (ordo's own AVX-512 kernel where the CPU has AVX-512, framework/gemm.c).
 //
 // usage: bench_train --ids FILE.bin --V 50257 --T 256 --B 8 --C 256 --L 4 --NH 4
 //                    [--pos learned] [--steps 15] [--warmup 3] [--threads 2]
@@ -20,6 +21,8 @@
 #include "data/dataloader.h"
 #include "data/dataset.h"
 #include "framework/fileio.h"
+#include "framework/gemm.h"
+#include "framework/kernels.h"
 #include "framework/ops.h"
 #include "framework/optim.h"
 #include "framework/threads.h"
@@ -51,8 +54,10 @@ static double peak_rss_mb(void) {
     return ru.ru_maxrss / 1024.0; // KiB on Linux
 }
 
-// Best of several 2048^3 sgemms, in GFLOP/s.
-static double sgemm_peak(void) {
+// Best of several 2048^3 products, in GFLOP/s: OpenBLAS's cblas_sgemm (own = 0; the issue's
+// MFU denominator) or ordo_gemm as training calls it (own = 1: ordo's AVX-512 kernel where
+// it is used, gemm.c).
+static double sgemm_peak(int own) {
     const int n = 2048;
     float *a = malloc((size_t)n * n * sizeof *a), *b = malloc((size_t)n * n * sizeof *b),
           *c = malloc((size_t)n * n * sizeof *c);
@@ -63,8 +68,11 @@ static double sgemm_peak(void) {
     double best = 1e30;
     for (int r = 0; r < 6; r++) {
         double t0 = ordo_now_s();
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.0f, c,
-                    n);
+        if (own)
+            ordo_gemm(0, 0, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
+        else
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.0f,
+                        c, n);
         double dt = ordo_now_s() - t0;
         if (r > 0 && dt < best) best = dt; // the first one pays for page faults and thread start
     }
@@ -105,7 +113,12 @@ static ordo_status run(int argc, char **argv) {
     }
     int nt = ordo_set_threads((int)threads);
     if (peak) {
-        printf("{\"impl\":\"sgemm\",\"threads\":%d,\"gflops\":%.2f}\n", nt, sgemm_peak());
+        const char *forced = getenv("OPENBLAS_CORETYPE");
+        printf("{\"impl\":\"sgemm\",\"threads\":%d,\"gflops\":%.2f,\"ordo_gflops\":%.2f,"
+               "\"openblas_core\":\"%s\",\"openblas_coretype_env\":\"%s\","
+               "\"ordo_own_gemm\":%d}\n",
+               nt, sgemm_peak(0), sgemm_peak(1), openblas_get_corename(), forced ? forced : "",
+               ordo_gemm_own_available());
         return ORDO_OK;
     }
     if (!ids_path) return ordo_error(ORDO_ERR_ARG, "--ids is required");

@@ -4,8 +4,10 @@
 #include <cblas.h>
 #include <math.h>
 #include <omp.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "gemm.h"
 #include "kernels.h"
 
 // OpenBLAS's OpenMP build (openblas_get_parallel() == 2), asked once.
@@ -81,8 +83,37 @@ static void sgemm(int ta, int tb, int M, int N, int K, float alpha, const float 
 #define SPLIT_MIN   ((size_t)1 << 24) // M*N*K
 #define SPLIT_RATIO 4
 
+// ordo's own AVX-512 kernel (gemm.c) for products of at least OWN_MIN multiply-adds, where
+// its packing pays off: on the bench machine it beat OpenBLAS (AVX2 kernels) on every product
+// of the bench models from 2048x256x256 up (docs/performance.md); below, OpenBLAS's
+// small-matrix paths win. ORDO_GEMM=blas keeps every product on OpenBLAS; ORDO_GEMM=own
+// sends every product, however small, to the kernel (the tests run the PyTorch parity checks
+// so); unset, large products use it where the CPU has AVX-512. Asked once per process, so
+// that a run never mixes the two.
+#define OWN_MIN ((size_t)1 << 21)
+
+enum { GEMM_BLAS, GEMM_AUTO, GEMM_OWN };
+
+static int gemm_policy(void) {
+    static _Atomic int v = -1; // attention calls ordo_gemm from several threads at once
+    if (v < 0) {
+        const char *e = getenv("ORDO_GEMM");
+        if (!ordo_gemm_own_available() || (e && strcmp(e, "blas") == 0))
+            v = GEMM_BLAS;
+        else
+            v = e && strcmp(e, "own") == 0 ? GEMM_OWN : GEMM_AUTO;
+    }
+    return v;
+}
+
 void ordo_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
                const float *B, int ldb, float beta, float *C, int ldc) {
+    int policy = gemm_policy();
+    if (M > 0 && N > 0 && K > 0 &&
+        (policy == GEMM_OWN || (policy == GEMM_AUTO && (size_t)M * N * K >= OWN_MIN))) {
+        ordo_gemm_own(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
     int nt = omp_in_parallel() ? 1 : omp_get_max_threads();
     int split_m = M >= SPLIT_RATIO * N, split_n = N >= SPLIT_RATIO * M;
     if (nt < 2 || (size_t)M * N * K < SPLIT_MIN || !(split_m || split_n) || !blas_openmp()) {

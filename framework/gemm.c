@@ -1,0 +1,229 @@
+// ordo's own sgemm for AVX-512 CPUs, in the layout of BLIS/GotoBLAS: pack a KC x NC block of
+// op(B) into NR-column panels and an MC x KC block of op(A) into MR-row panels, then sweep a
+// 12 x 32 register tile (24 zmm accumulators) over them.
+//
+// Why ordo has one: on the AVX-512 machines ordo is benchmarked on, OpenBLAS runs its AVX2
+// (Haswell) kernels, either because the environment forces it (OPENBLAS_CORETYPE=Haswell is
+// set there) or because OpenBLAS 0.3.21 does not know the CPU. Measured on that machine
+// (2 threads): 2048^3 OpenBLAS 215 GFLOP/s, this kernel about 370; the LM-head products of
+// the bench configs 1.5x to 2x (docs/performance.md). ordo_gemm (kernels.c) decides when to
+// call it; ORDO_GEMM=blas turns it off.
+//
+// Every C element is one chain of FMAs over k in increasing order, so the result does not
+// depend on how C is split over threads.
+#include "gemm.h"
+
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+
+enum {
+    MR = 12,      // rows of the register tile
+    NR = 32,      // columns: two zmm
+    KC = 384,     // depth of a packed block: an A panel (18 KB) stays in L1, B's in L2
+    MC = 16 * MR, // rows of op(A) packed at a time (L2)
+    NC = 3072,    // columns of op(B) packed at a time (L3)
+    MAX_THREADS = 64,
+};
+
+// Compiled without AVX-512 itself: it runs on every CPU (CMake builds this file -mavx512f).
+__attribute__((target("no-avx512f"))) int ordo_gemm_own_available(void) {
+    return __builtin_cpu_supports("avx512f") != 0;
+}
+
+// c[MR, NR] = alpha * a-panel @ b-panel (+ beta * c, if accumulate: then beta is 1 or the
+// caller's beta on the first K block). a: kc x MR, b: kc x NR, both packed.
+static void tile(int kc, const float *restrict a, const float *restrict b, float *restrict c,
+                 long ldc, float alpha, float beta, int accumulate) {
+    __m512 r[MR][2];
+    for (int i = 0; i < MR; i++) r[i][0] = r[i][1] = _mm512_setzero_ps();
+    for (int k = 0; k < kc; k++) {
+        __m512 b0 = _mm512_load_ps(b), b1 = _mm512_load_ps(b + 16);
+#pragma GCC unroll 12
+        for (int i = 0; i < MR; i++) {
+            __m512 ai = _mm512_set1_ps(a[i]);
+            r[i][0] = _mm512_fmadd_ps(ai, b0, r[i][0]);
+            r[i][1] = _mm512_fmadd_ps(ai, b1, r[i][1]);
+        }
+        a += MR;
+        b += NR;
+    }
+    __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+#pragma GCC unroll 12
+    for (int i = 0; i < MR; i++) {
+        float *ci = c + (long)i * ldc;
+        __m512 x0 = _mm512_mul_ps(va, r[i][0]), x1 = _mm512_mul_ps(va, r[i][1]);
+        if (accumulate) {
+            x0 = _mm512_fmadd_ps(vb, _mm512_loadu_ps(ci), x0);
+            x1 = _mm512_fmadd_ps(vb, _mm512_loadu_ps(ci + 16), x1);
+        }
+        _mm512_storeu_ps(ci, x0);
+        _mm512_storeu_ps(ci + 16, x1);
+    }
+}
+
+// op(A)[i0 .. i0+mc, k0 .. k0+kc] into MR-row panels (k-major within a panel), zero-padded.
+static void pack_a(float *restrict dst, int ta, const float *A, long lda, int i0, int mc, int k0,
+                   int kc) {
+    if (ta) { // A is stored K x M: a row of A holds one k; walk each row once
+        for (int k = 0; k < kc; k++) {
+            const float *s = A + (long)(k0 + k) * lda + i0;
+            for (int ir = 0; ir < mc; ir += MR) {
+                int m = mc - ir < MR ? mc - ir : MR;
+                float *d = dst + (long)ir * kc + (long)k * MR;
+                for (int i = 0; i < MR; i++) d[i] = i < m ? s[ir + i] : 0.0f;
+            }
+        }
+        return;
+    }
+    for (int ir = 0; ir < mc; ir += MR) { // MR row streams, written k by k
+        int m = mc - ir < MR ? mc - ir : MR;
+        float *d = dst + (long)ir * kc;
+        const float *row[MR];
+        for (int i = 0; i < MR; i++) row[i] = A + (long)(i0 + ir + (i < m ? i : 0)) * lda + k0;
+        for (int k = 0; k < kc; k++)
+            for (int i = 0; i < MR; i++) d[k * MR + i] = i < m ? row[i][k] : 0.0f;
+    }
+}
+
+// op(B)[k0 .. k0+kc, j0 .. j0+nc] into NR-column panels, zero-padded.
+static void pack_b(float *restrict dst, int tb, const float *B, long ldb, int k0, int kc, int j0,
+                   int nc) {
+    for (int jr = 0; jr < nc; jr += NR) {
+        int n = nc - jr < NR ? nc - jr : NR;
+        float *d = dst + (long)jr * kc;
+        if (!tb) { // B is stored K x N: panel rows are contiguous
+            for (int k = 0; k < kc; k++) {
+                const float *s = B + (long)(k0 + k) * ldb + j0 + jr;
+                if (n == NR)
+                    memcpy(d + k * NR, s, NR * sizeof(float));
+                else
+                    for (int j = 0; j < NR; j++) d[k * NR + j] = j < n ? s[j] : 0.0f;
+            }
+        } else { // B is stored N x K: NR row streams, written k by k
+            const float *row[NR];
+            for (int j = 0; j < NR; j++) row[j] = B + (long)(j0 + jr + (j < n ? j : 0)) * ldb + k0;
+            for (int k = 0; k < kc; k++)
+                for (int j = 0; j < NR; j++) d[k * NR + j] = j < n ? row[j][k] : 0.0f;
+        }
+    }
+}
+
+// One thread's product over its slice of C, with its own packing buffers.
+static void gemm_serial(int ta, int tb, int M, int N, int K, float alpha, const float *A, long lda,
+                        const float *B, long ldb, float beta, float *C, long ldc, float *abuf,
+                        float *bbuf) {
+    float edge[MR * NR];
+    int nkb = (K + KC - 1) / KC, kb = (K + nkb - 1) / nkb; // equal K blocks, none tiny
+    for (int jc = 0; jc < N; jc += NC) {
+        int nc = N - jc < NC ? N - jc : NC;
+        for (int pc = 0; pc < K; pc += kb) {
+            int kc = K - pc < kb ? K - pc : kb;
+            pack_b(bbuf, tb, B, ldb, pc, kc, jc, nc);
+            // the first K block applies beta (beta == 0: C is not read, as in BLAS)
+            float bk = pc ? 1.0f : beta;
+            int acc = pc || beta != 0.0f;
+            for (int ic = 0; ic < M; ic += MC) {
+                int mc = M - ic < MC ? M - ic : MC;
+                pack_a(abuf, ta, A, lda, ic, mc, pc, kc);
+                for (int jr = 0; jr < nc; jr += NR) {
+                    int n = nc - jr < NR ? nc - jr : NR;
+                    for (int ir = 0; ir < mc; ir += MR) {
+                        int m = mc - ir < MR ? mc - ir : MR;
+                        const float *ap = abuf + (long)ir * kc, *bp = bbuf + (long)jr * kc;
+                        float *c = C + (long)(ic + ir) * ldc + jc + jr;
+                        if (m == MR && n == NR) {
+                            tile(kc, ap, bp, c, ldc, alpha, bk, acc);
+                            continue;
+                        }
+                        tile(kc, ap, bp, edge, NR, alpha, 0.0f, 0); // a partial tile
+                        for (int i = 0; i < m; i++)
+                            for (int j = 0; j < n; j++) {
+                                float *cij = c + (long)i * ldc + j;
+                                *cij = acc ? bk * *cij + edge[i * NR + j] : edge[i * NR + j];
+                            }
+                    }
+                }
+            }
+        }
+    }
+}
+
+// Packing buffers per OpenMP thread number, allocated on first use and kept: no allocation
+// per product (ordo trains without malloc in the step).
+static float *abufs[MAX_THREADS], *bbufs[MAX_THREADS];
+
+static int buffers(int t, float **a, float **b) {
+    if (t >= MAX_THREADS) return 0;
+    if (!abufs[t]) {
+        abufs[t] = aligned_alloc(64, (size_t)MC * KC * sizeof(float));
+        bbufs[t] = aligned_alloc(64, (size_t)NC * KC * sizeof(float));
+        if (!abufs[t] || !bbufs[t]) {
+            free(abufs[t]);
+            free(bbufs[t]);
+            abufs[t] = bbufs[t] = NULL;
+            return 0;
+        }
+    }
+    *a = abufs[t];
+    *b = bbufs[t];
+    return 1;
+}
+
+static void serial_or_blas(int ta, int tb, int M, int N, int K, float alpha, const float *A,
+                           long lda, const float *B, long ldb, float beta, float *C, long ldc);
+
+void ordo_gemm_own(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
+                   const float *B, int ldb, float beta, float *C, int ldc) {
+    if (omp_in_parallel()) {
+        serial_or_blas(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+    int split_m = M >= N, len = split_m ? M : N, unit = split_m ? MR : NR;
+#pragma omp parallel
+    {
+        int p = omp_get_thread_num(), nt = omp_get_num_threads();
+        // whole tiles per thread, so that only the last slice has partial ones
+        int chunk = ((len + nt - 1) / nt + unit - 1) / unit * unit;
+        int lo = p * chunk, n = len - lo < chunk ? len - lo : chunk;
+        if (n > 0) {
+            if (split_m)
+                serial_or_blas(ta, tb, n, N, K, alpha, ta ? A + lo : A + (long)lo * lda, lda, B,
+                               ldb, beta, C + (long)lo * ldc, ldc);
+            else
+                serial_or_blas(ta, tb, M, n, K, alpha, A, lda, tb ? B + (long)lo * ldb : B + lo,
+                               ldb, beta, C + lo, ldc);
+        }
+    }
+}
+
+#include <cblas.h>
+
+// Without buffers (more than MAX_THREADS threads, or out of memory) OpenBLAS does the slice.
+static void serial_or_blas(int ta, int tb, int M, int N, int K, float alpha, const float *A,
+                           long lda, const float *B, long ldb, float beta, float *C, long ldc) {
+    float *abuf, *bbuf;
+    if (buffers(omp_get_thread_num(), &abuf, &bbuf))
+        gemm_serial(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, abuf, bbuf);
+    else
+        cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+                    M, N, K, alpha, A, (int)lda, B, (int)ldb, beta, C, (int)ldc);
+}
+
+#else // no AVX-512 in this build (e.g. the valgrind build, or a build for an older CPU)
+
+int ordo_gemm_own_available(void) {
+    return 0;
+}
+
+void ordo_gemm_own(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
+                   const float *B, int ldb, float beta, float *C, int ldc) {
+    (void)ta, (void)tb, (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)lda, (void)B;
+    (void)ldb, (void)beta, (void)C, (void)ldc;
+    abort(); // callers check ordo_gemm_own_available() first
+}
+
+#endif
