@@ -116,9 +116,9 @@ static ordo_status run(int argc, char **argv) {
         const char *forced = getenv("OPENBLAS_CORETYPE");
         printf("{\"impl\":\"sgemm\",\"threads\":%d,\"gflops\":%.2f,\"ordo_gflops\":%.2f,"
                "\"openblas_core\":\"%s\",\"openblas_coretype_env\":\"%s\","
-               "\"ordo_own_gemm\":%d}\n",
+               "\"ordo_gemm\":\"%s\"}\n",
                nt, sgemm_peak(0), sgemm_peak(1), openblas_get_corename(), forced ? forced : "",
-               ordo_gemm_own_available());
+               ordo_gemm_backend());
         return ORDO_OK;
     }
     if (!ids_path) return ordo_error(ORDO_ERR_ARG, "--ids is required");

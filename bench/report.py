@@ -19,6 +19,7 @@ def main(path):
     own_peak = max(r.get("ordo_gflops", 0.0) for r in peaks) or peak
     threads = peaks[0]["threads"]
     core, forced = peaks[0].get("openblas_core", "?"), peaks[0].get("openblas_coretype_env", "")
+    backend = peaks[0].get("ordo_gemm", "?")
     load = next((r["loadavg"] for r in rows if r["impl"] == "load"), "?")
 
     def summary(sel):
@@ -34,7 +35,7 @@ def main(path):
 
     print(f"threads {threads}, 2048^3 peaks (best of the run): cblas_sgemm {peak:.1f} GFLOP/s "
           f"(OpenBLAS core {core}{', OPENBLAS_CORETYPE=' + forced if forced else ''}), "
-          f"ordo_gemm {own_peak:.1f} GFLOP/s; load average at the end {load}\n")
+          f"ordo_gemm {own_peak:.1f} GFLOP/s (ordo's GEMM: {backend}); load average at the end {load}\n")
     print("| config | side | ms/step | CPU ms/step | tokens/s | MFU | peak RSS MB | steps | loss first/last |")
     print("|---|---|---|---|---|---|---|---|---|")
     ratios = {}

@@ -183,7 +183,8 @@ void ordo_gemm_own(int ta, int tb, int M, int N, int K, float alpha, const float
         return;
     }
     int split_m = M >= N, len = split_m ? M : N, unit = split_m ? MR : NR;
-#pragma omp parallel
+    int team = omp_get_max_threads() < MAX_THREADS ? omp_get_max_threads() : MAX_THREADS;
+#pragma omp parallel num_threads(team)
     {
         int p = omp_get_thread_num(), nt = omp_get_num_threads();
         // whole tiles per thread, so that only the last slice has partial ones
@@ -202,7 +203,8 @@ void ordo_gemm_own(int ta, int tb, int M, int N, int K, float alpha, const float
 
 #include <cblas.h>
 
-// Without buffers (more than MAX_THREADS threads, or out of memory) OpenBLAS does the slice.
+// Without buffers (out of memory, or a caller's parallel region of more than MAX_THREADS
+// threads) OpenBLAS does the slice.
 static void serial_or_blas(int ta, int tb, int M, int N, int K, float alpha, const float *A,
                            long lda, const float *B, long ldb, float beta, float *C, long ldc) {
     float *abuf, *bbuf;

@@ -6,6 +6,7 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "gemm.h"
 #include "kernels.h"
@@ -84,15 +85,24 @@ static void sgemm(int ta, int tb, int M, int N, int K, float alpha, const float 
 #define SPLIT_RATIO 4
 
 // ordo's own AVX-512 kernel (gemm.c) for products of at least OWN_MIN multiply-adds, where
-// its packing pays off: on the bench machine it beat OpenBLAS (AVX2 kernels) on every product
-// of the bench models from 2048x256x256 up (docs/performance.md); below, OpenBLAS's
-// small-matrix paths win. ORDO_GEMM=blas keeps every product on OpenBLAS; ORDO_GEMM=own
-// sends every product, however small, to the kernel (the tests run the PyTorch parity checks
-// so); unset, large products use it where the CPU has AVX-512. Asked once per process, so
-// that a run never mixes the two.
+// its packing pays off (below, OpenBLAS's small-matrix paths win), and only while OpenBLAS
+// runs AVX2 kernels on an AVX-512 CPU: on the bench machine (OPENBLAS_CORETYPE=Haswell) it
+// beat OpenBLAS on every product of the bench models, but OpenBLAS's own AVX-512 kernels
+// (SkylakeX, Cooperlake, SapphireRapids), chosen when that variable is unset, beat it by
+// about 25% on `small` (docs/performance.md). ORDO_GEMM=blas keeps every product on
+// OpenBLAS; ORDO_GEMM=own sends every product, however small, to the kernel (the tests run
+// the PyTorch parity checks so). Decided once per process, so that a run never mixes the two.
 #define OWN_MIN ((size_t)1 << 21)
 
 enum { GEMM_BLAS, GEMM_AUTO, GEMM_OWN };
+
+static int blas_has_avx512(void) {
+    const char *core = openblas_get_corename();
+    static const char *const wide[] = {"skylakex", "cooperlake", "sapphirerapids"};
+    for (size_t i = 0; core && i < sizeof wide / sizeof wide[0]; i++)
+        if (strcasecmp(core, wide[i]) == 0) return 1;
+    return 0;
+}
 
 static int gemm_policy(void) {
     static _Atomic int v = -1; // attention calls ordo_gemm from several threads at once
@@ -100,10 +110,18 @@ static int gemm_policy(void) {
         const char *e = getenv("ORDO_GEMM");
         if (!ordo_gemm_own_available() || (e && strcmp(e, "blas") == 0))
             v = GEMM_BLAS;
+        else if (e && strcmp(e, "own") == 0)
+            v = GEMM_OWN;
         else
-            v = e && strcmp(e, "own") == 0 ? GEMM_OWN : GEMM_AUTO;
+            v = blas_has_avx512() ? GEMM_BLAS : GEMM_AUTO;
     }
     return v;
+}
+
+const char *ordo_gemm_backend(void) {
+    static const char *const name[] = {"openblas", "ordo-avx512 for large products",
+                                       "ordo-avx512 for all products"};
+    return name[gemm_policy()];
 }
 
 void ordo_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,

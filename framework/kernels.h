@@ -12,6 +12,9 @@
 // C[M,N] = alpha * op(A) @ op(B) + beta * C, row-major, with leading dimensions.
 void ordo_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
                const float *B, int ldb, float beta, float *C, int ldc);
+// Which GEMM ordo_gemm uses in this process: "openblas", "ordo-avx512 for large products"
+// or "ordo-avx512 for all products" (see kernels.c; ORDO_GEMM=blas|own).
+const char *ordo_gemm_backend(void);
 
 // out[outer, inner] = a[outer, inner] + b[inner]
 void ordo_add_forward(float *out, const float *a, const float *b, size_t outer, size_t inner);
@@ -28,11 +31,10 @@ void ordo_embedding_forward(float *out, const float *table, const int32_t *ids, 
 void ordo_embedding_backward(float *dtable, const float *dout, const int32_t *ids, int N, int C);
 
 // LayerNorm over C: out = (x - mean) * rstd * w + b; mean, rstd [N] saved.
-void ordo_layernorm_forward(float *out, float *mean, float *rstd, const float *inp,
-                            const float *w, const float *b, int N, int C, float eps);
-void ordo_layernorm_backward(float *dinp, float *dw, float *db, const float *dout,
-                             const float *inp, const float *w, const float *mean,
-                             const float *rstd, int N, int C);
+void ordo_layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *w,
+                            const float *b, int N, int C, float eps);
+void ordo_layernorm_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp,
+                             const float *w, const float *mean, const float *rstd, int N, int C);
 
 // GELU, tanh approximation (GPT-2).
 void ordo_gelu_forward(float *out, const float *inp, size_t n);
@@ -70,8 +72,8 @@ size_t ordo_attention_scratch_floats(int T);
 // (i with i + hs/2). cos/sin tables are [T, hs/2]; v is copied unchanged.
 void ordo_rope_forward(float *out, const float *qkv, const float *cosv, const float *sinv, int B,
                        int T, int C, int NH);
-void ordo_rope_backward(float *dqkv, const float *dout, const float *cosv, const float *sinv,
-                        int B, int T, int C, int NH);
+void ordo_rope_backward(float *dqkv, const float *dout, const float *cosv, const float *sinv, int B,
+                        int T, int C, int NH);
 
 // out[h, k] = table[bucket[k], h] for k over a T*T map; dtable[bucket[k], h] += dout[h, k].
 void ordo_relbias_forward(float *out, const float *table, const int32_t *bucket, int TT, int NH);
