@@ -6,7 +6,7 @@
 #include "arena.h"
 #include "error.h"
 
-#define ALIGN 64
+#define ALIGN         64
 #define DEFAULT_CHUNK ((size_t)64 << 20)
 
 struct ordo_arena_chunk {
@@ -57,8 +57,10 @@ void *ordo_arena_alloc(ordo_arena *a, size_t bytes) {
         }
         size_t cap = need > a->chunk_size ? need : a->chunk_size;
         ordo_arena_chunk *n = chunk_new(a, cap);
-        if (c) c->next = n;
-        else a->first = n;
+        if (c)
+            c->next = n;
+        else
+            a->first = n;
         a->cur = n;
     }
 }

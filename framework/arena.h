@@ -9,9 +9,9 @@ typedef struct ordo_arena_chunk ordo_arena_chunk;
 
 typedef struct ordo_arena {
     ordo_arena_chunk *first, *cur;
-    size_t chunk_size;  // minimum size of a new chunk
-    size_t used;        // bytes handed out since the last reset
-    size_t high_water;  // largest `used` seen
+    size_t chunk_size;    // minimum size of a new chunk
+    size_t used;          // bytes handed out since the last reset
+    size_t high_water;    // largest `used` seen
     size_t system_allocs; // chunks obtained from malloc, ever (for the no-malloc tests)
 } ordo_arena;
 

@@ -58,14 +58,22 @@ ordo_tensor *ordo_reshape(ordo_ctx *ctx, ordo_tensor *t, int ndim, const int *sh
 
 const char *ordo_op_name(ordo_op op) {
     static const char *names[ORDO_OP_COUNT] = {
-        [ORDO_OP_RESHAPE] = "reshape",     [ORDO_OP_MATMUL] = "matmul",
-        [ORDO_OP_LINEAR] = "linear",       [ORDO_OP_BMM] = "bmm",
-        [ORDO_OP_ADD] = "add",             [ORDO_OP_MUL] = "mul",
-        [ORDO_OP_SCALE] = "scale",         [ORDO_OP_EMBEDDING] = "embedding",
-        [ORDO_OP_LAYERNORM] = "layernorm", [ORDO_OP_GELU] = "gelu",
-        [ORDO_OP_SOFTMAX] = "softmax",     [ORDO_OP_ATTENTION] = "attention",
-        [ORDO_OP_CROSS_ENTROPY] = "cross_entropy", [ORDO_OP_SUM] = "sum",
-        [ORDO_OP_MEAN] = "mean",           [ORDO_OP_ROPE] = "rope",
+        [ORDO_OP_RESHAPE] = "reshape",
+        [ORDO_OP_MATMUL] = "matmul",
+        [ORDO_OP_LINEAR] = "linear",
+        [ORDO_OP_BMM] = "bmm",
+        [ORDO_OP_ADD] = "add",
+        [ORDO_OP_MUL] = "mul",
+        [ORDO_OP_SCALE] = "scale",
+        [ORDO_OP_EMBEDDING] = "embedding",
+        [ORDO_OP_LAYERNORM] = "layernorm",
+        [ORDO_OP_GELU] = "gelu",
+        [ORDO_OP_SOFTMAX] = "softmax",
+        [ORDO_OP_ATTENTION] = "attention",
+        [ORDO_OP_CROSS_ENTROPY] = "cross_entropy",
+        [ORDO_OP_SUM] = "sum",
+        [ORDO_OP_MEAN] = "mean",
+        [ORDO_OP_ROPE] = "rope",
         [ORDO_OP_REL_BIAS] = "rel_bias",
     };
     return op >= 0 && op < ORDO_OP_COUNT && names[op] ? names[op] : "?";

@@ -8,32 +8,32 @@
 
 typedef enum ordo_op {
     ORDO_OP_RESHAPE,
-    ORDO_OP_MATMUL,     // out[*,N] = a[*,K] @ w (w [K,N], or [N,K] transposed)
-    ORDO_OP_LINEAR,     // out[*,N] = a[*,K] @ w[K,N] + b[N]
-    ORDO_OP_BMM,        // out[Bt,M,N] = op(a) @ op(b), batched
-    ORDO_OP_ADD,        // out = a + b, b broadcast over a's leading dims
-    ORDO_OP_MUL,        // out = a * b, b broadcast over a's leading dims
-    ORDO_OP_SCALE,      // out = a * s
-    ORDO_OP_EMBEDDING,  // out[..., C] = table[ids[...]]
-    ORDO_OP_LAYERNORM,  // over the last dim, with gain and bias
-    ORDO_OP_GELU,       // tanh approximation
-    ORDO_OP_SOFTMAX,    // over the last dim
-    ORDO_OP_ATTENTION,  // causal multi-head self-attention over qkv, optional score bias
+    ORDO_OP_MATMUL,        // out[*,N] = a[*,K] @ w (w [K,N], or [N,K] transposed)
+    ORDO_OP_LINEAR,        // out[*,N] = a[*,K] @ w[K,N] + b[N]
+    ORDO_OP_BMM,           // out[Bt,M,N] = op(a) @ op(b), batched
+    ORDO_OP_ADD,           // out = a + b, b broadcast over a's leading dims
+    ORDO_OP_MUL,           // out = a * b, b broadcast over a's leading dims
+    ORDO_OP_SCALE,         // out = a * s
+    ORDO_OP_EMBEDDING,     // out[..., C] = table[ids[...]]
+    ORDO_OP_LAYERNORM,     // over the last dim, with gain and bias
+    ORDO_OP_GELU,          // tanh approximation
+    ORDO_OP_SOFTMAX,       // over the last dim
+    ORDO_OP_ATTENTION,     // causal multi-head self-attention over qkv, optional score bias
     ORDO_OP_CROSS_ENTROPY, // fused softmax + mean cross-entropy, integer targets
-    ORDO_OP_SUM,        // to a scalar
-    ORDO_OP_MEAN,       // to a scalar
-    ORDO_OP_ROPE,       // rotary embedding of q and k inside qkv
-    ORDO_OP_REL_BIAS,   // T5 bucketed bias gathered from a [buckets, NH] table
+    ORDO_OP_SUM,           // to a scalar
+    ORDO_OP_MEAN,          // to a scalar
+    ORDO_OP_ROPE,          // rotary embedding of q and k inside qkv
+    ORDO_OP_REL_BIAS,      // T5 bucketed bias gathered from a [buckets, NH] table
     ORDO_OP_COUNT
 } ordo_op;
 
 struct ordo_node {
     ordo_op op;
     ordo_tensor *out, *in[3];
-    float *saved[2];     // per-op buffers kept for backward (e.g. mean/rstd, attention)
-    const int32_t *ids;  // embedding ids, targets, bucket map
-    int iarg[4];         // NH, transpose flags, counts, ...
-    float farg[2];       // eps, scale, ...
+    float *saved[2];    // per-op buffers kept for backward (e.g. mean/rstd, attention)
+    const int32_t *ids; // embedding ids, targets, bucket map
+    int iarg[4];        // NH, transpose flags, counts, ...
+    float farg[2];      // eps, scale, ...
 };
 
 // Appends a node (called by ops only when an input requires a gradient).

@@ -29,19 +29,31 @@ ordo_status ordo_error_wrap(ordo_status s, const char *fmt, ...) {
     return s;
 }
 
-const char *ordo_error_message(void) { return msg; }
-void ordo_error_clear(void) { msg[0] = 0; }
+const char *ordo_error_message(void) {
+    return msg;
+}
+void ordo_error_clear(void) {
+    msg[0] = 0;
+}
 
 const char *ordo_status_name(ordo_status s) {
     switch (s) {
-    case ORDO_OK: return "ok";
-    case ORDO_ERR_ARG: return "bad argument";
-    case ORDO_ERR_IO: return "i/o error";
-    case ORDO_ERR_FORMAT: return "bad format";
-    case ORDO_ERR_NOMEM: return "out of memory";
-    case ORDO_ERR_NUMERIC: return "numeric error";
-    case ORDO_ERR_INTERRUPTED: return "interrupted";
-    case ORDO_ERR_STATE: return "bad state";
+    case ORDO_OK:
+        return "ok";
+    case ORDO_ERR_ARG:
+        return "bad argument";
+    case ORDO_ERR_IO:
+        return "i/o error";
+    case ORDO_ERR_FORMAT:
+        return "bad format";
+    case ORDO_ERR_NOMEM:
+        return "out of memory";
+    case ORDO_ERR_NUMERIC:
+        return "numeric error";
+    case ORDO_ERR_INTERRUPTED:
+        return "interrupted";
+    case ORDO_ERR_STATE:
+        return "bad state";
     }
     return "unknown";
 }

@@ -17,8 +17,7 @@ typedef enum ordo_status {
 
 // Records a printf-style message for the calling thread and returns `s`, so that
 // library code can write `return ordo_error(ORDO_ERR_IO, "%s: %s", path, strerror(errno));`.
-ordo_status ordo_error(ordo_status s, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+ordo_status ordo_error(ordo_status s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 // Prefixes the recorded message with "<prefix>: " (context added on the way up); returns `s`.
 ordo_status ordo_error_wrap(ordo_status s, const char *fmt, ...)

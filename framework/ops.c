@@ -8,8 +8,12 @@
 #include "kernels.h"
 #include "ops.h"
 
-static int last_dim(const ordo_tensor *t) { return t->shape[t->ndim - 1]; }
-static int rows(const ordo_tensor *t) { return (int)(t->n / (size_t)last_dim(t)); }
+static int last_dim(const ordo_tensor *t) {
+    return t->shape[t->ndim - 1];
+}
+static int rows(const ordo_tensor *t) {
+    return (int)(t->n / (size_t)last_dim(t));
+}
 
 // A new tensor with t's shape but the last dim replaced by `last`.
 static ordo_tensor *like_last(ordo_ctx *ctx, const ordo_tensor *t, int last) {
@@ -91,8 +95,10 @@ static ordo_tensor *binary(ordo_ctx *ctx, ordo_op op, ordo_tensor *a, ordo_tenso
     ORDO_ASSERT(is_suffix(a, b));
     ordo_tensor *out = ordo_tensor_new(ctx, a->ndim, a->shape);
     size_t inner = b->n, outer = a->n / b->n;
-    if (op == ORDO_OP_ADD) ordo_add_forward(out->data, a->data, b->data, outer, inner);
-    else ordo_mul_forward(out->data, a->data, b->data, outer, inner);
+    if (op == ORDO_OP_ADD)
+        ordo_add_forward(out->data, a->data, b->data, outer, inner);
+    else
+        ordo_mul_forward(out->data, a->data, b->data, outer, inner);
     if (ordo_needs_grad(ctx, a, b, NULL)) {
         ordo_node *n = ordo_tape_push(ctx, op, out);
         n->in[0] = a;
@@ -177,8 +183,9 @@ ordo_tensor *ordo_attention(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor *bias, 
     ORDO_ASSERT(qkv->ndim == 3 && qkv->shape[2] % 3 == 0);
     int B = qkv->shape[0], T = qkv->shape[1], C = qkv->shape[2] / 3;
     ORDO_ASSERT(NH > 0 && C % NH == 0);
-    if (bias) ORDO_ASSERT(bias->ndim == 3 && bias->shape[0] == NH && bias->shape[1] == T &&
-                          bias->shape[2] == T);
+    if (bias)
+        ORDO_ASSERT(bias->ndim == 3 && bias->shape[0] == NH && bias->shape[1] == T &&
+                    bias->shape[2] == T);
     ordo_tensor *out = ordo_tensor_new3(ctx, B, T, C);
     float *att = ordo_arena_alloc(&ctx->arena, (size_t)B * NH * T * T * sizeof(float));
     ordo_attention_forward(out->data, att, qkv->data, bias ? bias->data : NULL, B, T, C, NH);
@@ -219,8 +226,12 @@ static ordo_tensor *reduce(ordo_ctx *ctx, ordo_op op, ordo_tensor *a) {
     return out;
 }
 
-ordo_tensor *ordo_sum(ordo_ctx *ctx, ordo_tensor *a) { return reduce(ctx, ORDO_OP_SUM, a); }
-ordo_tensor *ordo_mean(ordo_ctx *ctx, ordo_tensor *a) { return reduce(ctx, ORDO_OP_MEAN, a); }
+ordo_tensor *ordo_sum(ordo_ctx *ctx, ordo_tensor *a) {
+    return reduce(ctx, ORDO_OP_SUM, a);
+}
+ordo_tensor *ordo_mean(ordo_ctx *ctx, ordo_tensor *a) {
+    return reduce(ctx, ORDO_OP_MEAN, a);
+}
 
 ordo_tensor *ordo_rope(ordo_ctx *ctx, ordo_tensor *qkv, int NH, double base, int pos0) {
     ORDO_ASSERT(qkv->ndim == 3 && qkv->shape[2] % 3 == 0);
@@ -270,12 +281,16 @@ ordo_tensor *ordo_rel_bias(ordo_ctx *ctx, ordo_tensor *table, const int32_t *buc
 static void mm_backward(float *dA, float *dB, const float *dC, const float *A, const float *B,
                         int ta, int tb, int M, int N, int K, int lda, int ldb) {
     if (dA) {
-        if (!ta) ordo_gemm(0, !tb, M, K, N, 1.0f, dC, N, B, ldb, 1.0f, dA, lda);
-        else ordo_gemm(tb, 1, K, M, N, 1.0f, B, ldb, dC, N, 1.0f, dA, lda);
+        if (!ta)
+            ordo_gemm(0, !tb, M, K, N, 1.0f, dC, N, B, ldb, 1.0f, dA, lda);
+        else
+            ordo_gemm(tb, 1, K, M, N, 1.0f, B, ldb, dC, N, 1.0f, dA, lda);
     }
     if (dB) {
-        if (!tb) ordo_gemm(!ta, 0, K, N, M, 1.0f, A, lda, dC, N, 1.0f, dB, ldb);
-        else ordo_gemm(1, ta, N, K, M, 1.0f, dC, N, A, lda, 1.0f, dB, ldb);
+        if (!tb)
+            ordo_gemm(!ta, 0, K, N, M, 1.0f, A, lda, dC, N, 1.0f, dB, ldb);
+        else
+            ordo_gemm(1, ta, N, K, M, 1.0f, dC, N, A, lda, 1.0f, dB, ldb);
     }
 }
 
@@ -360,14 +375,15 @@ void ordo_node_backward(ordo_ctx *ctx, ordo_node *n) {
     case ORDO_OP_CROSS_ENTROPY: {
         // In place when allowed and no other op has added to the logits' gradient yet:
         // the kernel then writes each row's gradient over its logits (no calloc, no +=).
-        int inplace = !a->grad && (a->flags & ORDO_GRAD_IN_PLACE) &&
-                      (a->flags & ORDO_REQUIRES_GRAD);
+        int inplace =
+            !a->grad && (a->flags & ORDO_GRAD_IN_PLACE) && (a->flags & ORDO_REQUIRES_GRAD);
         if (inplace) a->grad = a->data;
         float *da = ordo_tensor_grad(ctx, a);
         if (da && n->iarg[0] > 0)
             ordo_crossentropy_backward(da, a->data, n->saved[0], n->ids, rows(a), last_dim(a),
                                        g[0] / (float)n->iarg[0]);
-        else if (inplace) memset(da, 0, a->n * sizeof(float)); // every target ignored
+        else if (inplace)
+            memset(da, 0, a->n * sizeof(float)); // every target ignored
         break;
     }
     case ORDO_OP_SUM:
@@ -390,6 +406,8 @@ void ordo_node_backward(ordo_ctx *ctx, ordo_node *n) {
         if (dt) ordo_relbias_backward(dt, g, n->ids, T * T, a->shape[1]);
         break;
     }
-    case ORDO_OP_COUNT: ORDO_ASSERT(!"not an op"); break;
+    case ORDO_OP_COUNT:
+        ORDO_ASSERT(!"not an op");
+        break;
     }
 }

@@ -20,13 +20,18 @@ void ordo_optim_defaults(ordo_optim_config *c) {
 }
 
 ordo_status ordo_optim_parse_kind(const char *name, ordo_optim_kind *out) {
-    if (strcmp(name, "adamw") == 0) *out = ORDO_OPTIM_ADAMW;
-    else if (strcmp(name, "sgd") == 0) *out = ORDO_OPTIM_SGD;
-    else return ordo_error(ORDO_ERR_ARG, "unknown optimizer '%s' (expected adamw or sgd)", name);
+    if (strcmp(name, "adamw") == 0)
+        *out = ORDO_OPTIM_ADAMW;
+    else if (strcmp(name, "sgd") == 0)
+        *out = ORDO_OPTIM_SGD;
+    else
+        return ordo_error(ORDO_ERR_ARG, "unknown optimizer '%s' (expected adamw or sgd)", name);
     return ORDO_OK;
 }
 
-const char *ordo_optim_kind_name(ordo_optim_kind k) { return k == ORDO_OPTIM_SGD ? "sgd" : "adamw"; }
+const char *ordo_optim_kind_name(ordo_optim_kind k) {
+    return k == ORDO_OPTIM_SGD ? "sgd" : "adamw";
+}
 
 ordo_status ordo_optim_init(ordo_optim *o, ordo_params *p, const ordo_optim_config *cfg) {
     memset(o, 0, sizeof *o);
@@ -94,7 +99,8 @@ void ordo_optim_step(ordo_optim *o, float lr) {
         if (c->kind == ORDO_OPTIM_ADAMW)
             adamw_tensor(t->data, t->grad, o->m + off, o->v + off, t->n, lr, wd, (float)c->beta1,
                          (float)c->beta2, (float)c->eps, step_size, bc2_sqrt);
-        else sgd_tensor(t->data, t->grad, o->m + off, t->n, lr, wd, (float)c->momentum, o->t == 1);
+        else
+            sgd_tensor(t->data, t->grad, o->m + off, t->n, lr, wd, (float)c->momentum, o->t == 1);
     }
 }
 
@@ -113,7 +119,8 @@ double ordo_grad_norm(const ordo_params *p) {
         double part[NORM_GROUP];
 #pragma omp parallel for if (nbb > 1)
         for (int b = 0; b < nbb; b++) {
-            size_t lo = (b0 + (size_t)b) * NORM_BLOCK, hi = lo + NORM_BLOCK < n ? lo + NORM_BLOCK : n;
+            size_t lo = (b0 + (size_t)b) * NORM_BLOCK,
+                   hi = lo + NORM_BLOCK < n ? lo + NORM_BLOCK : n;
             double s = 0.0;
 #pragma omp simd reduction(+ : s)
             for (size_t k = lo; k < hi; k++) s += (double)g[k] * g[k];
@@ -148,7 +155,9 @@ ordo_status ordo_schedule_parse(const char *name, ordo_schedule *out) {
                       name);
 }
 
-const char *ordo_schedule_name(ordo_schedule s) { return sched_names[s]; }
+const char *ordo_schedule_name(ordo_schedule s) {
+    return sched_names[s];
+}
 
 double ordo_lr_at(ordo_schedule s, int64_t step, int64_t total, int64_t warmup, double lr,
                   double min_lr) {

@@ -10,7 +10,11 @@
 #include "params.h"
 
 typedef enum ordo_optim_kind { ORDO_OPTIM_ADAMW, ORDO_OPTIM_SGD } ordo_optim_kind;
-typedef enum ordo_schedule { ORDO_SCHED_COSINE, ORDO_SCHED_CONSTANT, ORDO_SCHED_LINEAR } ordo_schedule;
+typedef enum ordo_schedule {
+    ORDO_SCHED_COSINE,
+    ORDO_SCHED_CONSTANT,
+    ORDO_SCHED_LINEAR
+} ordo_schedule;
 
 typedef struct ordo_optim_config {
     ordo_optim_kind kind;

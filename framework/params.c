@@ -8,7 +8,9 @@
 
 #define ALIGN_FLOATS 16
 
-void ordo_params_init(ordo_params *p) { memset(p, 0, sizeof *p); }
+void ordo_params_init(ordo_params *p) {
+    memset(p, 0, sizeof *p);
+}
 
 ordo_tensor *ordo_params_add(ordo_params *p, const char *name, int ndim, const int *shape,
                              int flags) {

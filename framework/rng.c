@@ -16,7 +16,9 @@ void ordo_rng_seed(ordo_rng *r, uint64_t seed) {
     for (int i = 0; i < 4; i++) r->s[i] = splitmix64(&x);
 }
 
-static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+static inline uint64_t rotl(uint64_t x, int k) {
+    return (x << k) | (x >> (64 - k));
+}
 
 uint64_t ordo_rng_u64(ordo_rng *r) {
     uint64_t *s = r->s;
@@ -31,7 +33,9 @@ uint64_t ordo_rng_u64(ordo_rng *r) {
     return result;
 }
 
-double ordo_rng_uniform(ordo_rng *r) { return (ordo_rng_u64(r) >> 11) * 0x1.0p-53; }
+double ordo_rng_uniform(ordo_rng *r) {
+    return (ordo_rng_u64(r) >> 11) * 0x1.0p-53;
+}
 
 uint64_t ordo_rng_below(ordo_rng *r, uint64_t n) {
     uint64_t limit = UINT64_MAX - UINT64_MAX % n; // values >= limit would bias the modulo

@@ -15,4 +15,6 @@ int ordo_set_threads(int n) {
     return n;
 }
 
-int ordo_get_threads(void) { return omp_get_max_threads(); }
+int ordo_get_threads(void) {
+    return omp_get_max_threads();
+}

@@ -18,8 +18,11 @@ ordo_status ordo_gpt_config_check(const ordo_gpt_config *c) {
     const struct {
         const char *name;
         int v;
-    } dims[] = {{"vocabulary size", c->V}, {"d_model", c->C}, {"layers", c->L},
-                {"heads", c->NH},          {"context", c->T_max}};
+    } dims[] = {{"vocabulary size", c->V},
+                {"d_model", c->C},
+                {"layers", c->L},
+                {"heads", c->NH},
+                {"context", c->T_max}};
     for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
         if (dims[i].v <= 0 || dims[i].v > MAX_SIZE)
             return ordo_error(ORDO_ERR_ARG, "%s is %d, expected 1..%d", dims[i].name, dims[i].v,
@@ -31,8 +34,8 @@ ordo_status ordo_gpt_config_check(const ordo_gpt_config *c) {
         return ordo_error(ORDO_ERR_ARG, "position scheme %d is unknown", (int)c->pos);
     if (c->pos == ORDO_POS_ROPE && (c->C / c->NH) % 2)
         return ordo_error(ORDO_ERR_ARG,
-                          "rope needs an even head size, got d_model/heads = %d/%d = %d",
-                          c->C, c->NH, c->C / c->NH);
+                          "rope needs an even head size, got d_model/heads = %d/%d = %d", c->C,
+                          c->NH, c->C / c->NH);
     if (c->pos == ORDO_POS_SINUSOIDAL && c->C % 2)
         return ordo_error(ORDO_ERR_ARG, "sinusoidal needs an even d_model, got %d", c->C);
     if (!(c->ln_eps > 0) || c->ln_eps > 1)
@@ -111,7 +114,9 @@ void ordo_gpt_free(ordo_gpt *m) {
     memset(m, 0, sizeof *m);
 }
 
-size_t ordo_gpt_num_params(const ordo_gpt *m) { return m->params.numel; }
+size_t ordo_gpt_num_params(const ordo_gpt *m) {
+    return m->params.numel;
+}
 
 // Rebuilds the fixed position constants when the sequence length changes.
 static void position_cache(ordo_gpt *m, int T) {
@@ -140,14 +145,14 @@ static void position_cache(ordo_gpt *m, int T) {
     case ORDO_POS_NONE:
     case ORDO_POS_LEARNED:
     case ORDO_POS_ROPE:
-    case ORDO_POS_COUNT: break;
+    case ORDO_POS_COUNT:
+        break;
     }
     m->cache_T = T;
 }
 
-ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx,
-                             const int32_t *targets, int B, int T, ordo_tensor **logits,
-                             ordo_tensor **loss) {
+ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const int32_t *targets,
+                             int B, int T, ordo_tensor **logits, ordo_tensor **loss) {
     const ordo_gpt_config *c = &m->cfg;
     int C = c->C, NH = c->NH;
     if (B <= 0 || T <= 0) return ordo_error(ORDO_ERR_ARG, "batch %d x length %d is empty", B, T);
@@ -158,8 +163,8 @@ ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx,
                           T, c->T_max);
     for (size_t i = 0; i < (size_t)B * T; i++) {
         if (idx[i] < 0 || idx[i] >= c->V)
-            return ordo_error(ORDO_ERR_ARG, "token id %d at position %zu is outside 0..%d",
-                              idx[i], i, c->V - 1);
+            return ordo_error(ORDO_ERR_ARG, "token id %d at position %zu is outside 0..%d", idx[i],
+                              i, c->V - 1);
         if (targets && targets[i] >= c->V)
             return ordo_error(ORDO_ERR_ARG, "target id %d at position %zu is outside 0..%d",
                               targets[i], i, c->V - 1);
@@ -168,24 +173,30 @@ ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx,
 
     // input: token embeddings plus the absolute position signal, if any
     ordo_tensor *x = ordo_embedding_layer_forward(&m->wte, ctx, idx, 2, (int[]){B, T}); // (B,T,C)
-    ordo_tensor *bias = NULL;                                             // (NH, T, T)
+    ordo_tensor *bias = NULL; // (NH, T, T)
     switch (c->pos) {
     case ORDO_POS_LEARNED:
-        x = ordo_add(ctx, x, ordo_embedding_layer_forward(&m->wpe, ctx, m->positions, 1, (int[]){T}));
+        x = ordo_add(ctx, x,
+                     ordo_embedding_layer_forward(&m->wpe, ctx, m->positions, 1, (int[]){T}));
         break;
     case ORDO_POS_SINUSOIDAL:
         x = ordo_add(ctx, x, ordo_tensor_wrap(ctx, m->pos_table, 2, (int[]){T, C}));
         break;
-    case ORDO_POS_ALIBI: bias = ordo_tensor_wrap(ctx, m->pos_table, 3, (int[]){NH, T, T}); break;
-    case ORDO_POS_T5: bias = ordo_rel_bias(ctx, m->rel_bias, m->buckets, T); break; // shared
+    case ORDO_POS_ALIBI:
+        bias = ordo_tensor_wrap(ctx, m->pos_table, 3, (int[]){NH, T, T});
+        break;
+    case ORDO_POS_T5:
+        bias = ordo_rel_bias(ctx, m->rel_bias, m->buckets, T);
+        break; // shared
     case ORDO_POS_NONE:
     case ORDO_POS_ROPE:
-    case ORDO_POS_COUNT: break;
+    case ORDO_POS_COUNT:
+        break;
     }
 
     for (int l = 0; l < c->L; l++) {
         ordo_gpt_block *b = &m->h[l];
-        ordo_tensor *h = ordo_layernorm_layer_forward(&b->ln_1, ctx, x); // (B, T, C)
+        ordo_tensor *h = ordo_layernorm_layer_forward(&b->ln_1, ctx, x);  // (B, T, C)
         ordo_tensor *qkv = ordo_linear_layer_forward(&b->c_attn, ctx, h); // (B, T, 3C)
         if (c->pos == ORDO_POS_ROPE) qkv = ordo_rope(ctx, qkv, NH, ORDO_ROPE_BASE, 0);
         ordo_tensor *a = ordo_attention(ctx, qkv, bias, NH); // (B, T, C)
@@ -197,8 +208,10 @@ ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx,
     }
     x = ordo_layernorm_layer_forward(&m->ln_f, ctx, x);
     ordo_tensor *lg = ordo_matmul(ctx, x, m->wte.table, 1); // (B, T, V), tied head
-    if (logits) *logits = lg;
-    else lg->flags |= ORDO_GRAD_IN_PLACE; // the caller never sees them: backward may reuse them
+    if (logits)
+        *logits = lg;
+    else
+        lg->flags |= ORDO_GRAD_IN_PLACE; // the caller never sees them: backward may reuse them
     if (loss) *loss = targets ? ordo_cross_entropy(ctx, lg, targets) : NULL;
     return ORDO_OK;
 }
@@ -234,7 +247,8 @@ ordo_status ordo_gpt_save(const ordo_gpt *m, const char *path, const char *const
     snprintf(v[3], 16, "%d", c->NH);
     snprintf(v[4], 16, "%d", c->T_max);
     int nm = 6 + nmeta;
-    const char **k = ordo_xcalloc((size_t)nm, sizeof *k), **vv = ordo_xcalloc((size_t)nm, sizeof *vv);
+    const char **k = ordo_xcalloc((size_t)nm, sizeof *k),
+               **vv = ordo_xcalloc((size_t)nm, sizeof *vv);
     const char *base_k[6] = {"V", "C", "L", "NH", "T_max", "pos"};
     const char *base_v[6] = {v[0], v[1], v[2], v[3], v[4], ordo_pos_name(c->pos)};
     for (int i = 0; i < 6; i++) {

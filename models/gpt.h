@@ -11,22 +11,22 @@
 #include "models/positional.h"
 
 typedef struct ordo_gpt_config {
-    int V;       // vocabulary size
-    int C;       // channels (d_model)
-    int L;       // layers
-    int NH;      // heads
-    int T_max;   // training context; the learned table's length
+    int V;     // vocabulary size
+    int C;     // channels (d_model)
+    int L;     // layers
+    int NH;    // heads
+    int T_max; // training context; the learned table's length
     ordo_pos pos;
     float ln_eps; // 1e-5 as GPT-2
 } ordo_gpt_config;
 
 typedef struct ordo_gpt_block {
-    ordo_layernorm_layer ln_1;  // (C)
-    ordo_linear_layer c_attn;   // (C, 3C)
+    ordo_layernorm_layer ln_1;   // (C)
+    ordo_linear_layer c_attn;    // (C, 3C)
     ordo_linear_layer attn_proj; // (C, C)
-    ordo_layernorm_layer ln_2;  // (C)
-    ordo_linear_layer c_fc;     // (C, 4C)
-    ordo_linear_layer mlp_proj; // (4C, C)
+    ordo_layernorm_layer ln_2;   // (C)
+    ordo_linear_layer c_fc;      // (C, 4C)
+    ordo_linear_layer mlp_proj;  // (4C, C)
 } ordo_gpt_block;
 
 typedef struct ordo_gpt {
@@ -36,7 +36,7 @@ typedef struct ordo_gpt {
     ordo_embedding_layer wpe; // (T_max, C), learned only (table NULL otherwise)
     ordo_tensor *rel_bias;    // (32, NH), t5 only
     ordo_layernorm_layer ln_f;
-    ordo_gpt_block *h;     // L blocks
+    ordo_gpt_block *h; // L blocks
     // fixed position constants for the last length seen (rebuilt only when T changes)
     int cache_T;
     float *pos_table;   // sinusoidal (T, C) or alibi bias (NH, T, T)
@@ -44,7 +44,7 @@ typedef struct ordo_gpt {
     int32_t *positions; // 0..T-1 for the learned table
     // attention probabilities per layer from the last forward when record_attention is set
     int record_attention;
-    const float **att;  // L pointers into the context's arena, each (B, NH, T, T)
+    const float **att; // L pointers into the context's arena, each (B, NH, T, T)
 } ordo_gpt;
 
 // Checks every field (sizes positive and sane, NH divides C, even head size for rope...);
@@ -59,9 +59,8 @@ void ordo_gpt_free(ordo_gpt *m);
 // cross-entropy (targets < 0 ignored). T past T_max with the learned scheme is an
 // ORDO_ERR_ARG; ids out of [0, V) too. Records the tape when ctx->grad_enabled. With
 // logits NULL, backward writes the logits' gradient over them (one [B*T, V] buffer less).
-ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx,
-                             const int32_t *targets, int B, int T, ordo_tensor **logits,
-                             ordo_tensor **loss);
+ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const int32_t *targets,
+                             int B, int T, ordo_tensor **logits, ordo_tensor **loss);
 
 // Loads every parameter by name from a safetensors file (shapes must match the config).
 ordo_status ordo_gpt_load(ordo_gpt *m, const char *path);

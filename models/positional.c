@@ -21,9 +21,13 @@ ordo_status ordo_pos_parse(const char *name, ordo_pos *out) {
                       name);
 }
 
-const char *ordo_pos_name(ordo_pos p) { return p >= 0 && p < ORDO_POS_COUNT ? names[p] : "?"; }
+const char *ordo_pos_name(ordo_pos p) {
+    return p >= 0 && p < ORDO_POS_COUNT ? names[p] : "?";
+}
 
-int ordo_pos_extrapolates(ordo_pos p) { return p != ORDO_POS_LEARNED; }
+int ordo_pos_extrapolates(ordo_pos p) {
+    return p != ORDO_POS_LEARNED;
+}
 
 void ordo_sinusoidal_table(float *out, int T, int C) {
     for (int p = 0; p < T; p++)

@@ -17,11 +17,12 @@ typedef enum ordo_pos {
     ORDO_POS_COUNT
 } ordo_pos;
 
-#define ORDO_T5_BUCKETS 32
+#define ORDO_T5_BUCKETS      32
 #define ORDO_T5_MAX_DISTANCE 128
-#define ORDO_ROPE_BASE 10000.0
+#define ORDO_ROPE_BASE       10000.0
 
-// "none" | "learned" | "sinusoidal" | "rope" | "alibi" | "t5"; error names the value and the choices.
+// "none" | "learned" | "sinusoidal" | "rope" | "alibi" | "t5"; error names the value and the
+// choices.
 ordo_status ordo_pos_parse(const char *name, ordo_pos *out);
 const char *ordo_pos_name(ordo_pos p);
 // Whether the scheme can run at lengths past the training context (all but learned).

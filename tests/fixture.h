@@ -16,7 +16,8 @@ __attribute__((unused)) static const char *fixture_path(const char *file) {
 }
 
 // Reads an F32 tensor of whatever shape the file has; NULL (and a message) if absent.
-__attribute__((unused)) static float *fixture_read(const ordo_safetensors *f, const char *name, size_t *n_out) {
+__attribute__((unused)) static float *fixture_read(const ordo_safetensors *f, const char *name,
+                                                   size_t *n_out) {
     const ordo_st_tensor *t = ordo_safetensors_find(f, name);
     if (!t) {
         fprintf(stderr, "fixture %s: no tensor %s\n", ordo_safetensors_path(f), name);

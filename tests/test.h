@@ -13,7 +13,7 @@ static int test_failures = 0, test_checks = 0;
         test_checks++;                                                                             \
         if (!(c)) {                                                                                \
             test_failures++;                                                                       \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c);                 \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c);                  \
         }                                                                                          \
     } while (0)
 
@@ -22,7 +22,7 @@ static int test_failures = 0, test_checks = 0;
         test_checks++;                                                                             \
         if (!(c)) {                                                                                \
             test_failures++;                                                                       \
-            fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #c);                 \
+            fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #c);                  \
             fprintf(stderr, __VA_ARGS__);                                                          \
             fputc('\n', stderr);                                                                   \
         }                                                                                          \
@@ -33,9 +33,9 @@ static int test_failures = 0, test_checks = 0;
     do {                                                                                           \
         double a_ = (a), b_ = (b);                                                                 \
         test_checks++;                                                                             \
-        if (!(fabs(a_ - b_) <= (atol) + (rtol) * fabs(b_))) {                                      \
+        if (!(fabs(a_ - b_) <= (atol) + (rtol)*fabs(b_))) {                                        \
             test_failures++;                                                                       \
-            fprintf(stderr, "%s:%d: CHECK_CLOSE failed: %s = %.9g, %s = %.9g\n", __FILE__,        \
+            fprintf(stderr, "%s:%d: CHECK_CLOSE failed: %s = %.9g, %s = %.9g\n", __FILE__,         \
                     __LINE__, #a, a_, #b, b_);                                                     \
         }                                                                                          \
     } while (0)

@@ -11,8 +11,8 @@
 #include "models/gpt.h"
 #include "test.h"
 
-static const ordo_gpt_config CFG = {.V = 64, .C = 32, .L = 2, .NH = 4, .T_max = 16,
-                                    .pos = ORDO_POS_LEARNED, .ln_eps = 1e-5f};
+static const ordo_gpt_config CFG = {
+    .V = 64, .C = 32, .L = 2, .NH = 4, .T_max = 16, .pos = ORDO_POS_LEARNED, .ln_eps = 1e-5f};
 
 static ordo_tensor *logits_of(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, int B, int T) {
     ordo_tensor *lg = NULL;
@@ -42,8 +42,9 @@ static int write_sample(const char *dir) {
     ordo_tensor *lg = logits_of(&m, &ctx, idx, B, T);
     float idxf[32];
     for (int i = 0; i < B * T; i++) idxf[i] = (float)idx[i];
-    ordo_st_write w[2] = {{.name = "batch.idx", .data = idxf, .ndim = 2, .shape = {B, T}},
-                          {.name = "out.logits", .data = lg->data, .ndim = 3, .shape = {B, T, CFG.V}}};
+    ordo_st_write w[2] = {
+        {.name = "batch.idx", .data = idxf, .ndim = 2, .shape = {B, T}},
+        {.name = "out.logits", .data = lg->data, .ndim = 3, .shape = {B, T, CFG.V}}};
     snprintf(path, sizeof path, "%s/ordo_learned_out.safetensors", dir);
     int rc = ordo_safetensors_write(path, w, 2, NULL, NULL, 0) != ORDO_OK;
     ordo_ctx_free(&ctx);

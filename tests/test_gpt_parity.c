@@ -11,7 +11,7 @@
 #include "test.h"
 
 #define TOL_LOGITS 1e-5
-#define TOL_GRAD 1e-4
+#define TOL_GRAD   1e-4
 
 static int meta_int(const ordo_safetensors *f, const char *key) {
     const char *v = ordo_safetensors_meta(f, key);
@@ -24,8 +24,12 @@ static void run_case(const char *file) {
         CHECK_MSG(0, "%s", ordo_error_message());
         return;
     }
-    ordo_gpt_config cfg = {.V = meta_int(f, "V"), .C = meta_int(f, "C"), .L = meta_int(f, "L"),
-                           .NH = meta_int(f, "NH"), .T_max = meta_int(f, "T_max"), .ln_eps = 1e-5f};
+    ordo_gpt_config cfg = {.V = meta_int(f, "V"),
+                           .C = meta_int(f, "C"),
+                           .L = meta_int(f, "L"),
+                           .NH = meta_int(f, "NH"),
+                           .T_max = meta_int(f, "T_max"),
+                           .ln_eps = 1e-5f};
     CHECK(ordo_pos_parse(ordo_safetensors_meta(f, "pos"), &cfg.pos) == ORDO_OK);
     int B = meta_int(f, "B"), T = meta_int(f, "T");
     ordo_gpt m;
@@ -90,8 +94,8 @@ static void run_case(const char *file) {
 }
 
 static void test_learned_refuses_long(void) {
-    ordo_gpt_config cfg = {.V = 10, .C = 8, .L = 1, .NH = 2, .T_max = 4, .pos = ORDO_POS_LEARNED,
-                           .ln_eps = 1e-5f};
+    ordo_gpt_config cfg = {
+        .V = 10, .C = 8, .L = 1, .NH = 2, .T_max = 4, .pos = ORDO_POS_LEARNED, .ln_eps = 1e-5f};
     ordo_gpt m;
     CHECK(ordo_gpt_init(&m, &cfg, 1) == ORDO_OK);
     int32_t idx[5] = {1, 2, 3, 4, 5};
@@ -122,8 +126,8 @@ static void test_learned_refuses_long(void) {
 }
 
 static void test_config_errors(void) {
-    ordo_gpt_config ok = {.V = 10, .C = 12, .L = 1, .NH = 3, .T_max = 4, .pos = ORDO_POS_NONE,
-                          .ln_eps = 1e-5f};
+    ordo_gpt_config ok = {
+        .V = 10, .C = 12, .L = 1, .NH = 3, .T_max = 4, .pos = ORDO_POS_NONE, .ln_eps = 1e-5f};
     CHECK(ordo_gpt_config_check(&ok) == ORDO_OK);
     ordo_gpt_config c = ok;
     c.NH = 5;

@@ -10,7 +10,7 @@
 #include "test.h"
 
 #define MAX_REL 1e-3
-#define COORDS 40
+#define COORDS  40
 // Large enough that float32 rounding in the forward does not swamp the difference,
 // small enough for the O(h^4) stencil error: measured best between 2e-2 and 5e-2.
 #define STEP 3e-2
@@ -40,7 +40,9 @@ static void leaves_fill(leaves *L, double scale) {
             L->t[k]->data[i] = (float)(scale * ordo_rng_normal(&rng));
 }
 
-static int pick(const int *choices, int n) { return choices[ordo_rng_below(&rng, n)]; }
+static int pick(const int *choices, int n) {
+    return choices[ordo_rng_below(&rng, n)];
+}
 
 static double step_for(const char *what) {
     // layernorm over few channels is strongly curved: a smaller step keeps the stencil exact.
@@ -77,8 +79,12 @@ static ordo_tensor *g_linear(ordo_ctx *c, ordo_tensor **in, void *u) {
 static ordo_tensor *g_bmm(ordo_ctx *c, ordo_tensor **in, void *u) {
     return ordo_bmm(c, in[0], in[1], ((args *)u)->i[0], ((args *)u)->i[1]);
 }
-static ordo_tensor *g_add(ordo_ctx *c, ordo_tensor **in, void *u) { return ordo_add(c, in[0], in[1]); }
-static ordo_tensor *g_mul(ordo_ctx *c, ordo_tensor **in, void *u) { return ordo_mul(c, in[0], in[1]); }
+static ordo_tensor *g_add(ordo_ctx *c, ordo_tensor **in, void *u) {
+    return ordo_add(c, in[0], in[1]);
+}
+static ordo_tensor *g_mul(ordo_ctx *c, ordo_tensor **in, void *u) {
+    return ordo_mul(c, in[0], in[1]);
+}
 static ordo_tensor *g_scale(ordo_ctx *c, ordo_tensor **in, void *u) {
     return ordo_scale(c, in[0], -1.7f);
 }
@@ -89,8 +95,12 @@ static ordo_tensor *g_embedding(ordo_ctx *c, ordo_tensor **in, void *u) {
 static ordo_tensor *g_layernorm(ordo_ctx *c, ordo_tensor **in, void *u) {
     return ordo_layernorm(c, in[0], in[1], in[2], 1e-5f);
 }
-static ordo_tensor *g_gelu(ordo_ctx *c, ordo_tensor **in, void *u) { return ordo_gelu(c, in[0]); }
-static ordo_tensor *g_softmax(ordo_ctx *c, ordo_tensor **in, void *u) { return ordo_softmax(c, in[0]); }
+static ordo_tensor *g_gelu(ordo_ctx *c, ordo_tensor **in, void *u) {
+    return ordo_gelu(c, in[0]);
+}
+static ordo_tensor *g_softmax(ordo_ctx *c, ordo_tensor **in, void *u) {
+    return ordo_softmax(c, in[0]);
+}
 static ordo_tensor *g_attention(ordo_ctx *c, ordo_tensor **in, void *u) {
     args *a = u;
     return ordo_attention(c, in[0], a->i[1] ? in[1] : NULL, a->i[0]);
@@ -98,8 +108,12 @@ static ordo_tensor *g_attention(ordo_ctx *c, ordo_tensor **in, void *u) {
 static ordo_tensor *g_xent(ordo_ctx *c, ordo_tensor **in, void *u) {
     return ordo_cross_entropy(c, in[0], ((args *)u)->ids);
 }
-static ordo_tensor *g_sum(ordo_ctx *c, ordo_tensor **in, void *u) { return ordo_sum(c, in[0]); }
-static ordo_tensor *g_mean(ordo_ctx *c, ordo_tensor **in, void *u) { return ordo_mean(c, in[0]); }
+static ordo_tensor *g_sum(ordo_ctx *c, ordo_tensor **in, void *u) {
+    return ordo_sum(c, in[0]);
+}
+static ordo_tensor *g_mean(ordo_ctx *c, ordo_tensor **in, void *u) {
+    return ordo_mean(c, in[0]);
+}
 static ordo_tensor *g_rope(ordo_ctx *c, ordo_tensor **in, void *u) {
     return ordo_rope(c, in[0], ((args *)u)->i[0], 10000.0, ((args *)u)->i[1]);
 }
@@ -183,7 +197,9 @@ int main(void) {
                 leaf(&L, bnd[s], bshapes[s]);
                 leaves_fill(&L, 1.0);
                 snprintf(what, sizeof what, "%s([B,T,C]+%s)", op ? "mul" : "add",
-                         s == 0 ? "[T,C]" : s == 1 ? "[C]" : "[B,T,C]");
+                         s == 0   ? "[T,C]"
+                         : s == 1 ? "[C]"
+                                  : "[B,T,C]");
                 run(what, op ? g_mul : g_add, &L, &a);
             }
         }

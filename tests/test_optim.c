@@ -116,7 +116,8 @@ static void test_schedules(void) {
         double f = (s - 10) / 90.0;
         CHECK_CLOSE(ordo_lr_at(ORDO_SCHED_COSINE, s, 101, 10, lr, mn),
                     mn + 0.5 * (lr - mn) * (1 + cos(M_PI * f)), 1e-15, 0);
-        CHECK_CLOSE(ordo_lr_at(ORDO_SCHED_LINEAR, s, 101, 10, lr, mn), lr + (mn - lr) * f, 1e-15, 0);
+        CHECK_CLOSE(ordo_lr_at(ORDO_SCHED_LINEAR, s, 101, 10, lr, mn), lr + (mn - lr) * f, 1e-15,
+                    0);
         CHECK(ordo_lr_at(ORDO_SCHED_CONSTANT, s, 101, 10, lr, mn) == lr);
     }
     CHECK(ordo_lr_at(ORDO_SCHED_CONSTANT, 0, 10, 0, lr, mn) == lr);

@@ -24,17 +24,16 @@ int main(void) {
     for (size_t i = 0; i < wpe->n; i++) wpe->data[i] = (float)(0.02 * ordo_rng_normal(&r));
 
     // the first batch of the-verdict (DESIGN.md), so ids repeat across rows (e.g. 257, 284, 438)
-    const int32_t ids[B * T] = {40,    367,  2885, 1464, 1807, 3619, 402,  271,
-                                10899, 2138, 257,  7026, 15632, 438,  2016, 257,
-                                922,   5891, 1576, 438,  568,  340,  373,  645,
-                                1049,  5975, 284,  502,  284,  3285, 326,  11};
+    const int32_t ids[B * T] = {40,   367,   2885, 1464, 1807, 3619, 402,  271,  10899, 2138, 257,
+                                7026, 15632, 438,  2016, 257,  922,  5891, 1576, 438,   568,  340,
+                                373,  645,   1049, 5975, 284,  502,  284,  3285, 326,   11};
     const int32_t pos[T] = {0, 1, 2, 3};
 
     ordo_ctx ctx;
     ordo_ctx_init(&ctx);
     ordo_tensor *tok = ordo_embedding(&ctx, wte, ids, 2, (int[]){B, T}); // (B, T, C)
     ordo_tensor *pe = ordo_embedding(&ctx, wpe, pos, 1, (int[]){T});     // (T, C)
-    ordo_tensor *x = ordo_add(&ctx, tok, pe);                              // (B, T, C)
+    ordo_tensor *x = ordo_add(&ctx, tok, pe);                            // (B, T, C)
     CHECK(x->ndim == 3 && x->shape[0] == B && x->shape[1] == T && x->shape[2] == C);
     // forward: x[b,t] = wte[ids[b,t]] + wpe[t], exactly
     int fwd_ok = 1;

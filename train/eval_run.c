@@ -44,8 +44,7 @@ static json_t *length_result(ordo_gpt *m, ordo_ctx *ctx, const ordo_rundata *d,
         stride = T;
     }
     ordo_eval_result r;
-    *err =
-        ordo_eval_stream(m, ctx, val, vt, nval, T, mode, stride, q->batch, q->max_windows, &r);
+    *err = ordo_eval_stream(m, ctx, val, vt, nval, T, mode, stride, q->batch, q->max_windows, &r);
     if (!*err) {
         json_object_set_new(o, "val_loss", num_or_null(r.loss));
         json_object_set_new(o, "val_ppl", num_or_null(exp(r.loss)));
