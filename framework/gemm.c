@@ -14,6 +14,7 @@
 #include "gemm.h"
 
 #include <omp.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,7 +27,6 @@ enum {
     KC = 384,      // depth of a packed block: an A panel (18 KB) stays in L1, B's in L2
     MB = 256 * MR, // rows of op(A) packed at a time (L3)
     NB = 8 * NR,   // columns of op(B) packed at a time (L2)
-    MAX_THREADS = 64,
 };
 
 // Compiled without AVX-512 itself: it runs on every CPU (CMake builds this file -mavx512f).
@@ -167,25 +167,31 @@ static void gemm_serial(int ta, int tb, int M, int N, int K, float alpha, const 
     }
 }
 
-// Packing buffers per OpenMP thread number, allocated on first use and kept: no allocation
-// per product (ordo trains without malloc in the step).
-static float *abufs[MAX_THREADS], *bbufs[MAX_THREADS];
+// Packing buffers (the A block, then the B block) per OS thread, allocated on a thread's first
+// product and kept: no allocation per product (ordo trains without malloc in the step).
+// Keyed by thread rather than by OpenMP thread number, so that products called at the same
+// time from two threads of a host program (each with its own OpenMP team, numbered from 0)
+// never share a buffer; a thread that exits frees its own.
+static pthread_key_t buffer_key;
+static pthread_once_t buffer_once = PTHREAD_ONCE_INIT;
+static int buffer_key_ok;
 
-static int buffers(int t, float **a, float **b) {
-    if (t >= MAX_THREADS) return 0;
-    if (!abufs[t]) {
-        abufs[t] = aligned_alloc(64, (size_t)MB * KC * sizeof(float));
-        bbufs[t] = aligned_alloc(64, (size_t)NB * KC * sizeof(float));
-        if (!abufs[t] || !bbufs[t]) {
-            free(abufs[t]);
-            free(bbufs[t]);
-            abufs[t] = bbufs[t] = NULL;
-            return 0;
+static void buffer_key_init(void) {
+    buffer_key_ok = pthread_key_create(&buffer_key, free) == 0;
+}
+
+static float *buffers(void) {
+    pthread_once(&buffer_once, buffer_key_init);
+    if (!buffer_key_ok) return NULL;
+    float *p = pthread_getspecific(buffer_key);
+    if (!p) {
+        p = aligned_alloc(64, ((size_t)MB + NB) * KC * sizeof(float));
+        if (p && pthread_setspecific(buffer_key, p) != 0) {
+            free(p);
+            p = NULL;
         }
     }
-    *a = abufs[t];
-    *b = bbufs[t];
-    return 1;
+    return p;
 }
 
 static void serial_or_blas(int ta, int tb, int M, int N, int K, float alpha, const float *A,
@@ -198,8 +204,7 @@ void ordo_gemm_own(int ta, int tb, int M, int N, int K, float alpha, const float
         return;
     }
     int split_m = M >= N, len = split_m ? M : N, unit = split_m ? MR : NR;
-    int team = omp_get_max_threads() < MAX_THREADS ? omp_get_max_threads() : MAX_THREADS;
-#pragma omp parallel num_threads(team)
+#pragma omp parallel
     {
         int p = omp_get_thread_num(), nt = omp_get_num_threads();
         // whole tiles per thread, so that only the last slice has partial ones
@@ -218,13 +223,13 @@ void ordo_gemm_own(int ta, int tb, int M, int N, int K, float alpha, const float
 
 #include <cblas.h>
 
-// Without buffers (out of memory, or a caller's parallel region of more than MAX_THREADS
-// threads) OpenBLAS does the slice.
+// Without buffers (out of memory) OpenBLAS does the slice.
 static void serial_or_blas(int ta, int tb, int M, int N, int K, float alpha, const float *A,
                            long lda, const float *B, long ldb, float beta, float *C, long ldc) {
-    float *abuf, *bbuf;
-    if (buffers(omp_get_thread_num(), &abuf, &bbuf))
-        gemm_serial(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, abuf, bbuf);
+    float *buf = buffers();
+    if (buf)
+        gemm_serial(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, buf,
+                    buf + (size_t)MB * KC);
     else
         cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
                     M, N, K, alpha, A, (int)lda, B, (int)ldb, beta, C, (int)ldc);

@@ -2,9 +2,11 @@
 // transpose, alpha and beta (0 must not read C: it is filled with NaN), leading dimensions
 // wider than the matrix, and sizes on both sides of each blocking edge (MR 12, NR 32, KC 384,
 // MC 192, NC 3072). The result must not depend on the thread count or on being called from
-// inside a parallel region (bitwise), and ordo_gemm must route large products to it.
+// inside a parallel region (bitwise), two host threads multiplying at the same time must not
+// disturb each other, and ordo_gemm must route large products to it.
 // Exits 77 (SKIP) where the build or the CPU has no AVX-512.
 #include <omp.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "framework/gemm.h"
@@ -88,6 +90,48 @@ static void check(shape s) {
     free(C0);
 }
 
+// Two host threads (each with its own OpenMP team) run products at the same time, again and
+// again; each must get the bits it gets alone (the packing buffers are per thread).
+typedef struct {
+    const float *A, *B, *want;
+    int M, N, K, bad;
+} job;
+
+static void *repeat(void *arg) {
+    job *j = arg;
+    float *C = malloc((size_t)j->M * j->N * sizeof(float));
+    omp_set_num_threads(2);
+    for (int r = 0; r < 20; r++) {
+        ordo_gemm_own(0, 0, j->M, j->N, j->K, 1.0f, j->A, j->K, j->B, j->N, 0.0f, C, j->N);
+        j->bad += memcmp(C, j->want, (size_t)j->M * j->N * sizeof(float)) != 0;
+    }
+    free(C);
+    return NULL;
+}
+
+static void check_concurrent(void) {
+    enum { M = 700, N = 300, K = 500 };
+    ordo_rng r;
+    ordo_rng_seed(&r, 11);
+    job jobs[2];
+    pthread_t th[2];
+    for (int t = 0; t < 2; t++) {
+        float *A = randn(&r, (size_t)M * K), *B = randn(&r, (size_t)K * N);
+        float *want = malloc((size_t)M * N * sizeof(float));
+        omp_set_num_threads(2);
+        ordo_gemm_own(0, 0, M, N, K, 1.0f, A, K, B, N, 0.0f, want, N);
+        jobs[t] = (job){A, B, want, M, N, K, 0};
+    }
+    for (int t = 0; t < 2; t++) CHECK(pthread_create(&th[t], NULL, repeat, &jobs[t]) == 0);
+    for (int t = 0; t < 2; t++) {
+        pthread_join(th[t], NULL);
+        CHECK_MSG(jobs[t].bad == 0, "host thread %d: %d of 20 products differ", t, jobs[t].bad);
+        free((void *)jobs[t].A);
+        free((void *)jobs[t].B);
+        free((void *)jobs[t].want);
+    }
+}
+
 int main(void) {
     if (!ordo_gemm_own_available()) {
         printf("SKIP: no AVX-512 kernel in this build or on this CPU\n");
@@ -110,6 +154,7 @@ int main(void) {
             n++;
         }
     printf("%d products checked\n", n);
+    check_concurrent();
 
     // ordo_gemm sends a large product to the kernel: same bits as calling it directly
     // (where it uses the kernel at all: not with ORDO_GEMM=blas, nor where OpenBLAS has
