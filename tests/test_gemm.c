@@ -1,9 +1,10 @@
 // ordo's own AVX-512 sgemm (framework/gemm.c) against a double-precision product: every
 // transpose, alpha and beta (0 must not read C: it is filled with NaN), leading dimensions
 // wider than the matrix, and sizes on both sides of each blocking edge (MR 12, NR 32, KC 384,
-// MC 192, NC 3072). The result must not depend on the thread count or on being called from
-// inside a parallel region (bitwise), two host threads multiplying at the same time must not
-// disturb each other, and ordo_gemm must route large products to it.
+// MB 3072, NB 256; products of 2^24+ multiply-adds are split over threads). The result must
+// not depend on the thread count or on being called from inside a parallel region
+// (bitwise), two host threads multiplying at the same time must not disturb each other, and
+// ordo_gemm must route large products to it.
 // Exits 77 (SKIP) where the build or the CPU has no AVX-512.
 #include <omp.h>
 #include <pthread.h>
@@ -139,9 +140,9 @@ int main(void) {
     }
     // (M, N, K) around every blocking edge, small and odd
     static const int dims[][3] = {
-        {1, 1, 1},     {12, 32, 1},    {11, 31, 7},    {13, 33, 385},   {25, 65, 384},
-        {192, 96, 5},  {193, 97, 769}, {37, 3073, 64}, {3100, 40, 130}, {200, 3200, 400},
-        {1, 4000, 33}, {4000, 1, 33},  {7, 5, 2000},
+        {1, 1, 1},     {12, 32, 1},    {11, 31, 7},    {13, 33, 385},    {25, 65, 384},
+        {192, 96, 5},  {193, 97, 769}, {37, 3073, 64}, {3100, 40, 130},  {200, 3200, 400},
+        {1, 4000, 33}, {4000, 1, 33},  {7, 5, 2000},   {1000, 301, 100}, {90, 2001, 100},
     };
     static const float ab[][2] = {{1, 0}, {1, 1}, {0.5f, 1}, {-2, 0.25f}};
     int n = 0;
