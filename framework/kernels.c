@@ -88,10 +88,11 @@ static void sgemm(int ta, int tb, int M, int N, int K, float alpha, const float 
 // its packing pays off (below, OpenBLAS's small-matrix paths win), and only while OpenBLAS
 // runs AVX2 kernels on an AVX-512 CPU: on the bench machine (OPENBLAS_CORETYPE=Haswell) it
 // beat OpenBLAS on every product of the bench models, but OpenBLAS's own AVX-512 kernels
-// (SkylakeX, Cooperlake, SapphireRapids), chosen when that variable is unset, beat it by
-// about 25% on `small` (docs/performance.md). ORDO_GEMM=blas keeps every product on
-// OpenBLAS; ORDO_GEMM=own sends every product, however small, to the kernel (the tests run
-// the PyTorch parity checks so). Decided once per process, so that a run never mixes the two.
+// (SkylakeX, Cooperlake, SapphireRapids), chosen when that variable is unset, beat its first
+// version by 25% on `small` and are within 5% of the final one (docs/performance.md).
+// ORDO_GEMM=blas keeps every product on OpenBLAS; ORDO_GEMM=own sends every product, however small,
+// to the kernel (the tests run the PyTorch parity checks so). Decided once per process, so that a
+// run never mixes the two.
 #define OWN_MIN ((size_t)1 << 21)
 
 enum { GEMM_BLAS, GEMM_AUTO, GEMM_OWN };
