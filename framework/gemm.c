@@ -2,9 +2,9 @@
 // into MR-row panels and a block of op(B) into NR-column panels, then sweep a 12 x 32
 // register tile (24 zmm accumulators) over them.
 //
-// Why ordo has one: on the AVX-512 machines ordo is benchmarked on, OpenBLAS runs its AVX2
-// (Haswell) kernels, either because the environment forces it (OPENBLAS_CORETYPE=Haswell is
-// set there) or because OpenBLAS 0.3.21 does not know the CPU. Measured on that machine
+// Why ordo has one: on the AVX-512 machine ordo is benchmarked on, OpenBLAS runs its AVX2
+// (Haswell) kernels because the environment forces them (OPENBLAS_CORETYPE=Haswell is set
+// there), and PyTorch, calling the same OpenBLAS, is held to them too. Measured on that machine
 // (2 threads): 2048^3 OpenBLAS 215 GFLOP/s, this kernel about 370; the LM-head products of
 // the bench configs 1.5x to 2x (docs/performance.md). ordo_gemm (kernels.c) decides when to
 // call it; ORDO_GEMM=blas turns it off.
