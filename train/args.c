@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "framework/error.h"
 
 ordo_opt *ordo_args_find(ordo_opt *opts, const char *name) {
     for (ordo_opt *o = opts; o->name; o++)
@@ -115,4 +116,12 @@ void ordo_args_usage(FILE *f, const char *cmd, const char *synopsis, const ordo_
         fprintf(f, "  %-22s %s%s\n", left, o->help, def);
     }
     fprintf(f, "  %-22s %s\n", "--help", "show this text");
+}
+
+ordo_status ordo_args_command(const char *cmd, const char *synopsis, ordo_opt *opts, int argc,
+                              char **argv, const char ***pos, int *npos, int *help) {
+    *pos = ordo_xcalloc((size_t)argc + 1, sizeof **pos);
+    ordo_status s = ordo_args_parse(cmd, opts, argc, argv, *pos, npos, help);
+    if (!s && *help) ordo_args_usage(stdout, cmd, synopsis, opts);
+    return s;
 }

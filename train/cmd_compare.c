@@ -411,11 +411,11 @@ ordo_status ordo_cmd_compare(int argc, char **argv) {
          0},
         {0},
     };
-    const char **pos = ordo_xcalloc((size_t)argc + 1, sizeof *pos);
+    const char **pos;
     int npos, help;
-    ordo_status s = ordo_args_parse("compare", opts, argc, argv, pos, &npos, &help);
+    ordo_status s = ordo_args_command("compare", "RUN_DIR... | SWEEP_DIR [--out DIR]", opts, argc,
+                                      argv, &pos, &npos, &help);
     if (!s && help) {
-        ordo_args_usage(stdout, "compare", "RUN_DIR... | SWEEP_DIR [--out DIR]", opts);
         printf("\nGroups the runs by position scheme (config \"pos\"; the runs of a scheme are "
                "its seeds) and\nwrites compare.md, compare.csv, loss_curves.svg, "
                "extrapolation.svg and report.html.\nA SWEEP_DIR has sweep.json "

@@ -129,11 +129,11 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
          0},
         {0},
     };
-    const char **pos = ordo_xcalloc((size_t)argc + 1, sizeof *pos);
+    const char **pos;
     int npos, help;
-    ordo_status s = ordo_args_parse("eval", opts, argc, argv, pos, &npos, &help);
+    ordo_status s =
+        ordo_args_command("eval", "RUN_DIR [options]", opts, argc, argv, &pos, &npos, &help);
     if (!s && help) {
-        ordo_args_usage(stdout, "eval", "RUN_DIR [options]", opts);
         free(pos);
         return ORDO_OK;
     }

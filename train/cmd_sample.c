@@ -60,11 +60,11 @@ ordo_status ordo_cmd_sample(int argc, char **argv) {
         {"threads", ORDO_OPT_INT, &threads, "threads (0 = all cores)", 0},
         {0},
     };
-    const char **pos = ordo_xcalloc((size_t)argc + 1, sizeof *pos);
+    const char **pos;
     int npos, help;
-    ordo_status s = ordo_args_parse("sample", opts, argc, argv, pos, &npos, &help);
+    ordo_status s = ordo_args_command("sample", "RUN_DIR --prompt TEXT [options]", opts, argc, argv,
+                                      &pos, &npos, &help);
     if (!s && help) {
-        ordo_args_usage(stdout, "sample", "RUN_DIR --prompt TEXT [options]", opts);
         free(pos);
         return ORDO_OK;
     }

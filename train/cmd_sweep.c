@@ -197,18 +197,15 @@ ordo_status ordo_cmd_sweep(int argc, char **argv) {
                                  "evaluate at these multiples of --context", 0};
     opts[nbase + 3] = (ordo_opt){"examples", ORDO_OPT_INT, &examples,
                                  "copy/reverse: examples per length in the accuracy eval", 0};
-    const char **pos = ordo_xcalloc((size_t)argc + 1, sizeof *pos);
+    const char **pos;
     int npos, help, mult[16], nmult = 0;
     char poslist[512];
     const char *schemes[16];
     int nschemes = 0;
     sweep_run *runs = NULL;
     int nruns = 0;
-    ordo_status s = ordo_args_parse("sweep", opts, argc, argv, pos, &npos, &help);
-    if (!s && help) {
-        ordo_args_usage(stdout, "sweep", SYNOPSIS, opts);
-        goto done;
-    }
+    ordo_status s = ordo_args_command("sweep", SYNOPSIS, opts, argc, argv, &pos, &npos, &help);
+    if (!s && help) goto done;
     if (!s && npos)
         s = ordo_error(ORDO_ERR_ARG, "unexpected argument '%s' (see 'ordo sweep --help')", pos[0]);
     if (!s && (seeds < 1 || seeds > 100))

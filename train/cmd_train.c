@@ -37,13 +37,10 @@ ordo_status ordo_cmd_train(int argc, char **argv) {
                    "stop after this step with a checkpoint, as on Ctrl-C (0 = off)", 0};
     free(base);
 
-    const char **pos = ordo_xcalloc((size_t)argc + 1, sizeof *pos);
+    const char **pos;
     int npos, help;
-    ordo_status s = ordo_args_parse("train", opts, argc, argv, pos, &npos, &help);
-    if (!s && help) {
-        ordo_args_usage(stdout, "train", SYNOPSIS, opts);
-        goto done;
-    }
+    ordo_status s = ordo_args_command("train", SYNOPSIS, opts, argc, argv, &pos, &npos, &help);
+    if (!s && help) goto done;
     if (!s && npos > 0)
         s = ordo_error(ORDO_ERR_ARG, "unexpected argument '%s' (see 'ordo train --help')", pos[0]);
     if (!s && config_file) {

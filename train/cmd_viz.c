@@ -306,11 +306,11 @@ ordo_status ordo_cmd_viz(int argc, char **argv) {
         {"threads", ORDO_OPT_INT, &threads, "threads (0 = all cores)", 0},
         {0},
     };
-    const char **pos = ordo_xcalloc((size_t)argc + 1, sizeof *pos);
+    const char **pos;
     int npos, help;
-    ordo_status s = ordo_args_parse("viz", opts, argc, argv, pos, &npos, &help);
+    ordo_status s =
+        ordo_args_command("viz", "RUN_DIR [--out DIR]", opts, argc, argv, &pos, &npos, &help);
     if (!s && help) {
-        ordo_args_usage(stdout, "viz", "RUN_DIR [--out DIR]", opts);
         free(pos);
         return ORDO_OK;
     }
