@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "data/tokenizer.h"
-#include "train/args.h"
+#include "train/options.h"
 #include "framework/clock.h"
 
 static int cmp_double(const void *a, const void *b) {

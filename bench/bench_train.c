@@ -27,7 +27,7 @@
 #include "framework/optim.h"
 #include "framework/threads.h"
 #include "models/gpt.h"
-#include "train/args.h"
+#include "train/options.h"
 #include "framework/clock.h"
 
 // CPU time of the whole process (all threads): on a loaded machine a --threads 1 run's

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "corpus.h"
+#include "data/corpus.h"
 
 // order: ".", 8 nouns, 4 transitive verbs, 3 intransitive verbs. No articles: the subject
 // of a sentence then follows the "." right after the previous object, so a model that sees

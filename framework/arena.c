@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "error.h"
+#include "framework/arena.h"
+#include "framework/error.h"
 
 #define ALIGN         64
 #define DEFAULT_CHUNK ((size_t)64 << 20)

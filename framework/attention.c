@@ -8,8 +8,8 @@
 #include <omp.h>
 #include <string.h>
 
-#include "error.h"
-#include "kernels.h"
+#include "framework/error.h"
+#include "framework/kernels.h"
 
 // Inside a parallel region every thread calls sgemm itself; OpenBLAS must not also
 // spawn its own threads there. Its OpenMP build already runs single-threaded inside a

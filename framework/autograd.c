@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "autograd.h"
-#include "error.h"
+#include "framework/autograd.h"
+#include "framework/error.h"
 
 ordo_node *ordo_tape_push(ordo_ctx *ctx, ordo_op op, ordo_tensor *out) {
     if (ctx->ntape == ctx->cap_tape) {

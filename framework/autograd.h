@@ -4,7 +4,7 @@
 // contribution. The op set is closed: one enum, one backward switch without a default.
 #ifndef ORDO_AUTOGRAD_H
 #define ORDO_AUTOGRAD_H
-#include "tensor.h"
+#include "framework/tensor.h"
 
 typedef enum ordo_op {
     ORDO_OP_RESHAPE,

@@ -1,7 +1,7 @@
 // Monotonic time (see clock.h): immune to the wall clock being set while a run goes on.
 #include <time.h>
 
-#include "clock.h"
+#include "framework/clock.h"
 
 double ordo_now_s(void) {
     struct timespec ts;

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dist.h"
+#include "framework/dist.h"
 
 #ifdef ORDO_HAVE_MPI
 #include <mpi.h>

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "framework/error.h"
 
 #define MSG_CAP 2048
 static _Thread_local char msg[MSG_CAP];

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fileio.h"
+#include "framework/fileio.h"
 
 // Largest single read/write request; Linux transfers at most ~2 GiB per call anyway.
 #define IO_CHUNK ((size_t)1 << 30)

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "error.h"
+#include "framework/error.h"
 
 // Reads all of `path` into a new buffer (*buf, caller frees) of *len bytes plus a NUL
 // terminator (not counted in *len). A file longer than max_bytes is refused before it is

@@ -11,7 +11,7 @@
 //
 // Every C element is one chain of FMAs over k in increasing order, so the result does not
 // depend on how C is split over threads.
-#include "gemm.h"
+#include "framework/gemm.h"
 
 #include <omp.h>
 #include <pthread.h>

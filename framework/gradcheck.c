@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "autograd.h"
-#include "error.h"
-#include "gradcheck.h"
-#include "rng.h"
+#include "framework/autograd.h"
+#include "framework/error.h"
+#include "framework/gradcheck.h"
+#include "framework/rng.h"
 
 static double eval_loss(ordo_ctx *ctx, ordo_gradcheck_fn fn, ordo_tensor **in, void *user,
                         const float *R) {

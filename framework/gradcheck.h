@@ -5,7 +5,7 @@
 #define ORDO_GRADCHECK_H
 #include <stdint.h>
 
-#include "tensor.h"
+#include "framework/tensor.h"
 
 // Builds the graph from the inputs (which must have ORDO_REQUIRES_GRAD and a grad buffer)
 // and returns the output tensor. Called many times; must be deterministic.

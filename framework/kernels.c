@@ -8,8 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "gemm.h"
-#include "kernels.h"
+#include "framework/gemm.h"
+#include "framework/kernels.h"
 
 // OpenBLAS's OpenMP build (openblas_get_parallel() == 2), asked once.
 static int blas_openmp(void) {

@@ -2,7 +2,7 @@
 // the checkpoint convention "<name>.weight" / "<name>.bias" so the registry drives I/O.
 #include <stdio.h>
 
-#include "layers.h"
+#include "framework/layers.h"
 
 void ordo_embedding_layer_init(ordo_embedding_layer *e, ordo_params *p, const char *name, int N,
                                int C, int flags) {

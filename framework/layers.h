@@ -3,8 +3,8 @@
 // position table (over 0..T-1), as nn.Embedding does in the PyTorch reference.
 #ifndef ORDO_LAYERS_H
 #define ORDO_LAYERS_H
-#include "ops.h"
-#include "params.h"
+#include "framework/ops.h"
+#include "framework/params.h"
 
 typedef struct ordo_embedding_layer {
     ordo_tensor *table; // (N, C)

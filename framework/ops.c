@@ -4,9 +4,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "error.h"
-#include "kernels.h"
-#include "ops.h"
+#include "framework/error.h"
+#include "framework/kernels.h"
+#include "framework/ops.h"
 
 static int last_dim(const ordo_tensor *t) {
     return t->shape[t->ndim - 1];

@@ -4,8 +4,8 @@
 // Shapes are invariants here: a mismatch is a bug in the caller and aborts.
 #ifndef ORDO_OPS_H
 #define ORDO_OPS_H
-#include "autograd.h"
-#include "tensor.h"
+#include "framework/autograd.h"
+#include "framework/tensor.h"
 
 // out[*, N] = a[*, K] @ w, w [K, N] (or [N, K] with transpose_w, as for a tied LM head).
 ordo_tensor *ordo_matmul(ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *w, int transpose_w);

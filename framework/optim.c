@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "optim.h"
+#include "framework/optim.h"
 
 void ordo_optim_defaults(ordo_optim_config *c) {
     memset(c, 0, sizeof *c);

@@ -6,8 +6,8 @@
 #define ORDO_OPTIM_H
 #include <stdint.h>
 
-#include "error.h"
-#include "params.h"
+#include "framework/error.h"
+#include "framework/params.h"
 
 typedef enum ordo_optim_kind { ORDO_OPTIM_ADAMW, ORDO_OPTIM_SGD } ordo_optim_kind;
 typedef enum ordo_schedule {

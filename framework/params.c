@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "params.h"
+#include "framework/error.h"
+#include "framework/params.h"
 
 #define ALIGN_FLOATS 16
 

@@ -3,7 +3,7 @@
 // checkpointing are flat loops). Names are the checkpoint names.
 #ifndef ORDO_PARAMS_H
 #define ORDO_PARAMS_H
-#include "tensor.h"
+#include "framework/tensor.h"
 
 typedef struct ordo_params {
     ordo_tensor **t; // count tensors, in declaration order

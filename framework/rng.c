@@ -2,7 +2,7 @@
 // rand() because runs must replay bit-identically across machines and libc versions.
 #include <math.h>
 
-#include "rng.h"
+#include "framework/rng.h"
 
 static uint64_t splitmix64(uint64_t *x) {
     uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "framework/error.h"
 
 #define ORDO_ST_MAX_DIMS   8
 #define ORDO_ST_MAX_HEADER 100000000 // bytes; the reference's MAX_HEADER_SIZE

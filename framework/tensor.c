@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "autograd.h"
-#include "error.h"
-#include "tensor.h"
+#include "framework/autograd.h"
+#include "framework/error.h"
+#include "framework/tensor.h"
 
 void ordo_ctx_init(ordo_ctx *ctx) {
     memset(ctx, 0, sizeof *ctx);

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arena.h"
+#include "framework/arena.h"
 
 #define ORDO_MAX_DIMS   4
 #define ORDO_FREE_GRADS 64

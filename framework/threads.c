@@ -3,7 +3,7 @@
 #include <omp.h>
 #include <unistd.h>
 
-#include "threads.h"
+#include "framework/threads.h"
 
 int ordo_set_threads(int n) {
     if (n <= 0) {

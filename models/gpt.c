@@ -10,7 +10,7 @@
 #include "framework/ops.h"
 #include "framework/rng.h"
 #include "framework/safetensors.h"
-#include "gpt.h"
+#include "models/gpt.h"
 
 #define MAX_SIZE (1 << 20) // no dimension of a model ordo trains comes near this
 

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "positional.h"
+#include "models/positional.h"
 
 static const char *const names[ORDO_POS_COUNT] = {"none", "learned", "sinusoidal",
                                                   "rope", "alibi",   "t5"};

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "checkpoint.h"
+#include "train/checkpoint.h"
 
 #define FORMAT "ordo-checkpoint-1"
 

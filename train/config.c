@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "train/config.h"
 #include "framework/error.h"
 
 void ordo_train_config_defaults(ordo_train_config *c) {

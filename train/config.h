@@ -5,7 +5,7 @@
 #define ORDO_CONFIG_H
 #include <jansson.h>
 
-#include "train/args.h"
+#include "train/options.h"
 
 typedef struct ordo_train_config {
     // data

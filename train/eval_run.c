@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evaluate.h"
-#include "trainer.h"
+#include "train/evaluate.h"
+#include "train/trainer.h"
 
 static json_t *num_or_null(double v) {
     return isfinite(v) ? json_real(v) : json_null();

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evaluate.h"
+#include "train/evaluate.h"
 #include "framework/dist.h"
 
 // Logits are (rows, T, V) floats: keep a forward's logits near 256 MiB at most.

@@ -5,7 +5,7 @@
 
 #include "data/dataset.h"
 #include "framework/fileio.h"
-#include "rundata.h"
+#include "train/rundata.h"
 
 #define MAX_DATA_BYTES ((size_t)2 << 30)
 

@@ -28,7 +28,7 @@
 #include "framework/fileio.h"
 #include "framework/threads.h"
 #include "train/checkpoint.h"
-#include "trainer.h"
+#include "train/trainer.h"
 #include "framework/clock.h"
 
 static volatile sig_atomic_t stop_signal;

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "framework/fileio.h"
-#include "train/compare.h"
-#include "train/svg.h"
+#include "experiments/compare.h"
+#include "experiments/plot.h"
 
 // Arrays owned for the length of one drawing (series point into them).
 typedef struct pool {

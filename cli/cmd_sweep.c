@@ -18,7 +18,7 @@
 
 #include "framework/fileio.h"
 #include "train/checkpoint.h"
-#include "train/commands.h"
+#include "cli/commands.h"
 #include "train/evaluate.h"
 #include "train/trainer.h"
 #include "framework/clock.h"

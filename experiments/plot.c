@@ -3,7 +3,7 @@
 // references, so a file is both a standalone image and inlinable XHTML content. Numbers are
 // printed with fixed precision so the same data always gives the same bytes. It does not
 // try to be a plotting library: one panel layout, no automatic label collision handling.
-#include "train/svg.h"
+#include "experiments/plot.h"
 
 #include <math.h>
 #include <stdarg.h>

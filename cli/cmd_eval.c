@@ -9,8 +9,8 @@
 #include "framework/dist.h"
 #include "framework/fileio.h"
 #include "framework/threads.h"
-#include "train/args.h"
-#include "train/commands.h"
+#include "train/options.h"
+#include "cli/commands.h"
 #include "train/config.h"
 #include "train/evaluate.h"
 

@@ -14,9 +14,9 @@
 
 #include "framework/fileio.h"
 #include "framework/threads.h"
-#include "train/args.h"
-#include "train/commands.h"
-#include "train/svg.h"
+#include "train/options.h"
+#include "cli/commands.h"
+#include "experiments/plot.h"
 #include "train/trainer.h"
 
 #define PANEL 260.0 // px per head panel

@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "data/tokenizer.h"
-#include "train/args.h"
-#include "train/commands.h"
+#include "train/options.h"
+#include "cli/commands.h"
 
 // Inputs this long or longer are refused: ordo_tokenizer_encode takes at most INT32_MAX bytes.
 #define MAX_INPUT ((size_t)1 << 31)

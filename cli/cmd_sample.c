@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "framework/rng.h"
-#include "train/commands.h"
+#include "cli/commands.h"
 #include "framework/threads.h"
 #include "train/trainer.h"
 

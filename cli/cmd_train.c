@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "train/commands.h"
+#include "cli/commands.h"
 #include "train/trainer.h"
 
 static const char *SYNOPSIS =

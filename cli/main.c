@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "framework/dist.h"
-#include "train/commands.h"
+#include "cli/commands.h"
 
 typedef struct command {
     const char *name;

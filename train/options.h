@@ -1,7 +1,7 @@
 // Long-option parsing shared by every `ordo` subcommand: one table per command gives
 // each option's name, type, destination and help, so --help always shows the defaults.
-#ifndef ORDO_ARGS_H
-#define ORDO_ARGS_H
+#ifndef ORDO_OPTIONS_H
+#define ORDO_OPTIONS_H
 #include <stdio.h>
 
 #include "framework/error.h"

@@ -2,8 +2,8 @@
 // with XML escaping, line plots (linear or log-x axes, gaps at NaN, a legend) and heatmaps
 // with a colour scale. Output is deterministic (fixed number formats, no timestamps, no ids),
 // so that several SVGs can be inlined into one HTML page and files compare byte for byte.
-#ifndef ORDO_SVG_H
-#define ORDO_SVG_H
+#ifndef ORDO_PLOT_H
+#define ORDO_PLOT_H
 #include <stddef.h>
 
 #include "framework/error.h"

@@ -1,4 +1,4 @@
-// `ordo compare RUN_DIR... | SWEEP_DIR [--out DIR]`: one row per position scheme (the runs
+// `ordo compare`'s work: one row per position scheme (the runs
 // of a scheme are its seeds) with the parameter count, final train loss, best val loss and
 // perplexity, tokens/s, time, and the eval.json losses at 1x, 2x, 4x, 8x the training
 // length, as mean ± sample sd over seeds. Writes compare.md, compare.csv, the plots and
@@ -14,10 +14,8 @@
 #include <jansson.h>
 
 #include "framework/fileio.h"
-#include "train/args.h"
-#include "train/commands.h"
-#include "train/compare.h"
-#include "train/svg.h"
+#include "experiments/compare.h"
+#include "experiments/plot.h"
 
 static const int mults[ORDO_CMP_NMULT] = {1, 2, 4, 8};
 
@@ -314,7 +312,7 @@ static void subdir_runs(const char *dir, char ***out, int *n) {
 // The run dirs named by a sweep dir's sweep.json ({"runs": ["learned-s1", ...]}), relative
 // to the sweep dir unless absolute; without sweep.json, the run dirs directly inside dir
 // when dir is not itself a run. *is_sweep = 0 (no error) when neither applies.
-static ordo_status sweep_runs(const char *dir, char ***out, int *n, int *is_sweep) {
+ordo_status ordo_compare_sweep_runs(const char *dir, char ***out, int *n, int *is_sweep) {
     char path[4200];
     snprintf(path, sizeof path, "%s/sweep.json", dir);
     struct stat st;
@@ -359,7 +357,8 @@ static void cmp_free(ordo_cmp *c) {
     free(c->groups);
 }
 
-static ordo_status run(const char **dirs, int ndirs, const char *out_dir, const char *source) {
+ordo_status ordo_compare_write(const char **dirs, int ndirs, const char *out_dir,
+                               const char *source) {
     ordo_cmp c = {.nruns = ndirs, .source = source};
     c.runs = ordo_xcalloc((size_t)ndirs, sizeof *c.runs);
     ordo_status s = ORDO_OK;
@@ -401,43 +400,5 @@ static ordo_status run(const char **dirs, int ndirs, const char *out_dir, const 
     printf("\nwrote compare.md, compare.csv and the plots and report.html in %s/\n", out_dir);
 done:
     cmp_free(&c);
-    return s;
-}
-
-ordo_status ordo_cmd_compare(int argc, char **argv) {
-    const char *out = NULL;
-    ordo_opt opts[] = {
-        {"out", ORDO_OPT_STRING, &out, "output directory (default: the sweep dir, or ./compare)",
-         0},
-        {0},
-    };
-    const char **pos;
-    int npos, help;
-    ordo_status s = ordo_args_command("compare", "RUN_DIR... | SWEEP_DIR [--out DIR]", opts, argc,
-                                      argv, &pos, &npos, &help);
-    if (!s && help) {
-        printf("\nGroups the runs by position scheme (config \"pos\"; the runs of a scheme are "
-               "its seeds) and\nwrites compare.md, compare.csv, loss_curves.svg, "
-               "extrapolation.svg and report.html.\nA SWEEP_DIR has sweep.json "
-               "({\"runs\": [...]}) or else holds the run dirs directly.\n");
-        free(pos);
-        return ORDO_OK;
-    }
-    if (!s && npos < 1) s = ordo_error(ORDO_ERR_ARG, "expected RUN_DIR... or a SWEEP_DIR");
-    char **swept = NULL;
-    int nswept = 0, is_sweep = 0;
-    if (!s && npos == 1) s = sweep_runs(pos[0], &swept, &nswept, &is_sweep);
-    if (!s) {
-        char source[4300];
-        if (is_sweep)
-            snprintf(source, sizeof source, "sweep %s", pos[0]);
-        else
-            snprintf(source, sizeof source, "%d run director%s", npos, npos == 1 ? "y" : "ies");
-        const char *dir = out ? out : is_sweep ? pos[0] : "compare";
-        s = is_sweep ? run((const char **)swept, nswept, dir, source) : run(pos, npos, dir, source);
-    }
-    for (int i = 0; i < nswept; i++) free(swept[i]);
-    free(swept);
-    free(pos);
     return s;
 }

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "args.h"
+#include "train/options.h"
 #include "framework/error.h"
 
 ordo_opt *ordo_args_find(ordo_opt *opts, const char *name) {

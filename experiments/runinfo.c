@@ -2,7 +2,7 @@
 // Only reads; nothing here builds a model or tokenizes data, so comparing many runs of a
 // big corpus stays quick. Missing optional pieces (val loss never evaluated, no eval.json)
 // are NaN or flags, never errors; a malformed file is an error naming it.
-#include "train/runinfo.h"
+#include "experiments/runinfo.h"
 
 #include <errno.h>
 #include <jansson.h>

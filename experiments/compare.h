@@ -1,11 +1,11 @@
 // `ordo compare`'s model of a comparison: runs grouped by position scheme (the seeds of a
-// scheme are its runs), one table row per scheme with mean and sample sd over seeds. The
-// command (cmd_compare.c) builds it and writes the tables; compare_report.c draws the plots
+// scheme are its runs), one table row per scheme with mean and sample sd over seeds. compare.c
+// builds it and writes the tables; compare_report.c draws the plots
 // and report.html from it.
 #ifndef ORDO_COMPARE_H
 #define ORDO_COMPARE_H
 #include "framework/error.h"
-#include "train/runinfo.h"
+#include "experiments/runinfo.h"
 
 #define ORDO_CMP_NMULT 4 // extrapolation at 1x, 2x, 4x, 8x the training length
 
@@ -53,5 +53,15 @@ void ordo_cmp_cell_str(const ordo_cmp_cell *e, int col, char *buf, size_t cap);
 // loss_by_position), accuracy.svg (when it has copy/reverse accuracy) and report.html
 // (table and plots inline) into out_dir.
 ordo_status ordo_cmp_write_report(const ordo_cmp *c, const char *out_dir);
+
+// The runs of a sweep directory: its sweep.json's "runs", else its subdirectories that hold a
+// config.json (*is_sweep = 1); a directory that is itself a run gives *n = 0, *is_sweep = 0.
+// *out and its strings are malloc'd.
+ordo_status ordo_compare_sweep_runs(const char *dir, char ***out, int *n, int *is_sweep);
+// Loads the runs, refuses runs on different data, warns about other differences, prints the
+// Markdown table and writes compare.md, compare.csv, the plots and report.html into out_dir.
+// source says what was compared (shown in the title).
+ordo_status ordo_compare_write(const char **dirs, int ndirs, const char *out_dir,
+                               const char *source);
 
 #endif

@@ -1,0 +1,47 @@
+// `ordo compare RUN_DIR... | SWEEP_DIR [--out DIR]`: the options, then experiments/compare.c
+// builds the table (one row per position scheme, mean ± sd over seeds) and writes the files.
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli/commands.h"
+#include "experiments/compare.h"
+#include "train/options.h"
+
+ordo_status ordo_cmd_compare(int argc, char **argv) {
+    const char *out = NULL;
+    ordo_opt opts[] = {
+        {"out", ORDO_OPT_STRING, &out, "output directory (default: the sweep dir, or ./compare)",
+         0},
+        {0},
+    };
+    const char **pos;
+    int npos, help;
+    ordo_status s = ordo_args_command("compare", "RUN_DIR... | SWEEP_DIR [--out DIR]", opts, argc,
+                                      argv, &pos, &npos, &help);
+    if (!s && help) {
+        printf("\nGroups the runs by position scheme (config \"pos\"; the runs of a scheme are "
+               "its seeds) and\nwrites compare.md, compare.csv, loss_curves.svg, "
+               "extrapolation.svg and report.html.\nA SWEEP_DIR has sweep.json "
+               "({\"runs\": [...]}) or else holds the run dirs directly.\n");
+        free(pos);
+        return ORDO_OK;
+    }
+    if (!s && npos < 1) s = ordo_error(ORDO_ERR_ARG, "expected RUN_DIR... or a SWEEP_DIR");
+    char **swept = NULL;
+    int nswept = 0, is_sweep = 0;
+    if (!s && npos == 1) s = ordo_compare_sweep_runs(pos[0], &swept, &nswept, &is_sweep);
+    if (!s) {
+        char source[4300];
+        if (is_sweep)
+            snprintf(source, sizeof source, "sweep %s", pos[0]);
+        else
+            snprintf(source, sizeof source, "%d run director%s", npos, npos == 1 ? "y" : "ies");
+        const char *dir = out ? out : is_sweep ? pos[0] : "compare";
+        s = is_sweep ? ordo_compare_write((const char **)swept, nswept, dir, source)
+                     : ordo_compare_write(pos, npos, dir, source);
+    }
+    for (int i = 0; i < nswept; i++) free(swept[i]);
+    free(swept);
+    free(pos);
+    return s;
+}
