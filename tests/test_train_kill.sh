@@ -7,7 +7,11 @@ EQUAL=${ORDO_BUILD_DIR:-build}/test_train_resume
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 args=(--task order --corpus-tokens 20000 --context 16 --d-model 32 --layers 1 --heads 2
       --batch 8 --steps 120 --ckpt-every 3 --keep 2 --eval-every 10 --eval-batches 2 --threads 2)
+t0=$(date +%s%N)
 "$ORDO" train "${args[@]}" --out "$dir/ref" > /dev/null || { echo "FAIL: reference run"; exit 1; }
+# The kill delays are fractions of the reference run's own wall time, so that a fast machine
+# (the whole run in under 100 ms) and a loaded one (seconds) are both killed mid-run.
+ref_us=$((($(date +%s%N) - t0) / 1000))
 
 pass=0 fail=0 total_kills=0
 for trial in 1 2 3 4; do
@@ -17,7 +21,9 @@ for trial in 1 2 3 4; do
   kills=0
   RANDOM=$trial
   for attempt in $(seq 1 30); do
-    sleep "$(printf '0.%03d' $((RANDOM % 146 + 5)))" # 5..150 ms: before, between and during checkpoints
+    # 2..60% of the reference run: before, between and during checkpoints
+    us=$((ref_us * (RANDOM % 59 + 2) / 100 + 1000))
+    sleep "$(printf '%d.%06d' $((us / 1000000)) $((us % 1000000)))"
     if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid"; wait "$pid" 2>/dev/null; kills=$((kills+1)); fi
     if [ -f "$run/ckpt-120.safetensors" ]; then break; fi
     if [ -f "$run/config.json" ]; then
@@ -39,7 +45,8 @@ for trial in 1 2 3 4; do
     echo "FAIL: trial $trial ($kills kills) differs"; cat "$run.err"; fail=$((fail+1))
   fi
 done
-# a run of a few hundred ms killed every 5..150 ms: fewer kills means the test tested nothing
+# every trial's first attempt kills before 60% of a whole run: fewer kills means the test
+# tested nothing
 if [ $total_kills -lt 4 ]; then echo "FAIL: only $total_kills kills in all trials"; fail=$((fail+1)); fi
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
