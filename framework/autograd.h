@@ -27,6 +27,8 @@ typedef enum ordo_op {
     ORDO_OP_COUNT
 } ordo_op;
 
+// One recorded op. The slots mean what each op makes them mean: the comment above each
+// forward in ops.c says what that op stores here.
 struct ordo_node {
     ordo_op op;
     ordo_tensor *out, *in[3];
@@ -48,8 +50,5 @@ void ordo_backward_from(ordo_ctx *ctx, ordo_tensor *out, const float *dout);
 // Runs one node's backward rule (ops.c).
 void ordo_node_backward(ordo_ctx *ctx, ordo_node *n);
 const char *ordo_op_name(ordo_op op);
-
-// Reshape is the one op defined here: a view sharing data, its grad copied back.
-ordo_tensor *ordo_reshape(ordo_ctx *ctx, ordo_tensor *t, int ndim, const int *shape);
 
 #endif

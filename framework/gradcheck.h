@@ -5,6 +5,7 @@
 #define ORDO_GRADCHECK_H
 #include <stdint.h>
 
+#include "framework/autograd.h"
 #include "framework/tensor.h"
 
 // Builds the graph from the inputs (which must have ORDO_REQUIRES_GRAD and a grad buffer)
@@ -17,13 +18,16 @@ typedef struct ordo_gradcheck_result {
     int worst_input;
     size_t worst_index;
     double worst_analytic, worst_numeric;
-    int checked; // coordinates compared
+    int checked;                 // coordinates compared
+    int op_nodes[ORDO_OP_COUNT]; // nodes of each op on the tape the graph recorded
 } ordo_gradcheck_result;
 
 // Checks up to max_coords coordinates per input (all if the input is smaller), chosen
 // with `seed`. h is the absolute step. floor = 0.1 * the largest |numeric gradient| of
 // that input: a float32 forward leaves ~1e-6 of noise in every numeric derivative, so a
 // coordinate whose gradient is tiny is judged against the scale of that input's gradient.
+// op_nodes counts the graph's tape (of the analytic pass), so that a caller can check which
+// ops its graphs exercised.
 void ordo_gradcheck(ordo_gradcheck_fn fn, ordo_tensor **in, int nin, void *user, int max_coords,
                     double h, uint64_t seed, ordo_gradcheck_result *res);
 

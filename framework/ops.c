@@ -1,6 +1,12 @@
-// Every op's forward wrapper and, in ordo_node_backward, every op's backward rule: one
-// switch with no default, so -Wswitch flags an op that lacks a rule. Rules add (+=) into
-// gradient buffers obtained with ordo_tensor_grad, which skips inputs needing no grad.
+// Every op, each as a forward followed by its backward rule, and ordo_node_backward at the
+// end: one switch over the closed op enum, one call per case and no default, so -Wswitch
+// flags an op that lacks a rule. Rules add (+=) into gradient buffers obtained with
+// ordo_tensor_grad, which skips inputs needing no grad.
+//
+// The node's slots mean what each op makes them mean; the comment above each forward says
+// what it stores. Conventions: in[] holds the inputs the rule sends gradient to (NULL for
+// an absent optional input), saved[] arena buffers the forward computed for the backward,
+// ids an arena copy of the op's integer input, iarg/farg its scalar arguments.
 #include <math.h>
 #include <string.h>
 
@@ -37,6 +43,41 @@ static int is_suffix(const ordo_tensor *a, const ordo_tensor *b) {
     return 1;
 }
 
+// Gradient of op(X) = X or X^T given the gradient of the product; shared by matmul,
+// linear and bmm. C = op_a(A) @ op_b(B): dA and dB for one (M, N, K) product.
+static void mm_backward(float *dA, float *dB, const float *dC, const float *A, const float *B,
+                        int ta, int tb, int M, int N, int K, int lda, int ldb) {
+    if (dA) {
+        if (!ta)
+            ordo_gemm(0, !tb, M, K, N, 1.0f, dC, N, B, ldb, 1.0f, dA, lda);
+        else
+            ordo_gemm(tb, 1, K, M, N, 1.0f, B, ldb, dC, N, 1.0f, dA, lda);
+    }
+    if (dB) {
+        if (!tb)
+            ordo_gemm(!ta, 0, K, N, M, 1.0f, A, lda, dC, N, 1.0f, dB, ldb);
+        else
+            ordo_gemm(1, ta, N, K, M, 1.0f, dC, N, A, lda, 1.0f, dB, ldb);
+    }
+}
+
+// Node: in[0] = t (out is a view of t's data, so the rule copies the gradient back).
+ordo_tensor *ordo_reshape(ordo_ctx *ctx, ordo_tensor *t, int ndim, const int *shape) {
+    ORDO_ASSERT(ordo_shape_numel(ndim, shape) == t->n);
+    ordo_tensor *v = ordo_tensor_wrap(ctx, t->data, ndim, shape);
+    if (ordo_needs_grad(ctx, t, NULL, NULL)) ordo_tape_push(ctx, ORDO_OP_RESHAPE, v)->in[0] = t;
+    return v;
+}
+
+static void reshape_backward(ordo_ctx *ctx, const ordo_node *n) {
+    ordo_tensor *a = n->in[0];
+    const float *g = n->out->grad;
+    float *da = ordo_tensor_grad(ctx, a);
+    if (da)
+        for (size_t i = 0; i < a->n; i++) da[i] += g[i];
+}
+
+// Node: in[0] = a, in[1] = w; iarg[0] = transpose_w.
 ordo_tensor *ordo_matmul(ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *w, int transpose_w) {
     ORDO_ASSERT(w->ndim == 2);
     int K = last_dim(a), M = rows(a);
@@ -53,6 +94,14 @@ ordo_tensor *ordo_matmul(ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *w, int tran
     return out;
 }
 
+static void matmul_backward(ordo_ctx *ctx, const ordo_node *n) {
+    ordo_tensor *out = n->out, *a = n->in[0], *b = n->in[1];
+    int tw = n->iarg[0], K = last_dim(a), M = rows(a), N = last_dim(out);
+    mm_backward(ordo_tensor_grad(ctx, a), ordo_tensor_grad(ctx, b), out->grad, a->data, b->data, 0,
+                tw, M, N, K, K, b->shape[1]);
+}
+
+// Node: in[0] = x, in[1] = w, in[2] = b (NULL without a bias).
 ordo_tensor *ordo_linear(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *w, ordo_tensor *b) {
     ORDO_ASSERT(w->ndim == 2 && w->shape[0] == last_dim(x));
     int K = last_dim(x), M = rows(x), N = w->shape[1];
@@ -71,6 +120,17 @@ ordo_tensor *ordo_linear(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *w, ordo_ten
     return out;
 }
 
+static void linear_backward(ordo_ctx *ctx, const ordo_node *n) {
+    ordo_tensor *out = n->out, *a = n->in[0], *b = n->in[1], *c = n->in[2];
+    const float *g = out->grad;
+    int K = last_dim(a), M = rows(a), N = last_dim(out);
+    mm_backward(ordo_tensor_grad(ctx, a), ordo_tensor_grad(ctx, b), g, a->data, b->data, 0, 0, M, N,
+                K, K, N);
+    float *dc = c ? ordo_tensor_grad(ctx, c) : NULL;
+    if (dc) ordo_bias_backward(dc, g, M, N);
+}
+
+// Node: in[0] = a, in[1] = b; iarg[0] = ta, iarg[1] = tb.
 ordo_tensor *ordo_bmm(ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *b, int ta, int tb) {
     ORDO_ASSERT(a->ndim == 3 && b->ndim == 3 && a->shape[0] == b->shape[0]);
     int Bt = a->shape[0];
@@ -91,6 +151,20 @@ ordo_tensor *ordo_bmm(ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *b, int ta, int
     return out;
 }
 
+static void bmm_backward(ordo_ctx *ctx, const ordo_node *n) {
+    ordo_tensor *out = n->out, *a = n->in[0], *b = n->in[1];
+    const float *g = out->grad;
+    int ta = n->iarg[0], tb = n->iarg[1], Bt = a->shape[0];
+    int M = out->shape[1], N = out->shape[2], K = ta ? a->shape[1] : a->shape[2];
+    float *da = ordo_tensor_grad(ctx, a), *db = ordo_tensor_grad(ctx, b);
+    for (int i = 0; i < Bt; i++) {
+        size_t oa = (size_t)i * M * K, ob = (size_t)i * K * N, oc = (size_t)i * M * N;
+        mm_backward(da ? da + oa : NULL, db ? db + ob : NULL, g + oc, a->data + oa, b->data + ob,
+                    ta, tb, M, N, K, a->shape[2], b->shape[2]);
+    }
+}
+
+// add and mul. Node: in[0] = a, in[1] = b (b's shape is a suffix of a's).
 static ordo_tensor *binary(ordo_ctx *ctx, ordo_op op, ordo_tensor *a, ordo_tensor *b) {
     ORDO_ASSERT(is_suffix(a, b));
     ordo_tensor *out = ordo_tensor_new(ctx, a->ndim, a->shape);
@@ -111,10 +185,23 @@ ordo_tensor *ordo_add(ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *b) {
     return binary(ctx, ORDO_OP_ADD, a, b);
 }
 
+static void add_backward(ordo_ctx *ctx, const ordo_node *n) {
+    ordo_tensor *a = n->in[0], *b = n->in[1];
+    ordo_add_backward(ordo_tensor_grad(ctx, a), ordo_tensor_grad(ctx, b), n->out->grad, a->n / b->n,
+                      b->n);
+}
+
 ordo_tensor *ordo_mul(ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *b) {
     return binary(ctx, ORDO_OP_MUL, a, b);
 }
 
+static void mul_backward(ordo_ctx *ctx, const ordo_node *n) {
+    ordo_tensor *a = n->in[0], *b = n->in[1];
+    ordo_mul_backward(ordo_tensor_grad(ctx, a), ordo_tensor_grad(ctx, b), n->out->grad, a->data,
+                      b->data, a->n / b->n, b->n);
+}
+
+// Node: in[0] = a; farg[0] = s.
 ordo_tensor *ordo_scale(ordo_ctx *ctx, ordo_tensor *a, float s) {
     ordo_tensor *out = ordo_tensor_new(ctx, a->ndim, a->shape);
     for (size_t i = 0; i < a->n; i++) out->data[i] = a->data[i] * s;
@@ -126,6 +213,15 @@ ordo_tensor *ordo_scale(ordo_ctx *ctx, ordo_tensor *a, float s) {
     return out;
 }
 
+static void scale_backward(ordo_ctx *ctx, const ordo_node *n) {
+    ordo_tensor *a = n->in[0];
+    const float *g = n->out->grad;
+    float *da = ordo_tensor_grad(ctx, a);
+    if (da)
+        for (size_t i = 0; i < a->n; i++) da[i] += n->farg[0] * g[i];
+}
+
+// Node: in[0] = table; ids = the ids (copied, n of them); iarg[0] = n.
 ordo_tensor *ordo_embedding(ordo_ctx *ctx, ordo_tensor *table, const int32_t *ids, int ndim,
                             const int *shape) {
     ORDO_ASSERT(table->ndim == 2 && ndim >= 1 && ndim < ORDO_MAX_DIMS);
@@ -146,6 +242,13 @@ ordo_tensor *ordo_embedding(ordo_ctx *ctx, ordo_tensor *table, const int32_t *id
     return out;
 }
 
+static void embedding_backward(ordo_ctx *ctx, const ordo_node *n) {
+    ordo_tensor *a = n->in[0];
+    float *dt = ordo_tensor_grad(ctx, a);
+    if (dt) ordo_embedding_backward(dt, n->out->grad, n->ids, n->iarg[0], a->shape[1]);
+}
+
+// Node: in[0] = x, in[1] = w, in[2] = b; saved[0] = mean [N], saved[1] = rstd [N], N rows of x.
 ordo_tensor *ordo_layernorm(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *w, ordo_tensor *b,
                             float eps) {
     int C = last_dim(x), N = rows(x);
@@ -165,6 +268,14 @@ ordo_tensor *ordo_layernorm(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *w, ordo_
     return out;
 }
 
+static void layernorm_backward(ordo_ctx *ctx, const ordo_node *n) {
+    ordo_tensor *a = n->in[0], *b = n->in[1], *c = n->in[2];
+    ordo_layernorm_backward(ordo_tensor_grad(ctx, a), ordo_tensor_grad(ctx, b),
+                            ordo_tensor_grad(ctx, c), n->out->grad, a->data, b->data, n->saved[0],
+                            n->saved[1], rows(a), last_dim(a));
+}
+
+// Node: in[0] = x.
 ordo_tensor *ordo_gelu(ordo_ctx *ctx, ordo_tensor *x) {
     ordo_tensor *out = ordo_tensor_new(ctx, x->ndim, x->shape);
     ordo_gelu_forward(out->data, x->data, x->n);
@@ -172,6 +283,13 @@ ordo_tensor *ordo_gelu(ordo_ctx *ctx, ordo_tensor *x) {
     return out;
 }
 
+static void gelu_backward(ordo_ctx *ctx, const ordo_node *n) {
+    ordo_tensor *a = n->in[0];
+    float *da = ordo_tensor_grad(ctx, a);
+    if (da) ordo_gelu_backward(da, a->data, n->out->grad, a->n);
+}
+
+// Node: in[0] = x. The rule reads the probabilities from out's data.
 ordo_tensor *ordo_softmax(ordo_ctx *ctx, ordo_tensor *x) {
     ordo_tensor *out = ordo_tensor_new(ctx, x->ndim, x->shape);
     ordo_softmax_forward(out->data, x->data, rows(x), last_dim(x));
@@ -179,6 +297,14 @@ ordo_tensor *ordo_softmax(ordo_ctx *ctx, ordo_tensor *x) {
     return out;
 }
 
+static void softmax_backward(ordo_ctx *ctx, const ordo_node *n) {
+    ordo_tensor *out = n->out, *a = n->in[0];
+    float *da = ordo_tensor_grad(ctx, a);
+    if (da) ordo_softmax_backward(da, out->grad, out->data, rows(a), last_dim(a));
+}
+
+// Node: in[0] = qkv, in[1] = bias (NULL without one); saved[0] = the probabilities
+// [B, NH, T, T]; iarg[0] = NH.
 ordo_tensor *ordo_attention(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor *bias, int NH) {
     ORDO_ASSERT(qkv->ndim == 3 && qkv->shape[2] % 3 == 0);
     int B = qkv->shape[0], T = qkv->shape[1], C = qkv->shape[2] / 3;
@@ -200,6 +326,20 @@ ordo_tensor *ordo_attention(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor *bias, 
     return out;
 }
 
+static void attention_backward(ordo_ctx *ctx, const ordo_node *n) {
+    ordo_tensor *a = n->in[0], *b = n->in[1];
+    int B = a->shape[0], T = a->shape[1], C = a->shape[2] / 3;
+    float *da = ordo_tensor_grad(ctx, a);
+    float *db = b ? ordo_tensor_grad(ctx, b) : NULL;
+    if (!da) da = ordo_arena_calloc(&ctx->arena, a->n * sizeof(float)); // bias-only grad
+    float *scratch =
+        ordo_arena_alloc(&ctx->arena, ordo_attention_scratch_floats(T) * sizeof(float));
+    ordo_attention_backward(da, db, n->out->grad, a->data, n->saved[0], scratch, B, T, C,
+                            n->iarg[0]);
+}
+
+// Node: in[0] = logits; saved[0] = stats [2N] (row max, log of the shifted exp-sum);
+// ids = the targets (copied, N of them); iarg[0] = the count of targets not ignored.
 ordo_tensor *ordo_cross_entropy(ordo_ctx *ctx, ordo_tensor *logits, const int32_t *targets) {
     int V = last_dim(logits), N = rows(logits);
     for (int i = 0; i < N; i++) ORDO_ASSERT(targets[i] < V);
@@ -217,6 +357,22 @@ ordo_tensor *ordo_cross_entropy(ordo_ctx *ctx, ordo_tensor *logits, const int32_
     return out;
 }
 
+static void cross_entropy_backward(ordo_ctx *ctx, const ordo_node *n) {
+    ordo_tensor *a = n->in[0];
+    const float *g = n->out->grad;
+    // In place when allowed and no other op has added to the logits' gradient yet:
+    // the kernel then writes each row's gradient over its logits (no calloc, no +=).
+    int inplace = !a->grad && (a->flags & ORDO_GRAD_IN_PLACE) && (a->flags & ORDO_REQUIRES_GRAD);
+    if (inplace) a->grad = a->data;
+    float *da = ordo_tensor_grad(ctx, a);
+    if (da && n->iarg[0] > 0)
+        ordo_crossentropy_backward(da, a->data, n->saved[0], n->ids, rows(a), last_dim(a),
+                                   g[0] / (float)n->iarg[0]);
+    else if (inplace)
+        memset(da, 0, a->n * sizeof(float)); // every target ignored
+}
+
+// sum and mean. Node: in[0] = a.
 static ordo_tensor *reduce(ordo_ctx *ctx, ordo_op op, ordo_tensor *a) {
     ordo_tensor *out = ordo_tensor_new(ctx, 1, (int[]){1});
     double s = 0.0;
@@ -233,6 +389,17 @@ ordo_tensor *ordo_mean(ordo_ctx *ctx, ordo_tensor *a) {
     return reduce(ctx, ORDO_OP_MEAN, a);
 }
 
+// The rule of both: every element gets the upstream gradient (divided by the count for mean).
+static void reduce_backward(ordo_ctx *ctx, const ordo_node *n) {
+    ordo_tensor *a = n->in[0];
+    const float *g = n->out->grad;
+    float *da = ordo_tensor_grad(ctx, a);
+    float s = n->op == ORDO_OP_MEAN ? g[0] / (float)a->n : g[0];
+    if (da)
+        for (size_t i = 0; i < a->n; i++) da[i] += s;
+}
+
+// Node: in[0] = qkv; saved[0] = cos, saved[1] = sin, both [T, hs/2]; iarg[0] = NH.
 ordo_tensor *ordo_rope(ordo_ctx *ctx, ordo_tensor *qkv, int NH, double base, int pos0) {
     ORDO_ASSERT(qkv->ndim == 3 && qkv->shape[2] % 3 == 0);
     int B = qkv->shape[0], T = qkv->shape[1], C = qkv->shape[2] / 3;
@@ -260,6 +427,14 @@ ordo_tensor *ordo_rope(ordo_ctx *ctx, ordo_tensor *qkv, int NH, double base, int
     return out;
 }
 
+static void rope_backward(ordo_ctx *ctx, const ordo_node *n) {
+    ordo_tensor *a = n->in[0];
+    int B = a->shape[0], T = a->shape[1], C = a->shape[2] / 3;
+    float *da = ordo_tensor_grad(ctx, a);
+    if (da) ordo_rope_backward(da, n->out->grad, n->saved[0], n->saved[1], B, T, C, n->iarg[0]);
+}
+
+// Node: in[0] = table; ids = the bucket map (copied, T*T of them); iarg[0] = T.
 ordo_tensor *ordo_rel_bias(ordo_ctx *ctx, ordo_tensor *table, const int32_t *bucket, int T) {
     ORDO_ASSERT(table->ndim == 2);
     int NB = table->shape[0], NH = table->shape[1];
@@ -276,138 +451,36 @@ ordo_tensor *ordo_rel_bias(ordo_ctx *ctx, ordo_tensor *table, const int32_t *buc
     return out;
 }
 
-// Gradient of op(X) = X or X^T given the gradient of the product; shared by matmul/bmm.
-// C = op_a(A) @ op_b(B): dA and dB for one (M, N, K) product.
-static void mm_backward(float *dA, float *dB, const float *dC, const float *A, const float *B,
-                        int ta, int tb, int M, int N, int K, int lda, int ldb) {
-    if (dA) {
-        if (!ta)
-            ordo_gemm(0, !tb, M, K, N, 1.0f, dC, N, B, ldb, 1.0f, dA, lda);
-        else
-            ordo_gemm(tb, 1, K, M, N, 1.0f, B, ldb, dC, N, 1.0f, dA, lda);
-    }
-    if (dB) {
-        if (!tb)
-            ordo_gemm(!ta, 0, K, N, M, 1.0f, A, lda, dC, N, 1.0f, dB, ldb);
-        else
-            ordo_gemm(1, ta, N, K, M, 1.0f, dC, N, A, lda, 1.0f, dB, ldb);
-    }
+static void rel_bias_backward(ordo_ctx *ctx, const ordo_node *n) {
+    ordo_tensor *a = n->in[0];
+    float *dt = ordo_tensor_grad(ctx, a);
+    int T = n->iarg[0];
+    if (dt) ordo_relbias_backward(dt, n->out->grad, n->ids, T * T, a->shape[1]);
 }
 
+// One call per op, as ggml-cpu's compute_forward dispatches. No default: an op added to the
+// enum without a rule here is a -Wswitch warning. Kept unformatted so that it reads as a table.
+// clang-format off
 void ordo_node_backward(ordo_ctx *ctx, ordo_node *n) {
-    ordo_tensor *out = n->out, *a = n->in[0], *b = n->in[1], *c = n->in[2];
-    const float *g = out->grad;
     switch (n->op) {
-    case ORDO_OP_RESHAPE: {
-        float *da = ordo_tensor_grad(ctx, a);
-        if (da)
-            for (size_t i = 0; i < a->n; i++) da[i] += g[i];
-        break;
-    }
-    case ORDO_OP_MATMUL: {
-        int tw = n->iarg[0], K = last_dim(a), M = rows(a), N = last_dim(out);
-        mm_backward(ordo_tensor_grad(ctx, a), ordo_tensor_grad(ctx, b), g, a->data, b->data, 0, tw,
-                    M, N, K, K, b->shape[1]);
-        break;
-    }
-    case ORDO_OP_LINEAR: {
-        int K = last_dim(a), M = rows(a), N = last_dim(out);
-        mm_backward(ordo_tensor_grad(ctx, a), ordo_tensor_grad(ctx, b), g, a->data, b->data, 0, 0,
-                    M, N, K, K, N);
-        float *dc = c ? ordo_tensor_grad(ctx, c) : NULL;
-        if (dc) ordo_bias_backward(dc, g, M, N);
-        break;
-    }
-    case ORDO_OP_BMM: {
-        int ta = n->iarg[0], tb = n->iarg[1], Bt = a->shape[0];
-        int M = out->shape[1], N = out->shape[2], K = ta ? a->shape[1] : a->shape[2];
-        float *da = ordo_tensor_grad(ctx, a), *db = ordo_tensor_grad(ctx, b);
-        for (int i = 0; i < Bt; i++) {
-            size_t oa = (size_t)i * M * K, ob = (size_t)i * K * N, oc = (size_t)i * M * N;
-            mm_backward(da ? da + oa : NULL, db ? db + ob : NULL, g + oc, a->data + oa,
-                        b->data + ob, ta, tb, M, N, K, a->shape[2], b->shape[2]);
-        }
-        break;
-    }
-    case ORDO_OP_ADD:
-        ordo_add_backward(ordo_tensor_grad(ctx, a), ordo_tensor_grad(ctx, b), g, a->n / b->n, b->n);
-        break;
-    case ORDO_OP_MUL:
-        ordo_mul_backward(ordo_tensor_grad(ctx, a), ordo_tensor_grad(ctx, b), g, a->data, b->data,
-                          a->n / b->n, b->n);
-        break;
-    case ORDO_OP_SCALE: {
-        float *da = ordo_tensor_grad(ctx, a);
-        if (da)
-            for (size_t i = 0; i < a->n; i++) da[i] += n->farg[0] * g[i];
-        break;
-    }
-    case ORDO_OP_EMBEDDING: {
-        float *dt = ordo_tensor_grad(ctx, a);
-        if (dt) ordo_embedding_backward(dt, g, n->ids, n->iarg[0], a->shape[1]);
-        break;
-    }
-    case ORDO_OP_LAYERNORM:
-        ordo_layernorm_backward(ordo_tensor_grad(ctx, a), ordo_tensor_grad(ctx, b),
-                                ordo_tensor_grad(ctx, c), g, a->data, b->data, n->saved[0],
-                                n->saved[1], rows(a), last_dim(a));
-        break;
-    case ORDO_OP_GELU: {
-        float *da = ordo_tensor_grad(ctx, a);
-        if (da) ordo_gelu_backward(da, a->data, g, a->n);
-        break;
-    }
-    case ORDO_OP_SOFTMAX: {
-        float *da = ordo_tensor_grad(ctx, a);
-        if (da) ordo_softmax_backward(da, g, out->data, rows(a), last_dim(a));
-        break;
-    }
-    case ORDO_OP_ATTENTION: {
-        int B = a->shape[0], T = a->shape[1], C = a->shape[2] / 3;
-        float *da = ordo_tensor_grad(ctx, a);
-        float *db = b ? ordo_tensor_grad(ctx, b) : NULL;
-        if (!da) da = ordo_arena_calloc(&ctx->arena, a->n * sizeof(float)); // bias-only grad
-        float *scratch =
-            ordo_arena_alloc(&ctx->arena, ordo_attention_scratch_floats(T) * sizeof(float));
-        ordo_attention_backward(da, db, g, a->data, n->saved[0], scratch, B, T, C, n->iarg[0]);
-        break;
-    }
-    case ORDO_OP_CROSS_ENTROPY: {
-        // In place when allowed and no other op has added to the logits' gradient yet:
-        // the kernel then writes each row's gradient over its logits (no calloc, no +=).
-        int inplace =
-            !a->grad && (a->flags & ORDO_GRAD_IN_PLACE) && (a->flags & ORDO_REQUIRES_GRAD);
-        if (inplace) a->grad = a->data;
-        float *da = ordo_tensor_grad(ctx, a);
-        if (da && n->iarg[0] > 0)
-            ordo_crossentropy_backward(da, a->data, n->saved[0], n->ids, rows(a), last_dim(a),
-                                       g[0] / (float)n->iarg[0]);
-        else if (inplace)
-            memset(da, 0, a->n * sizeof(float)); // every target ignored
-        break;
-    }
-    case ORDO_OP_SUM:
-    case ORDO_OP_MEAN: {
-        float *da = ordo_tensor_grad(ctx, a);
-        float s = n->op == ORDO_OP_MEAN ? g[0] / (float)a->n : g[0];
-        if (da)
-            for (size_t i = 0; i < a->n; i++) da[i] += s;
-        break;
-    }
-    case ORDO_OP_ROPE: {
-        int B = a->shape[0], T = a->shape[1], C = a->shape[2] / 3;
-        float *da = ordo_tensor_grad(ctx, a);
-        if (da) ordo_rope_backward(da, g, n->saved[0], n->saved[1], B, T, C, n->iarg[0]);
-        break;
-    }
-    case ORDO_OP_REL_BIAS: {
-        float *dt = ordo_tensor_grad(ctx, a);
-        int T = n->iarg[0];
-        if (dt) ordo_relbias_backward(dt, g, n->ids, T * T, a->shape[1]);
-        break;
-    }
-    case ORDO_OP_COUNT:
-        ORDO_ASSERT(!"not an op");
-        break;
+    case ORDO_OP_RESHAPE:       reshape_backward(ctx, n);       break;
+    case ORDO_OP_MATMUL:        matmul_backward(ctx, n);        break;
+    case ORDO_OP_LINEAR:        linear_backward(ctx, n);        break;
+    case ORDO_OP_BMM:           bmm_backward(ctx, n);           break;
+    case ORDO_OP_ADD:           add_backward(ctx, n);           break;
+    case ORDO_OP_MUL:           mul_backward(ctx, n);           break;
+    case ORDO_OP_SCALE:         scale_backward(ctx, n);         break;
+    case ORDO_OP_EMBEDDING:     embedding_backward(ctx, n);     break;
+    case ORDO_OP_LAYERNORM:     layernorm_backward(ctx, n);     break;
+    case ORDO_OP_GELU:          gelu_backward(ctx, n);          break;
+    case ORDO_OP_SOFTMAX:       softmax_backward(ctx, n);       break;
+    case ORDO_OP_ATTENTION:     attention_backward(ctx, n);     break;
+    case ORDO_OP_CROSS_ENTROPY: cross_entropy_backward(ctx, n); break;
+    case ORDO_OP_SUM:           reduce_backward(ctx, n);        break;
+    case ORDO_OP_MEAN:          reduce_backward(ctx, n);        break;
+    case ORDO_OP_ROPE:          rope_backward(ctx, n);          break;
+    case ORDO_OP_REL_BIAS:      rel_bias_backward(ctx, n);      break;
+    case ORDO_OP_COUNT:         ORDO_ASSERT(!"not an op");      break;
     }
 }
+// clang-format on

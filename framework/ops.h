@@ -1,12 +1,15 @@
 // Ops: tensor-level operations. Each computes its output with a kernel pair from
 // kernels.h and, when an input needs a gradient, records a node whose backward rule
-// (in the one switch of ops.c) adds into the inputs' gradients.
+// (defined right after the op's forward in ops.c) adds into the inputs' gradients.
 // Shapes are invariants here: a mismatch is a bug in the caller and aborts.
 #ifndef ORDO_OPS_H
 #define ORDO_OPS_H
 #include "framework/autograd.h"
 #include "framework/tensor.h"
 
+// A view of t with another shape of equal size (shares t's data); its gradient is copied
+// back into t's.
+ordo_tensor *ordo_reshape(ordo_ctx *ctx, ordo_tensor *t, int ndim, const int *shape);
 // out[*, N] = a[*, K] @ w, w [K, N] (or [N, K] with transpose_w, as for a tied LM head).
 ordo_tensor *ordo_matmul(ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *w, int transpose_w);
 // out[*, N] = x[*, K] @ w[K, N] + b[N] (Conv1D layout, as GPT-2); b may be NULL.

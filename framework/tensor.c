@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "framework/autograd.h"
+#include "framework/ops.h"
 #include "framework/error.h"
 #include "framework/tensor.h"
 

@@ -1,5 +1,8 @@
-// Finite-difference gradient checks for every op, over seeded random shapes that include
-// odd sizes, B=1 and T=1. Each op must reach a max relative error below 1e-3.
+// Finite-difference gradient checks for every op, table-driven in the manner of ggml's
+// test-backend-ops: each row of `cases` builds one op's small graphs from seeded random
+// inputs, over five rounds of shapes that include odd sizes, B=1 and T=1. Every check must
+// reach a max relative error below 1e-3; each case's graphs must put its op on the tape;
+// and the run fails if some op of the enum never appeared on a tape (an op without a case).
 #include <string.h>
 
 #include "framework/autograd.h"
@@ -15,6 +18,7 @@
 // small enough for the O(h^4) stencil error: measured best between 2e-2 and 5e-2.
 #define STEP 3e-2
 
+// One stream for the whole run: shapes, inputs and coordinates all come from it in order.
 static ordo_rng rng;
 
 // Leaf tensors live in a parameter block so that they carry a persistent grad.
@@ -44,26 +48,34 @@ static int pick(const int *choices, int n) {
     return choices[ordo_rng_below(&rng, n)];
 }
 
-static double step_for(const char *what) {
-    // layernorm over few channels is strongly curved: a smaller step keeps the stencil exact.
-    // cross-entropy returns one float32 scalar whose rounding (~1e-7 of the loss) would
-    // dominate a small step; the function is smooth, so a larger step costs nothing.
-    if (strncmp(what, "layernorm", 9) == 0) return STEP / 3;
-    if (strncmp(what, "cross_entropy", 13) == 0) return STEP * 3;
-    return STEP;
-}
+// Batch, time and channel sizes the rounds draw from: odd ones, and 1.
+static const int BS[] = {1, 2, 3}, TS[] = {1, 2, 5}, CS[] = {1, 3, 8, 7};
 
-static void run(const char *what, ordo_gradcheck_fn fn, leaves *L, void *user) {
-    ordo_gradcheck_result r;
-    ordo_gradcheck(fn, L->t, L->n, user, COORDS, step_for(what), ordo_rng_u64(&rng), &r);
-    CHECK_MSG(r.max_rel_err < MAX_REL && r.checked > 0,
+// A round's shapes, handed to every case, and what the running case's graphs recorded.
+typedef struct gc_round {
+    int rep, B, T, K, N;
+    double step;              // the running case's finite-difference step
+    int nodes[ORDO_OP_COUNT]; // nodes per op on the running case's tapes
+} gc_round;
+
+static int op_seen[ORDO_OP_COUNT]; // nodes per op on every tape of the run
+
+static void run(gc_round *r, const char *what, ordo_gradcheck_fn fn, leaves *L, void *user) {
+    ordo_gradcheck_result res;
+    ordo_gradcheck(fn, L->t, L->n, user, COORDS, r->step, ordo_rng_u64(&rng), &res);
+    CHECK_MSG(res.max_rel_err < MAX_REL && res.checked > 0,
               "%s: max rel err %.3g at input %d index %zu (analytic %.8g numeric %.8g)", what,
-              r.max_rel_err, r.worst_input, r.worst_index, r.worst_analytic, r.worst_numeric);
-    printf("  %-28s checked %4d coords, max rel err %.2e\n", what, r.checked, r.max_rel_err);
+              res.max_rel_err, res.worst_input, res.worst_index, res.worst_analytic,
+              res.worst_numeric);
+    printf("  %-28s checked %4d coords, max rel err %.2e\n", what, res.checked, res.max_rel_err);
+    for (int op = 0; op < ORDO_OP_COUNT; op++) {
+        r->nodes[op] += res.op_nodes[op];
+        op_seen[op] += res.op_nodes[op];
+    }
     ordo_params_free(&L->p);
 }
 
-// ---- one graph builder per op; `user` carries integer arguments
+// ---- graph builders, called by the checker; `user` carries integer arguments
 typedef struct args {
     int i[4];
     int32_t *ids;
@@ -134,6 +146,261 @@ static ordo_tensor *g_block(ordo_ctx *c, ordo_tensor **in, void *u) {
     return ordo_layernorm(c, y, in[2], in[3], 1e-5f);
 }
 
+// ---- the cases: one per op, each checking its graphs over the round's shapes
+
+static void case_matmul(gc_round *r) {
+    int B = r->B, T = r->T, K = r->K, N = r->N;
+    for (int tw = 0; tw < 2; tw++) {
+        leaves L;
+        args a = {.i = {tw}};
+        char what[64];
+        leaves_begin(&L);
+        leaf(&L, 3, (int[]){B, T, K});
+        leaf(&L, 2, tw ? (int[]){N, K} : (int[]){K, N});
+        leaves_fill(&L, 1.0);
+        snprintf(what, sizeof what, "matmul(tw=%d)", tw);
+        run(r, what, g_matmul, &L, &a);
+    }
+}
+
+static void case_linear(gc_round *r) {
+    for (int hb = 0; hb < 2; hb++) {
+        leaves L;
+        args a = {.i = {hb}};
+        leaves_begin(&L);
+        leaf(&L, 3, (int[]){r->B, r->T, r->K});
+        leaf(&L, 2, (int[]){r->K, r->N});
+        leaf(&L, 1, (int[]){r->N});
+        leaves_fill(&L, 1.0);
+        run(r, hb ? "linear(bias)" : "linear(no bias)", g_linear, &L, &a);
+    }
+}
+
+static void case_bmm(gc_round *r) {
+    int B = r->B, M = r->T, K = r->K, N = r->N;
+    for (int ta = 0; ta < 2; ta++)
+        for (int tb = 0; tb < 2; tb++) {
+            leaves L;
+            args a = {.i = {ta, tb}};
+            char what[64];
+            leaves_begin(&L);
+            leaf(&L, 3, ta ? (int[]){B, K, M} : (int[]){B, M, K});
+            leaf(&L, 3, tb ? (int[]){B, N, K} : (int[]){B, K, N});
+            leaves_fill(&L, 1.0);
+            snprintf(what, sizeof what, "bmm(ta=%d,tb=%d)", ta, tb);
+            run(r, what, g_bmm, &L, &a);
+        }
+}
+
+// add and mul over the broadcasts the model uses: [B,T,C] + [T,C], + [C], + [B,T,C].
+static void binary_shapes(gc_round *r, const char *name, ordo_gradcheck_fn fn) {
+    int B = r->B, T = r->T, N = r->N;
+    const int bshapes[3][3] = {{T, N}, {N}, {B, T, N}};
+    const int bnd[3] = {2, 1, 3};
+    const char *bname[3] = {"[T,C]", "[C]", "[B,T,C]"};
+    for (int s = 0; s < 3; s++) {
+        leaves L;
+        args a = {0};
+        char what[64];
+        leaves_begin(&L);
+        leaf(&L, 3, (int[]){B, T, N});
+        leaf(&L, bnd[s], bshapes[s]);
+        leaves_fill(&L, 1.0);
+        snprintf(what, sizeof what, "%s([B,T,C]+%s)", name, bname[s]);
+        run(r, what, fn, &L, &a);
+    }
+}
+static void case_add(gc_round *r) {
+    binary_shapes(r, "add", g_add);
+}
+static void case_mul(gc_round *r) {
+    binary_shapes(r, "mul", g_mul);
+}
+
+// One input [B, T, N] filled with N(0, scale^2): scale, gelu, softmax, sum, mean.
+static void unary(gc_round *r, const char *what, ordo_gradcheck_fn fn, double scale) {
+    leaves L;
+    args a = {0};
+    leaves_begin(&L);
+    leaf(&L, 3, (int[]){r->B, r->T, r->N});
+    leaves_fill(&L, scale);
+    run(r, what, fn, &L, &a);
+}
+static void case_scale(gc_round *r) {
+    unary(r, "scale", g_scale, 1.0);
+}
+
+static void case_embedding(gc_round *r) { // with repeated ids
+    int B = r->B, T = r->T;
+    int rowsN = 3 + (int)ordo_rng_below(&rng, 4);
+    int32_t ids[64];
+    for (int i = 0; i < B * T; i++) ids[i] = (int32_t)ordo_rng_below(&rng, rowsN);
+    if (B * T > 1) ids[B * T - 1] = ids[0]; // at least one repeat
+    leaves L;
+    args a = {.ids = ids, .ids_shape = {B, T}};
+    leaves_begin(&L);
+    leaf(&L, 2, (int[]){rowsN, r->N});
+    leaves_fill(&L, 1.0);
+    run(r, "embedding", g_embedding, &L, &a);
+}
+
+static void case_layernorm(gc_round *r) {
+    int C = r->N < 4 ? 4 : r->N; // over few channels layernorm is nearly a sign function
+    leaves L;
+    args a = {0};
+    leaves_begin(&L);
+    leaf(&L, 3, (int[]){r->B, r->T, C});
+    leaf(&L, 1, (int[]){C});
+    leaf(&L, 1, (int[]){C});
+    leaves_fill(&L, 1.0);
+    run(r, "layernorm", g_layernorm, &L, &a);
+}
+
+static void case_gelu(gc_round *r) {
+    unary(r, "gelu", g_gelu, 1.5);
+}
+static void case_softmax(gc_round *r) {
+    unary(r, "softmax", g_softmax, 1.5);
+}
+
+static void case_attention(gc_round *r) {
+    for (int nh = 1; nh <= 3; nh++) {
+        for (int hb = 0; hb < 2; hb++) {
+            int hs = 1 + (int)ordo_rng_below(&rng, 3), Ca = nh * hs;
+            int Ta = r->T + (int)ordo_rng_below(&rng, 3);
+            leaves L;
+            args a = {.i = {nh, hb}};
+            char what[64];
+            leaves_begin(&L);
+            leaf(&L, 3, (int[]){r->B, Ta, 3 * Ca});
+            leaf(&L, 3, (int[]){nh, Ta, Ta});
+            leaves_fill(&L, 1.0);
+            snprintf(what, sizeof what, "attention(NH=%d,T=%d%s)", nh, Ta, hb ? ",bias" : "");
+            run(r, what, g_attention, &L, &a);
+        }
+    }
+    { // long enough for several causal row blocks (64 rows each), the last one partial
+        int nh = 2, Ca = 2 * 2, Ta = 137;
+        leaves L;
+        args a = {.i = {nh, 1}};
+        leaves_begin(&L);
+        leaf(&L, 3, (int[]){1, Ta, 3 * Ca});
+        leaf(&L, 3, (int[]){nh, Ta, Ta});
+        leaves_fill(&L, 0.3); // smaller values: a float softmax over 137 keys, differenced
+        run(r, "attention(NH=2,T=137,bias)", g_attention, &L, &a);
+    }
+}
+
+static void case_cross_entropy(gc_round *r) { // with an ignored target
+    int B = r->B, T = r->T;
+    int V = 2 + pick(CS, 4);
+    int32_t tg[64];
+    for (int i = 0; i < B * T; i++) tg[i] = (int32_t)ordo_rng_below(&rng, V);
+    if (B * T > 2) tg[1] = -1;
+    leaves L;
+    args a = {.ids = tg};
+    leaves_begin(&L);
+    leaf(&L, 3, (int[]){B, T, V});
+    leaves_fill(&L, 2.0);
+    run(r, "cross_entropy", g_xent, &L, &a);
+}
+
+static void case_sum(gc_round *r) {
+    unary(r, "sum", g_sum, 1.0);
+}
+static void case_mean(gc_round *r) {
+    unary(r, "mean", g_mean, 1.0);
+}
+
+static void case_rope(gc_round *r) {
+    for (int nh = 1; nh <= 2; nh++) {
+        int hs = 2 * (1 + (int)ordo_rng_below(&rng, 3));
+        leaves L;
+        args a = {.i = {nh, r->rep * 3}}; // a position offset too
+        char what[64];
+        leaves_begin(&L);
+        leaf(&L, 3, (int[]){r->B, r->T + 2, 3 * nh * hs});
+        leaves_fill(&L, 1.0);
+        snprintf(what, sizeof what, "rope(NH=%d,hs=%d)", nh, hs);
+        run(r, what, g_rope, &L, &a);
+    }
+}
+
+static void case_rel_bias(gc_round *r) { // with a bucket map that reuses buckets
+    int Tb = r->T + 1, NB = 4, NH = 2;
+    int32_t bucket[64];
+    for (int i = 0; i < Tb; i++)
+        for (int j = 0; j < Tb; j++) bucket[i * Tb + j] = (i - j) > 0 ? (i - j) % NB : 0;
+    leaves L;
+    args a = {.i = {Tb}, .ids = bucket};
+    leaves_begin(&L);
+    leaf(&L, 2, (int[]){NB, NH});
+    leaves_fill(&L, 1.0);
+    run(r, "rel_bias", g_relbias, &L, &a);
+}
+
+static void case_reshape(gc_round *r) {
+    leaves L;
+    args a = {.i = {r->B * r->T, r->N}};
+    leaves_begin(&L);
+    leaf(&L, 3, (int[]){r->B, r->T, r->N});
+    leaves_fill(&L, 1.0);
+    run(r, "reshape", g_reshape, &L, &a);
+}
+
+static void case_block(gc_round *r) { // rope + rel_bias + attention + layernorm
+    int NH = 2, hs = 4, Cb = NH * hs, Tb = r->T + 2, NB = 3;
+    int32_t bucket[64];
+    for (int i = 0; i < Tb; i++)
+        for (int j = 0; j < Tb; j++) bucket[i * Tb + j] = i > j ? (i - j) % NB : 0;
+    leaves L;
+    args a = {.i = {NH, Tb}, .ids = bucket};
+    leaves_begin(&L);
+    leaf(&L, 3, (int[]){r->B, Tb, 3 * Cb});
+    leaf(&L, 2, (int[]){NB, NH});
+    leaf(&L, 1, (int[]){Cb});
+    leaf(&L, 1, (int[]){Cb});
+    leaves_fill(&L, 0.5);
+    run(r, "composite block", g_block, &L, &a);
+}
+
+#define OP(x) (1u << (x))
+_Static_assert(ORDO_OP_COUNT <= 32, "the cases' op masks are 32 bits");
+
+typedef struct gc_case {
+    const char *name;
+    unsigned ops; // the ops that the case's graphs must put on the tape
+    double step;  // finite-difference step
+    void (*run)(gc_round *r);
+} gc_case;
+
+// Run in this order, every round: the order fixes which numbers each case draws.
+static const gc_case cases[] = {
+    {"matmul", OP(ORDO_OP_MATMUL), STEP, case_matmul},
+    {"linear", OP(ORDO_OP_LINEAR), STEP, case_linear},
+    {"bmm", OP(ORDO_OP_BMM), STEP, case_bmm},
+    {"add", OP(ORDO_OP_ADD), STEP, case_add},
+    {"mul", OP(ORDO_OP_MUL), STEP, case_mul},
+    {"scale", OP(ORDO_OP_SCALE), STEP, case_scale},
+    {"embedding", OP(ORDO_OP_EMBEDDING), STEP, case_embedding},
+    // layernorm over few channels is strongly curved: a smaller step keeps the stencil exact
+    {"layernorm", OP(ORDO_OP_LAYERNORM), STEP / 3, case_layernorm},
+    {"gelu", OP(ORDO_OP_GELU), STEP, case_gelu},
+    {"softmax", OP(ORDO_OP_SOFTMAX), STEP, case_softmax},
+    {"attention", OP(ORDO_OP_ATTENTION), STEP, case_attention},
+    // cross-entropy returns one float32 scalar whose rounding (~1e-7 of the loss) would
+    // dominate a small step; the function is smooth, so a larger step costs nothing
+    {"cross_entropy", OP(ORDO_OP_CROSS_ENTROPY), STEP * 3, case_cross_entropy},
+    {"sum", OP(ORDO_OP_SUM), STEP, case_sum},
+    {"mean", OP(ORDO_OP_MEAN), STEP, case_mean},
+    {"rope", OP(ORDO_OP_ROPE), STEP, case_rope},
+    {"rel_bias", OP(ORDO_OP_REL_BIAS), STEP, case_rel_bias},
+    {"reshape", OP(ORDO_OP_RESHAPE), STEP, case_reshape},
+    {"composite block",
+     OP(ORDO_OP_ROPE) | OP(ORDO_OP_REL_BIAS) | OP(ORDO_OP_ATTENTION) | OP(ORDO_OP_LAYERNORM), STEP,
+     case_block},
+};
+
 // Negative control: the first evaluation (the analytic pass) scales by 1, later ones by
 // 1.01, so the checker must see a 1% error; a checker that cannot fail proves nothing.
 static int calls;
@@ -141,203 +408,59 @@ static ordo_tensor *g_wrong(ordo_ctx *c, ordo_tensor **in, void *u) {
     return ordo_scale(c, in[0], calls++ == 0 ? 1.0f : 1.01f);
 }
 
-static const int BS[] = {1, 2, 3}, TS[] = {1, 2, 5}, CS[] = {1, 3, 8, 7};
+static void check_negative_control(void) {
+    leaves L;
+    leaves_begin(&L);
+    leaf(&L, 2, (int[]){3, 4});
+    leaves_fill(&L, 1.0);
+    ordo_gradcheck_result r;
+    calls = 0;
+    ordo_gradcheck(g_wrong, L.t, 1, NULL, COORDS, STEP, 7, &r);
+    CHECK_MSG(r.max_rel_err > 5e-3, "negative control not detected: %.3g", r.max_rel_err);
+    // the tape census that the coverage check relies on counts what was recorded, and only that
+    for (int op = 0; op < ORDO_OP_COUNT; op++)
+        CHECK_MSG(r.op_nodes[op] == (op == ORDO_OP_SCALE), "g_wrong's tape: %d %s nodes",
+                  r.op_nodes[op], ordo_op_name(op));
+    ordo_params_free(&L.p);
+}
+
+// Every op has its own name (messages and this test's report use them).
+static void check_op_names(void) {
+    for (int op = 0; op < ORDO_OP_COUNT; op++) {
+        CHECK_MSG(strcmp(ordo_op_name(op), "?") != 0, "op %d has no name", op);
+        for (int o = 0; o < op; o++)
+            CHECK_MSG(strcmp(ordo_op_name(op), ordo_op_name(o)) != 0, "ops %d and %d share %s", o,
+                      op, ordo_op_name(op));
+    }
+}
 
 int main(void) {
     const char *seed_env = getenv("ORDO_GRADCHECK_SEED");
     ordo_rng_seed(&rng, seed_env ? strtoull(seed_env, NULL, 10) : 1234);
-    leaves L;
-    args a;
-    char what[64];
-    double worst = 0;
-    (void)worst;
+    check_op_names();
     for (int rep = 0; rep < 5; rep++) {
         // the first shapes are fixed corner cases (B=1 T=1; B=1 T=5; B=3 T=1), then random
         const int fixedB[3] = {1, 1, 3}, fixedT[3] = {1, 5, 1};
-        int B = rep < 3 ? fixedB[rep] : pick(BS, 3), T = rep < 3 ? fixedT[rep] : pick(TS, 3);
-        int K = pick(CS, 4), N = pick(CS, 4);
-        printf("shapes: B=%d T=%d K=%d N=%d\n", B, T, K, N);
-
-        for (int tw = 0; tw < 2; tw++) {
-            leaves_begin(&L);
-            leaf(&L, 3, (int[]){B, T, K});
-            leaf(&L, 2, tw ? (int[]){N, K} : (int[]){K, N});
-            leaves_fill(&L, 1.0);
-            a.i[0] = tw;
-            snprintf(what, sizeof what, "matmul(tw=%d)", tw);
-            run(what, g_matmul, &L, &a);
-        }
-        for (int hb = 0; hb < 2; hb++) {
-            leaves_begin(&L);
-            leaf(&L, 3, (int[]){B, T, K});
-            leaf(&L, 2, (int[]){K, N});
-            leaf(&L, 1, (int[]){N});
-            leaves_fill(&L, 1.0);
-            a.i[0] = hb;
-            run(hb ? "linear(bias)" : "linear(no bias)", g_linear, &L, &a);
-        }
-        for (int ta = 0; ta < 2; ta++)
-            for (int tb = 0; tb < 2; tb++) {
-                int M = T, Kk = K, Nn = N;
-                leaves_begin(&L);
-                leaf(&L, 3, ta ? (int[]){B, Kk, M} : (int[]){B, M, Kk});
-                leaf(&L, 3, tb ? (int[]){B, Nn, Kk} : (int[]){B, Kk, Nn});
-                leaves_fill(&L, 1.0);
-                a.i[0] = ta;
-                a.i[1] = tb;
-                snprintf(what, sizeof what, "bmm(ta=%d,tb=%d)", ta, tb);
-                run(what, g_bmm, &L, &a);
-            }
-        for (int op = 0; op < 2; op++) {
-            const int bshapes[3][3] = {{T, N}, {N}, {B, T, N}};
-            const int bnd[3] = {2, 1, 3};
-            for (int s = 0; s < 3; s++) {
-                leaves_begin(&L);
-                leaf(&L, 3, (int[]){B, T, N});
-                leaf(&L, bnd[s], bshapes[s]);
-                leaves_fill(&L, 1.0);
-                snprintf(what, sizeof what, "%s([B,T,C]+%s)", op ? "mul" : "add",
-                         s == 0   ? "[T,C]"
-                         : s == 1 ? "[C]"
-                                  : "[B,T,C]");
-                run(what, op ? g_mul : g_add, &L, &a);
-            }
-        }
-        leaves_begin(&L);
-        leaf(&L, 3, (int[]){B, T, N});
-        leaves_fill(&L, 1.0);
-        run("scale", g_scale, &L, &a);
-
-        { // embedding with repeated ids
-            int rowsN = 3 + (int)ordo_rng_below(&rng, 4);
-            int32_t ids[64];
-            for (int i = 0; i < B * T; i++) ids[i] = (int32_t)ordo_rng_below(&rng, rowsN);
-            if (B * T > 1) ids[B * T - 1] = ids[0]; // at least one repeat
-            a.ids = ids;
-            a.ids_shape[0] = B;
-            a.ids_shape[1] = T;
-            leaves_begin(&L);
-            leaf(&L, 2, (int[]){rowsN, N});
-            leaves_fill(&L, 1.0);
-            run("embedding", g_embedding, &L, &a);
-        }
-        int C = N < 4 ? 4 : N; // over few channels layernorm is nearly a sign function
-        leaves_begin(&L);
-        leaf(&L, 3, (int[]){B, T, C});
-        leaf(&L, 1, (int[]){C});
-        leaf(&L, 1, (int[]){C});
-        leaves_fill(&L, 1.0);
-        run("layernorm", g_layernorm, &L, &a);
-
-        leaves_begin(&L);
-        leaf(&L, 3, (int[]){B, T, N});
-        leaves_fill(&L, 1.5);
-        run("gelu", g_gelu, &L, &a);
-
-        leaves_begin(&L);
-        leaf(&L, 3, (int[]){B, T, N});
-        leaves_fill(&L, 1.5);
-        run("softmax", g_softmax, &L, &a);
-
-        for (int nh = 1; nh <= 3; nh++) {
-            for (int hb = 0; hb < 2; hb++) {
-                int hs = 1 + (int)ordo_rng_below(&rng, 3), Ca = nh * hs;
-                int Ta = T + (int)ordo_rng_below(&rng, 3);
-                leaves_begin(&L);
-                leaf(&L, 3, (int[]){B, Ta, 3 * Ca});
-                leaf(&L, 3, (int[]){nh, Ta, Ta});
-                leaves_fill(&L, 1.0);
-                a.i[0] = nh;
-                a.i[1] = hb;
-                snprintf(what, sizeof what, "attention(NH=%d,T=%d%s)", nh, Ta, hb ? ",bias" : "");
-                run(what, g_attention, &L, &a);
-            }
-        }
-        { // long enough for several causal row blocks (64 rows each), the last one partial
-            int nh = 2, Ca = 2 * 2, Ta = 137;
-            leaves_begin(&L);
-            leaf(&L, 3, (int[]){1, Ta, 3 * Ca});
-            leaf(&L, 3, (int[]){nh, Ta, Ta});
-            leaves_fill(&L, 0.3); // smaller values: a float softmax over 137 keys, differenced
-            a.i[0] = nh;
-            a.i[1] = 1;
-            run("attention(NH=2,T=137,bias)", g_attention, &L, &a);
-        }
-        { // cross-entropy with an ignored target
-            int V = 2 + pick(CS, 4);
-            int32_t tg[64];
-            for (int i = 0; i < B * T; i++) tg[i] = (int32_t)ordo_rng_below(&rng, V);
-            if (B * T > 2) tg[1] = -1;
-            a.ids = tg;
-            leaves_begin(&L);
-            leaf(&L, 3, (int[]){B, T, V});
-            leaves_fill(&L, 2.0);
-            run("cross_entropy", g_xent, &L, &a);
-        }
-        leaves_begin(&L);
-        leaf(&L, 3, (int[]){B, T, N});
-        leaves_fill(&L, 1.0);
-        run("sum", g_sum, &L, &a);
-        leaves_begin(&L);
-        leaf(&L, 3, (int[]){B, T, N});
-        leaves_fill(&L, 1.0);
-        run("mean", g_mean, &L, &a);
-
-        for (int nh = 1; nh <= 2; nh++) {
-            int hs = 2 * (1 + (int)ordo_rng_below(&rng, 3));
-            leaves_begin(&L);
-            leaf(&L, 3, (int[]){B, T + 2, 3 * nh * hs});
-            leaves_fill(&L, 1.0);
-            a.i[0] = nh;
-            a.i[1] = rep * 3; // a position offset too
-            snprintf(what, sizeof what, "rope(NH=%d,hs=%d)", nh, hs);
-            run(what, g_rope, &L, &a);
-        }
-        { // relative bias with a bucket map that reuses buckets
-            int Tb = T + 1, NB = 4, NH = 2;
-            int32_t bucket[64];
-            for (int i = 0; i < Tb; i++)
-                for (int j = 0; j < Tb; j++) bucket[i * Tb + j] = (i - j) > 0 ? (i - j) % NB : 0;
-            a.ids = bucket;
-            a.i[0] = Tb;
-            leaves_begin(&L);
-            leaf(&L, 2, (int[]){NB, NH});
-            leaves_fill(&L, 1.0);
-            run("rel_bias", g_relbias, &L, &a);
-        }
-        leaves_begin(&L);
-        leaf(&L, 3, (int[]){B, T, N});
-        leaves_fill(&L, 1.0);
-        a.i[0] = B * T;
-        a.i[1] = N;
-        run("reshape", g_reshape, &L, &a);
-
-        { // composite: rope + rel_bias + attention + layernorm
-            int NH = 2, hs = 4, Cb = NH * hs, Tb = T + 2, NB = 3;
-            int32_t bucket[64];
-            for (int i = 0; i < Tb; i++)
-                for (int j = 0; j < Tb; j++) bucket[i * Tb + j] = i > j ? (i - j) % NB : 0;
-            a.ids = bucket;
-            a.i[0] = NH;
-            a.i[1] = Tb;
-            leaves_begin(&L);
-            leaf(&L, 3, (int[]){B, Tb, 3 * Cb});
-            leaf(&L, 2, (int[]){NB, NH});
-            leaf(&L, 1, (int[]){Cb});
-            leaf(&L, 1, (int[]){Cb});
-            leaves_fill(&L, 0.5);
-            run("composite block", g_block, &L, &a);
+        gc_round r = {.rep = rep};
+        r.B = rep < 3 ? fixedB[rep] : pick(BS, 3);
+        r.T = rep < 3 ? fixedT[rep] : pick(TS, 3);
+        r.K = pick(CS, 4);
+        r.N = pick(CS, 4);
+        printf("shapes: B=%d T=%d K=%d N=%d\n", r.B, r.T, r.K, r.N);
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+            memset(r.nodes, 0, sizeof r.nodes);
+            r.step = cases[c].step;
+            cases[c].run(&r);
+            for (int op = 0; op < ORDO_OP_COUNT; op++)
+                if (cases[c].ops & OP(op))
+                    CHECK_MSG(r.nodes[op] > 0, "case %s: no %s node on its tapes", cases[c].name,
+                              ordo_op_name(op));
         }
     }
-    { // the checker detects a wrong gradient
-        leaves_begin(&L);
-        leaf(&L, 2, (int[]){3, 4});
-        leaves_fill(&L, 1.0);
-        ordo_gradcheck_result r;
-        calls = 0;
-        ordo_gradcheck(g_wrong, L.t, 1, NULL, COORDS, STEP, 7, &r);
-        CHECK_MSG(r.max_rel_err > 5e-3, "negative control not detected: %.3g", r.max_rel_err);
-        ordo_params_free(&L.p);
-    }
+    // coverage: an op added to the enum needs a case above
+    for (int op = 0; op < ORDO_OP_COUNT; op++)
+        CHECK_MSG(op_seen[op] > 0, "op %s never appeared on a tape: it needs a case",
+                  ordo_op_name(op));
+    check_negative_control();
     TEST_MAIN_END();
 }
