@@ -24,23 +24,23 @@
 
 typedef struct viz {
     const char *out;
-    ordo_svg index; // index.html body
+    ordo_strbuf index; // index.html body
     int nfiles;
 } viz;
 
-static ordo_status emit(viz *v, const char *name, const ordo_svg *s, const char *caption) {
+static ordo_status emit(viz *v, const char *name, const ordo_strbuf *s, const char *caption) {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", v->out, name);
-    ordo_status st = ordo_svg_save(s, path);
+    ordo_status st = ordo_strbuf_save(s, path);
     if (st) return st;
     printf("  %s\n", path);
-    ordo_svg_printf(&v->index, "<h2>");
+    ordo_strbuf_printf(&v->index, "<h2>");
     ordo_svg_escape(&v->index, caption);
-    ordo_svg_printf(&v->index, "</h2>\n<p><img src=\"");
+    ordo_strbuf_printf(&v->index, "</h2>\n<p><img src=\"");
     ordo_svg_escape(&v->index, name);
-    ordo_svg_printf(&v->index, "\" alt=\"");
+    ordo_strbuf_printf(&v->index, "\" alt=\"");
     ordo_svg_escape(&v->index, caption);
-    ordo_svg_printf(&v->index, "\"/></p>\n");
+    ordo_strbuf_printf(&v->index, "\"/></p>\n");
     v->nfiles++;
     return ORDO_OK;
 }
@@ -63,8 +63,8 @@ static ordo_status one_map(viz *v, const char *file, const char *title, const fl
     double w = cols >= rows ? 720 : 720.0 * cols / rows + 60, h = 720.0 * rows / cols + 60;
     if (h > 760) h = 760;
     if (w < 300) w = 300;
-    ordo_svg s;
-    ordo_svg_init(&s);
+    ordo_strbuf s;
+    ordo_strbuf_init(&s);
     ordo_svg_open(&s, w + BAR_W, h, title);
     ordo_heatmap hm = {.v = x,
                        .rows = rows,
@@ -79,7 +79,7 @@ static ordo_status one_map(viz *v, const char *file, const char *title, const fl
     ordo_svg_colorbar(&s, w + 12, 40, 16, h - 110, lo, hi, diverging, bar);
     ordo_svg_close(&s);
     ordo_status st = emit(v, file, &s, title);
-    ordo_svg_free(&s);
+    ordo_strbuf_free(&s);
     return st;
 }
 
@@ -110,8 +110,8 @@ static ordo_status head_grid(viz *v, const char *file, const char *title, const 
     if (prob) lo = 0, hi = fmax(quantile(x, (size_t)NH * T * T, 0.99), 1e-6);
     int cols = NH < 4 ? NH : 4, rows = (NH + cols - 1) / cols;
     double top = caption ? 52 : 34;
-    ordo_svg s;
-    ordo_svg_init(&s);
+    ordo_strbuf s;
+    ordo_strbuf_init(&s);
     ordo_svg_open(&s, cols * PANEL + BAR_W, top + rows * PANEL, title);
     ordo_svg_text(&s, 10, 20, "start", 14, "font-weight=\"bold\"", "%s", title);
     if (caption) ordo_svg_text(&s, 10, 40, "start", 11, "fill=\"#444\"", "%s", caption);
@@ -134,7 +134,7 @@ static ordo_status head_grid(viz *v, const char *file, const char *title, const 
                       bar);
     ordo_svg_close(&s);
     ordo_status st = emit(v, file, &s, title);
-    ordo_svg_free(&s);
+    ordo_strbuf_free(&s);
     return st;
 }
 
@@ -157,8 +157,8 @@ static ordo_status table_maps(viz *v, const char *scheme, const float *pe, int T
             cs[i * T + j] = ni > 0 && nj > 0 ? (float)(d / sqrt(ni * nj)) : 0.0f;
         }
     snprintf(title, sizeof title, "%s: cosine similarity between positions", scheme);
-    ordo_svg sv;
-    ordo_svg_init(&sv);
+    ordo_strbuf sv;
+    ordo_strbuf_init(&sv);
     double w = 560, h = 560;
     ordo_svg_open(&sv, w + BAR_W, h, title);
     ordo_heatmap hm = {.v = cs,
@@ -174,7 +174,7 @@ static ordo_status table_maps(viz *v, const char *scheme, const float *pe, int T
     ordo_svg_colorbar(&sv, w + 12, 40, 16, h - 110, -1, 1, 1, "cos");
     ordo_svg_close(&sv);
     s = emit(v, "pos_cosine.svg", &sv, title);
-    ordo_svg_free(&sv);
+    ordo_strbuf_free(&sv);
     free(cs);
     return s;
 }
@@ -342,7 +342,7 @@ ordo_status ordo_cmd_viz(int argc, char **argv) {
     char outbuf[4200];
     snprintf(outbuf, sizeof outbuf, "%s/viz", pos[0]);
     viz v = {.out = out ? out : outbuf};
-    ordo_svg_init(&v.index);
+    ordo_strbuf_init(&v.index);
     int T = (int)cfg.context;
     s = ordo_mkdir_p(v.out, 0755);
     if (!s) {
@@ -352,26 +352,27 @@ ordo_status ordo_cmd_viz(int argc, char **argv) {
     }
     if (!s) s = attention_maps(&v, &m, &data, T);
     if (!s) {
-        ordo_svg h;
-        ordo_svg_init(&h);
-        ordo_svg_printf(&h, "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" "
-                            "lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>ordo viz: ");
+        ordo_strbuf h;
+        ordo_strbuf_init(&h);
+        ordo_strbuf_printf(&h,
+                           "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" "
+                           "lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>ordo viz: ");
         ordo_svg_escape(&h, pos[0]);
-        ordo_svg_printf(&h, "</title>\n<style>body{font-family:sans-serif;margin:24px}"
-                            "img{max-width:100%%}</style>\n</head>\n<body>\n<h1>ordo viz: ");
+        ordo_strbuf_printf(&h, "</title>\n<style>body{font-family:sans-serif;margin:24px}"
+                               "img{max-width:100%%}</style>\n</head>\n<body>\n<h1>ordo viz: ");
         ordo_svg_escape(&h, pos[0]);
-        ordo_svg_printf(&h, "</h1>\n<p>");
+        ordo_strbuf_printf(&h, "</h1>\n<p>");
         ordo_svg_escape(&h, cfg.pos);
-        ordo_svg_printf(&h,
-                        " position scheme, checkpoint step %lld, context %d</p>\n%s</body>\n"
-                        "</html>\n",
-                        (long long)step, T, v.index.buf);
+        ordo_strbuf_printf(&h,
+                           " position scheme, checkpoint step %lld, context %d</p>\n%s</body>\n"
+                           "</html>\n",
+                           (long long)step, T, v.index.buf);
         snprintf(path, sizeof path, "%s/index.html", v.out);
-        s = ordo_svg_save(&h, path);
+        s = ordo_strbuf_save(&h, path);
         if (!s) printf("  %s\n", path);
-        ordo_svg_free(&h);
+        ordo_strbuf_free(&h);
     }
-    ordo_svg_free(&v.index);
+    ordo_strbuf_free(&v.index);
     ordo_gpt_free(&m);
     ordo_rundata_free(&data);
     ordo_config_strings_free();

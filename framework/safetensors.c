@@ -25,6 +25,7 @@
 
 #include "framework/fileio.h"
 #include "framework/safetensors.h"
+#include "framework/strbuf.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error                                                                                             \
@@ -433,31 +434,11 @@ const char *ordo_safetensors_meta_value(const ordo_safetensors *f, int i) {
 
 // ---- writing
 
-typedef struct sbuf {
-    char *p;
-    size_t n, cap;
-} sbuf;
-
-static void sb_put(sbuf *b, const char *s, size_t n) {
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->n + n + 1) cap *= 2;
-        b->p = ordo_xrealloc(b->p, cap);
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = 0;
-}
-static void sb_str(sbuf *b, const char *s) {
-    sb_put(b, s, strlen(s));
-}
-
 // A JSON string escaped as serde_json (and Python's json with ensure_ascii=False) does it:
 // ", \ and control characters only; UTF-8 passes through.
-static void sb_json_string(sbuf *b, const char *s) {
+static void put_json_string(ordo_strbuf *b, const char *s) {
     static const char hex[] = "0123456789abcdef";
-    sb_put(b, "\"", 1);
+    ordo_strbuf_append(b, "\"", 1);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         char esc[7] = {'\\', 0};
         switch (*p) {
@@ -487,15 +468,15 @@ static void sb_json_string(sbuf *b, const char *s) {
                 memcpy(esc + 1, "u00", 3);
                 esc[4] = hex[*p >> 4];
                 esc[5] = hex[*p & 15];
-                sb_put(b, esc, 6);
+                ordo_strbuf_append(b, esc, 6);
             } else {
-                sb_put(b, (const char *)p, 1);
+                ordo_strbuf_append(b, (const char *)p, 1);
             }
             continue;
         }
-        sb_put(b, esc, 2);
+        ordo_strbuf_append(b, esc, 2);
     }
-    sb_put(b, "\"", 1);
+    ordo_strbuf_append(b, "\"", 1);
 }
 
 // Strict UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF), as JSON readers demand.
@@ -540,7 +521,7 @@ ordo_status ordo_safetensors_write(const char *path, const ordo_st_write *tensor
                           path ? path : "(null)");
     size_t *nbytes = ordo_xmalloc((size_t)(n ? n : 1) * sizeof *nbytes);
     int *order = ordo_xmalloc((size_t)(n ? n : 1) * sizeof *order);
-    sbuf h = {0};
+    ordo_strbuf h = {0};
     const void **parts = NULL;
     size_t *lens = NULL;
     ordo_status s = ORDO_OK;
@@ -594,47 +575,47 @@ ordo_status ordo_safetensors_write(const char *path, const ordo_st_write *tensor
     if (s) goto done;
 
     // Header: {"__metadata__":{...},"name":{"dtype":"F32","shape":[..],"data_offsets":[b,e]},...}
-    sb_put(&h, "{", 1);
+    ordo_strbuf_append(&h, "{", 1);
     if (nmeta > 0) {
-        sb_str(&h, "\"__metadata__\":{");
+        ordo_strbuf_puts(&h, "\"__metadata__\":{");
         for (int i = 0; i < nmeta; i++) {
-            if (i) sb_put(&h, ",", 1);
-            sb_json_string(&h, meta_keys[i]);
-            sb_put(&h, ":", 1);
-            sb_json_string(&h, meta_vals[i]);
+            if (i) ordo_strbuf_append(&h, ",", 1);
+            put_json_string(&h, meta_keys[i]);
+            ordo_strbuf_append(&h, ":", 1);
+            put_json_string(&h, meta_vals[i]);
         }
-        sb_put(&h, "}", 1);
-        if (n > 0) sb_put(&h, ",", 1);
+        ordo_strbuf_append(&h, "}", 1);
+        if (n > 0) ordo_strbuf_append(&h, ",", 1);
     }
     size_t off = 0;
     for (int k = 0; k < n; k++) {
         const ordo_st_write *t = &tensors[order[k]];
         char num[48];
-        if (k) sb_put(&h, ",", 1);
-        sb_json_string(&h, t->name);
-        sb_str(&h, ":{\"dtype\":\"F32\",\"shape\":[");
+        if (k) ordo_strbuf_append(&h, ",", 1);
+        put_json_string(&h, t->name);
+        ordo_strbuf_puts(&h, ":{\"dtype\":\"F32\",\"shape\":[");
         for (int d = 0; d < t->ndim; d++) {
             snprintf(num, sizeof num, "%s%" PRId64, d ? "," : "", t->shape[d]);
-            sb_str(&h, num);
+            ordo_strbuf_puts(&h, num);
         }
         snprintf(num, sizeof num, "],\"data_offsets\":[%zu,%zu]}", off, off + nbytes[order[k]]);
-        sb_str(&h, num);
+        ordo_strbuf_puts(&h, num);
         off += nbytes[order[k]];
     }
-    sb_put(&h, "}", 1);
-    while (h.n % 8) sb_put(&h, " ", 1);
-    if (h.n > ORDO_ST_MAX_HEADER) {
+    ordo_strbuf_append(&h, "}", 1);
+    while (h.len % 8) ordo_strbuf_append(&h, " ", 1);
+    if (h.len > ORDO_ST_MAX_HEADER) {
         s = ordo_error(ORDO_ERR_ARG, "%s: header would be %zu bytes, more than the limit of %d",
-                       path, h.n, ORDO_ST_MAX_HEADER);
+                       path, h.len, ORDO_ST_MAX_HEADER);
         goto done;
     }
 
     unsigned char lenb[8];
-    for (int i = 0; i < 8; i++) lenb[i] = (unsigned char)((uint64_t)h.n >> (8 * i));
+    for (int i = 0; i < 8; i++) lenb[i] = (unsigned char)((uint64_t)h.len >> (8 * i));
     parts = ordo_xmalloc((size_t)(n + 2) * sizeof *parts);
     lens = ordo_xmalloc((size_t)(n + 2) * sizeof *lens);
     parts[0] = lenb, lens[0] = 8;
-    parts[1] = h.p, lens[1] = h.n;
+    parts[1] = h.buf, lens[1] = h.len;
     for (int k = 0; k < n; k++) {
         parts[2 + k] = tensors[order[k]].data;
         lens[2 + k] = nbytes[order[k]];
@@ -644,7 +625,7 @@ ordo_status ordo_safetensors_write(const char *path, const ordo_st_write *tensor
 done:
     free(parts);
     free(lens);
-    free(h.p);
+    ordo_strbuf_free(&h);
     free(order);
     free(nbytes);
     return s;
