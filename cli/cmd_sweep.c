@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "framework/fileio.h"
+#include "framework/signals.h"
 #include "train/checkpoint.h"
 #include "cli/commands.h"
 #include "train/evaluate.h"
@@ -32,11 +33,6 @@ typedef struct sweep_run {
     pid_t pid;
     double t0;
 } sweep_run;
-
-static volatile sig_atomic_t stop_signal;
-static void on_signal(int sig) {
-    stop_signal = sig;
-}
 
 // Splits a comma list into at most max words (written into buf, pointed to by out).
 static int split_list(char *buf, const char **out, int max) {
@@ -260,15 +256,11 @@ ordo_status ordo_cmd_sweep(int argc, char **argv) {
            nruns, nschemes, seeds, jobs, cfg.threads, cfg.out);
     // Ctrl-C reaches the children too: each finishes its step and checkpoints; the sweep
     // starts nothing new and waits for them
-    stop_signal = 0;
-    struct sigaction sa = {0}, old_int, old_term;
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    ordo_signals sig;
+    ordo_signals_install(&sig);
     int next = 0, running = 0, failed = 0, interrupted = 0, forwarded = 0;
     while (next < nruns || running) {
-        if (stop_signal && !forwarded) {
+        if (ordo_signals_caught() && !forwarded) {
             interrupted = forwarded = 1;
             for (int i = 0; i < nruns; i++)
                 if (runs[i].pid > 0) kill(runs[i].pid, SIGINT);
@@ -307,8 +299,7 @@ ordo_status ordo_cmd_sweep(int argc, char **argv) {
             }
         }
     }
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    ordo_signals_restore(&sig);
     if (interrupted)
         s = ordo_error(ORDO_ERR_INTERRUPTED, "interrupted; run the same command again to continue");
     else if (failed)
