@@ -138,18 +138,113 @@ static ordo_status encode_jsonl(ordo_tokenizer *tok, const char *name, char *dat
     return ORDO_OK;
 }
 
+typedef struct tokenize_opts {
+    const char *kind_name, *vocab;
+    int allow_special, decode, count, jsonl;
+} tokenize_opts;
+
+static void print_help(const ordo_opt *opts) {
+    ordo_args_usage(stdout, "tokenize", "[options] [FILE|-]", opts);
+    char dir[4096];
+    printf("\nReads FILE (or stdin when FILE is '-' or absent) and prints its token ids,\n"
+           "whitespace-separated, on one line. --decode reads such ids and writes the\n"
+           "bytes they stand for. An empty input is an error.\n\n"
+           "gpt2 vocab dir when --vocab is not given: $ORDO_VOCAB_DIR if set, else\n"
+           "<dir of the ordo binary>/../.cache/gpt2 if it holds encoder.json, else\n"
+           "./.cache/gpt2 (now: %s). data/fetch.sh vocab fills .cache/gpt2.\n",
+           ordo_tokenizer_default_vocab_dir(dir, sizeof dir));
+}
+
+// The options that exclude each other, and the tokenizer kind.
+static ordo_status check_options(const tokenize_opts *o, int npos, ordo_tokenizer_kind *kind) {
+    if (npos > 1)
+        return ordo_error(ORDO_ERR_ARG,
+                          "expected at most one input FILE, got %d (see 'ordo "
+                          "tokenize --help')",
+                          npos);
+    if (o->count && o->decode)
+        return ordo_error(ORDO_ERR_ARG, "--count and --decode exclude each other");
+    if (o->jsonl && o->decode) return ordo_error(ORDO_ERR_ARG, "--jsonl works for encoding only");
+    ordo_status s = ordo_tokenizer_parse_kind(o->kind_name, kind);
+    if (s) return ordo_error_wrap(s, "--tokenizer");
+    if (o->vocab && *kind != ORDO_TOK_GPT2)
+        return ordo_error(ORDO_ERR_ARG, "--vocab is for --tokenizer gpt2 only");
+    return ORDO_OK;
+}
+
+// --decode: the whitespace-separated ids in data, written out as the bytes they stand for.
+static ordo_status decode_ids(ordo_tokenizer *tok, const char *name, char *data) {
+    int32_t *ids = NULL;
+    size_t n = 0;
+    ordo_status s = parse_ids(name, data, &ids, &n);
+    if (s) return s;
+    char *text = NULL;
+    size_t tlen;
+    if (n == 0)
+        s = ordo_error(ORDO_ERR_ARG, "%s: no token ids to decode (only whitespace)", name);
+    else if ((s = ordo_tokenizer_decode(tok, ids, n, &text, &tlen)))
+        s = ordo_error_wrap(s, "%s", name);
+    else {
+        fwrite(text, 1, tlen, stdout);
+        if (ferror(stdout)) s = ordo_error(ORDO_ERR_IO, "stdout: write error");
+    }
+    free(text);
+    free(ids);
+    return s;
+}
+
+// The whole input encoded at once: its ids on one line, or (count_only) how many.
+static ordo_status encode_text(ordo_tokenizer *tok, const char *data, size_t len, int allow_special,
+                               int count_only) {
+    int32_t *ids;
+    size_t n;
+    ordo_status s = ordo_tokenizer_encode(tok, data, len, allow_special, &ids, &n);
+    if (s) return s;
+    if (count_only)
+        printf("%zu\n", n);
+    else
+        s = write_ids(stdout, ids, n);
+    free(ids);
+    return s;
+}
+
+// Reads the input, loads the tokenizer and encodes or decodes, as the options say.
+static ordo_status run(const tokenize_opts *o, ordo_tokenizer_kind kind, const char *path) {
+    char *data = NULL;
+    size_t len = 0;
+    const char *name = input_name(path);
+    ordo_status s = read_input(path, &data, &len);
+    if (s) return s;
+    ordo_tokenizer *tok = NULL;
+    if (len == 0)
+        s = ordo_error(ORDO_ERR_ARG, "%s: empty input (nothing to %s)", name,
+                       o->decode ? "decode" : "tokenize");
+    if (!s) s = ordo_tokenizer_load(kind, o->vocab, &tok);
+    if (!s) {
+        if (o->jsonl)
+            s = encode_jsonl(tok, name, data, len, o->allow_special, o->count);
+        else if (o->decode)
+            s = decode_ids(tok, name, data);
+        else
+            s = encode_text(tok, data, len, o->allow_special, o->count);
+    }
+    if (!s && fflush(stdout) != 0) s = ordo_error(ORDO_ERR_IO, "stdout: %s", strerror(errno));
+    free(data);
+    ordo_tokenizer_free(tok);
+    return s;
+}
+
 ordo_status ordo_cmd_tokenize(int argc, char **argv) {
-    const char *kind_name = "gpt2", *vocab = NULL;
-    int allow_special = 0, decode = 0, count = 0, jsonl = 0;
+    tokenize_opts o = {.kind_name = "gpt2"};
     ordo_opt opts[] = {
-        {"tokenizer", ORDO_OPT_STRING, &kind_name, "byte or gpt2", 0},
-        {"vocab", ORDO_OPT_STRING, &vocab,
+        {"tokenizer", ORDO_OPT_STRING, &o.kind_name, "byte or gpt2", 0},
+        {"vocab", ORDO_OPT_STRING, &o.vocab,
          "gpt2 vocab dir holding encoder.json + vocab.bpe; none: see below", 0},
-        {"allow-special", ORDO_OPT_FLAG, &allow_special,
+        {"allow-special", ORDO_OPT_FLAG, &o.allow_special,
          "encode <|endoftext|> as id 50256 (else it is plain text)", 0},
-        {"decode", ORDO_OPT_FLAG, &decode, "read ids, print the text they stand for", 0},
-        {"count", ORDO_OPT_FLAG, &count, "print only the number of ids", 0},
-        {"jsonl", ORDO_OPT_FLAG, &jsonl,
+        {"decode", ORDO_OPT_FLAG, &o.decode, "read ids, print the text they stand for", 0},
+        {"count", ORDO_OPT_FLAG, &o.count, "print only the number of ids", 0},
+        {"jsonl", ORDO_OPT_FLAG, &o.jsonl,
          "input is one JSON string per line; print one line of ids per string", 0},
         {NULL, 0, NULL, NULL, 0},
     };
@@ -160,76 +255,10 @@ ordo_status ordo_cmd_tokenize(int argc, char **argv) {
     free(pos);
     if (s) return s;
     if (help) {
-        ordo_args_usage(stdout, "tokenize", "[options] [FILE|-]", opts);
-        char dir[4096];
-        printf("\nReads FILE (or stdin when FILE is '-' or absent) and prints its token ids,\n"
-               "whitespace-separated, on one line. --decode reads such ids and writes the\n"
-               "bytes they stand for. An empty input is an error.\n\n"
-               "gpt2 vocab dir when --vocab is not given: $ORDO_VOCAB_DIR if set, else\n"
-               "<dir of the ordo binary>/../.cache/gpt2 if it holds encoder.json, else\n"
-               "./.cache/gpt2 (now: %s). data/fetch.sh vocab fills .cache/gpt2.\n",
-               ordo_tokenizer_default_vocab_dir(dir, sizeof dir));
+        print_help(opts);
         return ORDO_OK;
     }
-    if (npos > 1)
-        return ordo_error(ORDO_ERR_ARG,
-                          "expected at most one input FILE, got %d (see 'ordo "
-                          "tokenize --help')",
-                          npos);
-    if (count && decode) return ordo_error(ORDO_ERR_ARG, "--count and --decode exclude each other");
-    if (jsonl && decode) return ordo_error(ORDO_ERR_ARG, "--jsonl works for encoding only");
     ordo_tokenizer_kind kind;
-    s = ordo_tokenizer_parse_kind(kind_name, &kind);
-    if (s) return ordo_error_wrap(s, "--tokenizer");
-    if (vocab && kind != ORDO_TOK_GPT2)
-        return ordo_error(ORDO_ERR_ARG, "--vocab is for --tokenizer gpt2 only");
-
-    char *data = NULL;
-    size_t len = 0;
-    const char *name = input_name(path);
-    s = read_input(path, &data, &len);
-    if (s) return s;
-    ordo_tokenizer *tok = NULL;
-    int32_t *ids = NULL;
-    size_t n = 0;
-    char *text = NULL;
-    if (len == 0) {
-        s = ordo_error(ORDO_ERR_ARG, "%s: empty input (nothing to %s)", name,
-                       decode ? "decode" : "tokenize");
-        goto done;
-    }
-    s = ordo_tokenizer_load(kind, vocab, &tok);
-    if (s) goto done;
-    if (jsonl) {
-        s = encode_jsonl(tok, name, data, len, allow_special, count);
-    } else if (decode) {
-        s = parse_ids(name, data, &ids, &n);
-        if (s) goto done;
-        if (n == 0) {
-            s = ordo_error(ORDO_ERR_ARG, "%s: no token ids to decode (only whitespace)", name);
-            goto done;
-        }
-        size_t tlen;
-        s = ordo_tokenizer_decode(tok, ids, n, &text, &tlen);
-        if (s) {
-            s = ordo_error_wrap(s, "%s", name);
-            goto done;
-        }
-        fwrite(text, 1, tlen, stdout);
-        if (ferror(stdout)) s = ordo_error(ORDO_ERR_IO, "stdout: write error");
-    } else {
-        s = ordo_tokenizer_encode(tok, data, len, allow_special, &ids, &n);
-        if (s) goto done;
-        if (count)
-            printf("%zu\n", n);
-        else
-            s = write_ids(stdout, ids, n);
-    }
-    if (!s && fflush(stdout) != 0) s = ordo_error(ORDO_ERR_IO, "stdout: %s", strerror(errno));
-done:
-    free(data);
-    free(ids);
-    free(text);
-    ordo_tokenizer_free(tok);
-    return s;
+    if ((s = check_options(&o, npos, &kind))) return s;
+    return run(&o, kind, path);
 }

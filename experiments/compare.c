@@ -16,6 +16,7 @@
 #include "framework/fileio.h"
 #include "experiments/compare.h"
 #include "experiments/plot.h"
+#include "framework/strbuf.h"
 
 static const int mults[ORDO_CMP_NMULT] = {1, 2, 4, 8};
 
@@ -78,104 +79,107 @@ static void params_str(const ordo_cmp_group *g, char *buf, size_t cap) {
 }
 
 // Markdown cells may not hold a '|'.
-static void md_cell(FILE *f, const char *s) {
-    fputc(' ', f);
+static void md_cell(ordo_strbuf *b, const char *s) {
+    ordo_strbuf_puts(b, " ");
     for (; *s; s++) {
-        if (*s == '|') fputc('\\', f);
-        fputc(*s, f);
+        if (*s == '|') ordo_strbuf_puts(b, "\\");
+        ordo_strbuf_append(b, s, 1);
     }
-    fputs(" |", f);
+    ordo_strbuf_puts(b, " |");
 }
 
-static void csv_field(FILE *f, const char *s, int last) {
+static void csv_field(ordo_strbuf *b, const char *s, int last) {
     if (strpbrk(s, ",\"\n")) {
-        fputc('"', f);
+        ordo_strbuf_puts(b, "\"");
         for (; *s; s++) {
-            if (*s == '"') fputc('"', f);
-            fputc(*s, f);
+            if (*s == '"') ordo_strbuf_puts(b, "\"");
+            ordo_strbuf_append(b, s, 1);
         }
-        fputc('"', f);
+        ordo_strbuf_puts(b, "\"");
     } else {
-        fputs(s, f);
+        ordo_strbuf_puts(b, s);
     }
-    fputc(last ? '\n' : ',', f);
+    ordo_strbuf_puts(b, last ? "\n" : ",");
 }
 
-static void csv_num(FILE *f, double v) {
+static void csv_num(ordo_strbuf *b, double v) {
     if (isnan(v))
-        fputc(',', f);
+        ordo_strbuf_puts(b, ",");
     else
-        fprintf(f, "%.9g,", v);
+        ordo_strbuf_printf(b, "%.9g,", v);
 }
 
-// The Markdown document (table and notes) into f.
-static void write_md(const ordo_cmp *c, FILE *f) {
+// The Markdown document (table and notes) into b.
+static void write_md(const ordo_cmp *c, ordo_strbuf *b) {
     char h[128], cell[512];
-    fprintf(f, "| scheme | seeds | params |");
+    ordo_strbuf_puts(b, "| scheme | seeds | params |");
     for (int k = 0; k < ORDO_CMP_NCOL; k++) {
         ordo_cmp_header(c, k, h, sizeof h);
-        md_cell(f, h);
+        md_cell(b, h);
     }
-    fprintf(f, "\n|---|---:|---:|");
-    for (int k = 0; k < ORDO_CMP_NCOL; k++) fprintf(f, "---:|");
-    fputc('\n', f);
+    ordo_strbuf_puts(b, "\n|---|---:|---:|");
+    for (int k = 0; k < ORDO_CMP_NCOL; k++) ordo_strbuf_puts(b, "---:|");
+    ordo_strbuf_puts(b, "\n");
     for (int i = 0; i < c->ngroups; i++) {
         const ordo_cmp_group *g = &c->groups[i];
         params_str(g, h, sizeof h);
-        fprintf(f, "|");
-        md_cell(f, g->pos);
-        fprintf(f, " %d | %s |", g->n, h);
+        ordo_strbuf_puts(b, "|");
+        md_cell(b, g->pos);
+        ordo_strbuf_printf(b, " %d | %s |", g->n, h);
         for (int k = 0; k < ORDO_CMP_NCOL; k++) {
             ordo_cmp_cell_str(&g->cell[k], k, cell, sizeof cell);
-            md_cell(f, cell);
+            md_cell(b, cell);
         }
-        fputc('\n', f);
+        ordo_strbuf_puts(b, "\n");
     }
-    fprintf(f, "\nmean ± sample sd over the seeds of each scheme (\"± -\": one seed, no sd). "
-               "Val loss: the best evaluated during training; ppl: exp of it. loss@Nx: "
-               "eval.json at N times the training length (\"-\": no eval.json or no such "
-               "length, n/a: the run cannot go there).\n");
+    ordo_strbuf_puts(b,
+                     "\nmean ± sample sd over the seeds of each scheme (\"± -\": one seed, no sd). "
+                     "Val loss: the best evaluated during training; ppl: exp of it. loss@Nx: "
+                     "eval.json at N times the training length (\"-\": no eval.json or no such "
+                     "length, n/a: the run cannot go there).\n");
     if (c->wall_derived)
-        fprintf(f, "\n*train time is derived from metrics.jsonl (no elapsed_s there): the sum "
-                   "over log intervals of steps x batch x context / tokens_per_s, i.e. the "
-                   "training loop with its evaluations, without start-up.\n");
+        ordo_strbuf_puts(
+            b, "\n*train time is derived from metrics.jsonl (no elapsed_s there): the sum "
+               "over log intervals of steps x batch x context / tokens_per_s, i.e. the "
+               "training loop with its evaluations, without start-up.\n");
 }
 
 static ordo_status write_csv(const ordo_cmp *c, const char *path) {
     static const char *keys[] = {"final_train_loss", "best_val_loss", "best_val_ppl",
                                  "tokens_per_s", "wall_s"};
-    FILE *f = fopen(path, "w");
-    if (!f) return ordo_error(ORDO_ERR_IO, "%s: cannot write", path);
-    fprintf(f, "scheme,seeds,params");
+    ordo_strbuf csv;
+    ordo_strbuf_init(&csv);
+    ordo_strbuf *b = &csv;
+    ordo_strbuf_puts(b, "scheme,seeds,params");
     for (int k = 0; k < ORDO_CMP_NCOL; k++) {
         char key[32];
         if (k < ORDO_CMP_X1)
             snprintf(key, sizeof key, "%s", keys[k]);
         else
             snprintf(key, sizeof key, "loss_%dx", mults[k - ORDO_CMP_X1]);
-        fprintf(f, ",%s_mean,%s_sd,%s_n", key, key, key);
-        if (k >= ORDO_CMP_X1) fprintf(f, ",%s_note", key);
+        ordo_strbuf_printf(b, ",%s_mean,%s_sd,%s_n", key, key, key);
+        if (k >= ORDO_CMP_X1) ordo_strbuf_printf(b, ",%s_note", key);
     }
-    fprintf(f, ",train_context,wall_source\n");
+    ordo_strbuf_puts(b, ",train_context,wall_source\n");
     for (int i = 0; i < c->ngroups; i++) {
         const ordo_cmp_group *g = &c->groups[i];
         char p[64];
         params_str(g, p, sizeof p);
-        csv_field(f, g->pos, 0);
-        fprintf(f, "%d,%s,", g->n, p);
+        csv_field(b, g->pos, 0);
+        ordo_strbuf_printf(b, "%d,%s,", g->n, p);
         for (int k = 0; k < ORDO_CMP_NCOL; k++) {
             const ordo_cmp_cell *e = &g->cell[k];
-            csv_num(f, e->n ? e->mean : NAN);
-            csv_num(f, e->sd);
-            fprintf(f, "%d,", e->n);
-            if (k >= ORDO_CMP_X1) csv_field(f, e->note && !e->n ? e->note : "", 0);
+            csv_num(b, e->n ? e->mean : NAN);
+            csv_num(b, e->sd);
+            ordo_strbuf_printf(b, "%d,", e->n);
+            if (k >= ORDO_CMP_X1) csv_field(b, e->note && !e->n ? e->note : "", 0);
         }
-        fprintf(f, "%lld,%s\n", c->runs[g->runs[0]].context,
-                c->wall_derived ? "derived_from_tokens_per_s" : "elapsed_s");
+        ordo_strbuf_printf(b, "%lld,%s\n", c->runs[g->runs[0]].context,
+                           c->wall_derived ? "derived_from_tokens_per_s" : "elapsed_s");
     }
-    int bad = ferror(f);
-    if (fclose(f) || bad) return ordo_error(ORDO_ERR_IO, "%s: write failed", path);
-    return ORDO_OK;
+    ordo_status s = ordo_strbuf_save(&csv, path);
+    ordo_strbuf_free(&csv);
+    return s;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -377,22 +381,15 @@ ordo_status ordo_compare_write(const char **dirs, int ndirs, const char *out_dir
 
     char path[4200];
     if ((s = ordo_mkdir_p(out_dir, 0755))) goto done;
-    // compare.md through a memory stream, so stdout and the file get the same bytes
-    char *md = NULL;
-    size_t mdlen = 0;
-    FILE *f = open_memstream(&md, &mdlen);
-    if (!f) {
-        s = ordo_error(ORDO_ERR_NOMEM, "open_memstream failed");
-        goto done;
-    }
-    fprintf(f, "# ordo compare: %s (data: %s)\n\n", c.source, c.runs[0].data);
-    write_md(&c, f);
-    fclose(f);
-    fputs(md, stdout);
+    // compare.md built in memory, so stdout and the file get the same bytes
+    ordo_strbuf md;
+    ordo_strbuf_init(&md);
+    ordo_strbuf_printf(&md, "# ordo compare: %s (data: %s)\n\n", c.source, c.runs[0].data);
+    write_md(&c, &md);
+    fputs(md.buf, stdout);
     snprintf(path, sizeof path, "%s/compare.md", out_dir);
-    const void *parts[1] = {md};
-    s = ordo_write_atomic(path, parts, &mdlen, 1);
-    free(md);
+    s = ordo_strbuf_save(&md, path);
+    ordo_strbuf_free(&md);
     if (s) goto done;
     snprintf(path, sizeof path, "%s/compare.csv", out_dir);
     if ((s = write_csv(&c, path))) goto done;

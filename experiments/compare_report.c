@@ -73,7 +73,7 @@ static int mean_points(pool *pl, const ordo_cmp *c, const ordo_cmp_group *g, int
     return k;
 }
 
-static void loss_curves(const ordo_cmp *c, ordo_svg *s) {
+static void loss_curves(const ordo_cmp *c, ordo_strbuf *s) {
     pool pl = {0};
     ordo_series *ser = ordo_xcalloc((size_t)(c->nruns + c->ngroups) * 2, sizeof *ser);
     ordo_svg_open(s, 1100, 440, "ordo compare: loss curves");
@@ -144,7 +144,7 @@ static int eval_lengths(pool *pl, const ordo_cmp *c, const ordo_cmp_group *g, do
     return m;
 }
 
-static void extrapolation(const ordo_cmp *c, ordo_svg *s) {
+static void extrapolation(const ordo_cmp *c, ordo_strbuf *s) {
     pool pl = {0};
     ordo_series *ser = ordo_xcalloc((size_t)(c->nruns + c->ngroups), sizeof *ser);
     int n = 0, any = 0;
@@ -234,7 +234,7 @@ static void extrapolation(const ordo_cmp *c, ordo_svg *s) {
 }
 
 // Exact match against sequence length n for copy/reverse runs; 0 when no run has it.
-static int accuracy(const ordo_cmp *c, ordo_svg *s) {
+static int accuracy(const ordo_cmp *c, ordo_strbuf *s) {
     pool pl = {0};
     ordo_series *ser = ordo_xcalloc((size_t)(c->nruns + c->ngroups), sizeof *ser);
     int n = 0, train_max = 0;
@@ -314,7 +314,7 @@ static const ordo_eval_point *longest_by_pos(const ordo_runinfo *r) {
 
 // Val loss at each position of the window, at the longest length each run was evaluated
 // with loss_by_position (thin per run, thick mean per scheme); 0 when no run has it.
-static int by_position(const ordo_cmp *c, ordo_svg *s) {
+static int by_position(const ordo_cmp *c, ordo_strbuf *s) {
     pool pl = {0};
     ordo_series *ser = ordo_xcalloc((size_t)(c->nruns + c->ngroups), sizeof *ser);
     char(*labels)[64] = ordo_xcalloc((size_t)c->ngroups + 1, sizeof *labels);
@@ -381,89 +381,90 @@ static int by_position(const ordo_cmp *c, ordo_svg *s) {
     return n > 0;
 }
 
-static ordo_status save_text(const char *dir, const char *name, const ordo_svg *s) {
+static ordo_status save_text(const char *dir, const char *name, const ordo_strbuf *s) {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    return ordo_svg_save(s, path);
+    return ordo_strbuf_save(s, path);
 }
 
 // <tag attrs>text</tag>; tag may carry attributes ("td class=\"na\""), closed by its name.
-static void html_cell(ordo_svg *h, const char *tag, const char *text) {
-    ordo_svg_printf(h, "<%s>", tag);
+static void html_cell(ordo_strbuf *h, const char *tag, const char *text) {
+    ordo_strbuf_printf(h, "<%s>", tag);
     ordo_svg_escape(h, text);
-    ordo_svg_printf(h, "</%.*s>", (int)strcspn(tag, " "), tag);
+    ordo_strbuf_printf(h, "</%.*s>", (int)strcspn(tag, " "), tag);
 }
 
-static void html_table(const ordo_cmp *c, ordo_svg *h) {
+static void html_table(const ordo_cmp *c, ordo_strbuf *h) {
     char buf[512];
-    ordo_svg_printf(h, "<table>\n<tr><th>scheme</th><th>seeds</th><th>params</th>");
+    ordo_strbuf_printf(h, "<table>\n<tr><th>scheme</th><th>seeds</th><th>params</th>");
     for (int k = 0; k < ORDO_CMP_NCOL; k++) {
         ordo_cmp_header(c, k, buf, sizeof buf);
         html_cell(h, "th", buf);
     }
-    ordo_svg_printf(h, "</tr>\n");
+    ordo_strbuf_printf(h, "</tr>\n");
     for (int i = 0; i < c->ngroups; i++) {
         const ordo_cmp_group *g = &c->groups[i];
-        ordo_svg_printf(h, "<tr><td><span class=\"sw\" style=\"background:%s\"></span>", g->color);
+        ordo_strbuf_printf(h, "<tr><td><span class=\"sw\" style=\"background:%s\"></span>",
+                           g->color);
         ordo_svg_escape(h, g->pos);
-        ordo_svg_printf(h, "</td><td>%d</td>", g->n);
+        ordo_strbuf_printf(h, "</td><td>%d</td>", g->n);
         if (g->params_min == g->params_max)
-            ordo_svg_printf(h, "<td>%zu</td>", g->params_min);
+            ordo_strbuf_printf(h, "<td>%zu</td>", g->params_min);
         else
-            ordo_svg_printf(h, "<td>%zu-%zu</td>", g->params_min, g->params_max);
+            ordo_strbuf_printf(h, "<td>%zu-%zu</td>", g->params_min, g->params_max);
         for (int k = 0; k < ORDO_CMP_NCOL; k++) {
             const ordo_cmp_cell *e = &g->cell[k];
             if (e->n == 0 && e->note) {
                 // the reason goes under the table (once per scheme), the cell stays narrow
-                ordo_svg_printf(h, "<td class=\"na\" title=\"");
+                ordo_strbuf_printf(h, "<td class=\"na\" title=\"");
                 ordo_svg_escape(h, e->note);
-                ordo_svg_printf(h, "\">n/a \xe2\x80\xa0</td>");
+                ordo_strbuf_printf(h, "\">n/a \xe2\x80\xa0</td>");
                 continue;
             }
             ordo_cmp_cell_str(e, k, buf, sizeof buf);
             // the sd in smaller type beside the mean keeps the wide table narrower
             char *pm = strstr(buf, " \xc2\xb1 ");
             if (pm) *pm = 0;
-            ordo_svg_printf(h, "<td>");
+            ordo_strbuf_printf(h, "<td>");
             ordo_svg_escape(h, buf);
             if (pm) {
-                ordo_svg_printf(h, " <span class=\"sd\">");
+                ordo_strbuf_printf(h, " <span class=\"sd\">");
                 ordo_svg_escape(h, pm + 1);
-                ordo_svg_printf(h, "</span>");
+                ordo_strbuf_printf(h, "</span>");
             }
-            ordo_svg_printf(h, "</td>");
+            ordo_strbuf_printf(h, "</td>");
         }
-        ordo_svg_printf(h, "</tr>\n");
+        ordo_strbuf_printf(h, "</tr>\n");
     }
-    ordo_svg_printf(h, "</table>\n");
+    ordo_strbuf_printf(h, "</table>\n");
     for (int i = 0; i < c->ngroups; i++) {
         const ordo_cmp_group *g = &c->groups[i];
         for (int k = ORDO_CMP_X1; k < ORDO_CMP_NCOL; k++) {
             if (g->cell[k].n || !g->cell[k].note) continue;
             ordo_cmp_header(c, k, buf, sizeof buf);
-            ordo_svg_printf(h, "<p class=\"note\">\xe2\x80\xa0 ");
+            ordo_strbuf_printf(h, "<p class=\"note\">\xe2\x80\xa0 ");
             ordo_svg_escape(h, g->pos);
-            ordo_svg_printf(h, ", from ");
+            ordo_strbuf_printf(h, ", from ");
             ordo_svg_escape(h, buf);
-            ordo_svg_printf(h, " on: ");
+            ordo_strbuf_printf(h, " on: ");
             ordo_svg_escape(h, g->cell[k].note);
-            ordo_svg_printf(h, "</p>\n");
+            ordo_strbuf_printf(h, "</p>\n");
             break;
         }
     }
 }
 
 ordo_status ordo_cmp_write_report(const ordo_cmp *c, const char *out_dir) {
-    ordo_svg curves, extra, acc, h;
-    ordo_svg_init(&curves);
-    ordo_svg_init(&extra);
-    ordo_svg_init(&acc);
-    ordo_svg_init(&h);
+    ordo_strbuf curves, extra, acc, h;
+    ordo_strbuf_init(&curves);
+    ordo_strbuf_init(&extra);
+    ordo_strbuf_init(&acc);
+    ordo_strbuf_init(&h);
     loss_curves(c, &curves);
     extrapolation(c, &extra);
     int has_acc = accuracy(c, &acc);
-    ordo_svg bypos;
-    ordo_svg_init(&bypos);
+    ordo_strbuf bypos;
+    ordo_strbuf_init(&bypos);
     int has_pos = by_position(c, &bypos);
     ordo_status s = save_text(out_dir, "loss_curves.svg", &curves);
     if (!s) s = save_text(out_dir, "extrapolation.svg", &extra);
@@ -471,10 +472,11 @@ ordo_status ordo_cmp_write_report(const ordo_cmp *c, const char *out_dir) {
     if (!s && has_pos) s = save_text(out_dir, "loss_by_position.svg", &bypos);
 
     // XHTML (well-formed XML) that browsers also read as HTML; SVGs go in as they are
-    ordo_svg_printf(&h, "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" "
-                        "lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>ordo compare: ");
+    ordo_strbuf_printf(&h,
+                       "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" "
+                       "lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>ordo compare: ");
     ordo_svg_escape(&h, c->source);
-    ordo_svg_printf(
+    ordo_strbuf_printf(
         &h, "</title>\n<style>\nbody{font-family:sans-serif;margin:24px;color:#222}"
             "\ntable{border-collapse:collapse;font-size:12px;margin:12px 0}"
             "\nth,td{border:1px solid #ccc;padding:3px 6px;text-align:right;white-space:nowrap}"
@@ -484,41 +486,42 @@ ordo_status ordo_cmp_write_report(const ordo_cmp *c, const char *out_dir) {
             "\n.note{color:#555;font-size:13px}\nsvg{max-width:100%%;height:auto}\n</style>\n"
             "</head>\n<body>\n<h1>ordo compare</h1>\n<p>");
     ordo_svg_escape(&h, c->source);
-    ordo_svg_printf(&h, ", %d runs, data: ", c->nruns);
+    ordo_strbuf_printf(&h, ", %d runs, data: ", c->nruns);
     ordo_svg_escape(&h, c->runs[0].data);
-    ordo_svg_printf(&h, "</p>\n");
+    ordo_strbuf_printf(&h, "</p>\n");
     html_table(c, &h);
-    ordo_svg_printf(&h, "<p class=\"note\">mean ± sample sd over the seeds of each scheme "
-                        "(\"± -\": one seed, no sd). Val loss: the best evaluated during "
-                        "training; ppl: exp of it. loss@Nx: eval.json at N times the training "
-                        "length (\"-\": no eval.json or no such length; n/a: the run cannot go "
-                        "there).");
+    ordo_strbuf_printf(&h, "<p class=\"note\">mean ± sample sd over the seeds of each scheme "
+                           "(\"± -\": one seed, no sd). Val loss: the best evaluated during "
+                           "training; ppl: exp of it. loss@Nx: eval.json at N times the training "
+                           "length (\"-\": no eval.json or no such length; n/a: the run cannot go "
+                           "there).");
     if (c->wall_derived)
-        ordo_svg_printf(&h, " *train time is derived from metrics.jsonl: the sum over log "
-                            "intervals of steps x batch x context / tokens_per_s.");
-    ordo_svg_printf(&h, "</p>\n<h2>Loss curves</h2>\n%s<h2>Val loss against eval length</h2>\n%s",
-                    curves.buf, extra.buf);
-    if (has_pos) ordo_svg_printf(&h, "<h2>Val loss by position</h2>\n%s", bypos.buf);
-    if (has_acc) ordo_svg_printf(&h, "<h2>Exact match by length</h2>\n%s", acc.buf);
-    ordo_svg_printf(&h, "<h2>Runs</h2>\n<table>\n<tr><th>run</th><th>scheme</th><th>seed</th>"
-                        "<th>steps</th><th>checkpoint</th><th>eval.json</th></tr>\n");
+        ordo_strbuf_printf(&h, " *train time is derived from metrics.jsonl: the sum over log "
+                               "intervals of steps x batch x context / tokens_per_s.");
+    ordo_strbuf_printf(&h,
+                       "</p>\n<h2>Loss curves</h2>\n%s<h2>Val loss against eval length</h2>\n%s",
+                       curves.buf, extra.buf);
+    if (has_pos) ordo_strbuf_printf(&h, "<h2>Val loss by position</h2>\n%s", bypos.buf);
+    if (has_acc) ordo_strbuf_printf(&h, "<h2>Exact match by length</h2>\n%s", acc.buf);
+    ordo_strbuf_printf(&h, "<h2>Runs</h2>\n<table>\n<tr><th>run</th><th>scheme</th><th>seed</th>"
+                           "<th>steps</th><th>checkpoint</th><th>eval.json</th></tr>\n");
     for (int gi = 0; gi < c->ngroups; gi++)
         for (int k = 0; k < c->groups[gi].n; k++) {
             const ordo_runinfo *r = &c->runs[c->groups[gi].runs[k]];
-            ordo_svg_printf(&h, "<tr>");
+            ordo_strbuf_printf(&h, "<tr>");
             html_cell(&h, "td", r->dir);
             html_cell(&h, "td", r->pos);
-            ordo_svg_printf(&h, "<td>%lld</td><td>%lld</td><td>%lld</td>", r->seed, r->steps,
-                            (long long)r->ckpt_step);
+            ordo_strbuf_printf(&h, "<td>%lld</td><td>%lld</td><td>%lld</td>", r->seed, r->steps,
+                               (long long)r->ckpt_step);
             html_cell(&h, "td", !r->has_eval ? "no" : r->eval_mode ? r->eval_mode : "yes");
-            ordo_svg_printf(&h, "</tr>\n");
+            ordo_strbuf_printf(&h, "</tr>\n");
         }
-    ordo_svg_printf(&h, "</table>\n</body>\n</html>\n");
+    ordo_strbuf_printf(&h, "</table>\n</body>\n</html>\n");
     if (!s) s = save_text(out_dir, "report.html", &h);
-    ordo_svg_free(&curves);
-    ordo_svg_free(&extra);
-    ordo_svg_free(&acc);
-    ordo_svg_free(&bypos);
-    ordo_svg_free(&h);
+    ordo_strbuf_free(&curves);
+    ordo_strbuf_free(&extra);
+    ordo_strbuf_free(&acc);
+    ordo_strbuf_free(&bypos);
+    ordo_strbuf_free(&h);
     return s;
 }

@@ -1,5 +1,5 @@
-// SVG writer: text buffer, escaping, line plots and heatmaps (see svg.h). Plain SVG 1.1
-// elements only (rect, line, polyline, circle, text, g), no ids, no scripts, no external
+// SVG drawing into an ordo_strbuf: XML escaping, line plots and heatmaps (see plot.h). Plain
+// SVG 1.1 elements only (rect, line, polyline, circle, text, g), no ids, no scripts, no external
 // references, so a file is both a standalone image and inlinable XHTML content. Numbers are
 // printed with fixed precision so the same data always gives the same bytes. It does not
 // try to be a plotting library: one panel layout, no automatic label collision handling.
@@ -11,50 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "framework/fileio.h"
-
 #define FONT 12.0
 
-void ordo_svg_init(ordo_svg *s) {
-    s->cap = 4096;
-    s->buf = ordo_xmalloc(s->cap);
-    s->buf[0] = 0;
-    s->len = 0;
-}
-
-void ordo_svg_free(ordo_svg *s) {
-    free(s->buf);
-    s->buf = NULL;
-    s->len = s->cap = 0;
-}
-
-static void reserve(ordo_svg *s, size_t extra) {
-    if (s->len + extra + 1 <= s->cap) return;
-    while (s->len + extra + 1 > s->cap) s->cap *= 2;
-    s->buf = ordo_xrealloc(s->buf, s->cap);
-}
-
-static void vappend(ordo_svg *s, const char *fmt, va_list ap) {
-    va_list ap2;
-    va_copy(ap2, ap);
-    int n = vsnprintf(s->buf + s->len, s->cap - s->len, fmt, ap);
-    ORDO_ASSERT(n >= 0);
-    if ((size_t)n + 1 > s->cap - s->len) {
-        reserve(s, (size_t)n);
-        vsnprintf(s->buf + s->len, s->cap - s->len, fmt, ap2);
-    }
-    va_end(ap2);
-    s->len += (size_t)n;
-}
-
-void ordo_svg_printf(ordo_svg *s, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vappend(s, fmt, ap);
-    va_end(ap);
-}
-
-void ordo_svg_escape(ordo_svg *s, const char *text) {
+void ordo_svg_escape(ordo_strbuf *s, const char *text) {
     for (const char *p = text; *p; p++) {
         const char *e = NULL;
         switch (*p) {
@@ -78,52 +37,41 @@ void ordo_svg_escape(ordo_svg *s, const char *text) {
         }
         // control characters other than tab/newline are not allowed in XML 1.0 at all
         if (!e && (unsigned char)*p < 0x20 && *p != '\t' && *p != '\n') e = "?";
-        if (e) {
-            reserve(s, strlen(e));
-            memcpy(s->buf + s->len, e, strlen(e) + 1);
-            s->len += strlen(e);
-        } else {
-            reserve(s, 1);
-            s->buf[s->len++] = *p;
-            s->buf[s->len] = 0;
-        }
+        if (e)
+            ordo_strbuf_puts(s, e);
+        else
+            ordo_strbuf_append(s, p, 1);
     }
 }
 
-void ordo_svg_open(ordo_svg *s, double w, double h, const char *title) {
-    ordo_svg_printf(s,
-                    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-                    "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"%.0f\">\n"
-                    "<title>",
-                    w, h, w, h, FONT);
+void ordo_svg_open(ordo_strbuf *s, double w, double h, const char *title) {
+    ordo_strbuf_printf(s,
+                       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+                       "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"%.0f\">\n"
+                       "<title>",
+                       w, h, w, h, FONT);
     ordo_svg_escape(s, title ? title : "");
-    ordo_svg_printf(s,
-                    "</title>\n<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" "
-                    "fill=\"#ffffff\"/>\n",
-                    w, h);
+    ordo_strbuf_printf(s,
+                       "</title>\n<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" "
+                       "fill=\"#ffffff\"/>\n",
+                       w, h);
 }
 
-void ordo_svg_close(ordo_svg *s) {
-    ordo_svg_printf(s, "</svg>\n");
+void ordo_svg_close(ordo_strbuf *s) {
+    ordo_strbuf_printf(s, "</svg>\n");
 }
 
-void ordo_svg_text(ordo_svg *s, double x, double y, const char *anchor, double size,
+void ordo_svg_text(ordo_strbuf *s, double x, double y, const char *anchor, double size,
                    const char *attrs, const char *fmt, ...) {
     char tmp[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
-    ordo_svg_printf(s, "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"%s\" font-size=\"%.1f\"%s%s>", x,
-                    y, anchor, size, attrs && *attrs ? " " : "", attrs ? attrs : "");
+    ordo_strbuf_printf(s, "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"%s\" font-size=\"%.1f\"%s%s>",
+                       x, y, anchor, size, attrs && *attrs ? " " : "", attrs ? attrs : "");
     ordo_svg_escape(s, tmp);
-    ordo_svg_printf(s, "</text>\n");
-}
-
-ordo_status ordo_svg_save(const ordo_svg *s, const char *path) {
-    const void *parts[1] = {s->buf};
-    size_t lens[1] = {s->len};
-    return ordo_write_atomic(path, parts, lens, 1);
+    ordo_strbuf_printf(s, "</text>\n");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -166,14 +114,14 @@ static void widen(double *lo, double *hi) {
     *hi += d;
 }
 
-static void draw_axes(ordo_svg *s, const frame *f, const ordo_axes *a) {
-    ordo_svg_printf(s, "<g class=\"axes\">\n");
+static void draw_axes(ordo_strbuf *s, const frame *f, const ordo_axes *a) {
+    ordo_strbuf_printf(s, "<g class=\"axes\">\n");
     // y ticks and horizontal grid
     double step = nice_step(f->y1 - f->y0, 5);
     int dec = step_decimals(step);
     for (double t = ceil(f->y0 / step - 1e-9) * step; t <= f->y1 + step * 1e-9; t += step) {
         double y = fy(f, t);
-        ordo_svg_printf(
+        ordo_strbuf_printf(
             s,
             "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#e5e5e5\"/>\n"
             "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#333\"/>\n",
@@ -187,7 +135,7 @@ static void draw_axes(ordo_svg *s, const frame *f, const ordo_axes *a) {
         double lb = log10(base);
         for (double k = ceil(f->x0 / lb - 1e-9); k * lb <= f->x1 + 1e-9; k++) {
             double v = pow(base, k), x = fx(f, v);
-            ordo_svg_printf(
+            ordo_strbuf_printf(
                 s,
                 "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#e5e5e5\"/>\n"
                 "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#333\"/>\n",
@@ -199,7 +147,7 @@ static void draw_axes(ordo_svg *s, const frame *f, const ordo_axes *a) {
         int xd = step_decimals(xs);
         for (double t = ceil(f->x0 / xs - 1e-9) * xs; t <= f->x1 + xs * 1e-9; t += xs) {
             double x = fx(f, t);
-            ordo_svg_printf(
+            ordo_strbuf_printf(
                 s,
                 "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#e5e5e5\"/>\n"
                 "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#333\"/>\n",
@@ -208,10 +156,10 @@ static void draw_axes(ordo_svg *s, const frame *f, const ordo_axes *a) {
                           fabs(t) < xs * 1e-9 ? 0.0 : t);
         }
     }
-    ordo_svg_printf(s,
-                    "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"none\" "
-                    "stroke=\"#333\"/>\n",
-                    f->px, f->py, f->pw, f->ph);
+    ordo_strbuf_printf(s,
+                       "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"none\" "
+                       "stroke=\"#333\"/>\n",
+                       f->px, f->py, f->pw, f->ph);
     if (a->title)
         ordo_svg_text(s, f->px + f->pw / 2, a->y + 18, "middle", FONT + 2, "font-weight=\"bold\"",
                       "%s", a->title);
@@ -227,19 +175,19 @@ static void draw_axes(ordo_svg *s, const frame *f, const ordo_axes *a) {
     if (a->xmark > 0) {
         double x = fx(f, a->xmark);
         if (x >= f->px && x <= f->px + f->pw) {
-            ordo_svg_printf(s,
-                            "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" "
-                            "stroke=\"#888\" stroke-dasharray=\"4 3\"/>\n",
-                            x, f->py, x, f->py + f->ph);
+            ordo_strbuf_printf(s,
+                               "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" "
+                               "stroke=\"#888\" stroke-dasharray=\"4 3\"/>\n",
+                               x, f->py, x, f->py + f->ph);
             if (a->xmark_label)
                 ordo_svg_text(s, x + 4, f->py + 12, "start", FONT - 2, "fill=\"#666\"", "%s",
                               a->xmark_label);
         }
     }
-    ordo_svg_printf(s, "</g>\n");
+    ordo_strbuf_printf(s, "</g>\n");
 }
 
-void ordo_svg_lineplot(ordo_svg *s, const ordo_axes *a, const ordo_series *ser, int n) {
+void ordo_svg_lineplot(ordo_strbuf *s, const ordo_axes *a, const ordo_series *ser, int n) {
     frame f = {.px = a->x + 62, .py = a->y + 30, .logx = a->logx};
     f.pw = a->w - 62 - 12 - a->legend_w;
     f.ph = a->h - 30 - 46;
@@ -266,52 +214,53 @@ void ordo_svg_lineplot(ordo_svg *s, const ordo_axes *a, const ordo_series *ser, 
     for (int i = 0; i < n; i++) {
         const ordo_series *e = &ser[i];
         double op = e->opacity > 0 ? e->opacity : 1;
-        ordo_svg_printf(s, "<g class=\"");
+        ordo_strbuf_printf(s, "<g class=\"");
         ordo_svg_escape(s, e->cls ? e->cls : "series");
-        ordo_svg_printf(s, "\"");
+        ordo_strbuf_printf(s, "\"");
         if (e->label) {
-            ordo_svg_printf(s, " data-label=\"");
+            ordo_strbuf_printf(s, " data-label=\"");
             ordo_svg_escape(s, e->label);
-            ordo_svg_printf(s, "\"");
+            ordo_strbuf_printf(s, "\"");
         }
-        ordo_svg_printf(s,
-                        " stroke=\"%s\" fill=\"none\" stroke-width=\"%.2f\" opacity=\"%.2f\" "
-                        "stroke-linejoin=\"round\">\n",
-                        e->color, e->width, op);
+        ordo_strbuf_printf(s,
+                           " stroke=\"%s\" fill=\"none\" stroke-width=\"%.2f\" opacity=\"%.2f\" "
+                           "stroke-linejoin=\"round\">\n",
+                           e->color, e->width, op);
         // one polyline per run of usable points; a gap where a point is missing
         int open = 0;
         for (int k = 0; k < e->n; k++) {
             if (!usable(&f, e->x[k], e->y[k])) {
-                if (open) ordo_svg_printf(s, "\"/>\n");
+                if (open) ordo_strbuf_printf(s, "\"/>\n");
                 open = 0;
                 continue;
             }
-            if (!open) ordo_svg_printf(s, "<polyline points=\"");
-            ordo_svg_printf(s, "%s%.2f,%.2f", open ? " " : "", fx(&f, e->x[k]), fy(&f, e->y[k]));
+            if (!open) ordo_strbuf_printf(s, "<polyline points=\"");
+            ordo_strbuf_printf(s, "%s%.2f,%.2f", open ? " " : "", fx(&f, e->x[k]), fy(&f, e->y[k]));
             open = 1;
         }
-        if (open) ordo_svg_printf(s, "\"/>\n");
+        if (open) ordo_strbuf_printf(s, "\"/>\n");
         if (e->markers)
             for (int k = 0; k < e->n; k++)
                 if (usable(&f, e->x[k], e->y[k]))
-                    ordo_svg_printf(s, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"3.5\" fill=\"%s\"/>\n",
-                                    fx(&f, e->x[k]), fy(&f, e->y[k]), e->color);
-        ordo_svg_printf(s, "</g>\n");
+                    ordo_strbuf_printf(s,
+                                       "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"3.5\" fill=\"%s\"/>\n",
+                                       fx(&f, e->x[k]), fy(&f, e->y[k]), e->color);
+        ordo_strbuf_printf(s, "</g>\n");
     }
 
     if (a->legend_w <= 0) return;
     double lx = f.px + f.pw + 14, ly = f.py + 8;
-    ordo_svg_printf(s, "<g class=\"legend\">\n");
+    ordo_strbuf_printf(s, "<g class=\"legend\">\n");
     for (int i = 0; i < n; i++) {
         if (!ser[i].label || ser[i].nolegend) continue;
-        ordo_svg_printf(s,
-                        "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"%s\" "
-                        "stroke-width=\"%.2f\"/>\n",
-                        lx, ly, lx + 20, ly, ser[i].color, fmin(fmax(ser[i].width, 1.5), 4));
+        ordo_strbuf_printf(s,
+                           "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"%s\" "
+                           "stroke-width=\"%.2f\"/>\n",
+                           lx, ly, lx + 20, ly, ser[i].color, fmin(fmax(ser[i].width, 1.5), 4));
         ordo_svg_text(s, lx + 26, ly + 4, "start", FONT - 1, "", "%s", ser[i].label);
         ly += 17;
     }
-    ordo_svg_printf(s, "</g>\n");
+    ordo_strbuf_printf(s, "</g>\n");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -381,7 +330,8 @@ static float *block_means(const float *v, int rows, int cols, int fr, int fc, in
     return out;
 }
 
-void ordo_svg_heatmap(ordo_svg *s, const ordo_heatmap *hm, double x, double y, double w, double h) {
+void ordo_svg_heatmap(ordo_strbuf *s, const ordo_heatmap *hm, double x, double y, double w,
+                      double h) {
     double px = x + 44, py = y + 24, pw = w - 44 - 6, ph = h - 24 - 36;
     // a drawn cell covers fr x fc matrix entries when the matrix is bigger than max_cells
     int maxc = hm->max_cells > 0 ? hm->max_cells : 128;
@@ -392,14 +342,14 @@ void ordo_svg_heatmap(ordo_svg *s, const ordo_heatmap *hm, double x, double y, d
     float *blocks = NULL;
     if (fr > 1 || fc > 1) v = blocks = block_means(hm->v, hm->rows, hm->cols, fr, fc, &rows, &cols);
     double cw = cw0 * fc, ch = ch0 * fr;
-    ordo_svg_printf(s, "<g class=\"heatmap\">\n");
+    ordo_strbuf_printf(s, "<g class=\"heatmap\">\n");
     if (hm->title)
         ordo_svg_text(s, px + pw / 2, y + 16, "middle", FONT, "font-weight=\"bold\"", "%s",
                       hm->title);
-    ordo_svg_printf(
+    ordo_strbuf_printf(
         s, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"#dddddd\"/>\n", px,
         py, pw, ph);
-    ordo_svg_printf(s, "<g shape-rendering=\"crispEdges\">\n");
+    ordo_strbuf_printf(s, "<g shape-rendering=\"crispEdges\">\n");
     // a run of equal colours in a row is one rect: smaller files for flat regions
     for (int r = 0; r < rows; r++) {
         int c = 0;
@@ -421,17 +371,17 @@ void ordo_svg_heatmap(ordo_svg *s, const ordo_heatmap *hm, double x, double y, d
             }
             // cells overlap their neighbour by a hair so no background line shows between
             // them; the last block of a row or column may be partial
-            ordo_svg_printf(
+            ordo_strbuf_printf(
                 s, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"/>\n",
                 px + c * cw, py + r * ch, fmin(e * cw, pw) - c * cw + 0.3,
                 fmin((r + 1) * ch, ph) - r * ch + 0.3, col);
             c = e;
         }
     }
-    ordo_svg_printf(s,
-                    "</g>\n<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
-                    "fill=\"none\" stroke=\"#333\"/>\n",
-                    px, py, pw, ph);
+    ordo_strbuf_printf(s,
+                       "</g>\n<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
+                       "fill=\"none\" stroke=\"#333\"/>\n",
+                       px, py, pw, ph);
     int rs = index_step(hm->rows), cs = index_step(hm->cols);
     for (int r = 0; r < hm->rows; r += rs)
         ordo_svg_text(s, px - 3, py + (r + 0.5) * ch0 + 3.5, "end", FONT - 2, "", "%d", r);
@@ -449,35 +399,35 @@ void ordo_svg_heatmap(ordo_svg *s, const ordo_heatmap *hm, double x, double y, d
         ordo_svg_text(s, px + pw, py + ph + 27, "end", FONT - 3, "fill=\"#666\"",
                       "cells: means of %dx%d", fr, fc);
     free(blocks);
-    ordo_svg_printf(s, "</g>\n");
+    ordo_strbuf_printf(s, "</g>\n");
 }
 
-void ordo_svg_colorbar(ordo_svg *s, double x, double y, double w, double h, double vmin,
+void ordo_svg_colorbar(ordo_strbuf *s, double x, double y, double w, double h, double vmin,
                        double vmax, int diverging, const char *label) {
     const int steps = 64;
-    ordo_svg_printf(s, "<g class=\"colorbar\">\n<g shape-rendering=\"crispEdges\">\n");
+    ordo_strbuf_printf(s, "<g class=\"colorbar\">\n<g shape-rendering=\"crispEdges\">\n");
     for (int i = 0; i < steps; i++) {
         char col[8];
         // top of the bar is vmax
         double v = vmax - (vmax - vmin) * (i + 0.5) / steps;
         ordo_svg_color(col, v, vmin, vmax, diverging);
-        ordo_svg_printf(
+        ordo_strbuf_printf(
             s, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"/>\n", x,
             y + h * i / steps, w, h / steps + 0.3, col);
     }
-    ordo_svg_printf(s,
-                    "</g>\n<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
-                    "fill=\"none\" stroke=\"#333\"/>\n",
-                    x, y, w, h);
+    ordo_strbuf_printf(s,
+                       "</g>\n<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
+                       "fill=\"none\" stroke=\"#333\"/>\n",
+                       x, y, w, h);
     double ticks[3] = {vmax, (vmin + vmax) / 2, vmin};
     for (int i = 0; i < 3; i++) {
         double ty = y + h * i / 2.0;
-        ordo_svg_printf(s,
-                        "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#333\"/>\n",
-                        x + w, ty, x + w + 4, ty);
+        ordo_strbuf_printf(
+            s, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#333\"/>\n", x + w,
+            ty, x + w + 4, ty);
         ordo_svg_text(s, x + w + 6, ty + 4, "start", FONT - 2, "", "%.3g",
                       fabs(ticks[i]) < 1e-12 ? 0.0 : ticks[i]);
     }
     if (label) ordo_svg_text(s, x - 6, y - 8, "start", FONT - 1, "", "%s", label);
-    ordo_svg_printf(s, "</g>\n");
+    ordo_strbuf_printf(s, "</g>\n");
 }

@@ -1,34 +1,26 @@
-// A small SVG writer for the plots of `ordo compare` and `ordo viz`: a growable text buffer
-// with XML escaping, line plots (linear or log-x axes, gaps at NaN, a legend) and heatmaps
-// with a colour scale. Output is deterministic (fixed number formats, no timestamps, no ids),
-// so that several SVGs can be inlined into one HTML page and files compare byte for byte.
+// SVG drawing for the plots of `ordo compare` and `ordo viz`: XML escaping, line plots
+// (linear or log-x axes, gaps at NaN, a legend) and heatmaps with a colour scale, all written
+// into an ordo_strbuf (framework/strbuf.h), which also holds the HTML pages that inline them
+// and saves them. Output is deterministic (fixed number formats, no timestamps, no ids), so
+// that several SVGs can be inlined into one HTML page and files compare byte for byte.
 #ifndef ORDO_PLOT_H
 #define ORDO_PLOT_H
 #include <stddef.h>
 
 #include "framework/error.h"
+#include "framework/strbuf.h"
 
-typedef struct ordo_svg {
-    char *buf; // NUL-terminated text written so far (owned)
-    size_t len, cap;
-} ordo_svg;
-
-void ordo_svg_init(ordo_svg *s);
-void ordo_svg_free(ordo_svg *s);
-// Appends formatted text as is (the caller writes valid markup).
-void ordo_svg_printf(ordo_svg *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-// Appends text with & < > " ' escaped, for element content and attribute values.
-void ordo_svg_escape(ordo_svg *s, const char *text);
-// `<svg xmlns=... width height viewBox>` with a white background and a <title>; ordo_svg_close ends
-// it.
-void ordo_svg_open(ordo_svg *s, double w, double h, const char *title);
-void ordo_svg_close(ordo_svg *s);
+// Appends text with & < > " ' escaped (and control characters other than tab and newline
+// replaced by '?'), for element content and attribute values of SVG and XHTML alike.
+void ordo_svg_escape(ordo_strbuf *s, const char *text);
+// `<svg xmlns=... width height viewBox>` with a white background and a <title>; ordo_svg_close
+// ends it.
+void ordo_svg_open(ordo_strbuf *s, double w, double h, const char *title);
+void ordo_svg_close(ordo_strbuf *s);
 // A <text> at (x, y): anchor "start"|"middle"|"end", font size in px, extra attributes
 // (markup, may be ""), and the printf-formatted text, escaped.
-void ordo_svg_text(ordo_svg *s, double x, double y, const char *anchor, double size,
+void ordo_svg_text(ordo_strbuf *s, double x, double y, const char *anchor, double size,
                    const char *attrs, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
-// Writes the buffer to path atomically. Errors: ORDO_ERR_IO naming the path.
-ordo_status ordo_svg_save(const ordo_svg *s, const char *path);
 
 // One line of a plot. Points with a non-finite y (or x <= 0 on a log axis) leave a gap.
 typedef struct ordo_series {
@@ -56,7 +48,7 @@ typedef struct ordo_axes {
 
 // Draws the axes, ticks, grid, labels, every series (one <g class=cls> each) and the legend.
 // With no finite point at all, says so in the panel instead of drawing lines.
-void ordo_svg_lineplot(ordo_svg *s, const ordo_axes *a, const ordo_series *ser, int n);
+void ordo_svg_lineplot(ordo_strbuf *s, const ordo_axes *a, const ordo_series *ser, int n);
 
 // A (rows, cols) matrix drawn as cells, row 0 at the top; NaN cells are left blank (grey).
 typedef struct ordo_heatmap {
@@ -70,9 +62,10 @@ typedef struct ordo_heatmap {
 } ordo_heatmap;
 
 // Draws the heatmap into the box (x, y, w, h) (title, tick labels and axis labels inside it).
-void ordo_svg_heatmap(ordo_svg *s, const ordo_heatmap *hm, double x, double y, double w, double h);
+void ordo_svg_heatmap(ordo_strbuf *s, const ordo_heatmap *hm, double x, double y, double w,
+                      double h);
 // A vertical colour bar in (x, y, w, h) with ticks at vmin, the middle and vmax, and a label.
-void ordo_svg_colorbar(ordo_svg *s, double x, double y, double w, double h, double vmin,
+void ordo_svg_colorbar(ordo_strbuf *s, double x, double y, double w, double h, double vmin,
                        double vmax, int diverging, const char *label);
 // The colour of v in a map, as "#rrggbb" into out[8].
 void ordo_svg_color(char out[8], double v, double vmin, double vmax, int diverging);

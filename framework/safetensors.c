@@ -25,6 +25,7 @@
 
 #include "framework/fileio.h"
 #include "framework/safetensors.h"
+#include "framework/strbuf.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error                                                                                             \
@@ -433,31 +434,11 @@ const char *ordo_safetensors_meta_value(const ordo_safetensors *f, int i) {
 
 // ---- writing
 
-typedef struct sbuf {
-    char *p;
-    size_t n, cap;
-} sbuf;
-
-static void sb_put(sbuf *b, const char *s, size_t n) {
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->n + n + 1) cap *= 2;
-        b->p = ordo_xrealloc(b->p, cap);
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = 0;
-}
-static void sb_str(sbuf *b, const char *s) {
-    sb_put(b, s, strlen(s));
-}
-
 // A JSON string escaped as serde_json (and Python's json with ensure_ascii=False) does it:
 // ", \ and control characters only; UTF-8 passes through.
-static void sb_json_string(sbuf *b, const char *s) {
+static void put_json_string(ordo_strbuf *b, const char *s) {
     static const char hex[] = "0123456789abcdef";
-    sb_put(b, "\"", 1);
+    ordo_strbuf_append(b, "\"", 1);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         char esc[7] = {'\\', 0};
         switch (*p) {
@@ -487,15 +468,15 @@ static void sb_json_string(sbuf *b, const char *s) {
                 memcpy(esc + 1, "u00", 3);
                 esc[4] = hex[*p >> 4];
                 esc[5] = hex[*p & 15];
-                sb_put(b, esc, 6);
+                ordo_strbuf_append(b, esc, 6);
             } else {
-                sb_put(b, (const char *)p, 1);
+                ordo_strbuf_append(b, (const char *)p, 1);
             }
             continue;
         }
-        sb_put(b, esc, 2);
+        ordo_strbuf_append(b, esc, 2);
     }
-    sb_put(b, "\"", 1);
+    ordo_strbuf_append(b, "\"", 1);
 }
 
 // Strict UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF), as JSON readers demand.
@@ -531,6 +512,107 @@ static int cmp_write_name(const void *a, const void *b, void *ctx) {
     return strcmp(t[*(const int *)a].name, t[*(const int *)b].name);
 }
 
+// Checks each tensor (name, dims, shape, data) and sets nbytes[i]; then sorts order[] by
+// name, as the reference lays tensors out, and refuses a name used twice.
+static ordo_status check_tensors(const char *path, const ordo_st_write *tensors, int n,
+                                 size_t *nbytes, int *order) {
+    for (int i = 0; i < n; i++) {
+        const ordo_st_write *t = &tensors[i];
+        order[i] = i;
+        if (!t->name || !utf8_valid(t->name) || strcmp(t->name, "__metadata__") == 0)
+            return ordo_error(ORDO_ERR_ARG, "%s: tensor %d has an invalid name%s%s", path, i,
+                              t->name ? ": " : "", t->name ? t->name : "");
+        if (t->ndim < 0 || t->ndim > ORDO_ST_MAX_DIMS)
+            return ordo_error(ORDO_ERR_ARG, "%s: tensor %s has %d dimensions (0..%d allowed)", path,
+                              t->name, t->ndim, ORDO_ST_MAX_DIMS);
+        uint64_t ne = 1;
+        int bad = 0;
+        for (int d = 0; d < t->ndim; d++) {
+            bad |= t->shape[d] < 0;
+            bad |= __builtin_mul_overflow(ne, (uint64_t)(t->shape[d] < 0 ? 0 : t->shape[d]), &ne);
+        }
+        bad |= __builtin_mul_overflow(ne, (uint64_t)sizeof(float), &ne) || ne > SIZE_MAX / 2;
+        if (bad)
+            return ordo_error(ORDO_ERR_ARG, "%s: tensor %s has an invalid shape", path, t->name);
+        nbytes[i] = (size_t)ne;
+        if (ne && !t->data)
+            return ordo_error(ORDO_ERR_ARG, "%s: tensor %s has no data", path, t->name);
+    }
+    qsort_r(order, (size_t)n, sizeof *order, cmp_write_name, (void *)tensors);
+    for (int i = 1; i < n; i++)
+        if (strcmp(tensors[order[i]].name, tensors[order[i - 1]].name) == 0)
+            return ordo_error(ORDO_ERR_ARG, "%s: tensor name %s is used twice", path,
+                              tensors[order[i]].name);
+    return ORDO_OK;
+}
+
+// Every metadata key and value present and UTF-8; no key twice.
+static ordo_status check_meta(const char *path, const char *const *keys, const char *const *vals,
+                              int nmeta) {
+    for (int i = 0; i < nmeta; i++) {
+        if (!keys[i] || !vals[i] || !utf8_valid(keys[i]) || !utf8_valid(vals[i]))
+            return ordo_error(ORDO_ERR_ARG, "%s: metadata entry %d is NULL or not UTF-8", path, i);
+        for (int j = 0; j < i; j++)
+            if (strcmp(keys[i], keys[j]) == 0)
+                return ordo_error(ORDO_ERR_ARG, "%s: metadata key %s is used twice", path, keys[i]);
+    }
+    return ORDO_OK;
+}
+
+// The header, as the reference writes it: compact JSON,
+// {"__metadata__":{...},"name":{"dtype":"F32","shape":[..],"data_offsets":[b,e]},...}
+// with the tensors in `order` and their data back to back, padded with spaces to a multiple
+// of 8 so that the data starts 8-aligned.
+static void build_header(ordo_strbuf *h, const ordo_st_write *tensors, const int *order,
+                         const size_t *nbytes, int n, const char *const *keys,
+                         const char *const *vals, int nmeta) {
+    ordo_strbuf_puts(h, "{");
+    if (nmeta > 0) {
+        ordo_strbuf_puts(h, "\"__metadata__\":{");
+        for (int i = 0; i < nmeta; i++) {
+            if (i) ordo_strbuf_puts(h, ",");
+            put_json_string(h, keys[i]);
+            ordo_strbuf_puts(h, ":");
+            put_json_string(h, vals[i]);
+        }
+        ordo_strbuf_puts(h, "}");
+        if (n > 0) ordo_strbuf_puts(h, ",");
+    }
+    size_t off = 0;
+    for (int k = 0; k < n; k++) {
+        const ordo_st_write *t = &tensors[order[k]];
+        if (k) ordo_strbuf_puts(h, ",");
+        put_json_string(h, t->name);
+        ordo_strbuf_puts(h, ":{\"dtype\":\"F32\",\"shape\":[");
+        for (int d = 0; d < t->ndim; d++)
+            ordo_strbuf_printf(h, "%s%" PRId64, d ? "," : "", t->shape[d]);
+        ordo_strbuf_printf(h, "],\"data_offsets\":[%zu,%zu]}", off, off + nbytes[order[k]]);
+        off += nbytes[order[k]];
+    }
+    ordo_strbuf_puts(h, "}");
+    while (h->len % 8) ordo_strbuf_puts(h, " ");
+}
+
+// The length word, the header, then every tensor's data straight from the caller's buffer,
+// in one atomic write.
+static ordo_status write_file(const char *path, const ordo_strbuf *h, const ordo_st_write *tensors,
+                              const int *order, const size_t *nbytes, int n) {
+    unsigned char lenb[8];
+    for (int i = 0; i < 8; i++) lenb[i] = (unsigned char)((uint64_t)h->len >> (8 * i));
+    const void **parts = ordo_xmalloc((size_t)(n + 2) * sizeof *parts);
+    size_t *lens = ordo_xmalloc((size_t)(n + 2) * sizeof *lens);
+    parts[0] = lenb, lens[0] = 8;
+    parts[1] = h->buf, lens[1] = h->len;
+    for (int k = 0; k < n; k++) {
+        parts[2 + k] = tensors[order[k]].data;
+        lens[2 + k] = nbytes[order[k]];
+    }
+    ordo_status s = ordo_write_atomic(path, parts, lens, n + 2);
+    free(parts);
+    free(lens);
+    return s;
+}
+
 ordo_status ordo_safetensors_write(const char *path, const ordo_st_write *tensors, int n,
                                    const char *const *meta_keys, const char *const *meta_vals,
                                    int nmeta) {
@@ -540,111 +622,17 @@ ordo_status ordo_safetensors_write(const char *path, const ordo_st_write *tensor
                           path ? path : "(null)");
     size_t *nbytes = ordo_xmalloc((size_t)(n ? n : 1) * sizeof *nbytes);
     int *order = ordo_xmalloc((size_t)(n ? n : 1) * sizeof *order);
-    sbuf h = {0};
-    const void **parts = NULL;
-    size_t *lens = NULL;
-    ordo_status s = ORDO_OK;
-
-    for (int i = 0; i < n && !s; i++) {
-        const ordo_st_write *t = &tensors[i];
-        order[i] = i;
-        if (!t->name || !utf8_valid(t->name) || strcmp(t->name, "__metadata__") == 0) {
-            s = ordo_error(ORDO_ERR_ARG, "%s: tensor %d has an invalid name%s%s", path, i,
-                           t->name ? ": " : "", t->name ? t->name : "");
-            break;
-        }
-        if (t->ndim < 0 || t->ndim > ORDO_ST_MAX_DIMS) {
-            s = ordo_error(ORDO_ERR_ARG, "%s: tensor %s has %d dimensions (0..%d allowed)", path,
-                           t->name, t->ndim, ORDO_ST_MAX_DIMS);
-            break;
-        }
-        uint64_t ne = 1;
-        int bad = 0;
-        for (int d = 0; d < t->ndim; d++) {
-            bad |= t->shape[d] < 0;
-            bad |= __builtin_mul_overflow(ne, (uint64_t)(t->shape[d] < 0 ? 0 : t->shape[d]), &ne);
-        }
-        bad |= __builtin_mul_overflow(ne, (uint64_t)sizeof(float), &ne) || ne > SIZE_MAX / 2;
-        if (bad) {
-            s = ordo_error(ORDO_ERR_ARG, "%s: tensor %s has an invalid shape", path, t->name);
-            break;
-        }
-        nbytes[i] = (size_t)ne;
-        if (ne && !t->data)
-            s = ordo_error(ORDO_ERR_ARG, "%s: tensor %s has no data", path, t->name);
-    }
+    ordo_strbuf h = {0};
+    ordo_status s = check_tensors(path, tensors, n, nbytes, order);
+    if (!s) s = check_meta(path, meta_keys, meta_vals, nmeta);
     if (!s) {
-        qsort_r(order, (size_t)n, sizeof *order, cmp_write_name, (void *)tensors);
-        for (int i = 1; i < n && !s; i++)
-            if (strcmp(tensors[order[i]].name, tensors[order[i - 1]].name) == 0)
-                s = ordo_error(ORDO_ERR_ARG, "%s: tensor name %s is used twice", path,
-                               tensors[order[i]].name);
+        build_header(&h, tensors, order, nbytes, n, meta_keys, meta_vals, nmeta);
+        if (h.len > ORDO_ST_MAX_HEADER)
+            s = ordo_error(ORDO_ERR_ARG, "%s: header would be %zu bytes, more than the limit of %d",
+                           path, h.len, ORDO_ST_MAX_HEADER);
     }
-    for (int i = 0; i < nmeta && !s; i++) {
-        if (!meta_keys[i] || !meta_vals[i] || !utf8_valid(meta_keys[i]) ||
-            !utf8_valid(meta_vals[i])) {
-            s = ordo_error(ORDO_ERR_ARG, "%s: metadata entry %d is NULL or not UTF-8", path, i);
-            break;
-        }
-        for (int j = 0; j < i && !s; j++)
-            if (strcmp(meta_keys[i], meta_keys[j]) == 0)
-                s = ordo_error(ORDO_ERR_ARG, "%s: metadata key %s is used twice", path,
-                               meta_keys[i]);
-    }
-    if (s) goto done;
-
-    // Header: {"__metadata__":{...},"name":{"dtype":"F32","shape":[..],"data_offsets":[b,e]},...}
-    sb_put(&h, "{", 1);
-    if (nmeta > 0) {
-        sb_str(&h, "\"__metadata__\":{");
-        for (int i = 0; i < nmeta; i++) {
-            if (i) sb_put(&h, ",", 1);
-            sb_json_string(&h, meta_keys[i]);
-            sb_put(&h, ":", 1);
-            sb_json_string(&h, meta_vals[i]);
-        }
-        sb_put(&h, "}", 1);
-        if (n > 0) sb_put(&h, ",", 1);
-    }
-    size_t off = 0;
-    for (int k = 0; k < n; k++) {
-        const ordo_st_write *t = &tensors[order[k]];
-        char num[48];
-        if (k) sb_put(&h, ",", 1);
-        sb_json_string(&h, t->name);
-        sb_str(&h, ":{\"dtype\":\"F32\",\"shape\":[");
-        for (int d = 0; d < t->ndim; d++) {
-            snprintf(num, sizeof num, "%s%" PRId64, d ? "," : "", t->shape[d]);
-            sb_str(&h, num);
-        }
-        snprintf(num, sizeof num, "],\"data_offsets\":[%zu,%zu]}", off, off + nbytes[order[k]]);
-        sb_str(&h, num);
-        off += nbytes[order[k]];
-    }
-    sb_put(&h, "}", 1);
-    while (h.n % 8) sb_put(&h, " ", 1);
-    if (h.n > ORDO_ST_MAX_HEADER) {
-        s = ordo_error(ORDO_ERR_ARG, "%s: header would be %zu bytes, more than the limit of %d",
-                       path, h.n, ORDO_ST_MAX_HEADER);
-        goto done;
-    }
-
-    unsigned char lenb[8];
-    for (int i = 0; i < 8; i++) lenb[i] = (unsigned char)((uint64_t)h.n >> (8 * i));
-    parts = ordo_xmalloc((size_t)(n + 2) * sizeof *parts);
-    lens = ordo_xmalloc((size_t)(n + 2) * sizeof *lens);
-    parts[0] = lenb, lens[0] = 8;
-    parts[1] = h.p, lens[1] = h.n;
-    for (int k = 0; k < n; k++) {
-        parts[2 + k] = tensors[order[k]].data;
-        lens[2 + k] = nbytes[order[k]];
-    }
-    s = ordo_write_atomic(path, parts, lens, n + 2);
-
-done:
-    free(parts);
-    free(lens);
-    free(h.p);
+    if (!s) s = write_file(path, &h, tensors, order, nbytes, n);
+    ordo_strbuf_free(&h);
     free(order);
     free(nbytes);
     return s;

@@ -228,6 +228,17 @@ ordo_status ordo_gpt_load(ordo_gpt *m, const char *path) {
     return s;
 }
 
+void ordo_gpt_meta_init(ordo_gpt_meta *mt, const ordo_gpt_config *c) {
+    static const char *keys[ORDO_GPT_NMETA] = {"V", "C", "L", "NH", "T_max", "pos"};
+    const int nums[ORDO_GPT_NMETA - 1] = {c->V, c->C, c->L, c->NH, c->T_max};
+    for (int i = 0; i < ORDO_GPT_NMETA; i++) mt->keys[i] = keys[i];
+    for (int i = 0; i < ORDO_GPT_NMETA - 1; i++) {
+        snprintf(mt->num[i], sizeof mt->num[i], "%d", nums[i]);
+        mt->vals[i] = mt->num[i];
+    }
+    mt->vals[ORDO_GPT_NMETA - 1] = ordo_pos_name(c->pos);
+}
+
 ordo_status ordo_gpt_save(const ordo_gpt *m, const char *path, const char *const *keys,
                           const char *const *vals, int nmeta) {
     const ordo_params *p = &m->params;
@@ -239,25 +250,18 @@ ordo_status ordo_gpt_save(const ordo_gpt *m, const char *path, const char *const
         w[i].ndim = t->ndim;
         for (int d = 0; d < t->ndim; d++) w[i].shape[d] = t->shape[d];
     }
-    char v[5][16];
-    const ordo_gpt_config *c = &m->cfg;
-    snprintf(v[0], 16, "%d", c->V);
-    snprintf(v[1], 16, "%d", c->C);
-    snprintf(v[2], 16, "%d", c->L);
-    snprintf(v[3], 16, "%d", c->NH);
-    snprintf(v[4], 16, "%d", c->T_max);
-    int nm = 6 + nmeta;
+    ordo_gpt_meta mt;
+    ordo_gpt_meta_init(&mt, &m->cfg);
+    int nm = ORDO_GPT_NMETA + nmeta;
     const char **k = ordo_xcalloc((size_t)nm, sizeof *k),
                **vv = ordo_xcalloc((size_t)nm, sizeof *vv);
-    const char *base_k[6] = {"V", "C", "L", "NH", "T_max", "pos"};
-    const char *base_v[6] = {v[0], v[1], v[2], v[3], v[4], ordo_pos_name(c->pos)};
-    for (int i = 0; i < 6; i++) {
-        k[i] = base_k[i];
-        vv[i] = base_v[i];
+    for (int i = 0; i < ORDO_GPT_NMETA; i++) {
+        k[i] = mt.keys[i];
+        vv[i] = mt.vals[i];
     }
     for (int i = 0; i < nmeta; i++) {
-        k[6 + i] = keys[i];
-        vv[6 + i] = vals[i];
+        k[ORDO_GPT_NMETA + i] = keys[i];
+        vv[ORDO_GPT_NMETA + i] = vals[i];
     }
     ordo_status s = ordo_safetensors_write(path, w, p->count, k, vv, nm);
     free(w);

@@ -64,8 +64,17 @@ ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, con
 
 // Loads every parameter by name from a safetensors file (shapes must match the config).
 ordo_status ordo_gpt_load(ordo_gpt *m, const char *path);
+// The config as safetensors metadata: keys V, C, L, NH, T_max (decimal) and pos (the
+// scheme's name), in that order; the one writer of these keys, for ordo_gpt_save and the
+// checkpoints. vals point into the struct itself: use it in place, don't copy it.
+#define ORDO_GPT_NMETA 6
+typedef struct ordo_gpt_meta {
+    const char *keys[ORDO_GPT_NMETA], *vals[ORDO_GPT_NMETA];
+    char num[ORDO_GPT_NMETA][16];
+} ordo_gpt_meta;
+void ordo_gpt_meta_init(ordo_gpt_meta *mt, const ordo_gpt_config *c);
 // Writes the weights (Hugging Face GPT-2 names) atomically, with the config in the metadata
-// (keys V, C, L, NH, T_max, pos) plus nmeta extra string pairs.
+// (ordo_gpt_meta_init's keys) followed by nmeta extra string pairs.
 ordo_status ordo_gpt_save(const ordo_gpt *m, const char *path, const char *const *keys,
                           const char *const *vals, int nmeta);
 // Number of trainable scalars.

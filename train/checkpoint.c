@@ -12,6 +12,11 @@
 #include "train/checkpoint.h"
 
 #define FORMAT "ordo-checkpoint-1"
+// The metadata of the training state, written before the model's config keys
+// (ordo_gpt_meta_init); the values are made in ordo_checkpoint_save in this order.
+static const char *const STATE_KEYS[] = {"format", "config",     "step",
+                                         "rng",    "dataloader", "optim_t"};
+#define NSTATE (int)(sizeof STATE_KEYS / sizeof *STATE_KEYS)
 
 void ordo_checkpoint_path(char *buf, size_t cap, const char *dir, int64_t step) {
     snprintf(buf, cap, "%s/ckpt-%" PRId64 ".safetensors", dir, step);
@@ -91,26 +96,25 @@ ordo_status ordo_checkpoint_save(const char *dir, const ordo_gpt *m, const ordo_
         }
     }
     char *cfg = json_dumps(config, JSON_COMPACT | JSON_SORT_KEYS);
-    char v[12][96];
-    const ordo_gpt_config *c = &m->cfg;
+    char v[4][96];
     snprintf(v[0], 96, "%" PRId64, st->step);
     snprintf(v[1], 96, "%016" PRIx64 " %016" PRIx64 " %016" PRIx64 " %016" PRIx64, st->rng.s[0],
              st->rng.s[1], st->rng.s[2], st->rng.s[3]);
     snprintf(v[2], 96, "{\"seed\":%" PRIu64 ",\"epoch\":%" PRId64 ",\"cursor\":%" PRId64 "}",
              st->loader.seed, st->loader.epoch, st->loader.cursor);
     snprintf(v[3], 96, "%" PRId64, st->optim_t);
-    snprintf(v[4], 96, "%d", c->V);
-    snprintf(v[5], 96, "%d", c->C);
-    snprintf(v[6], 96, "%d", c->L);
-    snprintf(v[7], 96, "%d", c->NH);
-    snprintf(v[8], 96, "%d", c->T_max);
-    const char *keys[] = {"format", "config", "step", "rng", "dataloader", "optim_t",
-                          "V",      "C",      "L",    "NH",  "T_max",      "pos"};
-    const char *vals[] = {FORMAT, cfg,  v[0], v[1], v[2], v[3],
-                          v[4],   v[5], v[6], v[7], v[8], ordo_pos_name(c->pos)};
+    const char *keys[NSTATE + ORDO_GPT_NMETA];
+    const char *vals[NSTATE + ORDO_GPT_NMETA] = {FORMAT, cfg, v[0], v[1], v[2], v[3]};
+    ordo_gpt_meta mt;
+    ordo_gpt_meta_init(&mt, &m->cfg);
+    for (int i = 0; i < NSTATE; i++) keys[i] = STATE_KEYS[i];
+    for (int i = 0; i < ORDO_GPT_NMETA; i++) {
+        keys[NSTATE + i] = mt.keys[i];
+        vals[NSTATE + i] = mt.vals[i];
+    }
     char path[4096];
     ordo_checkpoint_path(path, sizeof path, dir, st->step);
-    ordo_status s = ordo_safetensors_write(path, w, n, keys, vals, 12);
+    ordo_status s = ordo_safetensors_write(path, w, n, keys, vals, NSTATE + ORDO_GPT_NMETA);
     for (int i = 0; i < n; i++) free(names[i]);
     free(names);
     free(w);

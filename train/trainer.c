@@ -26,15 +26,11 @@
 #include "data/dataloader.h"
 #include "framework/dist.h"
 #include "framework/fileio.h"
+#include "framework/signals.h"
 #include "framework/threads.h"
 #include "train/checkpoint.h"
 #include "train/trainer.h"
 #include "framework/clock.h"
-
-static volatile sig_atomic_t stop_signal;
-static void on_signal(int sig) {
-    stop_signal = sig;
-}
 
 static int count_targets(const int32_t *t, size_t n) {
     int c = 0;
@@ -430,7 +426,7 @@ static ordo_status forward_share(trainer *tr, int rows, double *l, int *stop) {
     if (tr->hi > tr->lo)
         s = ordo_gpt_forward(&tr->model, &tr->ctx, tr->in + (size_t)tr->lo * T,
                              tr->tg + (size_t)tr->lo * T, tr->hi - tr->lo, T, NULL, &tr->loss);
-    *stop = stop_signal != 0;
+    *stop = ordo_signals_caught() != 0;
     if (ordo_dist_size() == 1) {
         if (!s) *l = tr->loss->data[0];
         return s;
@@ -523,9 +519,9 @@ static ordo_status loop(trainer *tr, long long stop_after, long long poison_step
                               "stopped after step %" PRId64 " (%s); checkpoint written, continue "
                               "with 'ordo train --resume %s'",
                               tr->step,
-                              stop_signal ? strsignal(stop_signal)
-                              : stop_req  ? "a signal to another rank"
-                                          : "--stop-after",
+                              ordo_signals_caught() ? strsignal(ordo_signals_caught())
+                              : stop_req            ? "a signal to another rank"
+                                                    : "--stop-after",
                               c->out);
         }
     }
@@ -583,12 +579,8 @@ ordo_status ordo_train(const ordo_train_request *req) {
                tr.data.n_train, tr.data.n - tr.data.n_train, tr.cfg.out);
 
     tr.t_start = ordo_now_s();
-    stop_signal = 0;
-    struct sigaction sa = {0}, old_int, old_term;
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    ordo_signals sig; // Ctrl-C or SIGTERM: finish the step, checkpoint, return INTERRUPTED
+    ordo_signals_install(&sig);
     double t_loop = ordo_now_s();
     int64_t step0 = tr.step;
     s = loop(&tr, req->stop_after, req->poison_step);
@@ -600,8 +592,7 @@ ordo_status ordo_train(const ordo_train_request *req) {
                tr.model.params.total, 4e-6 * (double)tr.model.params.total, 1e3 * per,
                100.0 * per / step_s, 1e3 * step_s);
     }
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    ordo_signals_restore(&sig);
 done:
     destroy(&tr);
     return s;

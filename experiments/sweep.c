@@ -1,0 +1,320 @@
+// `ordo sweep`'s work (see sweep.h): plan the runs, then train and evaluate each in a
+// forked child process, `jobs` at a time, and report them as they finish. A child writes
+// only its own run directory and exits with 0 (done), 130 (interrupted) or 1 (failed).
+// Deliberately not here: the option table and the summary lines (cli/cmd_sweep.c), the
+// training and evaluation themselves (train/), any comparison of the runs (compare.c).
+#include "experiments/sweep.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "framework/clock.h"
+#include "framework/fileio.h"
+#include "framework/signals.h"
+#include "train/checkpoint.h"
+#include "train/evaluate.h"
+#include "train/trainer.h"
+
+struct ordo_sweep_entry {
+    char name[64], dir[4096]; // "<pos>-s<seed>", cfg.out/name
+    const char *pos;          // points into ordo_sweep.poslist
+    long long seed;
+    pid_t pid; // > 0 while its process runs
+    double t0; // when it started
+};
+
+// Splits a comma list into at most max words (written into buf, pointed to by out).
+static int split_list(char *buf, const char **out, int max) {
+    int n = 0;
+    for (char *save = NULL, *w = strtok_r(buf, ",", &save); w && n < max;
+         w = strtok_r(NULL, ",", &save))
+        out[n++] = w;
+    return n;
+}
+
+static ordo_status parse_mult(const char *s, int *out, int *n) {
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", s);
+    const char *w[ORDO_SWEEP_MAX_MULT];
+    *n = split_list(buf, w, ORDO_SWEEP_MAX_MULT);
+    for (int i = 0; i < *n; i++) {
+        char *end;
+        long v = strtol(w[i], &end, 10);
+        if (*end || v < 1 || v > 64)
+            return ordo_error(ORDO_ERR_ARG,
+                              "--eval-lengths '%s': expected multiples 1..64 like 1,2,4,8", s);
+        out[i] = (int)v;
+    }
+    if (*n == 0) return ordo_error(ORDO_ERR_ARG, "--eval-lengths is empty");
+    return ORDO_OK;
+}
+
+// ---- planning
+
+// The options' ranges, the eval lengths, and the schemes: each must make a valid config,
+// none listed twice, and not more runs than a sweep holds.
+static ordo_status check(ordo_sweep *sw, const ordo_sweep_options *o) {
+    if (o->seeds < 1 || o->seeds > 100)
+        return ordo_error(ORDO_ERR_ARG, "--seeds is %lld, expected 1..100", o->seeds);
+    if (o->jobs < 1 || o->jobs > 64)
+        return ordo_error(ORDO_ERR_ARG, "--jobs is %lld, expected 1..64", o->jobs);
+    if (o->examples < 0 || o->examples > 100000)
+        return ordo_error(ORDO_ERR_ARG, "--examples is %lld, expected 0..100000", o->examples);
+    ordo_status s = parse_mult(o->eval_lengths, sw->mult, &sw->nmult);
+    if (s) return s;
+    snprintf(sw->poslist, sizeof sw->poslist, "%s", sw->cfg.pos);
+    sw->nschemes = split_list(sw->poslist, sw->schemes, ORDO_SWEEP_MAX_SCHEMES);
+    if (!sw->nschemes) return ordo_error(ORDO_ERR_ARG, "--pos is empty");
+    for (int i = 0; i < sw->nschemes; i++) {
+        ordo_train_config c = sw->cfg;
+        c.pos = sw->schemes[i];
+        if ((s = ordo_train_config_check(&c))) return s;
+        for (int k = 0; k < i; k++)
+            if (strcmp(sw->schemes[k], sw->schemes[i]) == 0)
+                return ordo_error(ORDO_ERR_ARG, "--pos lists '%s' twice", sw->schemes[i]);
+    }
+    if (sw->nschemes * o->seeds > ORDO_SWEEP_MAX_RUNS)
+        return ordo_error(ORDO_ERR_ARG, "%lld runs; a sweep has at most %d",
+                          sw->nschemes * o->seeds, ORDO_SWEEP_MAX_RUNS);
+    return ORDO_OK;
+}
+
+// One run per scheme and seed, and DIR/sweep.json naming them in that order.
+static ordo_status lay_out(ordo_sweep *sw, const char *eval_lengths) {
+    sw->runs = ordo_xcalloc((size_t)(sw->nschemes * sw->seeds), sizeof *sw->runs);
+    json_t *list = json_array();
+    for (int i = 0; i < sw->nschemes; i++)
+        for (long long k = 0; k < sw->seeds; k++) {
+            ordo_sweep_entry *r = &sw->runs[sw->nruns++];
+            r->pos = sw->schemes[i];
+            r->seed = sw->cfg.seed + k;
+            snprintf(r->name, sizeof r->name, "%s-s%lld", r->pos, r->seed);
+            snprintf(r->dir, sizeof r->dir, "%s/%s", sw->cfg.out, r->name);
+            json_array_append_new(list, json_string(r->name));
+        }
+    json_t *sj = json_object();
+    json_object_set_new(sj, "runs", list);
+    json_object_set_new(sj, "eval_lengths", json_string(eval_lengths));
+    char path[4200];
+    snprintf(path, sizeof path, "%s/sweep.json", sw->cfg.out);
+    ordo_status s = ordo_write_json_atomic(path, sj);
+    json_decref(sj);
+    return s;
+}
+
+ordo_status ordo_sweep_plan(ordo_sweep *sw, const ordo_train_config *cfg,
+                            const ordo_sweep_options *o) {
+    memset(sw, 0, sizeof *sw);
+    sw->cfg = *cfg;
+    sw->seeds = o->seeds;
+    sw->jobs = o->jobs;
+    sw->examples = o->examples;
+    ordo_status s = check(sw, o);
+    if (!s) s = ordo_mkdir_p(sw->cfg.out, 0755);
+    if (s) return s;
+    if (!o->threads_given) { // share the cores between the jobs
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        sw->cfg.threads = cores > sw->jobs ? cores / sw->jobs : 1;
+    }
+    return lay_out(sw, o->eval_lengths);
+}
+
+void ordo_sweep_free(ordo_sweep *sw) {
+    free(sw->runs);
+    sw->runs = NULL;
+    sw->nruns = 0;
+}
+
+// ---- one run, in its own process
+
+// The newest checkpoint's step in dir, or -1.
+static long long newest_step(const char *dir) {
+    int64_t *steps;
+    int n;
+    if (ordo_checkpoint_list(dir, &steps, &n) != ORDO_OK) return -1;
+    long long s = n ? (long long)steps[0] : -1;
+    free(steps);
+    return s;
+}
+
+// Whether dir/eval.json is of the newest checkpoint at exactly these lengths.
+static int eval_current(const char *dir, const int *lens, int n) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/eval.json", dir);
+    json_error_t err;
+    json_t *j = json_load_file(path, 0, &err);
+    if (!j) return 0;
+    json_t *res = json_object_get(j, "results");
+    int ok = json_integer_value(json_object_get(j, "step")) == newest_step(dir) &&
+             json_array_size(res) == (size_t)n;
+    for (int i = 0; ok && i < n; i++)
+        ok = json_integer_value(json_object_get(json_array_get(res, i), "context")) == lens[i];
+    json_decref(j);
+    return ok;
+}
+
+// Trains the run to the sweep's step budget: from scratch, or resumed from its newest
+// checkpoint; a run that already has that many steps is kept as it is.
+static ordo_status train_run(const ordo_sweep *sw, const ordo_sweep_entry *r) {
+    ordo_train_config c = sw->cfg;
+    c.pos = r->pos;
+    c.seed = r->seed;
+    c.out = r->dir;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/config.json", r->dir);
+    int exists = access(path, F_OK) == 0;
+    if (exists && newest_step(r->dir) >= c.steps) return ORDO_OK;
+    ordo_opt *opts = ordo_train_config_options(&c);
+    ordo_args_find(opts, "steps")->seen = 1; // a resumed run takes this sweep's budget
+    ordo_args_find(opts, "threads")->seen = 1;
+    ordo_train_request req = {.cfg = &c, .opts = opts, .resume = exists ? r->dir : NULL};
+    ordo_status s = ordo_train(&req);
+    free(opts);
+    return s;
+}
+
+// Evaluates the run's newest checkpoint at the sweep's lengths into RUN/eval.json, unless
+// eval.json already holds exactly that.
+static ordo_status eval_run(const ordo_sweep *sw, const ordo_sweep_entry *r) {
+    int lens[ORDO_SWEEP_MAX_MULT];
+    for (int i = 0; i < sw->nmult; i++) lens[i] = sw->mult[i] * (int)sw->cfg.context;
+    if (eval_current(r->dir, lens, sw->nmult)) return ORDO_OK;
+    ordo_eval_request q = {.run_dir = r->dir,
+                           .lengths = lens,
+                           .nlen = sw->nmult,
+                           .mode = ORDO_EVAL_NONOVERLAP,
+                           .batch = 8,
+                           .examples = (int)sw->examples};
+    json_t *report;
+    ordo_status s = ordo_eval_run(&q, &report);
+    if (s) return s;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/eval.json", r->dir);
+    s = ordo_write_json_atomic(path, report);
+    json_decref(report);
+    return s;
+}
+
+// Forks the run's process and returns its pid (-1 if fork failed). The child sends its
+// stdout to RUN/train.log, trains, evaluates and leaves with _exit: it must never return
+// into the sweep's loop, and the parent's stdio buffers (flushed before the fork) are not
+// its to flush again.
+static pid_t start(const ordo_sweep *sw, const ordo_sweep_entry *r) {
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid != 0) return pid;
+    ordo_status s = ordo_mkdir_p(r->dir, 0755);
+    char log[4200];
+    snprintf(log, sizeof log, "%s/train.log", r->dir);
+    int fd = s ? -1 : open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd >= 0) {
+        dup2(fd, STDOUT_FILENO);
+        close(fd);
+    }
+    if (!s) s = train_run(sw, r);
+    if (!s) s = eval_run(sw, r);
+    if (s) fprintf(stderr, "ordo: sweep: %s: %s\n", r->name, ordo_error_message());
+    fflush(stdout);
+    _exit(s == ORDO_OK ? 0 : s == ORDO_ERR_INTERRUPTED ? 130 : 1);
+}
+
+// ---- the parent: start, wait, report
+
+// One line about a finished run, from its eval.json.
+static void report_run(const ordo_sweep_entry *r, double secs) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/eval.json", r->dir);
+    json_error_t err;
+    json_t *j = json_load_file(path, 0, &err);
+    json_t *first = j ? json_array_get(json_object_get(j, "results"), 0) : NULL;
+    json_t *vl = first ? json_object_get(first, "val_loss") : NULL;
+    json_t *ol = first ? json_object_get(first, "order_loss") : NULL;
+    printf("sweep: %-16s done in %6.1f s", r->name, secs);
+    if (json_is_number(vl)) printf(", val loss %.4f", json_number_value(vl));
+    if (json_is_number(ol)) printf(", order-dependent tokens %.4f", json_number_value(ol));
+    printf("\n");
+    fflush(stdout);
+    json_decref(j);
+}
+
+// Where the runs stand while the sweep waits on them.
+typedef struct progress {
+    int next;        // the next run to start
+    int running;     // processes alive
+    int failed;      // runs that failed (or could not be started)
+    int interrupted; // a signal arrived, or a run stopped on one: start nothing new
+    int forwarded;   // the signal has been passed on to the running processes
+} progress;
+
+// Starts runs until `jobs` of them run (none once interrupted).
+static void start_more(ordo_sweep *sw, progress *p) {
+    while (p->running < sw->jobs && p->next < sw->nruns && !p->interrupted) {
+        ordo_sweep_entry *r = &sw->runs[p->next++];
+        r->t0 = ordo_now_s();
+        r->pid = start(sw, r);
+        if (r->pid < 0) { // counted as failed: the sweep ends with "k of n runs failed"
+            p->failed++;
+            continue;
+        }
+        p->running++;
+    }
+}
+
+// Books the end of process pid (exit status as wait() gave it): a line for a finished or a
+// failed run; a run stopped by a signal (exit code 130) marks the sweep interrupted.
+static void finished(ordo_sweep *sw, progress *p, pid_t pid, int status) {
+    for (int i = 0; i < sw->nruns; i++) {
+        ordo_sweep_entry *r = &sw->runs[i];
+        if (r->pid != pid) continue;
+        p->running--;
+        r->pid = 0;
+        int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        if (code == 0)
+            report_run(r, ordo_now_s() - r->t0);
+        else if (code == 130)
+            p->interrupted = 1;
+        else {
+            p->failed++;
+            printf("sweep: %-16s FAILED (see %s/train.log and the message above)\n", r->name,
+                   r->dir);
+        }
+    }
+}
+
+ordo_status ordo_sweep_run(ordo_sweep *sw) {
+    // Ctrl-C reaches the children too: each finishes its step and checkpoints; the sweep
+    // starts nothing new and waits for them
+    ordo_signals sig;
+    ordo_signals_install(&sig);
+    progress p = {0};
+    while (p.next < sw->nruns || p.running) {
+        if (ordo_signals_caught() && !p.forwarded) {
+            p.interrupted = p.forwarded = 1;
+            for (int i = 0; i < sw->nruns; i++)
+                if (sw->runs[i].pid > 0) kill(sw->runs[i].pid, SIGINT);
+        }
+        start_more(sw, &p);
+        if (!p.running) break;
+        int status;
+        pid_t pid = wait(&status);
+        if (pid < 0) {
+            if (errno == EINTR) continue; // a signal: forward it at the top of the loop
+            break;
+        }
+        finished(sw, &p, pid, status);
+    }
+    ordo_signals_restore(&sig);
+    if (p.interrupted)
+        return ordo_error(ORDO_ERR_INTERRUPTED,
+                          "interrupted; run the same command again to continue");
+    if (p.failed) return ordo_error(ORDO_ERR_STATE, "%d of %d runs failed", p.failed, sw->nruns);
+    return ORDO_OK;
+}

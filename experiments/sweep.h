@@ -1,0 +1,50 @@
+// A sweep: the same data, budget and seeds for every position scheme, one run directory each
+// (DIR/<pos>-s<seed>), each run then evaluated at multiples of its training length into its
+// eval.json, and DIR/sweep.json listing the runs for `ordo compare`. Runs go `jobs` at a
+// time, each in its own process (its output in RUN/train.log). Planning the same sweep
+// again continues where it stopped: finished runs are kept, interrupted ones resumed from
+// their checkpoints.
+#ifndef ORDO_SWEEP_H
+#define ORDO_SWEEP_H
+#include "train/config.h"
+
+#define ORDO_SWEEP_MAX_RUNS    256
+#define ORDO_SWEEP_MAX_SCHEMES 16
+#define ORDO_SWEEP_MAX_MULT    16
+
+// What a sweep takes beyond the training config.
+typedef struct ordo_sweep_options {
+    long long seeds;          // runs per scheme: seed, seed+1, ... (1..100)
+    long long jobs;           // runs at a time, each its own process (1..64)
+    long long examples;       // copy/reverse: examples per length in the accuracy eval
+    const char *eval_lengths; // multiples of the context to evaluate at: "1,2,4,8"
+    int threads_given;        // cfg.threads was chosen by the user; else the cores are shared
+} ordo_sweep_options;
+
+typedef struct ordo_sweep_entry ordo_sweep_entry; // one run's name, directory and process
+
+typedef struct ordo_sweep {
+    ordo_train_config cfg; // the common config; cfg.pos is the comma list, cfg.out the dir
+    long long seeds, jobs, examples;
+    int mult[ORDO_SWEEP_MAX_MULT], nmult; // eval lengths in multiples of cfg.context
+    char poslist[512];                    // cfg.pos split in place; schemes point into it
+    const char *schemes[ORDO_SWEEP_MAX_SCHEMES];
+    int nschemes;
+    ordo_sweep_entry *runs; // nschemes x seeds, scheme-major
+    int nruns;
+} ordo_sweep;
+
+// Checks the options and that every scheme of cfg->pos gives a valid config, lays out the
+// runs, creates cfg->out and writes cfg->out/sweep.json. The sweep holds pointers into
+// itself: plan it in place and don't copy it. Free it with ordo_sweep_free, also after an
+// error. Errors: ORDO_ERR_ARG naming the option and value, ORDO_ERR_IO from the files.
+ordo_status ordo_sweep_plan(ordo_sweep *sw, const ordo_train_config *cfg,
+                            const ordo_sweep_options *o);
+// Trains (or resumes, or keeps) and evaluates every run, `jobs` at a time, printing one line
+// per finished run. SIGINT/SIGTERM reach the runs too: each finishes its step and
+// checkpoints, nothing new starts, and the result is ORDO_ERR_INTERRUPTED once they are
+// done. A failed run (its message is in its train.log and on stderr) makes ORDO_ERR_STATE.
+ordo_status ordo_sweep_run(ordo_sweep *sw);
+void ordo_sweep_free(ordo_sweep *sw);
+
+#endif

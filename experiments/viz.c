@@ -1,0 +1,357 @@
+// `ordo viz`'s drawing (see viz.h): every map is computed here from the model (tables,
+// biases, attention probabilities of one forward pass) and drawn with experiments/plot.c;
+// each file is written atomically and listed in index.html. Colour ranges: symmetric around
+// 0 for signed maps, 0 to the 99th percentile for attention (see head_grid).
+// Deliberately not here: options and the run-directory summary line (cli/cmd_viz.c).
+#include "experiments/viz.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "experiments/plot.h"
+#include "framework/fileio.h"
+#include "train/trainer.h"
+
+#define PANEL 260.0 // px per head panel
+#define BAR_W 100.0 // px kept for the colour bar and its labels
+
+// Saves one finished SVG as v->out/name, prints its path and adds it to index.html.
+static ordo_status emit(ordo_viz *v, const char *name, const ordo_strbuf *s, const char *caption) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", v->out, name);
+    ordo_status st = ordo_strbuf_save(s, path);
+    if (st) return st;
+    printf("  %s\n", path);
+    ordo_strbuf_printf(&v->index, "<h2>");
+    ordo_svg_escape(&v->index, caption);
+    ordo_strbuf_printf(&v->index, "</h2>\n<p><img src=\"");
+    ordo_svg_escape(&v->index, name);
+    ordo_strbuf_printf(&v->index, "\" alt=\"");
+    ordo_svg_escape(&v->index, caption);
+    ordo_strbuf_printf(&v->index, "\"/></p>\n");
+    return ORDO_OK;
+}
+
+// The range of the non-NaN values of x[0..n); [0, 1] when there are none, never empty.
+static void range_of(const float *x, size_t n, double *lo, double *hi) {
+    *lo = INFINITY, *hi = -INFINITY;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(x[i])) *lo = fmin(*lo, x[i]), *hi = fmax(*hi, x[i]);
+    if (!(*lo <= *hi)) *lo = 0, *hi = 1;
+    if (*lo == *hi) *hi = *lo + 1e-6;
+}
+
+// One heatmap and its colour bar; symmetric range around 0 when diverging.
+static ordo_status one_map(ordo_viz *v, const char *file, const char *title, const float *x,
+                           int rows, int cols, int diverging, const char *xl, const char *yl,
+                           const char *bar) {
+    double lo, hi;
+    range_of(x, (size_t)rows * cols, &lo, &hi);
+    if (diverging) hi = fmax(fabs(lo), fabs(hi)), lo = -hi;
+    double w = cols >= rows ? 720 : 720.0 * cols / rows + 60, h = 720.0 * rows / cols + 60;
+    if (h > 760) h = 760;
+    if (w < 300) w = 300;
+    ordo_strbuf s;
+    ordo_strbuf_init(&s);
+    ordo_svg_open(&s, w + BAR_W, h, title);
+    ordo_heatmap hm = {.v = x,
+                       .rows = rows,
+                       .cols = cols,
+                       .vmin = lo,
+                       .vmax = hi,
+                       .diverging = diverging,
+                       .title = title,
+                       .xlabel = xl,
+                       .ylabel = yl};
+    ordo_svg_heatmap(&s, &hm, 0, 0, w, h);
+    ordo_svg_colorbar(&s, w + 12, 40, 16, h - 110, lo, hi, diverging, bar);
+    ordo_svg_close(&s);
+    ordo_status st = emit(v, file, &s, title);
+    ordo_strbuf_free(&s);
+    return st;
+}
+
+static int cmp_float(const void *a, const void *b) {
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+// The q-quantile of the non-NaN values of x[0..n).
+static double quantile(const float *x, size_t n, double q) {
+    float *c = ordo_xmalloc((n ? n : 1) * sizeof(float));
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(x[i])) c[m++] = x[i];
+    qsort(c, m, sizeof(float), cmp_float);
+    double r = m ? c[(size_t)(q * (double)(m - 1))] : 1;
+    free(c);
+    return r;
+}
+
+// NH panels of (T, T) maps in a grid with one shared colour scale. prob: the scale runs
+// from 0 to the 99th percentile (the first rows' attention is 1 and would wash out the rest).
+static ordo_status head_grid(ordo_viz *v, const char *file, const char *title, const float *x,
+                             int NH, int T, int diverging, int prob, const char *caption,
+                             const char *bar) {
+    double lo, hi;
+    range_of(x, (size_t)NH * T * T, &lo, &hi);
+    if (diverging) hi = fmax(fabs(lo), fabs(hi)), lo = -hi;
+    if (prob) lo = 0, hi = fmax(quantile(x, (size_t)NH * T * T, 0.99), 1e-6);
+    int cols = NH < 4 ? NH : 4, rows = (NH + cols - 1) / cols;
+    double top = caption ? 52 : 34;
+    ordo_strbuf s;
+    ordo_strbuf_init(&s);
+    ordo_svg_open(&s, cols * PANEL + BAR_W, top + rows * PANEL, title);
+    ordo_svg_text(&s, 10, 20, "start", 14, "font-weight=\"bold\"", "%s", title);
+    if (caption) ordo_svg_text(&s, 10, 40, "start", 11, "fill=\"#444\"", "%s", caption);
+    for (int h = 0; h < NH; h++) {
+        char t[32];
+        snprintf(t, sizeof t, "head %d", h);
+        ordo_heatmap hm = {.v = x + (size_t)h * T * T,
+                           .rows = T,
+                           .cols = T,
+                           .vmin = lo,
+                           .vmax = hi,
+                           .diverging = diverging,
+                           .title = t,
+                           .xlabel = "key j",
+                           .ylabel = "query i",
+                           .max_cells = 64};
+        ordo_svg_heatmap(&s, &hm, (h % cols) * PANEL, top + (h / cols) * PANEL, PANEL, PANEL);
+    }
+    ordo_svg_colorbar(&s, cols * PANEL + 12, top + 30, 16, rows * PANEL - 80, lo, hi, diverging,
+                      bar);
+    ordo_svg_close(&s);
+    ordo_status st = emit(v, file, &s, title);
+    ordo_strbuf_free(&s);
+    return st;
+}
+
+// The position table (T, C) and the cosine similarity of its rows.
+static ordo_status table_maps(ordo_viz *v, const char *scheme, const float *pe, int T, int C) {
+    char title[128];
+    snprintf(title, sizeof title, "%s position table (position x dim, T=%d, C=%d)", scheme, T, C);
+    ordo_status s =
+        one_map(v, "pos_table.svg", title, pe, T, C, 1, "dimension", "position", "value");
+    if (s) return s;
+    float *cs = ordo_xmalloc((size_t)T * T * sizeof(float)); // (T, T)
+    for (int i = 0; i < T; i++)
+        for (int j = 0; j < T; j++) {
+            double d = 0, ni = 0, nj = 0;
+            for (int c = 0; c < C; c++) {
+                d += (double)pe[i * C + c] * pe[j * C + c];
+                ni += (double)pe[i * C + c] * pe[i * C + c];
+                nj += (double)pe[j * C + c] * pe[j * C + c];
+            }
+            cs[i * T + j] = ni > 0 && nj > 0 ? (float)(d / sqrt(ni * nj)) : 0.0f;
+        }
+    snprintf(title, sizeof title, "%s: cosine similarity between positions", scheme);
+    ordo_strbuf sv;
+    ordo_strbuf_init(&sv);
+    double w = 560, h = 560;
+    ordo_svg_open(&sv, w + BAR_W, h, title);
+    ordo_heatmap hm = {.v = cs,
+                       .rows = T,
+                       .cols = T,
+                       .vmin = -1,
+                       .vmax = 1,
+                       .diverging = 1,
+                       .title = title,
+                       .xlabel = "position j",
+                       .ylabel = "position i"};
+    ordo_svg_heatmap(&sv, &hm, 0, 0, w, h);
+    ordo_svg_colorbar(&sv, w + 12, 40, 16, h - 110, -1, 1, 1, "cos");
+    ordo_svg_close(&sv);
+    s = emit(v, "pos_cosine.svg", &sv, title);
+    ordo_strbuf_free(&sv);
+    free(cs);
+    return s;
+}
+
+// The scheme's own picture (table or bias), or a line saying there is none.
+static ordo_status scheme_maps(ordo_viz *v, ordo_gpt *m, int T) {
+    int C = m->cfg.C, NH = m->cfg.NH;
+    const char *name = ordo_pos_name(m->cfg.pos);
+    ordo_status s = ORDO_OK;
+    switch (m->cfg.pos) {
+    case ORDO_POS_LEARNED:
+        s = table_maps(v, name, m->wpe.table->data, m->cfg.T_max, C);
+        break;
+    case ORDO_POS_SINUSOIDAL: {
+        float *pe = ordo_xmalloc((size_t)T * C * sizeof(float)); // (T, C)
+        ordo_sinusoidal_table(pe, T, C);
+        s = table_maps(v, name, pe, T, C);
+        free(pe);
+        break;
+    }
+    case ORDO_POS_ALIBI: {
+        float *b = ordo_xmalloc((size_t)NH * T * T * sizeof(float)); // (NH, T, T)
+        ordo_alibi_bias(b, NH, T);
+        for (int h = 0; h < NH; h++)
+            for (int i = 0; i < T; i++)
+                for (int j = i + 1; j < T; j++) b[((size_t)h * T + i) * T + j] = NAN; // masked
+        double *slopes = ordo_xmalloc((size_t)NH * sizeof(double));
+        ordo_alibi_slopes(slopes, NH);
+        char cap[256];
+        int k = snprintf(cap, sizeof cap, "bias = -m_h (i - j); slopes m_h:");
+        for (int h = 0; h < NH && k > 0 && (size_t)k < sizeof cap - 12; h++)
+            k += snprintf(cap + k, sizeof cap - (size_t)k, " %.4g", slopes[h]);
+        free(slopes);
+        s = head_grid(v, "alibi_bias.svg", "ALiBi bias per head (query i x key j)", b, NH, T, 0, 0,
+                      cap, "bias");
+        free(b);
+        break;
+    }
+    case ORDO_POS_T5: {
+        const float *tab = m->rel_bias->data;                        // (32, NH)
+        int32_t *bk = ordo_xmalloc((size_t)T * T * sizeof(int32_t)); // (T, T)
+        float *b = ordo_xmalloc((size_t)NH * T * T * sizeof(float)); // (NH, T, T)
+        ordo_t5_bucket_map(bk, T);
+        for (int h = 0; h < NH; h++)
+            for (int i = 0; i < T; i++)
+                for (int j = 0; j < T; j++)
+                    b[((size_t)h * T + i) * T + j] = j > i ? NAN : tab[bk[i * T + j] * NH + h];
+        s = head_grid(v, "t5_bias.svg", "T5 relative bias per head (query i x key j)", b, NH, T, 1,
+                      0, "trained table rel_bias.weight [32, NH] through the bucket map", "bias");
+        free(b);
+        free(bk);
+        break;
+    }
+    case ORDO_POS_ROPE:
+        printf("  (rope: no position table or bias to draw, q and k are rotated; attention "
+               "maps only)\n");
+        break;
+    case ORDO_POS_NONE:
+        printf("  (none: the model has no position signal; attention maps only)\n");
+        break;
+    case ORDO_POS_COUNT:
+        ORDO_ASSERT(0);
+    }
+    return s;
+}
+
+// Attention of the first validation window, one SVG per layer.
+static ordo_status attention_maps(ordo_viz *v, ordo_gpt *m, ordo_rundata *d, int T) {
+    size_t nval = d->n - d->n_train;
+    const int32_t *idx = d->tokens + d->n_train;
+    if (nval < (size_t)T) {
+        if (d->n < (size_t)T)
+            return ordo_error(ORDO_ERR_ARG,
+                              "the run's data has %zu tokens, fewer than its "
+                              "context %d: no window to draw attention for",
+                              d->n, T);
+        idx = d->tokens; // a tiny validation split: use the first training window instead
+    }
+    ordo_ctx ctx;
+    ordo_ctx_init(&ctx);
+    ctx.grad_enabled = 0;
+    m->record_attention = 1;
+    ordo_tensor *logits;
+    ordo_status s = ordo_gpt_forward(m, &ctx, idx, NULL, 1, T, &logits, NULL);
+    char *text = NULL;
+    if (!s) s = ordo_rundata_decode(d, idx, (size_t)T, &text);
+    int NH = m->cfg.NH;
+    float *a = ordo_xmalloc((size_t)NH * T * T * sizeof(float)); // (NH, T, T)
+    char cap[200];
+    if (!s) {
+        // the window's text, one line, shortened to the figure's width (~6 px per char at
+        // 11 px): which tokens the maps are about
+        size_t maxch = (size_t)(((NH < 4 ? NH : 4) * PANEL + BAR_W) / 6.2) - 16;
+        if (maxch > 150) maxch = 150;
+        size_t k = 0;
+        for (const char *p = text; *p && k < maxch; p++)
+            cap[k++] = (*p == '\n' || *p == '\t') ? ' ' : *p;
+        while (k > 0 && ((unsigned char)cap[k - 1] & 0xC0) == 0x80) k--; // no cut UTF-8
+        if (k > 0 && (unsigned char)cap[k - 1] >= 0xC0) k--;
+        cap[k] = 0;
+        snprintf(cap + k, sizeof cap - k, "%s", text[k] ? " ..." : "");
+    }
+    for (int l = 0; l < m->cfg.L && !s; l++) {
+        const float *att = m->att[l]; // (1, NH, T, T)
+        for (size_t i = 0; i < (size_t)NH * T * T; i++) {
+            size_t r = (i / T) % T, c = i % T;
+            a[i] = c > r ? NAN : att[i]; // above the diagonal is masked (always 0)
+        }
+        char file[64], title[128];
+        snprintf(file, sizeof file, "attention_layer%d.svg", l);
+        snprintf(title, sizeof title, "attention probabilities, layer %d (one validation window)",
+                 l);
+        char quoted[256];
+        snprintf(quoted, sizeof quoted, "window: \"%s\"", cap);
+        s = head_grid(v, file, title, a, NH, T, 0, 1, quoted, "prob (p99 clip)");
+    }
+    m->record_attention = 0;
+    free(a);
+    free(text);
+    ordo_ctx_free(&ctx);
+    return s;
+}
+
+// index.html: a title naming the run, then every file written, in order.
+static ordo_status write_index(ordo_viz *v) {
+    ordo_strbuf h;
+    ordo_strbuf_init(&h);
+    ordo_strbuf_printf(&h, "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" "
+                           "lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>ordo viz: ");
+    ordo_svg_escape(&h, v->run_dir);
+    ordo_strbuf_printf(&h, "</title>\n<style>body{font-family:sans-serif;margin:24px}"
+                           "img{max-width:100%%}</style>\n</head>\n<body>\n<h1>ordo viz: ");
+    ordo_svg_escape(&h, v->run_dir);
+    ordo_strbuf_printf(&h, "</h1>\n<p>");
+    ordo_svg_escape(&h, v->cfg.pos);
+    ordo_strbuf_printf(&h,
+                       " position scheme, checkpoint step %lld, context %d</p>\n%s</body>\n"
+                       "</html>\n",
+                       (long long)v->step, v->T, v->index.buf);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/index.html", v->out);
+    ordo_status s = ordo_strbuf_save(&h, path);
+    if (!s) printf("  %s\n", path);
+    ordo_strbuf_free(&h);
+    return s;
+}
+
+ordo_status ordo_viz_open(ordo_viz *v, const char *run_dir, const char *out_dir) {
+    memset(v, 0, sizeof *v);
+    v->run_dir = run_dir;
+    ordo_strbuf_init(&v->index);
+    char path[4200];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/config.json", run_dir);
+    if (stat(run_dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return ordo_error(ORDO_ERR_IO, "%s: cannot open the run directory", run_dir);
+    if (stat(path, &st) != 0)
+        return ordo_error(ORDO_ERR_ARG, "%s: not a run directory (no config.json)", run_dir);
+    ordo_status s = ordo_run_open(run_dir, &v->cfg, &v->data, &v->model, &v->step);
+    if (s) return s;
+    v->opened = 1;
+    v->T = (int)v->cfg.context;
+    if (out_dir) {
+        v->out = ordo_xstrdup(out_dir);
+    } else {
+        size_t n = strlen(run_dir) + sizeof "/viz";
+        v->out = ordo_xmalloc(n);
+        snprintf(v->out, n, "%s/viz", run_dir);
+    }
+    return ordo_mkdir_p(v->out, 0755);
+}
+
+ordo_status ordo_viz_write(ordo_viz *v) {
+    ordo_status s = scheme_maps(v, &v->model, v->T);
+    if (!s) s = attention_maps(v, &v->model, &v->data, v->T);
+    if (!s) s = write_index(v);
+    return s;
+}
+
+void ordo_viz_free(ordo_viz *v) {
+    if (v->opened) {
+        ordo_gpt_free(&v->model);
+        ordo_rundata_free(&v->data);
+    }
+    ordo_strbuf_free(&v->index);
+    free(v->out);
+    memset(v, 0, sizeof *v);
+}
