@@ -9,12 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-// C[M,N] = alpha * op(A) @ op(B) + beta * C, row-major, with leading dimensions.
-void ordo_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
-               const float *B, int ldb, float beta, float *C, int ldc);
-// Which GEMM ordo_gemm uses in this process: "openblas", "ordo-avx512 for large products"
-// or "ordo-avx512 for all products" (see kernels.c; ORDO_GEMM=blas|own).
-const char *ordo_gemm_backend(void);
+// The matrix product the ops call, ordo_gemm, is blas.h's: which GEMM runs it is a policy.
+#include "framework/blas.h"
 
 // out[outer, inner] = a[outer, inner] + b[inner]
 void ordo_add_forward(float *out, const float *a, const float *b, size_t outer, size_t inner);
