@@ -47,7 +47,8 @@ typedef struct ordo_blas_info {
 } ordo_blas_info;
 ordo_blas_info ordo_blas_info_get(void);
 // The same as a JSON object: {"ordo_gemm", "openblas_core", "openblas_coretype_env" (null
-// when unset), "openblas_threading"}, the key names of bench_train --peak. Caller decrefs.
+// when unset), "openblas_threading"}; the first three are named as bench_train --peak
+// prints them. Caller decrefs.
 json_t *ordo_blas_info_json(void);
 // One line for a log: "GEMM <gemm>, OpenBLAS core <core>" and, when the variable is set,
 // " (OPENBLAS_CORETYPE=<value>)". Truncates to fit n bytes; returns buf.
