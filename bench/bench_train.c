@@ -20,8 +20,8 @@
 
 #include "data/dataloader.h"
 #include "data/dataset.h"
+#include "framework/blas.h"
 #include "framework/fileio.h"
-#include "framework/gemm.h"
 #include "framework/kernels.h"
 #include "framework/ops.h"
 #include "framework/optim.h"
@@ -113,12 +113,13 @@ static ordo_status run(int argc, char **argv) {
     }
     int nt = ordo_set_threads((int)threads);
     if (peak) {
-        const char *forced = getenv("OPENBLAS_CORETYPE");
+        ordo_blas_info b = ordo_blas_info_get(); // as `ordo train` records it in config.json
+        double own = sgemm_peak(1);              // ordo_gemm's first, as the bench always ran
+        double blas = sgemm_peak(0);
         printf("{\"impl\":\"sgemm\",\"threads\":%d,\"gflops\":%.2f,\"ordo_gflops\":%.2f,"
                "\"openblas_core\":\"%s\",\"openblas_coretype_env\":\"%s\","
                "\"ordo_gemm\":\"%s\"}\n",
-               nt, sgemm_peak(0), sgemm_peak(1), openblas_get_corename(), forced ? forced : "",
-               ordo_gemm_backend());
+               nt, blas, own, b.core, b.coretype_env ? b.coretype_env : "", b.gemm);
         return ORDO_OK;
     }
     if (!ids_path) return ordo_error(ORDO_ERR_ARG, "--ids is required");

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "framework/blas.h"
 #include "framework/dist.h"
 #include "cli/commands.h"
 
@@ -64,7 +65,9 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (strcmp(name, "--version") == 0) {
-        printf("ordo %s%s\n", ORDO_VERSION, ordo_dist_available() ? " (MPI)" : "");
+        char backend[256]; // what `ordo train` would run its products on, as it logs it
+        printf("ordo %s%s\n%s\n", ORDO_VERSION, ordo_dist_available() ? " (MPI)" : "",
+               ordo_blas_describe(backend, sizeof backend));
         return 0;
     }
     for (int i = 0; i < NCOMMANDS; i++) {

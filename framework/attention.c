@@ -1,29 +1,15 @@
 // Causal self-attention and the position ops that act inside it (rotary embedding of q
 // and k, a bias gathered per bucket). Each (batch, head) pair is independent, so the
-// loops run over B*NH in parallel and call single-threaded sgemm on strided views of qkv:
-// no copy of q, k or v is ever made; the products run in causal row blocks. Deliberately no
-// KV cache and no flash-style tiling.
-#include <cblas.h>
+// loops run over B*NH in parallel and call ordo_gemm (one thread each: blas.c) on strided
+// views of qkv: no copy of q, k or v is ever made; the products run in causal row blocks.
+// Deliberately no KV cache and no flash-style tiling.
 #include <math.h>
 #include <omp.h>
 #include <string.h>
 
+#include "framework/blas.h"
 #include "framework/error.h"
 #include "framework/kernels.h"
-
-// Inside a parallel region every thread calls sgemm itself; OpenBLAS must not also
-// spawn its own threads there. Its OpenMP build already runs single-threaded inside a
-// parallel region, and there openblas_set_num_threads(1) would set the OpenMP count to 1
-// and serialise the loop below; only the pthreads build needs the switch.
-static int blas_single_begin(void) {
-    if (openblas_get_parallel() == 2) return 0; // 2: OpenMP build
-    int n = openblas_get_num_threads();
-    openblas_set_num_threads(1);
-    return n;
-}
-static void blas_single_end(int n) {
-    if (n > 0) openblas_set_num_threads(n);
-}
 
 // Query rows per block of the causal products.
 #define ROWS 64
@@ -32,7 +18,7 @@ void ordo_attention_forward(float *out, float *att, const float *qkv, const floa
                             int T, int C, int NH) {
     int hs = C / NH, C3 = 3 * C;
     float scale = 1.0f / sqrtf((float)hs);
-    int saved = blas_single_begin();
+    int saved = ordo_blas_single_thread_begin();
 #pragma omp parallel for collapse(2) schedule(static)
     for (int b = 0; b < B; b++) {
         for (int h = 0; h < NH; h++) {
@@ -66,14 +52,14 @@ void ordo_attention_forward(float *out, float *att, const float *qkv, const floa
             }
         }
     }
-    blas_single_end(saved);
+    ordo_blas_single_thread_end(saved);
 }
 
 void ordo_attention_backward(float *dqkv, float *dbias, const float *dout, const float *qkv,
                              const float *att, float *scratch, int B, int T, int C, int NH) {
     int hs = C / NH, C3 = 3 * C;
     float scale = 1.0f / sqrtf((float)hs);
-    int saved = blas_single_begin();
+    int saved = ordo_blas_single_thread_begin();
     // Heads outermost and batch inner, so that dbias[h] is written by one thread only and
     // the sum over the batch happens in a fixed order.
 #pragma omp parallel for schedule(static)
@@ -118,13 +104,13 @@ void ordo_attention_backward(float *dqkv, float *dbias, const float *dout, const
             }
         }
     }
-    blas_single_end(saved);
+    ordo_blas_single_thread_end(saved);
 }
 
 void ordo_rope_forward(float *out, const float *qkv, const float *cosv, const float *sinv, int B,
                        int T, int C, int NH) {
     int hs = C / NH, half = hs / 2, C3 = 3 * C;
-#pragma omp parallel for collapse(2) if ((size_t)B * T * C > 32768)
+#pragma omp parallel for collapse(2) if ((size_t)B * T * C > ORDO_PAR_LOOP_MIN)
     for (int b = 0; b < B; b++) {
         for (int t = 0; t < T; t++) {
             const float *x = qkv + ((size_t)b * T + t) * C3;
@@ -149,7 +135,7 @@ void ordo_rope_forward(float *out, const float *qkv, const float *cosv, const fl
 void ordo_rope_backward(float *dqkv, const float *dout, const float *cosv, const float *sinv, int B,
                         int T, int C, int NH) {
     int hs = C / NH, half = hs / 2, C3 = 3 * C;
-#pragma omp parallel for collapse(2) if ((size_t)B * T * C > 32768)
+#pragma omp parallel for collapse(2) if ((size_t)B * T * C > ORDO_PAR_LOOP_MIN)
     for (int b = 0; b < B; b++) {
         for (int t = 0; t < T; t++) {
             const float *g = dout + ((size_t)b * T + t) * C3;

@@ -1,19 +1,19 @@
 // ordo's own sgemm for AVX-512 CPUs, in the layout of BLIS/GotoBLAS: pack a block of op(A)
 // into MR-row panels and a block of op(B) into NR-column panels, then sweep a 12 x 32
-// register tile (24 zmm accumulators) over them.
+// register tile (24 zmm accumulators) over them. One thread per call: the kernel itself.
+// Whether a product comes here, and how it is split over threads, is blas.c's decision.
 //
 // Why ordo has one: on the AVX-512 machine ordo is benchmarked on, OpenBLAS runs its AVX2
 // (Haswell) kernels because the environment forces them (OPENBLAS_CORETYPE=Haswell is set
 // there), and PyTorch, calling the same OpenBLAS, is held to them too. Measured on that machine
 // (2 threads): 2048^3 OpenBLAS 215 GFLOP/s, this kernel about 370; the LM-head products of
-// the bench configs 1.5x to 2x (docs/performance.md). ordo_gemm (kernels.c) decides when to
-// call it; ORDO_GEMM=blas turns it off.
+// the bench configs 1.5x to 2x (docs/performance.md). ORDO_GEMM=blas turns it off.
 //
-// Every C element is one chain of FMAs over k in increasing order, so the result does not
-// depend on how C is split over threads.
+// Every C element is summed over k in the same blocks and order whichever slice of C it falls
+// in (the K blocks depend on K alone, and a slice cut on tile boundaries keeps the tiles), so
+// the result does not depend on how blas.c splits C over threads.
 #include "framework/gemm.h"
 
-#include <omp.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,13 +22,12 @@
 #include <immintrin.h>
 
 enum {
-    MR = 12,       // rows of the register tile
-    NR = 32,       // columns: two zmm
-    KC = 384,      // depth of a packed block: an A panel (18 KB) stays in L1, B's in L2
-    MB = 256 * MR, // rows of op(A) packed at a time (L3)
-    NB = 8 * NR,   // columns of op(B) packed at a time (L2)
+    MR = ORDO_GEMM_OWN_MR, // rows of the register tile
+    NR = ORDO_GEMM_OWN_NR, // columns: two zmm
+    KC = 384,              // depth of a packed block: an A panel (18 KB) stays in L1, B's in L2
+    MB = 256 * MR,         // rows of op(A) packed at a time (L3)
+    NB = 8 * NR,           // columns of op(B) packed at a time (L2)
 };
-#define PAR_MIN ((size_t)1 << 24) // multiply-adds below which one thread does the product
 
 // Compiled without AVX-512 itself: it runs on every CPU (CMake builds this file -mavx512f).
 __attribute__((target("no-avx512f"))) int ordo_gemm_own_available(void) {
@@ -242,49 +241,12 @@ static float *buffers(void) {
     return p;
 }
 
-static void serial_or_blas(int ta, int tb, int M, int N, int K, float alpha, const float *A,
-                           long lda, const float *B, long ldb, float beta, float *C, long ldc);
-
-void ordo_gemm_own(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
-                   const float *B, int ldb, float beta, float *C, int ldc) {
-    // One thread below 2^24 multiply-adds: waking the other OpenMP thread (passive waiting)
-    // costs more than it saves there. Measured, 2 cores, back-to-back calls, GFLOP/s for
-    // 1 thread / 2 threads: 512x192x64 224/202, 512x256x64 223/201, 1024x256x64 223/215,
-    // 2048x256x64 229/385, 1024x384x128 231/382.
-    if (omp_in_parallel() || (size_t)M * N * K < PAR_MIN) {
-        serial_or_blas(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-        return;
-    }
-    int split_m = M >= N, len = split_m ? M : N, unit = split_m ? MR : NR;
-#pragma omp parallel
-    {
-        int p = omp_get_thread_num(), nt = omp_get_num_threads();
-        // whole tiles per thread, so that only the last slice has partial ones
-        int chunk = ((len + nt - 1) / nt + unit - 1) / unit * unit;
-        int lo = p * chunk, n = len - lo < chunk ? len - lo : chunk;
-        if (n > 0) {
-            if (split_m)
-                serial_or_blas(ta, tb, n, N, K, alpha, ta ? A + lo : A + (long)lo * lda, lda, B,
-                               ldb, beta, C + (long)lo * ldc, ldc);
-            else
-                serial_or_blas(ta, tb, M, n, K, alpha, A, lda, tb ? B + (long)lo * ldb : B + lo,
-                               ldb, beta, C + lo, ldc);
-        }
-    }
-}
-
-#include <cblas.h>
-
-// Without buffers (out of memory) OpenBLAS does the slice.
-static void serial_or_blas(int ta, int tb, int M, int N, int K, float alpha, const float *A,
-                           long lda, const float *B, long ldb, float beta, float *C, long ldc) {
+int ordo_gemm_own_serial(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
+                         const float *B, int ldb, float beta, float *C, int ldc) {
     float *buf = buffers();
-    if (buf)
-        gemm_serial(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, buf,
-                    buf + (size_t)MB * KC);
-    else
-        cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-                    M, N, K, alpha, A, (int)lda, B, (int)ldb, beta, C, (int)ldc);
+    if (!buf) return 0;
+    gemm_serial(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, buf, buf + (size_t)MB * KC);
+    return 1;
 }
 
 #else // no AVX-512 in this build (e.g. the valgrind build, or a build for an older CPU)
@@ -293,8 +255,8 @@ int ordo_gemm_own_available(void) {
     return 0;
 }
 
-void ordo_gemm_own(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
-                   const float *B, int ldb, float beta, float *C, int ldc) {
+int ordo_gemm_own_serial(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
+                         const float *B, int ldb, float beta, float *C, int ldc) {
     (void)ta, (void)tb, (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)lda, (void)B;
     (void)ldb, (void)beta, (void)C, (void)ldc;
     abort(); // callers check ordo_gemm_own_available() first

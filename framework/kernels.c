@@ -1,25 +1,11 @@
-// Row-wise kernels (elementwise, layernorm, gelu, softmax, cross-entropy, embedding)
-// and the sgemm wrapper. Rows run in parallel with OpenMP; reductions into parameter
-// gradients run over columns so that their result does not depend on the thread count.
-#include <cblas.h>
+// Row-wise kernels (elementwise, layernorm, gelu, softmax, cross-entropy, embedding).
+// Rows run in parallel with OpenMP, on one thread below ORDO_PAR_LOOP_MIN scalar operations
+// (blas.h); reductions into parameter gradients run over columns so that their result does
+// not depend on the thread count. The matrix product is blas.c's (ordo_gemm).
 #include <math.h>
-#include <omp.h>
-#include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
-#include "framework/gemm.h"
 #include "framework/kernels.h"
-
-// OpenBLAS's OpenMP build (openblas_get_parallel() == 2), asked once.
-static int blas_openmp(void) {
-    static int v = -1;
-    if (v < 0) v = openblas_get_parallel() == 2;
-    return v;
-}
-
-// Below this many scalar operations a parallel region costs more than it saves.
-#define PAR_MIN 32768
 // Columns per block in the reductions over rows (parameter gradients).
 #define COLS 64
 
@@ -67,94 +53,8 @@ static float row_max(const float *x, int n) {
     return mx;
 }
 
-static void sgemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
-                  const float *B, int ldb, float beta, float *C, int ldc) {
-    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, M, N,
-                K, alpha, A, lda, B, ldb, beta, C, ldc);
-}
-
-// Products with one side of C much longer than the other (the LM head: 50257 by 512 or
-// 2048) are split along that side into one slice per thread, each a single-threaded sgemm
-// (OpenBLAS's OpenMP build runs single-threaded inside a parallel region). OpenBLAS's own
-// threads share packed panels and wait for each other with sched_yield; the slices share
-// nothing. Each C element is computed as before, so results do not change. Measured on the
-// tiny config, 2 threads, 5 interleaved pairs: median 645 ms/step against 745 (CPU 282/313).
-// Only with the OpenMP build of OpenBLAS (with the pthreads build the slices would each
-// start OpenBLAS threads too).
-#define SPLIT_MIN   ((size_t)1 << 24) // M*N*K
-#define SPLIT_RATIO 4
-
-// ordo's own AVX-512 kernel (gemm.c) for products of at least OWN_MIN multiply-adds, where
-// its packing pays off (below, OpenBLAS's small-matrix paths win), and only while OpenBLAS
-// runs AVX2 kernels on an AVX-512 CPU: on the bench machine (OPENBLAS_CORETYPE=Haswell) it
-// beat OpenBLAS on every product of the bench models, but OpenBLAS's own AVX-512 kernels
-// (SkylakeX, Cooperlake, SapphireRapids), chosen when that variable is unset, beat its first
-// version by 25% on `small` and are within 5% of the final one (docs/performance.md).
-// ORDO_GEMM=blas keeps every product on OpenBLAS; ORDO_GEMM=own sends every product, however small,
-// to the kernel (the tests run the PyTorch parity checks so). Decided once per process, so that a
-// run never mixes the two.
-#define OWN_MIN ((size_t)1 << 21)
-
-enum { GEMM_BLAS, GEMM_AUTO, GEMM_OWN };
-
-static int blas_has_avx512(void) {
-    const char *core = openblas_get_corename();
-    static const char *const wide[] = {"skylakex", "cooperlake", "sapphirerapids"};
-    for (size_t i = 0; core && i < sizeof wide / sizeof wide[0]; i++)
-        if (strcasecmp(core, wide[i]) == 0) return 1;
-    return 0;
-}
-
-static int gemm_policy(void) {
-    static _Atomic int v = -1; // attention calls ordo_gemm from several threads at once
-    if (v < 0) {
-        const char *e = getenv("ORDO_GEMM");
-        if (!ordo_gemm_own_available() || (e && strcmp(e, "blas") == 0))
-            v = GEMM_BLAS;
-        else if (e && strcmp(e, "own") == 0)
-            v = GEMM_OWN;
-        else
-            v = blas_has_avx512() ? GEMM_BLAS : GEMM_AUTO;
-    }
-    return v;
-}
-
-const char *ordo_gemm_backend(void) {
-    static const char *const name[] = {"openblas", "ordo-avx512 for large products",
-                                       "ordo-avx512 for all products"};
-    return name[gemm_policy()];
-}
-
-void ordo_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
-               const float *B, int ldb, float beta, float *C, int ldc) {
-    int policy = gemm_policy();
-    if (M > 0 && N > 0 && K > 0 &&
-        (policy == GEMM_OWN || (policy == GEMM_AUTO && (size_t)M * N * K >= OWN_MIN))) {
-        ordo_gemm_own(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-        return;
-    }
-    int nt = omp_in_parallel() ? 1 : omp_get_max_threads();
-    int split_m = M >= SPLIT_RATIO * N, split_n = N >= SPLIT_RATIO * M;
-    if (nt < 2 || (size_t)M * N * K < SPLIT_MIN || !(split_m || split_n) || !blas_openmp()) {
-        sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-        return;
-    }
-    int len = split_m ? M : N, chunk = ((len + nt - 1) / nt + 63) / 64 * 64;
-#pragma omp parallel for num_threads(nt) schedule(static, 1)
-    for (int p = 0; p < nt; p++) {
-        int lo = p * chunk, n = len - lo < chunk ? len - lo : chunk;
-        if (n <= 0) continue;
-        if (split_m) // rows lo.. of op(A) and C
-            sgemm(ta, tb, n, N, K, alpha, ta ? A + lo : A + (size_t)lo * lda, lda, B, ldb, beta,
-                  C + (size_t)lo * ldc, ldc);
-        else // columns lo.. of op(B) and C
-            sgemm(ta, tb, M, n, K, alpha, A, lda, tb ? B + (size_t)lo * ldb : B + lo, ldb, beta,
-                  C + lo, ldc);
-    }
-}
-
 void ordo_add_forward(float *out, const float *a, const float *b, size_t outer, size_t inner) {
-#pragma omp parallel for if (outer * inner > PAR_MIN)
+#pragma omp parallel for if (outer * inner > ORDO_PAR_LOOP_MIN)
     for (size_t i = 0; i < outer; i++)
         for (size_t j = 0; j < inner; j++) out[i * inner + j] = a[i * inner + j] + b[j];
 }
@@ -162,14 +62,14 @@ void ordo_add_forward(float *out, const float *a, const float *b, size_t outer, 
 void ordo_add_backward(float *da, float *db, const float *dout, size_t outer, size_t inner) {
     if (da) {
         size_t n = outer * inner;
-#pragma omp parallel for if (n > PAR_MIN)
+#pragma omp parallel for if (n > ORDO_PAR_LOOP_MIN)
         for (size_t i = 0; i < n; i++) da[i] += dout[i];
     }
     if (db) {
         // Column sums a block of COLS columns at a time, rows in order: the same additions
         // in the same order as one column at a time (bit-identical, any thread count), but
         // reading rows contiguously instead of with a stride of `inner` floats.
-#pragma omp parallel for if (outer * inner > PAR_MIN)
+#pragma omp parallel for if (outer * inner > ORDO_PAR_LOOP_MIN)
         for (size_t j0 = 0; j0 < inner; j0 += COLS) {
             size_t nj = inner - j0 < COLS ? inner - j0 : COLS;
             float s[COLS] = {0};
@@ -183,7 +83,7 @@ void ordo_add_backward(float *da, float *db, const float *dout, size_t outer, si
 }
 
 void ordo_mul_forward(float *out, const float *a, const float *b, size_t outer, size_t inner) {
-#pragma omp parallel for if (outer * inner > PAR_MIN)
+#pragma omp parallel for if (outer * inner > ORDO_PAR_LOOP_MIN)
     for (size_t i = 0; i < outer; i++)
         for (size_t j = 0; j < inner; j++) out[i * inner + j] = a[i * inner + j] * b[j];
 }
@@ -191,12 +91,12 @@ void ordo_mul_forward(float *out, const float *a, const float *b, size_t outer, 
 void ordo_mul_backward(float *da, float *db, const float *dout, const float *a, const float *b,
                        size_t outer, size_t inner) {
     if (da) {
-#pragma omp parallel for if (outer * inner > PAR_MIN)
+#pragma omp parallel for if (outer * inner > ORDO_PAR_LOOP_MIN)
         for (size_t i = 0; i < outer; i++)
             for (size_t j = 0; j < inner; j++) da[i * inner + j] += dout[i * inner + j] * b[j];
     }
     if (db) { // column blocks as in ordo_add_backward
-#pragma omp parallel for if (outer * inner > PAR_MIN)
+#pragma omp parallel for if (outer * inner > ORDO_PAR_LOOP_MIN)
         for (size_t j0 = 0; j0 < inner; j0 += COLS) {
             size_t nj = inner - j0 < COLS ? inner - j0 : COLS;
             float s[COLS] = {0};
@@ -214,7 +114,7 @@ void ordo_bias_backward(float *dbias, const float *dout, int N, int C) {
 }
 
 void ordo_embedding_forward(float *out, const float *table, const int32_t *ids, int N, int C) {
-#pragma omp parallel for if ((size_t)N * C > PAR_MIN)
+#pragma omp parallel for if ((size_t)N * C > ORDO_PAR_LOOP_MIN)
     for (int i = 0; i < N; i++)
         memcpy(out + (size_t)i * C, table + (size_t)ids[i] * C, (size_t)C * sizeof(float));
 }
@@ -230,7 +130,7 @@ void ordo_embedding_backward(float *dtable, const float *dout, const int32_t *id
 
 void ordo_layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *w,
                             const float *b, int N, int C, float eps) {
-#pragma omp parallel for if ((size_t)N * C > PAR_MIN)
+#pragma omp parallel for if ((size_t)N * C > ORDO_PAR_LOOP_MIN)
     for (int i = 0; i < N; i++) {
         const float *x = inp + (size_t)i * C;
         float m = 0.0f;
@@ -250,7 +150,7 @@ void ordo_layernorm_forward(float *out, float *mean, float *rstd, const float *i
 void ordo_layernorm_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp,
                              const float *w, const float *mean, const float *rstd, int N, int C) {
     if (dinp) {
-#pragma omp parallel for if ((size_t)N * C > PAR_MIN)
+#pragma omp parallel for if ((size_t)N * C > ORDO_PAR_LOOP_MIN)
         for (int i = 0; i < N; i++) {
             const float *x = inp + (size_t)i * C, *g = dout + (size_t)i * C;
             float m = mean[i], s = rstd[i];
@@ -270,7 +170,7 @@ void ordo_layernorm_backward(float *dinp, float *dw, float *db, const float *dou
         }
     }
     if (dw || db) { // column blocks as in ordo_add_backward
-#pragma omp parallel for if ((size_t)N * C > PAR_MIN)
+#pragma omp parallel for if ((size_t)N * C > ORDO_PAR_LOOP_MIN)
         for (int c0 = 0; c0 < C; c0 += COLS) {
             int nc = C - c0 < COLS ? C - c0 : COLS;
             float sw[COLS] = {0}, sb[COLS] = {0};
@@ -299,7 +199,7 @@ static inline float tanh_f(float u) {
 }
 
 void ordo_gelu_forward(float *out, const float *inp, size_t n) {
-#pragma omp parallel for if (n > PAR_MIN)
+#pragma omp parallel for if (n > ORDO_PAR_LOOP_MIN)
     for (size_t i = 0; i < n; i++) {
         float x = inp[i];
         out[i] = 0.5f * x * (1.0f + tanh_f(GELU_K * (x + 0.044715f * x * x * x)));
@@ -307,7 +207,7 @@ void ordo_gelu_forward(float *out, const float *inp, size_t n) {
 }
 
 void ordo_gelu_backward(float *dinp, const float *inp, const float *dout, size_t n) {
-#pragma omp parallel for if (n > PAR_MIN)
+#pragma omp parallel for if (n > ORDO_PAR_LOOP_MIN)
     for (size_t i = 0; i < n; i++) {
         float x = inp[i];
         float u = GELU_K * (x + 0.044715f * x * x * x);
@@ -320,7 +220,7 @@ void ordo_gelu_backward(float *dinp, const float *inp, const float *dout, size_t
 }
 
 void ordo_softmax_forward(float *out, const float *inp, int N, int C) {
-#pragma omp parallel for if ((size_t)N * C > PAR_MIN)
+#pragma omp parallel for if ((size_t)N * C > ORDO_PAR_LOOP_MIN)
     for (int i = 0; i < N; i++) {
         const float *x = inp + (size_t)i * C;
         float *o = out + (size_t)i * C;
@@ -330,7 +230,7 @@ void ordo_softmax_forward(float *out, const float *inp, int N, int C) {
 }
 
 void ordo_softmax_backward(float *dinp, const float *dout, const float *out, int N, int C) {
-#pragma omp parallel for if ((size_t)N * C > PAR_MIN)
+#pragma omp parallel for if ((size_t)N * C > ORDO_PAR_LOOP_MIN)
     for (int i = 0; i < N; i++) {
         const float *g = dout + (size_t)i * C, *y = out + (size_t)i * C;
         float dot = 0.0f;
@@ -344,7 +244,7 @@ double ordo_crossentropy_forward(float *stats, const float *logits, const int32_
                                  int V, int *count) {
     double total = 0.0;
     int cnt = 0;
-#pragma omp parallel for reduction(+ : total, cnt) if ((size_t)N * V > PAR_MIN)
+#pragma omp parallel for reduction(+ : total, cnt) if ((size_t)N * V > ORDO_PAR_LOOP_MIN)
     for (int i = 0; i < N; i++) {
         const float *x = logits + (size_t)i * V;
         float mx = row_max(x, V);
@@ -374,7 +274,7 @@ double ordo_crossentropy_forward(float *stats, const float *logits, const int32_
 
 void ordo_crossentropy_backward(float *dlogits, const float *logits, const float *stats,
                                 const int32_t *targets, int N, int V, float scale) {
-#pragma omp parallel for if ((size_t)N * V > PAR_MIN)
+#pragma omp parallel for if ((size_t)N * V > ORDO_PAR_LOOP_MIN)
     for (int i = 0; i < N; i++) {
         const float *x = logits + (size_t)i * V;
         float *d = dlogits + (size_t)i * V;

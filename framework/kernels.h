@@ -1,5 +1,6 @@
 // Kernels: forward/backward pairs on raw float arrays, side by side, as in llm.c.
-// Outputs first, then inputs, then dims. Backward kernels ADD into their d-outputs.
+// Outputs first, then inputs, then dims. Backward kernels ADD into their d-outputs (the one
+// exception: ordo_crossentropy_backward in place, see there).
 // Dims used throughout:
 //   B  batch            T  sequence length      C  channels (d_model)
 //   NH heads            hs head size (C / NH)   V  vocabulary size
@@ -9,73 +10,84 @@
 #include <stddef.h>
 #include <stdint.h>
 
-// C[M,N] = alpha * op(A) @ op(B) + beta * C, row-major, with leading dimensions.
-void ordo_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
-               const float *B, int ldb, float beta, float *C, int ldc);
-// Which GEMM ordo_gemm uses in this process: "openblas", "ordo-avx512 for large products"
-// or "ordo-avx512 for all products" (see kernels.c; ORDO_GEMM=blas|own).
-const char *ordo_gemm_backend(void);
+// The matrix product the ops call, ordo_gemm, is blas.h's: which GEMM runs it is a policy.
+#include "framework/blas.h"
 
 // out[outer, inner] = a[outer, inner] + b[inner]
 void ordo_add_forward(float *out, const float *a, const float *b, size_t outer, size_t inner);
+// da += dout; db[inner] += the sum of dout over the outer rows. Either may be NULL (skipped).
 void ordo_add_backward(float *da, float *db, const float *dout, size_t outer, size_t inner);
 // out = a * b (b broadcast as above)
 void ordo_mul_forward(float *out, const float *a, const float *b, size_t outer, size_t inner);
+// da += dout * b; db[inner] += the sum of dout * a over the outer rows. Either may be NULL.
 void ordo_mul_backward(float *da, float *db, const float *dout, const float *a, const float *b,
                        size_t outer, size_t inner);
-// out[N, C] = inp[N, C] + bias[C] (bias may be NULL); dbias[C] += sum over rows of dout.
+// dbias[C] += the sum over the N rows of dout[N, C]: the bias of a linear layer, whose
+// forward is ordo_gemm with beta 1 onto rows that hold the bias (ops.c).
 void ordo_bias_backward(float *dbias, const float *dout, int N, int C);
 
 // out[N, C] = table[ids[N], C]; dtable[ids[i]] += dout[i] (repeated ids accumulate).
+// ids must be rows of the table: not checked here.
 void ordo_embedding_forward(float *out, const float *table, const int32_t *ids, int N, int C);
 void ordo_embedding_backward(float *dtable, const float *dout, const int32_t *ids, int N, int C);
 
-// LayerNorm over C: out = (x - mean) * rstd * w + b; mean, rstd [N] saved.
+// LayerNorm over C: out = (x - mean) * rstd * w + b, rstd = 1 / sqrt(biased variance + eps);
+// mean, rstd [N] saved.
 void ordo_layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *w,
                             const float *b, int N, int C, float eps);
+// dinp [N, C], dw [C], db [C] += their gradients; any of the three may be NULL (skipped).
 void ordo_layernorm_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp,
                              const float *w, const float *mean, const float *rstd, int N, int C);
 
-// GELU, tanh approximation (GPT-2).
+// GELU, tanh approximation (GPT-2); backward adds into dinp.
 void ordo_gelu_forward(float *out, const float *inp, size_t n);
 void ordo_gelu_backward(float *dinp, const float *inp, const float *dout, size_t n);
 
-// out[i] = exp(x[i] - shift) for i < n (a vectorised exp within 2 ulp of expf); returns
-// the float sum of out. out may alias x.
+// out[i] = exp(x[i] - shift) for i < n (a vectorised exp within 2 ulp of expf on [-87, 88];
+// arguments outside are clamped to it, so e^-87 ~ 1.6e-38 stands for 0); returns the float
+// sum of out. out may alias x.
 float ordo_exp_sum(float *out, const float *x, float shift, int n);
 
-// Softmax over the last dim C.
+// Softmax over the last dim C; backward adds into dinp, from the saved output `out`.
 void ordo_softmax_forward(float *out, const float *inp, int N, int C);
 void ordo_softmax_backward(float *dinp, const float *dout, const float *out, int N, int C);
 
 // Fused softmax + cross-entropy. logits [N, V]; targets [N], a target < 0 is ignored.
-// Writes stats[2N] (row max, then log of the shifted exp-sum) and returns the mean loss
-// over counted rows (0 if none); *count receives the number of counted rows.
+// Writes stats[2N] (the N row maxima, then the N logs of the shifted exp-sums) and returns
+// the mean loss over counted rows (0 if none); *count receives the number of counted rows.
+// Targets must be below V: not checked here.
 double ordo_crossentropy_forward(float *stats, const float *logits, const int32_t *targets, int N,
                                  int V, int *count);
-// dlogits[i] += scale * (softmax(logits[i]) - onehot(targets[i])) for counted rows.
-// dlogits may alias logits (the rows are read before they are written).
+// dlogits[i] += scale * (softmax(logits[i]) - onehot(targets[i])) for counted rows, with the
+// forward's stats; ignored rows are left alone. In place (dlogits == logits, row by row)
+// the counted rows are overwritten with that gradient instead of added to, and ignored rows
+// are zeroed.
 void ordo_crossentropy_backward(float *dlogits, const float *logits, const float *stats,
                                 const int32_t *targets, int N, int V, float scale);
 
 // Causal multi-head self-attention. qkv [B, T, 3C] (q | k | v, head h at columns
 // h*hs..), bias [NH, T, T] added to the scaled scores (may be NULL), att [B, NH, T, T]
-// saved (softmax probabilities, zero above the diagonal), out [B, T, C].
+// saved (softmax probabilities, zero above the diagonal), out [B, T, C] written (not added).
 void ordo_attention_forward(float *out, float *att, const float *qkv, const float *bias, int B,
                             int T, int C, int NH);
-// scratch: ordo_attention_scratch_floats(T) floats, reused across calls.
+// dqkv [B, T, 3C] += its gradient; dbias [NH, T, T] (may be NULL) += the scores' gradient
+// summed over the batch in a fixed order. scratch: ordo_attention_scratch_floats(T) floats.
 void ordo_attention_backward(float *dqkv, float *dbias, const float *dout, const float *qkv,
                              const float *att, float *scratch, int B, int T, int C, int NH);
+// The scratch of ordo_attention_backward: one T x T block per OpenMP thread, for the thread
+// count in effect (ask again after ordo_set_threads).
 size_t ordo_attention_scratch_floats(int T);
 
 // Rotary embedding of the q and k parts of qkv [B, T, 3C], per head, rotate-half pairing
-// (i with i + hs/2). cos/sin tables are [T, hs/2]; v is copied unchanged.
+// (i with i + hs/2). cos/sin tables are [T, hs/2]; out [B, T, 3C] gets v unchanged.
+// Backward adds the transposed rotation of dout into dqkv, and dout's v part as it is.
 void ordo_rope_forward(float *out, const float *qkv, const float *cosv, const float *sinv, int B,
                        int T, int C, int NH);
 void ordo_rope_backward(float *dqkv, const float *dout, const float *cosv, const float *sinv, int B,
                         int T, int C, int NH);
 
-// out[h, k] = table[bucket[k], h] for k over a T*T map; dtable[bucket[k], h] += dout[h, k].
+// out[NH, TT] with out[h, k] = table[bucket[k], h], k over a T*T map and table [buckets, NH];
+// dtable[bucket[k], h] += dout[h, k].
 void ordo_relbias_forward(float *out, const float *table, const int32_t *bucket, int TT, int NH);
 void ordo_relbias_backward(float *dtable, const float *dout, const int32_t *bucket, int TT, int NH);
 

@@ -1,10 +1,11 @@
-// One knob for parallelism: OpenBLAS threads for matmuls and OpenMP threads for the
-// loops around them are always set together.
+// One knob for parallelism: OpenBLAS threads for matmuls and OpenMP threads for the loops
+// around them are always set together. Defined in blas.c, with the rest of the thread policy.
 #ifndef ORDO_THREADS_H
 #define ORDO_THREADS_H
 
-// n <= 0 means all cores. Returns the count in effect.
+// Sets both counts to n; n <= 0 means all online cores. Returns the count in effect.
 int ordo_set_threads(int n);
+// The OpenMP thread count in effect (what a parallel loop outside any region gets).
 int ordo_get_threads(void);
 
 #endif

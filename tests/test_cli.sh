@@ -17,6 +17,7 @@ expect() { # expect <want-rc: 0|nonzero> <stderr/stdout substring> <args...>
 }
 expect 0 "usage: ordo <command>" --help
 expect 0 "ordo 0." --version
+expect 0 ", OpenBLAS core " --version # the GEMM that train would use (framework/blas.c)
 expect nonzero "usage: ordo" 
 expect nonzero "unknown command 'frobnicate'" frobnicate
 expect nonzero "unknown option '--no-such-flag'" tokenize --no-such-flag

@@ -30,6 +30,15 @@ done
 grep -q '"step":10,"train_loss":[0-9.e+-]*,"lr":[0-9.e+-]*,"tokens_per_s":' "$dir/learn/metrics.jsonl" && ok || bad "metrics line format"
 grep -q '"step":100,.*"val_loss":.*"val_ppl":' "$dir/learn/metrics.jsonl" && ok || bad "no val_loss at step 100"
 [ -f "$dir/learn/ckpt-200.safetensors" ] && ok || bad "no final checkpoint"
+# what ran the products: in the start line, and in config.json as "backend" (not an option:
+# the run's config.json still reads back, here as a --config file)
+grep -q "^ordo: training .*, GEMM [a-z0-9 -]*, OpenBLAS core [^ ]* .*-> $dir/learn\$" "$dir/learn.log" && ok || bad "start line lacks the GEMM and BLAS core: $(grep '^ordo: training' "$dir/learn.log")"
+if [ -n "${OPENBLAS_CORETYPE:-}" ]; then env_want="\"$OPENBLAS_CORETYPE\""; else env_want=null; fi
+for kv in '"ordo_gemm": "' '"openblas_core": "' "\"openblas_coretype_env\": $env_want" '"openblas_threading": "'; do
+  sed -n '/"backend": {/,/}/p' "$dir/learn/config.json" | grep -qF "$kv" && ok || bad "config.json's backend lacks $kv"
+done
+ORDO_GEMM=blas "$ORDO" train --config "$dir/learn/config.json" --steps 2 --eval-every 0 --out "$dir/cfg" > "$dir/cfg.log" 2>&1 && ok || bad "a run's config.json as --config: $(tail -3 "$dir/cfg.log")"
+grep -q '"ordo_gemm": "openblas"' "$dir/cfg/config.json" && ok || bad "ORDO_GEMM=blas not recorded in config.json"
 
 # 3. SIGINT: finish the step, checkpoint, exit 130; the run then resumes to the end
 "$ORDO" train --steps 100000 --ckpt-every 0 --eval-every 0 --threads 1 --out "$dir/int" > /dev/null 2> "$dir/int.err" &
@@ -64,6 +73,8 @@ expect_err "--lr" train --lr -1 --out "$dir/x"
 expect_err "already holds a run" train --steps 5 --out "$dir/learn"
 expect_err "--pos is \"rope\" but the checkpoint was trained with \"learned\"" train --resume "$dir/learn" --pos rope
 expect_err "nowhere: cannot open the run directory" train --resume "$dir/nowhere"
+echo '{"backend": "own"}' > "$dir/backend.json" # only the recorded object is skipped
+expect_err 'unknown key "backend"' train --config "$dir/backend.json" --out "$dir/x"
 [ ! -e "$dir/x" ] && ok || bad "a refused command created its --out"
 
 echo "$pass passed, $fail failed"

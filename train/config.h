@@ -52,4 +52,10 @@ ordo_status ordo_train_config_compare(ordo_train_config *ckpt, ordo_train_config
 // Frees the strings duplicated by from_json (process-lifetime otherwise).
 void ordo_config_strings_free(void);
 
+// config.json (not the checkpoint metadata) also holds this key: an object that records the
+// GEMM and BLAS the run last trained on (ordo_blas_info_json, framework/blas.h). It sets
+// nothing: ordo_train_config_from_json skips it when it is an object, so that config.json
+// reads back on --resume and as a --config file.
+#define ORDO_CONFIG_BACKEND_KEY "backend"
+
 #endif

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "data/dataloader.h"
+#include "framework/blas.h"
 #include "framework/dist.h"
 #include "framework/fileio.h"
 #include "framework/signals.h"
@@ -562,21 +563,28 @@ ordo_status ordo_train(const ordo_train_request *req) {
     }
     int threads = ordo_set_threads(ordo_dist_threads((int)tr.cfg.threads));
     tr.cfg_json = ordo_train_config_to_json(&tr.cfg);
+    // config.json also records what runs the products; the checkpoints keep the config alone
+    json_t *run_json = json_copy(tr.cfg_json);
+    json_object_set_new(run_json, ORDO_CONFIG_BACKEND_KEY, ordo_blas_info_json());
     char cfg_path[4096];
     snprintf(cfg_path, sizeof cfg_path, "%s/config.json", tr.cfg.out);
     if (rank == 0 && !(s = ordo_mkdir_p(tr.cfg.out, 0755)) &&
-        !(s = ordo_write_json_atomic(cfg_path, tr.cfg_json)))
+        !(s = ordo_write_json_atomic(cfg_path, run_json)))
         s = metrics_open(&tr, tr.step);
+    json_decref(run_json);
     if ((s = ordo_dist_agree(s))) goto done;
     tr.tty = rank == 0 && isatty(STDERR_FILENO);
     if (ranks > 1)
         printf("ordo: data parallel over %d ranks x %d threads, batch %d split %d..%d rows per "
                "rank\n",
                ranks, threads, tr.B, tr.B / ranks, (tr.B + ranks - 1) / ranks);
+    char backend[256];
     if (!restored)
-        printf("ordo: training %s, %s position, %zu parameters, %zu train / %zu val tokens -> %s\n",
+        printf("ordo: training %s, %s position, %zu parameters, %zu train / %zu val tokens, %s "
+               "-> %s\n",
                tr.cfg.data ? tr.cfg.data : tr.cfg.task, tr.cfg.pos, ordo_gpt_num_params(&tr.model),
-               tr.data.n_train, tr.data.n - tr.data.n_train, tr.cfg.out);
+               tr.data.n_train, tr.data.n - tr.data.n_train,
+               ordo_blas_describe(backend, sizeof backend), tr.cfg.out);
 
     tr.t_start = ordo_now_s();
     ordo_signals sig; // Ctrl-C or SIGTERM: finish the step, checkpoint, return INTERRUPTED

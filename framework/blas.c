@@ -1,0 +1,226 @@
+// The GEMM and thread policy (see blas.h): every decision about which GEMM runs a product
+// and on how many threads, and every call that sets or asks OpenBLAS's threading, is here.
+// It computes nothing itself: products run on OpenBLAS (cblas_sgemm) or on ordo's kernel
+// (gemm.c, one thread per call). Deliberately no tuning at run time: every threshold is a
+// constant measured once (docs/performance.md), so that a run is reproducible bit for bit.
+#include <cblas.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "framework/blas.h"
+#include "framework/gemm.h"
+#include "framework/threads.h"
+
+// ---- thresholds of the products (the loops' own is ORDO_PAR_LOOP_MIN, blas.h); all in
+// multiply-adds, M*N*K
+
+// ordo's kernel takes products of at least this size (under the "large products" policy),
+// where its packing pays off; below, OpenBLAS's small-matrix paths win.
+#define OWN_KERNEL_MIN ((size_t)1 << 21)
+// ordo's kernel runs on one thread below this size: waking the other OpenMP thread (passive
+// waiting) costs more than it saves there. Measured, 2 cores, back-to-back calls, GFLOP/s
+// for 1 thread / 2 threads: 512x192x64 224/202, 512x256x64 223/201, 1024x256x64 223/215,
+// 2048x256x64 229/385, 1024x384x128 231/382.
+#define OWN_THREADS_MIN ((size_t)1 << 24)
+// An OpenBLAS product at least this large, with one side of C at least BLAS_SLICE_RATIO
+// times the other (the LM head: 50257 by 512 or 2048), is cut along that side into one
+// slice per thread, each a one-thread sgemm. OpenBLAS's own threads share packed panels and
+// wait for each other with sched_yield; the slices share nothing. Each C element is
+// computed as before, so results do not change. Measured on the tiny config, 2 threads, 5
+// interleaved pairs: median 645 ms/step against 745 (CPU 282/313). Only with the OpenMP
+// build of OpenBLAS, which runs on one thread inside a parallel region (with the pthreads
+// build every slice would start OpenBLAS threads too).
+#define BLAS_SLICE_MIN   ((size_t)1 << 24)
+#define BLAS_SLICE_RATIO 4
+#define BLAS_SLICE_ALIGN 64 // rows or columns; slices start on a multiple of it
+
+// ---- OpenBLAS as built and as configured
+
+// openblas_get_parallel(): 0 sequential build, 1 pthreads, 2 OpenMP. Asked once.
+static int blas_threading(void) {
+    static _Atomic int v = -1; // ordo_gemm is called from several threads at once
+    if (v < 0) v = openblas_get_parallel();
+    return v;
+}
+
+static int blas_openmp(void) {
+    return blas_threading() == 2;
+}
+
+// OpenBLAS's cores with AVX-512 kernels (openblas_get_corename(), case aside). Where OpenBLAS
+// runs one of these, ordo uses OpenBLAS for every product: they beat the first version of
+// ordo's kernel by 25% on `small` and are within 5% of the final one (docs/performance.md).
+// Elsewhere on an AVX-512 CPU (OPENBLAS_CORETYPE=Haswell on the bench machine; an OpenBLAS
+// too old to know the CPU) OpenBLAS runs AVX2 kernels, and ordo's kernel beat it on every
+// product of the bench models.
+static const char *const blas_avx512_cores[] = {"skylakex", "cooperlake", "sapphirerapids"};
+
+static int blas_has_avx512(void) {
+    const char *core = openblas_get_corename();
+    for (size_t i = 0; core && i < sizeof blas_avx512_cores / sizeof blas_avx512_cores[0]; i++)
+        if (strcasecmp(core, blas_avx512_cores[i]) == 0) return 1;
+    return 0;
+}
+
+// ---- which GEMM
+
+// GEMM_AUTO: ordo's kernel for products of at least OWN_KERNEL_MIN, OpenBLAS below.
+// ORDO_GEMM=blas keeps every product on OpenBLAS; ORDO_GEMM=own sends every product, however
+// small, to ordo's kernel (the tests run the PyTorch parity checks so). Decided once per
+// process, so that a run never mixes the two policies.
+enum { GEMM_BLAS, GEMM_AUTO, GEMM_OWN };
+
+static int gemm_policy(void) {
+    static _Atomic int v = -1; // attention calls ordo_gemm from several threads at once
+    if (v < 0) {
+        const char *e = getenv("ORDO_GEMM");
+        if (!ordo_gemm_own_available() || (e && strcmp(e, "blas") == 0))
+            v = GEMM_BLAS;
+        else if (e && strcmp(e, "own") == 0)
+            v = GEMM_OWN;
+        else
+            v = blas_has_avx512() ? GEMM_BLAS : GEMM_AUTO;
+    }
+    return v;
+}
+
+const char *ordo_gemm_backend(void) {
+    static const char *const name[] = {"openblas", "ordo-avx512 for large products",
+                                       "ordo-avx512 for all products"};
+    return name[gemm_policy()];
+}
+
+static void blas_sgemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
+                       const float *B, int ldb, float beta, float *C, int ldc) {
+    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, M, N,
+                K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+// ordo's kernel on this thread; OpenBLAS where the kernel has no buffers (out of memory).
+static void own_slice(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
+                      const float *B, int ldb, float beta, float *C, int ldc) {
+    if (!ordo_gemm_own_serial(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc))
+        blas_sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void ordo_gemm_own(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
+                   const float *B, int ldb, float beta, float *C, int ldc) {
+    if (omp_in_parallel() || (size_t)M * N * K < OWN_THREADS_MIN) {
+        own_slice(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+    // the longer side of C, in whole register tiles per thread, so that only the last slice
+    // has partial ones and every element comes out as in one thread's product (gemm.h)
+    int split_m = M >= N, len = split_m ? M : N,
+        unit = split_m ? ORDO_GEMM_OWN_MR : ORDO_GEMM_OWN_NR;
+#pragma omp parallel
+    {
+        int p = omp_get_thread_num(), nt = omp_get_num_threads();
+        int chunk = ((len + nt - 1) / nt + unit - 1) / unit * unit;
+        int lo = p * chunk, n = len - lo < chunk ? len - lo : chunk;
+        if (n > 0) {
+            if (split_m) // rows lo.. of op(A) and C
+                own_slice(ta, tb, n, N, K, alpha, ta ? A + lo : A + (size_t)lo * lda, lda, B, ldb,
+                          beta, C + (size_t)lo * ldc, ldc);
+            else // columns lo.. of op(B) and C
+                own_slice(ta, tb, M, n, K, alpha, A, lda, tb ? B + (size_t)lo * ldb : B + lo, ldb,
+                          beta, C + lo, ldc);
+        }
+    }
+}
+
+void ordo_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
+               const float *B, int ldb, float beta, float *C, int ldc) {
+    int policy = gemm_policy();
+    if (M > 0 && N > 0 && K > 0 &&
+        (policy == GEMM_OWN || (policy == GEMM_AUTO && (size_t)M * N * K >= OWN_KERNEL_MIN))) {
+        ordo_gemm_own(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+    int nt = omp_in_parallel() ? 1 : omp_get_max_threads();
+    int split_m = M >= BLAS_SLICE_RATIO * N, split_n = N >= BLAS_SLICE_RATIO * M;
+    if (nt < 2 || (size_t)M * N * K < BLAS_SLICE_MIN || !(split_m || split_n) || !blas_openmp()) {
+        blas_sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+    int len = split_m ? M : N;
+    int chunk = ((len + nt - 1) / nt + BLAS_SLICE_ALIGN - 1) / BLAS_SLICE_ALIGN * BLAS_SLICE_ALIGN;
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+    for (int p = 0; p < nt; p++) {
+        int lo = p * chunk, n = len - lo < chunk ? len - lo : chunk;
+        if (n <= 0) continue;
+        if (split_m) // rows lo.. of op(A) and C
+            blas_sgemm(ta, tb, n, N, K, alpha, ta ? A + lo : A + (size_t)lo * lda, lda, B, ldb,
+                       beta, C + (size_t)lo * ldc, ldc);
+        else // columns lo.. of op(B) and C
+            blas_sgemm(ta, tb, M, n, K, alpha, A, lda, tb ? B + (size_t)lo * ldb : B + lo, ldb,
+                       beta, C + lo, ldc);
+    }
+}
+
+// ---- threads
+
+// OpenBLAS's OpenMP build already runs on one thread inside a parallel region, and there
+// openblas_set_num_threads(1) would set the OpenMP count to 1 and serialise the caller's
+// loop; only the pthreads build needs the switch.
+int ordo_blas_single_thread_begin(void) {
+    if (blas_openmp()) return 0;
+    int n = openblas_get_num_threads();
+    openblas_set_num_threads(1);
+    return n;
+}
+
+void ordo_blas_single_thread_end(int saved) {
+    if (saved > 0) openblas_set_num_threads(saved);
+}
+
+// The one knob (threads.h): OpenBLAS threads for products and OpenMP threads for the loops
+// around them are always set together.
+int ordo_set_threads(int n) {
+    if (n <= 0) {
+        long c = sysconf(_SC_NPROCESSORS_ONLN);
+        n = c > 0 ? (int)c : 1;
+    }
+    omp_set_num_threads(n);
+    openblas_set_num_threads(n);
+    return n;
+}
+
+int ordo_get_threads(void) {
+    return omp_get_max_threads();
+}
+
+// ---- what ran
+
+ordo_blas_info ordo_blas_info_get(void) {
+    static const char *const threading[] = {"serial", "pthreads", "openmp"};
+    int t = blas_threading();
+    const char *core = openblas_get_corename();
+    return (ordo_blas_info){.gemm = ordo_gemm_backend(),
+                            .core = core ? core : "unknown",
+                            .coretype_env = getenv("OPENBLAS_CORETYPE"),
+                            .threading = t >= 0 && t <= 2 ? threading[t] : "unknown"};
+}
+
+json_t *ordo_blas_info_json(void) {
+    ordo_blas_info b = ordo_blas_info_get();
+    json_t *o = json_object();
+    json_object_set_new(o, "ordo_gemm", json_string(b.gemm));
+    json_object_set_new(o, "openblas_core", json_string(b.core));
+    json_t *env = b.coretype_env ? json_string(b.coretype_env) : NULL; // NULL: unset, or not UTF-8
+    json_object_set_new(o, "openblas_coretype_env", env ? env : json_null());
+    json_object_set_new(o, "openblas_threading", json_string(b.threading));
+    return o;
+}
+
+char *ordo_blas_describe(char *buf, size_t n) {
+    ordo_blas_info b = ordo_blas_info_get();
+    int k = snprintf(buf, n, "GEMM %s, OpenBLAS core %s", b.gemm, b.core);
+    if (b.coretype_env && k >= 0 && (size_t)k < n)
+        snprintf(buf + k, n - (size_t)k, " (OPENBLAS_CORETYPE=%s)", b.coretype_env);
+    return buf;
+}
