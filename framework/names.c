@@ -13,16 +13,20 @@ int ordo_names_find(const ordo_names *t, const char *name) {
     return -1;
 }
 
-// "a, b or c" into buf (truncated, never overflowed: the tables are a few short names).
-static void choices(const ordo_names *t, char *buf, size_t cap) {
+char *ordo_names_join(const ordo_names *t, const char *sep, const char *last, char *buf,
+                      size_t cap) {
     size_t len = 0;
-    buf[0] = 0;
+    if (cap) buf[0] = 0;
     for (int v = 0; v < t->count && len < cap; v++) {
-        const char *sep = v == 0 ? "" : v == t->count - 1 ? " or " : ", ";
-        int n = snprintf(buf + len, cap - len, "%s%s", sep, t->names[v]);
+        int n = snprintf(buf + len, cap - len, "%s%s",
+                         v == 0              ? ""
+                         : v == t->count - 1 ? last
+                                             : sep,
+                         t->names[v]);
         if (n < 0) break;
         len += (size_t)n;
     }
+    return buf;
 }
 
 ordo_status ordo_names_parse(const ordo_names *t, const char *name, int *out) {
@@ -32,7 +36,7 @@ ordo_status ordo_names_parse(const ordo_names *t, const char *name, int *out) {
         return ORDO_OK;
     }
     char list[512];
-    choices(t, list, sizeof list);
+    ordo_names_join(t, ", ", " or ", list, sizeof list);
     if (!name) return ordo_error(ORDO_ERR_ARG, "%s is not set (expected %s)", t->what, list);
     return ordo_error(ORDO_ERR_ARG, "unknown %s '%s' (expected %s)", t->what, name, list);
 }

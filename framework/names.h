@@ -24,5 +24,9 @@ int ordo_names_find(const ordo_names *t, const char *name);
 ordo_status ordo_names_parse(const ordo_names *t, const char *name, int *out);
 // The name of value v; "?" when v is out of range.
 const char *ordo_names_name(const ordo_names *t, int v);
+// Writes the names into buf (NUL-terminated, truncated to cap), `sep` between them and `last`
+// before the last one: (", ", " or ") gives "a, b or c". Returns buf.
+char *ordo_names_join(const ordo_names *t, const char *sep, const char *last, char *buf,
+                      size_t cap);
 
 #endif
