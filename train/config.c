@@ -162,16 +162,33 @@ static ordo_status check_names(const ordo_train_config *c) {
     return ORDO_OK;
 }
 
+// The vocabulary is not known before the data is read: its upper bound for the tokenizer
+// (the built-in corpora have fewer than 256 words).
+static int vocab_bound(const ordo_train_config *c) {
+    int gpt2 =
+        c->data && ordo_names_find(&ordo_tokenizer_kind_names, c->tokenizer) == ORDO_TOK_GPT2;
+    return gpt2 ? ORDO_GPT2_VOCAB_SIZE : 256;
+}
+
+ordo_status ordo_train_config_model(const ordo_train_config *c, int V, ordo_gpt_config *g) {
+    memset(g, 0, sizeof *g);
+    g->V = V;
+    g->C = (int)c->d_model;
+    g->L = (int)c->layers;
+    g->NH = (int)c->heads;
+    g->T_max = (int)c->context;
+    g->ln_eps = 1e-5f; // GPT-2's
+    ordo_status s = ordo_pos_parse(c->pos, &g->pos);
+    return s ? ordo_error_wrap(s, "--pos") : ORDO_OK;
+}
+
 // Bytes a training run of c needs, roughly and on the high side: parameters with their
 // gradients and AdamW moments, the position tables, and one step's activations and their
 // gradients (the (B, NH, T, T) attention matrices dominate at long contexts, the (B, T, V)
-// logits with the gpt2 vocabulary). The vocabulary is not known before the data is read:
-// its upper bound for the tokenizer is used.
+// logits with the gpt2 vocabulary), for the largest vocabulary the data can have.
 double ordo_train_config_bytes(const ordo_train_config *c) {
-    int gpt2 =
-        c->data && ordo_names_find(&ordo_tokenizer_kind_names, c->tokenizer) == ORDO_TOK_GPT2;
     int pos = ordo_names_find(&ordo_pos_names, c->pos);
-    double V = gpt2 ? ORDO_GPT2_VOCAB_SIZE : 256;
+    double V = vocab_bound(c);
     double T = (double)c->context, C = (double)c->d_model, L = (double)c->layers;
     double NH = (double)c->heads, B = (double)c->batch;
     double params = V * C + T * C + L * (12 * C * C + 13 * C) + 2 * C + ORDO_T5_BUCKETS * NH;
@@ -202,17 +219,11 @@ ordo_status ordo_train_config_check(const ordo_train_config *c) {
         (s = range_i("log-every", c->log_every, 1, 1LL << 40)) ||
         (s = range_i("threads", c->threads, 0, 4096)))
         return s;
-    if (c->d_model % c->heads)
-        return ordo_error(ORDO_ERR_ARG, "--heads %lld does not divide --d-model %lld", c->heads,
-                          c->d_model);
-    if (strcmp(c->pos, "rope") == 0 && (c->d_model / c->heads) % 2)
-        return ordo_error(
-            ORDO_ERR_ARG,
-            "--pos rope needs an even head size, but d-model/heads = %lld/%lld = %lld", c->d_model,
-            c->heads, c->d_model / c->heads);
-    if (strcmp(c->pos, "sinusoidal") == 0 && c->d_model % 2)
-        return ordo_error(ORDO_ERR_ARG, "--pos sinusoidal needs an even --d-model, got %lld",
-                          c->d_model);
+    // the model's own rules (heads divide d-model, even head size for rope, ...), after the
+    // ranges above so that every size fits the model config's ints
+    ordo_gpt_config g;
+    if ((s = ordo_train_config_model(c, vocab_bound(c), &g)) || (s = ordo_gpt_config_check(&g)))
+        return s;
     if (!(c->val_frac > 0 && c->val_frac < 1))
         return ordo_error(ORDO_ERR_ARG, "--val-frac is %g, expected strictly between 0 and 1",
                           c->val_frac);

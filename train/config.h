@@ -5,6 +5,7 @@
 #define ORDO_CONFIG_H
 #include <jansson.h>
 
+#include "models/gpt.h"
 #include "train/options.h"
 
 typedef struct ordo_train_config {
@@ -37,6 +38,10 @@ int ordo_config_resumable(const char *key);
 // Range and consistency checks; messages name the option, the value and what was expected.
 // Also refuses a run whose estimated memory (ordo_train_config_bytes) exceeds the machine's.
 ordo_status ordo_train_config_check(const ordo_train_config *c);
+// The model config of c for a vocabulary of V tokens; ORDO_ERR_ARG naming --pos for an
+// unknown scheme. Sizes are not checked here: ordo_gpt_config_check (via ordo_gpt_init or
+// ordo_train_config_check) does.
+ordo_status ordo_train_config_model(const ordo_train_config *c, int V, ordo_gpt_config *g);
 // Estimated bytes of the model, its optimizer state and one training step (an upper bound).
 double ordo_train_config_bytes(const ordo_train_config *c);
 // The config as a JSON object (every option; null for unset strings). Caller decrefs.
