@@ -10,6 +10,7 @@
 #include "framework/fileio.h"
 #include "framework/threads.h"
 #include "train/options.h"
+#include "cli/args.h"
 #include "cli/commands.h"
 #include "train/config.h"
 #include "train/evaluate.h"

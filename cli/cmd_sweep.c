@@ -18,6 +18,7 @@
 
 #include "framework/fileio.h"
 #include "train/checkpoint.h"
+#include "cli/args.h"
 #include "cli/commands.h"
 #include "train/evaluate.h"
 #include "train/trainer.h"

@@ -15,6 +15,7 @@
 #include "framework/fileio.h"
 #include "framework/threads.h"
 #include "train/options.h"
+#include "cli/args.h"
 #include "cli/commands.h"
 #include "experiments/plot.h"
 #include "train/trainer.h"

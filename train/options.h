@@ -35,11 +35,6 @@ ordo_status ordo_args_parse(const char *cmd, ordo_opt *opts, int argc, char **ar
 // default (the value *dst holds now; flags have none), then --help.
 void ordo_args_usage(FILE *f, const char *cmd, const char *synopsis, const ordo_opt *opts);
 
-// A subcommand's parse: allocates *pos (argc + 1 entries; the caller frees it, also on error),
-// parses as ordo_args_parse, and on --help prints the usage to stdout and sets *help.
-ordo_status ordo_args_command(const char *cmd, const char *synopsis, ordo_opt *opts, int argc,
-                              char **argv, const char ***pos, int *npos, int *help);
-
 // Finds an option by name in a table (NULL if absent).
 ordo_opt *ordo_args_find(ordo_opt *opts, const char *name);
 
