@@ -54,7 +54,8 @@ ordo_status ordo_task_parse(const char *name, ordo_task *out);
 // The task's name ("?" for a value out of range).
 const char *ordo_task_name(ordo_task t);
 
-// Defaults: 200,000 tokens, n in 1..16, alphabet 10, seed 1234.
+// Defaults: 200,000 tokens, n in 1..16, alphabet 10, seed 1234. The one place for them:
+// `ordo train`'s --corpus-tokens, --data-seed, --min-len, --max-len defaults come from here.
 void ordo_corpus_default_opts(ordo_task t, ordo_corpus_opts *o);
 
 // Generates the corpus (deterministic in opts). ORDO_ERR_ARG for sizes out of range.

@@ -32,7 +32,8 @@ typedef struct ordo_optim {
     int64_t t;    // steps taken
 } ordo_optim;
 
-// GPT-2 practice: AdamW, betas 0.9/0.95, eps 1e-8, weight decay 0.1, momentum 0.9.
+// GPT-2 practice: AdamW, betas 0.9/0.95, eps 1e-8, weight decay 0.1, momentum 0.9. The one
+// place for them: `ordo train`'s defaults (ordo_train_config_defaults) are read from here.
 void ordo_optim_defaults(ordo_optim_config *c);
 // The optimizers' names in enum order: "adamw", "sgd" (parse, name, lists of choices).
 extern const ordo_names ordo_optim_kind_names;
