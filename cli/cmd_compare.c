@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cli/args.h"
 #include "cli/commands.h"
 #include "experiments/compare.h"
 #include "train/options.h"

@@ -10,6 +10,7 @@
 #include "framework/fileio.h"
 #include "framework/threads.h"
 #include "train/options.h"
+#include "cli/args.h"
 #include "cli/commands.h"
 #include "train/config.h"
 #include "train/evaluate.h"
@@ -145,7 +146,7 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
                            .stride = (int)stride};
     if (!s && npos != 1)
         s = ordo_error(ORDO_ERR_ARG, "expected one RUN_DIR, got %d arguments", npos);
-    if (!s) s = ordo_eval_mode_parse(mode, &q.mode);
+    if (!s && (s = ordo_eval_mode_parse(mode, &q.mode))) s = ordo_error_wrap(s, "--mode");
     if (!s && (batch < 1 || batch > 4096))
         s = ordo_error(ORDO_ERR_ARG, "--batch is %lld, expected 1..4096", batch);
     if (!s && (stride < 0 || stride > (1 << 20)))

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "framework/rng.h"
+#include "cli/args.h"
 #include "cli/commands.h"
 #include "framework/threads.h"
 #include "train/trainer.h"

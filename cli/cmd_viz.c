@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cli/args.h"
 #include "cli/commands.h"
 #include "experiments/viz.h"
 #include "framework/threads.h"

@@ -28,19 +28,19 @@ static const char *const seq_words[ORDO_SEQ_FIRST + ORDO_SEQ_MAX_ALPHABET] = {
     "l",     "m",     "n",     "o",     "p", "q", "r", "s", "t", "u", "v", "w", "x", "y", "z"};
 
 static const char *const task_names[] = {"order", "copy", "reverse"};
+_Static_assert(sizeof task_names / sizeof task_names[0] == ORDO_TASK_REVERSE + 1,
+               "a name per ordo_task");
+const ordo_names ordo_task_names = ORDO_NAMES("task", task_names);
 
 ordo_status ordo_task_parse(const char *name, ordo_task *out) {
-    for (int t = 0; t < 3; t++)
-        if (name && strcmp(name, task_names[t]) == 0) {
-            *out = (ordo_task)t;
-            return ORDO_OK;
-        }
-    return ordo_error(ORDO_ERR_ARG, "unknown task '%s', expected order, copy or reverse",
-                      name ? name : "(null)");
+    int v;
+    ordo_status s = ordo_names_parse(&ordo_task_names, name, &v);
+    if (!s) *out = (ordo_task)v;
+    return s;
 }
 
 const char *ordo_task_name(ordo_task t) {
-    return task_names[t];
+    return ordo_names_name(&ordo_task_names, (int)t);
 }
 
 void ordo_corpus_default_opts(ordo_task t, ordo_corpus_opts *o) {
@@ -111,10 +111,10 @@ ordo_status ordo_corpus_generate(ordo_task t, const ordo_corpus_opts *o, ordo_co
     }
     if (o->min_len < 1 || o->max_len < o->min_len || o->max_len > 4096)
         return ordo_error(ORDO_ERR_ARG, "%s: lengths %d..%d, expected 1 <= min <= max <= 4096",
-                          task_names[t], o->min_len, o->max_len);
+                          ordo_task_name(t), o->min_len, o->max_len);
     if (o->alphabet < 2 || o->alphabet > ORDO_SEQ_MAX_ALPHABET)
-        return ordo_error(ORDO_ERR_ARG, "%s: alphabet of %d symbols, expected 2..%d", task_names[t],
-                          o->alphabet, ORDO_SEQ_MAX_ALPHABET);
+        return ordo_error(ORDO_ERR_ARG, "%s: alphabet of %d symbols, expected 2..%d",
+                          ordo_task_name(t), o->alphabet, ORDO_SEQ_MAX_ALPHABET);
     int L = 2 * o->max_len + 3;
     size_t count = (o->n_tokens + (size_t)L - 1) / (size_t)L;
     c->n = count * (size_t)L;
@@ -139,7 +139,7 @@ ordo_status ordo_corpus_decode(const ordo_corpus *c, const int32_t *ids, size_t 
     for (size_t i = 0; i < n; i++) {
         if (ids[i] < 0 || ids[i] >= c->vocab_size)
             return ordo_error(ORDO_ERR_ARG, "id %d at index %zu is outside the %s vocabulary 0..%d",
-                              ids[i], i, task_names[c->task], c->vocab_size - 1);
+                              ids[i], i, ordo_task_name(c->task), c->vocab_size - 1);
         len += strlen(c->words[ids[i]]) + 1;
     }
     char *out = ordo_xmalloc(len), *p = out;

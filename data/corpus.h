@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "framework/error.h"
+#include "framework/names.h"
 #include "framework/rng.h"
 
 typedef enum ordo_task { ORDO_TASK_ORDER, ORDO_TASK_COPY, ORDO_TASK_REVERSE } ordo_task;
@@ -46,11 +47,15 @@ typedef struct ordo_corpus {
     int max_len;     // copy/reverse: the longest n generated
 } ordo_corpus;
 
-// "order" | "copy" | "reverse"; an error names the value and the choices.
+// The tasks' names in enum order: "order", "copy", "reverse" (parse, name, lists of choices).
+extern const ordo_names ordo_task_names;
+// The task named `name`; ORDO_ERR_ARG otherwise, the message naming the value and the choices.
 ordo_status ordo_task_parse(const char *name, ordo_task *out);
+// The task's name ("?" for a value out of range).
 const char *ordo_task_name(ordo_task t);
 
-// Defaults: 200,000 tokens, n in 1..16, alphabet 10, seed 1234.
+// Defaults: 200,000 tokens, n in 1..16, alphabet 10, seed 1234. The one place for them:
+// `ordo train`'s --corpus-tokens, --data-seed, --min-len, --max-len defaults come from here.
 void ordo_corpus_default_opts(ordo_task t, ordo_corpus_opts *o);
 
 // Generates the corpus (deterministic in opts). ORDO_ERR_ARG for sizes out of range.

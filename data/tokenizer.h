@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "framework/error.h"
+#include "framework/names.h"
 
 typedef enum ordo_tokenizer_kind { ORDO_TOK_BYTE, ORDO_TOK_GPT2 } ordo_tokenizer_kind;
 typedef struct ordo_tokenizer ordo_tokenizer; // opaque
@@ -40,10 +41,14 @@ typedef struct ordo_tokenizer ordo_tokenizer; // opaque
 ordo_status ordo_tokenizer_load(ordo_tokenizer_kind kind, const char *vocab_dir,
                                 ordo_tokenizer **out);
 
-// "byte" -> ORDO_TOK_BYTE, "gpt2" -> ORDO_TOK_GPT2; anything else is ORDO_ERR_ARG.
+// The kinds' names in enum order: "byte", "gpt2" (parse, name, lists of choices).
+extern const ordo_names ordo_tokenizer_kind_names;
+
+// "byte" -> ORDO_TOK_BYTE, "gpt2" -> ORDO_TOK_GPT2; anything else is ORDO_ERR_ARG naming the
+// value and the choices.
 ordo_status ordo_tokenizer_parse_kind(const char *name, ordo_tokenizer_kind *out);
 
-// The kind's name ("byte" or "gpt2").
+// The kind's name ("byte" or "gpt2"; "?" out of range).
 const char *ordo_tokenizer_kind_name(ordo_tokenizer_kind kind);
 
 // The default gpt2 vocab directory: $ORDO_VOCAB_DIR if set and non-empty, else

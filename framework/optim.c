@@ -19,18 +19,20 @@ void ordo_optim_defaults(ordo_optim_config *c) {
     c->decay_pos = 1;
 }
 
+static const char *const kind_names[] = {"adamw", "sgd"};
+_Static_assert(sizeof kind_names / sizeof kind_names[0] == ORDO_OPTIM_SGD + 1,
+               "a name per ordo_optim_kind");
+const ordo_names ordo_optim_kind_names = ORDO_NAMES("optimizer", kind_names);
+
 ordo_status ordo_optim_parse_kind(const char *name, ordo_optim_kind *out) {
-    if (strcmp(name, "adamw") == 0)
-        *out = ORDO_OPTIM_ADAMW;
-    else if (strcmp(name, "sgd") == 0)
-        *out = ORDO_OPTIM_SGD;
-    else
-        return ordo_error(ORDO_ERR_ARG, "unknown optimizer '%s' (expected adamw or sgd)", name);
-    return ORDO_OK;
+    int v;
+    ordo_status s = ordo_names_parse(&ordo_optim_kind_names, name, &v);
+    if (!s) *out = (ordo_optim_kind)v;
+    return s;
 }
 
 const char *ordo_optim_kind_name(ordo_optim_kind k) {
-    return k == ORDO_OPTIM_SGD ? "sgd" : "adamw";
+    return ordo_names_name(&ordo_optim_kind_names, (int)k);
 }
 
 ordo_status ordo_optim_init(ordo_optim *o, ordo_params *p, const ordo_optim_config *cfg) {
@@ -144,19 +146,19 @@ double ordo_clip_grad_norm(ordo_params *p, double max_norm) {
 }
 
 static const char *const sched_names[] = {"cosine", "constant", "linear"};
+_Static_assert(sizeof sched_names / sizeof sched_names[0] == ORDO_SCHED_LINEAR + 1,
+               "a name per ordo_schedule");
+const ordo_names ordo_schedule_names = ORDO_NAMES("schedule", sched_names);
 
 ordo_status ordo_schedule_parse(const char *name, ordo_schedule *out) {
-    for (int i = 0; i < 3; i++)
-        if (strcmp(name, sched_names[i]) == 0) {
-            *out = (ordo_schedule)i;
-            return ORDO_OK;
-        }
-    return ordo_error(ORDO_ERR_ARG, "unknown schedule '%s' (expected cosine, constant or linear)",
-                      name);
+    int v;
+    ordo_status s = ordo_names_parse(&ordo_schedule_names, name, &v);
+    if (!s) *out = (ordo_schedule)v;
+    return s;
 }
 
 const char *ordo_schedule_name(ordo_schedule s) {
-    return sched_names[s];
+    return ordo_names_name(&ordo_schedule_names, (int)s);
 }
 
 double ordo_lr_at(ordo_schedule s, int64_t step, int64_t total, int64_t warmup, double lr,

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "framework/error.h"
+#include "framework/names.h"
 #include "framework/params.h"
 
 typedef enum ordo_optim_kind { ORDO_OPTIM_ADAMW, ORDO_OPTIM_SGD } ordo_optim_kind;
@@ -31,10 +32,14 @@ typedef struct ordo_optim {
     int64_t t;    // steps taken
 } ordo_optim;
 
-// GPT-2 practice: AdamW, betas 0.9/0.95, eps 1e-8, weight decay 0.1, momentum 0.9.
+// GPT-2 practice: AdamW, betas 0.9/0.95, eps 1e-8, weight decay 0.1, momentum 0.9. The one
+// place for them: `ordo train`'s defaults (ordo_train_config_defaults) are read from here.
 void ordo_optim_defaults(ordo_optim_config *c);
-ordo_status ordo_optim_parse_kind(const char *name, ordo_optim_kind *out); // "adamw" | "sgd"
-const char *ordo_optim_kind_name(ordo_optim_kind k);
+// The optimizers' names in enum order: "adamw", "sgd" (parse, name, lists of choices).
+extern const ordo_names ordo_optim_kind_names;
+// The optimizer named `name`; ORDO_ERR_ARG otherwise, naming the value and the choices.
+ordo_status ordo_optim_parse_kind(const char *name, ordo_optim_kind *out);
+const char *ordo_optim_kind_name(ordo_optim_kind k); // "?" out of range
 // Checks ranges (betas in [0,1), eps > 0, ...); allocates zeroed moments for p's block.
 ordo_status ordo_optim_init(ordo_optim *o, ordo_params *p, const ordo_optim_config *cfg);
 void ordo_optim_free(ordo_optim *o);
@@ -49,8 +54,11 @@ double ordo_grad_norm(const ordo_params *p);
 // is below 1. Returns the norm before clipping. max_norm <= 0 only measures.
 double ordo_clip_grad_norm(ordo_params *p, double max_norm);
 
+// The schedules' names in enum order: "cosine", "constant", "linear".
+extern const ordo_names ordo_schedule_names;
+// The schedule named `name`; ORDO_ERR_ARG otherwise, naming the value and the choices.
 ordo_status ordo_schedule_parse(const char *name, ordo_schedule *out);
-const char *ordo_schedule_name(ordo_schedule s);
+const char *ordo_schedule_name(ordo_schedule s); // "?" out of range
 // Learning rate for step (0-based) of total: linear warmup from lr/warmup to lr over
 // `warmup` steps, then constant, or cosine / linear decay to min_lr at step total-1.
 double ordo_lr_at(ordo_schedule s, int64_t step, int64_t total, int64_t warmup, double lr,

@@ -15,35 +15,38 @@
 #define MAX_SIZE (1 << 20) // no dimension of a model ordo trains comes near this
 
 ordo_status ordo_gpt_config_check(const ordo_gpt_config *c) {
+    // fields are named by the `ordo train` options (and config.json keys) that set them
     const struct {
         const char *name;
         int v;
     } dims[] = {{"vocabulary size", c->V},
-                {"d_model", c->C},
-                {"layers", c->L},
-                {"heads", c->NH},
-                {"context", c->T_max}};
+                {"--d-model", c->C},
+                {"--layers", c->L},
+                {"--heads", c->NH},
+                {"--context", c->T_max}};
     for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
         if (dims[i].v <= 0 || dims[i].v > MAX_SIZE)
             return ordo_error(ORDO_ERR_ARG, "%s is %d, expected 1..%d", dims[i].name, dims[i].v,
                               MAX_SIZE);
-    if (c->NH > 256) return ordo_error(ORDO_ERR_ARG, "heads is %d, expected at most 256", c->NH);
+    if (c->NH > 256) return ordo_error(ORDO_ERR_ARG, "--heads is %d, expected 1..256", c->NH);
     if (c->C % c->NH)
-        return ordo_error(ORDO_ERR_ARG, "heads (%d) must divide d_model (%d)", c->NH, c->C);
+        return ordo_error(ORDO_ERR_ARG, "--heads %d does not divide --d-model %d", c->NH, c->C);
     if (c->pos < 0 || c->pos >= ORDO_POS_COUNT)
         return ordo_error(ORDO_ERR_ARG, "position scheme %d is unknown", (int)c->pos);
     if (c->pos == ORDO_POS_ROPE && (c->C / c->NH) % 2)
         return ordo_error(ORDO_ERR_ARG,
-                          "rope needs an even head size, got d_model/heads = %d/%d = %d", c->C,
-                          c->NH, c->C / c->NH);
+                          "--pos rope needs an even head size, but d-model/heads = %d/%d = %d",
+                          c->C, c->NH, c->C / c->NH);
     if (c->pos == ORDO_POS_SINUSOIDAL && c->C % 2)
-        return ordo_error(ORDO_ERR_ARG, "sinusoidal needs an even d_model, got %d", c->C);
+        return ordo_error(ORDO_ERR_ARG, "--pos sinusoidal needs an even --d-model, got %d", c->C);
     if (!(c->ln_eps > 0) || c->ln_eps > 1)
         return ordo_error(ORDO_ERR_ARG, "layernorm eps is %g, expected in (0, 1]", c->ln_eps);
     double params = (double)c->V * c->C + 12.0 * c->L * c->C * c->C;
     if (params > 2e9)
-        return ordo_error(ORDO_ERR_ARG, "the model would have %.3g parameters; ordo allows 2e9",
-                          params);
+        return ordo_error(ORDO_ERR_ARG,
+                          "--d-model %d, --layers %d and a vocabulary of %d make %.3g "
+                          "parameters; ordo allows 2e9",
+                          c->C, c->L, c->V, params);
     return ORDO_OK;
 }
 

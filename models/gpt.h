@@ -47,8 +47,11 @@ typedef struct ordo_gpt {
     const float **att; // L pointers into the context's arena, each (B, NH, T, T)
 } ordo_gpt;
 
-// Checks every field (sizes positive and sane, NH divides C, even head size for rope...);
-// the message names the field, the value and what was expected.
+// Checks every field (sizes positive and sane, NH divides C, even head size for rope, even C
+// for sinusoidal); ORDO_ERR_ARG otherwise. The one place for these rules: the training config
+// check calls it too, so the message names each field by the `ordo train` option that sets it
+// (--d-model for C, --heads for NH, --context for T_max; also its config.json key), the value
+// and what was expected: "--heads 3 does not divide --d-model 64".
 ordo_status ordo_gpt_config_check(const ordo_gpt_config *cfg);
 // Declares and allocates the parameters and initialises them as GPT-2 does (normal 0.02,
 // residual projections 0.02/sqrt(2L), zero biases, unit LayerNorm gains, zero T5 table).

@@ -2,27 +2,22 @@
 // table) is a parameter of the model (gpt.c); what rotates q and k is the rope op of the
 // framework. Everything here is computed in double and rounded once.
 #include <math.h>
-#include <string.h>
 
 #include "models/positional.h"
 
-static const char *const names[ORDO_POS_COUNT] = {"none", "learned", "sinusoidal",
-                                                  "rope", "alibi",   "t5"};
+static const char *const pos_names[] = {"none", "learned", "sinusoidal", "rope", "alibi", "t5"};
+_Static_assert(sizeof pos_names / sizeof pos_names[0] == ORDO_POS_COUNT, "a name per ordo_pos");
+const ordo_names ordo_pos_names = ORDO_NAMES("position scheme", pos_names);
 
 ordo_status ordo_pos_parse(const char *name, ordo_pos *out) {
-    for (int i = 0; i < ORDO_POS_COUNT; i++)
-        if (strcmp(name, names[i]) == 0) {
-            *out = (ordo_pos)i;
-            return ORDO_OK;
-        }
-    return ordo_error(ORDO_ERR_ARG,
-                      "unknown position scheme '%s' (expected none, learned, sinusoidal, rope, "
-                      "alibi or t5)",
-                      name);
+    int v;
+    ordo_status s = ordo_names_parse(&ordo_pos_names, name, &v);
+    if (!s) *out = (ordo_pos)v;
+    return s;
 }
 
 const char *ordo_pos_name(ordo_pos p) {
-    return p >= 0 && p < ORDO_POS_COUNT ? names[p] : "?";
+    return ordo_names_name(&ordo_pos_names, (int)p);
 }
 
 int ordo_pos_extrapolates(ordo_pos p) {

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "framework/error.h"
+#include "framework/names.h"
 
 typedef enum ordo_pos {
     ORDO_POS_NONE,       // no position signal (NoPE)
@@ -21,9 +22,12 @@ typedef enum ordo_pos {
 #define ORDO_T5_MAX_DISTANCE 128
 #define ORDO_ROPE_BASE       10000.0
 
-// "none" | "learned" | "sinusoidal" | "rope" | "alibi" | "t5"; error names the value and the
-// choices.
+// The schemes' names in enum order: "none", "learned", "sinusoidal", "rope", "alibi", "t5".
+// Every parse, name and list of choices (messages, --help) is made from this table.
+extern const ordo_names ordo_pos_names;
+// The scheme named `name`; ORDO_ERR_ARG otherwise, the message naming the value and the choices.
 ordo_status ordo_pos_parse(const char *name, ordo_pos *out);
+// The scheme's name ("?" for a value out of range).
 const char *ordo_pos_name(ordo_pos p);
 // Whether the scheme can run at lengths past the training context (all but learned).
 int ordo_pos_extrapolates(ordo_pos p);

@@ -6,17 +6,27 @@
 #include <unistd.h>
 
 #include "train/config.h"
+#include "data/corpus.h"
+#include "data/tokenizer.h"
 #include "framework/error.h"
+#include "framework/optim.h"
+#include "models/positional.h"
 
+// The optimizer's and the built-in corpus's defaults are their layers' own (framework/optim.c,
+// data/corpus.c), which library users get without a config; the rest belong to the run.
 void ordo_train_config_defaults(ordo_train_config *c) {
+    ordo_optim_config oc;
+    ordo_optim_defaults(&oc);
+    ordo_corpus_opts co;
+    ordo_corpus_default_opts(ORDO_TASK_ORDER, &co);
     memset(c, 0, sizeof *c);
-    c->task = "order";
-    c->tokenizer = "gpt2";
-    c->corpus_tokens = 200000;
-    c->data_seed = 1234;
-    c->min_len = 1;
-    c->max_len = 16;
-    c->pos = "learned";
+    c->task = ordo_task_name(ORDO_TASK_ORDER);
+    c->tokenizer = ordo_tokenizer_kind_name(ORDO_TOK_GPT2);
+    c->corpus_tokens = (long long)co.n_tokens;
+    c->data_seed = (long long)co.seed;
+    c->min_len = co.min_len;
+    c->max_len = co.max_len;
+    c->pos = ordo_pos_name(ORDO_POS_LEARNED);
     c->context = 64;
     c->d_model = 64;
     c->layers = 2;
@@ -26,15 +36,16 @@ void ordo_train_config_defaults(ordo_train_config *c) {
     c->shuffle = 1;
     c->drop_last = 1;
     c->val_frac = 0.1;
-    c->optimizer = "adamw";
-    c->schedule = "cosine";
+    c->optimizer = ordo_optim_kind_name(oc.kind);
+    c->schedule = ordo_schedule_name(ORDO_SCHED_COSINE);
     c->lr = 1e-3;
     c->min_lr = 1e-4;
-    c->beta1 = 0.9;
-    c->beta2 = 0.95;
-    c->eps = 1e-8;
-    c->weight_decay = 0.1;
-    c->momentum = 0.9;
+    c->beta1 = oc.beta1;
+    c->beta2 = oc.beta2;
+    c->eps = oc.eps;
+    c->weight_decay = oc.weight_decay;
+    c->no_decay_pos = !oc.decay_pos;
+    c->momentum = oc.momentum;
     c->clip = 1.0;
     c->warmup = 20;
     c->steps = 1000;
@@ -48,21 +59,34 @@ void ordo_train_config_defaults(ordo_train_config *c) {
     c->out = "runs/run";
 }
 
+// "<help>: a | b | c" for an option that names an enum value, the names from its layer's
+// table. Static, written once: the text must outlive every copy of the option table (the CLI
+// copies the entries and frees the table), and it never changes.
+static const char *choice_help(char *buf, size_t cap, const char *help, const ordo_names *t) {
+    if (!buf[0]) {
+        int n = snprintf(buf, cap, "%s: ", help);
+        if (n > 0 && (size_t)n < cap) ordo_names_join(t, " | ", " | ", buf + n, cap - (size_t)n);
+    }
+    return buf;
+}
+
 #define OPT(name, type, field, help)                                                               \
     { name, type, &c->field, help, 0 }
+#define CHOICE(name, field, names, help, buf)                                                      \
+    { name, ORDO_OPT_STRING, &c->field, choice_help(buf, sizeof buf, help, &names), 0 }
 ordo_opt *ordo_train_config_options(ordo_train_config *c) {
+    static char help[5][192];
     ordo_opt table[] = {
-        OPT("task", ORDO_OPT_STRING, task,
-            "built-in corpus when no --data: order | copy | reverse"),
+        CHOICE("task", task, ordo_task_names, "built-in corpus when no --data", help[0]),
         OPT("data", ORDO_OPT_STRING, data, "train on this text file instead of a built-in corpus"),
-        OPT("tokenizer", ORDO_OPT_STRING, tokenizer, "tokenizer for --data: byte | gpt2"),
+        CHOICE("tokenizer", tokenizer, ordo_tokenizer_kind_names, "tokenizer for --data", help[1]),
         OPT("vocab", ORDO_OPT_STRING, vocab,
             "gpt2 vocab dir (default $ORDO_VOCAB_DIR, else .cache/gpt2)"),
         OPT("corpus-tokens", ORDO_OPT_INT, corpus_tokens, "size of the built-in order corpus"),
         OPT("data-seed", ORDO_OPT_INT, data_seed, "seed of the built-in corpus"),
         OPT("min-len", ORDO_OPT_INT, min_len, "copy/reverse: shortest training sequence n"),
         OPT("max-len", ORDO_OPT_INT, max_len, "copy/reverse: longest training sequence n"),
-        OPT("pos", ORDO_OPT_STRING, pos, "position scheme: none|learned|sinusoidal|rope|alibi|t5"),
+        CHOICE("pos", pos, ordo_pos_names, "position scheme", help[2]),
         OPT("context", ORDO_OPT_INT, context, "training context length T (and T_max)"),
         OPT("d-model", ORDO_OPT_INT, d_model, "channels C"),
         OPT("layers", ORDO_OPT_INT, layers, "transformer blocks L"),
@@ -72,10 +96,10 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
         OPT("shuffle", ORDO_OPT_INT, shuffle, "shuffle windows each epoch (1/0)"),
         OPT("drop-last", ORDO_OPT_INT, drop_last, "drop the last partial batch (1/0)"),
         OPT("val-frac", ORDO_OPT_FLOAT, val_frac, "fraction of tokens held out for validation"),
-        OPT("optimizer", ORDO_OPT_STRING, optimizer, "adamw | sgd"),
+        CHOICE("optimizer", optimizer, ordo_optim_kind_names, "optimizer", help[3]),
         OPT("lr", ORDO_OPT_FLOAT, lr, "peak learning rate"),
         OPT("min-lr", ORDO_OPT_FLOAT, min_lr, "learning rate at the end of the decay"),
-        OPT("schedule", ORDO_OPT_STRING, schedule, "cosine | constant | linear (after warmup)"),
+        CHOICE("schedule", schedule, ordo_schedule_names, "learning rate after warmup", help[4]),
         OPT("warmup", ORDO_OPT_INT, warmup, "linear warmup steps"),
         OPT("beta1", ORDO_OPT_FLOAT, beta1, "AdamW beta1"),
         OPT("beta2", ORDO_OPT_FLOAT, beta2, "AdamW beta2"),
@@ -103,6 +127,7 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
     return t;
 }
 #undef OPT
+#undef CHOICE
 
 int ordo_config_resumable(const char *key) {
     static const char *const ok[] = {"steps", "eval-every", "eval-batches", "ckpt-every",
@@ -119,46 +144,62 @@ static ordo_status range_i(const char *name, long long v, long long lo, long lon
     return ORDO_OK;
 }
 
-static ordo_status one_of(const char *name, const char *v, const char *const *choices) {
-    if (!v) return ordo_error(ORDO_ERR_ARG, "--%s is not set", name);
-    for (int i = 0; choices[i]; i++)
-        if (strcmp(v, choices[i]) == 0) return ORDO_OK;
-    char list[256] = "";
-    for (int i = 0; choices[i]; i++)
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
-                 choices[i]);
-    return ordo_error(ORDO_ERR_ARG, "--%s is '%s', expected one of %s", name, v, list);
+// The names of the run's enum options, each parsed by its own layer (whose message names
+// the value and lists the choices), with the option added in front.
+static ordo_status check_names(const ordo_train_config *c) {
+    ordo_task task;
+    ordo_tokenizer_kind tok;
+    ordo_pos pos;
+    ordo_optim_kind kind;
+    ordo_schedule sched;
+    ordo_status s;
+    if ((s = ordo_task_parse(c->task, &task))) return ordo_error_wrap(s, "--task");
+    if ((s = ordo_tokenizer_parse_kind(c->tokenizer, &tok)))
+        return ordo_error_wrap(s, "--tokenizer");
+    if ((s = ordo_pos_parse(c->pos, &pos))) return ordo_error_wrap(s, "--pos");
+    if ((s = ordo_optim_parse_kind(c->optimizer, &kind))) return ordo_error_wrap(s, "--optimizer");
+    if ((s = ordo_schedule_parse(c->schedule, &sched))) return ordo_error_wrap(s, "--schedule");
+    return ORDO_OK;
+}
+
+// The vocabulary is not known before the data is read: its upper bound for the tokenizer
+// (the built-in corpora have fewer than 256 words).
+static int vocab_bound(const ordo_train_config *c) {
+    int gpt2 =
+        c->data && ordo_names_find(&ordo_tokenizer_kind_names, c->tokenizer) == ORDO_TOK_GPT2;
+    return gpt2 ? ORDO_GPT2_VOCAB_SIZE : 256;
+}
+
+ordo_status ordo_train_config_model(const ordo_train_config *c, int V, ordo_gpt_config *g) {
+    memset(g, 0, sizeof *g);
+    g->V = V;
+    g->C = (int)c->d_model;
+    g->L = (int)c->layers;
+    g->NH = (int)c->heads;
+    g->T_max = (int)c->context;
+    g->ln_eps = 1e-5f; // GPT-2's
+    ordo_status s = ordo_pos_parse(c->pos, &g->pos);
+    return s ? ordo_error_wrap(s, "--pos") : ORDO_OK;
 }
 
 // Bytes a training run of c needs, roughly and on the high side: parameters with their
 // gradients and AdamW moments, the position tables, and one step's activations and their
 // gradients (the (B, NH, T, T) attention matrices dominate at long contexts, the (B, T, V)
-// logits with the gpt2 vocabulary). The vocabulary is not known before the data is read:
-// its upper bound for the tokenizer is used.
+// logits with the gpt2 vocabulary), for the largest vocabulary the data can have.
 double ordo_train_config_bytes(const ordo_train_config *c) {
-    double V = c->data && c->tokenizer && strcmp(c->tokenizer, "gpt2") == 0 ? 50257 : 256;
+    int pos = ordo_names_find(&ordo_pos_names, c->pos);
+    double V = vocab_bound(c);
     double T = (double)c->context, C = (double)c->d_model, L = (double)c->layers;
     double NH = (double)c->heads, B = (double)c->batch;
-    double params = V * C + T * C + L * (12 * C * C + 13 * C) + 2 * C + 32 * NH;
-    double tables = c->pos && strcmp(c->pos, "alibi") == 0 ? NH * T * T
-                    : c->pos && strcmp(c->pos, "t5") == 0  ? T * T
-                                                           : T * C;
+    double params = V * C + T * C + L * (12 * C * C + 13 * C) + 2 * C + ORDO_T5_BUCKETS * NH;
+    double tables = pos == ORDO_POS_ALIBI ? NH * T * T : pos == ORDO_POS_T5 ? T * T : T * C;
     double step = 2 * (L * (16 * B * T * C + B * NH * T * T) + 2 * B * T * V) + 2 * T * T;
     return 4 * (4 * params + tables + step);
 }
 
 ordo_status ordo_train_config_check(const ordo_train_config *c) {
     ordo_status s;
-    static const char *const tasks[] = {"order", "copy", "reverse", NULL};
-    static const char *const toks[] = {"byte", "gpt2", NULL};
-    static const char *const poss[] = {"none",  "learned", "sinusoidal", "rope",
-                                       "alibi", "t5",      NULL};
-    static const char *const opts[] = {"adamw", "sgd", NULL};
-    static const char *const scheds[] = {"cosine", "constant", "linear", NULL};
-    if ((s = one_of("task", c->task, tasks)) || (s = one_of("tokenizer", c->tokenizer, toks)) ||
-        (s = one_of("pos", c->pos, poss)) || (s = one_of("optimizer", c->optimizer, opts)) ||
-        (s = one_of("schedule", c->schedule, scheds)))
-        return s;
+    if ((s = check_names(c))) return s;
     if ((s = range_i("corpus-tokens", c->corpus_tokens, 100, 1LL << 31)) ||
         (s = range_i("min-len", c->min_len, 1, 4096)) ||
         (s = range_i("max-len", c->max_len, c->min_len, 4096)) ||
@@ -178,17 +219,11 @@ ordo_status ordo_train_config_check(const ordo_train_config *c) {
         (s = range_i("log-every", c->log_every, 1, 1LL << 40)) ||
         (s = range_i("threads", c->threads, 0, 4096)))
         return s;
-    if (c->d_model % c->heads)
-        return ordo_error(ORDO_ERR_ARG, "--heads %lld does not divide --d-model %lld", c->heads,
-                          c->d_model);
-    if (strcmp(c->pos, "rope") == 0 && (c->d_model / c->heads) % 2)
-        return ordo_error(
-            ORDO_ERR_ARG,
-            "--pos rope needs an even head size, but d-model/heads = %lld/%lld = %lld", c->d_model,
-            c->heads, c->d_model / c->heads);
-    if (strcmp(c->pos, "sinusoidal") == 0 && c->d_model % 2)
-        return ordo_error(ORDO_ERR_ARG, "--pos sinusoidal needs an even --d-model, got %lld",
-                          c->d_model);
+    // the model's own rules (heads divide d-model, even head size for rope, ...), after the
+    // ranges above so that every size fits the model config's ints
+    ordo_gpt_config g;
+    if ((s = ordo_train_config_model(c, vocab_bound(c), &g)) || (s = ordo_gpt_config_check(&g)))
+        return s;
     if (!(c->val_frac > 0 && c->val_frac < 1))
         return ordo_error(ORDO_ERR_ARG, "--val-frac is %g, expected strictly between 0 and 1",
                           c->val_frac);

@@ -1,21 +1,26 @@
-// The training configuration: one table of fields drives the command-line options, the
-// --config JSON file, config.json in the run directory, the checkpoint metadata, and the
-// conflict check on --resume (fields marked `resumable` may change on resume, others not).
+// The training configuration: one table of options (ordo_train_config_options) drives the
+// command-line flags of `ordo train`, the --config JSON file, config.json in the run
+// directory, the config in the checkpoint metadata, and the conflict check on --resume.
+// An option's name is its flag without "--" and its key in every JSON form.
 #ifndef ORDO_CONFIG_H
 #define ORDO_CONFIG_H
 #include <jansson.h>
 
+#include "models/gpt.h"
 #include "train/options.h"
 
+// Strings are not owned: defaults are literals, flags point into argv, JSON values into the
+// list that ordo_config_strings_free frees. Names (task, tokenizer, pos, optimizer, schedule)
+// are those of the layers' tables (ordo_task_names, ordo_pos_names, ...).
 typedef struct ordo_train_config {
     // data
-    const char *task;      // built-in corpus: order | copy | reverse (when no --data)
+    const char *task;      // built-in corpus (data/corpus.h), used when data is NULL
     const char *data;      // a text file instead of a built-in corpus
-    const char *tokenizer; // byte | gpt2 (for --data)
-    const char *vocab;     // gpt2 vocab dir (encoder.json, vocab.bpe)
+    const char *tokenizer; // for data (data/tokenizer.h)
+    const char *vocab;     // gpt2 vocab dir (encoder.json, vocab.bpe); NULL: the default
     long long corpus_tokens, data_seed, min_len, max_len;
     // model
-    const char *pos;
+    const char *pos; // position scheme (models/positional.h)
     long long context, d_model, layers, heads;
     // loader
     long long batch, stride, shuffle, drop_last;
@@ -30,26 +35,43 @@ typedef struct ordo_train_config {
     const char *init, *out;
 } ordo_train_config;
 
+// Every field's default. The optimizer's (betas, eps, weight decay, momentum) are
+// ordo_optim_defaults' and the built-in corpus's are ordo_corpus_default_opts'.
 void ordo_train_config_defaults(ordo_train_config *c);
-// The option table over c (NULL-terminated); `resumable` per option via ordo_config_resumable.
+// The option table over c: one entry per field, dst pointing into *c, ended by an entry
+// whose name is NULL. One malloc'd block; the caller frees it (help texts are static).
 ordo_opt *ordo_train_config_options(ordo_train_config *c);
+// 1 if option `key` may differ between a checkpoint's config and the run that resumes it
+// (steps, eval-every, eval-batches, ckpt-every, keep, log-every, threads, out, vocab, init,
+// data: a fixed list in config.c); 0 for every other option, which must match.
 int ordo_config_resumable(const char *key);
-// Range and consistency checks; messages name the option, the value and what was expected.
-// Also refuses a run whose estimated memory (ordo_train_config_bytes) exceeds the machine's.
+// Checks c and returns ORDO_ERR_ARG at the first problem, with a message naming the option,
+// the value and what was expected: names through the layers' parse functions, ranges, the
+// model's rules through ordo_gpt_config_check, and a run whose estimated memory
+// (ordo_train_config_bytes) exceeds the machine's.
 ordo_status ordo_train_config_check(const ordo_train_config *c);
-// Estimated bytes of the model, its optimizer state and one training step (an upper bound).
+// The model config of c for a vocabulary of V tokens; ORDO_ERR_ARG naming --pos for an
+// unknown scheme. Sizes are not checked here: ordo_gpt_config_check (via ordo_gpt_init or
+// ordo_train_config_check) does.
+ordo_status ordo_train_config_model(const ordo_train_config *c, int V, ordo_gpt_config *g);
+// Bytes the model, its optimizer state and one training step need: a rough estimate on the
+// high side, for the largest vocabulary the tokenizer can have.
 double ordo_train_config_bytes(const ordo_train_config *c);
-// The config as a JSON object (every option; null for unset strings). Caller decrefs.
+// The config as a JSON object, one key per option (null for unset strings). Caller decrefs.
 json_t *ordo_train_config_to_json(ordo_train_config *c);
-// Sets every key of obj on c (keys are option names); unknown keys, wrong types: ORDO_ERR_ARG
-// naming `source`. With skip_seen, options the user gave on the command line are kept.
-// String values are duplicated into *arena (a list freed by ordo_config_strings_free).
+// Sets each key of obj on c. Not an object, an unknown key, or a value of the wrong type
+// (flags take true/false or an integer, non-zero meaning set; floats must be finite;
+// strings may be null) is ORDO_ERR_FORMAT naming `source` and the key; keys before it are
+// already set. opts is the table the command line was parsed into, or NULL for a fresh one
+// over c; with skip_seen, options the parse marked `seen` keep their command-line value.
+// String values are copied into a process-wide list (see ordo_config_strings_free).
 ordo_status ordo_train_config_from_json(ordo_train_config *c, json_t *obj, const char *source,
                                         int skip_seen, ordo_opt *opts);
-// Compares a resumed run's config with its checkpoint's: any difference in a field that is
-// not resumable is an ORDO_ERR_ARG naming the field and both values.
+// Compares a resumed run's config (now) with its checkpoint's: the first option that is not
+// resumable (ordo_config_resumable) and differs is an ORDO_ERR_ARG naming it and both values.
 ordo_status ordo_train_config_compare(ordo_train_config *ckpt, ordo_train_config *now);
-// Frees the strings duplicated by from_json (process-lifetime otherwise).
+// Frees every string that from_json copied (they live until then). No config holding one may
+// be used afterwards.
 void ordo_config_strings_free(void);
 
 // config.json (not the checkpoint metadata) also holds this key: an object that records the

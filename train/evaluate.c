@@ -7,24 +7,25 @@
 
 #include "train/evaluate.h"
 #include "framework/dist.h"
+#include "framework/names.h"
 
 // Logits are (rows, T, V) floats: keep a forward's logits near 256 MiB at most.
 #define MAX_LOGIT_FLOATS ((size_t)64 << 20)
 
 static const char *const mode_names[] = {"nonoverlap", "sliding"};
+_Static_assert(sizeof mode_names / sizeof mode_names[0] == ORDO_EVAL_SLIDING + 1,
+               "a name per ordo_eval_mode");
+static const ordo_names eval_modes = ORDO_NAMES("evaluation mode", mode_names);
 
 ordo_status ordo_eval_mode_parse(const char *name, ordo_eval_mode *out) {
-    for (int i = 0; i < 2; i++)
-        if (name && strcmp(name, mode_names[i]) == 0) {
-            *out = (ordo_eval_mode)i;
-            return ORDO_OK;
-        }
-    return ordo_error(ORDO_ERR_ARG, "--mode is '%s', expected nonoverlap or sliding",
-                      name ? name : "(null)");
+    int v;
+    ordo_status s = ordo_names_parse(&eval_modes, name, &v);
+    if (!s) *out = (ordo_eval_mode)v;
+    return s;
 }
 
 const char *ordo_eval_mode_name(ordo_eval_mode m) {
-    return mode_names[m];
+    return ordo_names_name(&eval_modes, (int)m);
 }
 
 // -log softmax(logits)[target], in double.

@@ -117,11 +117,3 @@ void ordo_args_usage(FILE *f, const char *cmd, const char *synopsis, const ordo_
     }
     fprintf(f, "  %-22s %s\n", "--help", "show this text");
 }
-
-ordo_status ordo_args_command(const char *cmd, const char *synopsis, ordo_opt *opts, int argc,
-                              char **argv, const char ***pos, int *npos, int *help) {
-    *pos = ordo_xcalloc((size_t)argc + 1, sizeof **pos);
-    ordo_status s = ordo_args_parse(cmd, opts, argc, argv, *pos, npos, help);
-    if (!s && *help) ordo_args_usage(stdout, cmd, synopsis, opts);
-    return s;
-}

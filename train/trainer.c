@@ -105,17 +105,6 @@ typedef struct trainer {
     int64_t comm_steps;
 } trainer;
 
-static ordo_status model_config(const ordo_train_config *c, int V, ordo_gpt_config *g) {
-    memset(g, 0, sizeof *g);
-    g->V = V;
-    g->C = (int)c->d_model;
-    g->L = (int)c->layers;
-    g->NH = (int)c->heads;
-    g->T_max = (int)c->context;
-    g->ln_eps = 1e-5f;
-    return ordo_pos_parse(c->pos, &g->pos);
-}
-
 // Data, datasets, model and optimizer from tr->cfg (fresh state: step 0).
 static ordo_status build(trainer *tr) {
     ordo_train_config *c = &tr->cfg;
@@ -145,7 +134,7 @@ static ordo_status build(trainer *tr) {
                                   (uint64_t)c->seed, (int)c->drop_last)))
         return ordo_error_wrap(s, "training split");
     ordo_gpt_config g;
-    if ((s = model_config(c, tr->data.vocab_size, &g))) return s;
+    if ((s = ordo_train_config_model(c, tr->data.vocab_size, &g))) return s;
     if ((s = ordo_gpt_init(&tr->model, &g, (uint64_t)c->seed))) return s;
     if (c->init && (s = ordo_gpt_load(&tr->model, c->init)))
         return ordo_error_wrap(s, "--init %s", c->init);
@@ -638,7 +627,7 @@ ordo_status ordo_run_open(const char *dir, ordo_train_config *cfg, ordo_rundata 
         json_decref(cj);
         ordo_gpt_config g;
         if (!s) s = ordo_rundata_load(data, cfg);
-        if (!s) s = model_config(cfg, data->vocab_size, &g);
+        if (!s) s = ordo_train_config_model(cfg, data->vocab_size, &g);
         if (!s) s = ordo_gpt_init(m, &g, 0);
         if (!s) s = ordo_checkpoint_load(f, m, NULL);
         ordo_safetensors_close(f);

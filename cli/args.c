@@ -1,0 +1,14 @@
+// A subcommand's option parsing and --help (see args.h); the parser itself is
+// train/options.c.
+#include <stdio.h>
+
+#include "cli/args.h"
+#include "framework/error.h"
+
+ordo_status ordo_args_command(const char *cmd, const char *synopsis, ordo_opt *opts, int argc,
+                              char **argv, const char ***pos, int *npos, int *help) {
+    *pos = ordo_xcalloc((size_t)argc + 1, sizeof **pos);
+    ordo_status s = ordo_args_parse(cmd, opts, argc, argv, *pos, npos, help);
+    if (!s && *help) ordo_args_usage(stdout, cmd, synopsis, opts);
+    return s;
+}

@@ -1,0 +1,13 @@
+// The subcommands' common front: parse a command's options and, on --help, print its usage.
+// It lives in cli/ and not beside the parser (train/options.c) because it writes to stdout,
+// and printing is the CLI's part (parse -> call -> print).
+#ifndef ORDO_CLI_ARGS_H
+#define ORDO_CLI_ARGS_H
+#include "train/options.h"
+
+// A subcommand's parse: allocates *pos (argc + 1 entries; the caller frees it, also on error),
+// parses as ordo_args_parse, and on --help prints the usage to stdout and sets *help.
+ordo_status ordo_args_command(const char *cmd, const char *synopsis, ordo_opt *opts, int argc,
+                              char **argv, const char ***pos, int *npos, int *help);
+
+#endif
