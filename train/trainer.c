@@ -28,6 +28,7 @@
 #include "framework/fileio.h"
 #include "framework/threads.h"
 #include "train/checkpoint.h"
+#include "train/metrics.h"
 #include "train/trainer.h"
 #include "framework/clock.h"
 
@@ -188,34 +189,30 @@ static void destroy(trainer *tr) {
 static ordo_status metrics_open(trainer *tr, int64_t step) {
     char path[4096];
     snprintf(path, sizeof path, "%s/metrics.jsonl", tr->cfg.out);
-    char *buf = NULL;
-    size_t len = 0;
+    ordo_metrics m = {0};
     if (access(path, F_OK) == 0) {
-        ordo_status s = ordo_read_file(path, (size_t)1 << 31, &buf, &len);
-        if (s) return s;
-    }
-    size_t keep = 0;
-    for (size_t i = 0; i < len;) {
-        char *nl = memchr(buf + i, '\n', len - i);
-        if (!nl) break; // a partial last line
-        long long st = -1;
-        if (sscanf(buf + i, "{\"step\":%lld", &st) == 1 && st > step) break;
-        *nl = 0; // the wall time goes on from the last line kept
-        const char *e = strstr(buf + i, "\"elapsed_s\":");
-        if (e) tr->elapsed0 = strtod(e + 12, NULL);
-        *nl = '\n';
-        i = (size_t)(nl - buf) + 1;
-        keep = i;
-    }
-    if (keep != len || len == 0) {
-        const void *parts[1] = {buf ? buf : ""};
-        ordo_status s = ordo_write_atomic(path, parts, &keep, 1);
+        ordo_status s = ordo_metrics_read(path, &m);
         if (s) {
-            free(buf);
+            ordo_metrics_free(&m);
             return s;
         }
     }
-    free(buf);
+    size_t keep = 0;
+    for (int i = 0; i < m.n; i++) {
+        const ordo_metrics_line *l = &m.line[i];
+        if (!l->complete || (l->ok && l->step > (double)step)) break;
+        if (l->ok && !isnan(l->elapsed_s)) tr->elapsed0 = l->elapsed_s; // wall time goes on
+        keep = l->end;
+    }
+    if (keep != m.len || m.len == 0) {
+        const void *parts[1] = {m.text ? m.text : ""};
+        ordo_status s = ordo_write_atomic(path, parts, &keep, 1);
+        if (s) {
+            ordo_metrics_free(&m);
+            return s;
+        }
+    }
+    ordo_metrics_free(&m);
     tr->metrics = fopen(path, "a");
     if (!tr->metrics) return ordo_error(ORDO_ERR_IO, "%s: %s", path, strerror(errno));
     return ORDO_OK;
