@@ -1,7 +1,7 @@
 // Evaluation of a trained model on a token stream, at any context length: mean loss and
 // perplexity in two modes, the loss by position within the window, and for the copy and
-// reverse tasks the exact-match accuracy per sequence length. What `ordo eval` prints and
-// what a sweep stores in RUN_DIR/eval.json for `ordo compare`.
+// reverse tasks the exact-match accuracy per sequence length. What `ordo eval` prints, what
+// a sweep stores in RUN_DIR/eval.json for `ordo compare`, and the trainer's validation loss.
 //
 //   nonoverlap  windows at 0, T, 2T, ... (range(0, n - T, T), as the training dataset);
 //               every target of a window is scored, so early tokens see little context.
@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "data/corpus.h"
+#include "data/dataset.h"
 #include "models/gpt.h"
 
 typedef enum ordo_eval_mode { ORDO_EVAL_NONOVERLAP, ORDO_EVAL_SLIDING } ordo_eval_mode;
@@ -47,6 +48,14 @@ ordo_status ordo_eval_stream(ordo_gpt *m, ordo_ctx *ctx, const int32_t *tokens,
                              const int32_t *targets, size_t n, int T, ordo_eval_mode mode,
                              int stride, int B, size_t max_windows, ordo_eval_result *r);
 void ordo_eval_result_free(ordo_eval_result *r);
+
+// The trainer's validation loss: the mean over the counted targets of ds's windows [0,
+// max_windows) (all if 0), B per forward, each batch scored by the model's fused
+// cross-entropy as in training. *count receives the number of counted targets; NaN when none.
+// Runs the loop of ordo_eval_stream (nonoverlap windows at ds's stride), so MPI ranks split
+// the windows the same way and all receive the totals.
+ordo_status ordo_eval_loss(ordo_gpt *m, ordo_ctx *ctx, const ordo_dataset *ds, int B,
+                           size_t max_windows, double *loss, size_t *count);
 
 // Exact-match accuracy of copy/reverse at sequence length n: `examples` fresh examples
 // (seeded by seed and n), scored teacher-forced: an example is right when the argmax at

@@ -28,6 +28,7 @@
 #include "framework/fileio.h"
 #include "framework/threads.h"
 #include "train/checkpoint.h"
+#include "train/evaluate.h"
 #include "train/metrics.h"
 #include "train/trainer.h"
 #include "framework/clock.h"
@@ -41,47 +42,6 @@ static int count_targets(const int32_t *t, size_t n) {
     int c = 0;
     for (size_t i = 0; i < n; i++) c += t[i] >= 0;
     return c;
-}
-
-ordo_status ordo_eval_loss(ordo_gpt *m, ordo_ctx *ctx, const ordo_dataset *ds, int B,
-                           size_t max_windows, double *loss, size_t *count) {
-    size_t nw = max_windows && max_windows < ds->count ? max_windows : ds->count;
-    // under MPI each rank takes a contiguous share of the windows; sums are reduced below
-    size_t w0 = nw * (size_t)ordo_dist_rank() / (size_t)ordo_dist_size(),
-           w1 = nw * (size_t)(ordo_dist_rank() + 1) / (size_t)ordo_dist_size();
-    int T = ds->max_length;
-    int32_t *in = ordo_xmalloc((size_t)B * T * sizeof *in),
-            *tg = ordo_xmalloc((size_t)B * T * sizeof *tg);
-    double sum = 0;
-    size_t cnt = 0;
-    int saved = ctx->grad_enabled;
-    ctx->grad_enabled = 0;
-    ordo_status s = ORDO_OK;
-    for (size_t w = w0; w < w1 && !s; w += (size_t)B) {
-        int rows = (int)(w1 - w < (size_t)B ? w1 - w : (size_t)B);
-        for (int r = 0; r < rows; r++)
-            ordo_dataset_get(ds, w + r, in + (size_t)r * T, tg + (size_t)r * T);
-        ordo_ctx_reset(ctx);
-        ordo_tensor *l;
-        s = ordo_gpt_forward(m, ctx, in, tg, rows, T, NULL, &l);
-        int c = count_targets(tg, (size_t)rows * T);
-        if (!s && c) {
-            sum += (double)l->data[0] * c;
-            cnt += (size_t)c;
-        }
-    }
-    ctx->grad_enabled = saved;
-    free(in);
-    free(tg);
-    if (ordo_dist_size() > 1 && !(s = ordo_dist_agree(s))) {
-        double r[2] = {sum, (double)cnt};
-        ordo_dist_sum_f64(r, 2);
-        sum = r[0];
-        cnt = (size_t)r[1];
-    }
-    *loss = cnt ? sum / cnt : NAN;
-    *count = cnt;
-    return s;
 }
 
 typedef struct trainer {

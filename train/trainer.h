@@ -22,11 +22,6 @@ typedef struct ordo_train_request {
 // last good checkpoint left as it was.
 ordo_status ordo_train(const ordo_train_request *req);
 
-// Mean loss over the targets of windows [0, max_windows) of ds (all if 0), in batches of B,
-// without recording a tape. *count receives the number of counted targets.
-ordo_status ordo_eval_loss(ordo_gpt *m, ordo_ctx *ctx, const ordo_dataset *ds, int B,
-                           size_t max_windows, double *loss, size_t *count);
-
 // Loads a run for evaluation or sampling: the config and newest valid checkpoint of dir
 // (model and data rebuilt from the config). *step receives the checkpoint's step.
 ordo_status ordo_run_open(const char *dir, ordo_train_config *cfg, ordo_rundata *data, ordo_gpt *m,
