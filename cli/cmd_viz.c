@@ -17,7 +17,7 @@
 #include "train/options.h"
 #include "cli/commands.h"
 #include "experiments/plot.h"
-#include "train/trainer.h"
+#include "train/run.h"
 
 #define PANEL 260.0 // px per head panel
 #define BAR_W 100.0 // px kept for the colour bar and its labels

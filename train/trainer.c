@@ -69,17 +69,6 @@ typedef struct trainer {
     int64_t comm_steps;
 } trainer;
 
-static ordo_status model_config(const ordo_train_config *c, int V, ordo_gpt_config *g) {
-    memset(g, 0, sizeof *g);
-    g->V = V;
-    g->C = (int)c->d_model;
-    g->L = (int)c->layers;
-    g->NH = (int)c->heads;
-    g->T_max = (int)c->context;
-    g->ln_eps = 1e-5f;
-    return ordo_pos_parse(c->pos, &g->pos);
-}
-
 // Data, datasets, model and optimizer from tr->cfg (fresh state: step 0).
 static ordo_status build(trainer *tr) {
     ordo_train_config *c = &tr->cfg;
@@ -109,7 +98,7 @@ static ordo_status build(trainer *tr) {
                                   (uint64_t)c->seed, (int)c->drop_last)))
         return ordo_error_wrap(s, "training split");
     ordo_gpt_config g;
-    if ((s = model_config(c, tr->data.vocab_size, &g))) return s;
+    if ((s = ordo_run_model_config(c, tr->data.vocab_size, &g))) return s;
     if ((s = ordo_gpt_init(&tr->model, &g, (uint64_t)c->seed))) return s;
     if (c->init && (s = ordo_gpt_load(&tr->model, c->init)))
         return ordo_error_wrap(s, "--init %s", c->init);
@@ -561,54 +550,5 @@ ordo_status ordo_train(const ordo_train_request *req) {
     sigaction(SIGTERM, &old_term, NULL);
 done:
     destroy(&tr);
-    return s;
-}
-
-ordo_status ordo_run_open(const char *dir, ordo_train_config *cfg, ordo_rundata *data, ordo_gpt *m,
-                          int64_t *step) {
-    int64_t *steps;
-    int n;
-    ordo_status s = ordo_checkpoint_list(dir, &steps, &n);
-    if (s) return s;
-    if (n == 0) {
-        free(steps);
-        return ordo_error(ORDO_ERR_ARG, "%s: no checkpoint (ckpt-<step>.safetensors) in the run",
-                          dir);
-    }
-    s = ORDO_ERR_FORMAT;
-    for (int i = 0; i < n; i++) {
-        char path[4096];
-        ordo_checkpoint_path(path, sizeof path, dir, steps[i]);
-        ordo_safetensors *f;
-        json_t *cj;
-        ordo_train_state st;
-        if ((s = ordo_checkpoint_open(path, &f, &cj, &st))) {
-            fprintf(stderr, "ordo: warning: skipping %s: %s\n", path, ordo_error_message());
-            continue;
-        }
-        // zeroed, so that a failure before they are built frees nothing it should not
-        memset(data, 0, sizeof *data);
-        memset(m, 0, sizeof *m);
-        ordo_train_config_defaults(cfg);
-        s = ordo_train_config_from_json(cfg, cj, path, 0, NULL);
-        cfg->out = dir;
-        if (!s && (s = ordo_train_config_check(cfg))) s = ordo_error_wrap(s, "%s", path);
-        json_decref(cj);
-        ordo_gpt_config g;
-        if (!s) s = ordo_rundata_load(data, cfg);
-        if (!s) s = model_config(cfg, data->vocab_size, &g);
-        if (!s) s = ordo_gpt_init(m, &g, 0);
-        if (!s) s = ordo_checkpoint_load(f, m, NULL);
-        ordo_safetensors_close(f);
-        if (s) {
-            fprintf(stderr, "ordo: warning: skipping %s: %s\n", path, ordo_error_message());
-            ordo_gpt_free(m);
-            ordo_rundata_free(data);
-            continue;
-        }
-        *step = st.step;
-        break;
-    }
-    free(steps);
     return s;
 }

@@ -7,7 +7,7 @@
 #include "framework/optim.h"
 #include "models/gpt.h"
 #include "train/config.h"
-#include "train/rundata.h"
+#include "train/run.h"
 
 typedef struct ordo_train_request {
     ordo_train_config *cfg; // the parsed options (defaults, --config, flags)
@@ -21,10 +21,5 @@ typedef struct ordo_train_request {
 // --stop-after, with a checkpoint written; ORDO_ERR_NUMERIC on a non-finite loss, with the
 // last good checkpoint left as it was.
 ordo_status ordo_train(const ordo_train_request *req);
-
-// Loads a run for evaluation or sampling: the config and newest valid checkpoint of dir
-// (model and data rebuilt from the config). *step receives the checkpoint's step.
-ordo_status ordo_run_open(const char *dir, ordo_train_config *cfg, ordo_rundata *data, ordo_gpt *m,
-                          int64_t *step);
 
 #endif

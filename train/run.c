@@ -1,11 +1,13 @@
-// Data of a run (see rundata.h). The built-in corpora regenerate from their seed in well
-// under a second, so nothing but the config is stored in a run directory.
+// A run rebuilt from its directory (see run.h). The built-in corpora regenerate from their
+// seed in well under a second, so nothing but the config is stored in a run directory.
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "data/dataset.h"
 #include "framework/fileio.h"
-#include "train/rundata.h"
+#include "train/checkpoint.h"
+#include "train/run.h"
 
 #define MAX_DATA_BYTES ((size_t)2 << 30)
 
@@ -116,4 +118,64 @@ void ordo_rundata_free(ordo_rundata *d) {
     if (d->is_corpus) ordo_corpus_free(&d->corpus);
     if (d->tok) ordo_tokenizer_free(d->tok);
     memset(d, 0, sizeof *d);
+}
+
+ordo_status ordo_run_model_config(const ordo_train_config *c, int V, ordo_gpt_config *g) {
+    memset(g, 0, sizeof *g);
+    g->V = V;
+    g->C = (int)c->d_model;
+    g->L = (int)c->layers;
+    g->NH = (int)c->heads;
+    g->T_max = (int)c->context;
+    g->ln_eps = 1e-5f;
+    return ordo_pos_parse(c->pos, &g->pos);
+}
+
+ordo_status ordo_run_open(const char *dir, ordo_train_config *cfg, ordo_rundata *data, ordo_gpt *m,
+                          int64_t *step) {
+    int64_t *steps;
+    int n;
+    ordo_status s = ordo_checkpoint_list(dir, &steps, &n);
+    if (s) return s;
+    if (n == 0) {
+        free(steps);
+        return ordo_error(ORDO_ERR_ARG, "%s: no checkpoint (ckpt-<step>.safetensors) in the run",
+                          dir);
+    }
+    s = ORDO_ERR_FORMAT;
+    for (int i = 0; i < n; i++) {
+        char path[4096];
+        ordo_checkpoint_path(path, sizeof path, dir, steps[i]);
+        ordo_safetensors *f;
+        json_t *cj;
+        ordo_train_state st;
+        if ((s = ordo_checkpoint_open(path, &f, &cj, &st))) {
+            fprintf(stderr, "ordo: warning: skipping %s: %s\n", path, ordo_error_message());
+            continue;
+        }
+        // zeroed, so that a failure before they are built frees nothing it should not
+        memset(data, 0, sizeof *data);
+        memset(m, 0, sizeof *m);
+        ordo_train_config_defaults(cfg);
+        s = ordo_train_config_from_json(cfg, cj, path, 0, NULL);
+        cfg->out = dir;
+        if (!s && (s = ordo_train_config_check(cfg))) s = ordo_error_wrap(s, "%s", path);
+        json_decref(cj);
+        ordo_gpt_config g;
+        if (!s) s = ordo_rundata_load(data, cfg);
+        if (!s) s = ordo_run_model_config(cfg, data->vocab_size, &g);
+        if (!s) s = ordo_gpt_init(m, &g, 0);
+        if (!s) s = ordo_checkpoint_load(f, m, NULL);
+        ordo_safetensors_close(f);
+        if (s) {
+            fprintf(stderr, "ordo: warning: skipping %s: %s\n", path, ordo_error_message());
+            ordo_gpt_free(m);
+            ordo_rundata_free(data);
+            continue;
+        }
+        *step = st.step;
+        break;
+    }
+    free(steps);
+    return s;
 }
