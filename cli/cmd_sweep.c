@@ -88,8 +88,11 @@ static ordo_status run_one(const ordo_train_config *base, const sweep_run *r, co
         ordo_opt *opts = ordo_train_config_options(&c);
         ordo_args_find(opts, "steps")->seen = 1; // a resumed run takes this sweep's budget
         ordo_args_find(opts, "threads")->seen = 1;
-        ordo_train_request req = {.cfg = &c, .opts = opts, .resume = exists ? r->dir : NULL};
-        s = ordo_train(&req);
+        ordo_resume run = {0};
+        if (exists) s = ordo_resume_open(&run, r->dir, &c, opts);
+        ordo_train_request req = {.cfg = &c, .resume = exists ? &run : NULL};
+        if (!s) s = ordo_train(&req);
+        ordo_resume_free(&run);
         free(opts);
         if (s) return s;
     }

@@ -6,6 +6,9 @@
 //   the train/val split, and the means to turn a prompt into ids and ids back into text.
 // - Its model shape (ordo_run_model_config) and its newest valid checkpoint, opened for
 //   eval, sample and viz (ordo_run_open).
+// - A run to continue (`ordo train --resume`, ordo_resume_*): the config to train with, the
+//   checkpoint's with the options given on the command line on top, resolved before the
+//   trainer starts, and the run's checkpoints that the trainer then tries, newest first.
 #ifndef ORDO_RUN_H
 #define ORDO_RUN_H
 #include <stdint.h>
@@ -13,6 +16,7 @@
 #include "data/corpus.h"
 #include "data/tokenizer.h"
 #include "models/gpt.h"
+#include "train/checkpoint.h"
 #include "train/config.h"
 
 typedef struct ordo_rundata {
@@ -43,5 +47,36 @@ ordo_status ordo_run_model_config(const ordo_train_config *c, int V, ordo_gpt_co
 // and ordo_rundata_free. ORDO_ERR_ARG when dir has no checkpoint.
 ordo_status ordo_run_open(const char *dir, ordo_train_config *cfg, ordo_rundata *data, ordo_gpt *m,
                           int64_t *step);
+
+// A run being continued: its checkpoints, and what one must agree with to be resumed from.
+typedef struct ordo_resume {
+    const char *dir;
+    ordo_train_config cfg; // the config to train with, as ordo_resume_open resolved it
+    int64_t *steps;        // the checkpoints of dir, newest first
+    int n, next;           // how many; the index of the next one ordo_resume_next tries
+    ordo_train_config run; // dir/config.json, when have_run: a checkpoint whose fixed
+    int have_run;          // settings differ from it is another run's and is skipped
+    char path[4096];       // the checkpoint tried last
+} ordo_resume;
+
+// Resolves the config of `ordo train --resume dir`. cfg holds the options as parsed and opts
+// marks those given on the command line (seen; matched by name, other entries ignored). On
+// return cfg is the config of the newest checkpoint that opens and belongs to the run, with
+// the given options on top; with no checkpoint at all, dir/config.json's as it is. Errors: a
+// given option that may not change on resume and differs from the checkpoint's (ORDO_ERR_ARG
+// naming it and both values), an invalid checkpoint config, checkpoints none of which is
+// usable, a missing dir or config.json. Skipped checkpoints are warned about on stderr (rank
+// 0). Collective under MPI: all ranks share the outcome. Free r with ordo_resume_free, also
+// after an error.
+ordo_status ordo_resume_open(ordo_resume *r, const char *dir, ordo_train_config *cfg,
+                             ordo_opt *opts);
+
+// The next checkpoint to restore, first the one the config was resolved from, then older
+// ones: opened (*f, the caller closes it; r->path names it) with its training state. Skips
+// with a warning one that does not open or belongs to another run. *f NULL and ORDO_OK when
+// the run has no checkpoint at all; ORDO_ERR_FORMAT when none is left to try; ORDO_ERR_ARG for
+// one whose fixed settings differ from r->cfg.
+ordo_status ordo_resume_next(ordo_resume *r, ordo_safetensors **f, ordo_train_state *st);
+void ordo_resume_free(ordo_resume *r);
 
 #endif

@@ -212,139 +212,60 @@ static ordo_status checkpoint(trainer *tr) {
     return s ? ordo_error_wrap(s, "checkpoint") : ORDO_OK;
 }
 
-// Finds the newest checkpoint that opens and loads; a bad one is skipped with a warning.
-static ordo_status restore(trainer *tr, const ordo_train_request *req, int *restored) {
-    *restored = 0;
-    int64_t *steps;
-    int n;
-    ordo_status s = ordo_checkpoint_list(req->resume, &steps, &n);
+// The weights, moments and training state of an opened checkpoint, into the built run.
+static ordo_status load_state(trainer *tr, ordo_safetensors *f, const ordo_train_state *st) {
+    ordo_status s = ordo_checkpoint_load(f, &tr->model, &tr->optim);
+    if (!s) s = ordo_dataloader_set_state(&tr->loader, st->loader);
     if (s) return s;
-    // The run's own config.json, when readable: a checkpoint whose fixed settings differ
-    // from it was copied in from another run and is skipped like a damaged one.
-    ordo_train_config run;
-    char run_path[4096];
-    snprintf(run_path, sizeof run_path, "%s/config.json", req->resume);
-    json_t *rj = json_load_file(run_path, 0, NULL);
-    ordo_train_config_defaults(&run);
-    int have_run = rj && ordo_train_config_from_json(&run, rj, run_path, 0, NULL) == ORDO_OK;
-    json_decref(rj);
-    for (int i = 0; i < n && !*restored; i++) {
-        char path[4096];
-        ordo_checkpoint_path(path, sizeof path, req->resume, steps[i]);
-        ordo_safetensors *f;
-        json_t *cj;
-        ordo_train_state st;
-        if ((s = ordo_checkpoint_open(path, &f, &cj, &st))) {
-            if (ordo_dist_rank() == 0)
-                fprintf(stderr, "ordo: warning: skipping %s: %s\n", path, ordo_error_message());
-            continue;
-        }
-        // the checkpoint's config, with the flags given now on top; only resumable keys may differ
-        ordo_train_config old, now;
-        ordo_train_config_defaults(&old);
-        ordo_train_config_defaults(&now);
-        s = ordo_train_config_from_json(&old, cj, path, 0, NULL);
-        // a hand-edited or damaged config must not reach build() unchecked
-        old.out = req->resume; // (out may differ on resume; the check wants one)
-        if (!s && (s = ordo_train_config_check(&old))) s = ordo_error_wrap(s, "%s", path);
-        if (!s && have_run && ordo_train_config_compare(&old, &run)) {
-            fprintf(stderr,
-                    "ordo: warning: skipping %s: it is not a checkpoint of this run (%s): %s\n",
-                    path, run_path, ordo_error_message());
-            json_decref(cj);
-            ordo_safetensors_close(f);
-            continue;
-        }
-        if (!s) s = ordo_train_config_from_json(&now, cj, path, 0, NULL);
-        if (!s) {
-            ordo_opt *nopts = ordo_train_config_options(&now);
-            ordo_opt *given = req->opts;
-            for (int k = 0; given[k].name; k++) {
-                if (!given[k].seen) continue;
-                ordo_opt *dst = ordo_args_find(nopts, given[k].name);
-                if (!dst) continue; // --resume, --config, --stop-after: not config keys
-                size_t sz = given[k].type == ORDO_OPT_FLOAT    ? sizeof(double)
-                            : given[k].type == ORDO_OPT_STRING ? sizeof(char *)
-                            : given[k].type == ORDO_OPT_FLAG   ? sizeof(int)
-                                                               : sizeof(long long);
-                memcpy(dst->dst, given[k].dst, sz);
-            }
-            free(nopts);
-            now.out = req->resume;
-            s = ordo_train_config_compare(&old, &now);
-        }
-        if (s) { // a conflicting config is the user's error, not a bad file: stop
-            json_decref(cj);
-            ordo_safetensors_close(f);
-            free(steps);
-            return ordo_error_wrap(s, "--resume %s", req->resume);
-        }
-        json_decref(cj);
-        tr->cfg = now;
-        if (tr->data.tokens == NULL && (s = build(tr))) {
-            ordo_safetensors_close(f);
-            free(steps);
-            return s;
-        }
-        if ((s = ordo_checkpoint_load(f, &tr->model, &tr->optim)) ||
-            (s = ordo_dataloader_set_state(&tr->loader, st.loader))) {
-            if (ordo_dist_rank() == 0)
-                fprintf(stderr, "ordo: warning: skipping %s: %s\n", path, ordo_error_message());
-            ordo_safetensors_close(f);
-            continue;
-        }
-        ordo_safetensors_close(f);
-        tr->step = st.step;
-        tr->optim.t = st.optim_t;
-        tr->rng = st.rng;
-        *restored = 1;
-        if (ordo_dist_rank() == 0)
-            fprintf(stderr, "ordo: resuming %s from step %" PRId64 "\n", req->resume, st.step);
-    }
-    free(steps);
-    // Checkpoints that exist but none of which loads are damage to report, not a run killed
-    // before its first checkpoint: starting over would cut metrics.jsonl back to step 0 and
-    // overwrite them.
-    if (!*restored && n > 0)
-        return ordo_error(
-            ORDO_ERR_FORMAT,
-            "--resume %s: none of its %d checkpoint(s) could be loaded (see the "
-            "warnings above); not starting the run over. Move the damaged or foreign files "
-            "away to resume from config.json at step 0",
-            req->resume, n);
+    tr->step = st->step;
+    tr->optim.t = st->optim_t;
+    tr->rng = st->rng;
     return ORDO_OK;
 }
 
-// A fresh start, or the config.json of a run killed before its first checkpoint.
-static ordo_status start_fresh(trainer *tr, const ordo_train_request *req) {
-    if (!req->resume) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/config.json", tr->cfg.out);
-        if (access(path, F_OK) == 0)
-            return ordo_error(ORDO_ERR_ARG,
-                              "%s already holds a run (config.json); resume it with "
-                              "'ordo train --resume %s' or choose another --out",
-                              tr->cfg.out, tr->cfg.out);
+// Restores the newest checkpoint that loads, building the run from tr->cfg before the first
+// one; a checkpoint that does not load is skipped with a warning (ordo_resume_next skips and
+// reports those that do not open or belong to another run, and fails when none is left).
+// *restored stays 0 when the run has no checkpoint yet.
+static ordo_status restore(trainer *tr, ordo_resume *r, int *restored) {
+    ordo_safetensors *f;
+    ordo_train_state st;
+    ordo_status s;
+    while (!(s = ordo_resume_next(r, &f, &st)) && f) {
+        if (tr->data.tokens == NULL && (s = build(tr))) {
+            ordo_safetensors_close(f);
+            return s;
+        }
+        s = load_state(tr, f, &st);
+        ordo_safetensors_close(f);
+        if (!s) {
+            *restored = 1;
+            if (ordo_dist_rank() == 0)
+                fprintf(stderr, "ordo: resuming %s from step %" PRId64 "\n", r->dir, st.step);
+            return ORDO_OK;
+        }
+        if (ordo_dist_rank() == 0)
+            fprintf(stderr, "ordo: warning: skipping %s: %s\n", r->path, ordo_error_message());
+    }
+    return s;
+}
+
+// A new run, or a resumed one killed before its first checkpoint (tr->cfg is then its
+// config.json, see ordo_resume_open).
+static ordo_status start_fresh(trainer *tr, const ordo_resume *resume) {
+    if (resume) {
+        if (ordo_dist_rank() == 0)
+            fprintf(stderr, "ordo: %s has no checkpoint yet; starting it from step 0\n",
+                    resume->dir);
         return build(tr);
     }
     char path[4096];
-    snprintf(path, sizeof path, "%s/config.json", req->resume);
-    json_error_t err;
-    json_t *j = json_load_file(path, 0, &err);
-    if (!j)
+    snprintf(path, sizeof path, "%s/config.json", tr->cfg.out);
+    if (access(path, F_OK) == 0)
         return ordo_error(ORDO_ERR_ARG,
-                          "--resume %s: no usable checkpoint and no readable config.json (%s)",
-                          req->resume, err.text);
-    ordo_train_config now;
-    ordo_train_config_defaults(&now);
-    ordo_status s = ordo_train_config_from_json(&now, j, path, 0, NULL);
-    json_decref(j);
-    if (s) return s;
-    now.out = req->resume;
-    if ((s = ordo_train_config_check(&now))) return ordo_error_wrap(s, "%s", path);
-    tr->cfg = now;
-    if (ordo_dist_rank() == 0)
-        fprintf(stderr, "ordo: %s has no checkpoint yet; starting it from step 0\n", req->resume);
+                          "%s already holds a run (config.json); resume it with "
+                          "'ordo train --resume %s' or choose another --out",
+                          tr->cfg.out, tr->cfg.out);
     return build(tr);
 }
 
@@ -487,20 +408,10 @@ ordo_status ordo_train(const ordo_train_request *req) {
     if (s) return s;
     int restored = 0, rank = ordo_dist_rank(), ranks = ordo_dist_size();
     if (req->resume) {
-        if (rank == 0) ordo_checkpoint_clean_tmp(req->resume);
-        s = restore(&tr, req, &restored);
+        if (rank == 0) ordo_checkpoint_clean_tmp(req->resume->dir);
+        s = restore(&tr, req->resume, &restored);
     }
-    if (!s && !restored) {
-        if (tr.data.tokens) { // a checkpoint was read but none loaded: rebuild from scratch
-            ordo_train_config keep = tr.cfg;
-            destroy(&tr);
-            memset(&tr, 0, sizeof tr);
-            tr.cfg = keep;
-            s = build(&tr);
-        } else
-            s = start_fresh(&tr, req);
-    }
-    if (!s) s = ordo_train_config_check(&tr.cfg);
+    if (!s && !restored) s = start_fresh(&tr, req->resume);
     // every rank has set up the same run (or failed) before rank 0 writes anything
     if ((s = ordo_dist_agree(s))) goto done;
     if (ranks > 1 && !ordo_dist_same_u64(state_hash(&tr))) {
