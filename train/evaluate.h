@@ -39,11 +39,12 @@ ordo_status ordo_eval_mode_parse(const char *name, ordo_eval_mode *out);
 const char *ordo_eval_mode_name(ordo_eval_mode m);
 
 // Evaluates m on tokens[0..n) with targets the next tokens, or targets[k] for token k when
-// targets is non-NULL (< 0: not scored). T is the window length, B the windows per forward;
-// stride: sliding's step (1..T), or nonoverlap's window alignment (0 = T). max_windows > 0 limits
-// the windows (a prefix of the stream). The stream must hold at least T+1 tokens (ORDO_ERR_ARG
-// otherwise); the learned scheme refuses T > T_max (ORDO_ERR_ARG from the model). r's arrays are
-// malloc'd: free with ordo_eval_result_free.
+// targets is non-NULL (< 0: not scored). T is the window length, B the windows per forward
+// (fewer when B windows' logits would pass 256 MiB); stride: sliding's step (1..T), or
+// nonoverlap's window alignment (0 = T). max_windows > 0 limits the windows (a prefix of the
+// stream). ORDO_ERR_ARG when the stream holds fewer than T+1 tokens, or T > T_max with the
+// learned scheme. Under MPI every rank calls it: window k is rank k % size's, and every rank
+// receives the totals. r's arrays are malloc'd: free with ordo_eval_result_free.
 ordo_status ordo_eval_stream(ordo_gpt *m, ordo_ctx *ctx, const int32_t *tokens,
                              const int32_t *targets, size_t n, int T, ordo_eval_mode mode,
                              int stride, int B, size_t max_windows, ordo_eval_result *r);
