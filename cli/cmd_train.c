@@ -61,12 +61,17 @@ ordo_status ordo_cmd_train(int argc, char **argv) {
         s = ordo_train_config_from_json(&cfg, j, config_file, 1, opts);
         json_decref(j);
     }
+    ordo_resume run = {0};
+    if (!s && resume) {
+        cfg.out = resume;
+        s = ordo_resume_open(&run, resume, &cfg, opts); // the checkpoint's config, flags on top
+    }
     if (!s) {
         ordo_train_request req = {
-            .cfg = &cfg, .opts = opts, .resume = resume, .stop_after = stop_after};
-        if (resume) cfg.out = resume;
+            .cfg = &cfg, .resume = resume ? &run : NULL, .stop_after = stop_after};
         s = ordo_train(&req);
     }
+    ordo_resume_free(&run);
 done:
     free(pos);
     free(opts);

@@ -15,8 +15,7 @@
 #include "framework/fileio.h"
 #include "framework/safetensors.h"
 #include "train/checkpoint.h"
-
-#define METRICS_MAX_BYTES ((size_t)1 << 30)
+#include "train/metrics.h"
 
 static char *dup_or_null(const char *s) {
     return s ? ordo_xstrdup(s) : NULL;
@@ -97,66 +96,50 @@ static double num_or_nan(json_t *v) {
 }
 
 static ordo_status read_metrics(ordo_runinfo *r, const char *path) {
-    char *buf;
-    size_t len;
-    ordo_status s = ordo_read_file(path, METRICS_MAX_BYTES, &buf, &len);
-    if (s) return s;
-    int cap = 64, lineno = 0;
+    ordo_metrics m;
+    ordo_status s = ordo_metrics_read(path, &m);
+    if (s) {
+        ordo_metrics_free(&m);
+        return s;
+    }
+    size_t cap = (size_t)m.n + 1;
     r->step = ordo_xmalloc(cap * sizeof(double));
     r->train_loss = ordo_xmalloc(cap * sizeof(double));
     r->val_loss = ordo_xmalloc(cap * sizeof(double));
     r->val_ppl = ordo_xmalloc(cap * sizeof(double));
     double tps_sum = 0, elapsed = NAN, derived = 0, prev_step = 0;
     int ntps = 0;
-    for (char *p = buf; *p;) {
-        char *nl = strchr(p, '\n');
-        int last = nl == NULL;
-        if (nl) *nl = 0;
-        lineno++;
-        char *line = p;
-        p = nl ? nl + 1 : p + strlen(p);
-        if (strspn(line, " \t\r") == strlen(line)) continue;
-        json_error_t err;
-        json_t *j = json_loads(line, 0, &err);
-        if (!j || !json_is_number(json_object_get(j, "step"))) {
-            json_decref(j);
+    for (int i = 0; i < m.n; i++) {
+        const ordo_metrics_line *l = &m.line[i];
+        if (l->blank) continue;
+        if (!l->ok) {
             // a run killed mid-write can leave a partial last line: not worth refusing the run
-            if (last) {
+            if (!l->complete) {
                 fprintf(stderr, "ordo: warning: %s: line %d is incomplete; ignored\n", path,
-                        lineno);
+                        l->lineno);
                 break;
             }
-            free(buf);
+            ordo_metrics_free(&m);
             return ordo_error(ORDO_ERR_FORMAT, "%s: line %d: expected a JSON object with \"step\"",
-                              path, lineno);
+                              path, l->lineno);
         }
-        if (r->n == cap) {
-            cap *= 2;
-            r->step = ordo_xrealloc(r->step, cap * sizeof(double));
-            r->train_loss = ordo_xrealloc(r->train_loss, cap * sizeof(double));
-            r->val_loss = ordo_xrealloc(r->val_loss, cap * sizeof(double));
-            r->val_ppl = ordo_xrealloc(r->val_ppl, cap * sizeof(double));
-        }
-        double step = json_number_value(json_object_get(j, "step"));
-        r->step[r->n] = step;
-        r->train_loss[r->n] = num_or_nan(json_object_get(j, "train_loss"));
-        r->val_loss[r->n] = num_or_nan(json_object_get(j, "val_loss"));
-        double ppl = num_or_nan(json_object_get(j, "val_ppl"));
-        r->val_ppl[r->n] = isnan(ppl) ? exp(r->val_loss[r->n]) : ppl;
-        double tps = num_or_nan(json_object_get(j, "tokens_per_s"));
-        if (tps > 0) {
-            tps_sum += tps;
+        r->step[r->n] = l->step;
+        r->train_loss[r->n] = l->train_loss;
+        r->val_loss[r->n] = l->val_loss;
+        r->val_ppl[r->n] = isnan(l->val_ppl) ? exp(l->val_loss) : l->val_ppl;
+        if (l->tokens_per_s > 0) {
+            tps_sum += l->tokens_per_s;
             ntps++;
             // the trainer's tokens_per_s is (tokens since the last line) / (seconds since it)
-            derived += (step - prev_step) * (double)r->batch * (double)r->context / tps;
+            derived +=
+                (l->step - prev_step) * (double)r->batch * (double)r->context / l->tokens_per_s;
         }
-        double el = num_or_nan(json_object_get(j, "elapsed_s"));
-        if (!isnan(el)) elapsed = isnan(elapsed) ? el : fmax(elapsed, el);
-        prev_step = step;
+        if (!isnan(l->elapsed_s))
+            elapsed = isnan(elapsed) ? l->elapsed_s : fmax(elapsed, l->elapsed_s);
+        prev_step = l->step;
         r->n++;
-        json_decref(j);
     }
-    free(buf);
+    ordo_metrics_free(&m);
     r->final_train_loss = r->n ? r->train_loss[r->n - 1] : NAN;
     r->best_val_loss = r->best_val_ppl = NAN;
     for (int i = 0; i < r->n; i++)

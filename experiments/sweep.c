@@ -174,8 +174,11 @@ static ordo_status train_run(const ordo_sweep *sw, const ordo_sweep_entry *r) {
     ordo_opt *opts = ordo_train_config_options(&c);
     ordo_args_find(opts, "steps")->seen = 1; // a resumed run takes this sweep's budget
     ordo_args_find(opts, "threads")->seen = 1;
-    ordo_train_request req = {.cfg = &c, .opts = opts, .resume = exists ? r->dir : NULL};
-    ordo_status s = ordo_train(&req);
+    ordo_resume run = {0};
+    ordo_status s = exists ? ordo_resume_open(&run, r->dir, &c, opts) : ORDO_OK;
+    ordo_train_request req = {.cfg = &c, .resume = exists ? &run : NULL};
+    if (!s) s = ordo_train(&req);
+    ordo_resume_free(&run);
     free(opts);
     return s;
 }

@@ -13,7 +13,7 @@
 
 #include "experiments/plot.h"
 #include "framework/fileio.h"
-#include "train/trainer.h"
+#include "train/run.h"
 
 #define PANEL 260.0 // px per head panel
 #define BAR_W 100.0 // px kept for the colour bar and its labels

@@ -12,7 +12,7 @@
 #include "framework/strbuf.h"
 #include "models/gpt.h"
 #include "train/config.h"
-#include "train/rundata.h"
+#include "train/run.h"
 
 typedef struct ordo_viz {
     const char *run_dir;

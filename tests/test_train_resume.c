@@ -73,6 +73,20 @@ static char *metrics_without_timing(const char *dir) {
     return out;
 }
 
+// ordo_train as `ordo train` calls it: a resumed run's config is resolved first.
+static ordo_status train_req(ordo_train_config *c, ordo_opt *opts, const char *resume,
+                             long long stop_after, long long poison_step) {
+    ordo_resume run = {0};
+    ordo_status s = resume ? ordo_resume_open(&run, resume, c, opts) : ORDO_OK;
+    ordo_train_request req = {.cfg = c,
+                              .resume = resume ? &run : NULL,
+                              .stop_after = stop_after,
+                              .poison_step = poison_step};
+    if (!s) s = ordo_train(&req);
+    ordo_resume_free(&run);
+    return s;
+}
+
 static ordo_status train(const char *out, const char *optimizer, long long steps,
                          long long stop_after, const char *resume) {
     ordo_train_config c;
@@ -97,8 +111,7 @@ static ordo_status train(const char *out, const char *optimizer, long long steps
     c.out = out;
     ordo_opt *opts = ordo_train_config_options(&c);
     if (resume) ordo_args_find(opts, "steps")->seen = 1; // as if --steps were given again
-    ordo_train_request req = {.cfg = &c, .opts = opts, .resume = resume, .stop_after = stop_after};
-    ordo_status s = ordo_train(&req);
+    ordo_status s = train_req(&c, opts, resume, stop_after, 0);
     free(opts);
     return s;
 }
@@ -138,8 +151,7 @@ static void conflicts_and_corruption(void) {
     ordo_opt *opts = ordo_train_config_options(&c);
     c.pos = "rope";
     ordo_args_find(opts, "pos")->seen = 1;
-    ordo_train_request req = {.cfg = &c, .opts = opts, .resume = d};
-    CHECK(ordo_train(&req) == ORDO_ERR_ARG);
+    CHECK(train_req(&c, opts, d, 0, 0) == ORDO_ERR_ARG);
     CHECK(strstr(ordo_error_message(), "--pos") && strstr(ordo_error_message(), "learned"));
     free(opts);
     // starting a new run over an existing one is refused
@@ -172,8 +184,7 @@ static void nan_stops(void) {
     ordo_opt *opts = ordo_train_config_options(&c);
     ordo_args_find(opts, "steps")->seen = 1;
     c.steps = 12;
-    ordo_train_request req = {.cfg = &c, .opts = opts, .resume = d, .poison_step = 7};
-    CHECK(ordo_train(&req) == ORDO_ERR_NUMERIC);
+    CHECK(train_req(&c, opts, d, 0, 7) == ORDO_ERR_NUMERIC);
     CHECK(strstr(ordo_error_message(), "nan") && strstr(ordo_error_message(), "step 7"));
     free(opts);
     CHECK(ordo_read_file(p, 1 << 26, &after, &na) == ORDO_OK);

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "train/evaluate.h"
-#include "train/trainer.h"
+#include "train/run.h"
 
 static json_t *num_or_null(double v) {
     return isfinite(v) ? json_real(v) : json_null();

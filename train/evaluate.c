@@ -1,6 +1,7 @@
-// Evaluation at any context length (see evaluate.h). Losses are computed here from the
-// logits, in double, per scored position, so that the loss by position comes for free;
-// the model's own fused cross-entropy is for training.
+// Evaluation at any context length (see evaluate.h), in one loop over windows for both
+// `ordo eval` and the trainer's validation. `ordo eval`'s losses are computed here from the
+// logits, in double, per scored position, so that the loss by position comes for free; the
+// trainer's validation keeps the model's fused cross-entropy, the number training reports.
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,38 +72,60 @@ static int next_window(window_iter *w, size_t *begin, int *from) {
     return 1;
 }
 
-ordo_status ordo_eval_stream(ordo_gpt *m, ordo_ctx *ctx, const int32_t *tokens,
-                             const int32_t *targets, size_t n, int T, ordo_eval_mode mode,
-                             int stride, int B, size_t max_windows, ordo_eval_result *r) {
-    memset(r, 0, sizeof *r);
-    r->context = T;
-    r->loss = NAN;
-    if (T < 1) return ordo_error(ORDO_ERR_ARG, "context %d, expected >= 1", T);
-    if (n < (size_t)T + 1)
-        return ordo_error(ORDO_ERR_ARG,
-                          "the stream has %zu tokens; a window of %d needs %d (inputs and the "
-                          "next-token targets)",
-                          n, T, T + 1);
-    if (mode == ORDO_EVAL_SLIDING && (stride < 1 || stride > T))
-        return ordo_error(ORDO_ERR_ARG, "--stride %d, expected 1..T (%d)", stride, T);
-    if (mode == ORDO_EVAL_NONOVERLAP && stride <= 0) stride = T;
-    if (m->cfg.pos == ORDO_POS_LEARNED && T > m->cfg.T_max)
-        return ordo_error(ORDO_ERR_ARG,
-                          "context %d is past the learned position table (T_max %d); the "
-                          "learned scheme cannot describe those positions",
-                          T, m->cfg.T_max);
+// One evaluation: the windows of a stream and how to score them.
+typedef struct eval_job {
+    const int32_t *tokens, *targets; // [n]; targets NULL: the next tokens are the targets
+    size_t n, max_windows;           // max_windows 0: every window
+    int T, B, stride;                // window length, windows per forward, window_iter's S
+    ordo_eval_mode mode;
+    int fused; // score as training does (see score_fused), not per target (score_targets)
+} eval_job;
+
+// Every target of the batch from the logits, in double, also by window position.
+static ordo_status score_targets(ordo_gpt *m, ordo_ctx *ctx, const int32_t *in, const int32_t *tg,
+                                 int rows, int T, double *sum, ordo_eval_result *r) {
+    ordo_tensor *logits; // (rows, T, V)
+    ordo_status s = ordo_gpt_forward(m, ctx, in, NULL, rows, T, &logits, NULL);
+    if (s) return s;
     int V = m->cfg.V;
-    size_t per_window = (size_t)T * (size_t)V;
-    if (per_window > MAX_LOGIT_FLOATS)
-        B = 1;
-    else if ((size_t)B * per_window > MAX_LOGIT_FLOATS)
-        B = (int)(MAX_LOGIT_FLOATS / per_window);
-    int32_t *in = ordo_xmalloc((size_t)B * T * sizeof *in);
-    int32_t *tg = ordo_xmalloc((size_t)B * T * sizeof *tg);
+    for (int i = 0; i < rows * T; i++) {
+        if (tg[i] < 0) continue;
+        double l = token_loss(logits->data + (size_t)i * V, V, tg[i]);
+        *sum += l;
+        r->targets++;
+        r->pos_loss[i % T] += l;
+        r->pos_count[i % T]++;
+    }
+    return ORDO_OK;
+}
+
+// The model's fused cross-entropy (a float mean over the batch's counted targets), weighted
+// by that count: the number the trainer has always logged as val_loss, bit for bit.
+static ordo_status score_fused(ordo_gpt *m, ordo_ctx *ctx, const int32_t *in, const int32_t *tg,
+                               int rows, int T, double *sum, ordo_eval_result *r) {
+    ordo_tensor *loss;
+    ordo_status s = ordo_gpt_forward(m, ctx, in, tg, rows, T, NULL, &loss);
+    size_t counted = 0;
+    for (size_t i = 0; i < (size_t)rows * T; i++) counted += tg[i] >= 0;
+    if (!s && counted) {
+        *sum += (double)loss->data[0] * (double)counted;
+        r->targets += counted;
+    }
+    return s;
+}
+
+// The one evaluation loop (ordo_eval_stream, ordo_eval_loss): the job's windows in stream
+// order, up to B per forward, without a tape. Under MPI window k goes to rank k % size and
+// the sums are reduced at the end, so that every rank returns the totals. r's arrays are
+// allocated here.
+static ordo_status eval_windows(ordo_gpt *m, ordo_ctx *ctx, const eval_job *job,
+                                ordo_eval_result *r) {
+    int T = job->T, B = job->B;
+    int32_t *in = ordo_xmalloc((size_t)B * T * sizeof *in); // (B, T)
+    int32_t *tg = ordo_xmalloc((size_t)B * T * sizeof *tg); // (B, T); -1: not scored
     r->pos_loss = ordo_xcalloc((size_t)T, sizeof *r->pos_loss);
     r->pos_count = ordo_xcalloc((size_t)T, sizeof *r->pos_count);
-    window_iter it = {.mode = mode, .n = n, .T = T, .S = stride};
-    // under MPI each rank scores every size-th window; the double sums are reduced below
+    window_iter it = {.mode = job->mode, .n = job->n, .T = T, .S = job->stride};
     int rank = ordo_dist_rank(), size = ordo_dist_size();
     size_t seen = 0;
     double sum = 0;
@@ -111,34 +134,26 @@ ordo_status ordo_eval_stream(ordo_gpt *m, ordo_ctx *ctx, const int32_t *tokens,
     ordo_status s = ORDO_OK;
     for (int more = 1; more && !s;) {
         int rows = 0;
-        while (rows < B && (!max_windows || r->windows < max_windows)) {
+        while (rows < B) {
             size_t b;
             int from;
             if (!(more = next_window(&it, &b, &from))) break;
-            if (max_windows && seen >= max_windows) {
+            if (job->max_windows && seen >= job->max_windows) {
                 more = 0;
                 break;
             }
             if (seen++ % (size_t)size != (size_t)rank) continue;
-            memcpy(in + (size_t)rows * T, tokens + b, (size_t)T * sizeof *in);
+            memcpy(in + (size_t)rows * T, job->tokens + b, (size_t)T * sizeof *in);
             for (int t = 0; t < T; t++) {
-                int32_t y = targets ? targets[b + t + 1] : tokens[b + t + 1];
+                int32_t y = job->targets ? job->targets[b + t + 1] : job->tokens[b + t + 1];
                 tg[(size_t)rows * T + t] = t >= from ? y : -1;
             }
             rows++;
         }
         if (!rows) break;
         ordo_ctx_reset(ctx);
-        ordo_tensor *logits;
-        if ((s = ordo_gpt_forward(m, ctx, in, NULL, rows, T, &logits, NULL))) break;
-        for (int i = 0; i < rows * T; i++) {
-            if (tg[i] < 0) continue;
-            double l = token_loss(logits->data + (size_t)i * V, V, tg[i]);
-            sum += l;
-            r->targets++;
-            r->pos_loss[i % T] += l;
-            r->pos_count[i % T]++;
-        }
+        s = job->fused ? score_fused(m, ctx, in, tg, rows, T, &sum, r)
+                       : score_targets(m, ctx, in, tg, rows, T, &sum, r);
     }
     ctx->grad_enabled = saved;
     free(in);
@@ -159,6 +174,66 @@ ordo_status ordo_eval_stream(ordo_gpt *m, ordo_ctx *ctx, const int32_t *tokens,
     for (int t = 0; t < T; t++)
         r->pos_loss[t] = r->pos_count[t] ? r->pos_loss[t] / r->pos_count[t] : NAN;
     r->loss = r->targets ? sum / (double)r->targets : NAN;
+    return s;
+}
+
+ordo_status ordo_eval_stream(ordo_gpt *m, ordo_ctx *ctx, const int32_t *tokens,
+                             const int32_t *targets, size_t n, int T, ordo_eval_mode mode,
+                             int stride, int B, size_t max_windows, ordo_eval_result *r) {
+    memset(r, 0, sizeof *r);
+    r->context = T;
+    r->loss = NAN;
+    if (T < 1) return ordo_error(ORDO_ERR_ARG, "context %d, expected >= 1", T);
+    if (n < (size_t)T + 1)
+        return ordo_error(ORDO_ERR_ARG,
+                          "the stream has %zu tokens; a window of %d needs %d (inputs and the "
+                          "next-token targets)",
+                          n, T, T + 1);
+    if (mode == ORDO_EVAL_SLIDING && (stride < 1 || stride > T))
+        return ordo_error(ORDO_ERR_ARG, "--stride %d, expected 1..T (%d)", stride, T);
+    if (mode == ORDO_EVAL_NONOVERLAP && stride <= 0) stride = T;
+    if (m->cfg.pos == ORDO_POS_LEARNED && T > m->cfg.T_max)
+        return ordo_error(ORDO_ERR_ARG,
+                          "context %d is past the learned position table (T_max %d); the "
+                          "learned scheme cannot describe those positions",
+                          T, m->cfg.T_max);
+    size_t per_window = (size_t)T * (size_t)m->cfg.V;
+    if (per_window > MAX_LOGIT_FLOATS)
+        B = 1;
+    else if ((size_t)B * per_window > MAX_LOGIT_FLOATS)
+        B = (int)(MAX_LOGIT_FLOATS / per_window);
+    eval_job job = {.tokens = tokens,
+                    .targets = targets,
+                    .n = n,
+                    .max_windows = max_windows,
+                    .T = T,
+                    .B = B,
+                    .stride = stride,
+                    .mode = mode};
+    return eval_windows(m, ctx, &job, r);
+}
+
+ordo_status ordo_eval_loss(ordo_gpt *m, ordo_ctx *ctx, const ordo_dataset *ds, int B,
+                           size_t max_windows, double *loss, size_t *count) {
+    *loss = NAN;
+    *count = 0;
+    if (ds->count == 0) return ORDO_OK; // (ordo_dataset_init refuses such a stream)
+    // the dataset's windows are nonoverlap's range(0, n - T, stride); no logit cap here: B is
+    // the training batch, whose logits a training step holds anyway
+    eval_job job = {.tokens = ds->tokens,
+                    .targets = ds->targets,
+                    .n = ds->n,
+                    .max_windows = max_windows,
+                    .T = ds->max_length,
+                    .B = B,
+                    .stride = ds->stride,
+                    .mode = ORDO_EVAL_NONOVERLAP,
+                    .fused = 1};
+    ordo_eval_result r = {.context = ds->max_length};
+    ordo_status s = eval_windows(m, ctx, &job, &r);
+    *loss = r.loss;
+    *count = r.targets;
+    ordo_eval_result_free(&r);
     return s;
 }
 

@@ -1,7 +1,7 @@
 // Evaluation of a trained model on a token stream, at any context length: mean loss and
 // perplexity in two modes, the loss by position within the window, and for the copy and
-// reverse tasks the exact-match accuracy per sequence length. What `ordo eval` prints and
-// what a sweep stores in RUN_DIR/eval.json for `ordo compare`.
+// reverse tasks the exact-match accuracy per sequence length. What `ordo eval` prints, what
+// a sweep stores in RUN_DIR/eval.json for `ordo compare`, and the trainer's validation loss.
 //
 //   nonoverlap  windows at 0, T, 2T, ... (range(0, n - T, T), as the training dataset);
 //               every target of a window is scored, so early tokens see little context.
@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "data/corpus.h"
+#include "data/dataset.h"
 #include "models/gpt.h"
 
 typedef enum ordo_eval_mode { ORDO_EVAL_NONOVERLAP, ORDO_EVAL_SLIDING } ordo_eval_mode;
@@ -38,15 +39,24 @@ ordo_status ordo_eval_mode_parse(const char *name, ordo_eval_mode *out);
 const char *ordo_eval_mode_name(ordo_eval_mode m);
 
 // Evaluates m on tokens[0..n) with targets the next tokens, or targets[k] for token k when
-// targets is non-NULL (< 0: not scored). T is the window length, B the windows per forward;
-// stride: sliding's step (1..T), or nonoverlap's window alignment (0 = T). max_windows > 0 limits
-// the windows (a prefix of the stream). The stream must hold at least T+1 tokens (ORDO_ERR_ARG
-// otherwise); the learned scheme refuses T > T_max (ORDO_ERR_ARG from the model). r's arrays are
-// malloc'd: free with ordo_eval_result_free.
+// targets is non-NULL (< 0: not scored). T is the window length, B the windows per forward
+// (fewer when B windows' logits would pass 256 MiB); stride: sliding's step (1..T), or
+// nonoverlap's window alignment (0 = T). max_windows > 0 limits the windows (a prefix of the
+// stream). ORDO_ERR_ARG when the stream holds fewer than T+1 tokens, or T > T_max with the
+// learned scheme. Under MPI every rank calls it: window k is rank k % size's, and every rank
+// receives the totals. r's arrays are malloc'd: free with ordo_eval_result_free.
 ordo_status ordo_eval_stream(ordo_gpt *m, ordo_ctx *ctx, const int32_t *tokens,
                              const int32_t *targets, size_t n, int T, ordo_eval_mode mode,
                              int stride, int B, size_t max_windows, ordo_eval_result *r);
 void ordo_eval_result_free(ordo_eval_result *r);
+
+// The trainer's validation loss: the mean over the counted targets of ds's windows [0,
+// max_windows) (all if 0), B per forward, each batch scored by the model's fused
+// cross-entropy as in training. *count receives the number of counted targets; NaN when none.
+// Runs the loop of ordo_eval_stream (nonoverlap windows at ds's stride), so MPI ranks split
+// the windows the same way and all receive the totals.
+ordo_status ordo_eval_loss(ordo_gpt *m, ordo_ctx *ctx, const ordo_dataset *ds, int B,
+                           size_t max_windows, double *loss, size_t *count);
 
 // Exact-match accuracy of copy/reverse at sequence length n: `examples` fresh examples
 // (seeded by seed and n), scored teacher-forced: an example is right when the argmax at

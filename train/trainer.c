@@ -30,6 +30,8 @@
 #include "framework/signals.h"
 #include "framework/threads.h"
 #include "train/checkpoint.h"
+#include "train/evaluate.h"
+#include "train/metrics.h"
 #include "train/trainer.h"
 #include "framework/clock.h"
 
@@ -37,47 +39,6 @@ static int count_targets(const int32_t *t, size_t n) {
     int c = 0;
     for (size_t i = 0; i < n; i++) c += t[i] >= 0;
     return c;
-}
-
-ordo_status ordo_eval_loss(ordo_gpt *m, ordo_ctx *ctx, const ordo_dataset *ds, int B,
-                           size_t max_windows, double *loss, size_t *count) {
-    size_t nw = max_windows && max_windows < ds->count ? max_windows : ds->count;
-    // under MPI each rank takes a contiguous share of the windows; sums are reduced below
-    size_t w0 = nw * (size_t)ordo_dist_rank() / (size_t)ordo_dist_size(),
-           w1 = nw * (size_t)(ordo_dist_rank() + 1) / (size_t)ordo_dist_size();
-    int T = ds->max_length;
-    int32_t *in = ordo_xmalloc((size_t)B * T * sizeof *in),
-            *tg = ordo_xmalloc((size_t)B * T * sizeof *tg);
-    double sum = 0;
-    size_t cnt = 0;
-    int saved = ctx->grad_enabled;
-    ctx->grad_enabled = 0;
-    ordo_status s = ORDO_OK;
-    for (size_t w = w0; w < w1 && !s; w += (size_t)B) {
-        int rows = (int)(w1 - w < (size_t)B ? w1 - w : (size_t)B);
-        for (int r = 0; r < rows; r++)
-            ordo_dataset_get(ds, w + r, in + (size_t)r * T, tg + (size_t)r * T);
-        ordo_ctx_reset(ctx);
-        ordo_tensor *l;
-        s = ordo_gpt_forward(m, ctx, in, tg, rows, T, NULL, &l);
-        int c = count_targets(tg, (size_t)rows * T);
-        if (!s && c) {
-            sum += (double)l->data[0] * c;
-            cnt += (size_t)c;
-        }
-    }
-    ctx->grad_enabled = saved;
-    free(in);
-    free(tg);
-    if (ordo_dist_size() > 1 && !(s = ordo_dist_agree(s))) {
-        double r[2] = {sum, (double)cnt};
-        ordo_dist_sum_f64(r, 2);
-        sum = r[0];
-        cnt = (size_t)r[1];
-    }
-    *loss = cnt ? sum / cnt : NAN;
-    *count = cnt;
-    return s;
 }
 
 typedef struct trainer {
@@ -174,34 +135,30 @@ static void destroy(trainer *tr) {
 static ordo_status metrics_open(trainer *tr, int64_t step) {
     char path[4096];
     snprintf(path, sizeof path, "%s/metrics.jsonl", tr->cfg.out);
-    char *buf = NULL;
-    size_t len = 0;
+    ordo_metrics m = {0};
     if (access(path, F_OK) == 0) {
-        ordo_status s = ordo_read_file(path, (size_t)1 << 31, &buf, &len);
-        if (s) return s;
-    }
-    size_t keep = 0;
-    for (size_t i = 0; i < len;) {
-        char *nl = memchr(buf + i, '\n', len - i);
-        if (!nl) break; // a partial last line
-        long long st = -1;
-        if (sscanf(buf + i, "{\"step\":%lld", &st) == 1 && st > step) break;
-        *nl = 0; // the wall time goes on from the last line kept
-        const char *e = strstr(buf + i, "\"elapsed_s\":");
-        if (e) tr->elapsed0 = strtod(e + 12, NULL);
-        *nl = '\n';
-        i = (size_t)(nl - buf) + 1;
-        keep = i;
-    }
-    if (keep != len || len == 0) {
-        const void *parts[1] = {buf ? buf : ""};
-        ordo_status s = ordo_write_atomic(path, parts, &keep, 1);
+        ordo_status s = ordo_metrics_read(path, &m);
         if (s) {
-            free(buf);
+            ordo_metrics_free(&m);
             return s;
         }
     }
-    free(buf);
+    size_t keep = 0;
+    for (int i = 0; i < m.n; i++) {
+        const ordo_metrics_line *l = &m.line[i];
+        if (!l->complete || (l->ok && l->step > (double)step)) break;
+        if (l->ok && !isnan(l->elapsed_s)) tr->elapsed0 = l->elapsed_s; // wall time goes on
+        keep = l->end;
+    }
+    if (keep != m.len || m.len == 0) {
+        const void *parts[1] = {m.text ? m.text : ""};
+        ordo_status s = ordo_write_atomic(path, parts, &keep, 1);
+        if (s) {
+            ordo_metrics_free(&m);
+            return s;
+        }
+    }
+    ordo_metrics_free(&m);
     tr->metrics = fopen(path, "a");
     if (!tr->metrics) return ordo_error(ORDO_ERR_IO, "%s: %s", path, strerror(errno));
     return ORDO_OK;
@@ -252,139 +209,60 @@ static ordo_status checkpoint(trainer *tr) {
     return s ? ordo_error_wrap(s, "checkpoint") : ORDO_OK;
 }
 
-// Finds the newest checkpoint that opens and loads; a bad one is skipped with a warning.
-static ordo_status restore(trainer *tr, const ordo_train_request *req, int *restored) {
-    *restored = 0;
-    int64_t *steps;
-    int n;
-    ordo_status s = ordo_checkpoint_list(req->resume, &steps, &n);
+// The weights, moments and training state of an opened checkpoint, into the built run.
+static ordo_status load_state(trainer *tr, ordo_safetensors *f, const ordo_train_state *st) {
+    ordo_status s = ordo_checkpoint_load(f, &tr->model, &tr->optim);
+    if (!s) s = ordo_dataloader_set_state(&tr->loader, st->loader);
     if (s) return s;
-    // The run's own config.json, when readable: a checkpoint whose fixed settings differ
-    // from it was copied in from another run and is skipped like a damaged one.
-    ordo_train_config run;
-    char run_path[4096];
-    snprintf(run_path, sizeof run_path, "%s/config.json", req->resume);
-    json_t *rj = json_load_file(run_path, 0, NULL);
-    ordo_train_config_defaults(&run);
-    int have_run = rj && ordo_train_config_from_json(&run, rj, run_path, 0, NULL) == ORDO_OK;
-    json_decref(rj);
-    for (int i = 0; i < n && !*restored; i++) {
-        char path[4096];
-        ordo_checkpoint_path(path, sizeof path, req->resume, steps[i]);
-        ordo_safetensors *f;
-        json_t *cj;
-        ordo_train_state st;
-        if ((s = ordo_checkpoint_open(path, &f, &cj, &st))) {
-            if (ordo_dist_rank() == 0)
-                fprintf(stderr, "ordo: warning: skipping %s: %s\n", path, ordo_error_message());
-            continue;
-        }
-        // the checkpoint's config, with the flags given now on top; only resumable keys may differ
-        ordo_train_config old, now;
-        ordo_train_config_defaults(&old);
-        ordo_train_config_defaults(&now);
-        s = ordo_train_config_from_json(&old, cj, path, 0, NULL);
-        // a hand-edited or damaged config must not reach build() unchecked
-        old.out = req->resume; // (out may differ on resume; the check wants one)
-        if (!s && (s = ordo_train_config_check(&old))) s = ordo_error_wrap(s, "%s", path);
-        if (!s && have_run && ordo_train_config_compare(&old, &run)) {
-            fprintf(stderr,
-                    "ordo: warning: skipping %s: it is not a checkpoint of this run (%s): %s\n",
-                    path, run_path, ordo_error_message());
-            json_decref(cj);
-            ordo_safetensors_close(f);
-            continue;
-        }
-        if (!s) s = ordo_train_config_from_json(&now, cj, path, 0, NULL);
-        if (!s) {
-            ordo_opt *nopts = ordo_train_config_options(&now);
-            ordo_opt *given = req->opts;
-            for (int k = 0; given[k].name; k++) {
-                if (!given[k].seen) continue;
-                ordo_opt *dst = ordo_args_find(nopts, given[k].name);
-                if (!dst) continue; // --resume, --config, --stop-after: not config keys
-                size_t sz = given[k].type == ORDO_OPT_FLOAT    ? sizeof(double)
-                            : given[k].type == ORDO_OPT_STRING ? sizeof(char *)
-                            : given[k].type == ORDO_OPT_FLAG   ? sizeof(int)
-                                                               : sizeof(long long);
-                memcpy(dst->dst, given[k].dst, sz);
-            }
-            free(nopts);
-            now.out = req->resume;
-            s = ordo_train_config_compare(&old, &now);
-        }
-        if (s) { // a conflicting config is the user's error, not a bad file: stop
-            json_decref(cj);
-            ordo_safetensors_close(f);
-            free(steps);
-            return ordo_error_wrap(s, "--resume %s", req->resume);
-        }
-        json_decref(cj);
-        tr->cfg = now;
-        if (tr->data.tokens == NULL && (s = build(tr))) {
-            ordo_safetensors_close(f);
-            free(steps);
-            return s;
-        }
-        if ((s = ordo_checkpoint_load(f, &tr->model, &tr->optim)) ||
-            (s = ordo_dataloader_set_state(&tr->loader, st.loader))) {
-            if (ordo_dist_rank() == 0)
-                fprintf(stderr, "ordo: warning: skipping %s: %s\n", path, ordo_error_message());
-            ordo_safetensors_close(f);
-            continue;
-        }
-        ordo_safetensors_close(f);
-        tr->step = st.step;
-        tr->optim.t = st.optim_t;
-        tr->rng = st.rng;
-        *restored = 1;
-        if (ordo_dist_rank() == 0)
-            fprintf(stderr, "ordo: resuming %s from step %" PRId64 "\n", req->resume, st.step);
-    }
-    free(steps);
-    // Checkpoints that exist but none of which loads are damage to report, not a run killed
-    // before its first checkpoint: starting over would cut metrics.jsonl back to step 0 and
-    // overwrite them.
-    if (!*restored && n > 0)
-        return ordo_error(
-            ORDO_ERR_FORMAT,
-            "--resume %s: none of its %d checkpoint(s) could be loaded (see the "
-            "warnings above); not starting the run over. Move the damaged or foreign files "
-            "away to resume from config.json at step 0",
-            req->resume, n);
+    tr->step = st->step;
+    tr->optim.t = st->optim_t;
+    tr->rng = st->rng;
     return ORDO_OK;
 }
 
-// A fresh start, or the config.json of a run killed before its first checkpoint.
-static ordo_status start_fresh(trainer *tr, const ordo_train_request *req) {
-    if (!req->resume) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/config.json", tr->cfg.out);
-        if (access(path, F_OK) == 0)
-            return ordo_error(ORDO_ERR_ARG,
-                              "%s already holds a run (config.json); resume it with "
-                              "'ordo train --resume %s' or choose another --out",
-                              tr->cfg.out, tr->cfg.out);
+// Restores the newest checkpoint that loads, building the run from tr->cfg before the first
+// one; a checkpoint that does not load is skipped with a warning (ordo_resume_next skips and
+// reports those that do not open or belong to another run, and fails when none is left).
+// *restored stays 0 when the run has no checkpoint yet.
+static ordo_status restore(trainer *tr, ordo_resume *r, int *restored) {
+    ordo_safetensors *f;
+    ordo_train_state st;
+    ordo_status s;
+    while (!(s = ordo_resume_next(r, &f, &st)) && f) {
+        if (tr->data.tokens == NULL && (s = build(tr))) {
+            ordo_safetensors_close(f);
+            return s;
+        }
+        s = load_state(tr, f, &st);
+        ordo_safetensors_close(f);
+        if (!s) {
+            *restored = 1;
+            if (ordo_dist_rank() == 0)
+                fprintf(stderr, "ordo: resuming %s from step %" PRId64 "\n", r->dir, st.step);
+            return ORDO_OK;
+        }
+        if (ordo_dist_rank() == 0)
+            fprintf(stderr, "ordo: warning: skipping %s: %s\n", r->path, ordo_error_message());
+    }
+    return s;
+}
+
+// A new run, or a resumed one killed before its first checkpoint (tr->cfg is then its
+// config.json, see ordo_resume_open).
+static ordo_status start_fresh(trainer *tr, const ordo_resume *resume) {
+    if (resume) {
+        if (ordo_dist_rank() == 0)
+            fprintf(stderr, "ordo: %s has no checkpoint yet; starting it from step 0\n",
+                    resume->dir);
         return build(tr);
     }
     char path[4096];
-    snprintf(path, sizeof path, "%s/config.json", req->resume);
-    json_error_t err;
-    json_t *j = json_load_file(path, 0, &err);
-    if (!j)
+    snprintf(path, sizeof path, "%s/config.json", tr->cfg.out);
+    if (access(path, F_OK) == 0)
         return ordo_error(ORDO_ERR_ARG,
-                          "--resume %s: no usable checkpoint and no readable config.json (%s)",
-                          req->resume, err.text);
-    ordo_train_config now;
-    ordo_train_config_defaults(&now);
-    ordo_status s = ordo_train_config_from_json(&now, j, path, 0, NULL);
-    json_decref(j);
-    if (s) return s;
-    now.out = req->resume;
-    if ((s = ordo_train_config_check(&now))) return ordo_error_wrap(s, "%s", path);
-    tr->cfg = now;
-    if (ordo_dist_rank() == 0)
-        fprintf(stderr, "ordo: %s has no checkpoint yet; starting it from step 0\n", req->resume);
+                          "%s already holds a run (config.json); resume it with "
+                          "'ordo train --resume %s' or choose another --out",
+                          tr->cfg.out, tr->cfg.out);
     return build(tr);
 }
 
@@ -527,20 +405,10 @@ ordo_status ordo_train(const ordo_train_request *req) {
     if (s) return s;
     int restored = 0, rank = ordo_dist_rank(), ranks = ordo_dist_size();
     if (req->resume) {
-        if (rank == 0) ordo_checkpoint_clean_tmp(req->resume);
-        s = restore(&tr, req, &restored);
+        if (rank == 0) ordo_checkpoint_clean_tmp(req->resume->dir);
+        s = restore(&tr, req->resume, &restored);
     }
-    if (!s && !restored) {
-        if (tr.data.tokens) { // a checkpoint was read but none loaded: rebuild from scratch
-            ordo_train_config keep = tr.cfg;
-            destroy(&tr);
-            memset(&tr, 0, sizeof tr);
-            tr.cfg = keep;
-            s = build(&tr);
-        } else
-            s = start_fresh(&tr, req);
-    }
-    if (!s) s = ordo_train_config_check(&tr.cfg);
+    if (!s && !restored) s = start_fresh(&tr, req->resume);
     // every rank has set up the same run (or failed) before rank 0 writes anything
     if ((s = ordo_dist_agree(s))) goto done;
     if (ranks > 1 && !ordo_dist_same_u64(state_hash(&tr))) {
@@ -592,54 +460,5 @@ ordo_status ordo_train(const ordo_train_request *req) {
     ordo_signals_restore(&sig);
 done:
     destroy(&tr);
-    return s;
-}
-
-ordo_status ordo_run_open(const char *dir, ordo_train_config *cfg, ordo_rundata *data, ordo_gpt *m,
-                          int64_t *step) {
-    int64_t *steps;
-    int n;
-    ordo_status s = ordo_checkpoint_list(dir, &steps, &n);
-    if (s) return s;
-    if (n == 0) {
-        free(steps);
-        return ordo_error(ORDO_ERR_ARG, "%s: no checkpoint (ckpt-<step>.safetensors) in the run",
-                          dir);
-    }
-    s = ORDO_ERR_FORMAT;
-    for (int i = 0; i < n; i++) {
-        char path[4096];
-        ordo_checkpoint_path(path, sizeof path, dir, steps[i]);
-        ordo_safetensors *f;
-        json_t *cj;
-        ordo_train_state st;
-        if ((s = ordo_checkpoint_open(path, &f, &cj, &st))) {
-            fprintf(stderr, "ordo: warning: skipping %s: %s\n", path, ordo_error_message());
-            continue;
-        }
-        // zeroed, so that a failure before they are built frees nothing it should not
-        memset(data, 0, sizeof *data);
-        memset(m, 0, sizeof *m);
-        ordo_train_config_defaults(cfg);
-        s = ordo_train_config_from_json(cfg, cj, path, 0, NULL);
-        cfg->out = dir;
-        if (!s && (s = ordo_train_config_check(cfg))) s = ordo_error_wrap(s, "%s", path);
-        json_decref(cj);
-        ordo_gpt_config g;
-        if (!s) s = ordo_rundata_load(data, cfg);
-        if (!s) s = ordo_train_config_model(cfg, data->vocab_size, &g);
-        if (!s) s = ordo_gpt_init(m, &g, 0);
-        if (!s) s = ordo_checkpoint_load(f, m, NULL);
-        ordo_safetensors_close(f);
-        if (s) {
-            fprintf(stderr, "ordo: warning: skipping %s: %s\n", path, ordo_error_message());
-            ordo_gpt_free(m);
-            ordo_rundata_free(data);
-            continue;
-        }
-        *step = st.step;
-        break;
-    }
-    free(steps);
     return s;
 }

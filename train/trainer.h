@@ -1,35 +1,27 @@
 // The training loop behind `ordo train`: build (or restore) a run from its config, step the
-// optimizer, evaluate, log metrics.jsonl, checkpoint, and stop safely on a signal or a
-// non-finite loss. Also the evaluation used by `ordo eval`.
+// optimizer, validate, log metrics.jsonl, checkpoint, and stop safely on a signal or a
+// non-finite loss. The config comes resolved: a resumed run's is merged from its checkpoint
+// and the command line beforehand (ordo_resume_open, train/run.h).
 #ifndef ORDO_TRAINER_H
 #define ORDO_TRAINER_H
-#include "data/dataset.h"
-#include "framework/optim.h"
-#include "models/gpt.h"
 #include "train/config.h"
-#include "train/rundata.h"
+#include "train/run.h"
 
 typedef struct ordo_train_request {
-    ordo_train_config *cfg; // the parsed options (defaults, --config, flags)
-    ordo_opt *opts;         // the option table (which flags were given)
-    const char *resume;     // run dir to resume, or NULL
-    long long stop_after;   // stop (checkpoint, exit) after this step; 0 = never
-    long long poison_step;  // tests only: a NaN is written into wte before this step (0 = off)
+    // the config to train with: the options (defaults, --config, flags) of a new run, or the
+    // config ordo_resume_open resolved for the run in `resume`
+    const ordo_train_config *cfg;
+    ordo_resume *resume;   // the run to continue (from ordo_resume_open), or NULL
+    long long stop_after;  // stop with a checkpoint after this step, as on a signal; 0 = never
+    long long poison_step; // tests only: a NaN is written into wte before this step (0 = off)
 } ordo_train_request;
 
-// Runs a whole training (or its continuation). ORDO_ERR_INTERRUPTED after a signal or
-// --stop-after, with a checkpoint written; ORDO_ERR_NUMERIC on a non-finite loss, with the
-// last good checkpoint left as it was.
+// Trains the run of req->cfg in its out directory: a new run (ORDO_ERR_ARG if the directory
+// already holds a config.json), or req->resume continued from its newest checkpoint that
+// loads (from step 0 if it has none yet). Rank 0 writes config.json, metrics.jsonl and the
+// checkpoints; under MPI every rank calls it. ORDO_ERR_INTERRUPTED after a signal or
+// stop_after, with a checkpoint written; ORDO_ERR_NUMERIC on a non-finite loss or gradient
+// norm, with the last good checkpoint left as it was; config, data and file errors otherwise.
 ordo_status ordo_train(const ordo_train_request *req);
-
-// Mean loss over the targets of windows [0, max_windows) of ds (all if 0), in batches of B,
-// without recording a tape. *count receives the number of counted targets.
-ordo_status ordo_eval_loss(ordo_gpt *m, ordo_ctx *ctx, const ordo_dataset *ds, int B,
-                           size_t max_windows, double *loss, size_t *count);
-
-// Loads a run for evaluation or sampling: the config and newest valid checkpoint of dir
-// (model and data rebuilt from the config). *step receives the checkpoint's step.
-ordo_status ordo_run_open(const char *dir, ordo_train_config *cfg, ordo_rundata *data, ordo_gpt *m,
-                          int64_t *step);
 
 #endif

@@ -1,0 +1,323 @@
+// A run rebuilt from its directory (see run.h). The built-in corpora regenerate from their
+// seed in well under a second, so nothing but the config is stored in a run directory.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/dataset.h"
+#include "framework/fileio.h"
+#include "framework/dist.h"
+#include "train/checkpoint.h"
+#include "train/run.h"
+
+#define MAX_DATA_BYTES ((size_t)2 << 30)
+
+static ordo_status load_corpus(ordo_rundata *d, const ordo_train_config *cfg) {
+    ordo_task task;
+    ordo_status s = ordo_task_parse(cfg->task, &task);
+    if (s) return s;
+    ordo_corpus_opts o;
+    ordo_corpus_default_opts(task, &o);
+    o.seed = (uint64_t)cfg->data_seed;
+    o.n_tokens = (size_t)cfg->corpus_tokens;
+    o.min_len = (int)cfg->min_len;
+    o.max_len = (int)cfg->max_len;
+    s = ordo_corpus_generate(task, &o, &d->corpus);
+    if (s) return ordo_error_wrap(s, "corpus %s", cfg->task);
+    d->is_corpus = 1;
+    d->vocab_size = d->corpus.vocab_size;
+    d->n = d->corpus.n;
+    d->tokens = ordo_xmalloc(d->n * sizeof(int32_t));
+    memcpy(d->tokens, d->corpus.tokens, d->n * sizeof(int32_t));
+    d->example_len = d->corpus.example_len;
+    int masked = 0;
+    for (size_t k = 0; k < d->n; k++) masked |= !d->corpus.mask[k];
+    if (masked) {
+        d->targets = ordo_xmalloc(d->n * sizeof(int32_t));
+        for (size_t k = 0; k < d->n; k++) d->targets[k] = d->corpus.mask[k] ? d->tokens[k] : -1;
+    }
+    return ORDO_OK;
+}
+
+static ordo_status load_file(ordo_rundata *d, const ordo_train_config *cfg) {
+    ordo_tokenizer_kind kind;
+    ordo_status s = ordo_tokenizer_parse_kind(cfg->tokenizer, &kind);
+    if (s) return s;
+    if ((s = ordo_tokenizer_load(kind, cfg->vocab, &d->tok))) return s;
+    char *text;
+    size_t len;
+    if ((s = ordo_read_file(cfg->data, MAX_DATA_BYTES, &text, &len))) return s;
+    if (len == 0) {
+        free(text);
+        return ordo_error(ORDO_ERR_ARG, "%s: the data file is empty", cfg->data);
+    }
+    // Text never holds NUL; a file that does is a checkpoint, an archive or a binary passed
+    // by mistake, and training on it would only waste the run.
+    const char *nul = memchr(text, 0, len);
+    if (nul) {
+        size_t at = (size_t)(nul - text);
+        free(text);
+        return ordo_error(ORDO_ERR_FORMAT,
+                          "%s: not a text file (a NUL byte at offset %zu); --data takes UTF-8 "
+                          "text",
+                          cfg->data, at);
+    }
+    s = ordo_tokenizer_encode(d->tok, text, len, 0, &d->tokens, &d->n);
+    free(text);
+    if (s) return ordo_error_wrap(s, "%s", cfg->data);
+    d->vocab_size = ordo_tokenizer_vocab_size(d->tok);
+    return ORDO_OK;
+}
+
+ordo_status ordo_rundata_load(ordo_rundata *d, const ordo_train_config *cfg) {
+    memset(d, 0, sizeof *d);
+    ordo_status s = cfg->data ? load_file(d, cfg) : load_corpus(d, cfg);
+    if (s) {
+        ordo_rundata_free(d);
+        return s;
+    }
+    if ((s = ordo_split_tokens(d->n, cfg->val_frac, &d->n_train))) return s;
+    if (d->example_len > 0) // keep whole examples on each side of the split
+        d->n_train = d->n_train / (size_t)d->example_len * (size_t)d->example_len;
+    return ORDO_OK;
+}
+
+ordo_status ordo_rundata_encode(ordo_rundata *d, const char *text, int32_t **ids, size_t *n) {
+    if (!d->is_corpus) return ordo_tokenizer_encode(d->tok, text, strlen(text), 0, ids, n);
+    // corpus words, separated by spaces; an unknown word is an error naming it
+    size_t cap = strlen(text) / 2 + 2, k = 0;
+    int32_t *out = ordo_xmalloc(cap * sizeof *out);
+    char *copy = ordo_xstrdup(text), *save = NULL;
+    for (char *w = strtok_r(copy, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
+        int id = -1;
+        for (int v = 0; v < d->corpus.vocab_size && id < 0; v++)
+            if (strcmp(d->corpus.words[v], w) == 0) id = v;
+        if (id < 0) {
+            ordo_status s = ordo_error(ORDO_ERR_ARG, "'%s' is not a word of the %s corpus", w,
+                                       ordo_task_name(d->corpus.task));
+            free(copy);
+            free(out);
+            return s;
+        }
+        out[k++] = id;
+    }
+    free(copy);
+    *ids = out;
+    *n = k;
+    return ORDO_OK;
+}
+
+ordo_status ordo_rundata_decode(ordo_rundata *d, const int32_t *ids, size_t n, char **text) {
+    if (d->is_corpus) return ordo_corpus_decode(&d->corpus, ids, n, text);
+    size_t len;
+    return ordo_tokenizer_decode(d->tok, ids, n, text, &len);
+}
+
+void ordo_rundata_free(ordo_rundata *d) {
+    free(d->tokens);
+    free(d->targets);
+    if (d->is_corpus) ordo_corpus_free(&d->corpus);
+    if (d->tok) ordo_tokenizer_free(d->tok);
+    memset(d, 0, sizeof *d);
+}
+
+// The config checkpoint `path` of run dir was trained with (cj, its metadata), over the
+// defaults, with out set to dir (out may differ on resume; the check wants one), and checked:
+// a hand-edited or damaged config must not reach a model unchecked. Errors name path.
+static ordo_status checkpoint_config(const char *path, const char *dir, json_t *cj,
+                                     ordo_train_config *cfg) {
+    ordo_train_config_defaults(cfg);
+    ordo_status s = ordo_train_config_from_json(cfg, cj, path, 0, NULL);
+    cfg->out = dir;
+    if (!s && (s = ordo_train_config_check(cfg))) s = ordo_error_wrap(s, "%s", path);
+    return s;
+}
+
+ordo_status ordo_run_open(const char *dir, ordo_train_config *cfg, ordo_rundata *data, ordo_gpt *m,
+                          int64_t *step) {
+    int64_t *steps;
+    int n;
+    ordo_status s = ordo_checkpoint_list(dir, &steps, &n);
+    if (s) return s;
+    if (n == 0) {
+        free(steps);
+        return ordo_error(ORDO_ERR_ARG, "%s: no checkpoint (ckpt-<step>.safetensors) in the run",
+                          dir);
+    }
+    s = ORDO_ERR_FORMAT;
+    for (int i = 0; i < n; i++) {
+        char path[4096];
+        ordo_checkpoint_path(path, sizeof path, dir, steps[i]);
+        ordo_safetensors *f;
+        json_t *cj;
+        ordo_train_state st;
+        if ((s = ordo_checkpoint_open(path, &f, &cj, &st))) {
+            fprintf(stderr, "ordo: warning: skipping %s: %s\n", path, ordo_error_message());
+            continue;
+        }
+        // zeroed, so that a failure before they are built frees nothing it should not
+        memset(data, 0, sizeof *data);
+        memset(m, 0, sizeof *m);
+        s = checkpoint_config(path, dir, cj, cfg);
+        json_decref(cj);
+        ordo_gpt_config g;
+        if (!s) s = ordo_rundata_load(data, cfg);
+        if (!s) s = ordo_train_config_model(cfg, data->vocab_size, &g);
+        if (!s) s = ordo_gpt_init(m, &g, 0);
+        if (!s) s = ordo_checkpoint_load(f, m, NULL);
+        ordo_safetensors_close(f);
+        if (s) {
+            fprintf(stderr, "ordo: warning: skipping %s: %s\n", path, ordo_error_message());
+            ordo_gpt_free(m);
+            ordo_rundata_free(data);
+            continue;
+        }
+        *step = st.step;
+        break;
+    }
+    free(steps);
+    return s;
+}
+
+// dir/config.json, when it reads: a checkpoint whose fixed settings differ from it was
+// copied in from another run, and is skipped like a damaged one.
+static void read_run_config(ordo_resume *r) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/config.json", r->dir);
+    json_t *j = json_load_file(path, 0, NULL);
+    ordo_train_config_defaults(&r->run);
+    r->have_run = j && ordo_train_config_from_json(&r->run, j, path, 0, NULL) == ORDO_OK;
+    json_decref(j);
+}
+
+// Opens the next checkpoint of r that belongs to the run (*f; NULL when the run has none at
+// all), with its state, its config *ck and, if cj, its config's JSON (the caller decrefs).
+// One that does not open, or differs from config.json, is skipped with a warning; one whose
+// config is invalid is an error, as is running out of checkpoints.
+static ordo_status next_own(ordo_resume *r, ordo_safetensors **f, json_t **cj, ordo_train_state *st,
+                            ordo_train_config *ck) {
+    *f = NULL;
+    while (r->next < r->n) {
+        ordo_checkpoint_path(r->path, sizeof r->path, r->dir, r->steps[r->next++]);
+        json_t *j;
+        if (ordo_checkpoint_open(r->path, f, &j, st)) {
+            if (ordo_dist_rank() == 0)
+                fprintf(stderr, "ordo: warning: skipping %s: %s\n", r->path, ordo_error_message());
+            continue;
+        }
+        ordo_status s = checkpoint_config(r->path, r->dir, j, ck);
+        int foreign = !s && r->have_run && ordo_train_config_compare(ck, &r->run);
+        if (foreign && ordo_dist_rank() == 0)
+            fprintf(stderr,
+                    "ordo: warning: skipping %s: it is not a checkpoint of this run "
+                    "(%s/config.json): %s\n",
+                    r->path, r->dir, ordo_error_message());
+        if (s || foreign) {
+            json_decref(j);
+            ordo_safetensors_close(*f);
+            *f = NULL;
+            if (s) return ordo_error_wrap(s, "--resume %s", r->dir);
+            continue;
+        }
+        if (cj)
+            *cj = j;
+        else
+            json_decref(j);
+        return ORDO_OK;
+    }
+    // Checkpoints that exist but none of which loads are damage to report, not a run killed
+    // before its first checkpoint: starting over would cut metrics.jsonl back to step 0 and
+    // overwrite them.
+    if (r->n > 0)
+        return ordo_error(
+            ORDO_ERR_FORMAT,
+            "--resume %s: none of its %d checkpoint(s) could be loaded (see the "
+            "warnings above); not starting the run over. Move the damaged or foreign files "
+            "away to resume from config.json at step 0",
+            r->dir, r->n);
+    return ORDO_OK;
+}
+
+// cfg, the options as parsed, takes the checkpoint's config (cj) for every option that was
+// not given (opts: seen), as a --config file's keys do: the given options stay on top.
+static ordo_status given_over(ordo_train_config *cfg, ordo_opt *opts, json_t *cj,
+                              const char *path) {
+    ordo_opt *table = ordo_train_config_options(cfg);
+    for (ordo_opt *p = table; p->name; p++) {
+        ordo_opt *given = ordo_args_find(opts, p->name);
+        p->seen = given && given->seen;
+    }
+    ordo_status s = ordo_train_config_from_json(cfg, cj, path, 1, table);
+    free(table);
+    return s;
+}
+
+// The resumed config from the newest checkpoint of the run; r->next is left on it, so that
+// ordo_resume_next hands it out first.
+static ordo_status resolve_from_checkpoint(ordo_resume *r, ordo_train_config *cfg, ordo_opt *opts) {
+    ordo_safetensors *f;
+    json_t *cj;
+    ordo_train_state st;
+    ordo_train_config ck;
+    ordo_status s = next_own(r, &f, &cj, &st, &ck);
+    if (s) return s;
+    ordo_safetensors_close(f);
+    r->next--;
+    s = given_over(cfg, opts, cj, r->path);
+    json_decref(cj);
+    cfg->out = r->dir;
+    if (!s) s = ordo_train_config_compare(&ck, cfg); // only resumable options may differ
+    return s ? ordo_error_wrap(s, "--resume %s", r->dir) : ORDO_OK;
+}
+
+// A run killed before its first checkpoint restarts from its config.json, as it is: the
+// options given now are not applied (nor checked against it).
+static ordo_status resolve_from_config_json(ordo_resume *r, ordo_train_config *cfg) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/config.json", r->dir);
+    json_error_t err;
+    json_t *j = json_load_file(path, 0, &err);
+    if (!j)
+        return ordo_error(ORDO_ERR_ARG,
+                          "--resume %s: no usable checkpoint and no readable config.json (%s)",
+                          r->dir, err.text);
+    ordo_train_config_defaults(cfg);
+    ordo_status s = ordo_train_config_from_json(cfg, j, path, 0, NULL);
+    json_decref(j);
+    if (s) return s;
+    cfg->out = r->dir;
+    if ((s = ordo_train_config_check(cfg))) return ordo_error_wrap(s, "%s", path);
+    return ORDO_OK;
+}
+
+ordo_status ordo_resume_open(ordo_resume *r, const char *dir, ordo_train_config *cfg,
+                             ordo_opt *opts) {
+    memset(r, 0, sizeof *r);
+    r->dir = dir;
+    ordo_status s = ordo_train_config_check(cfg); // the options as given, as for a new run
+    if (!s) s = ordo_checkpoint_list(dir, &r->steps, &r->n);
+    if (!s) {
+        read_run_config(r);
+        s = r->n ? resolve_from_checkpoint(r, cfg, opts) : resolve_from_config_json(r, cfg);
+    }
+    if (!s) r->cfg = *cfg;
+    return ordo_dist_agree(s);
+}
+
+ordo_status ordo_resume_next(ordo_resume *r, ordo_safetensors **f, ordo_train_state *st) {
+    ordo_train_config ck;
+    ordo_status s = next_own(r, f, NULL, st, &ck);
+    if (s || !*f) return s;
+    // the checkpoint resolved from agrees by construction; an older one must agree too
+    if ((s = ordo_train_config_compare(&ck, &r->cfg))) {
+        ordo_safetensors_close(*f);
+        *f = NULL;
+        return ordo_error_wrap(s, "--resume %s", r->dir);
+    }
+    return ORDO_OK;
+}
+
+void ordo_resume_free(ordo_resume *r) {
+    free(r->steps);
+    memset(r, 0, sizeof *r);
+}
