@@ -110,14 +110,17 @@ static void print_table(json_t *r) {
 }
 
 ordo_status ordo_cmd_eval(int argc, char **argv) {
-    const char *contexts = NULL, *mode = "nonoverlap";
+    const char *contexts = NULL, *mode = ordo_eval_mode_name(ORDO_EVAL_NONOVERLAP);
+    char mode_help[128];
+    ordo_names_join(&ordo_eval_modes, " | ", " | ", mode_help, sizeof mode_help);
+    strncat(mode_help, " (sliding: each target once, up to T of context)",
+            sizeof mode_help - strlen(mode_help) - 1);
     long long batch = 8, max_windows = 0, threads = 0, stride = 0, examples = 200, max_n = 0;
     int json = 0, save = 0;
     ordo_opt opts[] = {
         {"context", ORDO_OPT_STRING, &contexts,
          "comma-separated lengths (default: the training context)", 0},
-        {"mode", ORDO_OPT_STRING, &mode,
-         "nonoverlap | sliding (each target once, up to T of context)", 0},
+        {"mode", ORDO_OPT_STRING, &mode, mode_help, 0},
         {"stride", ORDO_OPT_INT, &stride, "sliding: window step (0 = T/4)", 0},
         {"batch", ORDO_OPT_INT, &batch, "windows per forward pass", 0},
         {"max-windows", ORDO_OPT_INT, &max_windows, "windows per length (0 = the whole split)", 0},

@@ -8,6 +8,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "experiments/sweep.h"
+#include "models/positional.h"
 #include "train/config.h"
 
 static const char *SYNOPSIS =
@@ -27,8 +28,10 @@ static ordo_opt *sweep_options(ordo_train_config *cfg, ordo_sweep_options *o) {
     ordo_opt *opts = ordo_xcalloc((size_t)nbase + 5, sizeof *opts);
     memcpy(opts, base, (size_t)nbase * sizeof *opts);
     free(base);
-    ordo_args_find(opts, "pos")->help =
-        "comma-separated schemes: none,learned,sinusoidal,rope,alibi,t5";
+    static char pos_help[256] = "comma-separated schemes: ";
+    size_t k = strlen("comma-separated schemes: ");
+    ordo_names_join(&ordo_pos_names, ",", ",", pos_help + k, sizeof pos_help - k);
+    ordo_args_find(opts, "pos")->help = pos_help;
     ordo_args_find(opts, "seed")->help = "first seed (runs use seed .. seed+seeds-1)";
     ordo_args_find(opts, "out")->help = "sweep directory";
     opts[nbase] = (ordo_opt){"seeds", ORDO_OPT_INT, &o->seeds, "seeds per scheme", 0};

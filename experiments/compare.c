@@ -185,13 +185,6 @@ static ordo_status write_csv(const ordo_cmp *c, const char *path) {
 // ---------------------------------------------------------------------------------------
 // building the comparison
 
-static int scheme_rank(const char *pos) {
-    static const char *order[] = {"learned", "sinusoidal", "rope", "alibi", "t5", "none"};
-    for (int i = 0; i < 6; i++)
-        if (strcmp(pos, order[i]) == 0) return i;
-    return 6;
-}
-
 static const ordo_runinfo *sort_runs;
 static int cmp_run(const void *a, const void *b) {
     const ordo_runinfo *x = &sort_runs[*(const int *)a], *y = &sort_runs[*(const int *)b];
@@ -200,7 +193,7 @@ static int cmp_run(const void *a, const void *b) {
 }
 static int cmp_group(const void *a, const void *b) {
     const ordo_cmp_group *x = a, *y = b;
-    int rx = scheme_rank(x->pos), ry = scheme_rank(y->pos);
+    int rx = ordo_scheme_rank(x->pos), ry = ordo_scheme_rank(y->pos);
     return rx != ry ? rx - ry : strcmp(x->pos, y->pos);
 }
 

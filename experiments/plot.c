@@ -4,6 +4,7 @@
 // printed with fixed precision so the same data always gives the same bytes. It does not
 // try to be a plotting library: one panel layout, no automatic label collision handling.
 #include "experiments/plot.h"
+#include "models/positional.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -296,14 +297,20 @@ void ordo_svg_color(char out[8], double v, double vmin, double vmax, int divergi
     snprintf(out, 8, "#%02x%02x%02x", r, g, b);
 }
 
+int ordo_scheme_rank(const char *pos) {
+    int v = ordo_names_find(&ordo_pos_names, pos);
+    if (v < 0) return ordo_pos_names.count;
+    return v == ORDO_POS_NONE ? ordo_pos_names.count - 1 : v - 1;
+}
+
 const char *ordo_svg_scheme_color(const char *pos, int index) {
-    static const char *names[] = {"learned", "sinusoidal", "rope", "alibi", "t5", "none"};
-    static const char *colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c",
-                                   "#d62728", "#9467bd", "#7f7f7f"};
+    // matplotlib's tab10 in rank order; none is grey, so that the baseline reads as one
+    static const char *colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd"};
     static const char *extra[] = {"#8c564b", "#e377c2", "#bcbd22", "#17becf"};
-    for (int i = 0; i < 6; i++)
-        if (pos && strcmp(pos, names[i]) == 0) return colors[i];
-    return extra[(index < 0 ? -index : index) % 4];
+    int r = ordo_scheme_rank(pos);
+    if (r == ordo_pos_names.count - 1) return "#7f7f7f";
+    if (r < 5) return colors[r];
+    return extra[(r < ordo_pos_names.count ? r - 5 : index < 0 ? -index : index) % 4];
 }
 
 // Index ticks over 0..n-1: about five of them at nice integer steps.

@@ -69,6 +69,9 @@ void ordo_svg_colorbar(ordo_strbuf *s, double x, double y, double w, double h, d
                        double vmax, int diverging, const char *label);
 // The colour of v in a map, as "#rrggbb" into out[8].
 void ordo_svg_color(char out[8], double v, double vmin, double vmax, int diverging);
+// Where a position scheme stands in tables and legends: the schemes in enum order with
+// `none`, the baseline, last; an unknown name after all of them.
+int ordo_scheme_rank(const char *pos);
 // A fixed colour per position scheme name (same in every plot), else one by index.
 const char *ordo_svg_scheme_color(const char *pos, int index);
 

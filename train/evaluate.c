@@ -16,17 +16,17 @@
 static const char *const mode_names[] = {"nonoverlap", "sliding"};
 _Static_assert(sizeof mode_names / sizeof mode_names[0] == ORDO_EVAL_SLIDING + 1,
                "a name per ordo_eval_mode");
-static const ordo_names eval_modes = ORDO_NAMES("evaluation mode", mode_names);
+const ordo_names ordo_eval_modes = ORDO_NAMES("evaluation mode", mode_names);
 
 ordo_status ordo_eval_mode_parse(const char *name, ordo_eval_mode *out) {
     int v;
-    ordo_status s = ordo_names_parse(&eval_modes, name, &v);
+    ordo_status s = ordo_names_parse(&ordo_eval_modes, name, &v);
     if (!s) *out = (ordo_eval_mode)v;
     return s;
 }
 
 const char *ordo_eval_mode_name(ordo_eval_mode m) {
-    return ordo_names_name(&eval_modes, (int)m);
+    return ordo_names_name(&ordo_eval_modes, (int)m);
 }
 
 // -log softmax(logits)[target], in double.

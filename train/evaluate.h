@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "data/corpus.h"
+#include "framework/names.h"
 #include "data/dataset.h"
 #include "models/gpt.h"
 
@@ -35,6 +36,7 @@ typedef struct ordo_eval_result {
 } ordo_eval_result;
 
 // "nonoverlap" | "sliding".
+extern const ordo_names ordo_eval_modes; // "nonoverlap", "sliding": in enum order
 ordo_status ordo_eval_mode_parse(const char *name, ordo_eval_mode *out);
 const char *ordo_eval_mode_name(ordo_eval_mode m);
 
