@@ -6,6 +6,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "experiments/compare.h"
+#include "framework/strbuf.h"
 #include "train/options.h"
 
 ordo_status ordo_cmd_compare(int argc, char **argv) {
@@ -32,14 +33,16 @@ ordo_status ordo_cmd_compare(int argc, char **argv) {
     int nswept = 0, is_sweep = 0;
     if (!s && npos == 1) s = ordo_compare_sweep_runs(pos[0], &swept, &nswept, &is_sweep);
     if (!s) {
-        char source[4300];
+        ordo_strbuf source; // what the report says it compares; as long as the dir needs
+        ordo_strbuf_init(&source);
         if (is_sweep)
-            snprintf(source, sizeof source, "sweep %s", pos[0]);
+            ordo_strbuf_printf(&source, "sweep %s", pos[0]);
         else
-            snprintf(source, sizeof source, "%d run director%s", npos, npos == 1 ? "y" : "ies");
+            ordo_strbuf_printf(&source, "%d run director%s", npos, npos == 1 ? "y" : "ies");
         const char *dir = out ? out : is_sweep ? pos[0] : "compare";
-        s = is_sweep ? ordo_compare_write((const char **)swept, nswept, dir, source)
-                     : ordo_compare_write(pos, npos, dir, source);
+        s = is_sweep ? ordo_compare_write((const char **)swept, nswept, dir, source.buf)
+                     : ordo_compare_write(pos, npos, dir, source.buf);
+        ordo_strbuf_free(&source);
     }
     for (int i = 0; i < nswept; i++) free(swept[i]);
     free(swept);

@@ -178,9 +178,9 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
         else
             print_table(report);
         if (save && ordo_dist_rank() == 0) {
-            char path[4096];
-            snprintf(path, sizeof path, "%s/eval.json", pos[0]);
-            s = ordo_write_json_atomic(path, report);
+            char path[ORDO_PATH_MAX];
+            s = ordo_path(path, sizeof path, "%s/eval.json", pos[0]);
+            if (!s) s = ordo_write_json_atomic(path, report);
         }
         free(text);
     }

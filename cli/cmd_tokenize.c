@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "data/tokenizer.h"
+#include "framework/fileio.h"
 #include "train/options.h"
 #include "cli/commands.h"
 
@@ -145,14 +146,16 @@ typedef struct tokenize_opts {
 
 static void print_help(const ordo_opt *opts) {
     ordo_args_usage(stdout, "tokenize", "[options] [FILE|-]", opts);
-    char dir[4096];
+    char dir[ORDO_PATH_MAX];
+    const char *now =
+        ordo_tokenizer_default_vocab_dir(dir, sizeof dir) ? ordo_error_message() : dir;
     printf("\nReads FILE (or stdin when FILE is '-' or absent) and prints its token ids,\n"
            "whitespace-separated, on one line. --decode reads such ids and writes the\n"
            "bytes they stand for. An empty input is an error.\n\n"
            "gpt2 vocab dir when --vocab is not given: $ORDO_VOCAB_DIR if set, else\n"
            "<dir of the ordo binary>/../.cache/gpt2 if it holds encoder.json, else\n"
            "./.cache/gpt2 (now: %s). data/fetch.sh vocab fills .cache/gpt2.\n",
-           ordo_tokenizer_default_vocab_dir(dir, sizeof dir));
+           now);
 }
 
 // The options that exclude each other, and the tokenizer kind.

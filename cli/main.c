@@ -7,6 +7,7 @@
 
 #include "framework/blas.h"
 #include "framework/dist.h"
+#include "framework/fileio.h"
 #include "cli/commands.h"
 
 typedef struct command {
@@ -46,9 +47,10 @@ static void passive_openmp(char **argv) {
     if (getenv("OMP_WAIT_POLICY")) return;
     setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
     // the resolved path, not /proc/self/exe, so that ps, top and pkill still see "ordo"
-    char path[4096];
+    char path[ORDO_PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
-    if (n <= 0) return; // no /proc: go on with the default policy
+    // no /proc, or a name that may be truncated: go on with the default policy
+    if (n <= 0 || (size_t)n >= sizeof path - 1) return;
     path[n] = 0;
     execv(path, argv);
 }

@@ -40,30 +40,25 @@ static int file_exists(const char *path) {
     return access(path, R_OK) == 0;
 }
 
-char *ordo_tokenizer_default_vocab_dir(char *buf, size_t cap) {
+ordo_status ordo_tokenizer_default_vocab_dir(char *buf, size_t cap) {
     const char *env = getenv("ORDO_VOCAB_DIR");
-    if (env && *env) {
-        snprintf(buf, cap, "%s", env);
-        return buf;
-    }
-    char exe[4096];
+    if (env && *env) return ordo_path(buf, cap, "%s", env);
+    char exe[ORDO_PATH_MAX];
     ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (k > 0) {
+    // k == sizeof exe - 1 may be a truncated name: then, as without /proc, no guess from it
+    if (k > 0 && (size_t)k < sizeof exe - 1) {
         exe[k] = 0;
         char *slash = strrchr(exe, '/');
         if (slash) {
             *slash = 0;
-            char dir[4200], probe[4300];
-            snprintf(dir, sizeof dir, "%s/../.cache/gpt2", exe);
-            snprintf(probe, sizeof probe, "%s/encoder.json", dir);
-            if (file_exists(probe)) {
-                snprintf(buf, cap, "%s", dir);
-                return buf;
-            }
+            // a directory whose name does not fit cannot hold encoder.json for us either
+            char dir[ORDO_PATH_MAX], probe[ORDO_PATH_MAX];
+            if (!ordo_path(dir, sizeof dir, "%s/../.cache/gpt2", exe) &&
+                !ordo_path(probe, sizeof probe, "%s/encoder.json", dir) && file_exists(probe))
+                return ordo_path(buf, cap, "%s", dir);
         }
     }
-    snprintf(buf, cap, "./.cache/gpt2");
-    return buf;
+    return ordo_path(buf, cap, "./.cache/gpt2");
 }
 
 int ordo_tokenizer_vocab_size(const ordo_tokenizer *t) {
@@ -276,14 +271,15 @@ ordo_status ordo_tokenizer_load(ordo_tokenizer_kind kind, const char *vocab_dir,
     }
     if (kind != ORDO_TOK_GPT2)
         return ordo_error(ORDO_ERR_ARG, "unknown tokenizer kind %d", (int)kind);
-    char dirbuf[4096], enc[4200], merges[4200];
-    const char *dir =
-        vocab_dir ? vocab_dir : ordo_tokenizer_default_vocab_dir(dirbuf, sizeof dirbuf);
-    snprintf(enc, sizeof enc, "%s/encoder.json", dir);
-    snprintf(merges, sizeof merges, "%s/vocab.bpe", dir);
+    char dirbuf[ORDO_PATH_MAX], enc[ORDO_PATH_MAX], merges[ORDO_PATH_MAX];
+    const char *dir = vocab_dir ? vocab_dir : dirbuf;
+    ordo_status s = vocab_dir ? ORDO_OK : ordo_tokenizer_default_vocab_dir(dirbuf, sizeof dirbuf);
+    if (!s) s = ordo_path(enc, sizeof enc, "%s/encoder.json", dir);
+    if (!s) s = ordo_path(merges, sizeof merges, "%s/vocab.bpe", dir);
+    if (s) return ordo_error_wrap(s, "gpt2 tokenizer");
     char *edata = NULL, *mdata = NULL;
     size_t elen = 0, mlen = 0;
-    ordo_status s = read_file(enc, &edata, &elen);
+    s = read_file(enc, &edata, &elen);
     if (!s) s = read_file(merges, &mdata, &mlen);
     if (!s)
         s = ordo_tokenizer_load_gpt2_mem(edata, elen, enc, mdata, mlen, merges,

@@ -53,8 +53,9 @@ const char *ordo_tokenizer_kind_name(ordo_tokenizer_kind kind);
 
 // The default gpt2 vocab directory: $ORDO_VOCAB_DIR if set and non-empty, else
 // <dir of the running executable>/../.cache/gpt2 if it holds encoder.json, else
-// ./.cache/gpt2. Writes a NUL-terminated path to buf (truncated to cap) and returns buf.
-char *ordo_tokenizer_default_vocab_dir(char *buf, size_t cap);
+// ./.cache/gpt2. Writes it to buf[cap] (ORDO_PATH_MAX). Errors: ordo_path's when
+// $ORDO_VOCAB_DIR does not fit (buf is then "").
+ordo_status ordo_tokenizer_default_vocab_dir(char *buf, size_t cap);
 
 // 256 for byte, 50257 for gpt2 (ids are 0..vocab_size-1).
 int ordo_tokenizer_vocab_size(const ordo_tokenizer *t);

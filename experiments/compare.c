@@ -281,45 +281,57 @@ static int cmp_str(const void *a, const void *b) {
 }
 
 // A directory that is not a run and has no sweep.json (a sweep stopped before writing it):
-// its subdirectories holding a config.json, by name. *n = 0 when there are none.
-static void subdir_runs(const char *dir, char ***out, int *n) {
+// its subdirectories holding a config.json, by name. *n = 0 when there are none. Errors:
+// an entry whose path does not fit (*out is then freed).
+static ordo_status subdir_runs(const char *dir, char ***out, int *n) {
     *out = NULL;
     *n = 0;
     DIR *d = opendir(dir);
-    if (!d) return;
+    if (!d) return ORDO_OK;
     int cap = 0;
     struct dirent *e;
-    while ((e = readdir(d))) {
+    ordo_status s = ORDO_OK;
+    while (!s && (e = readdir(d))) {
         if (e->d_name[0] == '.') continue;
-        char path[4200];
+        char path[ORDO_PATH_MAX];
         struct stat st;
-        snprintf(path, sizeof path, "%s/%s/config.json", dir, e->d_name);
+        if ((s = ordo_path(path, sizeof path, "%s/%s/config.json", dir, e->d_name))) break;
         if (stat(path, &st) != 0) continue;
         if (*n == cap) {
             cap = cap ? 2 * cap : 16;
             *out = ordo_xrealloc(*out, (size_t)cap * sizeof **out);
         }
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        s = ordo_path(path, sizeof path, "%s/%s", dir, e->d_name); // shorter: fits
         (*out)[(*n)++] = ordo_xstrdup(path);
     }
     closedir(d);
+    if (s) {
+        for (int i = 0; i < *n; i++) free((*out)[i]);
+        free(*out);
+        *out = NULL;
+        *n = 0;
+        return s;
+    }
     if (*n) qsort(*out, (size_t)*n, sizeof **out, cmp_str);
+    return ORDO_OK;
 }
 
 // The run dirs named by a sweep dir's sweep.json ({"runs": ["learned-s1", ...]}), relative
 // to the sweep dir unless absolute; without sweep.json, the run dirs directly inside dir
 // when dir is not itself a run. *is_sweep = 0 (no error) when neither applies.
 ordo_status ordo_compare_sweep_runs(const char *dir, char ***out, int *n, int *is_sweep) {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/sweep.json", dir);
+    char path[ORDO_PATH_MAX];
+    *is_sweep = 0;
+    ordo_status s = ordo_path(path, sizeof path, "%s/sweep.json", dir);
+    if (s) return s;
     struct stat st;
     *is_sweep = stat(path, &st) == 0;
     if (!*is_sweep) {
-        snprintf(path, sizeof path, "%s/config.json", dir);
+        if ((s = ordo_path(path, sizeof path, "%s/config.json", dir))) return s;
         if (stat(path, &st) == 0) return ORDO_OK;
-        subdir_runs(dir, out, n);
+        s = subdir_runs(dir, out, n);
         *is_sweep = *n > 0;
-        return ORDO_OK;
+        return s;
     }
     json_error_t err;
     json_t *j = json_load_file(path, 0, &err);
@@ -338,9 +350,13 @@ ordo_status ordo_compare_sweep_runs(const char *dir, char ***out, int *n, int *i
             json_decref(j);
             return ordo_error(ORDO_ERR_FORMAT, "%s: runs[%d] is not a string", path, i);
         }
-        char buf[4200];
-        snprintf(buf, sizeof buf, name[0] == '/' ? "%s%s" : "%s/%s", name[0] == '/' ? "" : dir,
-                 name);
+        char buf[ORDO_PATH_MAX];
+        s = name[0] == '/' ? ordo_path(buf, sizeof buf, "%s", name)
+                           : ordo_path(buf, sizeof buf, "%s/%s", dir, name);
+        if (s) {
+            json_decref(j);
+            return ordo_error_wrap(s, "sweep.json: runs[%d]", i); // s quotes the dir's start
+        }
         (*out)[i] = ordo_xstrdup(buf);
     }
     json_decref(j);
@@ -372,20 +388,24 @@ ordo_status ordo_compare_write(const char **dirs, int ndirs, const char *out_dir
     warn_differences(&c);
     build(&c);
 
-    char path[4200];
-    if ((s = ordo_mkdir_p(out_dir, 0755))) goto done;
+    // the paths before anything is printed or made; loss_by_position.svg is the longest name
+    // that the report (compare_report.c) writes
+    char md_path[ORDO_PATH_MAX], csv_path[ORDO_PATH_MAX], probe[ORDO_PATH_MAX];
+    if ((s = ordo_path(md_path, sizeof md_path, "%s/compare.md", out_dir)) ||
+        (s = ordo_path(csv_path, sizeof csv_path, "%s/compare.csv", out_dir)) ||
+        (s = ordo_path(probe, sizeof probe, "%s/loss_by_position.svg", out_dir)) ||
+        (s = ordo_write_atomic_check(probe)) || (s = ordo_mkdir_p(out_dir, 0755)))
+        goto done;
     // compare.md built in memory, so stdout and the file get the same bytes
     ordo_strbuf md;
     ordo_strbuf_init(&md);
     ordo_strbuf_printf(&md, "# ordo compare: %s (data: %s)\n\n", c.source, c.runs[0].data);
     write_md(&c, &md);
     fputs(md.buf, stdout);
-    snprintf(path, sizeof path, "%s/compare.md", out_dir);
-    s = ordo_strbuf_save(&md, path);
+    s = ordo_strbuf_save(&md, md_path);
     ordo_strbuf_free(&md);
     if (s) goto done;
-    snprintf(path, sizeof path, "%s/compare.csv", out_dir);
-    if ((s = write_csv(&c, path))) goto done;
+    if ((s = write_csv(&c, csv_path))) goto done;
     if ((s = ordo_cmp_write_report(&c, out_dir))) goto done;
     printf("\nwrote compare.md, compare.csv and the plots and report.html in %s/\n", out_dir);
 done:

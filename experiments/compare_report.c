@@ -382,9 +382,9 @@ static int by_position(const ordo_cmp *c, ordo_strbuf *s) {
 }
 
 static ordo_status save_text(const char *dir, const char *name, const ordo_strbuf *s) {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    return ordo_strbuf_save(s, path);
+    char path[ORDO_PATH_MAX];
+    ordo_status st = ordo_path(path, sizeof path, "%s/%s", dir, name);
+    return st ? st : ordo_strbuf_save(s, path);
 }
 
 // <tag attrs>text</tag>; tag may carry attributes ("td class=\"na\""), closed by its name.

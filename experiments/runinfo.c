@@ -44,12 +44,14 @@ static ordo_status read_config(ordo_runinfo *r, const char *path) {
         r->heads = json_integer_value(json_object_get(j, "heads"));
         const char *data = json_string_value(json_object_get(j, "data"));
         const char *task = json_string_value(json_object_get(j, "task"));
-        char buf[4200];
-        if (data)
-            snprintf(buf, sizeof buf, "%s", data);
-        else
-            snprintf(buf, sizeof buf, "task:%s", task ? task : "order");
-        r->data = ordo_xstrdup(buf);
+        if (data) {
+            r->data = ordo_xstrdup(data);
+        } else { // "task:<name>", whatever the length of a hand-edited name
+            if (!task) task = "order";
+            size_t n = strlen(task) + sizeof "task:";
+            r->data = ordo_xmalloc(n);
+            snprintf(r->data, n, "task:%s", task);
+        }
     }
     json_decref(j);
     return s;
@@ -68,8 +70,8 @@ static ordo_status count_params(ordo_runinfo *r) {
     }
     s = ORDO_ERR_FORMAT;
     for (int i = 0; i < n && s; i++) {
-        char path[4096];
-        ordo_checkpoint_path(path, sizeof path, r->dir, steps[i]);
+        char path[ORDO_PATH_MAX];
+        if ((s = ordo_checkpoint_path(path, sizeof path, r->dir, steps[i]))) break;
         ordo_safetensors *f;
         if ((s = ordo_safetensors_open(path, &f))) {
             fprintf(stderr, "ordo: warning: skipping %s: %s\n", path, ordo_error_message());
@@ -210,6 +212,8 @@ static ordo_status read_eval(ordo_runinfo *r, const char *path) {
 
 ordo_status ordo_runinfo_load(ordo_runinfo *r, const char *dir) {
     memset(r, 0, sizeof *r);
+    ordo_status s = ordo_path_check(dir);
+    if (s) return s;
     r->dir = ordo_xstrdup(dir);
     size_t L = strlen(dir);
     while (L > 1 && dir[L - 1] == '/') L--;
@@ -225,20 +229,20 @@ ordo_status ordo_runinfo_load(ordo_runinfo *r, const char *dir) {
                           strerror(errno));
     if (!S_ISDIR(st.st_mode))
         return ordo_error(ORDO_ERR_ARG, "%s: not a run directory (a file)", dir);
-    char path[4200];
-    snprintf(path, sizeof path, "%s/config.json", dir);
+    char path[ORDO_PATH_MAX];
+    if ((s = ordo_path(path, sizeof path, "%s/config.json", dir))) return s;
     if (stat(path, &st) != 0)
         return ordo_error(ORDO_ERR_ARG,
                           "%s: not a run directory (no config.json; expected what ordo train "
                           "writes, or a sweep directory with sweep.json)",
                           dir);
-    ordo_status s = read_config(r, path);
+    s = read_config(r, path);
     if (!s) s = count_params(r);
-    snprintf(path, sizeof path, "%s/metrics.jsonl", dir);
+    if (!s) s = ordo_path(path, sizeof path, "%s/metrics.jsonl", dir);
     if (!s && stat(path, &st) != 0)
         s = ordo_error(ORDO_ERR_ARG, "%s: no metrics.jsonl in the run", dir);
     if (!s) s = read_metrics(r, path);
-    snprintf(path, sizeof path, "%s/eval.json", dir);
+    if (!s) s = ordo_path(path, sizeof path, "%s/eval.json", dir);
     if (!s && stat(path, &st) == 0) s = read_eval(r, path);
     return s;
 }

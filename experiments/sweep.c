@@ -23,8 +23,9 @@
 #include "train/trainer.h"
 
 struct ordo_sweep_entry {
-    char name[64], dir[4096]; // "<pos>-s<seed>", cfg.out/name
-    const char *pos;          // points into ordo_sweep.poslist
+    // "<pos>-s<seed>", cfg.out/name
+    char name[64], dir[ORDO_PATH_MAX];
+    const char *pos; // points into ordo_sweep.poslist
     long long seed;
     pid_t pid; // > 0 while its process runs
     double t0; // when it started
@@ -86,25 +87,31 @@ static ordo_status check(ordo_sweep *sw, const ordo_sweep_options *o) {
     return ORDO_OK;
 }
 
-// One run per scheme and seed, and DIR/sweep.json naming them in that order.
+// One run per scheme and seed, then DIR and DIR/sweep.json naming them in that order. A run
+// whose files' paths (its last checkpoint's is the longest) do not fit is an error before
+// anything is written, not a failure in every run's process.
 static ordo_status lay_out(ordo_sweep *sw, const char *eval_lengths) {
     sw->runs = ordo_xcalloc((size_t)(sw->nschemes * sw->seeds), sizeof *sw->runs);
     json_t *list = json_array();
-    for (int i = 0; i < sw->nschemes; i++)
-        for (long long k = 0; k < sw->seeds; k++) {
+    char path[ORDO_PATH_MAX];
+    ordo_status s = ORDO_OK;
+    for (int i = 0; i < sw->nschemes && !s; i++)
+        for (long long k = 0; k < sw->seeds && !s; k++) {
             ordo_sweep_entry *r = &sw->runs[sw->nruns++];
             r->pos = sw->schemes[i];
             r->seed = sw->cfg.seed + k;
-            snprintf(r->name, sizeof r->name, "%s-s%lld", r->pos, r->seed);
-            snprintf(r->dir, sizeof r->dir, "%s/%s", sw->cfg.out, r->name);
+            s = ordo_path(r->name, sizeof r->name, "%s-s%lld", r->pos, r->seed);
+            if (!s) s = ordo_path(r->dir, sizeof r->dir, "%s/%s", sw->cfg.out, r->name);
+            if (!s) s = ordo_checkpoint_path(path, sizeof path, r->dir, (int64_t)sw->cfg.steps);
+            if (!s) s = ordo_write_atomic_check(path);
             json_array_append_new(list, json_string(r->name));
         }
     json_t *sj = json_object();
     json_object_set_new(sj, "runs", list);
     json_object_set_new(sj, "eval_lengths", json_string(eval_lengths));
-    char path[4200];
-    snprintf(path, sizeof path, "%s/sweep.json", sw->cfg.out);
-    ordo_status s = ordo_write_json_atomic(path, sj);
+    if (!s) s = ordo_path(path, sizeof path, "%s/sweep.json", sw->cfg.out);
+    if (!s) s = ordo_mkdir_p(sw->cfg.out, 0755);
+    if (!s) s = ordo_write_json_atomic(path, sj);
     json_decref(sj);
     return s;
 }
@@ -117,7 +124,6 @@ ordo_status ordo_sweep_plan(ordo_sweep *sw, const ordo_train_config *cfg,
     sw->jobs = o->jobs;
     sw->examples = o->examples;
     ordo_status s = check(sw, o);
-    if (!s) s = ordo_mkdir_p(sw->cfg.out, 0755);
     if (s) return s;
     if (!o->threads_given) { // share the cores between the jobs
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -144,10 +150,11 @@ static long long newest_step(const char *dir) {
     return s;
 }
 
-// Whether dir/eval.json is of the newest checkpoint at exactly these lengths.
+// Whether dir/eval.json is of the newest checkpoint at exactly these lengths (not when its
+// path does not fit: the eval then fails on it with the message).
 static int eval_current(const char *dir, const int *lens, int n) {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/eval.json", dir);
+    char path[ORDO_PATH_MAX];
+    if (ordo_path(path, sizeof path, "%s/eval.json", dir)) return 0;
     json_error_t err;
     json_t *j = json_load_file(path, 0, &err);
     if (!j) return 0;
@@ -167,15 +174,16 @@ static ordo_status train_run(const ordo_sweep *sw, const ordo_sweep_entry *r) {
     c.pos = r->pos;
     c.seed = r->seed;
     c.out = r->dir;
-    char path[4200];
-    snprintf(path, sizeof path, "%s/config.json", r->dir);
+    char path[ORDO_PATH_MAX];
+    ordo_status s = ordo_path(path, sizeof path, "%s/config.json", r->dir);
+    if (s) return s;
     int exists = access(path, F_OK) == 0;
     if (exists && newest_step(r->dir) >= c.steps) return ORDO_OK;
     ordo_opt *opts = ordo_train_config_options(&c);
     ordo_args_find(opts, "steps")->seen = 1; // a resumed run takes this sweep's budget
     ordo_args_find(opts, "threads")->seen = 1;
     ordo_resume run = {0};
-    ordo_status s = exists ? ordo_resume_open(&run, r->dir, &c, opts) : ORDO_OK;
+    s = exists ? ordo_resume_open(&run, r->dir, &c, opts) : ORDO_OK;
     ordo_train_request req = {.cfg = &c, .resume = exists ? &run : NULL};
     if (!s) s = ordo_train(&req);
     ordo_resume_free(&run);
@@ -198,9 +206,9 @@ static ordo_status eval_run(const ordo_sweep *sw, const ordo_sweep_entry *r) {
     json_t *report;
     ordo_status s = ordo_eval_run(&q, &report);
     if (s) return s;
-    char path[4200];
-    snprintf(path, sizeof path, "%s/eval.json", r->dir);
-    s = ordo_write_json_atomic(path, report);
+    char path[ORDO_PATH_MAX];
+    s = ordo_path(path, sizeof path, "%s/eval.json", r->dir);
+    if (!s) s = ordo_write_json_atomic(path, report);
     json_decref(report);
     return s;
 }
@@ -214,9 +222,9 @@ static pid_t start(const ordo_sweep *sw, const ordo_sweep_entry *r) {
     fflush(stderr);
     pid_t pid = fork();
     if (pid != 0) return pid;
-    ordo_status s = ordo_mkdir_p(r->dir, 0755);
-    char log[4200];
-    snprintf(log, sizeof log, "%s/train.log", r->dir);
+    char log[ORDO_PATH_MAX];
+    ordo_status s = ordo_path(log, sizeof log, "%s/train.log", r->dir);
+    if (!s) s = ordo_mkdir_p(r->dir, 0755);
     int fd = s ? -1 : open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (fd >= 0) {
         dup2(fd, STDOUT_FILENO);
@@ -233,10 +241,10 @@ static pid_t start(const ordo_sweep *sw, const ordo_sweep_entry *r) {
 
 // One line about a finished run, from its eval.json.
 static void report_run(const ordo_sweep_entry *r, double secs) {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/eval.json", r->dir);
+    char path[ORDO_PATH_MAX];
     json_error_t err;
-    json_t *j = json_load_file(path, 0, &err);
+    json_t *j = NULL; // a path that does not fit reads as none (the run failed on it already)
+    if (!ordo_path(path, sizeof path, "%s/eval.json", r->dir)) j = json_load_file(path, 0, &err);
     json_t *first = j ? json_array_get(json_object_get(j, "results"), 0) : NULL;
     json_t *vl = first ? json_object_get(first, "val_loss") : NULL;
     json_t *ol = first ? json_object_get(first, "order_loss") : NULL;

@@ -18,11 +18,14 @@
 #define PANEL 260.0 // px per head panel
 #define BAR_W 100.0 // px kept for the colour bar and its labels
 
+// One per layer: the longest file names viz writes.
+#define ATTN_FILE "attention_layer%d.svg"
+
 // Saves one finished SVG as v->out/name, prints its path and adds it to index.html.
 static ordo_status emit(ordo_viz *v, const char *name, const ordo_strbuf *s, const char *caption) {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/%s", v->out, name);
-    ordo_status st = ordo_strbuf_save(s, path);
+    char path[ORDO_PATH_MAX];
+    ordo_status st = ordo_path(path, sizeof path, "%s/%s", v->out, name);
+    if (!st) st = ordo_strbuf_save(s, path);
     if (st) return st;
     printf("  %s\n", path);
     ordo_strbuf_printf(&v->index, "<h2>");
@@ -276,7 +279,7 @@ static ordo_status attention_maps(ordo_viz *v, ordo_gpt *m, ordo_rundata *d, int
             a[i] = c > r ? NAN : att[i]; // above the diagonal is masked (always 0)
         }
         char file[64], title[128];
-        snprintf(file, sizeof file, "attention_layer%d.svg", l);
+        snprintf(file, sizeof file, ATTN_FILE, l);
         snprintf(title, sizeof title, "attention probabilities, layer %d (one validation window)",
                  l);
         char quoted[256];
@@ -306,9 +309,9 @@ static ordo_status write_index(ordo_viz *v) {
                        " position scheme, checkpoint step %lld, context %d</p>\n%s</body>\n"
                        "</html>\n",
                        (long long)v->step, v->T, v->index.buf);
-    char path[4200];
-    snprintf(path, sizeof path, "%s/index.html", v->out);
-    ordo_status s = ordo_strbuf_save(&h, path);
+    char path[ORDO_PATH_MAX];
+    ordo_status s = ordo_path(path, sizeof path, "%s/index.html", v->out);
+    if (!s) s = ordo_strbuf_save(&h, path);
     if (!s) printf("  %s\n", path);
     ordo_strbuf_free(&h);
     return s;
@@ -318,14 +321,15 @@ ordo_status ordo_viz_open(ordo_viz *v, const char *run_dir, const char *out_dir)
     memset(v, 0, sizeof *v);
     v->run_dir = run_dir;
     ordo_strbuf_init(&v->index);
-    char path[4200];
+    char path[ORDO_PATH_MAX];
     struct stat st;
-    snprintf(path, sizeof path, "%s/config.json", run_dir);
+    ordo_status s = ordo_path(path, sizeof path, "%s/config.json", run_dir);
+    if (s) return s;
     if (stat(run_dir, &st) != 0 || !S_ISDIR(st.st_mode))
         return ordo_error(ORDO_ERR_IO, "%s: cannot open the run directory", run_dir);
     if (stat(path, &st) != 0)
         return ordo_error(ORDO_ERR_ARG, "%s: not a run directory (no config.json)", run_dir);
-    ordo_status s = ordo_run_open(run_dir, &v->cfg, &v->data, &v->model, &v->step);
+    s = ordo_run_open(run_dir, &v->cfg, &v->data, &v->model, &v->step);
     if (s) return s;
     v->opened = 1;
     v->T = (int)v->cfg.context;
@@ -334,8 +338,12 @@ ordo_status ordo_viz_open(ordo_viz *v, const char *run_dir, const char *out_dir)
     } else {
         size_t n = strlen(run_dir) + sizeof "/viz";
         v->out = ordo_xmalloc(n);
-        snprintf(v->out, n, "%s/viz", run_dir);
+        ORDO_ASSERT(ordo_path(v->out, n, "%s/viz", run_dir) == ORDO_OK); // sized to fit
     }
+    // an out dir that the last layer's map does not fit in is refused before it is made
+    if ((s = ordo_path(path, sizeof path, "%s/" ATTN_FILE, v->out, v->model.cfg.L - 1)) ||
+        (s = ordo_write_atomic_check(path)))
+        return s;
     return ordo_mkdir_p(v->out, 0755);
 }
 

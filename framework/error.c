@@ -10,10 +10,18 @@
 #define MSG_CAP 2048
 static _Thread_local char msg[MSG_CAP];
 
+// A message of n bytes was cut to fit msg: end it with "..." (not inside a UTF-8 char).
+static void mark_cut(int n) {
+    if (n < MSG_CAP) return;
+    size_t k = MSG_CAP - 4;
+    while (k > 0 && ((unsigned char)msg[k] & 0xC0) == 0x80) k--;
+    memcpy(msg + k, "...", 4);
+}
+
 ordo_status ordo_error(ordo_status s, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, MSG_CAP, fmt, ap);
+    mark_cut(vsnprintf(msg, MSG_CAP, fmt, ap));
     va_end(ap);
     return s;
 }
@@ -25,7 +33,7 @@ ordo_status ordo_error_wrap(ordo_status s, const char *fmt, ...) {
     vsnprintf(prefix, MSG_CAP, fmt, ap);
     va_end(ap);
     memcpy(old, msg, MSG_CAP);
-    snprintf(msg, MSG_CAP, "%s: %s", prefix, old);
+    mark_cut(snprintf(msg, MSG_CAP, "%s: %s", prefix, old));
     return s;
 }
 

@@ -1,11 +1,13 @@
 // File I/O shared by checkpoints and run files: a bounded whole-file read, an atomic
-// whole-file write (temporary file, fsync, rename, fsync of the directory) and mkdir -p.
+// whole-file write (temporary file, fsync, rename, fsync of the directory), mkdir -p, and
+// path formatting that fails instead of truncating.
 // Deliberately not here: streaming readers, locking, or cleaning up temporary files left by
 // a process that was killed (they never carry the final name, so they are only litter).
 #include <errno.h>
 #include <jansson.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +19,35 @@
 
 // Largest single read/write request; Linux transfers at most ~2 GiB per call anyway.
 #define IO_CHUNK ((size_t)1 << 30)
+
+// How much of a path that is too long the message quotes: enough to recognise it.
+#define PATH_QUOTE 64
+
+// The error for a path (at least its first PATH_QUOTE bytes) longer than limit bytes.
+static ordo_status path_too_long(const char *path, size_t limit) {
+    int k = (int)strnlen(path, PATH_QUOTE);
+    while (k > 0 && ((unsigned char)path[k] & 0xC0) == 0x80) k--; // not inside a UTF-8 char
+    return ordo_error(ORDO_ERR_ARG, "path too long: '%.*s...' is over %zu bytes", k, path, limit);
+}
+
+ordo_status ordo_path_check(const char *path) {
+    if (strnlen(path, ORDO_PATH_MAX) < ORDO_PATH_MAX) return ORDO_OK;
+    return path_too_long(path, ORDO_PATH_MAX - 1);
+}
+
+ordo_status ordo_path(char *buf, size_t cap, const char *fmt, ...) {
+    ORDO_ASSERT(cap > 0);
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, cap, fmt, ap);
+    va_end(ap);
+    if (n >= 0 && (size_t)n < cap) return ORDO_OK;
+    // buf holds the start of the path: quote it, then make sure nothing can use it
+    ordo_status s = n < 0 ? ordo_error(ORDO_ERR_ARG, "path: cannot format '%s'", fmt)
+                          : path_too_long(buf, cap - 1);
+    buf[0] = 0;
+    return s;
+}
 
 ordo_status ordo_read_file(const char *path, size_t max_bytes, char **buf, size_t *len) {
     *buf = NULL;
@@ -109,6 +140,19 @@ static char *parent_dir(const char *path) {
     return d;
 }
 
+// The name ordo_write_atomic writes `path` under first, for the process `pid`.
+static ordo_status tmp_name(char *buf, size_t cap, const char *path, long pid) {
+    return ordo_path(buf, cap, "%s.tmp.%ld", path, pid);
+}
+
+// Linux's PID_MAX_LIMIT: pids are below it, so it is at least as wide as any of them.
+#define WIDEST_PID 4194304L
+
+ordo_status ordo_write_atomic_check(const char *path) {
+    char tmp[ORDO_PATH_MAX];
+    return tmp_name(tmp, sizeof tmp, path, WIDEST_PID);
+}
+
 ordo_status ordo_write_atomic(const char *path, const void *const *parts, const size_t *lens,
                               int nparts) {
     if (!path || !*path || nparts < 0 || (nparts > 0 && (!parts || !lens)))
@@ -119,18 +163,16 @@ ordo_status ordo_write_atomic(const char *path, const void *const *parts, const 
             return ordo_error(ORDO_ERR_ARG, "%s: part %d is NULL with length %zu", path, i,
                               lens[i]);
 
-    size_t tlen = strlen(path) + 32;
-    char *tmp = ordo_xmalloc(tlen);
-    snprintf(tmp, tlen, "%s.tmp.%ld", path, (long)getpid());
+    char tmp[ORDO_PATH_MAX];
+    ordo_status s = tmp_name(tmp, sizeof tmp, path, (long)getpid());
+    if (s) return s;
     // O_TRUNC replaces a stale temporary of a dead process with the same pid; O_NOFOLLOW
     // refuses to write through a symlink planted under the temporary name.
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) {
         int e = errno;
-        ordo_status s = ordo_error(ORDO_ERR_IO, "%s: cannot create temporary file %s: %s", path,
-                                   tmp, strerror(e));
-        free(tmp);
-        return s;
+        return ordo_error(ORDO_ERR_IO, "%s: cannot create temporary file %s: %s", path, tmp,
+                          strerror(e));
     }
     const char *what = "write failed";
     int e = 0;
@@ -140,10 +182,8 @@ ordo_status ordo_write_atomic(const char *path, const void *const *parts, const 
     if (!e && rename(tmp, path) != 0) e = errno, what = "cannot rename the temporary file over it";
     if (e) {
         unlink(tmp);
-        free(tmp);
         return ordo_error(ORDO_ERR_IO, "%s: %s: %s", path, what, strerror(e));
     }
-    free(tmp);
 
     // The rename is durable only once the directory entry is on disk.
     char *dir = parent_dir(path);
@@ -151,8 +191,8 @@ ordo_status ordo_write_atomic(const char *path, const void *const *parts, const 
     if (dfd < 0 || (fsync(dfd) != 0 && errno != EINVAL && errno != ENOTSUP)) {
         e = errno;
         if (dfd >= 0) close(dfd);
-        ordo_status s = ordo_error(ORDO_ERR_IO, "%s: written, but fsync of directory %s failed: %s",
-                                   path, dir, strerror(e));
+        s = ordo_error(ORDO_ERR_IO, "%s: written, but fsync of directory %s failed: %s", path, dir,
+                       strerror(e));
         free(dir);
         return s;
     }
@@ -163,6 +203,9 @@ ordo_status ordo_write_atomic(const char *path, const void *const *parts, const 
 
 ordo_status ordo_mkdir_p(const char *path, mode_t mode) {
     if (!path || !*path) return ordo_error(ORDO_ERR_ARG, "mkdir: empty path");
+    // refused whole: mkdir(2) would create the parents that fit, then fail on the rest
+    ordo_status s = ordo_path_check(path);
+    if (s) return s;
     char *p = ordo_xstrdup(path);
     size_t n = strlen(p);
     // Visit each prefix ending before a '/', then the whole path.
@@ -175,8 +218,7 @@ ordo_status ordo_mkdir_p(const char *path, mode_t mode) {
             int e = errno;
             struct stat st;
             if (e != EEXIST || stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
-                ordo_status s =
-                    ordo_error(ORDO_ERR_IO, "%s: cannot create directory %s: %s", path, p,
+                s = ordo_error(ORDO_ERR_IO, "%s: cannot create directory %s: %s", path, p,
                                e == EEXIST ? "exists and is not a directory" : strerror(e));
                 free(p);
                 return s;

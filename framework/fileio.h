@@ -1,11 +1,27 @@
-// Whole-file reads with a size limit, crash-safe whole-file writes, mkdir -p.
-// Used for checkpoints, config.json and the other files of a run directory.
+// Whole-file reads with a size limit, crash-safe whole-file writes, mkdir -p, and path
+// building that refuses to truncate. Used for checkpoints, config.json and the other files
+// of a run directory.
 #ifndef ORDO_FILEIO_H
 #define ORDO_FILEIO_H
 #include <stddef.h>
 #include <sys/types.h>
 
 #include "framework/error.h"
+
+// The size of a path buffer, terminator included: Linux's PATH_MAX, so a path that fits is
+// one the kernel takes, and one that does not is refused by ordo before the kernel would.
+#define ORDO_PATH_MAX 4096
+
+// Formats a path into buf[cap] (cap > 0) as snprintf does. When the result does not fit,
+// buf is set to "" (a truncated name must never be opened, written or deleted) and
+// ORDO_ERR_ARG says "path too long: '<its start>...' is over <cap - 1> bytes".
+ordo_status ordo_path(char *buf, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+// Checks a path given whole (a run dir on the command line) before it is used: ORDO_OK when
+// it is shorter than ORDO_PATH_MAX, else ordo_path's error, which says why (the kernel's
+// ENAMETOOLONG would come with the whole path quoted first).
+ordo_status ordo_path_check(const char *path);
 
 // Reads all of `path` into a new buffer (*buf, caller frees) of *len bytes plus a NUL
 // terminator (not counted in *len). A file longer than max_bytes is refused before it is
@@ -17,16 +33,23 @@ ordo_status ordo_read_file(const char *path, size_t max_bytes, char **buf, size_
 // whatever happens: "<path>.tmp.<pid>" in the same directory, written, fsynced, renamed over
 // `path`, then the directory fsynced. On failure the temporary file is removed, `path` is
 // left as it was, and ORDO_ERR_IO names the path and the reason (ENOSPC, EACCES, ...).
+// A path whose temporary name does not fit ORDO_PATH_MAX is ORDO_ERR_ARG (ordo_path's).
 // Not meant for two threads of one process writing the same path at once.
 ordo_status ordo_write_atomic(const char *path, const void *const *parts, const size_t *lens,
                               int nparts);
+
+// Whether ordo_write_atomic can name the temporary file of `path` (in any process: the widest
+// pid is assumed). For checks made before work whose result is then written, so that a path
+// too long fails at once. Errors: ordo_path's.
+ordo_status ordo_write_atomic_check(const char *path);
 
 // Writes a JSON value (indented, keys sorted, a final newline) with ordo_write_atomic.
 typedef struct json_t json_t;
 ordo_status ordo_write_json_atomic(const char *path, const json_t *j);
 
 // Creates `path` and any missing parents with `mode` (e.g. 0755); an existing directory is
-// fine. Errors: ORDO_ERR_IO naming the component that could not be created.
+// fine. Errors: ordo_path_check's, before anything is created; ORDO_ERR_IO naming the
+// component that could not be created.
 ordo_status ordo_mkdir_p(const char *path, mode_t mode);
 
 #endif

@@ -198,6 +198,51 @@ check "decode negative id"       "token id -1 (at index 0) is not in the byte vo
 check "tokenize an endless input" "too long to tokenize at once" "$ORDO" tokenize --tokenizer byte --count /dev/zero
 check "decode id past int32"     "'99999999999' is not an integer token id" "$ORDO" tokenize --tokenizer byte --decode data/huge.ids
 
+# --- paths longer than ORDO_PATH_MAX (4096 bytes with the NUL): refused with the start of the
+# path quoted, before anything is made. snprintf into fixed buffers used to cut them quietly,
+# and ordo went on with the cut name (opening, or when pruning checkpoints deleting, a file
+# of another name), or made part of --out and failed later on the kernel's ENAMETOOLONG.
+# longpath BASE LEN: BASE/ppp.../ppp, exactly LEN bytes, in names of at most 99 bytes (so the
+# kernel's limit on one name is never what refuses it)
+longpath() {
+  local p=$1 n
+  while [ ${#p} -lt "$2" ]; do
+    n=$(( $2 - ${#p} - 1 ))
+    if [ $n -gt 99 ]; then n=99; [ $(( $2 - ${#p} - 100 )) -eq 1 ] && n=98; fi
+    p+=/$(head -c $n /dev/zero | tr '\0' p)
+  done
+  printf '%s' "$p"
+}
+over=$(longpath fresh 4200)   # over the limit itself
+near=$(longpath fresh 4070)   # fits, DIR/ckpt-4.safetensors and the like do not
+toolong="path too long: 'fresh/ppppp"
+check "--out over ORDO_PATH_MAX"       "$toolong" "$ORDO" train "${tiny[@]}" --out "$over"
+check "--out its files do not fit in"  "is over 4095 bytes" "$ORDO" train "${tiny[@]}" --out "$near"
+check "sweep --out over ORDO_PATH_MAX" "$toolong" "$ORDO" sweep "${tiny[@]}" --pos learned --seeds 1 --out "$over"
+check "sweep --out its runs do not fit in" "$toolong" "$ORDO" sweep "${tiny[@]}" --pos learned --seeds 1 --out "$near"
+check "compare --out over ORDO_PATH_MAX" "$toolong" "$ORDO" compare runs/good --out "$over"
+check "compare --out its files do not fit in" "$toolong" "$ORDO" compare runs/good --out "$near"
+check "viz --out over ORDO_PATH_MAX"   "$toolong" "$ORDO" viz runs/good --out "$over"
+check "viz --out its maps do not fit in" "$toolong" "$ORDO" viz runs/good --out "$near"
+check "eval of a run dir over ORDO_PATH_MAX"   "$toolong" "$ORDO" eval "$over"
+check "sample of a run dir over ORDO_PATH_MAX" "$toolong" "$ORDO" sample "$over" --prompt the
+check "resume of a run dir over ORDO_PATH_MAX" "$toolong" "$ORDO" train --resume "$over"
+check "compare of run dirs over ORDO_PATH_MAX" "$toolong" "$ORDO" compare runs/good "$over"
+check "ORDO_VOCAB_DIR over ORDO_PATH_MAX" "$toolong" env ORDO_VOCAB_DIR="$over" "$ORDO" tokenize --tokenizer gpt2 data/text.txt
+# a real run in a dir where config.json fits but ckpt-4.safetensors does not (4080 + 20 bytes):
+# it is refused as it is, nothing in it changes and nothing appears beside it
+deep=$(longpath work/deep 4080)
+mkdir -p "$dir/$deep" &&
+  (cd "$dir" && IFS=/ && for c in $deep; do cd "$c" || exit 1; done &&
+   cp "$G/config.json" "$G/metrics.jsonl" "$G/ckpt-4.safetensors" .) || bad "copying a run into a deep dir"
+listing() { (cd "$dir/work" && find deep -printf '%s %p\n' | sort | sha256sum); }
+before=$(listing)
+check "eval of a run whose checkpoint path does not fit"   "is over 4095 bytes" "$ORDO" eval "$deep" --save
+check "sample of a run whose checkpoint path does not fit" "is over 4095 bytes" "$ORDO" sample "$deep" --prompt the
+check "resume of a run whose checkpoint path does not fit" "is over 4095 bytes" "$ORDO" train --resume "$deep" --steps 8
+check "viz of a run whose checkpoint path does not fit"    "is over 4095 bytes" "$ORDO" viz "$deep"
+[ "$before" = "$(listing)" ] && ok || bad "a run whose paths do not fit: files under it changed"
+
 # --- output dirs that cannot be written
 check "--out under a regular file" "exists and is not a directory"            "$ORDO" train "${tiny[@]}" --out data/plainfile/run
 

@@ -19,11 +19,11 @@ static int replay(const char *dir, int (*fn)(const uint8_t *, size_t), int regre
     struct dirent *e;
     while ((e = readdir(d))) {
         if (e->d_name[0] == '.') continue;
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        char path[ORDO_PATH_MAX];
         char *buf;
         size_t len;
-        if (ordo_read_file(path, (size_t)1 << 24, &buf, &len)) {
+        if (ordo_path(path, sizeof path, "%s/%s", dir, e->d_name) ||
+            ordo_read_file(path, (size_t)1 << 24, &buf, &len)) {
             CHECK_MSG(0, "%s: %s", path, ordo_error_message());
             continue;
         }
@@ -50,10 +50,12 @@ int main(void) {
         printf("note: gpt2 vocab not available; encode/decode replay the byte tokenizer only\n");
     int total_seeds = 0;
     for (const ordo_fuzz_target *t = ordo_fuzz_targets; t->name; t++) {
-        char dir[4096];
-        snprintf(dir, sizeof dir, "%s/tests/fuzz/%s", src, t->name);
+        char dir[ORDO_PATH_MAX];
+        CHECK_MSG(!ordo_path(dir, sizeof dir, "%s/tests/fuzz/%s", src, t->name), "%s",
+                  ordo_error_message());
         int seeds = replay(dir, t->fn, 0);
-        snprintf(dir, sizeof dir, "%s/tests/fuzz/regressions/%s", src, t->name);
+        CHECK_MSG(!ordo_path(dir, sizeof dir, "%s/tests/fuzz/regressions/%s", src, t->name), "%s",
+                  ordo_error_message());
         int regs = replay(dir, t->fn, 1);
         printf("%-12s %3d seeds, %3d regressions\n", t->name, seeds, regs);
         CHECK_MSG(seeds > 0, "no seeds in tests/fuzz/%s", t->name);

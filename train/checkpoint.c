@@ -11,6 +11,8 @@
 
 #include "train/checkpoint.h"
 
+#include "framework/fileio.h"
+
 #define FORMAT "ordo-checkpoint-1"
 // The metadata of the training state, written before the model's config keys
 // (ordo_gpt_meta_init); the values are made in ordo_checkpoint_save in this order.
@@ -18,8 +20,8 @@ static const char *const STATE_KEYS[] = {"format", "config",     "step",
                                          "rng",    "dataloader", "optim_t"};
 #define NSTATE (int)(sizeof STATE_KEYS / sizeof *STATE_KEYS)
 
-void ordo_checkpoint_path(char *buf, size_t cap, const char *dir, int64_t step) {
-    snprintf(buf, cap, "%s/ckpt-%" PRId64 ".safetensors", dir, step);
+ordo_status ordo_checkpoint_path(char *buf, size_t cap, const char *dir, int64_t step) {
+    return ordo_path(buf, cap, "%s/ckpt-%" PRId64 ".safetensors", dir, step);
 }
 
 static int cmp_desc(const void *a, const void *b) {
@@ -30,6 +32,8 @@ static int cmp_desc(const void *a, const void *b) {
 ordo_status ordo_checkpoint_list(const char *dir, int64_t **steps, int *n) {
     *steps = NULL;
     *n = 0;
+    ordo_status s = ordo_path_check(dir);
+    if (s) return s;
     DIR *d = opendir(dir);
     if (!d) return ordo_error(ORDO_ERR_IO, "%s: cannot open the run directory", dir);
     int cap = 0;
@@ -59,14 +63,13 @@ void ordo_checkpoint_clean_tmp(const char *dir) {
     DIR *d = opendir(dir);
     if (!d) return;
     struct dirent *e;
-    char path[4096];
+    char path[ORDO_PATH_MAX];
     while ((e = readdir(d))) {
         // "<name>.tmp.<pid>" as ordo_write_atomic makes them, nothing else: a user's
         // "notes.tmp.txt" in the run dir is not ours to delete
         const char *t = strstr(e->d_name, ".tmp.");
         if (!t || t == e->d_name || !t[5] || strspn(t + 5, "0123456789") != strlen(t + 5)) continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        unlink(path);
+        if (ordo_path(path, sizeof path, "%s/%s", dir, e->d_name) == ORDO_OK) unlink(path);
     }
     closedir(d);
 }
@@ -112,9 +115,9 @@ ordo_status ordo_checkpoint_save(const char *dir, const ordo_gpt *m, const ordo_
         keys[NSTATE + i] = mt.keys[i];
         vals[NSTATE + i] = mt.vals[i];
     }
-    char path[4096];
-    ordo_checkpoint_path(path, sizeof path, dir, st->step);
-    ordo_status s = ordo_safetensors_write(path, w, n, keys, vals, NSTATE + ORDO_GPT_NMETA);
+    char path[ORDO_PATH_MAX];
+    ordo_status s = ordo_checkpoint_path(path, sizeof path, dir, st->step);
+    if (!s) s = ordo_safetensors_write(path, w, n, keys, vals, NSTATE + ORDO_GPT_NMETA);
     for (int i = 0; i < n; i++) free(names[i]);
     free(names);
     free(w);
@@ -125,8 +128,7 @@ ordo_status ordo_checkpoint_save(const char *dir, const ordo_gpt *m, const ordo_
     if (ordo_checkpoint_list(dir, &steps, &count) == ORDO_OK) {
         for (int i = keep; i < count; i++) {
             if (steps[i] == st->step) continue;
-            ordo_checkpoint_path(path, sizeof path, dir, steps[i]);
-            unlink(path);
+            if (ordo_checkpoint_path(path, sizeof path, dir, steps[i]) == ORDO_OK) unlink(path);
         }
         free(steps);
     }

@@ -146,8 +146,8 @@ ordo_status ordo_run_open(const char *dir, ordo_train_config *cfg, ordo_rundata 
     }
     s = ORDO_ERR_FORMAT;
     for (int i = 0; i < n; i++) {
-        char path[4096];
-        ordo_checkpoint_path(path, sizeof path, dir, steps[i]);
+        char path[ORDO_PATH_MAX];
+        if ((s = ordo_checkpoint_path(path, sizeof path, dir, steps[i]))) break;
         ordo_safetensors *f;
         json_t *cj;
         ordo_train_state st;
@@ -180,14 +180,17 @@ ordo_status ordo_run_open(const char *dir, ordo_train_config *cfg, ordo_rundata 
 }
 
 // dir/config.json, when it reads: a checkpoint whose fixed settings differ from it was
-// copied in from another run, and is skipped like a damaged one.
-static void read_run_config(ordo_resume *r) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/config.json", r->dir);
+// copied in from another run, and is skipped like a damaged one. Errors: only a path that
+// does not fit.
+static ordo_status read_run_config(ordo_resume *r) {
+    char path[ORDO_PATH_MAX];
+    ordo_status s = ordo_path(path, sizeof path, "%s/config.json", r->dir);
+    if (s) return s;
     json_t *j = json_load_file(path, 0, NULL);
     ordo_train_config_defaults(&r->run);
     r->have_run = j && ordo_train_config_from_json(&r->run, j, path, 0, NULL) == ORDO_OK;
     json_decref(j);
+    return ORDO_OK;
 }
 
 // Opens the next checkpoint of r that belongs to the run (*f; NULL when the run has none at
@@ -198,14 +201,15 @@ static ordo_status next_own(ordo_resume *r, ordo_safetensors **f, json_t **cj, o
                             ordo_train_config *ck) {
     *f = NULL;
     while (r->next < r->n) {
-        ordo_checkpoint_path(r->path, sizeof r->path, r->dir, r->steps[r->next++]);
+        ordo_status s = ordo_checkpoint_path(r->path, sizeof r->path, r->dir, r->steps[r->next++]);
+        if (s) return s; // its message quotes the start of the path; the whole is too long
         json_t *j;
         if (ordo_checkpoint_open(r->path, f, &j, st)) {
             if (ordo_dist_rank() == 0)
                 fprintf(stderr, "ordo: warning: skipping %s: %s\n", r->path, ordo_error_message());
             continue;
         }
-        ordo_status s = checkpoint_config(r->path, r->dir, j, ck);
+        s = checkpoint_config(r->path, r->dir, j, ck);
         int foreign = !s && r->have_run && ordo_train_config_compare(ck, &r->run);
         if (foreign && ordo_dist_rank() == 0)
             fprintf(stderr,
@@ -273,8 +277,9 @@ static ordo_status resolve_from_checkpoint(ordo_resume *r, ordo_train_config *cf
 // A run killed before its first checkpoint restarts from its config.json, as it is: the
 // options given now are not applied (nor checked against it).
 static ordo_status resolve_from_config_json(ordo_resume *r, ordo_train_config *cfg) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/config.json", r->dir);
+    char path[ORDO_PATH_MAX];
+    ordo_status s = ordo_path(path, sizeof path, "%s/config.json", r->dir);
+    if (s) return s;
     json_error_t err;
     json_t *j = json_load_file(path, 0, &err);
     if (!j)
@@ -282,7 +287,7 @@ static ordo_status resolve_from_config_json(ordo_resume *r, ordo_train_config *c
                           "--resume %s: no usable checkpoint and no readable config.json (%s)",
                           r->dir, err.text);
     ordo_train_config_defaults(cfg);
-    ordo_status s = ordo_train_config_from_json(cfg, j, path, 0, NULL);
+    s = ordo_train_config_from_json(cfg, j, path, 0, NULL);
     json_decref(j);
     if (s) return s;
     cfg->out = r->dir;
@@ -296,10 +301,8 @@ ordo_status ordo_resume_open(ordo_resume *r, const char *dir, ordo_train_config 
     r->dir = dir;
     ordo_status s = ordo_train_config_check(cfg); // the options as given, as for a new run
     if (!s) s = ordo_checkpoint_list(dir, &r->steps, &r->n);
-    if (!s) {
-        read_run_config(r);
-        s = r->n ? resolve_from_checkpoint(r, cfg, opts) : resolve_from_config_json(r, cfg);
-    }
+    if (!s) s = read_run_config(r);
+    if (!s) s = r->n ? resolve_from_checkpoint(r, cfg, opts) : resolve_from_config_json(r, cfg);
     if (!s) r->cfg = *cfg;
     return ordo_dist_agree(s);
 }

@@ -15,6 +15,7 @@
 
 #include "data/corpus.h"
 #include "data/tokenizer.h"
+#include "framework/fileio.h"
 #include "models/gpt.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
@@ -53,7 +54,8 @@ typedef struct ordo_resume {
     int n, next;           // how many; the index of the next one ordo_resume_next tries
     ordo_train_config run; // dir/config.json, when have_run: a checkpoint whose fixed
     int have_run;          // settings differ from it is another run's and is skipped
-    char path[4096];       // the checkpoint tried last
+    // the checkpoint tried last
+    char path[ORDO_PATH_MAX];
 } ordo_resume;
 
 // Resolves the config of `ordo train --resume dir`. cfg holds the options as parsed and opts

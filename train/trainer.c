@@ -133,11 +133,12 @@ static void destroy(trainer *tr) {
 // Keeps the metrics lines of steps <= step (a killed run may have logged past its last
 // checkpoint, or left half a line), rewriting the file atomically, then opens it to append.
 static ordo_status metrics_open(trainer *tr, int64_t step) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/metrics.jsonl", tr->cfg.out);
+    char path[ORDO_PATH_MAX];
+    ordo_status s = ordo_path(path, sizeof path, "%s/metrics.jsonl", tr->cfg.out);
+    if (s) return s;
     ordo_metrics m = {0};
     if (access(path, F_OK) == 0) {
-        ordo_status s = ordo_metrics_read(path, &m);
+        s = ordo_metrics_read(path, &m);
         if (s) {
             ordo_metrics_free(&m);
             return s;
@@ -152,7 +153,7 @@ static ordo_status metrics_open(trainer *tr, int64_t step) {
     }
     if (keep != m.len || m.len == 0) {
         const void *parts[1] = {m.text ? m.text : ""};
-        ordo_status s = ordo_write_atomic(path, parts, &keep, 1);
+        s = ordo_write_atomic(path, parts, &keep, 1);
         if (s) {
             ordo_metrics_free(&m);
             return s;
@@ -256,8 +257,9 @@ static ordo_status start_fresh(trainer *tr, const ordo_resume *resume) {
                     resume->dir);
         return build(tr);
     }
-    char path[4096];
-    snprintf(path, sizeof path, "%s/config.json", tr->cfg.out);
+    char path[ORDO_PATH_MAX];
+    ordo_status s = ordo_path(path, sizeof path, "%s/config.json", tr->cfg.out);
+    if (s) return s;
     if (access(path, F_OK) == 0)
         return ordo_error(ORDO_ERR_ARG,
                           "%s already holds a run (config.json); resume it with "
@@ -402,6 +404,11 @@ ordo_status ordo_train(const ordo_train_request *req) {
     memset(&tr, 0, sizeof tr);
     tr.cfg = *req->cfg;
     ordo_status s = ordo_train_config_check(&tr.cfg);
+    // The last checkpoint's is the longest path of the run: an --out it does not fit in is
+    // refused now, before anything is written, not at the first checkpoint.
+    char path[ORDO_PATH_MAX];
+    if (!s) s = ordo_checkpoint_path(path, sizeof path, tr.cfg.out, (int64_t)tr.cfg.steps);
+    if (!s) s = ordo_write_atomic_check(path);
     if (s) return s;
     int restored = 0, rank = ordo_dist_rank(), ranks = ordo_dist_size();
     if (req->resume) {
@@ -423,10 +430,8 @@ ordo_status ordo_train(const ordo_train_request *req) {
     // config.json also records what runs the products; the checkpoints keep the config alone
     json_t *run_json = json_copy(tr.cfg_json);
     json_object_set_new(run_json, ORDO_CONFIG_BACKEND_KEY, ordo_blas_info_json());
-    char cfg_path[4096];
-    snprintf(cfg_path, sizeof cfg_path, "%s/config.json", tr.cfg.out);
-    if (rank == 0 && !(s = ordo_mkdir_p(tr.cfg.out, 0755)) &&
-        !(s = ordo_write_json_atomic(cfg_path, run_json)))
+    if (rank == 0 && !(s = ordo_path(path, sizeof path, "%s/config.json", tr.cfg.out)) &&
+        !(s = ordo_mkdir_p(tr.cfg.out, 0755)) && !(s = ordo_write_json_atomic(path, run_json)))
         s = metrics_open(&tr, tr.step);
     json_decref(run_json);
     if ((s = ordo_dist_agree(s))) goto done;
