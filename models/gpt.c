@@ -38,6 +38,12 @@ ordo_status ordo_gpt_config_check(const ordo_gpt_config *c) {
                           c->NH, c->C / c->NH);
     if (c->pos == ORDO_POS_SINUSOIDAL && c->C % 2)
         return ordo_error(ORDO_ERR_ARG, "sinusoidal needs an even d_model, got %d", c->C);
+    if (!(c->embed_scale >= 0 && c->embed_scale <= 1e4))
+        return ordo_error(ORDO_ERR_ARG, "embedding scale is %g, expected 0..1e4 (0 = 1)",
+                          c->embed_scale);
+    if (!(c->embed_std >= 0 && c->embed_std <= 1e2))
+        return ordo_error(ORDO_ERR_ARG, "embedding init std is %g, expected 0..100 (0 = 0.02)",
+                          c->embed_std);
     if (!(c->ln_eps > 0) || c->ln_eps > 1)
         return ordo_error(ORDO_ERR_ARG, "layernorm eps is %g, expected in (0, 1]", c->ln_eps);
     double params = (double)c->V * c->C + 12.0 * c->L * c->C * c->C;
@@ -59,6 +65,8 @@ ordo_status ordo_gpt_init(ordo_gpt *m, const ordo_gpt_config *cfg, uint64_t seed
     ordo_status s = ordo_gpt_config_check(cfg);
     if (s) return s;
     m->cfg = *cfg;
+    if (m->cfg.embed_scale == 0) m->cfg.embed_scale = 1.0f;
+    if (m->cfg.embed_std == 0) m->cfg.embed_std = 0.02f;
     int V = cfg->V, C = cfg->C, L = cfg->L;
     ordo_params *p = &m->params;
     ordo_params_init(p);
@@ -88,8 +96,10 @@ ordo_status ordo_gpt_init(ordo_gpt *m, const ordo_gpt_config *cfg, uint64_t seed
     ordo_rng r;
     ordo_rng_seed(&r, seed);
     double resid_std = 0.02 / sqrt(2.0 * L);
-    fill_normal(m->wte.table, &r, 0.02);
-    if (m->wpe.table) fill_normal(m->wpe.table, &r, 0.02);
+    // the learned position table follows the token table's std, as both GPT-2 (0.02, 0.02)
+    // and fairseq (C^-0.5, C^-0.5) do; neither scales the positions
+    fill_normal(m->wte.table, &r, m->cfg.embed_std);
+    if (m->wpe.table) fill_normal(m->wpe.table, &r, m->cfg.embed_std);
     for (int l = 0; l < L; l++) {
         ordo_gpt_block *b = &m->h[l];
         fill_const(b->ln_1.w, 1.0f);
@@ -173,6 +183,9 @@ ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, con
 
     // input: token embeddings plus the absolute position signal, if any
     ordo_tensor *x = ordo_embedding_layer_forward(&m->wte, ctx, idx, 2, (int[]){B, T}); // (B,T,C)
+    // scaled before positions join; the tied head below reads the table unscaled, so wte's
+    // gradient gathers both uses (the scale op's, through the embedding, and the head's)
+    if (c->embed_scale != 1.0f) x = ordo_scale(ctx, x, c->embed_scale);
     ordo_tensor *bias = NULL; // (NH, T, T)
     switch (c->pos) {
     case ORDO_POS_LEARNED:
@@ -246,18 +259,22 @@ ordo_status ordo_gpt_save(const ordo_gpt *m, const char *path, const char *const
     snprintf(v[2], 16, "%d", c->L);
     snprintf(v[3], 16, "%d", c->NH);
     snprintf(v[4], 16, "%d", c->T_max);
-    int nm = 6 + nmeta;
+    // embed_scale only when it is not GPT-2's 1, so that GPT-2-convention files stay as they were
+    char scale[32];
+    snprintf(scale, sizeof scale, "%.9g", c->embed_scale);
+    int nbase = c->embed_scale != 1.0f ? 7 : 6;
+    int nm = nbase + nmeta;
     const char **k = ordo_xcalloc((size_t)nm, sizeof *k),
                **vv = ordo_xcalloc((size_t)nm, sizeof *vv);
-    const char *base_k[6] = {"V", "C", "L", "NH", "T_max", "pos"};
-    const char *base_v[6] = {v[0], v[1], v[2], v[3], v[4], ordo_pos_name(c->pos)};
-    for (int i = 0; i < 6; i++) {
+    const char *base_k[7] = {"V", "C", "L", "NH", "T_max", "pos", "embed_scale"};
+    const char *base_v[7] = {v[0], v[1], v[2], v[3], v[4], ordo_pos_name(c->pos), scale};
+    for (int i = 0; i < nbase; i++) {
         k[i] = base_k[i];
         vv[i] = base_v[i];
     }
     for (int i = 0; i < nmeta; i++) {
-        k[6 + i] = keys[i];
-        vv[6 + i] = vals[i];
+        k[nbase + i] = keys[i];
+        vv[nbase + i] = vals[i];
     }
     ordo_status s = ordo_safetensors_write(path, w, p->count, k, vv, nm);
     free(w);

@@ -133,6 +133,15 @@ static ordo_tensor *g_block(ordo_ctx *c, ordo_tensor **in, void *u) {
     ordo_tensor *y = ordo_attention(c, qkv, bias, a->i[0]);
     return ordo_layernorm(c, y, in[2], in[3], 1e-5f);
 }
+// The model's input with a scaled, tied token table (--embed-scale): the table is gathered,
+// scaled and added to a position table, and read again unscaled as the LM head. Its gradient
+// must gather both uses: through the scale op and the embedding, and through the matmul.
+static ordo_tensor *g_tied_scaled(ordo_ctx *c, ordo_tensor **in, void *u) {
+    args *a = u;
+    ordo_tensor *x = ordo_scale(c, ordo_embedding(c, in[0], a->ids, 2, a->ids_shape), 2.5f);
+    x = ordo_gelu(c, ordo_add(c, x, in[1])); // (B, T, C)
+    return ordo_matmul(c, x, in[0], 1);      // (B, T, V), tied head
+}
 
 // Negative control: the first evaluation (the analytic pass) scales by 1, later ones by
 // 1.01, so the checker must see a 1% error; a checker that cannot fail proves nothing.
@@ -327,6 +336,20 @@ int main(void) {
             leaf(&L, 1, (int[]){Cb});
             leaves_fill(&L, 0.5);
             run("composite block", g_block, &L, &a);
+        }
+        { // composite: scaled token embedding + positions, tied head (repeated ids)
+            int V = 3 + (int)ordo_rng_below(&rng, 4);
+            int32_t ids[64];
+            for (int i = 0; i < B * T; i++) ids[i] = (int32_t)ordo_rng_below(&rng, V);
+            if (B * T > 1) ids[B * T - 1] = ids[0];
+            a.ids = ids;
+            a.ids_shape[0] = B;
+            a.ids_shape[1] = T;
+            leaves_begin(&L);
+            leaf(&L, 2, (int[]){V, N});
+            leaf(&L, 2, (int[]){T, N});
+            leaves_fill(&L, 0.5);
+            run("tied scaled embedding", g_tied_scaled, &L, &a);
         }
     }
     { // the checker detects a wrong gradient

@@ -104,13 +104,17 @@ ordo_status ordo_checkpoint_save(const char *dir, const ordo_gpt *m, const ordo_
     snprintf(v[6], 96, "%d", c->L);
     snprintf(v[7], 96, "%d", c->NH);
     snprintf(v[8], 96, "%d", c->T_max);
-    const char *keys[] = {"format", "config", "step", "rng", "dataloader", "optim_t",
-                          "V",      "C",      "L",    "NH",  "T_max",      "pos"};
+    // embed_scale as ordo_gpt_save writes it (only when not 1): what a GPT-2 loader must apply
+    snprintf(v[9], 96, "%.9g", c->embed_scale);
+    const char *keys[] = {"format", "config", "step", "rng",   "dataloader", "optim_t",    "V",
+                          "C",      "L",      "NH",   "T_max", "pos",        "embed_scale"};
     const char *vals[] = {FORMAT, cfg,  v[0], v[1], v[2], v[3],
-                          v[4],   v[5], v[6], v[7], v[8], ordo_pos_name(c->pos)};
+                          v[4],   v[5], v[6], v[7], v[8], ordo_pos_name(c->pos),
+                          v[9]};
     char path[4096];
     ordo_checkpoint_path(path, sizeof path, dir, st->step);
-    ordo_status s = ordo_safetensors_write(path, w, n, keys, vals, 12);
+    ordo_status s =
+        ordo_safetensors_write(path, w, n, keys, vals, c->embed_scale != 1.0f ? 13 : 12);
     for (int i = 0; i < n; i++) free(names[i]);
     free(names);
     free(w);

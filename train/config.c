@@ -21,6 +21,7 @@ void ordo_train_config_defaults(ordo_train_config *c) {
     c->d_model = 64;
     c->layers = 2;
     c->heads = 4;
+    c->embed_style = "gpt2";
     c->batch = 16;
     c->stride = 0; // = context
     c->shuffle = 1;
@@ -67,6 +68,16 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
         OPT("d-model", ORDO_OPT_INT, d_model, "channels C"),
         OPT("layers", ORDO_OPT_INT, layers, "transformer blocks L"),
         OPT("heads", ORDO_OPT_INT, heads, "attention heads NH (must divide d-model)"),
+        OPT("embed-style", ORDO_OPT_STRING, embed_style,
+            "token embeddings: gpt2 (x1, init std 0.02) | vaswani (x sqrt(d-model),\n"
+            "                         std d-model^-0.5: Vaswani et al., fairseq); a learned\n"
+            "                         position table takes the same std and is not scaled"),
+        OPT("embed-scale", ORDO_OPT_STRING, embed_scale,
+            "multiply the token embeddings by S (a number, or sqrt) before positions\n"
+            "                         are added or applied; the tied LM head uses them\n"
+            "                         unscaled; none = the style's"),
+        OPT("embed-std", ORDO_OPT_FLOAT, embed_std,
+            "init std of the token and learned position tables (0 = the style's)"),
         OPT("batch", ORDO_OPT_INT, batch, "sequences per step B"),
         OPT("stride", ORDO_OPT_INT, stride, "sliding-window stride (0 = context)"),
         OPT("shuffle", ORDO_OPT_INT, shuffle, "shuffle windows each epoch (1/0)"),
@@ -130,6 +141,35 @@ static ordo_status one_of(const char *name, const char *v, const char *const *ch
     return ordo_error(ORDO_ERR_ARG, "--%s is '%s', expected one of %s", name, v, list);
 }
 
+ordo_status ordo_train_config_embed(const ordo_train_config *c, double *scale, double *std) {
+    static const char *const styles[] = {"gpt2", "vaswani", NULL};
+    ordo_status s = one_of("embed-style", c->embed_style, styles);
+    if (s) return s;
+    int vaswani = strcmp(c->embed_style, "vaswani") == 0;
+    double C = c->d_model > 0 ? (double)c->d_model : 1;
+    *scale = vaswani ? sqrt(C) : 1.0;
+    *std = vaswani ? 1.0 / sqrt(C) : 0.02;
+    if (c->embed_scale && strcmp(c->embed_scale, "sqrt") == 0)
+        *scale = sqrt(C);
+    else if (c->embed_scale) {
+        char *end;
+        double v = strtod(c->embed_scale, &end);
+        if (!*c->embed_scale || *end || !(v > 0 && v <= 1e4))
+            return ordo_error(ORDO_ERR_ARG,
+                              "--embed-scale is '%s', expected a number in (0, 1e4] or sqrt",
+                              c->embed_scale);
+        *scale = v;
+    }
+    if (c->embed_std != 0) {
+        if (!(c->embed_std > 0 && c->embed_std <= 100))
+            return ordo_error(ORDO_ERR_ARG,
+                              "--embed-std is %g, expected in (0, 100] (0 = the style's)",
+                              c->embed_std);
+        *std = c->embed_std;
+    }
+    return ORDO_OK;
+}
+
 // Bytes a training run of c needs, roughly and on the high side: parameters with their
 // gradients and AdamW moments, the position tables, and one step's activations and their
 // gradients (the (B, NH, T, T) attention matrices dominate at long contexts, the (B, T, V)
@@ -189,6 +229,8 @@ ordo_status ordo_train_config_check(const ordo_train_config *c) {
     if (strcmp(c->pos, "sinusoidal") == 0 && c->d_model % 2)
         return ordo_error(ORDO_ERR_ARG, "--pos sinusoidal needs an even --d-model, got %lld",
                           c->d_model);
+    double scale, std;
+    if ((s = ordo_train_config_embed(c, &scale, &std))) return s;
     if (!(c->val_frac > 0 && c->val_frac < 1))
         return ordo_error(ORDO_ERR_ARG, "--val-frac is %g, expected strictly between 0 and 1",
                           c->val_frac);

@@ -116,6 +116,11 @@ static ordo_status model_config(const ordo_train_config *c, int V, ordo_gpt_conf
     g->NH = (int)c->heads;
     g->T_max = (int)c->context;
     g->ln_eps = 1e-5f;
+    double scale, std;
+    ordo_status s = ordo_train_config_embed(c, &scale, &std);
+    if (s) return s;
+    g->embed_scale = (float)scale;
+    g->embed_std = (float)std;
     return ordo_pos_parse(c->pos, &g->pos);
 }
 
