@@ -111,12 +111,12 @@ static void csv_num(FILE *f, double v) {
 // The Markdown document (table and notes) into f.
 static void write_md(const ordo_cmp *c, FILE *f) {
     char h[128], cell[512];
-    fprintf(f, "| scheme | seeds | params |");
+    fprintf(f, "| scheme | seeds | params | embedding |");
     for (int k = 0; k < ORDO_CMP_NCOL; k++) {
         ordo_cmp_header(c, k, h, sizeof h);
         md_cell(f, h);
     }
-    fprintf(f, "\n|---|---:|---:|");
+    fprintf(f, "\n|---|---:|---:|---|");
     for (int k = 0; k < ORDO_CMP_NCOL; k++) fprintf(f, "---:|");
     fputc('\n', f);
     for (int i = 0; i < c->ngroups; i++) {
@@ -125,6 +125,7 @@ static void write_md(const ordo_cmp *c, FILE *f) {
         fprintf(f, "|");
         md_cell(f, g->pos);
         fprintf(f, " %d | %s |", g->n, h);
+        md_cell(f, g->embed);
         for (int k = 0; k < ORDO_CMP_NCOL; k++) {
             ordo_cmp_cell_str(&g->cell[k], k, cell, sizeof cell);
             md_cell(f, cell);
@@ -134,7 +135,9 @@ static void write_md(const ordo_cmp *c, FILE *f) {
     fprintf(f, "\nmean ± sample sd over the seeds of each scheme (\"± -\": one seed, no sd). "
                "Val loss: the best evaluated during training; ppl: exp of it. loss@Nx: "
                "eval.json at N times the training length (\"-\": no eval.json or no such "
-               "length, n/a: the run cannot go there).\n");
+               "length, n/a: the run cannot go there). Embedding: the token embeddings are "
+               "multiplied by x and their table initialised with that std (--embed-style, "
+               "--embed-scale, --embed-std).\n");
     if (c->wall_derived)
         fprintf(f, "\n*train time is derived from metrics.jsonl (no elapsed_s there): the sum "
                    "over log intervals of steps x batch x context / tokens_per_s, i.e. the "
@@ -156,7 +159,7 @@ static ordo_status write_csv(const ordo_cmp *c, const char *path) {
         fprintf(f, ",%s_mean,%s_sd,%s_n", key, key, key);
         if (k >= ORDO_CMP_X1) fprintf(f, ",%s_note", key);
     }
-    fprintf(f, ",train_context,wall_source\n");
+    fprintf(f, ",train_context,wall_source,embedding\n");
     for (int i = 0; i < c->ngroups; i++) {
         const ordo_cmp_group *g = &c->groups[i];
         char p[64];
@@ -170,8 +173,9 @@ static ordo_status write_csv(const ordo_cmp *c, const char *path) {
             fprintf(f, "%d,", e->n);
             if (k >= ORDO_CMP_X1) csv_field(f, e->note && !e->n ? e->note : "", 0);
         }
-        fprintf(f, "%lld,%s\n", c->runs[g->runs[0]].context,
+        fprintf(f, "%lld,%s,", c->runs[g->runs[0]].context,
                 c->wall_derived ? "derived_from_tokens_per_s" : "elapsed_s");
+        csv_field(f, g->embed, 1);
     }
     int bad = ferror(f);
     if (fclose(f) || bad) return ordo_error(ORDO_ERR_IO, "%s: write failed", path);
@@ -196,7 +200,7 @@ static int cmp_run(const void *a, const void *b) {
 }
 static int cmp_group(const void *a, const void *b) {
     const ordo_cmp_group *x = a, *y = b;
-    int rx = scheme_rank(x->pos), ry = scheme_rank(y->pos);
+    int rx = scheme_rank(x->scheme), ry = scheme_rank(y->scheme);
     return rx != ry ? rx - ry : strcmp(x->pos, y->pos);
 }
 
@@ -210,7 +214,9 @@ static void warn_differences(const ordo_cmp *c) {
                            : a->d_model != b->d_model ? "d-model"
                            : a->layers != b->layers   ? "layers"
                            : a->heads != b->heads     ? "heads"
-                                                      : NULL;
+                           : strcmp(a->embed, b->embed) != 0
+                               ? "embed-style, --embed-scale or --embed-std"
+                               : NULL;
         if (what)
             fprintf(stderr,
                     "ordo: warning: %s and %s differ in --%s; the comparison is not on "
@@ -222,14 +228,25 @@ static void warn_differences(const ordo_cmp *c) {
 static void build(ordo_cmp *c) {
     c->groups = ordo_xcalloc((size_t)c->nruns, sizeof *c->groups);
     c->context = c->runs[0].context;
+    for (int i = 0; i < c->nruns; i++)
+        if (strcmp(c->runs[i].embed, c->runs[0].embed) != 0) c->mixed_embed = 1;
     for (int i = 0; i < c->nruns; i++) {
         ordo_runinfo *r = &c->runs[i];
         if (r->context != c->context) c->context = 0;
         if (r->wall_derived) c->wall_derived = 1;
         int g = 0;
-        while (g < c->ngroups && strcmp(c->groups[g].pos, r->pos) != 0) g++;
+        while (g < c->ngroups && (strcmp(c->groups[g].scheme, r->pos) != 0 ||
+                                  strcmp(c->groups[g].embed, r->embed) != 0))
+            g++;
         if (g == c->ngroups) {
-            c->groups[g].pos = r->pos;
+            c->groups[g].pos = c->groups[g].scheme = r->pos;
+            c->groups[g].embed = r->embed;
+            if (c->mixed_embed) { // one row per scheme and convention, told apart in plots too
+                size_t len = strlen(r->pos) + strlen(r->embed) + 4;
+                c->groups[g].label = ordo_xmalloc(len);
+                snprintf(c->groups[g].label, len, "%s [%s]", r->pos, r->embed);
+                c->groups[g].pos = c->groups[g].label;
+            }
             c->groups[g].runs = ordo_xmalloc((size_t)c->nruns * sizeof(int));
             c->ngroups++;
         }
@@ -239,7 +256,7 @@ static void build(ordo_cmp *c) {
     double *v = ordo_xmalloc((size_t)c->nruns * sizeof(double));
     for (int gi = 0; gi < c->ngroups; gi++) {
         ordo_cmp_group *g = &c->groups[gi];
-        g->color = ordo_svg_scheme_color(g->pos, gi);
+        g->color = ordo_svg_scheme_color(c->mixed_embed ? NULL : g->scheme, gi);
         sort_runs = c->runs;
         qsort(g->runs, (size_t)g->n, sizeof(int), cmp_run);
         g->params_min = (size_t)-1;
@@ -353,7 +370,10 @@ ordo_status ordo_compare_sweep_runs(const char *dir, char ***out, int *n, int *i
 static void cmp_free(ordo_cmp *c) {
     for (int i = 0; i < c->nruns; i++) ordo_runinfo_free(&c->runs[i]);
     free(c->runs);
-    for (int i = 0; i < c->ngroups; i++) free(c->groups[i].runs);
+    for (int i = 0; i < c->ngroups; i++) {
+        free(c->groups[i].runs);
+        free(c->groups[i].label);
+    }
     free(c->groups);
 }
 
