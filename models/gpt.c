@@ -66,7 +66,7 @@ ordo_status ordo_gpt_init(ordo_gpt *m, const ordo_gpt_config *cfg, uint64_t seed
     if (s) return s;
     m->cfg = *cfg;
     if (m->cfg.embed_scale == 0) m->cfg.embed_scale = 1.0f;
-    if (m->cfg.embed_std == 0) m->cfg.embed_std = 0.02f;
+    if (m->cfg.embed_std == 0) m->cfg.embed_std = 0.02;
     int V = cfg->V, C = cfg->C, L = cfg->L;
     ordo_params *p = &m->params;
     ordo_params_init(p);

@@ -24,7 +24,7 @@ typedef struct ordo_gpt_config {
     // table and of the learned position table. GPT-2: 1 and 0.02; Vaswani et al. / fairseq:
     // sqrt(C) and C^-0.5.
     float embed_scale; // 0 = 1
-    float embed_std;   // 0 = 0.02
+    double embed_std;  // 0 = 0.02 (a double: 0.02 exactly, as GPT-2's init always drew)
 } ordo_gpt_config;
 
 typedef struct ordo_gpt_block {

@@ -163,11 +163,11 @@ static void test_embed_init(void) {
         .V = 256, .C = 64, .L = 1, .NH = 4, .T_max = 64, .pos = ORDO_POS_LEARNED, .ln_eps = 1e-5f};
     ordo_gpt a, b;
     CHECK(ordo_gpt_init(&a, &cfg, 3) == ORDO_OK);
-    CHECK(a.cfg.embed_scale == 1.0f && a.cfg.embed_std == 0.02f);
+    CHECK(a.cfg.embed_scale == 1.0f && a.cfg.embed_std == 0.02);
     CHECK_CLOSE(table_std(a.wte.table), 0.02, 0, 0.05);
     CHECK_CLOSE(table_std(a.wpe.table), 0.02, 0, 0.05);
     cfg.embed_scale = 8.0f;
-    cfg.embed_std = 0.125f; // vaswani at C = 64
+    cfg.embed_std = 0.125; // vaswani at C = 64
     CHECK(ordo_gpt_init(&b, &cfg, 3) == ORDO_OK);
     CHECK(b.cfg.embed_scale == 8.0f);
     CHECK_CLOSE(table_std(b.wte.table), 0.125, 0, 0.05);

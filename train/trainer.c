@@ -120,7 +120,7 @@ static ordo_status model_config(const ordo_train_config *c, int V, ordo_gpt_conf
     ordo_status s = ordo_train_config_embed(c, &scale, &std);
     if (s) return s;
     g->embed_scale = (float)scale;
-    g->embed_std = (float)std;
+    g->embed_std = std;
     return ordo_pos_parse(c->pos, &g->pos);
 }
 
