@@ -135,8 +135,8 @@ static void write_md(const ordo_cmp *c, FILE *f) {
     fprintf(f, "\nmean ± sample sd over the seeds of each scheme (\"± -\": one seed, no sd). "
                "Val loss: the best evaluated during training; ppl: exp of it. loss@Nx: "
                "eval.json at N times the training length (\"-\": no eval.json or no such "
-               "length, n/a: the run cannot go there). Embedding: the token embeddings are "
-               "multiplied by x and their table initialised with that std (--embed-style, "
+               "length, n/a: the run cannot go there). Embedding: xS std D, the token embeddings "
+               "multiplied by S and their table initialised with std D (--embed-style, "
                "--embed-scale, --embed-std).\n");
     if (c->wall_derived)
         fprintf(f, "\n*train time is derived from metrics.jsonl (no elapsed_s there): the sum "
