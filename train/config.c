@@ -70,12 +70,13 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
         OPT("heads", ORDO_OPT_INT, heads, "attention heads NH (must divide d-model)"),
         OPT("embed-style", ORDO_OPT_STRING, embed_style,
             "token embeddings: gpt2 (x1, init std 0.02) | vaswani (x sqrt(d-model),\n"
-            "                         std d-model^-0.5: Vaswani et al., fairseq); a learned\n"
-            "                         position table takes the same std and is not scaled"),
+            "                         std d-model^-0.5, as Vaswani et al. and fairseq); a learned\n"
+            "                         position table takes the token table's std and is not\n"
+            "                         scaled, as in both"),
         OPT("embed-scale", ORDO_OPT_STRING, embed_scale,
-            "multiply the token embeddings by S (a number, or sqrt) before positions\n"
-            "                         are added or applied; the tied LM head uses them\n"
-            "                         unscaled; none = the style's"),
+            "multiply the token embeddings by S (a number, or sqrt = sqrt(d-model))\n"
+            "                         before positions are added or applied; the tied LM head\n"
+            "                         reads the table unscaled; none = the style's"),
         OPT("embed-std", ORDO_OPT_FLOAT, embed_std,
             "init std of the token and learned position tables (0 = the style's)"),
         OPT("batch", ORDO_OPT_INT, batch, "sequences per step B"),
