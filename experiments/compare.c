@@ -112,12 +112,12 @@ static void csv_num(ordo_strbuf *b, double v) {
 // The Markdown document (table and notes) into b.
 static void write_md(const ordo_cmp *c, ordo_strbuf *b) {
     char h[128], cell[512];
-    ordo_strbuf_puts(b, "| scheme | seeds | params |");
+    ordo_strbuf_puts(b, "| scheme | seeds | params | embedding |");
     for (int k = 0; k < ORDO_CMP_NCOL; k++) {
         ordo_cmp_header(c, k, h, sizeof h);
         md_cell(b, h);
     }
-    ordo_strbuf_puts(b, "\n|---|---:|---:|");
+    ordo_strbuf_puts(b, "\n|---|---:|---:|---|");
     for (int k = 0; k < ORDO_CMP_NCOL; k++) ordo_strbuf_puts(b, "---:|");
     ordo_strbuf_puts(b, "\n");
     for (int i = 0; i < c->ngroups; i++) {
@@ -126,6 +126,7 @@ static void write_md(const ordo_cmp *c, ordo_strbuf *b) {
         ordo_strbuf_puts(b, "|");
         md_cell(b, g->pos);
         ordo_strbuf_printf(b, " %d | %s |", g->n, h);
+        md_cell(b, g->embed);
         for (int k = 0; k < ORDO_CMP_NCOL; k++) {
             ordo_cmp_cell_str(&g->cell[k], k, cell, sizeof cell);
             md_cell(b, cell);
@@ -136,7 +137,9 @@ static void write_md(const ordo_cmp *c, ordo_strbuf *b) {
                      "\nmean ± sample sd over the seeds of each scheme (\"± -\": one seed, no sd). "
                      "Val loss: the best evaluated during training; ppl: exp of it. loss@Nx: "
                      "eval.json at N times the training length (\"-\": no eval.json or no such "
-                     "length, n/a: the run cannot go there).\n");
+                     "length, n/a: the run cannot go there). Embedding: xS std D, the token "
+                     "embeddings multiplied by S and their table initialised with std D "
+                     "(--embed-style, --embed-scale, --embed-std).\n");
     if (c->wall_derived)
         ordo_strbuf_puts(
             b, "\n*train time is derived from metrics.jsonl (no elapsed_s there): the sum "
@@ -160,7 +163,7 @@ static ordo_status write_csv(const ordo_cmp *c, const char *path) {
         ordo_strbuf_printf(b, ",%s_mean,%s_sd,%s_n", key, key, key);
         if (k >= ORDO_CMP_X1) ordo_strbuf_printf(b, ",%s_note", key);
     }
-    ordo_strbuf_puts(b, ",train_context,wall_source\n");
+    ordo_strbuf_puts(b, ",train_context,wall_source,embedding\n");
     for (int i = 0; i < c->ngroups; i++) {
         const ordo_cmp_group *g = &c->groups[i];
         char p[64];
@@ -174,8 +177,9 @@ static ordo_status write_csv(const ordo_cmp *c, const char *path) {
             ordo_strbuf_printf(b, "%d,", e->n);
             if (k >= ORDO_CMP_X1) csv_field(b, e->note && !e->n ? e->note : "", 0);
         }
-        ordo_strbuf_printf(b, "%lld,%s\n", c->runs[g->runs[0]].context,
+        ordo_strbuf_printf(b, "%lld,%s,", c->runs[g->runs[0]].context,
                            c->wall_derived ? "derived_from_tokens_per_s" : "elapsed_s");
+        csv_field(b, g->embed, 1);
     }
     ordo_status s = ordo_strbuf_save(&csv, path);
     ordo_strbuf_free(&csv);
@@ -193,7 +197,7 @@ static int cmp_run(const void *a, const void *b) {
 }
 static int cmp_group(const void *a, const void *b) {
     const ordo_cmp_group *x = a, *y = b;
-    int rx = ordo_scheme_rank(x->pos), ry = ordo_scheme_rank(y->pos);
+    int rx = ordo_scheme_rank(x->scheme), ry = ordo_scheme_rank(y->scheme);
     return rx != ry ? rx - ry : strcmp(x->pos, y->pos);
 }
 
@@ -207,7 +211,9 @@ static void warn_differences(const ordo_cmp *c) {
                            : a->d_model != b->d_model ? "d-model"
                            : a->layers != b->layers   ? "layers"
                            : a->heads != b->heads     ? "heads"
-                                                      : NULL;
+                           : strcmp(a->embed, b->embed) != 0
+                               ? "embed-style, --embed-scale or --embed-std"
+                               : NULL;
         if (what)
             fprintf(stderr,
                     "ordo: warning: %s and %s differ in --%s; the comparison is not on "
@@ -219,14 +225,25 @@ static void warn_differences(const ordo_cmp *c) {
 static void build(ordo_cmp *c) {
     c->groups = ordo_xcalloc((size_t)c->nruns, sizeof *c->groups);
     c->context = c->runs[0].context;
+    for (int i = 0; i < c->nruns; i++)
+        if (strcmp(c->runs[i].embed, c->runs[0].embed) != 0) c->mixed_embed = 1;
     for (int i = 0; i < c->nruns; i++) {
         ordo_runinfo *r = &c->runs[i];
         if (r->context != c->context) c->context = 0;
         if (r->wall_derived) c->wall_derived = 1;
         int g = 0;
-        while (g < c->ngroups && strcmp(c->groups[g].pos, r->pos) != 0) g++;
+        while (g < c->ngroups && (strcmp(c->groups[g].scheme, r->pos) != 0 ||
+                                  strcmp(c->groups[g].embed, r->embed) != 0))
+            g++;
         if (g == c->ngroups) {
-            c->groups[g].pos = r->pos;
+            c->groups[g].pos = c->groups[g].scheme = r->pos;
+            c->groups[g].embed = r->embed;
+            if (c->mixed_embed) { // one row per scheme and convention, told apart in plots too
+                size_t len = strlen(r->pos) + strlen(r->embed) + 4;
+                c->groups[g].label = ordo_xmalloc(len);
+                snprintf(c->groups[g].label, len, "%s [%s]", r->pos, r->embed);
+                c->groups[g].pos = c->groups[g].label;
+            }
             c->groups[g].runs = ordo_xmalloc((size_t)c->nruns * sizeof(int));
             c->ngroups++;
         }
@@ -236,7 +253,7 @@ static void build(ordo_cmp *c) {
     double *v = ordo_xmalloc((size_t)c->nruns * sizeof(double));
     for (int gi = 0; gi < c->ngroups; gi++) {
         ordo_cmp_group *g = &c->groups[gi];
-        g->color = ordo_svg_scheme_color(g->pos, gi);
+        g->color = ordo_svg_scheme_color(c->mixed_embed ? NULL : g->scheme, gi);
         sort_runs = c->runs;
         qsort(g->runs, (size_t)g->n, sizeof(int), cmp_run);
         g->params_min = (size_t)-1;
@@ -366,7 +383,10 @@ ordo_status ordo_compare_sweep_runs(const char *dir, char ***out, int *n, int *i
 static void cmp_free(ordo_cmp *c) {
     for (int i = 0; i < c->nruns; i++) ordo_runinfo_free(&c->runs[i]);
     free(c->runs);
-    for (int i = 0; i < c->ngroups; i++) free(c->groups[i].runs);
+    for (int i = 0; i < c->ngroups; i++) {
+        free(c->groups[i].runs);
+        free(c->groups[i].label);
+    }
     free(c->groups);
 }
 

@@ -27,7 +27,12 @@ typedef struct ordo_cmp_cell {
 } ordo_cmp_cell;
 
 typedef struct ordo_cmp_group {
+    // the row label: the scheme, or "<scheme> [<embed>]" when the runs mix embedding
+    // conventions (then each scheme and convention is a row of its own)
     const char *pos;
+    const char *scheme; // the position scheme
+    const char *embed;  // the runs' token-embedding convention ("x1 std 0.02")
+    char *label;        // owned storage of pos when it is not the scheme alone
     const char *color;
     int n, *runs; // indices into ordo_cmp.runs, ordered by seed
     size_t params_min, params_max;
@@ -41,6 +46,7 @@ typedef struct ordo_cmp {
     ordo_cmp_group *groups;
     long long context;  // the common training length (0 when runs differ)
     int wall_derived;   // some run's wall time is derived from tokens/s
+    int mixed_embed;    // the runs do not all share one token-embedding convention
     const char *source; // what was compared (the sweep dir, or "N run directories")
 } ordo_cmp;
 

@@ -396,7 +396,8 @@ static void html_cell(ordo_strbuf *h, const char *tag, const char *text) {
 
 static void html_table(const ordo_cmp *c, ordo_strbuf *h) {
     char buf[512];
-    ordo_strbuf_printf(h, "<table>\n<tr><th>scheme</th><th>seeds</th><th>params</th>");
+    ordo_strbuf_printf(h, "<table>\n<tr><th>scheme</th><th>seeds</th><th>params</th>"
+                          "<th>embedding</th>");
     for (int k = 0; k < ORDO_CMP_NCOL; k++) {
         ordo_cmp_header(c, k, buf, sizeof buf);
         html_cell(h, "th", buf);
@@ -412,6 +413,7 @@ static void html_table(const ordo_cmp *c, ordo_strbuf *h) {
             ordo_strbuf_printf(h, "<td>%zu</td>", g->params_min);
         else
             ordo_strbuf_printf(h, "<td>%zu-%zu</td>", g->params_min, g->params_max);
+        html_cell(h, "td", g->embed);
         for (int k = 0; k < ORDO_CMP_NCOL; k++) {
             const ordo_cmp_cell *e = &g->cell[k];
             if (e->n == 0 && e->note) {

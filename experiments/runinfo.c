@@ -15,6 +15,7 @@
 #include "framework/fileio.h"
 #include "framework/safetensors.h"
 #include "train/checkpoint.h"
+#include "train/config.h"
 #include "train/metrics.h"
 
 static char *dup_or_null(const char *s) {
@@ -51,6 +52,22 @@ static ordo_status read_config(ordo_runinfo *r, const char *path) {
             size_t n = strlen(task) + sizeof "task:";
             r->data = ordo_xmalloc(n);
             snprintf(r->data, n, "task:%s", task);
+        }
+        // the token-embedding convention as numbers (absent keys are GPT-2's, as for train)
+        ordo_train_config ec;
+        ordo_train_config_defaults(&ec);
+        ec.d_model = r->d_model;
+        const char *style = json_string_value(json_object_get(j, "embed-style"));
+        if (style) ec.embed_style = style;
+        ec.embed_scale = json_string_value(json_object_get(j, "embed-scale"));
+        ec.embed_std = json_number_value(json_object_get(j, "embed-std")); // 0 if absent
+        double scale, std;
+        if ((s = ordo_train_config_embed(&ec, &scale, &std))) {
+            s = ordo_error_wrap(s, "%s", path);
+        } else {
+            char buf[64];
+            snprintf(buf, sizeof buf, "x%.4g std %.4g", scale, std);
+            r->embed = ordo_xstrdup(buf);
         }
     }
     json_decref(j);
@@ -251,6 +268,7 @@ void ordo_runinfo_free(ordo_runinfo *r) {
     free(r->dir);
     free(r->name);
     free(r->pos);
+    free(r->embed);
     free(r->data);
     free(r->step);
     free(r->train_loss);

@@ -27,6 +27,7 @@ typedef struct ordo_runinfo {
     // config.json
     char *pos, *data; // data: the --data file, else "task:<task>"
     long long context, seed, batch, steps, d_model, layers, heads;
+    char *embed; // the token-embedding convention resolved: "x<scale> std <init std>"
     // newest checkpoint
     int64_t ckpt_step;
     size_t params; // every tensor but the optimizer moments (wte counted once: it is tied)

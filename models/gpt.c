@@ -39,6 +39,12 @@ ordo_status ordo_gpt_config_check(const ordo_gpt_config *c) {
                           c->C, c->NH, c->C / c->NH);
     if (c->pos == ORDO_POS_SINUSOIDAL && c->C % 2)
         return ordo_error(ORDO_ERR_ARG, "--pos sinusoidal needs an even --d-model, got %d", c->C);
+    if (!(c->embed_scale >= 0 && c->embed_scale <= 1e4))
+        return ordo_error(ORDO_ERR_ARG, "--embed-scale is %g, expected 0..1e4 (0 = 1)",
+                          c->embed_scale);
+    if (!(c->embed_std >= 0 && c->embed_std <= 1e2))
+        return ordo_error(ORDO_ERR_ARG, "--embed-std is %g, expected 0..100 (0 = 0.02)",
+                          c->embed_std);
     if (!(c->ln_eps > 0) || c->ln_eps > 1)
         return ordo_error(ORDO_ERR_ARG, "layernorm eps is %g, expected in (0, 1]", c->ln_eps);
     double params = (double)c->V * c->C + 12.0 * c->L * c->C * c->C;
@@ -62,6 +68,8 @@ ordo_status ordo_gpt_init(ordo_gpt *m, const ordo_gpt_config *cfg, uint64_t seed
     ordo_status s = ordo_gpt_config_check(cfg);
     if (s) return s;
     m->cfg = *cfg;
+    if (m->cfg.embed_scale == 0) m->cfg.embed_scale = 1.0f;
+    if (m->cfg.embed_std == 0) m->cfg.embed_std = 0.02;
     int V = cfg->V, C = cfg->C, L = cfg->L;
     ordo_params *p = &m->params;
     ordo_params_init(p);
@@ -91,8 +99,10 @@ ordo_status ordo_gpt_init(ordo_gpt *m, const ordo_gpt_config *cfg, uint64_t seed
     ordo_rng r;
     ordo_rng_seed(&r, seed);
     double resid_std = 0.02 / sqrt(2.0 * L);
-    fill_normal(m->wte.table, &r, 0.02);
-    if (m->wpe.table) fill_normal(m->wpe.table, &r, 0.02);
+    // the learned position table follows the token table's std, as both GPT-2 (0.02, 0.02)
+    // and fairseq (C^-0.5, C^-0.5) do; neither scales the positions
+    fill_normal(m->wte.table, &r, m->cfg.embed_std);
+    if (m->wpe.table) fill_normal(m->wpe.table, &r, m->cfg.embed_std);
     for (int l = 0; l < L; l++) {
         ordo_gpt_block *b = &m->h[l];
         fill_const(b->ln_1.w, 1.0f);
@@ -176,6 +186,9 @@ ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, con
 
     // input: token embeddings plus the absolute position signal, if any
     ordo_tensor *x = ordo_embedding_layer_forward(&m->wte, ctx, idx, 2, (int[]){B, T}); // (B,T,C)
+    // scaled before positions join; the tied head below reads the table unscaled, so wte's
+    // gradient gathers both uses (the scale op's, through the embedding, and the head's)
+    if (c->embed_scale != 1.0f) x = ordo_scale(ctx, x, c->embed_scale);
     ordo_tensor *bias = NULL; // (NH, T, T)
     switch (c->pos) {
     case ORDO_POS_LEARNED:
@@ -232,14 +245,18 @@ ordo_status ordo_gpt_load(ordo_gpt *m, const char *path) {
 }
 
 void ordo_gpt_meta_init(ordo_gpt_meta *mt, const ordo_gpt_config *c) {
-    static const char *keys[ORDO_GPT_NMETA] = {"V", "C", "L", "NH", "T_max", "pos"};
-    const int nums[ORDO_GPT_NMETA - 1] = {c->V, c->C, c->L, c->NH, c->T_max};
+    static const char *keys[ORDO_GPT_NMETA] = {"V", "C", "L", "NH", "T_max", "pos", "embed_scale"};
+    const int nums[5] = {c->V, c->C, c->L, c->NH, c->T_max};
     for (int i = 0; i < ORDO_GPT_NMETA; i++) mt->keys[i] = keys[i];
-    for (int i = 0; i < ORDO_GPT_NMETA - 1; i++) {
+    for (int i = 0; i < 5; i++) {
         snprintf(mt->num[i], sizeof mt->num[i], "%d", nums[i]);
         mt->vals[i] = mt->num[i];
     }
-    mt->vals[ORDO_GPT_NMETA - 1] = ordo_pos_name(c->pos);
+    mt->vals[5] = ordo_pos_name(c->pos);
+    // what a GPT-2 loader must apply to the token embeddings; absent means 1
+    snprintf(mt->num[6], sizeof mt->num[6], "%.9g", c->embed_scale);
+    mt->vals[6] = mt->num[6];
+    mt->n = c->embed_scale != 1.0f ? 7 : 6;
 }
 
 ordo_status ordo_gpt_save(const ordo_gpt *m, const char *path, const char *const *keys,
@@ -255,16 +272,16 @@ ordo_status ordo_gpt_save(const ordo_gpt *m, const char *path, const char *const
     }
     ordo_gpt_meta mt;
     ordo_gpt_meta_init(&mt, &m->cfg);
-    int nm = ORDO_GPT_NMETA + nmeta;
+    int nm = mt.n + nmeta;
     const char **k = ordo_xcalloc((size_t)nm, sizeof *k),
                **vv = ordo_xcalloc((size_t)nm, sizeof *vv);
-    for (int i = 0; i < ORDO_GPT_NMETA; i++) {
+    for (int i = 0; i < mt.n; i++) {
         k[i] = mt.keys[i];
         vv[i] = mt.vals[i];
     }
     for (int i = 0; i < nmeta; i++) {
-        k[ORDO_GPT_NMETA + i] = keys[i];
-        vv[ORDO_GPT_NMETA + i] = vals[i];
+        k[mt.n + i] = keys[i];
+        vv[mt.n + i] = vals[i];
     }
     ordo_status s = ordo_safetensors_write(path, w, p->count, k, vv, nm);
     free(w);

@@ -18,6 +18,13 @@ typedef struct ordo_gpt_config {
     int T_max; // training context; the learned table's length
     ordo_pos pos;
     float ln_eps; // 1e-5 as GPT-2
+    // Token-embedding convention (0 reads as the GPT-2 value): the token embeddings are
+    // multiplied by embed_scale before positions are added or applied, while the tied LM head
+    // uses the table unscaled (fairseq, tensor2tensor); embed_std is the init std of the token
+    // table and of the learned position table. GPT-2: 1 and 0.02; Vaswani et al. / fairseq:
+    // sqrt(C) and C^-0.5.
+    float embed_scale; // 0 = 1
+    double embed_std;  // 0 = 0.02 (a double: 0.02 exactly, as GPT-2's init always drew)
 } ordo_gpt_config;
 
 typedef struct ordo_gpt_block {
@@ -54,7 +61,9 @@ typedef struct ordo_gpt {
 // and what was expected: "--heads 3 does not divide --d-model 64".
 ordo_status ordo_gpt_config_check(const ordo_gpt_config *cfg);
 // Declares and allocates the parameters and initialises them as GPT-2 does (normal 0.02,
-// residual projections 0.02/sqrt(2L), zero biases, unit LayerNorm gains, zero T5 table).
+// residual projections 0.02/sqrt(2L), zero biases, unit LayerNorm gains, zero T5 table),
+// except the token and learned position tables, which take embed_std. m->cfg holds the
+// config with its zero fields replaced by their values.
 ordo_status ordo_gpt_init(ordo_gpt *m, const ordo_gpt_config *cfg, uint64_t seed);
 void ordo_gpt_free(ordo_gpt *m);
 
@@ -68,12 +77,14 @@ ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, con
 // Loads every parameter by name from a safetensors file (shapes must match the config).
 ordo_status ordo_gpt_load(ordo_gpt *m, const char *path);
 // The config as safetensors metadata: keys V, C, L, NH, T_max (decimal) and pos (the
-// scheme's name), in that order; the one writer of these keys, for ordo_gpt_save and the
-// checkpoints. vals point into the struct itself: use it in place, don't copy it.
-#define ORDO_GPT_NMETA 6
+// scheme's name), in that order, then embed_scale ("%.9g") only when it is not 1, so that
+// GPT-2-convention files stay as they were; the one writer of these keys, for ordo_gpt_save
+// and the checkpoints. n pairs are used; vals point into the struct itself: use it in place.
+#define ORDO_GPT_NMETA 7 // at most
 typedef struct ordo_gpt_meta {
+    int n;
     const char *keys[ORDO_GPT_NMETA], *vals[ORDO_GPT_NMETA];
-    char num[ORDO_GPT_NMETA][16];
+    char num[ORDO_GPT_NMETA][32];
 } ordo_gpt_meta;
 void ordo_gpt_meta_init(ordo_gpt_meta *mt, const ordo_gpt_config *c);
 // Writes the weights (Hugging Face GPT-2 names) atomically, with the config in the metadata

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job: installs what is missing, builds, then compares learned vs sinusoidal
 # positions (2 seeds each, with `none` as the baseline) on the built-in `order` corpus,
-# prints the comparison and writes the report. About 3 minutes on 2 cores.
+# prints the comparison and writes the report. About a minute of training on 2 idle cores.
 # Usage: scripts/demo.sh [OUT_DIR]   (default runs/demo; run it again to continue or redo
 # only what is missing)
 set -euo pipefail
@@ -13,7 +13,12 @@ out=${1:-runs/demo}
 # first is the previous sentence's object; a model blind to word order can only guess
 # which of two nouns it is (ln 2 per such token at best). One layer keeps the demo within
 # its budget: the copy needs a single attention hop, which positions make learnable.
-build/ordo sweep --task order --pos learned,sinusoidal,none --seeds 2 \
+# Every scheme uses one token-embedding convention, Vaswani et al.'s (as fairseq): token
+# embeddings x sqrt(d_model) = 8, initialised with std d_model^-0.5 = 0.125. Under GPT-2's
+# (x1, std 0.02) the fixed sinusoidal table, of entries near +-1, swamps the token identity
+# and sinusoidal never learns the order (docs/experiments.md); this convention is fair to
+# both tables (the learned one is initialised with the same std as the token table).
+build/ordo sweep --task order --pos learned,sinusoidal,none --seeds 2 --embed-style vaswani \
   --steps 1200 --lr 3e-3 --warmup 40 --context 32 --batch 32 --d-model 64 --layers 1 --heads 4 \
   --eval-every 200 --ckpt-every 600 --jobs 2 --threads 1 --out "$out"
 
@@ -36,12 +41,18 @@ read -r lv lo <<<"$(summary learned)"
 read -r sv so <<<"$(summary sinusoidal)"
 read -r nv no <<<"$(summary none)"
 echo
-echo "mean over 2 seeds at the training length (T=32):"
+echo "mean over seeds 1 and 2 at the training length (T=32), token embeddings x8, init std 0.125:"
 printf "  %-11s val loss %s   loss on the order-dependent tokens %s\n" learned "$lv" "$lo" \
   sinusoidal "$sv" "$so" none "$nv" "$no"
-awk -v l="$lo" -v s="$so" -v n="$no" 'BEGIN {
-  printf "verdict: on the order-dependent tokens, learned is %.2f nats below none (%s), sinusoidal %.2f (%s).\n", n - l, (l < n - 0.3 ? "far below" : "NOT far below"), n - s, (s < n - 0.3 ? "far below" : "NOT far below");
-  if (s >= n - 0.3) print "  (sinusoidal: its fixed +-1 table swamps token embeddings initialised at std 0.02 as GPT-2 does; see docs/experiments.md)";
+# A scheme "learns the order" when its loss on those tokens is at most 0.5 nats and at least
+# 1 nat below none's (a guess between the nouns that the bag of words leaves open).
+awk -v l="$lo" -v s="$so" -v n="$no" 'function says(x) { return (x <= 0.5 && x <= n - 1) ? "learns the word order" : "does NOT learn the word order" }
+BEGIN {
+  printf "verdict: on the order-dependent tokens learned is %.2f nats below none and %s; sinusoidal is %.2f below and %s.\n", n - l, says(l), n - s, says(s);
+  d = l - s; if (d < 0) d = -d;
+  if (l <= 0.5 && l <= n - 1 && s <= 0.5 && s <= n - 1 && d <= 0.1)
+    printf "  Under one embedding convention the fixed and the learned table are level at the training length (%.3f vs %.3f nats).\n", s, l;
+  print "  (Under GPT-2'"'"'s convention, --embed-style gpt2, sinusoidal stays at none'"'"'s level: docs/experiments.md.)"
 }'
 [ -f "$out/report.html" ] && echo "report: $out/report.html"
 exit 0

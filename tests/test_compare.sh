@@ -3,6 +3,7 @@
 # hand-written eval.json files: every number of compare.csv equals what this script computes
 # on its own from the runs' metrics.jsonl / eval.json (mean, sample sd); the SVGs and
 # report.html parse as XML and hold exactly one series per run; output is deterministic;
+# the token-embedding convention is shown, and runs that differ in it are not pooled;
 # a list of run dirs gives the same table as the sweep dir; bad input is refused clearly.
 set -u
 ORDO=$(realpath "${ORDO_BIN:-build/ordo}")
@@ -141,6 +142,19 @@ mkdir -p "$dir/nosweep" && cp -r "$sw/learned-s1" "$sw/learned-s2" "$sw/sinusoid
 # default output dir for run lists: ./compare
 (cd "$dir" && "$ORDO" compare "$sw/learned-s1" > /dev/null 2>&1) && [ -f "$dir/compare/report.html" ] && ok || bad "default --out ./compare"
 grep -q "± -" "$dir/compare/compare.md" && ok || bad "a single seed should show '± -'"
+
+# the embedding convention: a column of the table; runs that mix conventions are one row per
+# scheme and convention (never averaged together as seeds), with a warning
+grep -qF "| learned | 2 | $(csv "$sw/compare.csv" learned params) | x1 std 0.02 |" "$sw/compare.md" && ok || bad "compare.md lacks the embedding column: $(sed -n 3,5p "$sw/compare.md")"
+[ "$(csv "$sw/compare.csv" sinusoidal embedding)" = "x1 std 0.02" ] && ok || bad "compare.csv lacks the embedding column"
+grep -q "<td>x1 std 0.02</td>" "$sw/report.html" && ok || bad "report.html lacks the embedding column"
+"$ORDO" train --pos learned --seed 1 --embed-style vaswani "${tiny[@]}" --out "$dir/vas" > /dev/null 2>&1 || bad "vaswani run failed"
+"$ORDO" compare "$sw/learned-s1" "$sw/learned-s2" "$dir/vas" --out "$dir/mixed" > "$dir/mixed.txt" 2> "$dir/mixed.err" \
+  && ok || bad "compare of mixed conventions failed: $(cat "$dir/mixed.err")"
+grep -qF "| learned [x1 std 0.02] | 2 |" "$dir/mixed.txt" && grep -qF "| learned [x4 std 0.25] | 1 |" "$dir/mixed.txt" \
+  && ok || bad "mixed conventions should give one row each: $(cat "$dir/mixed.txt")"
+grep -q "differ in --embed-style" "$dir/mixed.err" && ok || bad "no warning for mixed conventions: $(cat "$dir/mixed.err")"
+xmllint --noout "$dir/mixed/loss_curves.svg" "$dir/mixed/report.html" 2> /dev/null && ok || bad "mixed conventions break the SVG/HTML"
 
 # markup characters in a run's name are escaped (the SVG and HTML still parse)
 odd="$dir/a&b<c>\"q'"

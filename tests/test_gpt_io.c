@@ -2,7 +2,8 @@
 // fixture, saved by ordo, loaded again, gives bit-identical logits; the file carries the
 // Hugging Face GPT-2 names and shapes and the config; a wrong shape is refused by name.
 // `test_gpt_io --write-sample DIR` writes ordo_learned.safetensors (weights) and
-// ordo_learned_out.safetensors (batch and logits) for tests/test_ref_checkpoint.sh.
+// ordo_learned_out.safetensors (batch and logits), and the same for ordo_learned_scaled
+// (--embed-scale 2.5), for tests/test_ref_checkpoint.sh.
 #include <string.h>
 #include <unistd.h>
 
@@ -22,13 +23,18 @@ static ordo_tensor *logits_of(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, in
     return lg;
 }
 
-static int write_sample(const char *dir) {
+// name "learned": the GPT-2 convention; "learned_scaled": token embeddings x2.5, which the
+// file's metadata (embed_scale) must tell the reference.
+static int write_sample_one(const char *dir, const char *name, float embed_scale) {
     ordo_gpt m;
-    if (ordo_gpt_init(&m, &CFG, 7)) return 1;
+    ordo_gpt_config cfg = CFG;
+    cfg.embed_scale = embed_scale;
+    if (ordo_gpt_init(&m, &cfg, 7)) return 1;
     // trained-looking weights: the fixture's, so that logits have spread
-    if (ordo_gpt_load(&m, fixture_path("gpt_learned.safetensors"))) return 1;
     char path[4096];
-    snprintf(path, sizeof path, "%s/ordo_learned.safetensors", dir);
+    snprintf(path, sizeof path, "gpt_%s.safetensors", name);
+    if (ordo_gpt_load(&m, fixture_path(path))) return 1;
+    snprintf(path, sizeof path, "%s/ordo_%s.safetensors", dir, name);
     const char *k[1] = {"generator"}, *v[1] = {"ordo test_gpt_io"};
     if (ordo_gpt_save(&m, path, k, v, 1)) {
         fprintf(stderr, "%s\n", ordo_error_message());
@@ -45,11 +51,15 @@ static int write_sample(const char *dir) {
     ordo_st_write w[2] = {
         {.name = "batch.idx", .data = idxf, .ndim = 2, .shape = {B, T}},
         {.name = "out.logits", .data = lg->data, .ndim = 3, .shape = {B, T, CFG.V}}};
-    snprintf(path, sizeof path, "%s/ordo_learned_out.safetensors", dir);
+    snprintf(path, sizeof path, "%s/ordo_%s_out.safetensors", dir, name);
     int rc = ordo_safetensors_write(path, w, 2, NULL, NULL, 0) != ORDO_OK;
     ordo_ctx_free(&ctx);
     ordo_gpt_free(&m);
     return rc;
+}
+
+static int write_sample(const char *dir) {
+    return write_sample_one(dir, "learned", 1.0f) || write_sample_one(dir, "learned_scaled", 2.5f);
 }
 
 int main(int argc, char **argv) {

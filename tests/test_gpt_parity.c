@@ -31,6 +31,9 @@ static void run_case(const char *file) {
                            .T_max = meta_int(f, "T_max"),
                            .ln_eps = 1e-5f};
     CHECK(ordo_pos_parse(ordo_safetensors_meta(f, "pos"), &cfg.pos) == ORDO_OK);
+    // the *_scaled cases multiply the token embeddings (not the tied head) by embed_scale
+    const char *scale = ordo_safetensors_meta(f, "embed_scale");
+    if (scale) cfg.embed_scale = (float)atof(scale);
     int B = meta_int(f, "B"), T = meta_int(f, "T");
     ordo_gpt m;
     CHECK(ordo_gpt_init(&m, &cfg, 0) == ORDO_OK);
@@ -146,16 +149,61 @@ static void test_config_errors(void) {
     CHECK(ordo_gpt_config_check(&c) == ORDO_ERR_ARG);
 }
 
+static double table_std(const ordo_tensor *t) {
+    double s = 0, q = 0;
+    for (size_t i = 0; i < t->n; i++) s += t->data[i], q += (double)t->data[i] * t->data[i];
+    double m = s / (double)t->n;
+    return sqrt(q / (double)t->n - m * m);
+}
+
+// The embedding convention's init: the token and learned position tables take embed_std (0 is
+// GPT-2's 0.02, and a zero scale reads as 1); the other weights keep GPT-2's init.
+static void test_embed_init(void) {
+    ordo_gpt_config cfg = {
+        .V = 256, .C = 64, .L = 1, .NH = 4, .T_max = 64, .pos = ORDO_POS_LEARNED, .ln_eps = 1e-5f};
+    ordo_gpt a, b;
+    CHECK(ordo_gpt_init(&a, &cfg, 3) == ORDO_OK);
+    CHECK(a.cfg.embed_scale == 1.0f && a.cfg.embed_std == 0.02);
+    CHECK_CLOSE(table_std(a.wte.table), 0.02, 0, 0.05);
+    CHECK_CLOSE(table_std(a.wpe.table), 0.02, 0, 0.05);
+    cfg.embed_scale = 8.0f;
+    cfg.embed_std = 0.125; // vaswani at C = 64
+    CHECK(ordo_gpt_init(&b, &cfg, 3) == ORDO_OK);
+    CHECK(b.cfg.embed_scale == 8.0f);
+    CHECK_CLOSE(table_std(b.wte.table), 0.125, 0, 0.05);
+    CHECK_CLOSE(table_std(b.wpe.table), 0.125, 0, 0.05);
+    CHECK_CLOSE(table_std(b.h[0].c_attn.w), table_std(a.h[0].c_attn.w), 0, 1e-12);
+    ordo_gpt_free(&a);
+    ordo_gpt_free(&b);
+    cfg.embed_scale = -1.0f;
+    CHECK(ordo_gpt_config_check(&cfg) == ORDO_ERR_ARG &&
+          strstr(ordo_error_message(), "--embed-scale is -1"));
+    cfg.embed_scale = 1.0f;
+    cfg.embed_std = NAN;
+    CHECK(ordo_gpt_config_check(&cfg) == ORDO_ERR_ARG &&
+          strstr(ordo_error_message(), "--embed-std is"));
+}
+
 int main(void) {
-    const char *cases[] = {"gpt_none.safetensors",       "gpt_learned.safetensors",
-                           "gpt_sinusoidal.safetensors", "gpt_rope.safetensors",
-                           "gpt_alibi.safetensors",      "gpt_alibi_nh3.safetensors",
-                           "gpt_t5.safetensors",         "gpt_learned_T11.safetensors",
-                           "gpt_none_T24.safetensors",   "gpt_sinusoidal_T24.safetensors",
-                           "gpt_rope_T24.safetensors",   "gpt_alibi_T24.safetensors",
+    const char *cases[] = {"gpt_none.safetensors",
+                           "gpt_learned.safetensors",
+                           "gpt_sinusoidal.safetensors",
+                           "gpt_rope.safetensors",
+                           "gpt_alibi.safetensors",
+                           "gpt_alibi_nh3.safetensors",
+                           "gpt_t5.safetensors",
+                           "gpt_learned_T11.safetensors",
+                           "gpt_sinusoidal_scaled.safetensors",
+                           "gpt_learned_scaled.safetensors",
+                           "gpt_rope_scaled.safetensors",
+                           "gpt_none_T24.safetensors",
+                           "gpt_sinusoidal_T24.safetensors",
+                           "gpt_rope_T24.safetensors",
+                           "gpt_alibi_T24.safetensors",
                            "gpt_t5_T24.safetensors"};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(cases[i]);
     test_learned_refuses_long();
     test_config_errors();
+    test_embed_init();
     TEST_MAIN_END();
 }

@@ -145,6 +145,15 @@ static ordo_tensor *g_block(ordo_ctx *c, ordo_tensor **in, void *u) {
     ordo_tensor *y = ordo_attention(c, qkv, bias, a->i[0]);
     return ordo_layernorm(c, y, in[2], in[3], 1e-5f);
 }
+// The model's input with a scaled, tied token table (--embed-scale): the table is gathered,
+// scaled and added to a position table, and read again unscaled as the LM head. Its gradient
+// must gather both uses: through the scale op and the embedding, and through the matmul.
+static ordo_tensor *g_tied_scaled(ordo_ctx *c, ordo_tensor **in, void *u) {
+    args *a = u;
+    ordo_tensor *x = ordo_scale(c, ordo_embedding(c, in[0], a->ids, 2, a->ids_shape), 2.5f);
+    x = ordo_gelu(c, ordo_add(c, x, in[1])); // (B, T, C)
+    return ordo_matmul(c, x, in[0], 1);      // (B, T, V), tied head
+}
 
 // ---- the cases: one per op, each checking its graphs over the round's shapes
 
@@ -364,6 +373,21 @@ static void case_block(gc_round *r) { // rope + rel_bias + attention + layernorm
     run(r, "composite block", g_block, &L, &a);
 }
 
+static void case_tied_scaled(gc_round *r) { // repeated ids, as case_embedding
+    int B = r->B, T = r->T;
+    int V = 3 + (int)ordo_rng_below(&rng, 4);
+    int32_t ids[64];
+    for (int i = 0; i < B * T; i++) ids[i] = (int32_t)ordo_rng_below(&rng, V);
+    if (B * T > 1) ids[B * T - 1] = ids[0];
+    leaves L;
+    args a = {.ids = ids, .ids_shape = {B, T}};
+    leaves_begin(&L);
+    leaf(&L, 2, (int[]){V, r->N});
+    leaf(&L, 2, (int[]){T, r->N});
+    leaves_fill(&L, 0.5);
+    run(r, "tied scaled embedding", g_tied_scaled, &L, &a);
+}
+
 #define OP(x) (1u << (x))
 _Static_assert(ORDO_OP_COUNT <= 32, "the cases' op masks are 32 bits");
 
@@ -399,6 +423,9 @@ static const gc_case cases[] = {
     {"composite block",
      OP(ORDO_OP_ROPE) | OP(ORDO_OP_REL_BIAS) | OP(ORDO_OP_ATTENTION) | OP(ORDO_OP_LAYERNORM), STEP,
      case_block},
+    {"tied scaled embedding",
+     OP(ORDO_OP_EMBEDDING) | OP(ORDO_OP_SCALE) | OP(ORDO_OP_ADD) | OP(ORDO_OP_MATMUL), STEP,
+     case_tied_scaled},
 };
 
 // Negative control: the first evaluation (the analytic pass) scales by 1, later ones by

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A learned-scheme checkpoint written by ordo loads in the PyTorch reference (same names and
-# shapes) and gives the same logits. Runs when /usr/bin/python3 has torch; SKIP otherwise
+# shapes) and gives the same logits, also with scaled token embeddings (the scale is in the
+# file's metadata). Runs when /usr/bin/python3 has torch; SKIP otherwise
 # (the round trip inside ordo is tests/test_gpt_io.c and always runs).
 set -eu
 PY=/usr/bin/python3
@@ -9,7 +10,10 @@ if ! "$PY" -c 'import torch' 2>/dev/null; then
 fi
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 "$ORDO_BUILD_DIR/test_gpt_io" --write-sample "$dir"
-"$PY" "$ORDO_SOURCE_DIR/tests/ref/gpt_ref.py" --check-checkpoint "$dir/ordo_learned.safetensors" \
-  --compare "$dir/ordo_learned_out.safetensors" --rtol 1e-5 --atol 1e-5 | tee "$dir/log"
-grep -q "compare:.*: match" "$dir/log"
-echo "1 passed, 0 failed"
+for name in learned learned_scaled; do
+  "$PY" "$ORDO_SOURCE_DIR/tests/ref/gpt_ref.py" --check-checkpoint "$dir/ordo_$name.safetensors" \
+    --compare "$dir/ordo_${name}_out.safetensors" --rtol 1e-5 --atol 1e-5 | tee "$dir/$name.log"
+  grep -q "compare:.*: match" "$dir/$name.log"
+done
+grep -q "embed_scale=2.5" "$dir/learned_scaled.log" # the reference read the scale from the file
+echo "3 passed, 0 failed"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `ordo sweep`: one run per scheme x seed with the same data and budget, each evaluated into
 # eval.json; the result does not depend on --jobs; running it again changes nothing; a
-# sweep interrupted with SIGINT continues, when run again, to the same end.
+# sweep interrupted with SIGINT continues, when run again, to the same end; the embedding
+# options reach every run.
 set -u
 ORDO=${ORDO_BIN:-build/ordo}
 EQUAL=${ORDO_BUILD_DIR:-build}/test_train_resume
@@ -57,6 +58,19 @@ grep -q "run the same command again" "$dir/int.out" && ok || bad "no hint after 
 for run in learned-s1 alibi-s1; do
   "$EQUAL" --equal "$dir/ref/$run/ckpt-3000.safetensors" "$dir/int/$run/ckpt-3000.safetensors" && ok || bad "$run: interrupted sweep ended differently"
 done
+
+# the embedding-convention options reach every run (config.json) and compare's table
+"$ORDO" sweep --pos learned,sinusoidal --seeds 1 --steps 4 --context 16 --d-model 32 --layers 1 \
+  --heads 2 --corpus-tokens 8000 --eval-every 0 --threads 1 --eval-lengths 1 --jobs 2 \
+  --embed-style vaswani --embed-scale sqrt --embed-std 0.05 --out "$dir/emb" > "$dir/emb.out" 2>&1 \
+  || bad "sweep with embedding options failed: $(tail -3 "$dir/emb.out")"
+for run in learned-s1 sinusoidal-s1; do
+  grep -q '"embed-style": "vaswani"' "$dir/emb/$run/config.json" && grep -q '"embed-scale": "sqrt"' "$dir/emb/$run/config.json" \
+    && grep -q '"embed-std": 0.05' "$dir/emb/$run/config.json" && ok || bad "$run: embedding options not passed through"
+done
+# sqrt(32) = 5.657
+"$ORDO" compare "$dir/emb" > "$dir/emb.cmp" 2>&1 && grep -q '| sinusoidal | 1 | [0-9]* | x5.657 std 0.05 |' "$dir/emb.cmp" \
+  && ok || bad "compare does not show the convention: $(cat "$dir/emb.cmp")"
 
 # bad input
 out=$("$ORDO" sweep --pos learned,fourier --out "$dir/x" 2>&1); rc=$?

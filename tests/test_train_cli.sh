@@ -2,7 +2,8 @@
 # `ordo train` through the real CLI: a 2-layer model on the built-in corpus learns (loss far
 # below ln V) within the time budget; the run dir holds what DESIGN.md promises; SIGINT
 # finishes the step, checkpoints and exits 130; eval and sample work on the run; bad
-# options are refused with a message naming them.
+# options are refused with a message naming them; the embedding-convention options
+# round-trip through config.json, the checkpoint and --resume.
 set -u
 ORDO=${ORDO_BIN:-build/ordo}
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
@@ -76,6 +77,40 @@ expect_err "nowhere: cannot open the run directory" train --resume "$dir/nowhere
 echo '{"backend": "own"}' > "$dir/backend.json" # only the recorded object is skipped
 expect_err 'unknown key "backend"' train --config "$dir/backend.json" --out "$dir/x"
 [ ! -e "$dir/x" ] && ok || bad "a refused command created its --out"
+
+# 6. the token-embedding convention: documented; kept in config.json and the checkpoint;
+# continued bit for bit by --resume; a change on resume refused; bad values refused
+EQUAL=${ORDO_BUILD_DIR:-build}/test_train_resume
+help=$("$ORDO" train --help)
+for o in "--embed-style S" "--embed-scale S" "--embed-std X"; do
+  grep -qF -- "$o" <<<"$help" && ok || bad "train --help does not document $o"
+done
+grep -q "vaswani" <<<"$help" && grep -q "sqrt" <<<"$help" && ok || bad "train --help does not name vaswani and sqrt"
+emb=(--pos sinusoidal --embed-style vaswani --embed-scale 2.5 --d-model 32 --heads 2 --layers 1
+     --context 16 --corpus-tokens 5000 --steps 20 --eval-every 0 --ckpt-every 0 --threads 1)
+"$ORDO" train "${emb[@]}" --out "$dir/emb" > "$dir/emb.log" 2>&1 || bad "scaled run failed: $(tail -3 "$dir/emb.log")"
+grep -q '"embed-style": "vaswani"' "$dir/emb/config.json" && grep -q '"embed-scale": "2.5"' "$dir/emb/config.json" \
+  && grep -q '"embed-std": 0' "$dir/emb/config.json" && ok || bad "config.json lacks the embedding keys: $(grep embed "$dir/emb/config.json")"
+grep -q '"embed-style": "gpt2"' "$dir/learn/config.json" && grep -q '"embed-scale": null' "$dir/learn/config.json" \
+  && ok || bad "a default run's config.json should hold embed-style gpt2 and embed-scale null"
+# the resolved scale in the checkpoint's flat metadata, for a GPT-2 loader (gpt_ref.py reads it)
+head -c 4096 "$dir/emb/ckpt-20.safetensors" | grep -aq '"embed_scale":"2.5"' && ok || bad "checkpoint metadata lacks embed_scale 2.5"
+head -c 4096 "$dir/learn/ckpt-200.safetensors" | grep -aq '"embed_scale"' && bad "a GPT-2-convention checkpoint should not carry embed_scale" || ok
+"$ORDO" train "${emb[@]}" --stop-after 10 --out "$dir/emb2" > /dev/null 2>&1
+"$ORDO" train --resume "$dir/emb2" > "$dir/emb2.log" 2>&1 || bad "resume of the scaled run failed: $(tail -2 "$dir/emb2.log")"
+"$EQUAL" --equal "$dir/emb/ckpt-20.safetensors" "$dir/emb2/ckpt-20.safetensors" && ok || bad "scaled run: 10 + resume 10 differs from 20 straight"
+cmp -s <(grep -v '"out"' "$dir/emb/config.json") <(grep -v '"out"' "$dir/emb2/config.json") && ok || bad "config.json changed on resume"
+"$ORDO" eval "$dir/emb" --context 16 > "$dir/emb.eval" 2>&1 && ok || bad "eval of the scaled run failed: $(cat "$dir/emb.eval")"
+expect_err '--embed-scale is "3" but the checkpoint was trained with "2.5"' train --resume "$dir/emb" --embed-scale 3
+expect_err '--embed-style is "gpt2" but the checkpoint was trained with "vaswani"' train --resume "$dir/emb" --embed-style gpt2
+expect_err '--embed-std is 0.5 but the checkpoint was trained with 0' train --resume "$dir/emb" --embed-std 0.5
+expect_err '--embed-scale is "sqrt" but the checkpoint was trained with null' train --resume "$dir/learn" --embed-scale sqrt
+expect_err "--embed-scale is 'abc', expected a number in (0, 1e4] or sqrt" train --embed-scale abc --out "$dir/x"
+expect_err "--embed-scale is '0', expected" train --embed-scale 0 --out "$dir/x"
+expect_err "--embed-scale is '8x', expected" train --embed-scale 8x --out "$dir/x"
+expect_err "--embed-style: unknown embedding style 'bert' (expected gpt2 or vaswani)" train --embed-style bert --out "$dir/x"
+expect_err "--embed-std is -1, expected in (0, 100]" train --embed-std -1 --out "$dir/x"
+[ ! -e "$dir/x" ] && ok || bad "a refused embedding option created its --out"
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

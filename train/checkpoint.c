@@ -111,13 +111,13 @@ ordo_status ordo_checkpoint_save(const char *dir, const ordo_gpt *m, const ordo_
     ordo_gpt_meta mt;
     ordo_gpt_meta_init(&mt, &m->cfg);
     for (int i = 0; i < NSTATE; i++) keys[i] = STATE_KEYS[i];
-    for (int i = 0; i < ORDO_GPT_NMETA; i++) {
+    for (int i = 0; i < mt.n; i++) {
         keys[NSTATE + i] = mt.keys[i];
         vals[NSTATE + i] = mt.vals[i];
     }
     char path[ORDO_PATH_MAX];
     ordo_status s = ordo_checkpoint_path(path, sizeof path, dir, st->step);
-    if (!s) s = ordo_safetensors_write(path, w, n, keys, vals, NSTATE + ORDO_GPT_NMETA);
+    if (!s) s = ordo_safetensors_write(path, w, n, keys, vals, NSTATE + mt.n);
     for (int i = 0; i < n; i++) free(names[i]);
     free(names);
     free(w);

@@ -31,6 +31,7 @@ void ordo_train_config_defaults(ordo_train_config *c) {
     c->d_model = 64;
     c->layers = 2;
     c->heads = 4;
+    c->embed_style = "gpt2";
     c->batch = 16;
     c->stride = 0; // = context
     c->shuffle = 1;
@@ -58,6 +59,13 @@ void ordo_train_config_defaults(ordo_train_config *c) {
     c->threads = 0;
     c->out = "runs/run";
 }
+
+// The token-embedding conventions of --embed-style (ordo_train_config_embed gives their numbers).
+enum { EMBED_GPT2, EMBED_VASWANI };
+static const char *const embed_style_names[] = {"gpt2", "vaswani"};
+_Static_assert(sizeof embed_style_names / sizeof embed_style_names[0] == EMBED_VASWANI + 1,
+               "a name per embedding style");
+static const ordo_names embed_styles = ORDO_NAMES("embedding style", embed_style_names);
 
 // "<help>: a | b | c" for an option that names an enum value, the names from its layer's
 // table. Static, written once: the text must outlive every copy of the option table (the CLI
@@ -91,6 +99,17 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
         OPT("d-model", ORDO_OPT_INT, d_model, "channels C"),
         OPT("layers", ORDO_OPT_INT, layers, "transformer blocks L"),
         OPT("heads", ORDO_OPT_INT, heads, "attention heads NH (must divide d-model)"),
+        OPT("embed-style", ORDO_OPT_STRING, embed_style,
+            "token embeddings: gpt2 (x1, init std 0.02) | vaswani (x sqrt(d-model),\n"
+            "                         std d-model^-0.5, as Vaswani et al. and fairseq); a learned\n"
+            "                         position table takes the token table's std and is not\n"
+            "                         scaled, as in both"),
+        OPT("embed-scale", ORDO_OPT_STRING, embed_scale,
+            "multiply the token embeddings by S (a number, or sqrt = sqrt(d-model))\n"
+            "                         before positions are added or applied; the tied LM head\n"
+            "                         reads the table unscaled; none = the style's"),
+        OPT("embed-std", ORDO_OPT_FLOAT, embed_std,
+            "init std of the token and learned position tables (0 = the style's)"),
         OPT("batch", ORDO_OPT_INT, batch, "sequences per step B"),
         OPT("stride", ORDO_OPT_INT, stride, "sliding-window stride (0 = context)"),
         OPT("shuffle", ORDO_OPT_INT, shuffle, "shuffle windows each epoch (1/0)"),
@@ -179,7 +198,41 @@ ordo_status ordo_train_config_model(const ordo_train_config *c, int V, ordo_gpt_
     g->T_max = (int)c->context;
     g->ln_eps = 1e-5f; // GPT-2's
     ordo_status s = ordo_pos_parse(c->pos, &g->pos);
-    return s ? ordo_error_wrap(s, "--pos") : ORDO_OK;
+    if (s) return ordo_error_wrap(s, "--pos");
+    double scale, std;
+    if ((s = ordo_train_config_embed(c, &scale, &std))) return s;
+    g->embed_scale = (float)scale;
+    g->embed_std = std;
+    return ORDO_OK;
+}
+
+ordo_status ordo_train_config_embed(const ordo_train_config *c, double *scale, double *std) {
+    int style;
+    ordo_status s = ordo_names_parse(&embed_styles, c->embed_style, &style);
+    if (s) return ordo_error_wrap(s, "--embed-style");
+    int vaswani = style == EMBED_VASWANI;
+    double C = c->d_model > 0 ? (double)c->d_model : 1;
+    *scale = vaswani ? sqrt(C) : 1.0;
+    *std = vaswani ? 1.0 / sqrt(C) : 0.02;
+    if (c->embed_scale && strcmp(c->embed_scale, "sqrt") == 0)
+        *scale = sqrt(C);
+    else if (c->embed_scale) {
+        char *end;
+        double v = strtod(c->embed_scale, &end);
+        if (!*c->embed_scale || *end || !(v > 0 && v <= 1e4))
+            return ordo_error(ORDO_ERR_ARG,
+                              "--embed-scale is '%s', expected a number in (0, 1e4] or sqrt",
+                              c->embed_scale);
+        *scale = v;
+    }
+    if (c->embed_std != 0) {
+        if (!(c->embed_std > 0 && c->embed_std <= 100))
+            return ordo_error(ORDO_ERR_ARG,
+                              "--embed-std is %g, expected in (0, 100] (0 = the style's)",
+                              c->embed_std);
+        *std = c->embed_std;
+    }
+    return ORDO_OK;
 }
 
 // Bytes a training run of c needs, roughly and on the high side: parameters with their
@@ -219,8 +272,8 @@ ordo_status ordo_train_config_check(const ordo_train_config *c) {
         (s = range_i("log-every", c->log_every, 1, 1LL << 40)) ||
         (s = range_i("threads", c->threads, 0, 4096)))
         return s;
-    // the model's own rules (heads divide d-model, even head size for rope, ...), after the
-    // ranges above so that every size fits the model config's ints
+    // the model's own rules (heads divide d-model, even head size for rope, ...) and the
+    // embedding convention, after the ranges above so that every size fits the model config's ints
     ordo_gpt_config g;
     if ((s = ordo_train_config_model(c, vocab_bound(c), &g)) || (s = ordo_gpt_config_check(&g)))
         return s;

@@ -22,6 +22,10 @@ typedef struct ordo_train_config {
     // model
     const char *pos; // position scheme (models/positional.h)
     long long context, d_model, layers, heads;
+    // token-embedding convention: a preset, and overrides of its two values (unset: NULL, 0)
+    const char *embed_style; // gpt2 | vaswani
+    const char *embed_scale; // a number, or "sqrt" = sqrt(d_model)
+    double embed_std;        // init std of the token (and learned position) table
     // loader
     long long batch, stride, shuffle, drop_last;
     double val_frac;
@@ -45,10 +49,15 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c);
 // (steps, eval-every, eval-batches, ckpt-every, keep, log-every, threads, out, vocab, init,
 // data: a fixed list in config.c); 0 for every other option, which must match.
 int ordo_config_resumable(const char *key);
+// The embedding convention of c resolved to numbers: *scale multiplies the token embeddings
+// (1 for gpt2, sqrt(d_model) for vaswani, unless --embed-scale), *std is the init std of the
+// token table and the learned position table (0.02 for gpt2, d_model^-0.5 for vaswani, unless
+// --embed-std). ORDO_ERR_ARG naming the option for an unknown style or a malformed value.
+ordo_status ordo_train_config_embed(const ordo_train_config *c, double *scale, double *std);
 // Checks c and returns ORDO_ERR_ARG at the first problem, with a message naming the option,
 // the value and what was expected: names through the layers' parse functions, ranges, the
-// model's rules through ordo_gpt_config_check, and a run whose estimated memory
-// (ordo_train_config_bytes) exceeds the machine's.
+// embedding convention, the model's rules through ordo_gpt_config_check, and a run whose
+// estimated memory (ordo_train_config_bytes) exceeds the machine's.
 ordo_status ordo_train_config_check(const ordo_train_config *c);
 // The model config of c for a vocabulary of V tokens; ORDO_ERR_ARG naming --pos for an
 // unknown scheme. Sizes are not checked here: ordo_gpt_config_check (via ordo_gpt_init or

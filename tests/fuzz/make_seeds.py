@@ -91,6 +91,9 @@ def config():
                                            "schedule": "linear", "warmup": 0, "clip": 0}))
     put("config", "task", json.dumps({"task": "reverse", "min-len": 2, "max-len": 8,
                                       "corpus-tokens": 5000, "stride": 3, "keep": 1}))
+    put("config", "embed", json.dumps({"pos": "sinusoidal", "d-model": 32, "heads": 4, "layers": 1,
+                                       "context": 16, "steps": 10, "embed-style": "vaswani",
+                                       "embed-scale": "sqrt", "embed-std": 0.05}))
     put("config", "empty", "{}")
 
 

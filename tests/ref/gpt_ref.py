@@ -10,9 +10,10 @@ Run with the Debian interpreter: /usr/bin/python3 (torch 1.13, numpy).
         --idx "1 2 3 4; 5 6 7 8" [--targets "..."] [--compare FILE] [--dump FILE]
 
 Model (pre-LN GPT-2, tied LM head):
-    x = wte[idx] (+ wpe[0..T-1] for learned) (+ sinusoidal table for sinusoidal)
+    x = embed_scale * wte[idx] (+ wpe[0..T-1] for learned) (+ sinusoidal table for sinusoidal)
     for each block: x = x + attn(ln_1(x)); x = x + mlp(ln_2(x))
     logits = ln_f(x) @ wte.T ; loss = mean cross-entropy over targets >= 0
+embed_scale is 1 (GPT-2) unless the config says otherwise; the tied head uses wte unscaled.
 
 Parameter names and layouts are those of the Hugging Face GPT-2 checkpoints without the
 "transformer." prefix (Conv1D weights are [in, out]), plus rel_bias.weight [32, NH] for t5.
@@ -38,7 +39,7 @@ BASE = 10000.0
 
 
 class GPTConfig:
-    def __init__(self, V, C, L, NH, T_max, pos):
+    def __init__(self, V, C, L, NH, T_max, pos, embed_scale=1.0):
         V, C, L, NH, T_max = int(V), int(C), int(L), int(NH), int(T_max)
         if pos not in POS_SCHEMES:
             raise ValueError("unknown position scheme %r (one of %s)" % (pos, ", ".join(POS_SCHEMES)))
@@ -47,18 +48,24 @@ class GPTConfig:
         if pos == "rope" and (C // NH) % 2 != 0:
             raise ValueError("rope needs an even head dim, got C/NH=%d" % (C // NH))
         self.V, self.C, self.L, self.NH, self.T_max, self.pos = int(V), int(C), int(L), int(NH), int(T_max), pos
+        # token embeddings are multiplied by this before positions join; the tied head is unscaled
+        self.embed_scale = float(embed_scale)
 
     @property
     def hs(self):
         return self.C // self.NH
 
     def as_metadata(self):
-        return {"V": str(self.V), "C": str(self.C), "L": str(self.L), "NH": str(self.NH),
-                "T_max": str(self.T_max), "pos": self.pos}
+        m = {"V": str(self.V), "C": str(self.C), "L": str(self.L), "NH": str(self.NH),
+             "T_max": str(self.T_max), "pos": self.pos}
+        if self.embed_scale != 1.0:  # as ordo writes it: only when it is not GPT-2's 1
+            m["embed_scale"] = repr(self.embed_scale)
+        return m
 
     def __repr__(self):
-        return "GPTConfig(V=%d, C=%d, L=%d, NH=%d, T_max=%d, pos=%s)" % (
-            self.V, self.C, self.L, self.NH, self.T_max, self.pos)
+        return "GPTConfig(V=%d, C=%d, L=%d, NH=%d, T_max=%d, pos=%s%s)" % (
+            self.V, self.C, self.L, self.NH, self.T_max, self.pos,
+            "" if self.embed_scale == 1.0 else ", embed_scale=%g" % self.embed_scale)
 
 
 # --------------------------------------------------------------------------------------------
@@ -315,6 +322,8 @@ class GPT(nn.Module):
             raise ValueError("pos=learned: the position table has T_max=%d rows, cannot evaluate "
                              "a sequence of length T=%d" % (cfg.T_max, T))
         x = self.wte(idx)
+        if cfg.embed_scale != 1.0:
+            x = x * cfg.embed_scale                     # before positions; the head stays unscaled
         if cfg.pos == "learned":
             x = x + self.wpe(torch.arange(T))
         elif cfg.pos == "sinusoidal":
@@ -362,7 +371,7 @@ def _meta_lookup(meta, keys):
     return None
 
 
-def config_from_checkpoint(tensors, meta, pos=None, NH=None, T_max=None):
+def config_from_checkpoint(tensors, meta, pos=None, NH=None, T_max=None, embed_scale=None):
     """Infer a GPTConfig from tensor shapes and metadata; explicit arguments win."""
     names = {_canonical_name(n): n for n in tensors if _canonical_name(n)}
     if "wte.weight" not in names:
@@ -392,7 +401,9 @@ def config_from_checkpoint(tensors, meta, pos=None, NH=None, T_max=None):
             T_max = _meta_lookup(meta, ("T_max", "n_positions", "block_size", "context_length", "n_ctx"))
     if T_max is None:
         T_max = 0  # only the learned scheme needs it
-    return GPTConfig(V, C, L, int(NH), int(T_max), pos)
+    if embed_scale is None:  # ordo writes it (flat) only when it is not 1
+        embed_scale = meta.get("embed_scale", 1.0)
+    return GPTConfig(V, C, L, int(NH), int(T_max), pos, float(embed_scale))
 
 
 def load_state(model, tensors, strict=True):
@@ -420,10 +431,10 @@ def load_state(model, tensors, strict=True):
     return model
 
 
-def load_safetensors_model(path, dtype=torch.float64, pos=None, NH=None, T_max=None):
+def load_safetensors_model(path, dtype=torch.float64, pos=None, NH=None, T_max=None, embed_scale=None):
     """Build a GPT from an ordo/HF-named safetensors file; returns (model, metadata)."""
     tensors, meta = safetensors_py.load(path, with_metadata=True)
-    cfg = config_from_checkpoint(tensors, meta, pos, NH, T_max)
+    cfg = config_from_checkpoint(tensors, meta, pos, NH, T_max, embed_scale)
     model = GPT(cfg).to(dtype)
     load_state(model, {k: torch.from_numpy(v) for k, v in tensors.items()})
     return model, meta
@@ -531,6 +542,20 @@ def selftest():
             return logits, loss
         ok = torch.autograd.gradcheck(f, params, eps=1e-6, atol=1e-5, rtol=1e-4, raise_exception=False)
         _check(ok, "gradcheck: pos=%s (%d params, %d tensors)" % (pos, sum(p.numel() for p in params), len(params)))
+        model.cfg.embed_scale = 2.5   # scaled token embeddings, unscaled tied head
+        ok = torch.autograd.gradcheck(f, params, eps=1e-6, atol=1e-5, rtol=1e-4, raise_exception=False)
+        model.cfg.embed_scale = 1.0
+        _check(ok, "gradcheck: pos=%s, embed_scale 2.5" % pos)
+
+    # embed_scale multiplies the token embeddings only: the tied head reads wte unscaled
+    cfg = GPTConfig(V=7, C=8, L=1, NH=2, T_max=5, pos="sinusoidal", embed_scale=3.0)
+    m = GPT(cfg).double()
+    idx = torch.tensor([[1, 3, 3, 0]])
+    x = m.wte(idx) * 3.0 + sinusoidal_table(4, 8, torch.float64)
+    for block in m.h:
+        x = block(x)
+    want = m.ln_f(x) @ m.wte.weight.t()
+    _check(torch.allclose(m(idx)[0], want, rtol=0, atol=1e-12), "embed_scale: tokens scaled, head unscaled")
 
     # float32 model vs float64 model
     torch.manual_seed(2)
@@ -556,7 +581,8 @@ def selftest():
             d, meta = safetensors_py.load(os.path.join(fx, fn), with_metadata=True)
             wfile = os.path.join(fx, meta.get("weights", fn))
             w = safetensors_py.load(wfile)
-            cfg = GPTConfig(meta["V"], meta["C"], meta["L"], meta["NH"], meta["T_max"], meta["pos"])
+            cfg = GPTConfig(meta["V"], meta["C"], meta["L"], meta["NH"], meta["T_max"], meta["pos"],
+                            float(meta.get("embed_scale", 1.0)))
             model = GPT(cfg).double()
             load_state(model, {k: torch.from_numpy(v) for k, v in w.items()})
             idx = torch.from_numpy(d["batch.idx"]).long()
@@ -587,7 +613,8 @@ def _parse_rows(s):
 
 def check_checkpoint(args):
     dtype = torch.float32 if args.float32 else torch.float64
-    model, meta = load_safetensors_model(args.check_checkpoint, dtype, args.pos, args.nh, args.tmax)
+    model, meta = load_safetensors_model(args.check_checkpoint, dtype, args.pos, args.nh, args.tmax,
+                                         args.embed_scale)
     ref = safetensors_py.load(args.compare) if args.compare else {}
     if args.idx:
         idx = _parse_rows(args.idx)
@@ -652,6 +679,7 @@ def main(argv=None):
     ap.add_argument("--pos", choices=POS_SCHEMES, help="position scheme if the checkpoint does not say")
     ap.add_argument("--nh", type=int, help="number of heads if the checkpoint does not say")
     ap.add_argument("--tmax", type=int, help="T_max if the checkpoint does not say")
+    ap.add_argument("--embed-scale", type=float, help="token-embedding scale if the checkpoint does not say (1)")
     ap.add_argument("--compare", metavar="FILE", help="safetensors with out.logits (and out.loss) to compare with")
     ap.add_argument("--dump", metavar="FILE", help="write batch.idx / out.logits (/ out.loss) to FILE")
     ap.add_argument("--rtol", type=float, default=1e-5)

@@ -86,10 +86,18 @@ def gpt_fixtures():
         ("t5", 64, 32, 2, 4, 16, "t5", 16, 3, 106),
         ("alibi_nh3", 64, 24, 2, 3, 16, "alibi", 16, 3, 107),
     ]
+    # scaled token embeddings (--embed-scale): x = s * wte[idx] + positions, head unscaled.
+    # The scales are float32 values, so that ordo (float32) and this file use the same number.
+    sqrt_c = float(torch.tensor(math.sqrt(32.0), dtype=torch.float32))  # vaswani at C = 32
+    scaled = [  # name, V, C, L, NH, T_max, pos, T, B, seed, embed_scale
+        ("sinusoidal_scaled", 64, 32, 2, 4, 16, "sinusoidal", 16, 3, 108, sqrt_c),
+        ("learned_scaled", 64, 32, 2, 4, 16, "learned", 16, 3, 109, 2.5),
+        ("rope_scaled", 64, 32, 2, 4, 16, "rope", 16, 3, 110, sqrt_c),
+    ]
     weights_of = {}
-    for name, V, C, L, NH, T_max, pos, T, B, seed in main:
+    for name, V, C, L, NH, T_max, pos, T, B, seed, scale in [m + (1.0,) for m in main] + scaled:
         g = torch.Generator().manual_seed(seed)
-        cfg = gpt_ref.GPTConfig(V, C, L, NH, T_max, pos)
+        cfg = gpt_ref.GPTConfig(V, C, L, NH, T_max, pos, scale)
         w = draw_weights(gpt_ref.GPT(cfg), g)
         idx = torch.randint(0, V, (B, T), generator=g)
         tgt = torch.randint(0, V, (B, T), generator=g)
