@@ -32,10 +32,10 @@ static ordo_status run(int argc, char **argv) {
     const char *pos[16];
     int npos, help;
     if (argc > 16) return ordo_error(ORDO_ERR_ARG, "too many arguments");
-    ordo_status s = ordo_args_parse("bench_tokenize", opts, argc, argv, pos, &npos, &help);
+    ordo_status s = ordo_options_parse("bench_tokenize", opts, argc, argv, pos, &npos, &help);
     if (s) return s;
     if (help || npos != 1) {
-        ordo_args_usage(help ? stdout : stderr, "bench_tokenize", "[options] FILE", opts);
+        ordo_options_usage(help ? stdout : stderr, "bench_tokenize", "[options] FILE", opts);
         return help ? ORDO_OK : ordo_error(ORDO_ERR_ARG, "expected one FILE");
     }
     if (reps < 1 || reps > 1000)

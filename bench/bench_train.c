@@ -105,10 +105,10 @@ static ordo_status run(int argc, char **argv) {
     const char *pos[64];
     int npos, help;
     if (argc > 64) return ordo_error(ORDO_ERR_ARG, "too many arguments");
-    ordo_status s = ordo_args_parse("bench_train", opts, argc, argv, pos, &npos, &help);
+    ordo_status s = ordo_options_parse("bench_train", opts, argc, argv, pos, &npos, &help);
     if (s) return s;
     if (help || npos) {
-        ordo_args_usage(help ? stdout : stderr, "bench_train", "[options]", opts);
+        ordo_options_usage(help ? stdout : stderr, "bench_train", "[options]", opts);
         return help ? ORDO_OK : ordo_error(ORDO_ERR_ARG, "no positional arguments expected");
     }
     int nt = ordo_set_threads((int)threads);

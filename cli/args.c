@@ -8,7 +8,7 @@
 ordo_status ordo_args_command(const char *cmd, const char *synopsis, ordo_opt *opts, int argc,
                               char **argv, const char ***pos, int *npos, int *help) {
     *pos = ordo_xcalloc((size_t)argc + 1, sizeof **pos);
-    ordo_status s = ordo_args_parse(cmd, opts, argc, argv, *pos, npos, help);
-    if (!s && *help) ordo_args_usage(stdout, cmd, synopsis, opts);
+    ordo_status s = ordo_options_parse(cmd, opts, argc, argv, *pos, npos, help);
+    if (!s && *help) ordo_options_usage(stdout, cmd, synopsis, opts);
     return s;
 }

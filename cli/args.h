@@ -6,7 +6,7 @@
 #include "train/options.h"
 
 // A subcommand's parse: allocates *pos (argc + 1 entries; the caller frees it, also on error),
-// parses as ordo_args_parse, and on --help prints the usage to stdout and sets *help.
+// parses as ordo_options_parse, and on --help prints the usage to stdout and sets *help.
 ordo_status ordo_args_command(const char *cmd, const char *synopsis, ordo_opt *opts, int argc,
                               char **argv, const char ***pos, int *npos, int *help);
 

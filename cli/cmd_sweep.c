@@ -31,9 +31,9 @@ static ordo_opt *sweep_options(ordo_train_config *cfg, ordo_sweep_options *o) {
     static char pos_help[256] = "comma-separated schemes: ";
     size_t k = strlen("comma-separated schemes: ");
     ordo_names_join(&ordo_pos_names, ",", ",", pos_help + k, sizeof pos_help - k);
-    ordo_args_find(opts, "pos")->help = pos_help;
-    ordo_args_find(opts, "seed")->help = "first seed (runs use seed .. seed+seeds-1)";
-    ordo_args_find(opts, "out")->help = "sweep directory";
+    ordo_options_find(opts, "pos")->help = pos_help;
+    ordo_options_find(opts, "seed")->help = "first seed (runs use seed .. seed+seeds-1)";
+    ordo_options_find(opts, "out")->help = "sweep directory";
     opts[nbase] = (ordo_opt){"seeds", ORDO_OPT_INT, &o->seeds, "seeds per scheme", 0};
     opts[nbase + 1] =
         (ordo_opt){"jobs", ORDO_OPT_INT, &o->jobs, "runs at a time (each its own process)", 0};
@@ -58,7 +58,7 @@ ordo_status ordo_cmd_sweep(int argc, char **argv) {
     if (!s && help) goto done;
     if (!s && npos)
         s = ordo_error(ORDO_ERR_ARG, "unexpected argument '%s' (see 'ordo sweep --help')", pos[0]);
-    o.threads_given = ordo_args_find(opts, "threads")->seen;
+    o.threads_given = ordo_options_find(opts, "threads")->seen;
     if (!s) s = ordo_sweep_plan(&sw, &cfg, &o);
     if (s) goto done;
     printf("sweep: %d runs (%d schemes x %lld seeds), %lld at a time, %lld threads each -> %s\n",

@@ -145,7 +145,7 @@ typedef struct tokenize_opts {
 } tokenize_opts;
 
 static void print_help(const ordo_opt *opts) {
-    ordo_args_usage(stdout, "tokenize", "[options] [FILE|-]", opts);
+    ordo_options_usage(stdout, "tokenize", "[options] [FILE|-]", opts);
     char dir[ORDO_PATH_MAX];
     const char *now =
         ordo_tokenizer_default_vocab_dir(dir, sizeof dir) ? ordo_error_message() : dir;
@@ -253,7 +253,7 @@ ordo_status ordo_cmd_tokenize(int argc, char **argv) {
     };
     const char **pos = ordo_xmalloc((size_t)(argc + 1) * sizeof *pos);
     int npos, help;
-    ordo_status s = ordo_args_parse("tokenize", opts, argc, argv, pos, &npos, &help);
+    ordo_status s = ordo_options_parse("tokenize", opts, argc, argv, pos, &npos, &help);
     const char *path = npos ? pos[0] : NULL;
     free(pos);
     if (s) return s;

@@ -180,8 +180,8 @@ static ordo_status train_run(const ordo_sweep *sw, const ordo_sweep_entry *r) {
     int exists = access(path, F_OK) == 0;
     if (exists && newest_step(r->dir) >= c.steps) return ORDO_OK;
     ordo_opt *opts = ordo_train_config_options(&c);
-    ordo_args_find(opts, "steps")->seen = 1; // a resumed run takes this sweep's budget
-    ordo_args_find(opts, "threads")->seen = 1;
+    ordo_options_find(opts, "steps")->seen = 1; // a resumed run takes this sweep's budget
+    ordo_options_find(opts, "threads")->seen = 1;
     ordo_resume run = {0};
     s = exists ? ordo_resume_open(&run, r->dir, &c, opts) : ORDO_OK;
     ordo_train_request req = {.cfg = &c, .resume = exists ? &run : NULL};

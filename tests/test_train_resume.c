@@ -110,7 +110,7 @@ static ordo_status train(const char *out, const char *optimizer, long long steps
     c.threads = 2;
     c.out = out;
     ordo_opt *opts = ordo_train_config_options(&c);
-    if (resume) ordo_args_find(opts, "steps")->seen = 1; // as if --steps were given again
+    if (resume) ordo_options_find(opts, "steps")->seen = 1; // as if --steps were given again
     ordo_status s = train_req(&c, opts, resume, stop_after, 0);
     free(opts);
     return s;
@@ -150,7 +150,7 @@ static void conflicts_and_corruption(void) {
     ordo_train_config_defaults(&c);
     ordo_opt *opts = ordo_train_config_options(&c);
     c.pos = "rope";
-    ordo_args_find(opts, "pos")->seen = 1;
+    ordo_options_find(opts, "pos")->seen = 1;
     CHECK(train_req(&c, opts, d, 0, 0) == ORDO_ERR_ARG);
     CHECK(strstr(ordo_error_message(), "--pos") && strstr(ordo_error_message(), "learned"));
     free(opts);
@@ -182,7 +182,7 @@ static void nan_stops(void) {
     ordo_train_config c;
     ordo_train_config_defaults(&c);
     ordo_opt *opts = ordo_train_config_options(&c);
-    ordo_args_find(opts, "steps")->seen = 1;
+    ordo_options_find(opts, "steps")->seen = 1;
     c.steps = 12;
     CHECK(train_req(&c, opts, d, 0, 7) == ORDO_ERR_NUMERIC);
     CHECK(strstr(ordo_error_message(), "nan") && strstr(ordo_error_message(), "step 7"));

@@ -360,7 +360,7 @@ ordo_status ordo_train_config_from_json(ordo_train_config *c, json_t *obj, const
     ordo_status s = ORDO_OK;
     json_object_foreach(obj, key, v) {
         if (strcmp(key, ORDO_CONFIG_BACKEND_KEY) == 0 && json_is_object(v)) continue; // a record
-        ordo_opt *p = ordo_args_find(table, key);
+        ordo_opt *p = ordo_options_find(table, key);
         if (!p) {
             s = ordo_error(ORDO_ERR_FORMAT,
                            "%s: unknown key \"%s\" (keys are the option names of "

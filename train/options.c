@@ -9,7 +9,7 @@
 #include "train/options.h"
 #include "framework/error.h"
 
-ordo_opt *ordo_args_find(ordo_opt *opts, const char *name) {
+ordo_opt *ordo_options_find(ordo_opt *opts, const char *name) {
     for (ordo_opt *o = opts; o->name; o++)
         if (strcmp(o->name, name) == 0) return o;
     return NULL;
@@ -43,8 +43,8 @@ static ordo_status set_value(const char *cmd, ordo_opt *o, const char *v) {
     return ORDO_OK;
 }
 
-ordo_status ordo_args_parse(const char *cmd, ordo_opt *opts, int argc, char **argv,
-                            const char **pos, int *npos, int *help) {
+ordo_status ordo_options_parse(const char *cmd, ordo_opt *opts, int argc, char **argv,
+                               const char **pos, int *npos, int *help) {
     *npos = 0;
     *help = 0;
     int only_pos = 0;
@@ -71,7 +71,7 @@ ordo_status ordo_args_parse(const char *cmd, ordo_opt *opts, int argc, char **ar
         if (len >= sizeof name) return ordo_error(ORDO_ERR_ARG, "unknown option '%s'", a);
         memcpy(name, a + 2, len);
         name[len] = 0;
-        ordo_opt *o = ordo_args_find(opts, name);
+        ordo_opt *o = ordo_options_find(opts, name);
         if (!o)
             return ordo_error(ORDO_ERR_ARG, "unknown option '--%s' (see 'ordo %s --help')", name,
                               cmd);
@@ -89,7 +89,7 @@ ordo_status ordo_args_parse(const char *cmd, ordo_opt *opts, int argc, char **ar
     return ORDO_OK;
 }
 
-void ordo_args_usage(FILE *f, const char *cmd, const char *synopsis, const ordo_opt *opts) {
+void ordo_options_usage(FILE *f, const char *cmd, const char *synopsis, const ordo_opt *opts) {
     fprintf(f, "usage: ordo %s %s\n\noptions:\n", cmd, synopsis);
     for (const ordo_opt *o = opts; o->name; o++) {
         char left[64], def[96] = "";

@@ -28,14 +28,14 @@ typedef struct ordo_opt {
 // Marks each option given `seen`; sets *help when --help/-h is seen. Returns ORDO_ERR_ARG
 // with a message naming the option and what was expected for unknown options, missing or
 // malformed values, and a value given to a flag; options before it are already written.
-ordo_status ordo_args_parse(const char *cmd, ordo_opt *opts, int argc, char **argv,
-                            const char **pos, int *npos, int *help);
+ordo_status ordo_options_parse(const char *cmd, ordo_opt *opts, int argc, char **argv,
+                               const char **pos, int *npos, int *help);
 
 // Prints "usage: ordo <cmd> <synopsis>" to f, then every option with its help and its
 // default (the value *dst holds now; flags have none), then --help.
-void ordo_args_usage(FILE *f, const char *cmd, const char *synopsis, const ordo_opt *opts);
+void ordo_options_usage(FILE *f, const char *cmd, const char *synopsis, const ordo_opt *opts);
 
 // Finds an option by name in a table (NULL if absent).
-ordo_opt *ordo_args_find(ordo_opt *opts, const char *name);
+ordo_opt *ordo_options_find(ordo_opt *opts, const char *name);
 
 #endif

@@ -248,7 +248,7 @@ static ordo_status given_over(ordo_train_config *cfg, ordo_opt *opts, json_t *cj
                               const char *path) {
     ordo_opt *table = ordo_train_config_options(cfg);
     for (ordo_opt *p = table; p->name; p++) {
-        ordo_opt *given = ordo_args_find(opts, p->name);
+        ordo_opt *given = ordo_options_find(opts, p->name);
         p->seen = given && given->seen;
     }
     ordo_status s = ordo_train_config_from_json(cfg, cj, path, 1, table);

@@ -206,8 +206,8 @@ int ordo_fuzz_config(const uint8_t *data, size_t size) {
     ordo_train_config e;
     ordo_train_config_defaults(&e);
     ordo_opt *opts = ordo_train_config_options(&e);
-    ordo_args_find(opts, "steps")->seen = 1;
-    ordo_args_find(opts, "pos")->seen = 1;
+    ordo_options_find(opts, "steps")->seen = 1;
+    ordo_options_find(opts, "pos")->seen = 1;
     e.steps = 5;
     e.pos = "rope";
     s = ordo_train_config_from_json(&e, j, "fuzz.json", 1, opts);
