@@ -107,6 +107,30 @@ static void own_slice(int ta, int tb, int M, int N, int K, float alpha, const fl
         blas_sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
+typedef void (*gemm_fn)(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
+                        const float *B, int ldb, float beta, float *C, int ldc);
+
+// The product as nt slices of C, one per thread: rows of op(A) and C (split_m) or columns of
+// op(B) and C, each slice a whole number of `unit`s but the last. Every element of C is made
+// by one call of f over all of K, so the result does not depend on nt.
+static void gemm_sliced(gemm_fn f, int nt, int unit, int split_m, int ta, int tb, int M, int N,
+                        int K, float alpha, const float *A, int lda, const float *B, int ldb,
+                        float beta, float *C, int ldc) {
+    int len = split_m ? M : N;
+    int chunk = ((len + nt - 1) / nt + unit - 1) / unit * unit;
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+    for (int p = 0; p < nt; p++) {
+        int lo = p * chunk, n = len - lo < chunk ? len - lo : chunk;
+        if (n <= 0) continue;
+        if (split_m)
+            f(ta, tb, n, N, K, alpha, ta ? A + lo : A + (size_t)lo * lda, lda, B, ldb, beta,
+              C + (size_t)lo * ldc, ldc);
+        else
+            f(ta, tb, M, n, K, alpha, A, lda, tb ? B + (size_t)lo * ldb : B + lo, ldb, beta, C + lo,
+              ldc);
+    }
+}
+
 void ordo_gemm_own(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
                    const float *B, int ldb, float beta, float *C, int ldc) {
     if (omp_in_parallel() || (size_t)M * N * K < OWN_THREADS_MIN) {
@@ -115,22 +139,9 @@ void ordo_gemm_own(int ta, int tb, int M, int N, int K, float alpha, const float
     }
     // the longer side of C, in whole register tiles per thread, so that only the last slice
     // has partial ones and every element comes out as in one thread's product (gemm.h)
-    int split_m = M >= N, len = split_m ? M : N,
-        unit = split_m ? ORDO_GEMM_OWN_MR : ORDO_GEMM_OWN_NR;
-#pragma omp parallel
-    {
-        int p = omp_get_thread_num(), nt = omp_get_num_threads();
-        int chunk = ((len + nt - 1) / nt + unit - 1) / unit * unit;
-        int lo = p * chunk, n = len - lo < chunk ? len - lo : chunk;
-        if (n > 0) {
-            if (split_m) // rows lo.. of op(A) and C
-                own_slice(ta, tb, n, N, K, alpha, ta ? A + lo : A + (size_t)lo * lda, lda, B, ldb,
-                          beta, C + (size_t)lo * ldc, ldc);
-            else // columns lo.. of op(B) and C
-                own_slice(ta, tb, M, n, K, alpha, A, lda, tb ? B + (size_t)lo * ldb : B + lo, ldb,
-                          beta, C + lo, ldc);
-        }
-    }
+    int split_m = M >= N;
+    gemm_sliced(own_slice, omp_get_max_threads(), split_m ? ORDO_GEMM_OWN_MR : ORDO_GEMM_OWN_NR,
+                split_m, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 void ordo_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
@@ -147,19 +158,8 @@ void ordo_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A,
         blas_sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
         return;
     }
-    int len = split_m ? M : N;
-    int chunk = ((len + nt - 1) / nt + BLAS_SLICE_ALIGN - 1) / BLAS_SLICE_ALIGN * BLAS_SLICE_ALIGN;
-#pragma omp parallel for num_threads(nt) schedule(static, 1)
-    for (int p = 0; p < nt; p++) {
-        int lo = p * chunk, n = len - lo < chunk ? len - lo : chunk;
-        if (n <= 0) continue;
-        if (split_m) // rows lo.. of op(A) and C
-            blas_sgemm(ta, tb, n, N, K, alpha, ta ? A + lo : A + (size_t)lo * lda, lda, B, ldb,
-                       beta, C + (size_t)lo * ldc, ldc);
-        else // columns lo.. of op(B) and C
-            blas_sgemm(ta, tb, M, n, K, alpha, A, lda, tb ? B + (size_t)lo * ldb : B + lo, ldb,
-                       beta, C + lo, ldc);
-    }
+    gemm_sliced(blas_sgemm, nt, BLAS_SLICE_ALIGN, split_m, ta, tb, M, N, K, alpha, A, lda, B, ldb,
+                beta, C, ldc);
 }
 
 // ---- threads
