@@ -15,25 +15,31 @@ ref_us=$((($(date +%s%N) - t0) / 1000))
 
 pass=0 fail=0 total_kills=0
 for trial in 1 2 3 4; do
-  run="$dir/killed$trial"
-  "$ORDO" train "${args[@]}" --out "$run" > /dev/null 2>&1 &
-  pid=$!
-  kills=0
-  RANDOM=$trial
-  for attempt in $(seq 1 30); do
-    # 2..60% of the reference run: before, between and during checkpoints
-    us=$((ref_us * (RANDOM % 59 + 2) / 100 + 1000))
-    sleep "$(printf '%d.%06d' $((us / 1000000)) $((us % 1000000)))"
-    if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid"; wait "$pid" 2>/dev/null; kills=$((kills+1)); fi
-    if [ -f "$run/ckpt-120.safetensors" ]; then break; fi
-    if [ -f "$run/config.json" ]; then
-      "$ORDO" train --resume "$run" > /dev/null 2>"$run.err" &
-    else # killed before it wrote anything (slow start: ASan, a busy machine): run it again
-      "$ORDO" train "${args[@]}" --out "$run" > /dev/null 2>"$run.err" &
-    fi
+  # a trial whose run outpaced every kill (the machine got faster after the reference run)
+  # is run again with delays half as long, so that every trial kills
+  scale=100 kills=0
+  while [ $kills -eq 0 ] && [ $scale -ge 6 ]; do
+    run="$dir/killed$trial"
+    rm -rf "$run"
+    "$ORDO" train "${args[@]}" --out "$run" > /dev/null 2>&1 &
     pid=$!
+    RANDOM=$trial
+    for attempt in $(seq 1 30); do
+      # 2..60% of the reference run: before, between and during checkpoints
+      us=$((ref_us * (RANDOM % 59 + 2) / 100 * scale / 100 + 1000))
+      sleep "$(printf '%d.%06d' $((us / 1000000)) $((us % 1000000)))"
+      if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid"; wait "$pid" 2>/dev/null; kills=$((kills+1)); fi
+      if [ -f "$run/ckpt-120.safetensors" ]; then break; fi
+      if [ -f "$run/config.json" ]; then
+        "$ORDO" train --resume "$run" > /dev/null 2>"$run.err" &
+      else # killed before it wrote anything (slow start: ASan, a busy machine): run it again
+        "$ORDO" train "${args[@]}" --out "$run" > /dev/null 2>"$run.err" &
+      fi
+      pid=$!
+    done
+    wait "$pid" 2>/dev/null
+    scale=$((scale / 2))
   done
-  wait "$pid" 2>/dev/null
   total_kills=$((total_kills + kills))
   if [ ! -f "$run/ckpt-120.safetensors" ]; then
     if [ -f "$run/config.json" ]; then "$ORDO" train --resume "$run" > /dev/null 2>>"$run.err"
