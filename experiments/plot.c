@@ -115,6 +115,16 @@ static void widen(double *lo, double *hi) {
     *hi += d;
 }
 
+// A grid line (light) and its tick mark (dark), each from (x1, y1) to (x2, y2).
+static void grid_tick(ordo_strbuf *s, double gx1, double gy1, double gx2, double gy2, double tx1,
+                      double ty1, double tx2, double ty2) {
+    ordo_strbuf_printf(
+        s,
+        "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#e5e5e5\"/>\n"
+        "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#333\"/>\n",
+        gx1, gy1, gx2, gy2, tx1, ty1, tx2, ty2);
+}
+
 static void draw_axes(ordo_strbuf *s, const frame *f, const ordo_axes *a) {
     ordo_strbuf_printf(s, "<g class=\"axes\">\n");
     // y ticks and horizontal grid
@@ -122,11 +132,7 @@ static void draw_axes(ordo_strbuf *s, const frame *f, const ordo_axes *a) {
     int dec = step_decimals(step);
     for (double t = ceil(f->y0 / step - 1e-9) * step; t <= f->y1 + step * 1e-9; t += step) {
         double y = fy(f, t);
-        ordo_strbuf_printf(
-            s,
-            "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#e5e5e5\"/>\n"
-            "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#333\"/>\n",
-            f->px, y, f->px + f->pw, y, f->px - 4, y, f->px, y);
+        grid_tick(s, f->px, y, f->px + f->pw, y, f->px - 4, y, f->px, y);
         ordo_svg_text(s, f->px - 6, y + 4, "end", FONT - 1, "", "%.*f", dec,
                       fabs(t) < step * 1e-9 ? 0.0 : t);
     }
@@ -136,11 +142,7 @@ static void draw_axes(ordo_strbuf *s, const frame *f, const ordo_axes *a) {
         double lb = log10(base);
         for (double k = ceil(f->x0 / lb - 1e-9); k * lb <= f->x1 + 1e-9; k++) {
             double v = pow(base, k), x = fx(f, v);
-            ordo_strbuf_printf(
-                s,
-                "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#e5e5e5\"/>\n"
-                "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#333\"/>\n",
-                x, f->py, x, f->py + f->ph, x, f->py + f->ph, x, f->py + f->ph + 4);
+            grid_tick(s, x, f->py, x, f->py + f->ph, x, f->py + f->ph, x, f->py + f->ph + 4);
             ordo_svg_text(s, x, f->py + f->ph + 17, "middle", FONT - 1, "", "%g", v);
         }
     } else {
@@ -148,11 +150,7 @@ static void draw_axes(ordo_strbuf *s, const frame *f, const ordo_axes *a) {
         int xd = step_decimals(xs);
         for (double t = ceil(f->x0 / xs - 1e-9) * xs; t <= f->x1 + xs * 1e-9; t += xs) {
             double x = fx(f, t);
-            ordo_strbuf_printf(
-                s,
-                "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#e5e5e5\"/>\n"
-                "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#333\"/>\n",
-                x, f->py, x, f->py + f->ph, x, f->py + f->ph, x, f->py + f->ph + 4);
+            grid_tick(s, x, f->py, x, f->py + f->ph, x, f->py + f->ph, x, f->py + f->ph + 4);
             ordo_svg_text(s, x, f->py + f->ph + 17, "middle", FONT - 1, "", "%.*f", xd,
                           fabs(t) < xs * 1e-9 ? 0.0 : t);
         }
