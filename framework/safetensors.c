@@ -9,6 +9,8 @@
 // - writing: tensors sorted by dtype (descending, reference order) then name (all ours are
 //   F32, so by name), `__metadata__` first, compact JSON with serde_json's escaping, header
 //   padded with spaces to a multiple of 8 so that the data starts 8-aligned.
+// - a checksum: ordo's writer can add XXH3-64 of the data section as a metadata entry
+//   (ORDO_ST_HASH_KEY), and ordo_safetensors_verify checks it; the format itself has none.
 // Deliberately not here: dtype conversion (only F32 is read into floats), writing other
 // dtypes, big-endian hosts, lazy or partial loading beyond what the mapping gives for free.
 #include <errno.h>
@@ -24,6 +26,7 @@
 #include <unistd.h>
 
 #include "framework/fileio.h"
+#include "framework/hash.h"
 #include "framework/safetensors.h"
 #include "framework/strbuf.h"
 
@@ -613,27 +616,84 @@ static ordo_status write_file(const char *path, const ordo_strbuf *h, const ordo
     return s;
 }
 
-ordo_status ordo_safetensors_write(const char *path, const ordo_st_write *tensors, int n,
-                                   const char *const *meta_keys, const char *const *meta_vals,
-                                   int nmeta) {
+// XXH3-64 of the data section that tensors[order[0..n)] make, read from the callers' buffers.
+// A pass of its own before the write (about 19 GB/s, 10 ms for the 193 MB checkpoint of the
+// `small` preset, against 150-500 ms for its write and fsync): hashing the pieces as
+// ordo_write_atomic writes them would need the header patched in after the data.
+static uint64_t data_hash(const ordo_st_write *tensors, const int *order, const size_t *nbytes,
+                          int n) {
+    ordo_hasher h;
+    ordo_hasher_init(&h);
+    for (int k = 0; k < n; k++) ordo_hasher_update(&h, tensors[order[k]].data, nbytes[order[k]]);
+    return ordo_hasher_digest(&h);
+}
+
+// Both writers: the metadata as given, plus the data checksum when `hashed`.
+static ordo_status write_impl(const char *path, const ordo_st_write *tensors, int n,
+                              const char *const *meta_keys, const char *const *meta_vals, int nmeta,
+                              int hashed) {
     if (!path || n < 0 || n > INT_MAX - 2 || (n > 0 && !tensors) || nmeta < 0 ||
-        (nmeta > 0 && (!meta_keys || !meta_vals)))
+        nmeta > INT_MAX - 1 || (nmeta > 0 && (!meta_keys || !meta_vals)))
         return ordo_error(ORDO_ERR_ARG, "%s: bad arguments to ordo_safetensors_write",
                           path ? path : "(null)");
     size_t *nbytes = ordo_xmalloc((size_t)(n ? n : 1) * sizeof *nbytes);
     int *order = ordo_xmalloc((size_t)(n ? n : 1) * sizeof *order);
+    int nm = nmeta + (hashed != 0);
+    const char **keys = ordo_xmalloc((size_t)(nm ? nm : 1) * sizeof *keys);
+    const char **vals = ordo_xmalloc((size_t)(nm ? nm : 1) * sizeof *vals);
+    for (int i = 0; i < nmeta; i++) keys[i] = meta_keys[i], vals[i] = meta_vals[i];
+    char hex[17];
     ordo_strbuf h = {0};
     ordo_status s = check_tensors(path, tensors, n, nbytes, order);
-    if (!s) s = check_meta(path, meta_keys, meta_vals, nmeta);
+    if (!s && hashed) {
+        ordo_hash_hex(data_hash(tensors, order, nbytes, n), hex);
+        keys[nmeta] = ORDO_ST_HASH_KEY;
+        vals[nmeta] = hex;
+    }
+    if (!s) s = check_meta(path, keys, vals, nm);
     if (!s) {
-        build_header(&h, tensors, order, nbytes, n, meta_keys, meta_vals, nmeta);
+        build_header(&h, tensors, order, nbytes, n, keys, vals, nm);
         if (h.len > ORDO_ST_MAX_HEADER)
             s = ordo_error(ORDO_ERR_ARG, "%s: header would be %zu bytes, more than the limit of %d",
                            path, h.len, ORDO_ST_MAX_HEADER);
     }
     if (!s) s = write_file(path, &h, tensors, order, nbytes, n);
     ordo_strbuf_free(&h);
+    free(keys);
+    free(vals);
     free(order);
     free(nbytes);
     return s;
+}
+
+ordo_status ordo_safetensors_write(const char *path, const ordo_st_write *tensors, int n,
+                                   const char *const *meta_keys, const char *const *meta_vals,
+                                   int nmeta) {
+    return write_impl(path, tensors, n, meta_keys, meta_vals, nmeta, 0);
+}
+
+ordo_status ordo_safetensors_write_hashed(const char *path, const ordo_st_write *tensors, int n,
+                                          const char *const *meta_keys,
+                                          const char *const *meta_vals, int nmeta) {
+    return write_impl(path, tensors, n, meta_keys, meta_vals, nmeta, 1);
+}
+
+ordo_status ordo_safetensors_verify(const ordo_safetensors *f, int *checked) {
+    *checked = 0;
+    const char *want = ordo_safetensors_meta(f, ORDO_ST_HASH_KEY);
+    if (!want) return ORDO_OK;
+    uint64_t w;
+    if (ordo_hash_parse(ORDO_ST_HASH_KEY, want, &w))
+        return ordo_error_wrap(ORDO_ERR_FORMAT, "%s: metadata", f->path);
+    uint64_t got = ordo_hash64(f->data, f->data_len);
+    if (got != w) {
+        char hex[17];
+        ordo_hash_hex(got, hex);
+        return ordo_error(ORDO_ERR_FORMAT,
+                          "%s: checksum mismatch: the %zu bytes of tensor data hash to %s, the "
+                          "metadata (%s) says %s: the file is corrupt",
+                          f->path, f->data_len, hex, ORDO_ST_HASH_KEY, want);
+    }
+    *checked = 1;
+    return ORDO_OK;
 }

@@ -107,4 +107,24 @@ ordo_status ordo_safetensors_write(const char *path, const ordo_st_write *tensor
                                    const char *const *meta_keys, const char *const *meta_vals,
                                    int nmeta);
 
+// ---- data checksum (ordo's own metadata entry; other readers ignore it)
+
+// The metadata key of the data checksum: XXH3-64 (framework/hash.h, seed 0) of the whole data
+// section, that is every byte after the header (offset 8 + header length) to the end of the
+// file, in file order, written as 16 lower-case hex digits.
+#define ORDO_ST_HASH_KEY "ordo_data_xxh3"
+
+// As ordo_safetensors_write, with ORDO_ST_HASH_KEY added after the given metadata. The hash is
+// taken from the callers' buffers before the write (no copy). Errors: those of
+// ordo_safetensors_write; ORDO_ERR_ARG when meta_keys already holds ORDO_ST_HASH_KEY.
+ordo_status ordo_safetensors_write_hashed(const char *path, const ordo_st_write *tensors, int n,
+                                          const char *const *meta_keys,
+                                          const char *const *meta_vals, int nmeta);
+
+// Checks the data section of f against its ORDO_ST_HASH_KEY entry (a pass over the mapped
+// data). *checked is 1 when they agree, 0 when the file has no such entry (written by another
+// program or an older ordo: nothing to check, ORDO_OK). ORDO_ERR_FORMAT, naming the file and
+// both hashes, when they differ or the entry is not 16 hex digits.
+ordo_status ordo_safetensors_verify(const ordo_safetensors *f, int *checked);
+
 #endif

@@ -322,5 +322,41 @@ fi
 [ -f "$dir/work/trunc/notes.tmp.txt" ] && ok || bad "resume deleted a user's notes.tmp.txt"
 [ ! -e "$dir/work/trunc/ckpt-6.safetensors.tmp.4242" ] && ok || bad "resume left a stale temporary file"
 
+# --- checkpoint integrity (issue 18 point 2: checksums, step against name, finite values;
+# the fallback to an older checkpoint is tests/test_ckpt_integrity.sh). Byte surgery without
+# python: the header length is the first 8 bytes, little-endian.
+ck_data() { echo $((8 + $(od -An -t u8 -N8 "$1" | tr -d ' '))); }
+ck_put() { printf "$(printf '\\%03o' "$3")" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none; }
+ck_flip() { local at=$(($(ck_data "$1") + $2)); ck_put "$1" $at $(($(od -An -t u1 -j $at -N1 "$1") ^ 1)); }
+ck_nocheck() { # the checksum entry blanked out, as a file of an older ordo has none
+  local m; m=$(grep -abo ',"ordo_data_xxh3":"[0-9a-f]\{16\}"' "$1"); local e=${m#*:}
+  printf '%*s' ${#e} '' | dd of="$1" bs=1 seek="${m%%:*}" conv=notrunc status=none
+}
+ck_nan() { # the first float of the data section (h.0.attn.c_attn.bias) made a NaN
+  local at; at=$(ck_data "$1"); ck_put "$1" $((at + 2)) 255; ck_put "$1" $((at + 3)) 255
+}
+cp -r "$G" "$dir/runs/ck_flipped"                               # every checkpoint: one bit flipped
+for f in "$dir/runs/ck_flipped"/ckpt-*.safetensors; do ck_flip "$f" 100; done
+cp -r "$G" "$dir/runs/ck_nan"                                   # no checksum, a NaN weight
+for f in "$dir/runs/ck_nan"/ckpt-*.safetensors; do ck_nocheck "$f"; ck_nan "$f"; done
+mkdir -p "$dir/runs/ck_renamed"                                 # ckpt-2's file as ckpt-4, alone
+cp "$G/config.json" "$G/ckpt-2.safetensors" "$dir/runs/ck_renamed/"
+mv "$dir/runs/ck_renamed/ckpt-2.safetensors" "$dir/runs/ck_renamed/ckpt-4.safetensors"
+cp -r "$G" "$dir/runs/ck_badsum"                                # the checksum not 16 hex digits
+for f in "$dir/runs/ck_badsum"/ckpt-*.safetensors; do
+  m=$(grep -abo '"ordo_data_xxh3":"' "$f"); e=${m#*:}; ck_put "$f" $((${m%%:*} + ${#e})) 120 # 'x'
+done
+check "eval, every checkpoint fails its checksum"   "none of its 2 checkpoint(s) could be used" "$ORDO" eval runs/ck_flipped
+check "sample, every checkpoint fails its checksum" "checksum mismatch"  "$ORDO" sample runs/ck_flipped --prompt cat
+check "viz, every checkpoint fails its checksum"    "checksum mismatch"  "$ORDO" viz runs/ck_flipped --out fresh
+check "resume, every checkpoint fails its checksum" "ckpt-2.safetensors: checksum mismatch" "$ORDO" train --resume runs/ck_flipped --steps 8
+check "eval, a NaN weight in every checkpoint"      "tensor h.0.attn.c_attn.bias holds NaN at index 0" "$ORDO" eval runs/ck_nan
+check "resume, a NaN weight in every checkpoint"    "holds NaN at index 0" "$ORDO" train --resume runs/ck_nan --steps 8
+check "eval, a checkpoint renamed to another step"  "its metadata says step 2, its name step 4" "$ORDO" eval runs/ck_renamed
+check "resume, a checkpoint renamed to another step" "its metadata says step 2, its name step 4" "$ORDO" train --resume runs/ck_renamed --steps 8
+check "eval, a checksum that is not 16 hex digits"  "is not a hash (expected 16 hex digits)" "$ORDO" eval runs/ck_badsum
+check "init from a file failing its checksum"       "checksum mismatch"  "$ORDO" train "${tiny[@]}" --init runs/ck_flipped/ckpt-4.safetensors --out "$F"
+check "init with a NaN weight"                      "holds NaN at index 0" "$ORDO" train "${tiny[@]}" --init runs/ck_nan/ckpt-4.safetensors --out "$F"
+
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

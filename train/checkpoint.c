@@ -1,9 +1,12 @@
 // Checkpoint files (see checkpoint.h). The metadata values are strings, as safetensors
-// requires: the config as JSON, the state as decimal integers and hex RNG words. Nothing
-// here decides which checkpoint to resume from: the trainer walks the list newest first.
+// requires: the config as JSON, the state as decimal integers and hex RNG words, the data
+// checksum as 16 hex digits. Here a checkpoint is checked (checksum, step against name, finite
+// values) and refused with a reason; nothing here decides which one to use instead: train/run.c
+// walks the list newest first.
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +14,7 @@
 
 #include "train/checkpoint.h"
 
+#include "framework/dist.h"
 #include "framework/fileio.h"
 
 #define FORMAT "ordo-checkpoint-1"
@@ -22,6 +26,19 @@ static const char *const STATE_KEYS[] = {"format", "config",     "step",
 
 ordo_status ordo_checkpoint_path(char *buf, size_t cap, const char *dir, int64_t step) {
     return ordo_path(buf, cap, "%s/ckpt-%" PRId64 ".safetensors", dir, step);
+}
+
+// The step in a checkpoint's file name: `name` is exactly "ckpt-<step>.safetensors" as ordo
+// writes it ("ckpt-007" or "ckpt-+7" would be read as ckpt-7's path, so they are not); else -1.
+static int64_t name_step(const char *name) {
+    int64_t step;
+    int used = 0;
+    if (sscanf(name, "ckpt-%" SCNd64 ".safetensors%n", &step, &used) != 1 || step < 0 ||
+        name[used] != 0)
+        return -1;
+    char canon[64];
+    snprintf(canon, sizeof canon, "ckpt-%" PRId64 ".safetensors", step);
+    return strcmp(canon, name) == 0 ? step : -1;
 }
 
 static int cmp_desc(const void *a, const void *b) {
@@ -39,15 +56,8 @@ ordo_status ordo_checkpoint_list(const char *dir, int64_t **steps, int *n) {
     int cap = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
-        int64_t step;
-        int used = 0;
-        if (sscanf(e->d_name, "ckpt-%" SCNd64 ".safetensors%n", &step, &used) != 1 || step < 0 ||
-            e->d_name[used] != 0)
-            continue;
-        // only the names ordo writes: "ckpt-007" or "ckpt-+7" would be read as ckpt-7's path
-        char canon[64];
-        snprintf(canon, sizeof canon, "ckpt-%" PRId64 ".safetensors", step);
-        if (strcmp(canon, e->d_name) != 0) continue;
+        int64_t step = name_step(e->d_name);
+        if (step < 0) continue;
         if (*n == cap) {
             cap = cap ? 2 * cap : 16;
             *steps = ordo_xrealloc(*steps, (size_t)cap * sizeof **steps);
@@ -117,7 +127,7 @@ ordo_status ordo_checkpoint_save(const char *dir, const ordo_gpt *m, const ordo_
     }
     char path[ORDO_PATH_MAX];
     ordo_status s = ordo_checkpoint_path(path, sizeof path, dir, st->step);
-    if (!s) s = ordo_safetensors_write(path, w, n, keys, vals, NSTATE + mt.n);
+    if (!s) s = ordo_safetensors_write_hashed(path, w, n, keys, vals, NSTATE + mt.n);
     for (int i = 0; i < n; i++) free(names[i]);
     free(names);
     free(w);
@@ -145,6 +155,34 @@ static ordo_status parse_i64(const char *path, const char *key, const char *v, i
                           path, key, v);
     *out = x;
     return ORDO_OK;
+}
+
+// A file without a checksum is noted once per path: resuming opens the checkpoint it resolves
+// the config from a second time to restore it.
+static void note_unchecked(const char *path, const char *why) {
+    static char last[ORDO_PATH_MAX];
+    if (strcmp(last, path) == 0) return;
+    snprintf(last, sizeof last, "%s", path);
+    if (ordo_dist_rank() == 0)
+        fprintf(stderr, "ordo: note: %s has no checksum (%s); loading it unchecked\n", path, why);
+}
+
+// What can be checked before the tensors are read: the step of the metadata (-1: none)
+// against a ckpt-<step> file name, then the data against its checksum (the costly part: one
+// pass over the file), or a note when the file has none.
+static ordo_status check_intact(const ordo_safetensors *f, int64_t step, const char *unchecked) {
+    const char *path = ordo_safetensors_path(f);
+    const char *slash = strrchr(path, '/');
+    int64_t named = name_step(slash ? slash + 1 : path);
+    if (step >= 0 && named >= 0 && named != step)
+        return ordo_error(ORDO_ERR_FORMAT,
+                          "%s: its metadata says step %" PRId64 ", its name step %" PRId64
+                          " (renamed, or copied over another step's file?)",
+                          path, step, named);
+    int checked;
+    ordo_status s = ordo_safetensors_verify(f, &checked);
+    if (!s && !checked) note_unchecked(path, unchecked);
+    return s;
 }
 
 ordo_status ordo_checkpoint_open(const char *path, ordo_safetensors **f, json_t **config,
@@ -193,6 +231,7 @@ ordo_status ordo_checkpoint_open(const char *path, ordo_safetensors **f, json_t 
                        path);
         goto fail;
     }
+    if ((s = check_intact(*f, st->step, "written by an older ordo?"))) goto fail;
     return ORDO_OK;
 fail:
     json_decref(*config);
@@ -202,21 +241,67 @@ fail:
     return s;
 }
 
+// Copies F32 tensor `name` of f into dst as ordo_safetensors_read_f32 does, then refuses a NaN
+// or an infinity (a bit flip in an exponent, or a run that diverged before it was saved):
+// ORDO_ERR_NUMERIC naming the tensor, the index and the value.
+static ordo_status read_finite(const ordo_safetensors *f, const char *name, const int *shape,
+                               int ndim, float *dst) {
+    ordo_status s = ordo_safetensors_read_f32(f, name, shape, ndim, dst);
+    if (s) return s;
+    size_t n = 1;
+    for (int d = 0; d < ndim; d++) n *= (size_t)shape[d];
+    // an all-exponent-bits test over the bits, which vectorizes; the index only on failure
+    uint32_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, dst + i, sizeof u);
+        bad |= (u & 0x7f800000u) == 0x7f800000u;
+    }
+    if (!bad) return ORDO_OK;
+    size_t i = 0;
+    while (isfinite(dst[i])) i++;
+    return ordo_error(ORDO_ERR_NUMERIC,
+                      "%s: tensor %s holds %s at index %zu (expected finite values)",
+                      ordo_safetensors_path(f), name,
+                      isnan(dst[i]) ? "NaN"
+                      : dst[i] > 0  ? "+inf"
+                                    : "-inf",
+                      i);
+}
+
 ordo_status ordo_checkpoint_load(ordo_safetensors *f, ordo_gpt *m, ordo_optim *o) {
     ordo_params *p = &m->params;
     char name[256];
     for (int i = 0; i < p->count; i++) {
         ordo_tensor *t = p->t[i];
         size_t off = (size_t)(t->data - p->data);
-        ordo_status s = ordo_safetensors_read_f32(f, t->name, t->shape, t->ndim, t->data);
+        ordo_status s = read_finite(f, t->name, t->shape, t->ndim, t->data);
         if (s) return s;
         if (!o) continue;
         snprintf(name, sizeof name, "optim.m.%s", t->name);
-        if ((s = ordo_safetensors_read_f32(f, name, t->shape, t->ndim, o->m + off))) return s;
+        if ((s = read_finite(f, name, t->shape, t->ndim, o->m + off))) return s;
         if (o->v) {
             snprintf(name, sizeof name, "optim.v.%s", t->name);
-            if ((s = ordo_safetensors_read_f32(f, name, t->shape, t->ndim, o->v + off))) return s;
+            if ((s = read_finite(f, name, t->shape, t->ndim, o->v + off))) return s;
         }
     }
     return ORDO_OK;
+}
+
+ordo_status ordo_checkpoint_load_weights(const char *path, ordo_gpt *m) {
+    ordo_safetensors *f;
+    ordo_status s = ordo_safetensors_open(path, &f);
+    if (s) return s;
+    // an ordo checkpoint's step is checked against its name; other files have none
+    const char *fmt = ordo_safetensors_meta(f, "format");
+    int64_t step = -1;
+    if (fmt && strcmp(fmt, FORMAT) == 0)
+        s = parse_i64(path, "step", ordo_safetensors_meta(f, "step"), &step);
+    if (!s) s = check_intact(f, step, "written by another program or an older ordo?");
+    for (int i = 0; i < m->params.count && !s; i++) {
+        ordo_tensor *t = m->params.t[i];
+        s = read_finite(f, t->name, t->shape, t->ndim, t->data);
+    }
+    ordo_safetensors_close(f);
+    return s;
 }

@@ -2,6 +2,11 @@
 // directory, holding the weights (Hugging Face GPT-2 names), the optimizer moments
 // (`optim.m.<name>`, `optim.v.<name>`) and, in the metadata, the config and the training
 // state (step, rng, dataloader position). Written atomically; the newest K are kept.
+// Integrity: the metadata also holds ORDO_ST_HASH_KEY ("ordo_data_xxh3"), XXH3-64 of the whole
+// data section (every byte after the header, in file order: all tensors, weights and moments),
+// checked whenever a checkpoint is opened; the step in the metadata must match the file name;
+// and loaded weights and moments must be finite. A checkpoint failing any of these is refused
+// with a message saying which, so that callers can fall back to an older one.
 #ifndef ORDO_CHECKPOINT_H
 #define ORDO_CHECKPOINT_H
 #include <jansson.h>
@@ -28,11 +33,22 @@ ordo_status ordo_checkpoint_list(const char *dir, int64_t **steps, int *n);
 // dir/ckpt-<step>.safetensors into buf[cap] (ORDO_PATH_MAX). Errors: ordo_path's when it
 // does not fit (buf is then "").
 ordo_status ordo_checkpoint_path(char *buf, size_t cap, const char *dir, int64_t step);
-// Opens a checkpoint and parses its metadata: the config (caller decrefs) and the state.
+// Opens a checkpoint, parses its metadata (the config, which the caller decrefs, and the state)
+// and checks that it is intact: the data against its checksum, the step against a file name
+// of the form ckpt-<step>.safetensors. A file without a checksum (an older ordo's) opens with
+// a note on stderr, printed once per path. Errors: ORDO_ERR_IO, or ORDO_ERR_FORMAT naming the
+// file and what is wrong (*f and *config are then NULL).
 ordo_status ordo_checkpoint_open(const char *path, ordo_safetensors **f, json_t **config,
                                  ordo_train_state *st);
-// Loads weights and (if o) moments from an opened checkpoint into a model built from its config.
+// Loads weights and (if o) moments from an opened checkpoint into a model built from its
+// config. ORDO_ERR_NUMERIC, naming the tensor, when one holds a NaN or an infinity; the model
+// and optimizer are then partly overwritten (load another checkpoint over them, or free them).
 ordo_status ordo_checkpoint_load(ordo_safetensors *f, ordo_gpt *m, ordo_optim *o);
+// Loads the weights of any safetensors file with the model's tensor names into m (`train
+// --init`): an ordo checkpoint, an exported model or a Hugging Face GPT-2 file. Checked as
+// ordo_checkpoint_open and ordo_checkpoint_load check (the checksum when the file has one, with
+// the same note when not; the step against a ckpt-<step> name; finite weights).
+ordo_status ordo_checkpoint_load_weights(const char *path, ordo_gpt *m);
 // Removes temporary files (*.tmp.<pid>) that a killed writer left in dir (best effort: one
 // whose path does not fit ORDO_PATH_MAX is left alone).
 void ordo_checkpoint_clean_tmp(const char *dir);

@@ -121,6 +121,17 @@ void ordo_rundata_free(ordo_rundata *d) {
     memset(d, 0, sizeof *d);
 }
 
+// Passes over checkpoint `path`, whose reason is the current error message: a warning on
+// stderr (rank 0) and an entry "\n  <path>: <why>" in `list`, which the error quotes when none
+// is left. The message's own "<path>: " prefix, if any, is not repeated.
+static void skip(ordo_strbuf *list, const char *path) {
+    const char *why = ordo_error_message();
+    size_t n = strlen(path);
+    if (strncmp(why, path, n) == 0 && why[n] == ':' && why[n + 1] == ' ') why += n + 2;
+    if (ordo_dist_rank() == 0) fprintf(stderr, "ordo: warning: skipping %s: %s\n", path, why);
+    ordo_strbuf_printf(list, "\n  %s: %s", path, why);
+}
+
 // The config checkpoint `path` of run dir was trained with (cj, its metadata), over the
 // defaults, with out set to dir (out may differ on resume; the check wants one), and checked:
 // a hand-edited or damaged config must not reach a model unchecked. Errors name path.
@@ -144,15 +155,16 @@ ordo_status ordo_run_open(const char *dir, ordo_train_config *cfg, ordo_rundata 
         return ordo_error(ORDO_ERR_ARG, "%s: no checkpoint (ckpt-<step>.safetensors) in the run",
                           dir);
     }
-    s = ORDO_ERR_FORMAT;
-    for (int i = 0; i < n; i++) {
+    ordo_strbuf skipped = {0};
+    int i;
+    for (i = 0; i < n; i++) {
         char path[ORDO_PATH_MAX];
         if ((s = ordo_checkpoint_path(path, sizeof path, dir, steps[i]))) break;
         ordo_safetensors *f;
         json_t *cj;
         ordo_train_state st;
         if ((s = ordo_checkpoint_open(path, &f, &cj, &st))) {
-            fprintf(stderr, "ordo: warning: skipping %s: %s\n", path, ordo_error_message());
+            skip(&skipped, path);
             continue;
         }
         // zeroed, so that a failure before they are built frees nothing it should not
@@ -167,7 +179,7 @@ ordo_status ordo_run_open(const char *dir, ordo_train_config *cfg, ordo_rundata 
         if (!s) s = ordo_checkpoint_load(f, m, NULL);
         ordo_safetensors_close(f);
         if (s) {
-            fprintf(stderr, "ordo: warning: skipping %s: %s\n", path, ordo_error_message());
+            skip(&skipped, path);
             ordo_gpt_free(m);
             ordo_rundata_free(data);
             continue;
@@ -175,6 +187,10 @@ ordo_status ordo_run_open(const char *dir, ordo_train_config *cfg, ordo_rundata 
         *step = st.step;
         break;
     }
+    if (i == n) // every one skipped: the last one's status, with the reason for each
+        s = ordo_error(s, "%s: none of its %d checkpoint(s) could be used:%s", dir, n,
+                       skipped.buf ? skipped.buf : "");
+    ordo_strbuf_free(&skipped);
     free(steps);
     return s;
 }
@@ -205,17 +221,16 @@ static ordo_status next_own(ordo_resume *r, ordo_safetensors **f, json_t **cj, o
         if (s) return s; // its message quotes the start of the path; the whole is too long
         json_t *j;
         if (ordo_checkpoint_open(r->path, f, &j, st)) {
-            if (ordo_dist_rank() == 0)
-                fprintf(stderr, "ordo: warning: skipping %s: %s\n", r->path, ordo_error_message());
+            skip(&r->skipped, r->path);
             continue;
         }
         s = checkpoint_config(r->path, r->dir, j, ck);
         int foreign = !s && r->have_run && ordo_train_config_compare(ck, &r->run);
-        if (foreign && ordo_dist_rank() == 0)
-            fprintf(stderr,
-                    "ordo: warning: skipping %s: it is not a checkpoint of this run "
-                    "(%s/config.json): %s\n",
-                    r->path, r->dir, ordo_error_message());
+        if (foreign) {
+            ordo_error_wrap(ORDO_ERR_ARG, "it is not a checkpoint of this run (%s/config.json)",
+                            r->dir);
+            skip(&r->skipped, r->path);
+        }
         if (s || foreign) {
             json_decref(j);
             ordo_safetensors_close(*f);
@@ -233,12 +248,11 @@ static ordo_status next_own(ordo_resume *r, ordo_safetensors **f, json_t **cj, o
     // before its first checkpoint: starting over would cut metrics.jsonl back to step 0 and
     // overwrite them.
     if (r->n > 0)
-        return ordo_error(
-            ORDO_ERR_FORMAT,
-            "--resume %s: none of its %d checkpoint(s) could be loaded (see the "
-            "warnings above); not starting the run over. Move the damaged or foreign files "
-            "away to resume from config.json at step 0",
-            r->dir, r->n);
+        return ordo_error(ORDO_ERR_FORMAT,
+                          "--resume %s: none of its %d checkpoint(s) could be loaded, so the run "
+                          "is not started over (move the damaged or foreign files away to resume "
+                          "from config.json at step 0):%s",
+                          r->dir, r->n, r->skipped.buf ? r->skipped.buf : "");
     return ORDO_OK;
 }
 
@@ -320,7 +334,12 @@ ordo_status ordo_resume_next(ordo_resume *r, ordo_safetensors **f, ordo_train_st
     return ORDO_OK;
 }
 
+void ordo_resume_skip(ordo_resume *r) {
+    skip(&r->skipped, r->path);
+}
+
 void ordo_resume_free(ordo_resume *r) {
     free(r->steps);
+    ordo_strbuf_free(&r->skipped);
     memset(r, 0, sizeof *r);
 }

@@ -4,8 +4,10 @@
 //   all see the same tokens: a built-in corpus generated from its seed, or a text file
 //   tokenized with byte or gpt2; the token stream, the target stream (masked tokens = -1),
 //   the train/val split, and the means to turn a prompt into ids and ids back into text.
-// - Its newest valid checkpoint, opened for
-//   eval, sample and viz (ordo_run_open).
+// - Its newest usable checkpoint, opened for eval, sample and viz (ordo_run_open).
+// - Which checkpoint is used: the newest that is intact (its checksum, its step against its
+//   name, finite values; train/checkpoint.h) and loads; each one passed over is named in an
+//   `ordo: warning: skipping <path>: <why>` line, and when none is left the error lists them.
 // - A run to continue (`ordo train --resume`, ordo_resume_*): the config to train with, the
 //   checkpoint's with the options given on the command line on top, resolved before the
 //   trainer starts, and the run's checkpoints that the trainer then tries, newest first.
@@ -16,6 +18,7 @@
 #include "data/corpus.h"
 #include "data/tokenizer.h"
 #include "framework/fileio.h"
+#include "framework/strbuf.h"
 #include "models/gpt.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
@@ -39,10 +42,11 @@ ordo_status ordo_rundata_encode(ordo_rundata *d, const char *text, int32_t **ids
 ordo_status ordo_rundata_decode(ordo_rundata *d, const int32_t *ids, size_t n, char **text);
 void ordo_rundata_free(ordo_rundata *d);
 
-// Loads a run for evaluation or sampling: the config and newest valid checkpoint of dir, the
-// model and data rebuilt from that config (a checkpoint that does not open or load is skipped
-// with a warning). *step receives the checkpoint's step; free m and data with ordo_gpt_free
-// and ordo_rundata_free. ORDO_ERR_ARG when dir has no checkpoint.
+// Loads a run for evaluation or sampling: the config and newest usable checkpoint of dir, the
+// model and data rebuilt from that config (a checkpoint that does not open, is not intact or
+// does not load is skipped with a warning). *step receives the checkpoint's step; free m and
+// data with ordo_gpt_free and ordo_rundata_free. ORDO_ERR_ARG when dir has no checkpoint; when
+// none is usable, the last one's error with the reason for each listed.
 ordo_status ordo_run_open(const char *dir, ordo_train_config *cfg, ordo_rundata *data, ordo_gpt *m,
                           int64_t *step);
 
@@ -56,6 +60,7 @@ typedef struct ordo_resume {
     int have_run;          // settings differ from it is another run's and is skipped
     // the checkpoint tried last
     char path[ORDO_PATH_MAX];
+    ordo_strbuf skipped; // "\n  <path>: <why>" for each checkpoint passed over
 } ordo_resume;
 
 // Resolves the config of `ordo train --resume dir`. cfg holds the options as parsed and opts
@@ -72,10 +77,15 @@ ordo_status ordo_resume_open(ordo_resume *r, const char *dir, ordo_train_config 
 
 // The next checkpoint to restore, first the one the config was resolved from, then older
 // ones: opened (*f, the caller closes it; r->path names it) with its training state. Skips
-// with a warning one that does not open or belongs to another run. *f NULL and ORDO_OK when
-// the run has no checkpoint at all; ORDO_ERR_FORMAT when none is left to try; ORDO_ERR_ARG for
-// one whose fixed settings differ from r->cfg.
+// with a warning one that does not open, is not intact or belongs to another run. *f NULL and
+// ORDO_OK when the run has no checkpoint at all; ORDO_ERR_FORMAT listing every skipped one and
+// why when none is left to try; ORDO_ERR_ARG for one whose fixed settings differ from r->cfg.
 ordo_status ordo_resume_next(ordo_resume *r, ordo_safetensors **f, ordo_train_state *st);
+// Records that the checkpoint ordo_resume_next handed out last (r->path) could not be restored,
+// the reason being the current error message (non-finite weights, say): warns on stderr (rank
+// 0) and lists it in the error of ordo_resume_next when none is left. Call ordo_resume_next
+// next, for an older one.
+void ordo_resume_skip(ordo_resume *r);
 void ordo_resume_free(ordo_resume *r);
 
 #endif

@@ -97,7 +97,7 @@ static ordo_status build(trainer *tr) {
     ordo_gpt_config g;
     if ((s = ordo_train_config_model(c, tr->data.vocab_size, &g))) return s;
     if ((s = ordo_gpt_init(&tr->model, &g, (uint64_t)c->seed))) return s;
-    if (c->init && (s = ordo_gpt_load(&tr->model, c->init)))
+    if (c->init && (s = ordo_checkpoint_load_weights(c->init, &tr->model)))
         return ordo_error_wrap(s, "--init %s", c->init);
     ordo_optim_config oc;
     ordo_optim_defaults(&oc);
@@ -222,8 +222,9 @@ static ordo_status load_state(trainer *tr, ordo_safetensors *f, const ordo_train
 }
 
 // Restores the newest checkpoint that loads, building the run from tr->cfg before the first
-// one; a checkpoint that does not load is skipped with a warning (ordo_resume_next skips and
-// reports those that do not open or belong to another run, and fails when none is left).
+// one; a checkpoint that does not load (non-finite weights or moments, say) is skipped with a
+// warning and the next older one tried (ordo_resume_next skips and reports those that do not
+// open, are not intact or belong to another run, and fails, listing them all, when none is left).
 // *restored stays 0 when the run has no checkpoint yet.
 static ordo_status restore(trainer *tr, ordo_resume *r, int *restored) {
     ordo_safetensors *f;
@@ -242,8 +243,7 @@ static ordo_status restore(trainer *tr, ordo_resume *r, int *restored) {
                 fprintf(stderr, "ordo: resuming %s from step %" PRId64 "\n", r->dir, st.step);
             return ORDO_OK;
         }
-        if (ordo_dist_rank() == 0)
-            fprintf(stderr, "ordo: warning: skipping %s: %s\n", r->path, ordo_error_message());
+        ordo_resume_skip(r); // non-finite values, say: try the next older one
     }
     return s;
 }
