@@ -18,6 +18,25 @@ static const char *SYNOPSIS =
     "options that may differ from the checkpoint's are: steps, eval-every, eval-batches,\n"
     "ckpt-every, keep, log-every, threads, vocab, init, data (same content expected)";
 
+// A --config file holds settings, the keys of the option table; the table given to it also
+// holds this command's own options, and two of them are no settings: a "resume" key would
+// make the file's other keys give way to the checkpoint's unnoticed, and a "config" key
+// would never be read. Refused as the command line refuses --config with --resume.
+static ordo_status refuse_command_keys(json_t *j, const char *file) {
+    if (json_object_get(j, "resume"))
+        return ordo_error(ORDO_ERR_FORMAT,
+                          "%s: the key \"resume\" cannot be in a --config file: a resumed run "
+                          "takes its config from its checkpoint (use 'ordo train --resume "
+                          "RUN_DIR' without --config)",
+                          file);
+    if (json_object_get(j, "config"))
+        return ordo_error(ORDO_ERR_FORMAT,
+                          "%s: the key \"config\" cannot be in a --config file: a config file "
+                          "does not include another",
+                          file);
+    return ORDO_OK;
+}
+
 ordo_status ordo_cmd_train(int argc, char **argv) {
     ordo_train_config cfg;
     ordo_train_config_defaults(&cfg);
@@ -58,7 +77,8 @@ ordo_status ordo_cmd_train(int argc, char **argv) {
                              : ordo_error(ORDO_ERR_FORMAT, "%s: %s", config_file, err.text);
             goto done;
         }
-        s = ordo_train_config_from_json(&cfg, j, config_file, 1, opts);
+        s = refuse_command_keys(j, config_file);
+        if (!s) s = ordo_train_config_from_json(&cfg, j, config_file, 1, opts);
         json_decref(j);
     }
     ordo_resume run = {0};

@@ -322,5 +322,11 @@ fi
 [ -f "$dir/work/trunc/notes.tmp.txt" ] && ok || bad "resume deleted a user's notes.tmp.txt"
 [ ! -e "$dir/work/trunc/ckpt-6.safetensors.tmp.4242" ] && ok || bad "resume left a stale temporary file"
 
+# --- issue 18, part "lock": the keys of `ordo train`'s own options in a --config file.
+echo '{"resume": "runs/good", "steps": 8}' > "$dir/data/resume.json"
+echo '{"config": "data/type.json"}' > "$dir/data/nested.json"
+check "config file with a resume key" 'resume.json: the key "resume" cannot be in a --config file' "$ORDO" train --config data/resume.json --out "$F"
+check "config file with a config key" 'nested.json: the key "config" cannot be in a --config file' "$ORDO" train --config data/nested.json --out "$F"
+
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
