@@ -2,6 +2,7 @@
 // a time over the whole window (no KV cache: the models are small), temperature and top-k,
 // seeded. The window slides once it reaches the training context.
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,8 +116,12 @@ ordo_status ordo_cmd_sample(int argc, char **argv) {
                     pick(lg->data + (size_t)(T - 1) * V, V, temperature, (int)top_k, &r, scratch);
         }
         char *text = NULL;
-        if (!s) s = ordo_rundata_decode(&data, ids, n, &text);
-        if (!s) printf("%s\n", text);
+        size_t len = 0;
+        if (!s) s = ordo_rundata_decode(&data, ids, n, &text, &len);
+        if (!s) { // as the bytes are: a byte model may well generate a NUL
+            fwrite(text, 1, len, stdout);
+            putchar('\n');
+        }
         free(text);
         free(scratch);
         ordo_ctx_free(&ctx);

@@ -13,10 +13,31 @@ static const char *SYNOPSIS =
     "       ordo train --resume RUN_DIR [--steps N] [options that may change on resume]\n\n"
     "Trains a GPT-style model with the chosen position scheme. Without --data it trains on a\n"
     "built-in generated corpus (--task), so it needs no download. The run directory gets\n"
-    "config.json, metrics.jsonl and ckpt-<step>.safetensors. Ctrl-C (SIGINT) or SIGTERM\n"
-    "finishes the step, writes a checkpoint and exits with status 130. On --resume, the\n"
-    "options that may differ from the checkpoint's are: steps, eval-every, eval-batches,\n"
-    "ckpt-every, keep, log-every, threads, vocab, init, data (same content expected)";
+    "config.json, metrics.jsonl, ckpt-<step>.safetensors and .lock (one process at a time\n"
+    "trains a run: another one started on it stops at once, naming the holder's pid).\n"
+    "Ctrl-C (SIGINT) or SIGTERM finishes the step, writes a checkpoint and exits with\n"
+    "status 130. On --resume, the options that may differ from the checkpoint's are:\n"
+    "steps, eval-every, eval-batches, ckpt-every, keep, log-every, threads, vocab, init,\n"
+    "data (same content expected)";
+
+// A --config file holds settings, the keys of the option table; the table given to it also
+// holds this command's own options, and two of them are no settings: a "resume" key would
+// make the file's other keys give way to the checkpoint's unnoticed, and a "config" key
+// would never be read. Refused as the command line refuses --config with --resume.
+static ordo_status refuse_command_keys(json_t *j, const char *file) {
+    if (json_object_get(j, "resume"))
+        return ordo_error(ORDO_ERR_FORMAT,
+                          "%s: the key \"resume\" cannot be in a --config file: a resumed run "
+                          "takes its config from its checkpoint (use 'ordo train --resume "
+                          "RUN_DIR' without --config)",
+                          file);
+    if (json_object_get(j, "config"))
+        return ordo_error(ORDO_ERR_FORMAT,
+                          "%s: the key \"config\" cannot be in a --config file: a config file "
+                          "does not include another",
+                          file);
+    return ORDO_OK;
+}
 
 ordo_status ordo_cmd_train(int argc, char **argv) {
     ordo_train_config cfg;
@@ -58,20 +79,28 @@ ordo_status ordo_cmd_train(int argc, char **argv) {
                              : ordo_error(ORDO_ERR_FORMAT, "%s: %s", config_file, err.text);
             goto done;
         }
-        s = ordo_train_config_from_json(&cfg, j, config_file, 1, opts);
+        s = refuse_command_keys(j, config_file);
+        if (!s) s = ordo_train_config_from_json(&cfg, j, config_file, 1, opts);
         json_decref(j);
     }
     ordo_resume run = {0};
+    ordo_dirlock lock = {0};
     if (!s && resume) {
         cfg.out = resume;
-        s = ordo_resume_open(&run, resume, &cfg, opts); // the checkpoint's config, flags on top
+        // locked before its checkpoints are listed, so that none is added or pruned by
+        // another process between the listing and the restore
+        s = ordo_dirlock_take(&lock, "run directory", resume, 0);
+        if (!s) s = ordo_resume_open(&run, resume, &cfg, opts); // checkpoint's config, flags on top
     }
     if (!s) {
-        ordo_train_request req = {
-            .cfg = &cfg, .resume = resume ? &run : NULL, .stop_after = stop_after};
+        ordo_train_request req = {.cfg = &cfg,
+                                  .resume = resume ? &run : NULL,
+                                  .lock = resume ? &lock : NULL,
+                                  .stop_after = stop_after};
         s = ordo_train(&req);
     }
     ordo_resume_free(&run);
+    ordo_dirlock_release(&lock);
 done:
     free(pos);
     free(opts);

@@ -1,6 +1,8 @@
 // `ordo sweep`'s work (see sweep.h): plan the runs, then train and evaluate each in a
 // forked child process, `jobs` at a time, and report them as they finish. A child writes
-// only its own run directory and exits with 0 (done), 130 (interrupted) or 1 (failed).
+// only its own run directory, under that directory's lock, and exits with 0 (done), 130
+// (interrupted), EXIT_BUSY (another process holds the run) or 1 (failed). The sweep itself
+// locks only the sweep directory, which no child locks: the two never wait on each other.
 // Deliberately not here: the option table and the summary lines (cli/cmd_sweep.c), the
 // training and evaluation themselves (train/), any comparison of the runs (compare.c).
 #include "experiments/sweep.h"
@@ -16,11 +18,14 @@
 #include <unistd.h>
 
 #include "framework/clock.h"
+#include "framework/dirlock.h"
 #include "framework/fileio.h"
 #include "framework/signals.h"
 #include "train/checkpoint.h"
 #include "train/evaluate.h"
 #include "train/trainer.h"
+
+#define EXIT_BUSY 75 // sysexits.h's EX_TEMPFAIL: not now, try again later
 
 struct ordo_sweep_entry {
     // "<pos>-s<seed>", cfg.out/name
@@ -110,8 +115,10 @@ static ordo_status lay_out(ordo_sweep *sw, const char *eval_lengths) {
     json_object_set_new(sj, "runs", list);
     json_object_set_new(sj, "eval_lengths", json_string(eval_lengths));
     if (!s) s = ordo_path(path, sizeof path, "%s/sweep.json", sw->cfg.out);
-    if (!s) s = ordo_mkdir_p(sw->cfg.out, 0755);
+    // a second sweep on the same directory would rewrite sweep.json and start runs twice
+    if (!s) s = ordo_dirlock_take(&sw->lock, "sweep directory", sw->cfg.out, 1);
     if (!s) s = ordo_write_json_atomic(path, sj);
+    if (!s) ordo_dirlock_mark_written(&sw->lock);
     json_decref(sj);
     return s;
 }
@@ -133,6 +140,7 @@ ordo_status ordo_sweep_plan(ordo_sweep *sw, const ordo_train_config *cfg,
 }
 
 void ordo_sweep_free(ordo_sweep *sw) {
+    ordo_dirlock_release(&sw->lock);
     free(sw->runs);
     sw->runs = NULL;
     sw->nruns = 0;
@@ -168,8 +176,9 @@ static int eval_current(const char *dir, const int *lens, int n) {
 }
 
 // Trains the run to the sweep's step budget: from scratch, or resumed from its newest
-// checkpoint; a run that already has that many steps is kept as it is.
-static ordo_status train_run(const ordo_sweep *sw, const ordo_sweep_entry *r) {
+// checkpoint; a run that already has that many steps is kept as it is. The caller holds the
+// run's lock.
+static ordo_status train_run(const ordo_sweep *sw, const ordo_sweep_entry *r, ordo_dirlock *lock) {
     ordo_train_config c = sw->cfg;
     c.pos = r->pos;
     c.seed = r->seed;
@@ -184,7 +193,7 @@ static ordo_status train_run(const ordo_sweep *sw, const ordo_sweep_entry *r) {
     ordo_options_find(opts, "threads")->seen = 1;
     ordo_resume run = {0};
     s = exists ? ordo_resume_open(&run, r->dir, &c, opts) : ORDO_OK;
-    ordo_train_request req = {.cfg = &c, .resume = exists ? &run : NULL};
+    ordo_train_request req = {.cfg = &c, .resume = exists ? &run : NULL, .lock = lock};
     if (!s) s = ordo_train(&req);
     ordo_resume_free(&run);
     free(opts);
@@ -213,24 +222,35 @@ static ordo_status eval_run(const ordo_sweep *sw, const ordo_sweep_entry *r) {
     return s;
 }
 
-// Forks the run's process and returns its pid (-1 if fork failed). The child sends its
-// stdout to RUN/train.log, trains, evaluates and leaves with _exit: it must never return
-// into the sweep's loop, and the parent's stdio buffers (flushed before the fork) are not
-// its to flush again.
+// Forks the run's process and returns its pid (-1 if fork failed). The child locks the run
+// directory (for its training and its eval.json alike; _exit releases it), sends its stdout
+// to RUN/train.log, trains, evaluates and leaves with _exit: it must never return into the
+// sweep's loop, and the parent's stdio buffers (flushed before the fork) are not its to
+// flush again. A run another process holds is left alone, train.log included.
 static pid_t start(const ordo_sweep *sw, const ordo_sweep_entry *r) {
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();
     if (pid != 0) return pid;
+    // the sweep directory stays locked while the sweep lives, not while its runs do: a run
+    // left training by a killed sweep must not lock the next sweep out (its own lock is
+    // what keeps that sweep off the run)
+    ordo_dirlock_forget(&sw->lock);
+    ordo_dirlock lock;
     char log[ORDO_PATH_MAX];
     ordo_status s = ordo_path(log, sizeof log, "%s/train.log", r->dir);
-    if (!s) s = ordo_mkdir_p(r->dir, 0755);
-    int fd = s ? -1 : open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (!s) s = ordo_dirlock_take(&lock, "run directory", r->dir, 1);
+    if (s == ORDO_ERR_STATE) {
+        fprintf(stderr, "ordo: sweep: %s: %s\n", r->name, ordo_error_message());
+        _exit(EXIT_BUSY);
+    }
+    int fd = s ? -1 : open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd >= 0) {
+        ordo_dirlock_mark_written(&lock);
         dup2(fd, STDOUT_FILENO);
         close(fd);
     }
-    if (!s) s = train_run(sw, r);
+    if (!s) s = train_run(sw, r, &lock);
     if (!s) s = eval_run(sw, r);
     if (s) fprintf(stderr, "ordo: sweep: %s: %s\n", r->name, ordo_error_message());
     fflush(stdout);
@@ -261,6 +281,7 @@ typedef struct progress {
     int next;        // the next run to start
     int running;     // processes alive
     int failed;      // runs that failed (or could not be started)
+    int busy;        // runs another process holds (left alone)
     int interrupted; // a signal arrived, or a run stopped on one: start nothing new
     int forwarded;   // the signal has been passed on to the running processes
 } progress;
@@ -292,7 +313,12 @@ static void finished(ordo_sweep *sw, progress *p, pid_t pid, int status) {
             report_run(r, ordo_now_s() - r->t0);
         else if (code == 130)
             p->interrupted = 1;
-        else {
+        else if (code == EXIT_BUSY) {
+            p->busy++;
+            printf("sweep: %-16s BUSY: another process holds %s (see the message above); left "
+                   "alone\n",
+                   r->name, r->dir);
+        } else {
             p->failed++;
             printf("sweep: %-16s FAILED (see %s/train.log and the message above)\n", r->name,
                    r->dir);
@@ -326,6 +352,15 @@ ordo_status ordo_sweep_run(ordo_sweep *sw) {
     if (p.interrupted)
         return ordo_error(ORDO_ERR_INTERRUPTED,
                           "interrupted; run the same command again to continue");
+    if (p.failed && p.busy)
+        return ordo_error(ORDO_ERR_STATE,
+                          "%d of %d runs failed and %d are in use by another process", p.failed,
+                          sw->nruns, p.busy);
     if (p.failed) return ordo_error(ORDO_ERR_STATE, "%d of %d runs failed", p.failed, sw->nruns);
+    if (p.busy)
+        return ordo_error(ORDO_ERR_STATE,
+                          "%d of %d runs are in use by another process (left alone); run the "
+                          "same command again once it is done",
+                          p.busy, sw->nruns);
     return ORDO_OK;
 }

@@ -6,6 +6,7 @@
 // their checkpoints.
 #ifndef ORDO_SWEEP_H
 #define ORDO_SWEEP_H
+#include "framework/dirlock.h"
 #include "train/config.h"
 
 #define ORDO_SWEEP_MAX_RUNS    256
@@ -32,18 +33,21 @@ typedef struct ordo_sweep {
     int nschemes;
     ordo_sweep_entry *runs; // nschemes x seeds, scheme-major
     int nruns;
+    ordo_dirlock lock; // of cfg.out, from the plan on; each run's process locks its own dir
 } ordo_sweep;
 
 // Checks the options and that every scheme of cfg->pos gives a valid config, lays out the
-// runs, creates cfg->out and writes cfg->out/sweep.json. The sweep holds pointers into
-// itself: plan it in place and don't copy it. Free it with ordo_sweep_free, also after an
-// error. Errors: ORDO_ERR_ARG naming the option and value, ORDO_ERR_IO from the files.
+// runs, creates and locks cfg->out (until ordo_sweep_free) and writes cfg->out/sweep.json.
+// The sweep holds pointers into itself: plan it in place and don't copy it. Free it with
+// ordo_sweep_free, also after an error. Errors: ORDO_ERR_ARG naming the option and value,
+// ORDO_ERR_STATE when another process holds cfg->out, ORDO_ERR_IO from the files.
 ordo_status ordo_sweep_plan(ordo_sweep *sw, const ordo_train_config *cfg,
                             const ordo_sweep_options *o);
 // Trains (or resumes, or keeps) and evaluates every run, `jobs` at a time, printing one line
 // per finished run. SIGINT/SIGTERM reach the runs too: each finishes its step and
 // checkpoints, nothing new starts, and the result is ORDO_ERR_INTERRUPTED once they are
-// done. A failed run (its message is in its train.log and on stderr) makes ORDO_ERR_STATE.
+// done. A failed run (its message is in its train.log and on stderr), or one whose directory
+// another process holds (left as it is, said on stderr), makes ORDO_ERR_STATE.
 ordo_status ordo_sweep_run(ordo_sweep *sw);
 void ordo_sweep_free(ordo_sweep *sw);
 

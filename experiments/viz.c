@@ -255,7 +255,7 @@ static ordo_status attention_maps(ordo_viz *v, ordo_gpt *m, ordo_rundata *d, int
     ordo_tensor *logits;
     ordo_status s = ordo_gpt_forward(m, &ctx, idx, NULL, 1, T, &logits, NULL);
     char *text = NULL;
-    if (!s) s = ordo_rundata_decode(d, idx, (size_t)T, &text);
+    if (!s) s = ordo_rundata_decode(d, idx, (size_t)T, &text, NULL);
     int NH = m->cfg.NH;
     float *a = ordo_xmalloc((size_t)NH * T * T * sizeof(float)); // (NH, T, T)
     char cap[200];

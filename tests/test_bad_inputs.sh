@@ -358,5 +358,34 @@ check "eval, a checksum that is not 16 hex digits"  "is not a hash (expected 16 
 check "init from a file failing its checksum"       "checksum mismatch"  "$ORDO" train "${tiny[@]}" --init runs/ck_flipped/ckpt-4.safetensors --out "$F"
 check "init with a NaN weight"                      "holds NaN at index 0" "$ORDO" train "${tiny[@]}" --init runs/ck_nan/ckpt-4.safetensors --out "$F"
 
+# --- issue 18, part "lock": a run directory in use by another process, its lock file, and
+# the keys of `ordo train`'s own options in a --config file. The live run is in work/ (not
+# guarded: it changes as it trains); every refused command here must leave it alone too.
+echo '{"resume": "runs/good", "steps": 8}' > "$dir/data/resume.json"
+echo '{"config": "data/type.json"}' > "$dir/data/nested.json"
+check "config file with a resume key" 'resume.json: the key "resume" cannot be in a --config file' "$ORDO" train --config data/resume.json --out "$F"
+check "config file with a config key" 'nested.json: the key "config" cannot be in a --config file' "$ORDO" train --config data/nested.json --out "$F"
+"$ORDO" train "${tiny[@]}" --steps 100000000 --log-every 1 --out "$dir/work/live" > /dev/null 2>&1 &
+holder=$!
+trap 'kill -9 $holder 2>/dev/null; cleanup' EXIT
+for _ in $(seq 1 1200); do grep -q '"step":' "$dir/work/live/metrics.jsonl" 2>/dev/null && break; sleep 0.1; done
+lpid=$(sed -n 's/.*"pid": \([0-9]*\).*/\1/p' "$dir/work/live/.lock" 2>/dev/null)
+if [ "$lpid" = "$holder" ]; then
+  lsum=$(sha256sum < "$dir/work/live/config.json")
+  check "train --out of a run in use"  "run directory work/live is in use by ordo pid $holder" "$ORDO" train "${tiny[@]}" --out work/live
+  check "resume of a run in use"       "run directory work/live is in use by ordo pid $holder" "$ORDO" train --resume work/live --steps 8
+  check "sweep --out of a dir in use"  "sweep directory work/live is in use by ordo pid $holder" "$ORDO" sweep "${tiny[@]}" --pos learned --seeds 1 --out work/live
+  [ "$lsum" = "$(sha256sum < "$dir/work/live/config.json")" ] && [ ! -e "$dir/work/live/sweep.json" ] && ok || bad "refused writers changed the run in use"
+else
+  bad "the live run for the lock cases did not start"
+fi
+kill -9 $holder 2>/dev/null; wait $holder 2>/dev/null
+cp -r "$G" "$dir/runs/lockdir" && rm "$dir/runs/lockdir/.lock" && mkdir "$dir/runs/lockdir/.lock"
+check "resume of a run whose .lock is a directory" "lockdir/.lock: cannot open the lock file: Is a directory" "$ORDO" train --resume runs/lockdir --steps 8
+# a symlink is not followed: a run dir copied from elsewhere must not make ordo write its
+# record into whatever file the link names
+cp -r "$G" "$dir/runs/locklink" && rm "$dir/runs/locklink/.lock" && ln -s ../../data/small.txt "$dir/runs/locklink/.lock"
+check "resume of a run whose .lock is a symlink" "locklink/.lock: cannot open the lock file: Too many levels of symbolic links" "$ORDO" train --resume runs/locklink --steps 8
+
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

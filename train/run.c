@@ -107,10 +107,14 @@ ordo_status ordo_rundata_encode(ordo_rundata *d, const char *text, int32_t **ids
     return ORDO_OK;
 }
 
-ordo_status ordo_rundata_decode(ordo_rundata *d, const int32_t *ids, size_t n, char **text) {
-    if (d->is_corpus) return ordo_corpus_decode(&d->corpus, ids, n, text);
-    size_t len;
-    return ordo_tokenizer_decode(d->tok, ids, n, text, &len);
+ordo_status ordo_rundata_decode(ordo_rundata *d, const int32_t *ids, size_t n, char **text,
+                                size_t *len) {
+    size_t k = 0;
+    ordo_status s = d->is_corpus ? ordo_corpus_decode(&d->corpus, ids, n, text)
+                                 : ordo_tokenizer_decode(d->tok, ids, n, text, &k);
+    if (!s && d->is_corpus) k = strlen(*text); // words: no NUL inside
+    if (!s && len) *len = k;
+    return s;
 }
 
 void ordo_rundata_free(ordo_rundata *d) {

@@ -38,8 +38,10 @@ typedef struct ordo_rundata {
 ordo_status ordo_rundata_load(ordo_rundata *d, const ordo_train_config *cfg);
 // Text to ids (corpus: space-separated words; files: the tokenizer). *ids malloc'd.
 ordo_status ordo_rundata_encode(ordo_rundata *d, const char *text, int32_t **ids, size_t *n);
-// Ids to text (malloc'd, NUL-terminated).
-ordo_status ordo_rundata_decode(ordo_rundata *d, const int32_t *ids, size_t n, char **text);
+// Ids to text (malloc'd, NUL-terminated) of *len bytes (len may be NULL). The text may hold
+// NUL bytes of its own (the byte tokenizer decodes id 0 to one): write it with its length.
+ordo_status ordo_rundata_decode(ordo_rundata *d, const int32_t *ids, size_t n, char **text,
+                                size_t *len);
 void ordo_rundata_free(ordo_rundata *d);
 
 // Loads a run for evaluation or sampling: the config and newest usable checkpoint of dir, the

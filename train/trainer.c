@@ -410,6 +410,13 @@ ordo_status ordo_train(const ordo_train_request *req) {
     if (!s) s = ordo_checkpoint_path(path, sizeof path, tr.cfg.out, (int64_t)tr.cfg.steps);
     if (!s) s = ordo_write_atomic_check(path);
     if (s) return s;
+    // one process at a time writes a run (framework/dirlock.h); locked before anything in it
+    // is touched, temporary files included: a second writer's would be live ones
+    ordo_dirlock own = {0}, *lock = req->lock;
+    if (!lock) {
+        if ((s = ordo_dirlock_take(&own, "run directory", tr.cfg.out, 1))) return s;
+        lock = &own;
+    }
     int restored = 0, rank = ordo_dist_rank(), ranks = ordo_dist_size();
     if (req->resume) {
         if (rank == 0) ordo_checkpoint_clean_tmp(req->resume->dir);
@@ -430,6 +437,7 @@ ordo_status ordo_train(const ordo_train_request *req) {
     // config.json also records what runs the products; the checkpoints keep the config alone
     json_t *run_json = json_copy(tr.cfg_json);
     json_object_set_new(run_json, ORDO_CONFIG_BACKEND_KEY, ordo_blas_info_json());
+    ordo_dirlock_mark_written(lock); // from here on, a failure is the run's, not a refusal
     if (rank == 0 && !(s = ordo_path(path, sizeof path, "%s/config.json", tr.cfg.out)) &&
         !(s = ordo_mkdir_p(tr.cfg.out, 0755)) && !(s = ordo_write_json_atomic(path, run_json)))
         s = metrics_open(&tr, tr.step);
@@ -465,5 +473,6 @@ ordo_status ordo_train(const ordo_train_request *req) {
     ordo_signals_restore(&sig);
 done:
     destroy(&tr);
+    ordo_dirlock_release(&own);
     return s;
 }

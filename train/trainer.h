@@ -4,6 +4,7 @@
 // and the command line beforehand (ordo_resume_open, train/run.h).
 #ifndef ORDO_TRAINER_H
 #define ORDO_TRAINER_H
+#include "framework/dirlock.h"
 #include "train/config.h"
 #include "train/run.h"
 
@@ -11,7 +12,10 @@ typedef struct ordo_train_request {
     // the config to train with: the options (defaults, --config, flags) of a new run, or the
     // config ordo_resume_open resolved for the run in `resume`
     const ordo_train_config *cfg;
-    ordo_resume *resume;   // the run to continue (from ordo_resume_open), or NULL
+    ordo_resume *resume; // the run to continue (from ordo_resume_open), or NULL
+    // the lock of cfg->out, when the caller holds it (a resumed run is locked before its
+    // checkpoints are listed); NULL: ordo_train takes it itself, for as long as it runs
+    ordo_dirlock *lock;
     long long stop_after;  // stop with a checkpoint after this step, as on a signal; 0 = never
     long long poison_step; // tests only: a NaN is written into wte before this step (0 = off)
 } ordo_train_request;
@@ -19,9 +23,11 @@ typedef struct ordo_train_request {
 // Trains the run of req->cfg in its out directory: a new run (ORDO_ERR_ARG if the directory
 // already holds a config.json), or req->resume continued from its newest checkpoint that
 // loads (from step 0 if it has none yet). Rank 0 writes config.json, metrics.jsonl and the
-// checkpoints; under MPI every rank calls it. ORDO_ERR_INTERRUPTED after a signal or
-// stop_after, with a checkpoint written; ORDO_ERR_NUMERIC on a non-finite loss or gradient
-// norm, with the last good checkpoint left as it was; config, data and file errors otherwise.
+// checkpoints, under the directory's lock (ORDO_ERR_STATE naming the holder, before anything
+// is written, when another process has it); under MPI every rank calls it.
+// ORDO_ERR_INTERRUPTED after a signal or stop_after, with a checkpoint written;
+// ORDO_ERR_NUMERIC on a non-finite loss or gradient norm, with the last good checkpoint left
+// as it was; config, data and file errors otherwise.
 ordo_status ordo_train(const ordo_train_request *req);
 
 #endif
