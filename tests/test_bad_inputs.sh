@@ -118,7 +118,7 @@ check "binary data file"         "not a text file (a NUL byte at offset" "$ORDO"
 check "data is a directory"      "is a directory"                "$ORDO" train --data data --tokenizer byte --out "$F"
 check "data file missing"        "nope.txt: cannot open: No such file" "$ORDO" train --data data/nope.txt --tokenizer byte --out "$F"
 check "vocab of another tokenizer" "entries, expected 50257"     "$ORDO" train --data data/text.txt --tokenizer gpt2 --vocab data/bert --out "$F"
-check "vocab files are /dev/zero" "more than the limit"          "$ORDO" tokenize --vocab data/zero data/text.txt
+check "vocab files are /dev/zero" "encoder.json: is a character device, expected a regular file" "$ORDO" tokenize --vocab data/zero data/text.txt
 check "vocab dir missing"        "run data/fetch.sh vocab, or pass --vocab DIR" "$ORDO" train --data data/text.txt --vocab data/novocab --out "$F"
 if [ -f "$VOCAB/encoder.json" ] && [ -f "$VOCAB/vocab.bpe" ]; then
   mkdir -p "$dir/data/swapped"
