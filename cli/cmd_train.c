@@ -6,6 +6,8 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "data/tokfile.h"
+#include "framework/names.h"
 #include "train/trainer.h"
 
 static const char *SYNOPSIS =
@@ -16,7 +18,29 @@ static const char *SYNOPSIS =
     "config.json, metrics.jsonl and ckpt-<step>.safetensors. Ctrl-C (SIGINT) or SIGTERM\n"
     "finishes the step, writes a checkpoint and exits with status 130. On --resume, the\n"
     "options that may differ from the checkpoint's are: steps, eval-every, eval-batches,\n"
-    "ckpt-every, keep, log-every, threads, vocab, init, data (same content expected)";
+    "ckpt-every, keep, log-every, threads, vocab, init, data (same content expected).\n"
+    "--data FILE.bin trains on a token file made by 'ordo tokenize --out FILE.bin', read in\n"
+    "place (no size limit); its header names the tokenizer, which is the run's unless\n"
+    "--tokenizer says otherwise (then an error).";
+
+// The data part of the options of a new run: a token file's header names the tokenizer when
+// none was given (on the command line or in the --config file, given_tok); one that was given
+// must match, which ordo_rundata_load checks. name[] receives the header's name.
+static void tokenizer_of_token_file(ordo_train_config *cfg, int given_tok,
+                                    char name[ORDO_TOKFILE_NAME + 1]) {
+    int tokfile = 0;
+    ordo_tokfile_header h;
+    // errors (a missing file, a FIFO, a bad header) are reported by ordo_rundata_load, fully
+    // (a name this ordo does not know is left to ordo_rundata_load to report, with the file)
+    if (!cfg->data || given_tok || ordo_tokfile_probe(cfg->data, &tokfile) || !tokfile ||
+        ordo_tokfile_read_header(cfg->data, &h) ||
+        ordo_names_find(&ordo_tokenizer_kind_names, h.tokenizer) < 0) {
+        ordo_error_clear();
+        return;
+    }
+    memcpy(name, h.tokenizer, sizeof h.tokenizer);
+    cfg->tokenizer = name;
+}
 
 ordo_status ordo_cmd_train(int argc, char **argv) {
     ordo_train_config cfg;
@@ -26,6 +50,8 @@ ordo_status ordo_cmd_train(int argc, char **argv) {
     while (base[nbase].name) nbase++;
     const char *config_file = NULL, *resume = NULL;
     long long stop_after = 0;
+    int tok_in_config = 0;
+    char tokname[ORDO_TOKFILE_NAME + 1];
     ordo_opt *opts = ordo_xcalloc((size_t)nbase + 4, sizeof *opts);
     memcpy(opts, base, (size_t)nbase * sizeof *opts);
     opts[nbase] = (ordo_opt){"config", ORDO_OPT_STRING, &config_file,
@@ -59,8 +85,12 @@ ordo_status ordo_cmd_train(int argc, char **argv) {
             goto done;
         }
         s = ordo_train_config_from_json(&cfg, j, config_file, 1, opts);
+        tok_in_config = json_object_get(j, "tokenizer") != NULL;
         json_decref(j);
     }
+    if (!s && !resume)
+        tokenizer_of_token_file(&cfg, ordo_options_find(opts, "tokenizer")->seen || tok_in_config,
+                                tokname);
     ordo_resume run = {0};
     if (!s && resume) {
         cfg.out = resume;

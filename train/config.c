@@ -86,8 +86,11 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
     static char help[5][192];
     ordo_opt table[] = {
         CHOICE("task", task, ordo_task_names, "built-in corpus when no --data", help[0]),
-        OPT("data", ORDO_OPT_STRING, data, "train on this text file instead of a built-in corpus"),
-        CHOICE("tokenizer", tokenizer, ordo_tokenizer_kind_names, "tokenizer for --data", help[1]),
+        OPT("data", ORDO_OPT_STRING, data,
+            "train on this text file, or a token file made by 'ordo tokenize --out',\n"
+            "                         instead of a built-in corpus"),
+        CHOICE("tokenizer", tokenizer, ordo_tokenizer_kind_names,
+               "tokenizer for --data (a token file names its own)", help[1]),
         OPT("vocab", ORDO_OPT_STRING, vocab,
             "gpt2 vocab dir (default $ORDO_VOCAB_DIR, else .cache/gpt2)"),
         OPT("corpus-tokens", ORDO_OPT_INT, corpus_tokens, "size of the built-in order corpus"),

@@ -1,16 +1,19 @@
 // A run rebuilt from its directory (see run.h). The built-in corpora regenerate from their
 // seed in well under a second, so nothing but the config is stored in a run directory.
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "data/dataset.h"
-#include "framework/fileio.h"
 #include "framework/dist.h"
+#include "framework/fileio.h"
 #include "train/checkpoint.h"
 #include "train/run.h"
 
-#define MAX_DATA_BYTES ((size_t)2 << 30)
+// The longest text file: what ordo_tokenizer_encode takes at once (token files have no limit).
+#define MAX_DATA_BYTES ((size_t)INT32_MAX)
 
 static ordo_status load_corpus(ordo_rundata *d, const ordo_train_config *cfg) {
     ordo_task task;
@@ -39,14 +42,24 @@ static ordo_status load_corpus(ordo_rundata *d, const ordo_train_config *cfg) {
     return ORDO_OK;
 }
 
-static ordo_status load_file(ordo_rundata *d, const ordo_train_config *cfg) {
-    ordo_tokenizer_kind kind;
-    ordo_status s = ordo_tokenizer_parse_kind(cfg->tokenizer, &kind);
+// A text file, read whole and tokenized.
+static ordo_status load_text(ordo_rundata *d, const ordo_train_config *cfg) {
+    // regular files only (a FIFO would block, /dev/zero never end), the size known up front
+    int fd;
+    size_t size;
+    ordo_status s = ordo_open_regular(cfg->data, &fd, &size);
     if (s) return s;
-    if ((s = ordo_tokenizer_load(kind, cfg->vocab, &d->tok))) return s;
+    close(fd);
+    if (size > MAX_DATA_BYTES)
+        return ordo_error(ORDO_ERR_ARG,
+                          "%s: %zu bytes, more than the %zu a text file may have; tokenize it "
+                          "once ('ordo tokenize --out FILE.bin %s') and train on FILE.bin, "
+                          "which has no limit",
+                          cfg->data, size, MAX_DATA_BYTES, cfg->data);
+    if ((s = ordo_tokenizer_load(d->tok_kind, cfg->vocab, &d->tok))) return s;
     char *text;
     size_t len;
-    if ((s = ordo_read_file(cfg->data, MAX_DATA_BYTES, &text, &len))) return s;
+    if ((s = ordo_read_regular_file(cfg->data, MAX_DATA_BYTES, &text, &len))) return s;
     if (len == 0) {
         free(text);
         return ordo_error(ORDO_ERR_ARG, "%s: the data file is empty", cfg->data);
@@ -59,7 +72,7 @@ static ordo_status load_file(ordo_rundata *d, const ordo_train_config *cfg) {
         free(text);
         return ordo_error(ORDO_ERR_FORMAT,
                           "%s: not a text file (a NUL byte at offset %zu); --data takes UTF-8 "
-                          "text",
+                          "text, or a token file made by 'ordo tokenize --out FILE.bin'",
                           cfg->data, at);
     }
     s = ordo_tokenizer_encode(d->tok, text, len, 0, &d->tokens, &d->n);
@@ -69,21 +82,98 @@ static ordo_status load_file(ordo_rundata *d, const ordo_train_config *cfg) {
     return ORDO_OK;
 }
 
+// A token file, mapped and checked; its tokenizer is loaded only if a prompt or ids need it.
+static ordo_status load_tokens(ordo_rundata *d, const ordo_train_config *cfg) {
+    ordo_status s = ordo_tokfile_open(cfg->data, &d->file);
+    if (s) return s;
+    const ordo_tokfile_header *h = &d->file.h;
+    ordo_tokenizer_kind kind;
+    if (ordo_tokenizer_parse_kind(h->tokenizer, &kind))
+        return ordo_error(ORDO_ERR_FORMAT,
+                          "%s: made with the tokenizer '%s', which this ordo does not have "
+                          "(byte, gpt2)",
+                          cfg->data, h->tokenizer);
+    if (kind != d->tok_kind)
+        return ordo_error(ORDO_ERR_ARG,
+                          "%s holds %s token ids, but the run uses --tokenizer %s (a token file "
+                          "decides the tokenizer when --tokenizer is not given)",
+                          cfg->data, h->tokenizer, ordo_tokenizer_kind_name(d->tok_kind));
+    if ((int64_t)h->vocab_size != ordo_tokenizer_kind_vocab_size(kind))
+        return ordo_error(
+            ORDO_ERR_FORMAT, "%s: vocab size %u in the header, but the %s tokenizer has %d ids",
+            cfg->data, h->vocab_size, h->tokenizer, ordo_tokenizer_kind_vocab_size(kind));
+    d->n = (size_t)h->count;
+    d->vocab_size = (int)h->vocab_size;
+    return ORDO_OK;
+}
+
+static ordo_status load_file(ordo_rundata *d, const ordo_train_config *cfg) {
+    ordo_status s = ordo_tokenizer_parse_kind(cfg->tokenizer, &d->tok_kind);
+    if (s) return s;
+    d->vocab = cfg->vocab ? ordo_xstrdup(cfg->vocab) : NULL;
+    int tokfile;
+    if ((s = ordo_tokfile_probe(cfg->data, &tokfile))) return s;
+    return tokfile ? load_tokens(d, cfg) : load_text(d, cfg);
+}
+
 ordo_status ordo_rundata_load(ordo_rundata *d, const ordo_train_config *cfg) {
     memset(d, 0, sizeof *d);
     ordo_status s = cfg->data ? load_file(d, cfg) : load_corpus(d, cfg);
+    if (!s) s = ordo_split_tokens(d->n, cfg->val_frac, &d->n_train);
     if (s) {
         ordo_rundata_free(d);
         return s;
     }
-    if ((s = ordo_split_tokens(d->n, cfg->val_frac, &d->n_train))) return s;
     if (d->example_len > 0) // keep whole examples on each side of the split
         d->n_train = d->n_train / (size_t)d->example_len * (size_t)d->example_len;
+    size_t nval = d->n - d->n_train;
+    if (d->tokens) {
+        d->val = d->tokens + d->n_train;
+        d->val_targets = d->targets ? d->targets + d->n_train : NULL;
+    } else if (d->file.h.width == 4) { // ids below 2^31: the same bits as int32
+        d->val = (const int32_t *)d->file.ids + d->n_train;
+    } else { // the validation split alone is widened (val-frac of the file, 4 bytes an id)
+        d->val_own = ordo_xmalloc((nval ? nval : 1) * sizeof *d->val_own);
+        ordo_rundata_ids(d, d->n_train, nval, d->val_own);
+        d->val = d->val_own;
+    }
     return ORDO_OK;
 }
 
+ordo_status ordo_rundata_train_dataset(const ordo_rundata *d, int T, int stride, ordo_dataset *ds) {
+    if (!d->file.ids) {
+        ordo_status s = ordo_dataset_init(ds, d->tokens, d->n_train, T, stride);
+        if (!s) ds->targets = d->targets;
+        return s;
+    }
+    if (d->file.h.width == 4)
+        return ordo_dataset_init(ds, (const int32_t *)d->file.ids, d->n_train, T, stride);
+    return ordo_dataset_init16(ds, (const uint16_t *)d->file.ids, d->n_train, T, stride);
+}
+
+void ordo_rundata_ids(const ordo_rundata *d, size_t off, size_t n, int32_t *out) {
+    ORDO_ASSERT(off <= d->n && n <= d->n - off);
+    if (!d->file.ids) {
+        memcpy(out, d->tokens + off, n * sizeof *out);
+    } else if (d->file.h.width == 4) {
+        memcpy(out, (const int32_t *)d->file.ids + off, n * sizeof *out);
+    } else {
+        const uint16_t *v = (const uint16_t *)d->file.ids + off;
+        for (size_t i = 0; i < n; i++) out[i] = v[i];
+    }
+}
+
+// The tokenizer of a token file's run, loaded when first needed (a prompt, ids to show).
+static ordo_status need_tokenizer(ordo_rundata *d) {
+    if (d->tok) return ORDO_OK;
+    return ordo_tokenizer_load(d->tok_kind, d->vocab, &d->tok);
+}
+
 ordo_status ordo_rundata_encode(ordo_rundata *d, const char *text, int32_t **ids, size_t *n) {
-    if (!d->is_corpus) return ordo_tokenizer_encode(d->tok, text, strlen(text), 0, ids, n);
+    if (!d->is_corpus) {
+        ordo_status s = need_tokenizer(d);
+        return s ? s : ordo_tokenizer_encode(d->tok, text, strlen(text), 0, ids, n);
+    }
     // corpus words, separated by spaces; an unknown word is an error naming it
     size_t cap = strlen(text) / 2 + 2, k = 0;
     int32_t *out = ordo_xmalloc(cap * sizeof *out);
@@ -110,14 +200,18 @@ ordo_status ordo_rundata_encode(ordo_rundata *d, const char *text, int32_t **ids
 ordo_status ordo_rundata_decode(ordo_rundata *d, const int32_t *ids, size_t n, char **text) {
     if (d->is_corpus) return ordo_corpus_decode(&d->corpus, ids, n, text);
     size_t len;
-    return ordo_tokenizer_decode(d->tok, ids, n, text, &len);
+    ordo_status s = need_tokenizer(d);
+    return s ? s : ordo_tokenizer_decode(d->tok, ids, n, text, &len);
 }
 
 void ordo_rundata_free(ordo_rundata *d) {
     free(d->tokens);
     free(d->targets);
+    free(d->val_own);
+    free(d->vocab);
     if (d->is_corpus) ordo_corpus_free(&d->corpus);
     if (d->tok) ordo_tokenizer_free(d->tok);
+    ordo_tokfile_close(&d->file);
     memset(d, 0, sizeof *d);
 }
 
