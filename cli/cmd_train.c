@@ -18,10 +18,17 @@ static const char *SYNOPSIS =
     "config.json, metrics.jsonl and ckpt-<step>.safetensors. Ctrl-C (SIGINT) or SIGTERM\n"
     "finishes the step, writes a checkpoint and exits with status 130. On --resume, the\n"
     "options that may differ from the checkpoint's are: steps, eval-every, eval-batches,\n"
-    "ckpt-every, keep, log-every, threads, vocab, init, data (same content expected).\n"
+    "ckpt-every, keep, log-every, threads, vocab, init, data. The data file's size and hash\n"
+    "are recorded in config.json and every checkpoint; a resume on a file whose content\n"
+    "changed is refused unless --data-changed ok.\n"
     "--data FILE.bin trains on a token file made by 'ordo tokenize --out FILE.bin', read in\n"
     "place (no size limit); its header names the tokenizer, which is the run's unless\n"
     "--tokenizer says otherwise (then an error).";
+
+// What --data-changed takes.
+static const char *const data_changed_names[] = {"refuse", "ok"};
+static const ordo_names data_changed_choices =
+    ORDO_NAMES("--data-changed value", data_changed_names);
 
 // The data part of the options of a new run: a token file's header names the tokenizer when
 // none was given (on the command line or in the --config file, given_tok); one that was given
@@ -48,11 +55,11 @@ ordo_status ordo_cmd_train(int argc, char **argv) {
     ordo_opt *base = ordo_train_config_options(&cfg);
     int nbase = 0;
     while (base[nbase].name) nbase++;
-    const char *config_file = NULL, *resume = NULL;
+    const char *config_file = NULL, *resume = NULL, *data_changed = "refuse";
     long long stop_after = 0;
     int tok_in_config = 0;
     char tokname[ORDO_TOKFILE_NAME + 1];
-    ordo_opt *opts = ordo_xcalloc((size_t)nbase + 4, sizeof *opts);
+    ordo_opt *opts = ordo_xcalloc((size_t)nbase + 5, sizeof *opts);
     memcpy(opts, base, (size_t)nbase * sizeof *opts);
     opts[nbase] = (ordo_opt){"config", ORDO_OPT_STRING, &config_file,
                              "read options from this JSON file (flags override it)", 0};
@@ -62,6 +69,11 @@ ordo_status ordo_cmd_train(int argc, char **argv) {
     opts[nbase + 2] =
         (ordo_opt){"stop-after", ORDO_OPT_INT, &stop_after,
                    "stop after this step with a checkpoint, as on Ctrl-C (0 = off)", 0};
+    opts[nbase + 3] =
+        (ordo_opt){"data-changed", ORDO_OPT_STRING, &data_changed,
+                   "on --resume, when the data file's size or hash differs from the run's record:\n"
+                   "                         refuse | ok (train on the new content)",
+                   0};
     free(base);
 
     const char **pos;
@@ -87,7 +99,18 @@ ordo_status ordo_cmd_train(int argc, char **argv) {
         s = ordo_train_config_from_json(&cfg, j, config_file, 1, opts);
         tok_in_config = json_object_get(j, "tokenizer") != NULL;
         json_decref(j);
+        // a run's config.json as --config: its data record is that run's; a new run makes its own
+        memset(&cfg.data_record, 0, sizeof cfg.data_record);
     }
+    int changed_ok = 0;
+    if (!s) {
+        int v = 0;
+        s = ordo_names_parse(&data_changed_choices, data_changed, &v);
+        changed_ok = v == 1;
+    }
+    if (!s && !resume && ordo_options_find(opts, "data-changed")->seen)
+        s = ordo_error(ORDO_ERR_ARG, "--data-changed goes with --resume (a new run records its "
+                                     "data file, there is nothing to compare it with)");
     if (!s && !resume)
         tokenizer_of_token_file(&cfg, ordo_options_find(opts, "tokenizer")->seen || tok_in_config,
                                 tokname);
@@ -95,6 +118,7 @@ ordo_status ordo_cmd_train(int argc, char **argv) {
     if (!s && resume) {
         cfg.out = resume;
         s = ordo_resume_open(&run, resume, &cfg, opts); // the checkpoint's config, flags on top
+        if (!s && changed_ok) cfg.data_check = ORDO_DATA_ACCEPT;
     }
     if (!s) {
         ordo_train_request req = {

@@ -322,7 +322,7 @@ fi
 [ -f "$dir/work/trunc/notes.tmp.txt" ] && ok || bad "resume deleted a user's notes.tmp.txt"
 [ ! -e "$dir/work/trunc/ckpt-6.safetensors.tmp.4242" ] && ok || bad "resume left a stale temporary file"
 
-# --- data files (issue 18: FIFOs and devices, token files). Inputs that
+# --- data files (issue 18: identity on resume, FIFOs and devices, token files). Inputs that
 # would block or never end are refused before a byte is read: each case runs under a 10 s
 # timeout (exit 124 fails the case), and the sparse files over a size cap are never read.
 mkfifo "$dir/work/fifo"                                       # no writer: open would block
@@ -361,6 +361,13 @@ check "tokenize --out over its input" "--out data/text.txt is the input data/tex
 check "tokenize --out with --decode" "not with --decode"             "$ORDO" tokenize --tokenizer byte --decode --out fresh data/neg.ids
 check "tokenize --chunk-bytes -1"    "--chunk-bytes -1, expected 0.." "$ORDO" tokenize --tokenizer byte --chunk-bytes -1 data/text.txt
 check "tokenize --out into a missing dir" "cannot create temporary file" "$ORDO" tokenize --tokenizer byte --out fresh/sub/t.bin data/text.txt
+# a resume on a data file that changed: refused, naming both sizes; the run stays as it was
+cp "$dir/data/text.txt" "$dir/data/grow.txt"
+"$ORDO" train "${tiny[@]}" --data "$dir/data/grow.txt" --tokenizer byte --context 8 --out "$dir/runs/grow" > /dev/null 2>&1 || bad "fixture run on grow.txt"
+size0=$(wc -c < "$dir/data/grow.txt"); echo "appended" >> "$dir/data/grow.txt"; size1=$(wc -c < "$dir/data/grow.txt")
+check "resume on a changed data file" "changed since the run started: size $size0 -> $size1 bytes" "$ORDO" train --resume runs/grow --steps 8
+check "--data-changed of another value" "unknown --data-changed value 'yes' (expected refuse or ok)" "$ORDO" train --resume runs/grow --steps 8 --data-changed yes
+check "--data-changed on a new run"  "--data-changed goes with --resume" "$ORDO" train "${tiny[@]}" --data-changed ok --out "$F"
 # eval, sample and resume of a run whose data file was replaced by a FIFO: refused at once
 cp "$dir/data/text.txt" "$dir/data/gone.txt"
 "$ORDO" train "${tiny[@]}" --data "$dir/data/gone.txt" --tokenizer byte --context 8 --out "$dir/runs/gone" > /dev/null 2>&1 || bad "fixture run on gone.txt"

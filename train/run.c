@@ -1,5 +1,6 @@
 // A run rebuilt from its directory (see run.h). The built-in corpora regenerate from their
-// seed in well under a second, so nothing but the config is stored in a run directory.
+// seed in well under a second, so nothing but the config is stored in a run directory; a
+// data file is named by the config and recorded there by size and hash.
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include "data/dataset.h"
 #include "framework/dist.h"
 #include "framework/fileio.h"
+#include "framework/hash.h"
 #include "train/checkpoint.h"
 #include "train/run.h"
 
@@ -38,6 +40,51 @@ static ordo_status load_corpus(ordo_rundata *d, const ordo_train_config *cfg) {
     if (masked) {
         d->targets = ordo_xmalloc(d->n * sizeof(int32_t));
         for (size_t k = 0; k < d->n; k++) d->targets[k] = d->corpus.mask[k] ? d->tokens[k] : -1;
+    }
+    return ORDO_OK;
+}
+
+// Compares the data file now (d->record) with the run's record, as cfg->data_check says.
+static ordo_status check_record(const ordo_rundata *d, const ordo_train_config *cfg) {
+    const ordo_data_record *was = &cfg->data_record, *now = &d->record;
+    int rank0 = ordo_dist_rank() == 0;
+    if (cfg->data_check == ORDO_DATA_NEW) return ORDO_OK;
+    if (!was->have) {
+        if (cfg->data_check != ORDO_DATA_WARN && rank0)
+            fprintf(stderr,
+                    "ordo: note: the run has no record of its data file's size and hash (it "
+                    "was made by an older ordo), so %s is taken as it is; it is recorded from "
+                    "now on\n",
+                    cfg->data);
+        return ORDO_OK;
+    }
+    if (was->size == now->size && was->hash == now->hash) return ORDO_OK;
+    char h0[17], h1[17], what[ORDO_PATH_MAX + 160];
+    ordo_hash_hex(was->hash, h0);
+    ordo_hash_hex(now->hash, h1);
+    snprintf(what, sizeof what,
+             "data file %s changed since the run %s: size %lld -> %lld "
+             "bytes, hash %s -> %s",
+             cfg->data, cfg->data_check == ORDO_DATA_WARN ? "trained on it" : "started", was->size,
+             now->size, h0, h1);
+    switch (cfg->data_check) {
+    case ORDO_DATA_REFUSE:
+        return ordo_error(ORDO_ERR_ARG,
+                          "%s; pass --data-changed ok to train on the new content anyway", what);
+    case ORDO_DATA_ACCEPT:
+        if (rank0)
+            fprintf(stderr, "ordo: note: %s; training on the new content (--data-changed ok)\n",
+                    what);
+        break;
+    case ORDO_DATA_WARN:
+        if (rank0)
+            fprintf(stderr,
+                    "ordo: warning: %s; the validation split (and any loss on it) is now "
+                    "other text than the run's\n",
+                    what);
+        break;
+    case ORDO_DATA_NEW:
+        break;
     }
     return ORDO_OK;
 }
@@ -75,6 +122,14 @@ static ordo_status load_text(ordo_rundata *d, const ordo_train_config *cfg) {
                           "text, or a token file made by 'ordo tokenize --out FILE.bin'",
                           cfg->data, at);
     }
+    // the hash of the bytes read (the same as ordo_hash_file's), so that what is checked is
+    // what is tokenized; before tokenizing, so that a refused resume is quick
+    d->record =
+        (ordo_data_record){.have = 1, .size = (long long)len, .hash = ordo_hash64(text, len)};
+    if ((s = check_record(d, cfg))) {
+        free(text);
+        return s;
+    }
     s = ordo_tokenizer_encode(d->tok, text, len, 0, &d->tokens, &d->n);
     free(text);
     if (s) return ordo_error_wrap(s, "%s", cfg->data);
@@ -104,7 +159,9 @@ static ordo_status load_tokens(ordo_rundata *d, const ordo_train_config *cfg) {
             cfg->data, h->vocab_size, h->tokenizer, ordo_tokenizer_kind_vocab_size(kind));
     d->n = (size_t)h->count;
     d->vocab_size = (int)h->vocab_size;
-    return ORDO_OK;
+    d->record =
+        (ordo_data_record){.have = 1, .size = (long long)d->file.file_bytes, .hash = h->hash};
+    return check_record(d, cfg);
 }
 
 static ordo_status load_file(ordo_rundata *d, const ordo_train_config *cfg) {
@@ -254,6 +311,7 @@ ordo_status ordo_run_open(const char *dir, ordo_train_config *cfg, ordo_rundata 
         memset(m, 0, sizeof *m);
         s = checkpoint_config(path, dir, cj, cfg);
         json_decref(cj);
+        cfg->data_check = ORDO_DATA_WARN; // read-only: a changed data file is only warned about
         ordo_gpt_config g;
         if (!s) s = ordo_rundata_load(data, cfg);
         if (!s) s = ordo_train_config_model(cfg, data->vocab_size, &g);
@@ -397,6 +455,7 @@ ordo_status ordo_resume_open(ordo_resume *r, const char *dir, ordo_train_config 
     if (!s) s = ordo_checkpoint_list(dir, &r->steps, &r->n);
     if (!s) s = read_run_config(r);
     if (!s) s = r->n ? resolve_from_checkpoint(r, cfg, opts) : resolve_from_config_json(r, cfg);
+    if (!s) cfg->data_check = ORDO_DATA_REFUSE; // a changed data file is refused (see run.h)
     if (!s) r->cfg = *cfg;
     return ordo_dist_agree(s);
 }

@@ -3,8 +3,9 @@
 // - Its data (ordo_rundata), from the config alone, so that train, eval, sample and resume
 //   all see the same tokens: a built-in corpus generated from its seed, a text file
 //   tokenized with byte or gpt2, or a token file (data/tokfile.h) mapped as it is; the token
-//   stream, the target stream (masked tokens = -1), the train/val split, and the means to
-//   turn a prompt into ids and ids back into text.
+//   stream, the target stream (masked tokens = -1), the train/val split, the data file's
+//   record (size and hash, checked against the run's), and the means to turn a prompt into
+//   ids and ids back into text.
 // - Its newest valid checkpoint, opened for
 //   eval, sample and viz (ordo_run_open).
 // - A run to continue (`ordo train --resume`, ordo_resume_*): the config to train with, the
@@ -42,11 +43,15 @@ typedef struct ordo_rundata {
     int32_t *val_own;
     ordo_tokenizer_kind tok_kind; // for loading tok later
     char *vocab;                  // the --vocab dir of the config, or NULL
+    ordo_data_record record;      // what the data file is now (have = 0 for a corpus)
 } ordo_rundata;
 
-// Generates or reads (text: tokenizes; a token file: maps and checks) the data of cfg. Text
-// files and token files must be regular files (a FIFO or /dev/zero is refused before anything
-// is read). Errors name the file or option.
+// Generates or reads (text: tokenizes; a token file: maps and checks) the data of cfg, and
+// compares the data file with cfg's record as cfg->data_check says: ORDO_DATA_REFUSE makes a
+// changed file (size or hash) an ORDO_ERR_ARG naming the file and both sizes and hashes;
+// ACCEPT and WARN print a note or warning on stderr (rank 0); a run without a record resumes
+// with a note. Text files and token files must be regular files (a FIFO or /dev/zero is
+// refused before anything is read). Errors name the file or option.
 ordo_status ordo_rundata_load(ordo_rundata *d, const ordo_train_config *cfg);
 // The training split [0..n_train) as a dataset of windows of T with this stride, with the
 // targets of a corpus that masks some. Errors: ordo_dataset_init's.
@@ -61,8 +66,9 @@ void ordo_rundata_free(ordo_rundata *d);
 
 // Loads a run for evaluation or sampling: the config and newest valid checkpoint of dir, the
 // model and data rebuilt from that config (a checkpoint that does not open or load is skipped
-// with a warning). *step receives the checkpoint's step; free m and data with ordo_gpt_free
-// and ordo_rundata_free. ORDO_ERR_ARG when dir has no checkpoint.
+// with a warning; a data file that changed since is warned about). *step receives the
+// checkpoint's step; free m and data with ordo_gpt_free and ordo_rundata_free. ORDO_ERR_ARG
+// when dir has no checkpoint.
 ordo_status ordo_run_open(const char *dir, ordo_train_config *cfg, ordo_rundata *data, ordo_gpt *m,
                           int64_t *step);
 
@@ -84,7 +90,8 @@ typedef struct ordo_resume {
 // the given options on top; with no checkpoint at all, dir/config.json's as it is. Errors: a
 // given option that may not change on resume and differs from the checkpoint's (ORDO_ERR_ARG
 // naming it and both values), an invalid checkpoint config, checkpoints none of which is
-// usable, a missing dir or config.json. Skipped checkpoints are warned about on stderr
+// usable, a missing dir or config.json. cfg->data_check is ORDO_DATA_REFUSE on return (set
+// ORDO_DATA_ACCEPT to train on a changed data file). Skipped checkpoints are warned about on stderr
 // (rank 0). Collective under MPI: all ranks share the outcome. Free r with ordo_resume_free, also
 // after an error.
 ordo_status ordo_resume_open(ordo_resume *r, const char *dir, ordo_train_config *cfg,

@@ -71,6 +71,7 @@ static ordo_status build(trainer *tr) {
     ordo_train_config *c = &tr->cfg;
     ordo_status s = ordo_rundata_load(&tr->data, c);
     if (s) return s;
+    c->data_record = tr->data.record; // what config.json and the checkpoints record
     tr->T = (int)c->context;
     tr->B = (int)c->batch;
     int stride = (int)c->stride;
