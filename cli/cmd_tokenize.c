@@ -1,57 +1,105 @@
 // `ordo tokenize`: text -> ids (whitespace-separated on one line), ids -> text with
-// --decode, the number of ids with --count, and JSON Lines in/out with --jsonl (one JSON
-// string per input line, one line of ids per string: how the tiktoken parity test feeds
-// thousands of strings through one process).
+// --decode, the number of ids with --count, a token file with --out FILE.bin (data/tokfile.h),
+// and JSON Lines in/out with --jsonl (one JSON string per input line, one line of ids per
+// string: how the tiktoken parity test feeds thousands of strings through one process).
+// Encoding streams: the input is read and encoded in pieces (ordo_tokenizer_encode_fd), so
+// memory does not grow with it; --decode and --jsonl read their input whole.
 //
-// Deliberately not here: streaming (the input is read whole; corpora fit in memory), and
-// any tokenizer logic (data/tokenizer.c).
+// Deliberately not here: any tokenizer logic (data/tokenizer.c), the token file's format
+// (data/tokfile.c).
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "data/tokenizer.h"
+#include "data/tokfile.h"
 #include "framework/fileio.h"
 #include "train/options.h"
 #include "cli/commands.h"
 
-// Inputs this long or longer are refused: ordo_tokenizer_encode takes at most INT32_MAX bytes.
+// Inputs read whole this long or longer are refused: ordo_tokenizer_encode takes at most
+// INT32_MAX bytes.
 #define MAX_INPUT ((size_t)1 << 31)
+
+// Text read and encoded at a time when streaming (--chunk-bytes).
+#define DEFAULT_CHUNK (1 << 20)
 
 static const char *input_name(const char *path) {
     return !path || strcmp(path, "-") == 0 ? "<stdin>" : path;
 }
 
-// Reads FILE (or stdin for NULL or "-") whole; *data is malloc'd and NUL-terminated.
-static ordo_status read_input(const char *path, char **data, size_t *len) {
-    int use_stdin = !path || strcmp(path, "-") == 0;
-    FILE *f = use_stdin ? stdin : fopen(path, "rb");
-    if (!f) return ordo_error(ORDO_ERR_IO, "%s: %s", path, strerror(errno));
+// Opens FILE (stdin for NULL or "-"): a regular file or a pipe. A device (/dev/zero, which
+// never ends), a directory or a socket is refused; a FIFO is opened blocking, to wait for its
+// writer as `cat` does. *st receives its fstat (of stdin too).
+static ordo_status open_input(const char *path, int *fd, struct stat *st) {
+    *fd = -1;
+    if (!path || strcmp(path, "-") == 0) {
+        if (fstat(STDIN_FILENO, st) != 0) memset(st, 0, sizeof *st);
+        *fd = STDIN_FILENO;
+        return ORDO_OK;
+    }
+    int f = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); // (no wait for a FIFO's writer yet)
+    if (f < 0) return ordo_error(ORDO_ERR_IO, "%s: %s", path, strerror(errno));
+    if (fstat(f, st) != 0) {
+        int e = errno;
+        close(f);
+        return ordo_error(ORDO_ERR_IO, "%s: cannot stat: %s", path, strerror(e));
+    }
+    if (!S_ISREG(st->st_mode) && !S_ISFIFO(st->st_mode)) {
+        close(f);
+        return ordo_error(ORDO_ERR_ARG, "%s: is %s, expected a regular file or a pipe", path,
+                          S_ISDIR(st->st_mode)   ? "a directory"
+                          : S_ISCHR(st->st_mode) ? "a character device"
+                          : S_ISBLK(st->st_mode) ? "a block device"
+                                                 : "not a regular file");
+    }
+    if (S_ISFIFO(st->st_mode)) { // reopen blocking: a read must wait for the writer
+        close(f);
+        if ((f = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+            return ordo_error(ORDO_ERR_IO, "%s: %s", path, strerror(errno));
+    } else {
+        int fl = fcntl(f, F_GETFL);
+        if (fl >= 0) fcntl(f, F_SETFL, fl & ~O_NONBLOCK);
+    }
+    *fd = f;
+    return ORDO_OK;
+}
+
+static void close_input(int fd) {
+    if (fd > STDIN_FILENO) close(fd);
+}
+
+// Reads the open input whole; *data is malloc'd and NUL-terminated.
+static ordo_status read_input(int fd, const char *name, char **data, size_t *len) {
     size_t cap = 1 << 16, n = 0;
     char *buf = ordo_xmalloc(cap + 1);
     for (;;) {
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (n < cap) break;
-        // bounded: `ordo tokenize /dev/zero` must not grow until the machine runs out
+        ssize_t got = read(fd, buf + n, cap - n);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            int e = errno;
+            free(buf);
+            return ordo_error(ORDO_ERR_IO, "%s: read error: %s", name, strerror(e));
+        }
+        if (got == 0) break;
+        n += (size_t)got;
+        if (n < cap) continue;
+        // bounded: an endless pipe must not grow until the machine runs out
         if (cap >= MAX_INPUT) {
             free(buf);
-            if (!use_stdin) fclose(f);
             return ordo_error(ORDO_ERR_ARG,
                               "%s: %zu bytes or more, too long to tokenize at once (split "
-                              "the input)",
-                              input_name(path), MAX_INPUT);
+                              "the input, or stream it: --chunk-bytes above 0)",
+                              name, MAX_INPUT);
         }
         cap *= 2;
         buf = ordo_xrealloc(buf, cap + 1);
-    }
-    int err = ferror(f);
-    if (!use_stdin) fclose(f);
-    if (err) {
-        free(buf);
-        return ordo_error(ORDO_ERR_IO, "%s: read error", input_name(path));
     }
     buf[n] = 0;
     *data = buf;
@@ -59,8 +107,9 @@ static ordo_status read_input(const char *path, char **data, size_t *len) {
     return ORDO_OK;
 }
 
-// Appends ids as decimal text separated by spaces, then a newline.
-static ordo_status write_ids(FILE *f, const int32_t *ids, size_t n) {
+// Writes ids as decimal text separated by spaces, with a space first unless *first (which
+// it clears when it writes an id).
+static ordo_status write_ids_part(FILE *f, const int32_t *ids, size_t n, int *first) {
     char buf[1 << 14];
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
@@ -73,12 +122,20 @@ static ordo_status write_ids(FILE *f, const int32_t *ids, size_t n) {
         uint32_t v = (uint32_t)ids[i];
         do tmp[m++] = (char)('0' + v % 10);
         while ((v /= 10));
-        if (i) buf[k++] = ' ';
+        if (!*first) buf[k++] = ' ';
+        *first = 0;
         while (m) buf[k++] = tmp[--m];
     }
-    buf[k++] = '\n';
     fwrite(buf, 1, k, f);
     return ferror(f) ? ordo_error(ORDO_ERR_IO, "stdout: write error") : ORDO_OK;
+}
+
+// Writes ids as decimal text separated by spaces, then a newline.
+static ordo_status write_ids(FILE *f, const int32_t *ids, size_t n) {
+    int first = 1;
+    ordo_status s = write_ids_part(f, ids, n, &first);
+    fputc('\n', f);
+    return s ? s : ferror(f) ? ordo_error(ORDO_ERR_IO, "stdout: write error") : ORDO_OK;
 }
 
 // Parses whitespace-separated decimal ids; anything else is an error naming the word.
@@ -140,8 +197,9 @@ static ordo_status encode_jsonl(ordo_tokenizer *tok, const char *name, char *dat
 }
 
 typedef struct tokenize_opts {
-    const char *kind_name, *vocab;
+    const char *kind_name, *vocab, *out;
     int allow_special, decode, count, jsonl;
+    long long chunk;
 } tokenize_opts;
 
 static void print_help(const ordo_opt *opts) {
@@ -151,7 +209,14 @@ static void print_help(const ordo_opt *opts) {
         ordo_tokenizer_default_vocab_dir(dir, sizeof dir) ? ordo_error_message() : dir;
     printf("\nReads FILE (or stdin when FILE is '-' or absent) and prints its token ids,\n"
            "whitespace-separated, on one line. --decode reads such ids and writes the\n"
-           "bytes they stand for. An empty input is an error.\n\n"
+           "bytes they stand for. An empty input is an error. FILE is a regular file or a\n"
+           "pipe (a FIFO is waited on, as cat does); a device such as /dev/zero is refused.\n\n"
+           "--out FILE.bin writes a token file instead: a 64-byte header (tokenizer, vocab\n"
+           "size, count, XXH3 of the ids) and the ids as uint16 (uint32 for vocabularies\n"
+           "over 65535), for 'ordo train --data FILE.bin' (docs/data.md has the layout).\n"
+           "Encoding streams the input in pieces of --chunk-bytes, cut where the tokenizer\n"
+           "splits the same way (ASCII whitespace after a non-space, or a letter next to a\n"
+           "digit), so that the ids are those of the whole input and memory stays small.\n\n"
            "gpt2 vocab dir when --vocab is not given: $ORDO_VOCAB_DIR if set, else\n"
            "<dir of the ordo binary>/../.cache/gpt2 if it holds encoder.json, else\n"
            "./.cache/gpt2 (now: %s). data/fetch.sh vocab fills .cache/gpt2.\n",
@@ -168,6 +233,13 @@ static ordo_status check_options(const tokenize_opts *o, int npos, ordo_tokenize
     if (o->count && o->decode)
         return ordo_error(ORDO_ERR_ARG, "--count and --decode exclude each other");
     if (o->jsonl && o->decode) return ordo_error(ORDO_ERR_ARG, "--jsonl works for encoding only");
+    if (o->out && (o->decode || o->jsonl))
+        return ordo_error(ORDO_ERR_ARG, "--out writes the ids of one text: not with --%s",
+                          o->decode ? "decode" : "jsonl");
+    if (o->out && !*o->out) return ordo_error(ORDO_ERR_ARG, "--out is empty");
+    if (o->chunk < 0 || o->chunk > (long long)INT32_MAX)
+        return ordo_error(ORDO_ERR_ARG, "--chunk-bytes %lld, expected 0..%d (0 = all at once)",
+                          o->chunk, INT32_MAX);
     ordo_status s = ordo_tokenizer_parse_kind(o->kind_name, kind);
     if (s) return ordo_error_wrap(s, "--tokenizer");
     if (o->vocab && *kind != ORDO_TOK_GPT2)
@@ -196,32 +268,96 @@ static ordo_status decode_ids(ordo_tokenizer *tok, const char *name, char *data)
     return s;
 }
 
-// The whole input encoded at once: its ids on one line, or (count_only) how many.
-static ordo_status encode_text(ordo_tokenizer *tok, const char *data, size_t len, int allow_special,
-                               int count_only) {
-    int32_t *ids;
-    size_t n;
-    ordo_status s = ordo_tokenizer_encode(tok, data, len, allow_special, &ids, &n);
-    if (s) return s;
-    if (count_only)
-        printf("%zu\n", n);
-    else
-        s = write_ids(stdout, ids, n);
-    free(ids);
-    return s;
+// Where the ids of a streamed encoding go: stdout as text, a count, or a token file.
+typedef struct id_sink {
+    int count_only, first;
+    uint64_t total;
+    ordo_tokfile_writer *file; // --out, or NULL
+} id_sink;
+
+static ordo_status take_ids(void *ctx, const int32_t *ids, size_t n) {
+    id_sink *k = ctx;
+    k->total += n;
+    if (k->file) return ordo_tokfile_append(k->file, ids, n);
+    if (k->count_only) return ORDO_OK;
+    return write_ids_part(stdout, ids, n, &k->first);
 }
 
-// Reads the input, loads the tokenizer and encodes or decodes, as the options say.
+// Whether --out names the input itself (it would be replaced by its own ids).
+static ordo_status check_out(const char *out, const struct stat *in, const char *name) {
+    struct stat st;
+    if (in->st_ino && stat(out, &st) == 0 && st.st_dev == in->st_dev && st.st_ino == in->st_ino)
+        return ordo_error(ORDO_ERR_ARG, "--out %s is the input %s itself", out, name);
+    return ORDO_OK;
+}
+
+// Encodes the open input (streamed in pieces of o->chunk bytes, or read whole when it is 0)
+// to stdout, a count or a token file.
+static ordo_status encode_input(const tokenize_opts *o, ordo_tokenizer_kind kind,
+                                ordo_tokenizer *tok, int fd, const char *name) {
+    ordo_tokfile_writer w;
+    id_sink k = {.count_only = o->count, .first = 1, .file = o->out ? &w : NULL};
+    ordo_status s = ORDO_OK;
+    if (o->out && (s = ordo_tokfile_create(&w, o->out, ordo_tokenizer_kind_name(kind),
+                                           ordo_tokenizer_vocab_size(tok))))
+        return s;
+    uint64_t bytes = 0;
+    if (o->chunk > 0) {
+        s = ordo_tokenizer_encode_fd(tok, fd, name, (size_t)o->chunk, o->allow_special, take_ids,
+                                     &k, &bytes);
+    } else { // the whole input at once (as before streaming; a reference for the pieces)
+        char *data = NULL;
+        size_t len = 0;
+        int32_t *ids = NULL;
+        size_t n = 0;
+        s = read_input(fd, name, &data, &len);
+        if (!s && len > 0) s = ordo_tokenizer_encode(tok, data, len, o->allow_special, &ids, &n);
+        if (!s && len > 0) s = take_ids(&k, ids, n);
+        bytes = len;
+        free(ids);
+        free(data);
+    }
+    if (!s && bytes == 0)
+        s = ordo_error(ORDO_ERR_ARG, "%s: empty input (nothing to tokenize)", name);
+    if (o->out) {
+        if (!s)
+            s = ordo_tokfile_finish(&w);
+        else
+            ordo_tokfile_abort(&w);
+    }
+    if (s) return s;
+    if (o->count)
+        printf("%llu\n", (unsigned long long)k.total);
+    else if (o->out)
+        printf("wrote %llu tokens (%s, vocab %d, %d bytes each) to %s\n",
+               (unsigned long long)k.total, o->kind_name, ordo_tokenizer_vocab_size(tok),
+               ordo_tokfile_width(ordo_tokenizer_vocab_size(tok)), o->out);
+    else
+        putchar('\n');
+    return ferror(stdout) ? ordo_error(ORDO_ERR_IO, "stdout: write error") : ORDO_OK;
+}
+
+// Opens the input, loads the tokenizer and encodes or decodes, as the options say.
 static ordo_status run(const tokenize_opts *o, ordo_tokenizer_kind kind, const char *path) {
-    char *data = NULL;
-    size_t len = 0;
     const char *name = input_name(path);
-    ordo_status s = read_input(path, &data, &len);
+    int fd;
+    struct stat st;
+    ordo_status s = open_input(path, &fd, &st);
     if (s) return s;
     ordo_tokenizer *tok = NULL;
-    if (len == 0)
+    char *data = NULL;
+    size_t len = 0;
+    int whole = o->decode || o->jsonl;
+    if (S_ISREG(st.st_mode) && st.st_size == 0) // known before a tokenizer is loaded
         s = ordo_error(ORDO_ERR_ARG, "%s: empty input (nothing to %s)", name,
                        o->decode ? "decode" : "tokenize");
+    if (!s && o->out) s = check_out(o->out, &st, name);
+    if (!s && whole) {
+        s = read_input(fd, name, &data, &len);
+        if (!s && len == 0)
+            s = ordo_error(ORDO_ERR_ARG, "%s: empty input (nothing to %s)", name,
+                           o->decode ? "decode" : "tokenize");
+    }
     if (!s) s = ordo_tokenizer_load(kind, o->vocab, &tok);
     if (!s) {
         if (o->jsonl)
@@ -229,16 +365,17 @@ static ordo_status run(const tokenize_opts *o, ordo_tokenizer_kind kind, const c
         else if (o->decode)
             s = decode_ids(tok, name, data);
         else
-            s = encode_text(tok, data, len, o->allow_special, o->count);
+            s = encode_input(o, kind, tok, fd, name);
     }
     if (!s && fflush(stdout) != 0) s = ordo_error(ORDO_ERR_IO, "stdout: %s", strerror(errno));
+    close_input(fd);
     free(data);
     ordo_tokenizer_free(tok);
     return s;
 }
 
 ordo_status ordo_cmd_tokenize(int argc, char **argv) {
-    tokenize_opts o = {.kind_name = "gpt2"};
+    tokenize_opts o = {.kind_name = "gpt2", .chunk = DEFAULT_CHUNK};
     ordo_opt opts[] = {
         {"tokenizer", ORDO_OPT_STRING, &o.kind_name, "byte or gpt2", 0},
         {"vocab", ORDO_OPT_STRING, &o.vocab,
@@ -249,6 +386,10 @@ ordo_status ordo_cmd_tokenize(int argc, char **argv) {
         {"count", ORDO_OPT_FLAG, &o.count, "print only the number of ids", 0},
         {"jsonl", ORDO_OPT_FLAG, &o.jsonl,
          "input is one JSON string per line; print one line of ids per string", 0},
+        {"out", ORDO_OPT_STRING, &o.out,
+         "write a token file (FILE.bin, for 'ordo train --data') instead of printing", 0},
+        {"chunk-bytes", ORDO_OPT_INT, &o.chunk,
+         "text encoded at a time when streaming (0 = the whole input at once)", 0},
         {NULL, 0, NULL, NULL, 0},
     };
     const char **pos = ordo_xmalloc((size_t)(argc + 1) * sizeof *pos);

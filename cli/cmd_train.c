@@ -6,6 +6,8 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "data/tokfile.h"
+#include "framework/names.h"
 #include "train/trainer.h"
 
 static const char *SYNOPSIS =
@@ -18,7 +20,11 @@ static const char *SYNOPSIS =
     "Ctrl-C (SIGINT) or SIGTERM finishes the step, writes a checkpoint and exits with\n"
     "status 130. On --resume, the options that may differ from the checkpoint's are:\n"
     "steps, eval-every, eval-batches, ckpt-every, keep, log-every, threads, vocab, init,\n"
-    "data (same content expected)";
+    "data. The data file's size and hash are recorded in config.json and every checkpoint;\n"
+    "a resume on a file whose content changed is refused unless --data-changed ok.\n"
+    "--data FILE.bin trains on a token file made by 'ordo tokenize --out FILE.bin', read in\n"
+    "place (no size limit); its header names the tokenizer, which is the run's unless\n"
+    "--tokenizer says otherwise (then an error).";
 
 // A --config file holds settings, the keys of the option table; the table given to it also
 // holds this command's own options, and two of them are no settings: a "resume" key would
@@ -39,15 +45,41 @@ static ordo_status refuse_command_keys(json_t *j, const char *file) {
     return ORDO_OK;
 }
 
+// What --data-changed takes.
+static const char *const data_changed_names[] = {"refuse", "ok"};
+static const ordo_names data_changed_choices =
+    ORDO_NAMES("--data-changed value", data_changed_names);
+
+// The data part of the options of a new run: a token file's header names the tokenizer when
+// none was given (on the command line or in the --config file, given_tok); one that was given
+// must match, which ordo_rundata_load checks. name[] receives the header's name.
+static void tokenizer_of_token_file(ordo_train_config *cfg, int given_tok,
+                                    char name[ORDO_TOKFILE_NAME + 1]) {
+    int tokfile = 0;
+    ordo_tokfile_header h;
+    // errors (a missing file, a FIFO, a bad header) are reported by ordo_rundata_load, fully
+    // (a name this ordo does not know is left to ordo_rundata_load to report, with the file)
+    if (!cfg->data || given_tok || ordo_tokfile_probe(cfg->data, &tokfile) || !tokfile ||
+        ordo_tokfile_read_header(cfg->data, &h) ||
+        ordo_names_find(&ordo_tokenizer_kind_names, h.tokenizer) < 0) {
+        ordo_error_clear();
+        return;
+    }
+    memcpy(name, h.tokenizer, sizeof h.tokenizer);
+    cfg->tokenizer = name;
+}
+
 ordo_status ordo_cmd_train(int argc, char **argv) {
     ordo_train_config cfg;
     ordo_train_config_defaults(&cfg);
     ordo_opt *base = ordo_train_config_options(&cfg);
     int nbase = 0;
     while (base[nbase].name) nbase++;
-    const char *config_file = NULL, *resume = NULL;
+    const char *config_file = NULL, *resume = NULL, *data_changed = "refuse";
     long long stop_after = 0;
-    ordo_opt *opts = ordo_xcalloc((size_t)nbase + 4, sizeof *opts);
+    int tok_in_config = 0;
+    char tokname[ORDO_TOKFILE_NAME + 1];
+    ordo_opt *opts = ordo_xcalloc((size_t)nbase + 5, sizeof *opts);
     memcpy(opts, base, (size_t)nbase * sizeof *opts);
     opts[nbase] = (ordo_opt){"config", ORDO_OPT_STRING, &config_file,
                              "read options from this JSON file (flags override it)", 0};
@@ -57,6 +89,11 @@ ordo_status ordo_cmd_train(int argc, char **argv) {
     opts[nbase + 2] =
         (ordo_opt){"stop-after", ORDO_OPT_INT, &stop_after,
                    "stop after this step with a checkpoint, as on Ctrl-C (0 = off)", 0};
+    opts[nbase + 3] =
+        (ordo_opt){"data-changed", ORDO_OPT_STRING, &data_changed,
+                   "on --resume, when the data file's size or hash differs from the run's record:\n"
+                   "                         refuse | ok (train on the new content)",
+                   0};
     free(base);
 
     const char **pos;
@@ -81,8 +118,23 @@ ordo_status ordo_cmd_train(int argc, char **argv) {
         }
         s = refuse_command_keys(j, config_file);
         if (!s) s = ordo_train_config_from_json(&cfg, j, config_file, 1, opts);
+        tok_in_config = json_object_get(j, "tokenizer") != NULL;
         json_decref(j);
+        // a run's config.json as --config: its data record is that run's; a new run makes its own
+        memset(&cfg.data_record, 0, sizeof cfg.data_record);
     }
+    int changed_ok = 0;
+    if (!s) {
+        int v = 0;
+        s = ordo_names_parse(&data_changed_choices, data_changed, &v);
+        changed_ok = v == 1;
+    }
+    if (!s && !resume && ordo_options_find(opts, "data-changed")->seen)
+        s = ordo_error(ORDO_ERR_ARG, "--data-changed goes with --resume (a new run records its "
+                                     "data file, there is nothing to compare it with)");
+    if (!s && !resume)
+        tokenizer_of_token_file(&cfg, ordo_options_find(opts, "tokenizer")->seen || tok_in_config,
+                                tokname);
     ordo_resume run = {0};
     ordo_dirlock lock = {0};
     if (!s && resume) {
@@ -91,6 +143,7 @@ ordo_status ordo_cmd_train(int argc, char **argv) {
         // another process between the listing and the restore
         s = ordo_dirlock_take(&lock, "run directory", resume, 0);
         if (!s) s = ordo_resume_open(&run, resume, &cfg, opts); // checkpoint's config, flags on top
+        if (!s && changed_ok) cfg.data_check = ORDO_DATA_ACCEPT;
     }
     if (!s) {
         ordo_train_request req = {.cfg = &cfg,

@@ -333,6 +333,37 @@ static void encode_piece(ordo_tokenizer *t, const uint8_t *p, size_t n, int32_t 
     t->cache_count++;
 }
 
+// ASCII bytes the pattern's \s (WS above) matches.
+static inline int ascii_space(unsigned c) {
+    return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+static inline int ascii_letter(unsigned c) {
+    return (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
+}
+
+static inline int ascii_digit(unsigned c) {
+    return c >= '0' && c <= '9';
+}
+
+// Why these points (tokenizer.h has the rule): with a = text[p-1] and b = text[p] ASCII,
+// - a not a space, b a space: every alternative that can hold a stops before a space (the
+//   optional space of ` ?X` leads a pre-token, it never ends one), so a pre-token ends at p,
+//   and the one holding a ends there whether b follows or the text ends;
+// - a letter and b a digit, or the reverse: ` ?\p{L}+`, ` ?\p{N}+` and the contractions
+//   ('s ...) each hold one of the two classes only, so the same holds.
+// The match at p reads only text[p..] (the pattern has no lookbehind), and runs of ill-formed
+// UTF-8 never hold an ASCII byte, so what follows p is split the same way too.
+size_t ordo_bpe_safe_cut(const uint8_t *text, size_t len) {
+    for (size_t p = len ? len - 1 : 0; p >= 1; p--) {
+        unsigned a = text[p - 1], b = text[p];
+        if (a >= 0x80 || b >= 0x80) continue;
+        if (ascii_space(b) && !ascii_space(a)) return p;
+        if ((ascii_letter(a) && ascii_digit(b)) || (ascii_digit(a) && ascii_letter(b))) return p;
+    }
+    return 0;
+}
+
 ordo_status ordo_bpe_encode(ordo_tokenizer *t, const uint8_t *text, size_t len, int32_t **ids,
                             size_t *n, size_t *cap) {
     pcre2_match_data *md = t->match_data;

@@ -73,6 +73,10 @@ ordo_status ordo_bpe_prepare(ordo_tokenizer *t);
 ordo_status ordo_bpe_encode(ordo_tokenizer *t, const uint8_t *text, size_t len, int32_t **ids,
                             size_t *n, size_t *cap);
 
+// ordo_tokenizer_safe_cut for the GPT-2 pattern (see tokenizer.h): the largest p < len that
+// is a safe cut of text[0..len), or 0.
+size_t ordo_bpe_safe_cut(const uint8_t *text, size_t len);
+
 // Frees what ordo_bpe_prepare and ordo_bpe_encode allocated.
 void ordo_bpe_release(ordo_tokenizer *t);
 

@@ -38,8 +38,21 @@ ordo_status ordo_dataset_init(ordo_dataset *ds, const int32_t *tokens, size_t n,
     return ORDO_OK;
 }
 
+ordo_status ordo_dataset_init16(ordo_dataset *ds, const uint16_t *tokens, size_t n, int max_length,
+                                int stride) {
+    // the checks and counts of the int32 case; only the stream differs
+    ordo_status s = ordo_dataset_init(ds, NULL, n, max_length, stride);
+    if (!s) ds->tokens16 = tokens;
+    return s;
+}
+
 void ordo_dataset_get(const ordo_dataset *ds, size_t i, int32_t *input, int32_t *target) {
     ORDO_ASSERT(i < ds->count);
+    if (ds->tokens16) {
+        const uint16_t *w = ds->tokens16 + i * (size_t)ds->stride;
+        for (int t = 0; t < ds->max_length; t++) input[t] = w[t], target[t] = w[t + 1];
+        return;
+    }
     const int32_t *w = ds->tokens + i * (size_t)ds->stride;
     memcpy(input, w, (size_t)ds->max_length * sizeof *w);
     const int32_t *t = (ds->targets ? ds->targets : ds->tokens) + i * (size_t)ds->stride;

@@ -65,13 +65,17 @@ int ordo_tokenizer_vocab_size(const ordo_tokenizer *t) {
     return t->vocab_size;
 }
 
-// Reads a whole vocab file (bounded: a FIFO or /dev/zero named encoder.json must not grow
-// memory without end); *data is malloc'd and NUL-terminated.
+int ordo_tokenizer_kind_vocab_size(ordo_tokenizer_kind kind) {
+    return kind == ORDO_TOK_GPT2 ? ORDO_GPT2_VOCAB_SIZE : 256;
+}
+
+// Reads a whole vocab file: a regular file of bounded size (a FIFO named encoder.json would
+// block forever and /dev/zero never end); *data is malloc'd and NUL-terminated.
 static ordo_status read_file(const char *path, char **data, size_t *len) {
     if (access(path, F_OK) != 0 && errno == ENOENT)
         return ordo_error(ORDO_ERR_IO, "%s: %s (run data/fetch.sh vocab, or pass --vocab DIR)",
                           path, strerror(ENOENT));
-    return ordo_read_file(path, VOCAB_FILE_MAX, data, len);
+    return ordo_read_regular_file(path, VOCAB_FILE_MAX, data, len);
 }
 
 // GPT-2's bytes_to_unicode, inverted: code point -> byte, -1 for code points it never uses.
@@ -361,6 +365,66 @@ ordo_status ordo_tokenizer_encode(ordo_tokenizer *t, const char *text, size_t le
     *ids = out;
     *n = cnt;
     return ORDO_OK;
+}
+
+size_t ordo_tokenizer_safe_cut(const ordo_tokenizer *t, const char *text, size_t len) {
+    if (t->kind == ORDO_TOK_BYTE) return len; // one id per byte: any point will do
+    return ordo_bpe_safe_cut((const uint8_t *)text, len);
+}
+
+// The most ordo_tokenizer_encode takes at once, so the most a piece may be.
+#define PIECE_MAX ((size_t)INT32_MAX)
+
+ordo_status ordo_tokenizer_encode_fd(ordo_tokenizer *t, int fd, const char *name, size_t chunk,
+                                     int allow_special, ordo_ids_sink sink, void *ctx,
+                                     uint64_t *bytes) {
+    *bytes = 0;
+    ORDO_ASSERT(chunk > 0);
+    size_t cap = chunk < PIECE_MAX ? chunk : PIECE_MAX, have = 0;
+    char *buf = ordo_xmalloc(cap);
+    ordo_status s = ORDO_OK;
+    int eof = 0;
+    while (!s && (!eof || have > 0)) {
+        while (!eof && have < cap) {
+            ssize_t r = read(fd, buf + have, cap - have);
+            if (r < 0 && errno == EINTR) continue;
+            if (r < 0) {
+                s = ordo_error(ORDO_ERR_IO, "%s: read failed: %s", name, strerror(errno));
+                break;
+            }
+            if (r == 0) eof = 1;
+            have += (size_t)r;
+            *bytes += (uint64_t)r;
+        }
+        if (s || have == 0) break; // (the input ended right after the last piece)
+        size_t cut = eof ? have : ordo_tokenizer_safe_cut(t, buf, have);
+        if (cut == 0) { // no safe point anywhere in the buffer: read on with a larger one
+            if (cap >= PIECE_MAX) {
+                s = ordo_error(ORDO_ERR_ARG,
+                               "%s: %zu bytes in a row without a point where the text can be "
+                               "split (ASCII whitespace after a non-space, or a letter next to "
+                               "a digit); too long to tokenize",
+                               name, cap);
+                break;
+            }
+            cap = cap < PIECE_MAX / 2 ? 2 * cap : PIECE_MAX;
+            buf = ordo_xrealloc(buf, cap);
+            continue;
+        }
+        int32_t *ids;
+        size_t n;
+        s = ordo_tokenizer_encode(t, buf, cut, allow_special, &ids, &n);
+        if (s) {
+            s = ordo_error_wrap(s, "%s", name);
+            break;
+        }
+        s = sink(ctx, ids, n);
+        free(ids);
+        memmove(buf, buf + cut, have - cut);
+        have -= cut;
+    }
+    free(buf);
+    return s;
 }
 
 ordo_status ordo_tokenizer_decode(const ordo_tokenizer *t, const int32_t *ids, size_t n,

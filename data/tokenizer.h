@@ -59,12 +59,38 @@ ordo_status ordo_tokenizer_default_vocab_dir(char *buf, size_t cap);
 
 // 256 for byte, 50257 for gpt2 (ids are 0..vocab_size-1).
 int ordo_tokenizer_vocab_size(const ordo_tokenizer *t);
+// The same for a kind, without loading it (the size its ids are checked against).
+int ordo_tokenizer_kind_vocab_size(ordo_tokenizer_kind kind);
 
 // Encodes text[0..len) (any bytes; see the note on invalid UTF-8 above). *ids is malloc'd
 // (never NULL on success, even for len == 0) and owned by the caller; *n is its length.
 // Not thread-safe: t keeps a cache of encoded words (use one tokenizer per thread).
 ordo_status ordo_tokenizer_encode(ordo_tokenizer *t, const char *text, size_t len,
                                   int allow_special, int32_t **ids, size_t *n);
+
+// Where text[0..len) may be cut so that encoding the two sides separately gives the ids of
+// encoding it whole, whatever follows text[len): the largest such p in 1..len, or 0 when
+// there is none. byte: len. gpt2: a p < len with text[p-1] and text[p] both ASCII, either a
+// non-space followed by whitespace (\t \n \v \f \r or space) or a letter next to a digit:
+// no pre-token of the GPT-2 pattern spans such a point, and none before it looks past it
+// (the pattern's only lookahead, (?!\S), belongs to whitespace runs, which cannot end at p-1),
+// so the pre-tokens, and with them the ids, are the same. <|endoftext|> has no such point.
+size_t ordo_tokenizer_safe_cut(const ordo_tokenizer *t, const char *text, size_t len);
+
+// Receives the ids of one piece of a stream, in order; a status other than ORDO_OK stops
+// the stream and is returned.
+typedef ordo_status (*ordo_ids_sink)(void *ctx, const int32_t *ids, size_t n);
+
+// Encodes everything read from fd (a file or a pipe; `name` names it in messages) as
+// ordo_tokenizer_encode would encode it whole, in pieces: about `chunk` bytes (> 0) are read
+// at a time and cut at the last ordo_tokenizer_safe_cut point, the rest carried over. Memory
+// is the buffer (chunk bytes, grown only for a stretch of text with no safe point in it) and
+// the ids of one piece. *bytes receives the input's length (0: nothing was encoded). Errors:
+// ORDO_ERR_IO for a failed read, ORDO_ERR_ARG for a stretch over INT32_MAX bytes without a
+// safe point, the sink's status.
+ordo_status ordo_tokenizer_encode_fd(ordo_tokenizer *t, int fd, const char *name, size_t chunk,
+                                     int allow_special, ordo_ids_sink sink, void *ctx,
+                                     uint64_t *bytes);
 
 // Decodes ids to the bytes they stand for (50256 -> "<|endoftext|>"). *text is malloc'd,
 // NUL-terminated (the terminator is not counted in *len) and owned by the caller. An id

@@ -239,14 +239,19 @@ static ordo_status scheme_maps(ordo_viz *v, ordo_gpt *m, int T) {
 // Attention of the first validation window, one SVG per layer.
 static ordo_status attention_maps(ordo_viz *v, ordo_gpt *m, ordo_rundata *d, int T) {
     size_t nval = d->n - d->n_train;
-    const int32_t *idx = d->tokens + d->n_train;
-    if (nval < (size_t)T) {
-        if (d->n < (size_t)T)
+    int32_t *idx = ordo_xmalloc((size_t)T * sizeof *idx); // (T)
+    if (nval >= (size_t)T) {
+        ordo_rundata_ids(d, d->n_train, (size_t)T, idx);
+    } else {
+        if (d->n < (size_t)T) {
+            free(idx);
             return ordo_error(ORDO_ERR_ARG,
                               "the run's data has %zu tokens, fewer than its "
                               "context %d: no window to draw attention for",
                               d->n, T);
-        idx = d->tokens; // a tiny validation split: use the first training window instead
+        }
+        // a tiny validation split: use the first training window instead
+        ordo_rundata_ids(d, 0, (size_t)T, idx);
     }
     ordo_ctx ctx;
     ordo_ctx_init(&ctx);
@@ -288,6 +293,7 @@ static ordo_status attention_maps(ordo_viz *v, ordo_gpt *m, ordo_rundata *d, int
     }
     m->record_attention = 0;
     free(a);
+    free(idx);
     free(text);
     ordo_ctx_free(&ctx);
     return s;

@@ -1,6 +1,8 @@
 // File I/O shared by checkpoints and run files: a bounded whole-file read, an atomic
 // whole-file write (temporary file, fsync, rename, fsync of the directory), mkdir -p, and
 // path formatting that fails instead of truncating.
+// Inputs that must be regular files (training data, vocab files) are opened without blocking
+// and checked with fstat before a byte is read, and can be mapped instead of read.
 // Deliberately not here: streaming readers, locking, or cleaning up temporary files left by
 // a process that was killed (they never carry the final name, so they are only litter).
 #include <errno.h>
@@ -12,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -49,6 +52,91 @@ ordo_status ordo_path(char *buf, size_t cap, const char *fmt, ...) {
     return s;
 }
 
+// What a file of mode `mode` is, for the message refusing it where a regular file is needed.
+static const char *file_kind(mode_t mode) {
+    return S_ISDIR(mode)    ? "a directory"
+           : S_ISFIFO(mode) ? "a FIFO"
+           : S_ISCHR(mode)  ? "a character device"
+           : S_ISBLK(mode)  ? "a block device"
+           : S_ISSOCK(mode) ? "a socket"
+                            : "not a regular file";
+}
+
+ordo_status ordo_open_regular(const char *path, int *fd, size_t *size) {
+    *fd = -1;
+    *size = 0;
+    // O_NONBLOCK: opening a FIFO that no one writes to would otherwise wait here
+    int f = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (f < 0) return ordo_error(ORDO_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(f, &st) != 0) {
+        int e = errno;
+        close(f);
+        return ordo_error(ORDO_ERR_IO, "%s: cannot stat: %s", path, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(f);
+        return ordo_error(ORDO_ERR_IO, "%s: is %s, expected a regular file", path,
+                          file_kind(st.st_mode));
+    }
+    if ((uint64_t)st.st_size > (uint64_t)SIZE_MAX) { // 32-bit hosts only
+        close(f);
+        return ordo_error(ORDO_ERR_IO, "%s: file is %lld bytes, more than this machine addresses",
+                          path, (long long)st.st_size);
+    }
+    // regular files never block; clear the flag anyway so that reads behave as usual
+    int fl = fcntl(f, F_GETFL);
+    if (fl >= 0) fcntl(f, F_SETFL, fl & ~O_NONBLOCK);
+    *fd = f;
+    *size = (size_t)st.st_size;
+    return ORDO_OK;
+}
+
+// Reads all of the open fd (st: its fstat) into a new buffer, as ordo_read_file; closes fd.
+static ordo_status read_fd(const char *path, int fd, const struct stat *stp, size_t max_bytes,
+                           char **buf, size_t *len);
+
+ordo_status ordo_read_regular_file(const char *path, size_t max_bytes, char **buf, size_t *len) {
+    *buf = NULL;
+    *len = 0;
+    int fd;
+    size_t size;
+    ordo_status s = ordo_open_regular(path, &fd, &size);
+    if (s) return s;
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return ordo_error(ORDO_ERR_IO, "%s: cannot stat: %s", path, strerror(e));
+    }
+    return read_fd(path, fd, &st, max_bytes, buf, len);
+}
+
+ordo_status ordo_map_file(const char *path, ordo_mapped_file *m) {
+    memset(m, 0, sizeof *m);
+    int fd;
+    size_t size;
+    ordo_status s = ordo_open_regular(path, &fd, &size);
+    if (s) return s;
+    if (size == 0) {
+        close(fd);
+        return ORDO_OK;
+    }
+    void *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    int e = errno;
+    close(fd);
+    if (p == MAP_FAILED)
+        return ordo_error(ORDO_ERR_IO, "%s: cannot map %zu bytes: %s", path, size, strerror(e));
+    m->data = p;
+    m->len = size;
+    return ORDO_OK;
+}
+
+void ordo_unmap_file(ordo_mapped_file *m) {
+    if (m->data) munmap((void *)m->data, m->len);
+    memset(m, 0, sizeof *m);
+}
+
 ordo_status ordo_read_file(const char *path, size_t max_bytes, char **buf, size_t *len) {
     *buf = NULL;
     *len = 0;
@@ -60,6 +148,12 @@ ordo_status ordo_read_file(const char *path, size_t max_bytes, char **buf, size_
         close(fd);
         return ordo_error(ORDO_ERR_IO, "%s: cannot stat: %s", path, strerror(e));
     }
+    return read_fd(path, fd, &st, max_bytes, buf, len);
+}
+
+static ordo_status read_fd(const char *path, int fd, const struct stat *stp, size_t max_bytes,
+                           char **buf, size_t *len) {
+    struct stat st = *stp;
     if (S_ISDIR(st.st_mode)) {
         close(fd);
         return ordo_error(ORDO_ERR_IO, "%s: is a directory, expected a file", path);

@@ -28,6 +28,32 @@ ordo_status ordo_path_check(const char *path);
 // read. Errors: ORDO_ERR_IO naming the path and the errno text, or the limit.
 ordo_status ordo_read_file(const char *path, size_t max_bytes, char **buf, size_t *len);
 
+// Opens `path` for reading and checks that it is a regular file, without blocking: a FIFO
+// would block (forever, with no writer) and a character device such as /dev/zero never
+// ends. *fd is the open descriptor (the caller closes it) and *size the file's size.
+// Errors: ORDO_ERR_IO naming the path and the errno text, or what the path is instead
+// ("is a FIFO, expected a regular file"; directory, character device, block device, socket).
+ordo_status ordo_open_regular(const char *path, int *fd, size_t *size);
+
+// ordo_read_file for inputs that must be regular files (a training data file, a vocab file):
+// ordo_open_regular's refusal first, then the size against max_bytes, before any byte is read.
+ordo_status ordo_read_regular_file(const char *path, size_t max_bytes, char **buf, size_t *len);
+
+// A regular file mapped read-only into memory (mmap): its bytes without a copy, and with no
+// limit but the address space. data is NULL when len is 0.
+typedef struct ordo_mapped_file {
+    const void *data;
+    size_t len;
+} ordo_mapped_file;
+
+// Maps all of `path` (ordo_open_regular's checks and errors; ORDO_ERR_IO when mmap fails).
+// The mapping outlives the descriptor; unmap it with ordo_unmap_file. As with any mapping, a
+// file truncated by another process while mapped raises SIGBUS on access.
+ordo_status ordo_map_file(const char *path, ordo_mapped_file *m);
+
+// Unmaps m (a zeroed or already unmapped one is fine) and zeroes it.
+void ordo_unmap_file(ordo_mapped_file *m);
+
 // Writes the concatenation of parts[0..nparts) (lens[i] bytes each; a NULL part must have
 // length 0) to `path` so that `path` holds either its old content or all of the new one,
 // whatever happens: "<path>.tmp.<pid>" in the same directory, written, fsynced, renamed over

@@ -118,7 +118,7 @@ check "binary data file"         "not a text file (a NUL byte at offset" "$ORDO"
 check "data is a directory"      "is a directory"                "$ORDO" train --data data --tokenizer byte --out "$F"
 check "data file missing"        "nope.txt: cannot open: No such file" "$ORDO" train --data data/nope.txt --tokenizer byte --out "$F"
 check "vocab of another tokenizer" "entries, expected 50257"     "$ORDO" train --data data/text.txt --tokenizer gpt2 --vocab data/bert --out "$F"
-check "vocab files are /dev/zero" "more than the limit"          "$ORDO" tokenize --vocab data/zero data/text.txt
+check "vocab files are /dev/zero" "encoder.json: is a character device, expected a regular file" "$ORDO" tokenize --vocab data/zero data/text.txt
 check "vocab dir missing"        "run data/fetch.sh vocab, or pass --vocab DIR" "$ORDO" train --data data/text.txt --vocab data/novocab --out "$F"
 if [ -f "$VOCAB/encoder.json" ] && [ -f "$VOCAB/vocab.bpe" ]; then
   mkdir -p "$dir/data/swapped"
@@ -195,7 +195,7 @@ fi
 printf -- '-1\n' > "$dir/data/neg.ids"
 printf '5 99999999999\n' > "$dir/data/huge.ids"
 check "decode negative id"       "token id -1 (at index 0) is not in the byte vocabulary" "$ORDO" tokenize --tokenizer byte --decode data/neg.ids
-check "tokenize an endless input" "too long to tokenize at once" "$ORDO" tokenize --tokenizer byte --count /dev/zero
+check "tokenize an endless input" "/dev/zero: is a character device, expected a regular file or a pipe" "$ORDO" tokenize --tokenizer byte --count /dev/zero
 check "decode id past int32"     "'99999999999' is not an integer token id" "$ORDO" tokenize --tokenizer byte --decode data/huge.ids
 
 # --- paths longer than ORDO_PATH_MAX (4096 bytes with the NUL): refused with the start of the
@@ -386,6 +386,60 @@ check "resume of a run whose .lock is a directory" "lockdir/.lock: cannot open t
 # record into whatever file the link names
 cp -r "$G" "$dir/runs/locklink" && rm "$dir/runs/locklink/.lock" && ln -s ../../data/small.txt "$dir/runs/locklink/.lock"
 check "resume of a run whose .lock is a symlink" "locklink/.lock: cannot open the lock file: Too many levels of symbolic links" "$ORDO" train --resume runs/locklink --steps 8
+
+# --- data files (issue 18: identity on resume, FIFOs and devices, token files). Inputs that
+# would block or never end are refused before a byte is read: each case runs under a 10 s
+# timeout (exit 124 fails the case), and the sparse files over a size cap are never read.
+mkfifo "$dir/work/fifo"                                       # no writer: open would block
+truncate -s 3G "$dir/work/huge.txt"                           # sparse: over the 2 GiB text cap
+mkdir -p "$dir/work/fifovocab" "$dir/work/hugevocab"
+mkfifo "$dir/work/fifovocab/encoder.json"; : > "$dir/work/fifovocab/vocab.bpe"
+truncate -s 100M "$dir/work/hugevocab/encoder.json"; : > "$dir/work/hugevocab/vocab.bpe"
+check "data is a FIFO"           "work/fifo: is a FIFO, expected a regular file" timeout 10 "$ORDO" train --data work/fifo --tokenizer byte --out "$F"
+check "data is /dev/zero"        "/dev/zero: is a character device, expected a regular file" timeout 10 "$ORDO" train --data /dev/zero --tokenizer byte --out "$F"
+check "vocab file is a FIFO"     "encoder.json: is a FIFO, expected a regular file" timeout 10 "$ORDO" train --data data/text.txt --vocab work/fifovocab --out "$F"
+check "vocab file of 100 MB"     "more than the limit of"        timeout 10 "$ORDO" tokenize --vocab work/hugevocab data/text.txt
+check "text data over the cap"   "a text file may have; tokenize it once" timeout 10 "$ORDO" train --data work/huge.txt --tokenizer byte --out "$F"
+check "tokenize a directory"     "data: is a directory, expected a regular file or a pipe" "$ORDO" tokenize --tokenizer byte data
+# token files: damaged, cut short, of another tokenizer
+"$ORDO" tokenize --tokenizer byte --out "$dir/data/t.bin" "$dir/data/text.txt" > /dev/null || bad "making a token file"
+tb="$dir/data/t.bin"
+cp "$tb" "$dir/data/magic.bin"; printf 'ORDOTOX1' | dd of="$dir/data/magic.bin" conv=notrunc 2>/dev/null
+cp "$tb" "$dir/data/short.bin"; truncate -s 1000 "$dir/data/short.bin"
+cp "$tb" "$dir/data/long.bin"; printf 'xy' >> "$dir/data/long.bin"
+cp "$tb" "$dir/data/flip.bin"; printf '\377' | dd of="$dir/data/flip.bin" bs=1 seek=100 conv=notrunc 2>/dev/null
+cp "$tb" "$dir/data/vocab.bin"; printf 'd\0\0\0' | dd of="$dir/data/vocab.bin" bs=1 seek=16 conv=notrunc 2>/dev/null # vocab 100: 'e' is 101
+cp "$tb" "$dir/data/bert.bin"; printf 'bert' | dd of="$dir/data/bert.bin" bs=1 seek=40 conv=notrunc 2>/dev/null
+cp "$tb" "$dir/data/v2.bin"; printf '\2' | dd of="$dir/data/v2.bin" bs=1 seek=8 conv=notrunc 2>/dev/null
+printf 'hello world, not a token file\n' > "$dir/data/text.bin"
+check "token file: bad magic"        "not an ordo token file (bad magic" "$ORDO" train --data data/magic.bin --out "$F"
+check "token file: text named .bin"  "not an ordo token file (bad magic" "$ORDO" train --data data/text.bin --out "$F"
+nt=$(wc -c < "$dir/data/text.txt")                          # ids in t.bin (byte: one a byte)
+check "token file: truncated"        "truncated payload: the header says $nt ids of 2 bytes, the file holds 936 bytes" "$ORDO" train --data data/short.bin --out "$F"
+check "token file: bytes past the ids" "2 bytes after the $nt ids the header announces" "$ORDO" train --data data/long.bin --out "$F"
+check "token file: a flipped byte"   "the ids do not match the header's hash" "$ORDO" train --data data/flip.bin --out "$F"
+check "token file: id over vocab"    "token id 116 at index 0 is not below the vocab size 100" "$ORDO" train --data data/vocab.bin --out "$F"
+check "token file: unknown tokenizer" "made with the tokenizer 'bert'" "$ORDO" train --data data/bert.bin --out "$F"
+check "token file: newer version"    "token file version 2, this ordo reads version 1" "$ORDO" train --data data/v2.bin --out "$F"
+check "token file: other tokenizer"  "holds byte token ids, but the run uses --tokenizer gpt2" "$ORDO" train --data data/t.bin --tokenizer gpt2 --out "$F"
+check "tokenize --out over its input" "--out data/text.txt is the input data/text.txt itself" "$ORDO" tokenize --tokenizer byte --out data/text.txt data/text.txt
+check "tokenize --out with --decode" "not with --decode"             "$ORDO" tokenize --tokenizer byte --decode --out fresh data/neg.ids
+check "tokenize --chunk-bytes -1"    "--chunk-bytes -1, expected 0.." "$ORDO" tokenize --tokenizer byte --chunk-bytes -1 data/text.txt
+check "tokenize --out into a missing dir" "cannot create temporary file" "$ORDO" tokenize --tokenizer byte --out fresh/sub/t.bin data/text.txt
+# a resume on a data file that changed: refused, naming both sizes; the run stays as it was
+cp "$dir/data/text.txt" "$dir/data/grow.txt"
+"$ORDO" train "${tiny[@]}" --data "$dir/data/grow.txt" --tokenizer byte --context 8 --out "$dir/runs/grow" > /dev/null 2>&1 || bad "fixture run on grow.txt"
+size0=$(wc -c < "$dir/data/grow.txt"); echo "appended" >> "$dir/data/grow.txt"; size1=$(wc -c < "$dir/data/grow.txt")
+check "resume on a changed data file" "changed since the run started: size $size0 -> $size1 bytes" "$ORDO" train --resume runs/grow --steps 8
+check "--data-changed of another value" "unknown --data-changed value 'yes' (expected refuse or ok)" "$ORDO" train --resume runs/grow --steps 8 --data-changed yes
+check "--data-changed on a new run"  "--data-changed goes with --resume" "$ORDO" train "${tiny[@]}" --data-changed ok --out "$F"
+# eval, sample and resume of a run whose data file was replaced by a FIFO: refused at once
+cp "$dir/data/text.txt" "$dir/data/gone.txt"
+"$ORDO" train "${tiny[@]}" --data "$dir/data/gone.txt" --tokenizer byte --context 8 --out "$dir/runs/gone" > /dev/null 2>&1 || bad "fixture run on gone.txt"
+rm "$dir/data/gone.txt"; mkfifo "$dir/data/gone.txt"
+check "eval: data became a FIFO"     "gone.txt: is a FIFO, expected a regular file" timeout 10 "$ORDO" eval runs/gone
+check "sample: data became a FIFO"   "gone.txt: is a FIFO, expected a regular file" timeout 10 "$ORDO" sample runs/gone --prompt the
+check "resume: data became a FIFO"   "gone.txt: is a FIFO, expected a regular file" timeout 10 "$ORDO" train --resume runs/gone --steps 8
 
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

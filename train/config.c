@@ -9,6 +9,7 @@
 #include "data/corpus.h"
 #include "data/tokenizer.h"
 #include "framework/error.h"
+#include "framework/hash.h"
 #include "framework/optim.h"
 #include "models/positional.h"
 
@@ -86,8 +87,11 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
     static char help[5][192];
     ordo_opt table[] = {
         CHOICE("task", task, ordo_task_names, "built-in corpus when no --data", help[0]),
-        OPT("data", ORDO_OPT_STRING, data, "train on this text file instead of a built-in corpus"),
-        CHOICE("tokenizer", tokenizer, ordo_tokenizer_kind_names, "tokenizer for --data", help[1]),
+        OPT("data", ORDO_OPT_STRING, data,
+            "train on this text file, or a token file made by 'ordo tokenize --out',\n"
+            "                         instead of a built-in corpus"),
+        CHOICE("tokenizer", tokenizer, ordo_tokenizer_kind_names,
+               "tokenizer for --data (a token file names its own)", help[1]),
         OPT("vocab", ORDO_OPT_STRING, vocab,
             "gpt2 vocab dir (default $ORDO_VOCAB_DIR, else .cache/gpt2)"),
         OPT("corpus-tokens", ORDO_OPT_INT, corpus_tokens, "size of the built-in order corpus"),
@@ -323,7 +327,31 @@ json_t *ordo_train_config_to_json(ordo_train_config *c) {
         }
     }
     free(opts);
+    if (c->data_record.have) {
+        char hex[17];
+        ordo_hash_hex(c->data_record.hash, hex);
+        json_object_set_new(
+            o, ORDO_CONFIG_DATA_KEY,
+            json_pack("{s:I, s:s}", "size", (json_int_t)c->data_record.size, "xxh3", hex));
+    }
     return o;
+}
+
+// The data record of a config's JSON (v: its ORDO_CONFIG_DATA_KEY value) into *r.
+static ordo_status data_record_from_json(ordo_data_record *r, json_t *v, const char *source) {
+    json_t *size = json_object_get(v, "size");
+    const char *hex = json_string_value(json_object_get(v, "xxh3"));
+    memset(r, 0, sizeof *r);
+    if (!json_is_object(v) || !json_is_integer(size) || json_integer_value(size) < 0 || !hex)
+        return ordo_error(ORDO_ERR_FORMAT,
+                          "%s: \"%s\" must be an object {\"size\": bytes, \"xxh3\": hex} "
+                          "(a record ordo train writes)",
+                          source, ORDO_CONFIG_DATA_KEY);
+    ordo_status s = ordo_hash_parse(ORDO_CONFIG_DATA_KEY ".xxh3", hex, &r->hash);
+    if (s) return ordo_error_wrap(s, "%s", source);
+    r->size = json_integer_value(size);
+    r->have = 1;
+    return ORDO_OK;
 }
 
 typedef struct strnode {
@@ -360,6 +388,10 @@ ordo_status ordo_train_config_from_json(ordo_train_config *c, json_t *obj, const
     ordo_status s = ORDO_OK;
     json_object_foreach(obj, key, v) {
         if (strcmp(key, ORDO_CONFIG_BACKEND_KEY) == 0 && json_is_object(v)) continue; // a record
+        if (strcmp(key, ORDO_CONFIG_DATA_KEY) == 0) {
+            if ((s = data_record_from_json(&c->data_record, v, source))) break;
+            continue;
+        }
         ordo_opt *p = ordo_options_find(table, key);
         if (!p) {
             s = ordo_error(ORDO_ERR_FORMAT,
@@ -410,7 +442,7 @@ ordo_status ordo_train_config_compare(ordo_train_config *ckpt, ordo_train_config
     json_t *va;
     ordo_status s = ORDO_OK;
     json_object_foreach(a, key, va) {
-        if (ordo_config_resumable(key)) continue;
+        if (ordo_config_resumable(key) || strcmp(key, ORDO_CONFIG_DATA_KEY) == 0) continue;
         json_t *vb = json_object_get(b, key);
         if (vb && json_equal(va, vb)) continue;
         char *sa = json_dumps(va, JSON_ENCODE_ANY),

@@ -5,9 +5,28 @@
 #ifndef ORDO_CONFIG_H
 #define ORDO_CONFIG_H
 #include <jansson.h>
+#include <stdint.h>
 
 #include "models/gpt.h"
 #include "train/options.h"
+
+// What a data file was when a run trained on it: recorded in config.json and in every
+// checkpoint's config (key ORDO_CONFIG_DATA_KEY), compared when the run is resumed or read.
+// A fact found by ordo_rundata_load, not an option: no flag sets it, and a --config file's is
+// ignored (a new run records its own).
+typedef struct ordo_data_record {
+    int have;       // 0: no record (a built-in corpus, or a run from an older ordo)
+    long long size; // the file's size in bytes
+    uint64_t hash;  // XXH3-64 of the text file's bytes; of a token file, its header's hash
+} ordo_data_record;
+
+// What ordo_rundata_load does when the data file differs from the run's record. Not saved.
+typedef enum ordo_data_check {
+    ORDO_DATA_NEW,    // a new run: nothing to compare (the record is the file's, once loaded)
+    ORDO_DATA_REFUSE, // --resume: an error saying what changed; no record: a note
+    ORDO_DATA_ACCEPT, // --resume --data-changed ok: a note, and the run goes on with the file
+    ORDO_DATA_WARN,   // eval, sample, viz: a warning (the val loss is on other text)
+} ordo_data_check;
 
 // Strings are not owned: defaults are literals, flags point into argv, JSON values into the
 // list that ordo_config_strings_free frees. Names (task, tokenizer, pos, optimizer, schedule)
@@ -37,6 +56,9 @@ typedef struct ordo_train_config {
     // run
     long long steps, eval_every, eval_batches, ckpt_every, keep, log_every, seed, threads;
     const char *init, *out;
+    // not options (not in the table)
+    ordo_data_record data_record; // the data file's record (see above)
+    ordo_data_check data_check;   // set by whoever opens the run (ORDO_DATA_NEW by default)
 } ordo_train_config;
 
 // Every field's default. The optimizer's (betas, eps, weight decay, momentum) are
@@ -66,9 +88,11 @@ ordo_status ordo_train_config_model(const ordo_train_config *c, int V, ordo_gpt_
 // Bytes the model, its optimizer state and one training step need: a rough estimate on the
 // high side, for the largest vocabulary the tokenizer can have.
 double ordo_train_config_bytes(const ordo_train_config *c);
-// The config as a JSON object, one key per option (null for unset strings). Caller decrefs.
+// The config as a JSON object, one key per option (null for unset strings), and the data
+// record under ORDO_CONFIG_DATA_KEY when c has one. Caller decrefs.
 json_t *ordo_train_config_to_json(ordo_train_config *c);
-// Sets each key of obj on c. Not an object, an unknown key, or a value of the wrong type
+// Sets each key of obj on c (ORDO_CONFIG_DATA_KEY: the data record). Not an object, an
+// unknown key, a malformed data record, or a value of the wrong type
 // (flags take true/false or an integer, non-zero meaning set; floats must be finite;
 // strings may be null) is ORDO_ERR_FORMAT naming `source` and the key; keys before it are
 // already set. opts is the table the command line was parsed into, or NULL for a fresh one
@@ -78,6 +102,7 @@ ordo_status ordo_train_config_from_json(ordo_train_config *c, json_t *obj, const
                                         int skip_seen, ordo_opt *opts);
 // Compares a resumed run's config (now) with its checkpoint's: the first option that is not
 // resumable (ordo_config_resumable) and differs is an ORDO_ERR_ARG naming it and both values.
+// The data record is not compared here (ordo_rundata_load compares it with the file).
 ordo_status ordo_train_config_compare(ordo_train_config *ckpt, ordo_train_config *now);
 // Frees every string that from_json copied (they live until then). No config holding one may
 // be used afterwards.
@@ -88,5 +113,9 @@ void ordo_config_strings_free(void);
 // nothing: ordo_train_config_from_json skips it when it is an object, so that config.json
 // reads back on --resume and as a --config file.
 #define ORDO_CONFIG_BACKEND_KEY "backend"
+
+// The key of the data record in config.json and the checkpoint metadata's config:
+// {"size": <bytes>, "xxh3": "<16 hex digits>"}.
+#define ORDO_CONFIG_DATA_KEY "data_file"
 
 #endif

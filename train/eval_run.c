@@ -15,8 +15,7 @@ static json_t *length_result(ordo_gpt *m, ordo_ctx *ctx, const ordo_rundata *d,
                              const ordo_eval_request *q, int T, ordo_status *err) {
     json_t *o = json_object();
     json_object_set_new(o, "context", json_integer(T));
-    const int32_t *val = d->tokens + d->n_train;
-    const int32_t *vt = d->targets ? d->targets + d->n_train : NULL;
+    const int32_t *val = d->val, *vt = d->val_targets;
     size_t nval = d->n - d->n_train;
     char note[160] = "";
     if (m->cfg.pos == ORDO_POS_LEARNED && T > m->cfg.T_max)

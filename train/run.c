@@ -1,16 +1,21 @@
 // A run rebuilt from its directory (see run.h). The built-in corpora regenerate from their
-// seed in well under a second, so nothing but the config is stored in a run directory.
+// seed in well under a second, so nothing but the config is stored in a run directory; a
+// data file is named by the config and recorded there by size and hash.
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "data/dataset.h"
-#include "framework/fileio.h"
 #include "framework/dist.h"
+#include "framework/fileio.h"
+#include "framework/hash.h"
 #include "train/checkpoint.h"
 #include "train/run.h"
 
-#define MAX_DATA_BYTES ((size_t)2 << 30)
+// The longest text file: what ordo_tokenizer_encode takes at once (token files have no limit).
+#define MAX_DATA_BYTES ((size_t)INT32_MAX)
 
 static ordo_status load_corpus(ordo_rundata *d, const ordo_train_config *cfg) {
     ordo_task task;
@@ -39,14 +44,69 @@ static ordo_status load_corpus(ordo_rundata *d, const ordo_train_config *cfg) {
     return ORDO_OK;
 }
 
-static ordo_status load_file(ordo_rundata *d, const ordo_train_config *cfg) {
-    ordo_tokenizer_kind kind;
-    ordo_status s = ordo_tokenizer_parse_kind(cfg->tokenizer, &kind);
+// Compares the data file now (d->record) with the run's record, as cfg->data_check says.
+static ordo_status check_record(const ordo_rundata *d, const ordo_train_config *cfg) {
+    const ordo_data_record *was = &cfg->data_record, *now = &d->record;
+    int rank0 = ordo_dist_rank() == 0;
+    if (cfg->data_check == ORDO_DATA_NEW) return ORDO_OK;
+    if (!was->have) {
+        if (cfg->data_check != ORDO_DATA_WARN && rank0)
+            fprintf(stderr,
+                    "ordo: note: the run has no record of its data file's size and hash (it "
+                    "was made by an older ordo), so %s is taken as it is; it is recorded from "
+                    "now on\n",
+                    cfg->data);
+        return ORDO_OK;
+    }
+    if (was->size == now->size && was->hash == now->hash) return ORDO_OK;
+    char h0[17], h1[17], what[ORDO_PATH_MAX + 160];
+    ordo_hash_hex(was->hash, h0);
+    ordo_hash_hex(now->hash, h1);
+    snprintf(what, sizeof what,
+             "data file %s changed since the run %s: size %lld -> %lld "
+             "bytes, hash %s -> %s",
+             cfg->data, cfg->data_check == ORDO_DATA_WARN ? "trained on it" : "started", was->size,
+             now->size, h0, h1);
+    switch (cfg->data_check) {
+    case ORDO_DATA_REFUSE:
+        return ordo_error(ORDO_ERR_ARG,
+                          "%s; pass --data-changed ok to train on the new content anyway", what);
+    case ORDO_DATA_ACCEPT:
+        if (rank0)
+            fprintf(stderr, "ordo: note: %s; training on the new content (--data-changed ok)\n",
+                    what);
+        break;
+    case ORDO_DATA_WARN:
+        if (rank0)
+            fprintf(stderr,
+                    "ordo: warning: %s; the validation split (and any loss on it) is now "
+                    "other text than the run's\n",
+                    what);
+        break;
+    case ORDO_DATA_NEW:
+        break;
+    }
+    return ORDO_OK;
+}
+
+// A text file, read whole and tokenized.
+static ordo_status load_text(ordo_rundata *d, const ordo_train_config *cfg) {
+    // regular files only (a FIFO would block, /dev/zero never end), the size known up front
+    int fd;
+    size_t size;
+    ordo_status s = ordo_open_regular(cfg->data, &fd, &size);
     if (s) return s;
-    if ((s = ordo_tokenizer_load(kind, cfg->vocab, &d->tok))) return s;
+    close(fd);
+    if (size > MAX_DATA_BYTES)
+        return ordo_error(ORDO_ERR_ARG,
+                          "%s: %zu bytes, more than the %zu a text file may have; tokenize it "
+                          "once ('ordo tokenize --out FILE.bin %s') and train on FILE.bin, "
+                          "which has no limit",
+                          cfg->data, size, MAX_DATA_BYTES, cfg->data);
+    if ((s = ordo_tokenizer_load(d->tok_kind, cfg->vocab, &d->tok))) return s;
     char *text;
     size_t len;
-    if ((s = ordo_read_file(cfg->data, MAX_DATA_BYTES, &text, &len))) return s;
+    if ((s = ordo_read_regular_file(cfg->data, MAX_DATA_BYTES, &text, &len))) return s;
     if (len == 0) {
         free(text);
         return ordo_error(ORDO_ERR_ARG, "%s: the data file is empty", cfg->data);
@@ -59,8 +119,16 @@ static ordo_status load_file(ordo_rundata *d, const ordo_train_config *cfg) {
         free(text);
         return ordo_error(ORDO_ERR_FORMAT,
                           "%s: not a text file (a NUL byte at offset %zu); --data takes UTF-8 "
-                          "text",
+                          "text, or a token file made by 'ordo tokenize --out FILE.bin'",
                           cfg->data, at);
+    }
+    // the hash of the bytes read (the same as ordo_hash_file's), so that what is checked is
+    // what is tokenized; before tokenizing, so that a refused resume is quick
+    d->record =
+        (ordo_data_record){.have = 1, .size = (long long)len, .hash = ordo_hash64(text, len)};
+    if ((s = check_record(d, cfg))) {
+        free(text);
+        return s;
     }
     s = ordo_tokenizer_encode(d->tok, text, len, 0, &d->tokens, &d->n);
     free(text);
@@ -69,21 +137,100 @@ static ordo_status load_file(ordo_rundata *d, const ordo_train_config *cfg) {
     return ORDO_OK;
 }
 
+// A token file, mapped and checked; its tokenizer is loaded only if a prompt or ids need it.
+static ordo_status load_tokens(ordo_rundata *d, const ordo_train_config *cfg) {
+    ordo_status s = ordo_tokfile_open(cfg->data, &d->file);
+    if (s) return s;
+    const ordo_tokfile_header *h = &d->file.h;
+    ordo_tokenizer_kind kind;
+    if (ordo_tokenizer_parse_kind(h->tokenizer, &kind))
+        return ordo_error(ORDO_ERR_FORMAT,
+                          "%s: made with the tokenizer '%s', which this ordo does not have "
+                          "(byte, gpt2)",
+                          cfg->data, h->tokenizer);
+    if (kind != d->tok_kind)
+        return ordo_error(ORDO_ERR_ARG,
+                          "%s holds %s token ids, but the run uses --tokenizer %s (a token file "
+                          "decides the tokenizer when --tokenizer is not given)",
+                          cfg->data, h->tokenizer, ordo_tokenizer_kind_name(d->tok_kind));
+    if ((int64_t)h->vocab_size != ordo_tokenizer_kind_vocab_size(kind))
+        return ordo_error(
+            ORDO_ERR_FORMAT, "%s: vocab size %u in the header, but the %s tokenizer has %d ids",
+            cfg->data, h->vocab_size, h->tokenizer, ordo_tokenizer_kind_vocab_size(kind));
+    d->n = (size_t)h->count;
+    d->vocab_size = (int)h->vocab_size;
+    d->record =
+        (ordo_data_record){.have = 1, .size = (long long)d->file.file_bytes, .hash = h->hash};
+    return check_record(d, cfg);
+}
+
+static ordo_status load_file(ordo_rundata *d, const ordo_train_config *cfg) {
+    ordo_status s = ordo_tokenizer_parse_kind(cfg->tokenizer, &d->tok_kind);
+    if (s) return s;
+    d->vocab = cfg->vocab ? ordo_xstrdup(cfg->vocab) : NULL;
+    int tokfile;
+    if ((s = ordo_tokfile_probe(cfg->data, &tokfile))) return s;
+    return tokfile ? load_tokens(d, cfg) : load_text(d, cfg);
+}
+
 ordo_status ordo_rundata_load(ordo_rundata *d, const ordo_train_config *cfg) {
     memset(d, 0, sizeof *d);
     ordo_status s = cfg->data ? load_file(d, cfg) : load_corpus(d, cfg);
+    if (!s) s = ordo_split_tokens(d->n, cfg->val_frac, &d->n_train);
     if (s) {
         ordo_rundata_free(d);
         return s;
     }
-    if ((s = ordo_split_tokens(d->n, cfg->val_frac, &d->n_train))) return s;
     if (d->example_len > 0) // keep whole examples on each side of the split
         d->n_train = d->n_train / (size_t)d->example_len * (size_t)d->example_len;
+    size_t nval = d->n - d->n_train;
+    if (d->tokens) {
+        d->val = d->tokens + d->n_train;
+        d->val_targets = d->targets ? d->targets + d->n_train : NULL;
+    } else if (d->file.h.width == 4) { // ids below 2^31: the same bits as int32
+        d->val = (const int32_t *)d->file.ids + d->n_train;
+    } else { // the validation split alone is widened (val-frac of the file, 4 bytes an id)
+        d->val_own = ordo_xmalloc((nval ? nval : 1) * sizeof *d->val_own);
+        ordo_rundata_ids(d, d->n_train, nval, d->val_own);
+        d->val = d->val_own;
+    }
     return ORDO_OK;
 }
 
+ordo_status ordo_rundata_train_dataset(const ordo_rundata *d, int T, int stride, ordo_dataset *ds) {
+    if (!d->file.ids) {
+        ordo_status s = ordo_dataset_init(ds, d->tokens, d->n_train, T, stride);
+        if (!s) ds->targets = d->targets;
+        return s;
+    }
+    if (d->file.h.width == 4)
+        return ordo_dataset_init(ds, (const int32_t *)d->file.ids, d->n_train, T, stride);
+    return ordo_dataset_init16(ds, (const uint16_t *)d->file.ids, d->n_train, T, stride);
+}
+
+void ordo_rundata_ids(const ordo_rundata *d, size_t off, size_t n, int32_t *out) {
+    ORDO_ASSERT(off <= d->n && n <= d->n - off);
+    if (!d->file.ids) {
+        memcpy(out, d->tokens + off, n * sizeof *out);
+    } else if (d->file.h.width == 4) {
+        memcpy(out, (const int32_t *)d->file.ids + off, n * sizeof *out);
+    } else {
+        const uint16_t *v = (const uint16_t *)d->file.ids + off;
+        for (size_t i = 0; i < n; i++) out[i] = v[i];
+    }
+}
+
+// The tokenizer of a token file's run, loaded when first needed (a prompt, ids to show).
+static ordo_status need_tokenizer(ordo_rundata *d) {
+    if (d->tok) return ORDO_OK;
+    return ordo_tokenizer_load(d->tok_kind, d->vocab, &d->tok);
+}
+
 ordo_status ordo_rundata_encode(ordo_rundata *d, const char *text, int32_t **ids, size_t *n) {
-    if (!d->is_corpus) return ordo_tokenizer_encode(d->tok, text, strlen(text), 0, ids, n);
+    if (!d->is_corpus) {
+        ordo_status s = need_tokenizer(d);
+        return s ? s : ordo_tokenizer_encode(d->tok, text, strlen(text), 0, ids, n);
+    }
     // corpus words, separated by spaces; an unknown word is an error naming it
     size_t cap = strlen(text) / 2 + 2, k = 0;
     int32_t *out = ordo_xmalloc(cap * sizeof *out);
@@ -110,8 +257,10 @@ ordo_status ordo_rundata_encode(ordo_rundata *d, const char *text, int32_t **ids
 ordo_status ordo_rundata_decode(ordo_rundata *d, const int32_t *ids, size_t n, char **text,
                                 size_t *len) {
     size_t k = 0;
-    ordo_status s = d->is_corpus ? ordo_corpus_decode(&d->corpus, ids, n, text)
-                                 : ordo_tokenizer_decode(d->tok, ids, n, text, &k);
+    ordo_status s = d->is_corpus ? ORDO_OK : need_tokenizer(d);
+    if (!s)
+        s = d->is_corpus ? ordo_corpus_decode(&d->corpus, ids, n, text)
+                         : ordo_tokenizer_decode(d->tok, ids, n, text, &k);
     if (!s && d->is_corpus) k = strlen(*text); // words: no NUL inside
     if (!s && len) *len = k;
     return s;
@@ -120,8 +269,11 @@ ordo_status ordo_rundata_decode(ordo_rundata *d, const int32_t *ids, size_t n, c
 void ordo_rundata_free(ordo_rundata *d) {
     free(d->tokens);
     free(d->targets);
+    free(d->val_own);
+    free(d->vocab);
     if (d->is_corpus) ordo_corpus_free(&d->corpus);
     if (d->tok) ordo_tokenizer_free(d->tok);
+    ordo_tokfile_close(&d->file);
     memset(d, 0, sizeof *d);
 }
 
@@ -176,6 +328,7 @@ ordo_status ordo_run_open(const char *dir, ordo_train_config *cfg, ordo_rundata 
         memset(m, 0, sizeof *m);
         s = checkpoint_config(path, dir, cj, cfg);
         json_decref(cj);
+        cfg->data_check = ORDO_DATA_WARN; // read-only: a changed data file is only warned about
         ordo_gpt_config g;
         if (!s) s = ordo_rundata_load(data, cfg);
         if (!s) s = ordo_train_config_model(cfg, data->vocab_size, &g);
@@ -321,6 +474,7 @@ ordo_status ordo_resume_open(ordo_resume *r, const char *dir, ordo_train_config 
     if (!s) s = ordo_checkpoint_list(dir, &r->steps, &r->n);
     if (!s) s = read_run_config(r);
     if (!s) s = r->n ? resolve_from_checkpoint(r, cfg, opts) : resolve_from_config_json(r, cfg);
+    if (!s) cfg->data_check = ORDO_DATA_REFUSE; // a changed data file is refused (see run.h)
     if (!s) r->cfg = *cfg;
     return ordo_dist_agree(s);
 }

@@ -1,9 +1,11 @@
 // A run, rebuilt from its config and its checkpoints: what every command that works on a
 // run directory shares.
 // - Its data (ordo_rundata), from the config alone, so that train, eval, sample and resume
-//   all see the same tokens: a built-in corpus generated from its seed, or a text file
-//   tokenized with byte or gpt2; the token stream, the target stream (masked tokens = -1),
-//   the train/val split, and the means to turn a prompt into ids and ids back into text.
+//   all see the same tokens: a built-in corpus generated from its seed, a text file
+//   tokenized with byte or gpt2, or a token file (data/tokfile.h) mapped as it is; the token
+//   stream, the target stream (masked tokens = -1), the train/val split, the data file's
+//   record (size and hash, checked against the run's), and the means to turn a prompt into
+//   ids and ids back into text.
 // - Its newest usable checkpoint, opened for eval, sample and viz (ordo_run_open).
 // - Which checkpoint is used: the newest that is intact (its checksum, its step against its
 //   name, finite values; train/checkpoint.h) and loads; each one passed over is named in an
@@ -16,7 +18,9 @@
 #include <stdint.h>
 
 #include "data/corpus.h"
+#include "data/dataset.h"
 #include "data/tokenizer.h"
+#include "data/tokfile.h"
 #include "framework/fileio.h"
 #include "framework/strbuf.h"
 #include "models/gpt.h"
@@ -25,17 +29,38 @@
 
 typedef struct ordo_rundata {
     int vocab_size;
-    int32_t *tokens;   // [n]
-    int32_t *targets;  // [n] or NULL: tokens[k] if counted as a target, else -1
-    size_t n, n_train; // validation is tokens[n_train..n)
-    int example_len;   // copy/reverse: windows start on example boundaries (0 otherwise)
+    size_t n, n_train; // tokens in the stream; the validation split is [n_train..n)
+    // The stream as int32 ids [n] (corpora, text files), or NULL for a token file, whose ids
+    // stay in the mapping (file.ids); read windows with ordo_rundata_train_dataset and
+    // ordo_rundata_ids, and the validation split through `val`.
+    int32_t *tokens;
+    int32_t *targets; // [n] or NULL: tokens[k] if counted as a target, else -1
+    // The validation split as int32 ids [n - n_train] and its targets (or NULL), whatever the
+    // source: into tokens, into a 32-bit mapping, or widened from a 16-bit one (val_own).
+    const int32_t *val, *val_targets;
+    int example_len; // copy/reverse: windows start on example boundaries (0 otherwise)
     int is_corpus;
     ordo_corpus corpus;
-    ordo_tokenizer *tok;
+    ordo_tokenizer *tok; // text: loaded with the data; a token file: on first encode/decode
+    ordo_tokfile file;   // a token file (file.ids NULL otherwise)
+    int32_t *val_own;
+    ordo_tokenizer_kind tok_kind; // for loading tok later
+    char *vocab;                  // the --vocab dir of the config, or NULL
+    ordo_data_record record;      // what the data file is now (have = 0 for a corpus)
 } ordo_rundata;
 
-// Generates or reads and tokenizes the data of cfg. Errors name the file or option.
+// Generates or reads (text: tokenizes; a token file: maps and checks) the data of cfg, and
+// compares the data file with cfg's record as cfg->data_check says: ORDO_DATA_REFUSE makes a
+// changed file (size or hash) an ORDO_ERR_ARG naming the file and both sizes and hashes;
+// ACCEPT and WARN print a note or warning on stderr (rank 0); a run without a record resumes
+// with a note. Text files and token files must be regular files (a FIFO or /dev/zero is
+// refused before anything is read). Errors name the file or option.
 ordo_status ordo_rundata_load(ordo_rundata *d, const ordo_train_config *cfg);
+// The training split [0..n_train) as a dataset of windows of T with this stride, with the
+// targets of a corpus that masks some. Errors: ordo_dataset_init's.
+ordo_status ordo_rundata_train_dataset(const ordo_rundata *d, int T, int stride, ordo_dataset *ds);
+// Copies ids [off, off + n) of the stream (within 0..d->n) into out[n] as int32.
+void ordo_rundata_ids(const ordo_rundata *d, size_t off, size_t n, int32_t *out);
 // Text to ids (corpus: space-separated words; files: the tokenizer). *ids malloc'd.
 ordo_status ordo_rundata_encode(ordo_rundata *d, const char *text, int32_t **ids, size_t *n);
 // Ids to text (malloc'd, NUL-terminated) of *len bytes (len may be NULL). The text may hold
@@ -46,9 +71,10 @@ void ordo_rundata_free(ordo_rundata *d);
 
 // Loads a run for evaluation or sampling: the config and newest usable checkpoint of dir, the
 // model and data rebuilt from that config (a checkpoint that does not open, is not intact or
-// does not load is skipped with a warning). *step receives the checkpoint's step; free m and
-// data with ordo_gpt_free and ordo_rundata_free. ORDO_ERR_ARG when dir has no checkpoint; when
-// none is usable, the last one's error with the reason for each listed.
+// does not load is skipped with a warning; a data file that changed since is warned about).
+// *step receives the checkpoint's step; free m and data with ordo_gpt_free and
+// ordo_rundata_free. ORDO_ERR_ARG when dir has no checkpoint; when none is usable, the last
+// one's error with the reason for each listed.
 ordo_status ordo_run_open(const char *dir, ordo_train_config *cfg, ordo_rundata *data, ordo_gpt *m,
                           int64_t *step);
 
@@ -71,8 +97,9 @@ typedef struct ordo_resume {
 // the given options on top; with no checkpoint at all, dir/config.json's as it is. Errors: a
 // given option that may not change on resume and differs from the checkpoint's (ORDO_ERR_ARG
 // naming it and both values), an invalid checkpoint config, checkpoints none of which is
-// usable, a missing dir or config.json. Skipped checkpoints are warned about on stderr (rank
-// 0). Collective under MPI: all ranks share the outcome. Free r with ordo_resume_free, also
+// usable, a missing dir or config.json. cfg->data_check is ORDO_DATA_REFUSE on return (set
+// ORDO_DATA_ACCEPT to train on a changed data file). Skipped checkpoints are warned about on stderr
+// (rank 0). Collective under MPI: all ranks share the outcome. Free r with ordo_resume_free, also
 // after an error.
 ordo_status ordo_resume_open(ordo_resume *r, const char *dir, ordo_train_config *cfg,
                              ordo_opt *opts);

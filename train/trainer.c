@@ -71,6 +71,7 @@ static ordo_status build(trainer *tr) {
     ordo_train_config *c = &tr->cfg;
     ordo_status s = ordo_rundata_load(&tr->data, c);
     if (s) return s;
+    c->data_record = tr->data.record; // what config.json and the checkpoints record
     tr->T = (int)c->context;
     tr->B = (int)c->batch;
     int stride = (int)c->stride;
@@ -83,14 +84,12 @@ static ordo_status build(trainer *tr) {
         if (!stride) stride = tr->data.example_len; // windows start on example boundaries
     }
     if (!stride) stride = tr->T;
-    if ((s = ordo_dataset_init(&tr->train_ds, tr->data.tokens, tr->data.n_train, tr->T, stride)))
+    if ((s = ordo_rundata_train_dataset(&tr->data, tr->T, stride, &tr->train_ds)))
         return ordo_error_wrap(s, "training split");
-    tr->train_ds.targets = tr->data.targets;
     size_t nval = tr->data.n - tr->data.n_train;
-    if ((s = ordo_dataset_init(&tr->val_ds, tr->data.tokens + tr->data.n_train, nval, tr->T,
-                               stride)))
+    if ((s = ordo_dataset_init(&tr->val_ds, tr->data.val, nval, tr->T, stride)))
         return ordo_error_wrap(s, "validation split (--val-frac %g)", c->val_frac);
-    tr->val_ds.targets = tr->data.targets ? tr->data.targets + tr->data.n_train : NULL;
+    tr->val_ds.targets = tr->data.val_targets;
     if ((s = ordo_dataloader_init(&tr->loader, &tr->train_ds, tr->B, (int)c->shuffle,
                                   (uint64_t)c->seed, (int)c->drop_last)))
         return ordo_error_wrap(s, "training split");
@@ -231,7 +230,7 @@ static ordo_status restore(trainer *tr, ordo_resume *r, int *restored) {
     ordo_train_state st;
     ordo_status s;
     while (!(s = ordo_resume_next(r, &f, &st)) && f) {
-        if (tr->data.tokens == NULL && (s = build(tr))) {
+        if (tr->data.vocab_size == 0 && (s = build(tr))) { // not built yet
             ordo_safetensors_close(f);
             return s;
         }
