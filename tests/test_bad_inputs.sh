@@ -322,5 +322,85 @@ fi
 [ -f "$dir/work/trunc/notes.tmp.txt" ] && ok || bad "resume deleted a user's notes.tmp.txt"
 [ ! -e "$dir/work/trunc/ckpt-6.safetensors.tmp.4242" ] && ok || bad "resume left a stale temporary file"
 
+# --- issue 18, point 3 (metrics): a metrics.jsonl or config.json that cannot be written
+# stops the run like a checkpoint that cannot (a message naming the file and errno, status 1,
+# the checkpoints kept, every line of the log whole), and it resumes once there is room.
+# valid_log FILE: every line a JSON object and the file ends in a newline (no torn line)
+valid_log() {
+  [ ! -s "$1" ] || [ "$(tail -c1 "$1" | od -An -c | tr -d ' ')" = '\n' ] || return 1
+  if command -v python3 > /dev/null; then
+    python3 -c 'import json,sys
+for l in open(sys.argv[1]): assert isinstance(json.loads(l), dict)' "$1" 2> /dev/null
+  else
+    node -e 'const t = require("fs").readFileSync(process.argv[1], "utf8").trimEnd();
+             for (const l of t ? t.split("\n") : []) JSON.parse(l)' "$1" 2> /dev/null
+  fi
+}
+# contiguous FILE: its steps go up by one from the first line's
+contiguous() { sed 's/^{"step":\([0-9]*\),.*/\1/' "$1" | awk 'NR > 1 && $1 != p + 1 { exit 1 } { p = $1 }'; }
+if [ -n "$full" ]; then
+  mkdir -p "$dir/mfull" "$dir/mnear" "$dir/cfull"
+  # a disk with room for config.json (one 4 KiB page) and nothing more: the first metrics
+  # line fails, before any checkpoint; with room again, --resume starts the run over
+  if mount -t tmpfs -o size=4k tmpfs "$dir/mfull" 2>/dev/null; then
+    mounts=("$dir/mfull" "${mounts[@]}")
+    out=$(cd "$dir" && "$ORDO" train "${tiny[@]}" --log-every 1 --out mfull/run 2>&1); rc=$?
+    if [ $rc -eq 0 ] || [ $rc -ge 124 ] ||
+       ! grep -qF "mfull/run/metrics.jsonl: cannot write the metrics line at step 1: No space left on device" <<<"$out"; then
+      bad "metrics on a full disk: status $rc: $(tail -2 <<<"$out")"
+    elif ls "$dir/mfull/run" | grep -q 'ckpt-\|\.tmp\.' || [ -s "$dir/mfull/run/metrics.jsonl" ]; then
+      bad "metrics on a full disk: left a checkpoint, a temporary file or a line"
+    else
+      ok
+    fi
+    mount -o remount,size=1m "$dir/mfull"
+    out=$(cd "$dir" && "$ORDO" train --resume mfull/run 2>&1); rc=$?
+    [ $rc -eq 0 ] && valid_log "$dir/mfull/run/metrics.jsonl" &&
+      [ "$(cut -d, -f1 "$dir/mfull/run/metrics.jsonl" | tr '\n' ' ')" = '{"step":1 {"step":2 {"step":3 {"step":4 ' ] \
+      && ok || bad "resume after a full disk at the first metrics line: status $rc: $(tail -2 <<<"$out")"
+  else
+    echo "SKIP: metrics on a full disk (tmpfs mount failed)"; skip=$((skip+2))
+  fi
+  # a finished run resumed on a disk that fills up with metrics lines before the next
+  # checkpoint: the run stops at the line that does not fit, whole lines only, checkpoints
+  # as they were; with room again it resumes and the log has every step once, in order
+  used=$(du -sk "$G" | cut -f1)
+  if mount -t tmpfs -o size=$((used + 24))k tmpfs "$dir/mnear" 2>/dev/null; then
+    mounts=("$dir/mnear" "${mounts[@]}")
+    cp -r "$G" "$dir/mnear/run"
+    sums=$(cd "$dir/mnear/run" && sha256sum ckpt-*.safetensors)
+    out=$(cd "$dir" && "$ORDO" train --resume mnear/run --steps 100000 --ckpt-every 0 --log-every 1 2>&1); rc=$?
+    if [ $rc -eq 0 ] || [ $rc -ge 124 ] ||
+       ! grep -qE "mnear/run/metrics.jsonl: cannot write the metrics line at step [0-9]+: No space left on device; stopped without writing a checkpoint .*ordo train --resume mnear/run" <<<"$out"; then
+      bad "metrics filling the disk: status $rc: $(tail -2 <<<"$out")"
+    elif [ "$sums" != "$(cd "$dir/mnear/run" && sha256sum ckpt-*.safetensors)" ] ||
+         ls "$dir/mnear/run" | grep -q '\.tmp\.'; then
+      bad "metrics filling the disk: checkpoints changed or a temporary file was left"
+    elif ! valid_log "$dir/mnear/run/metrics.jsonl" || ! contiguous "$dir/mnear/run/metrics.jsonl" ||
+         [ "$(wc -l < "$dir/mnear/run/metrics.jsonl")" -lt 100 ]; then
+      bad "metrics filling the disk: the log is torn, has gaps or stopped early ($(wc -l < "$dir/mnear/run/metrics.jsonl") lines)"
+    else
+      ok
+    fi
+    mount -o remount,size=4m "$dir/mnear"
+    out=$(cd "$dir" && "$ORDO" train --resume mnear/run --steps 300 --ckpt-every 100 --log-every 1 2>&1); rc=$?
+    [ $rc -eq 0 ] && valid_log "$dir/mnear/run/metrics.jsonl" && contiguous "$dir/mnear/run/metrics.jsonl" &&
+      [ "$(tail -1 "$dir/mnear/run/metrics.jsonl" | cut -d, -f1)" = '{"step":300' ] \
+      && ok || bad "resume after metrics filled the disk: status $rc: $(tail -2 <<<"$out")"
+  else
+    echo "SKIP: metrics filling the disk (tmpfs mount failed)"; skip=$((skip+2))
+  fi
+  # no room at all: config.json cannot be written
+  if mount -t tmpfs -o size=8k tmpfs "$dir/cfull" 2>/dev/null; then
+    mounts=("$dir/cfull" "${mounts[@]}")
+    head -c 8192 /dev/zero > "$dir/cfull/filler" 2>/dev/null
+    check "config.json on a full disk" "cfull/run/config.json: write failed: No space left on device" "$ORDO" train "${tiny[@]}" --out cfull/run
+  else
+    echo "SKIP: config.json on a full disk (tmpfs mount failed)"; skip=$((skip+1))
+  fi
+else
+  echo "SKIP: metrics and config.json on a full disk (needs root to mount a small tmpfs)"; skip=$((skip+5))
+fi
+
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
