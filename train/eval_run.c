@@ -48,6 +48,9 @@ static json_t *length_result(ordo_gpt *m, ordo_ctx *ctx, const ordo_rundata *d,
     if (!*err) {
         json_object_set_new(o, "val_loss", num_or_null(r.loss));
         json_object_set_new(o, "val_ppl", num_or_null(exp(r.loss)));
+        if (!isfinite(r.loss) && r.targets) // JSON has no inf or NaN: say why it is null
+            json_object_set_new(o, "note",
+                                json_string("the loss is not finite: the model diverged"));
         json_object_set_new(o, "targets", json_integer((json_int_t)r.targets));
         json_object_set_new(o, "windows", json_integer((json_int_t)r.windows));
         if (mode == ORDO_EVAL_SLIDING) json_object_set_new(o, "stride", json_integer(stride));
