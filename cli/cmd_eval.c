@@ -63,13 +63,14 @@ static void print_table(json_t *r) {
     json_t *res = json_object_get(r, "results");
     json_array_foreach(res, i, row) {
         int T = (int)json_integer_value(json_object_get(row, "context"));
-        json_t *loss = json_object_get(row, "val_loss");
+        json_t *loss = json_object_get(row, "val_loss"), *ppl = json_object_get(row, "val_ppl");
+        const char *note = json_string_value(json_object_get(row, "note"));
         if (!json_is_number(loss))
             printf("%8d %10s %12s %10s %8s  (%s)\n", T, "n/a", "n/a", "-", "-",
-                   json_string_value(json_object_get(row, "note")));
-        else
+                   note ? note : "not finite");
+        else // a perplexity is null where exp(loss) overflowed
             printf("%8d %10.4f %12.4f %10lld %8lld\n", T, json_number_value(loss),
-                   json_number_value(json_object_get(row, "val_ppl")),
+                   json_is_number(ppl) ? json_number_value(ppl) : INFINITY,
                    (long long)json_integer_value(json_object_get(row, "targets")),
                    (long long)json_integer_value(json_object_get(row, "windows")));
     }

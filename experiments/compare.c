@@ -27,10 +27,10 @@ static ordo_cmp_cell cell_of(const double *v, int n, int of) {
     ordo_cmp_cell e = {.mean = NAN, .sd = NAN, .of = of};
     double sum = 0;
     for (int i = 0; i < n; i++)
-        if (!isnan(v[i])) sum += v[i], e.n++;
+        if (!isnan(v[i])) sum += v[i], e.n++, e.nonfinite += !isfinite(v[i]);
     if (e.n == 0) return e;
     e.mean = sum / e.n;
-    if (e.n > 1) {
+    if (e.n > 1 && !e.nonfinite) {
         double ss = 0;
         for (int i = 0; i < n; i++)
             if (!isnan(v[i])) ss += (v[i] - e.mean) * (v[i] - e.mean);
@@ -52,8 +52,14 @@ void ordo_cmp_cell_str(const ordo_cmp_cell *e, int col, char *buf, size_t cap) {
         return;
     }
     int d = col_decimals(col);
-    int k = e->n > 1 ? snprintf(buf, cap, "%.*f ± %.*f", d, e->mean, d, e->sd)
-                     : snprintf(buf, cap, "%.*f ± -", d, e->mean);
+    int k = e->nonfinite && e->nonfinite < e->n
+                ? snprintf(buf, cap, "inf (%d of %d runs not finite)", e->nonfinite, e->n)
+            : e->nonfinite ? snprintf(buf, cap, "inf")
+            // a diverging run's huge numbers in %g, not as a hundred digits
+            : fabs(e->mean) >= 1e9 ? (e->n > 1 ? snprintf(buf, cap, "%.4g ± %.4g", e->mean, e->sd)
+                                               : snprintf(buf, cap, "%.4g ± -", e->mean))
+            : e->n > 1             ? snprintf(buf, cap, "%.*f ± %.*f", d, e->mean, d, e->sd)
+                                   : snprintf(buf, cap, "%.*f ± -", d, e->mean);
     if (e->n < e->of && k > 0 && (size_t)k < cap)
         snprintf(buf + k, cap - (size_t)k, " (%d of %d runs)", e->n, e->of);
 }
@@ -145,6 +151,24 @@ static void write_md(const ordo_cmp *c, ordo_strbuf *b) {
             b, "\n*train time is derived from metrics.jsonl (no elapsed_s there): the sum "
                "over log intervals of steps x batch x context / tokens_per_s, i.e. the "
                "training loop with its evaluations, without start-up.\n");
+    ordo_cmp_nonfinite_notes(c, 0, b);
+}
+
+void ordo_cmp_nonfinite_notes(const ordo_cmp *c, int html, ordo_strbuf *b) {
+    for (int i = 0; i < c->nruns; i++) {
+        const ordo_runinfo *r = &c->runs[i];
+        if (isnan(r->nonfinite_step)) continue;
+        ordo_strbuf_puts(b, html ? "<p class=\"note\">" : "\n");
+        if (html)
+            ordo_svg_escape(b, r->dir);
+        else
+            ordo_strbuf_puts(b, r->dir);
+        ordo_strbuf_printf(b,
+                           ": values that were not finite (null in metrics.jsonl) first at "
+                           "step %.0f: the run diverged. They are gaps in the curves, inf in "
+                           "the table.%s\n",
+                           r->nonfinite_step, html ? "</p>" : "");
+    }
 }
 
 static ordo_status write_csv(const ordo_cmp *c, const char *path) {

@@ -6,6 +6,7 @@
 #define ORDO_COMPARE_H
 #include "framework/error.h"
 #include "experiments/runinfo.h"
+#include "framework/strbuf.h"
 
 #define ORDO_CMP_NMULT 4 // extrapolation at 1x, 2x, 4x, 8x the training length
 
@@ -22,6 +23,7 @@ enum {
 typedef struct ordo_cmp_cell {
     double mean, sd;  // sd: sample sd (n-1); NaN when n < 2
     int n;            // runs with a value
+    int nonfinite;    // of those, values logged as null (not finite): the mean is then inf
     int of;           // runs that could have one
     const char *note; // why there is no number (eval.json's note), or NULL
 } ordo_cmp_cell;
@@ -52,7 +54,8 @@ typedef struct ordo_cmp {
 
 // Header of column `col` (Markdown/HTML), e.g. "loss@2x (T=128)", into buf.
 void ordo_cmp_header(const ordo_cmp *c, int col, char *buf, size_t cap);
-// A cell as text: "1.2345 ± 0.0123", "1.2345 ± -" (one seed), "n/a (reason)" or "-".
+// A cell as text: "1.2345 ± 0.0123", "1.2345 ± -" (one seed), "inf" (a run diverged),
+// "n/a (reason)" or "-".
 void ordo_cmp_cell_str(const ordo_cmp_cell *e, int col, char *buf, size_t cap);
 
 // Writes loss_curves.svg, extrapolation.svg, loss_by_position.svg (when eval.json has
@@ -64,6 +67,9 @@ ordo_status ordo_cmp_write_report(const ordo_cmp *c, const char *out_dir);
 // config.json (*is_sweep = 1); a directory that is itself a run gives *n = 0, *is_sweep = 0.
 // *out and its strings are malloc'd.
 ordo_status ordo_compare_sweep_runs(const char *dir, char ***out, int *n, int *is_sweep);
+// The runs of c whose log has a value that was not finite, as notes (Markdown, or XHTML
+// paragraphs when html), into b; nothing when there are none.
+void ordo_cmp_nonfinite_notes(const ordo_cmp *c, int html, ordo_strbuf *b);
 // Loads the runs, refuses runs on different data, warns about other differences, prints the
 // Markdown table and writes compare.md, compare.csv, the plots and report.html into out_dir.
 // source says what was compared (shown in the title).

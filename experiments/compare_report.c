@@ -500,8 +500,9 @@ ordo_status ordo_cmp_write_report(const ordo_cmp *c, const char *out_dir) {
     if (c->wall_derived)
         ordo_strbuf_printf(&h, " *train time is derived from metrics.jsonl: the sum over log "
                                "intervals of steps x batch x context / tokens_per_s.");
-    ordo_strbuf_printf(&h,
-                       "</p>\n<h2>Loss curves</h2>\n%s<h2>Val loss against eval length</h2>\n%s",
+    ordo_strbuf_printf(&h, "</p>\n");
+    ordo_cmp_nonfinite_notes(c, 1, &h);
+    ordo_strbuf_printf(&h, "<h2>Loss curves</h2>\n%s<h2>Val loss against eval length</h2>\n%s",
                        curves.buf, extra.buf);
     if (has_pos) ordo_strbuf_printf(&h, "<h2>Val loss by position</h2>\n%s", bypos.buf);
     if (has_acc) ordo_strbuf_printf(&h, "<h2>Exact match by length</h2>\n%s", acc.buf);

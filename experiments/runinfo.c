@@ -114,6 +114,11 @@ static double num_or_nan(json_t *v) {
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+// A loss of line l: NaN when not logged, INFINITY when logged as null (not finite).
+static double loss_of(const ordo_metrics_line *l, double v, unsigned bit) {
+    return l->nulls & bit ? INFINITY : v;
+}
+
 static ordo_status read_metrics(ordo_runinfo *r, const char *path) {
     ordo_metrics m;
     ordo_status s = ordo_metrics_read(path, &m);
@@ -127,6 +132,7 @@ static ordo_status read_metrics(ordo_runinfo *r, const char *path) {
     r->val_loss = ordo_xmalloc(cap * sizeof(double));
     r->val_ppl = ordo_xmalloc(cap * sizeof(double));
     double tps_sum = 0, elapsed = NAN, derived = 0, prev_step = 0;
+    r->nonfinite_step = NAN;
     int ntps = 0;
     for (int i = 0; i < m.n; i++) {
         const ordo_metrics_line *l = &m.line[i];
@@ -138,14 +144,19 @@ static ordo_status read_metrics(ordo_runinfo *r, const char *path) {
                         l->lineno);
                 break;
             }
+            int lineno = l->lineno;
             ordo_metrics_free(&m);
             return ordo_error(ORDO_ERR_FORMAT, "%s: line %d: expected a JSON object with \"step\"",
-                              path, l->lineno);
+                              path, lineno);
         }
         r->step[r->n] = l->step;
-        r->train_loss[r->n] = l->train_loss;
-        r->val_loss[r->n] = l->val_loss;
-        r->val_ppl[r->n] = isnan(l->val_ppl) ? exp(l->val_loss) : l->val_ppl;
+        r->train_loss[r->n] = loss_of(l, l->train_loss, ORDO_METRICS_TRAIN_LOSS);
+        r->val_loss[r->n] = loss_of(l, l->val_loss, ORDO_METRICS_VAL_LOSS);
+        // val_ppl is exp(val_loss): null where that overflowed, and derived where absent
+        r->val_ppl[r->n] = isnan(l->val_ppl) ? exp(r->val_loss[r->n]) : l->val_ppl;
+        if (l->nulls & (ORDO_METRICS_TRAIN_LOSS | ORDO_METRICS_VAL_LOSS | ORDO_METRICS_VAL_PPL) &&
+            isnan(r->nonfinite_step))
+            r->nonfinite_step = l->step;
         if (l->tokens_per_s > 0) {
             tps_sum += l->tokens_per_s;
             ntps++;

@@ -31,9 +31,11 @@ typedef struct ordo_runinfo {
     // newest checkpoint
     int64_t ckpt_step;
     size_t params; // every tensor but the optimizer moments (wte counted once: it is tied)
-    // metrics.jsonl, every logged line (val_* NaN on lines without an evaluation)
+    // metrics.jsonl, every logged line (val_* NaN on lines without an evaluation; INFINITY
+    // for a value logged as null, i.e. not finite: a gap in the curves, "inf" in the table)
     int n;
     double *step, *train_loss, *val_loss, *val_ppl;
+    double nonfinite_step; // the first step with a loss logged as null (diverged); NaN if none
     double final_train_loss, best_val_loss, best_val_ppl; // NaN when absent
     double tokens_per_s;                                  // mean of the logged values
     double wall_s;    // from "elapsed_s" when logged, else derived (see wall_derived)

@@ -1,5 +1,7 @@
 // Bump allocation over a list of chunks. No per-object free: everything goes at reset.
 // Deliberately no thread safety: one arena belongs to one training context.
+#include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,12 +17,21 @@ struct ordo_arena_chunk {
     char *data;
 };
 
-static ordo_arena_chunk *chunk_new(ordo_arena *a, size_t cap) {
+// NULL when the system refuses the memory.
+static ordo_arena_chunk *chunk_try(ordo_arena *a, size_t cap) {
+    if (cap > SIZE_MAX - ALIGN) return NULL;
+    void *data = aligned_alloc(ALIGN, (cap + ALIGN - 1) / ALIGN * ALIGN);
+    if (!data) return NULL;
     ordo_arena_chunk *c = ordo_xcalloc(1, sizeof *c);
     c->cap = cap;
-    c->data = aligned_alloc(ALIGN, (cap + ALIGN - 1) / ALIGN * ALIGN);
-    if (!c->data) ordo_panic(__FILE__, __LINE__, "arena: out of memory");
+    c->data = data;
     a->system_allocs++;
+    return c;
+}
+
+static ordo_arena_chunk *chunk_new(ordo_arena *a, size_t cap) {
+    ordo_arena_chunk *c = chunk_try(a, cap);
+    if (!c) ordo_panic(__FILE__, __LINE__, "arena: out of memory");
     return c;
 }
 
@@ -67,6 +78,16 @@ void *ordo_arena_alloc(ordo_arena *a, size_t bytes) {
 
 void *ordo_arena_calloc(ordo_arena *a, size_t bytes) {
     return memset(ordo_arena_alloc(a, bytes), 0, bytes);
+}
+
+ordo_status ordo_arena_reserve(ordo_arena *a, size_t bytes) {
+    ordo_arena_reset(a);
+    if (a->first && a->first->cap >= bytes) return ORDO_OK;
+    chunks_free(a->first); // first, so that their memory can serve the new chunk
+    a->first = a->cur = chunk_try(a, bytes);
+    if (a->first) return ORDO_OK;
+    return ordo_error(ORDO_ERR_NOMEM, "cannot allocate %.2f GiB for activations: %s",
+                      (double)bytes / (1 << 30), strerror(ENOMEM));
 }
 
 void ordo_arena_reset(ordo_arena *a) {

@@ -5,6 +5,8 @@
 #define ORDO_ARENA_H
 #include <stddef.h>
 
+#include "framework/error.h"
+
 typedef struct ordo_arena_chunk ordo_arena_chunk;
 
 typedef struct ordo_arena {
@@ -21,6 +23,12 @@ void ordo_arena_init(ordo_arena *a, size_t chunk_size);
 void *ordo_arena_alloc(ordo_arena *a, size_t bytes);
 // Same, zero-filled.
 void *ordo_arena_calloc(ordo_arena *a, size_t bytes);
+// Makes sure that allocations of up to `bytes` in all, from now until the next reset and
+// again after each reset, need nothing from the system: when the first chunk is smaller, every
+// chunk is freed and one of `bytes` takes their place. Drops every allocation (call it where
+// a reset would go). ORDO_ERR_NOMEM naming the size when the system refuses the chunk: the
+// clean error for a request too large to run, where ordo_arena_alloc would abort mid-way.
+ordo_status ordo_arena_reserve(ordo_arena *a, size_t bytes);
 // Forgets every allocation and keeps every chunk: a step that allocates what the last
 // one did takes nothing from the system.
 void ordo_arena_reset(ordo_arena *a);

@@ -441,5 +441,108 @@ check "eval: data became a FIFO"     "gone.txt: is a FIFO, expected a regular fi
 check "sample: data became a FIFO"   "gone.txt: is a FIFO, expected a regular file" timeout 10 "$ORDO" sample runs/gone --prompt the
 check "resume: data became a FIFO"   "gone.txt: is a FIFO, expected a regular file" timeout 10 "$ORDO" train --resume runs/gone --steps 8
 
+# --- issue 18, points 3 and 6 (metrics): a metrics.jsonl or config.json that cannot be
+# written stops the run like a checkpoint that cannot (a message naming the file and errno,
+# status 1, the checkpoints kept, every line of the log whole), and it resumes once there is
+# room; an eval too large for the memory is refused with the estimate, never aborted.
+# valid_log FILE: every line a JSON object and the file ends in a newline (no torn line)
+valid_log() {
+  [ ! -s "$1" ] || [ "$(tail -c1 "$1" | od -An -c | tr -d ' ')" = '\n' ] || return 1
+  if command -v python3 > /dev/null; then
+    python3 -c 'import json,sys
+for l in open(sys.argv[1]): assert isinstance(json.loads(l), dict)' "$1" 2> /dev/null
+  else
+    node -e 'const t = require("fs").readFileSync(process.argv[1], "utf8").trimEnd();
+             for (const l of t ? t.split("\n") : []) JSON.parse(l)' "$1" 2> /dev/null
+  fi
+}
+# contiguous FILE: its steps go up by one from the first line's
+contiguous() { sed 's/^{"step":\([0-9]*\),.*/\1/' "$1" | awk 'NR > 1 && $1 != p + 1 { exit 1 } { p = $1 }'; }
+if [ -n "$full" ]; then
+  mkdir -p "$dir/mfull" "$dir/mnear" "$dir/cfull"
+  # a disk with room for config.json (one 4 KiB page) and nothing more: the first metrics
+  # line fails, before any checkpoint; with room again, --resume starts the run over
+  if mount -t tmpfs -o size=4k tmpfs "$dir/mfull" 2>/dev/null; then
+    mounts=("$dir/mfull" "${mounts[@]}")
+    out=$(cd "$dir" && "$ORDO" train "${tiny[@]}" --log-every 1 --out mfull/run 2>&1); rc=$?
+    if [ $rc -eq 0 ] || [ $rc -ge 124 ] ||
+       ! grep -qF "mfull/run/metrics.jsonl: cannot write the metrics line at step 1: No space left on device" <<<"$out"; then
+      bad "metrics on a full disk: status $rc: $(tail -2 <<<"$out")"
+    elif ls "$dir/mfull/run" | grep -q 'ckpt-\|\.tmp\.' || [ -s "$dir/mfull/run/metrics.jsonl" ]; then
+      bad "metrics on a full disk: left a checkpoint, a temporary file or a line"
+    else
+      ok
+    fi
+    mount -o remount,size=1m "$dir/mfull"
+    out=$(cd "$dir" && "$ORDO" train --resume mfull/run 2>&1); rc=$?
+    [ $rc -eq 0 ] && valid_log "$dir/mfull/run/metrics.jsonl" &&
+      [ "$(cut -d, -f1 "$dir/mfull/run/metrics.jsonl" | tr '\n' ' ')" = '{"step":1 {"step":2 {"step":3 {"step":4 ' ] \
+      && ok || bad "resume after a full disk at the first metrics line: status $rc: $(tail -2 <<<"$out")"
+  else
+    echo "SKIP: metrics on a full disk (tmpfs mount failed)"; skip=$((skip+2))
+  fi
+  # a finished run resumed on a disk that fills up with metrics lines before the next
+  # checkpoint: the run stops at the line that does not fit, whole lines only, checkpoints
+  # as they were; with room again it resumes and the log has every step once, in order
+  used=$(du -sk "$G" | cut -f1)
+  if mount -t tmpfs -o size=$((used + 24))k tmpfs "$dir/mnear" 2>/dev/null; then
+    mounts=("$dir/mnear" "${mounts[@]}")
+    cp -r "$G" "$dir/mnear/run"
+    sums=$(cd "$dir/mnear/run" && sha256sum ckpt-*.safetensors)
+    out=$(cd "$dir" && "$ORDO" train --resume mnear/run --steps 100000 --ckpt-every 0 --log-every 1 2>&1); rc=$?
+    if [ $rc -eq 0 ] || [ $rc -ge 124 ] ||
+       ! grep -qE "mnear/run/metrics.jsonl: cannot write the metrics line at step [0-9]+: No space left on device; stopped without writing a checkpoint .*ordo train --resume mnear/run" <<<"$out"; then
+      bad "metrics filling the disk: status $rc: $(tail -2 <<<"$out")"
+    elif [ "$sums" != "$(cd "$dir/mnear/run" && sha256sum ckpt-*.safetensors)" ] ||
+         ls "$dir/mnear/run" | grep -q '\.tmp\.'; then
+      bad "metrics filling the disk: checkpoints changed or a temporary file was left"
+    elif ! valid_log "$dir/mnear/run/metrics.jsonl" || ! contiguous "$dir/mnear/run/metrics.jsonl" ||
+         [ "$(wc -l < "$dir/mnear/run/metrics.jsonl")" -lt 100 ]; then
+      bad "metrics filling the disk: the log is torn, has gaps or stopped early ($(wc -l < "$dir/mnear/run/metrics.jsonl") lines)"
+    else
+      ok
+    fi
+    mount -o remount,size=4m "$dir/mnear"
+    out=$(cd "$dir" && "$ORDO" train --resume mnear/run --steps 300 --ckpt-every 100 --log-every 1 2>&1); rc=$?
+    [ $rc -eq 0 ] && valid_log "$dir/mnear/run/metrics.jsonl" && contiguous "$dir/mnear/run/metrics.jsonl" &&
+      [ "$(tail -1 "$dir/mnear/run/metrics.jsonl" | cut -d, -f1)" = '{"step":300' ] \
+      && ok || bad "resume after metrics filled the disk: status $rc: $(tail -2 <<<"$out")"
+  else
+    echo "SKIP: metrics filling the disk (tmpfs mount failed)"; skip=$((skip+2))
+  fi
+  # no room at all: config.json cannot be written
+  if mount -t tmpfs -o size=8k tmpfs "$dir/cfull" 2>/dev/null; then
+    mounts=("$dir/cfull" "${mounts[@]}")
+    head -c 8192 /dev/zero > "$dir/cfull/filler" 2>/dev/null
+    check "config.json on a full disk" "cfull/run/config.json: write failed: No space left on device" "$ORDO" train "${tiny[@]}" --out cfull/run
+  else
+    echo "SKIP: config.json on a full disk (tmpfs mount failed)"; skip=$((skip+1))
+  fi
+else
+  echo "SKIP: metrics and config.json on a full disk (needs root to mount a small tmpfs)"; skip=$((skip+5))
+fi
+# eval past the memory: refused with the estimate (never "internal error" and SIGABRT). A rope
+# run with a validation split of 110000 tokens; 16 heads x 8 layers x 100000^2 floats is
+# 5 TB of attention, past any machine; under ulimit -v the limit is named
+"$ORDO" train --task order --corpus-tokens 1100000 --context 16 --d-model 32 --heads 16 --layers 8 \
+  --batch 4 --steps 1 --eval-every 0 --threads 1 --pos rope --out "$dir/runs/long" > /dev/null 2>&1 || bad "fixture run (long)"
+check "eval context past the memory" "eval at context 100000 (1 window per forward) needs about 4771 GiB (the attention alone 4768 GiB: 1 x 16 head(s) x 8 layer(s) x 100000^2 floats), more than the" "$ORDO" eval runs/long --context 100000
+check "eval context and batch past the memory" "use a smaller --context or --batch" "$ORDO" eval runs/long --context 50000
+# a sanitizer build cannot start under ulimit -v (its shadow memory): those cases need one that can
+if bash -c 'ulimit -v 3000000 && exec "$0" eval "$1" --threads 1' "$ORDO" "$G" > /dev/null 2>&1; then
+check "eval context past ulimit -v" "of address space allowed (ulimit -v); use a smaller --context" bash -c 'ulimit -v 3000000 && exec "$0" eval runs/long --context 8000 --max-windows 1 --threads 1' "$ORDO"
+# a limit just above the estimate (3.80 GiB): the estimate passes, but the process already
+# holds more than the difference, so the arena's reservation is refused: an error, no abort
+est=$(cd "$dir" && bash -c 'ulimit -v 3000000 && exec "$0" eval runs/long --context 2800 --max-windows 1 --threads 1' "$ORDO" 2>&1 |
+      sed -n 's/.*needs about \([0-9.]*\) GiB.*/\1/p')
+kb=$(awk -v g="${est:-0}" 'BEGIN { printf "%d", (g + 0.01) * 1048576 }')
+check "eval within ulimit -v but refused by the system" "and the system refused it (cannot allocate" bash -c 'ulimit -v "$1" && exec "$0" eval runs/long --context 2800 --max-windows 1 --threads 1' "$ORDO" "$kb"
+"$ORDO" train --task copy --corpus-tokens 3000 --context 64 --d-model 16 --heads 2 --layers 1 --batch 4 \
+  --steps 1 --eval-every 0 --threads 1 --pos rope --out "$dir/runs/copy" > /dev/null 2>&1 || bad "fixture run (copy)"
+check "copy exact match past the memory" "exact match at n = 4096 (context 8194, 64 examples per forward) needs about" bash -c 'ulimit -v 3000000 && exec "$0" eval runs/copy --max-n 4096 --threads 1' "$ORDO"
+else
+  echo "SKIP: eval under ulimit -v (this ordo cannot start under it: a sanitizer build?)"; skip=$((skip+3))
+fi
+
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

@@ -1,14 +1,48 @@
 // A run's evaluation report (see evaluate.h, ordo_eval_run): what `ordo eval` prints and
 // saves, and what `ordo sweep` stores for `ordo compare`.
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
+#include "framework/dist.h"
+#include "framework/fileio.h"
 #include "train/evaluate.h"
 #include "train/run.h"
 
 static json_t *num_or_null(double v) {
     return isfinite(v) ? json_real(v) : json_null();
+}
+
+// How length T is evaluated: 1 with its mode and stride, or 0 with the note saying why it
+// cannot be (into note[cap]); *aligned is the example length when windows start on examples.
+static int length_plan(const ordo_gpt *m, const ordo_rundata *d, const ordo_eval_request *q, int T,
+                       ordo_eval_mode *mode, int *stride, int *aligned, char *note, size_t cap) {
+    size_t nval = d->n - d->n_train;
+    *aligned = 0;
+    if (m->cfg.pos == ORDO_POS_LEARNED && T > m->cfg.T_max) {
+        snprintf(note, cap, "past the learned table (T_max %d)", m->cfg.T_max);
+        return 0;
+    }
+    if (nval < (size_t)T + 1) {
+        snprintf(note, cap, "the validation split has %zu tokens, fewer than %d", nval, T + 1);
+        return 0;
+    }
+    *stride = q->stride > 0 ? (q->stride < T ? q->stride : T) : (T / 4 > 0 ? T / 4 : 1);
+    *mode = q->mode;
+    if (d->example_len > 0) { // copy/reverse: windows start on examples, as in training
+        if (T < d->example_len) {
+            snprintf(note, cap, "shorter than one example");
+            return 0;
+        }
+        *mode = ORDO_EVAL_NONOVERLAP;
+        *stride = *aligned = d->example_len;
+    } else if (*mode == ORDO_EVAL_NONOVERLAP) {
+        *stride = T;
+    }
+    return 1;
 }
 
 static json_t *length_result(ordo_gpt *m, ordo_ctx *ctx, const ordo_rundata *d,
@@ -17,36 +51,23 @@ static json_t *length_result(ordo_gpt *m, ordo_ctx *ctx, const ordo_rundata *d,
     json_object_set_new(o, "context", json_integer(T));
     const int32_t *val = d->val, *vt = d->val_targets;
     size_t nval = d->n - d->n_train;
-    char note[160] = "";
-    if (m->cfg.pos == ORDO_POS_LEARNED && T > m->cfg.T_max)
-        snprintf(note, sizeof note, "past the learned table (T_max %d)", m->cfg.T_max);
-    else if (nval < (size_t)T + 1)
-        snprintf(note, sizeof note, "the validation split has %zu tokens, fewer than %d", nval,
-                 T + 1);
-    if (*note) {
+    char note[160];
+    ordo_eval_mode mode;
+    int stride, aligned;
+    if (!length_plan(m, d, q, T, &mode, &stride, &aligned, note, sizeof note)) {
         json_object_set_new(o, "val_loss", json_null());
         json_object_set_new(o, "note", json_string(note));
         return o;
     }
-    int stride = q->stride > 0 ? (q->stride < T ? q->stride : T) : (T / 4 > 0 ? T / 4 : 1);
-    ordo_eval_mode mode = q->mode;
-    if (d->example_len > 0) { // copy/reverse: windows start on examples, as in training
-        if (T < d->example_len) {
-            json_object_set_new(o, "val_loss", json_null());
-            json_object_set_new(o, "note", json_string("shorter than one example"));
-            return o;
-        }
-        mode = ORDO_EVAL_NONOVERLAP;
-        stride = d->example_len;
-        json_object_set_new(o, "aligned_to_examples", json_integer(stride));
-    } else if (mode == ORDO_EVAL_NONOVERLAP) {
-        stride = T;
-    }
+    if (aligned) json_object_set_new(o, "aligned_to_examples", json_integer(aligned));
     ordo_eval_result r;
     *err = ordo_eval_stream(m, ctx, val, vt, nval, T, mode, stride, q->batch, q->max_windows, &r);
     if (!*err) {
         json_object_set_new(o, "val_loss", num_or_null(r.loss));
         json_object_set_new(o, "val_ppl", num_or_null(exp(r.loss)));
+        if (!isfinite(r.loss) && r.targets) // JSON has no inf or NaN: say why it is null
+            json_object_set_new(o, "note",
+                                json_string("the loss is not finite: the model diverged"));
         json_object_set_new(o, "targets", json_integer((json_int_t)r.targets));
         json_object_set_new(o, "windows", json_integer((json_int_t)r.windows));
         if (mode == ORDO_EVAL_SLIDING) json_object_set_new(o, "stride", json_integer(stride));
@@ -99,6 +120,174 @@ static json_t *accuracy(ordo_gpt *m, ordo_ctx *ctx, const ordo_train_config *cfg
     return a;
 }
 
+// ---------------------------------------------------------------------------------------
+// Memory: a long context costs T^2 per head and layer, so `--context 100000` can ask for
+// terabytes. The largest forward of the report is estimated first and refused with a message
+// (as train refuses its sizes), then the arena is reserved for it, so that a machine that
+// cannot give the memory is an error and never an abort half-way through.
+
+// The largest single forward of a report: what ordo_gpt_forward holds with no tape.
+typedef struct eval_peak {
+    double bytes;       // the process at that forward: model, activations, position tables
+    double arena;       // of which the context's arena
+    double attention;   // of which the (rows, NH, T, T) attention probabilities
+    int T, rows, acc_n; // its window length, windows, and the copy/reverse n (0: a length)
+} eval_peak;
+
+double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, int rows, int T) {
+    double R = rows, t = T, C = g->C, L = g->L, NH = g->NH, V = g->V;
+    // per layer: the attention probabilities, about 22 (R, T, C) activations (18, rope 21), the
+    // layernorm statistics; then the embeddings, the final layernorm and the logits
+    double floats = L * (R * NH * t * t + 22 * R * t * C + 4 * R * t) + 4 * R * t * C + R * t * V;
+    switch (g->pos) {
+    case ORDO_POS_T5:
+        floats += NH * t * t; // the bias gathered from the bucket map
+        break;
+    case ORDO_POS_LEARNED:
+        floats += t * C; // the gathered rows of the table
+        break;
+    case ORDO_POS_NONE:
+    case ORDO_POS_SINUSOIDAL:
+    case ORDO_POS_ROPE:
+    case ORDO_POS_ALIBI:
+    case ORDO_POS_COUNT:
+        break;
+    }
+    // 64-byte rounding and the tensor headers of about 30 allocations per layer, and a margin
+    return 4 * floats + 256.0 * (30 * L + 30) + (1 << 20);
+}
+
+// Bytes of the process during one forward of `rows` windows of T tokens (acc_n: the
+// copy/reverse n it scores, 0 for a length), into *p when more than p has: the arena's, the
+// position tables that the model mallocs for length T, and the model's weight and gradient
+// blocks.
+static void forward_bytes(const ordo_gpt *m, int rows, int T, int acc_n, eval_peak *p) {
+    const ordo_gpt_config *g = &m->cfg;
+    double t = T, tables = g->pos == ORDO_POS_SINUSOIDAL ? t * g->C
+                           : g->pos == ORDO_POS_ALIBI    ? g->NH * t * t
+                           : g->pos == ORDO_POS_T5       ? t * t // the bucket map (int32)
+                                                         : 0;
+    double arena = ordo_eval_forward_arena_bytes(g, rows, T);
+    double total = arena + 4 * tables + 8.0 * (double)m->params.total + 16.0 * rows * t;
+    if (total <= p->bytes) return;
+    *p = (eval_peak){.bytes = total,
+                     .arena = arena,
+                     .attention = 4.0 * g->L * rows * g->NH * t * t,
+                     .T = T,
+                     .rows = rows,
+                     .acc_n = acc_n};
+}
+
+// The largest forward that ordo_eval_run would make for q.
+static eval_peak plan(const ordo_gpt *m, const ordo_train_config *cfg, const ordo_rundata *d,
+                      const ordo_eval_request *q) {
+    eval_peak p = {0};
+    int own = (int)cfg->context, size = ordo_dist_size();
+    const int *lens = q->lengths ? q->lengths : &own;
+    size_t nval = d->n - d->n_train;
+    for (int i = 0; i < (q->lengths ? q->nlen : 1); i++) {
+        int T = lens[i], stride, aligned;
+        ordo_eval_mode mode;
+        char note[160];
+        if (!length_plan(m, d, q, T, &mode, &stride, &aligned, note, sizeof note)) continue;
+        // windows of the stream (nonoverlap: range(0, n - T, stride); sliding's last one is
+        // placed at the end), of this rank
+        size_t w = mode == ORDO_EVAL_NONOVERLAP
+                       ? (nval - (size_t)T + (size_t)stride - 1) / (size_t)stride
+                       : (nval - 1 - (size_t)T + (size_t)stride - 1) / (size_t)stride + 1;
+        if (q->max_windows && q->max_windows < w) w = q->max_windows;
+        w = (w + (size_t)size - 1) / (size_t)size;
+        int rows = ordo_eval_windows_per_forward(&m->cfg, T, q->batch);
+        forward_bytes(m, (size_t)rows < w ? rows : (int)w, T, 0, &p);
+    }
+    if (d->is_corpus && d->corpus.task != ORDO_TASK_ORDER && q->examples > 0) {
+        int max_n = q->max_n > 0 ? q->max_n : 2 * (int)cfg->max_len;
+        int rows = q->examples < ORDO_EVAL_SEQ_CHUNK ? q->examples : ORDO_EVAL_SEQ_CHUNK;
+        for (int n = max_n; n >= 1; n--) // the longest n that the scheme can go to
+            if (!(m->cfg.pos == ORDO_POS_LEARNED && 2 * n + 2 > m->cfg.T_max)) {
+                forward_bytes(m, rows, 2 * n + 2, n, &p);
+                break;
+            }
+    }
+    return p;
+}
+
+// Lowers *have to the number in the cgroup file at path, when it holds a smaller one ("max",
+// or v1's huge "no limit", leave it).
+static void cgroup_limit(const char *path, double *have, const char **what) {
+    FILE *f = fopen(path, "r");
+    double v;
+    if (f && fscanf(f, "%lf", &v) == 1 && v > 0 && v < *have)
+        *have = v, *what = "allowed by the memory cgroup (a container or batch-job limit)";
+    if (f) fclose(f);
+}
+
+// The memory this process may use, in bytes, and what sets it (*what): the machine's, or
+// less under a limit (ulimit -v or -d; the memory cgroup of a container or a batch job).
+static double memory_limit(const char **what) {
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    double have = pages > 0 && page > 0 ? (double)pages * (double)page : INFINITY;
+    *what = "of memory on this machine";
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        (double)rl.rlim_cur < have)
+        have = (double)rl.rlim_cur, *what = "of address space allowed (ulimit -v)";
+    if (getrlimit(RLIMIT_DATA, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        (double)rl.rlim_cur < have)
+        have = (double)rl.rlim_cur, *what = "of data allowed (ulimit -d)";
+    // cgroup v2: the group named by "0::/path" in /proc/self/cgroup, or the namespace's root;
+    // v1: the memory controller's root as a container sees it
+    char line[512] = "", path[ORDO_PATH_MAX];
+    FILE *f = fopen("/proc/self/cgroup", "r");
+    int found = 0;
+    while (f && !found && fgets(line, sizeof line, f)) found = strncmp(line, "0::", 3) == 0;
+    if (f) fclose(f);
+    line[strcspn(line, "\n")] = 0;
+    if (found && !ordo_path(path, sizeof path, "/sys/fs/cgroup%s/memory.max", line + 3))
+        cgroup_limit(path, &have, what);
+    cgroup_limit("/sys/fs/cgroup/memory.max", &have, what);
+    cgroup_limit("/sys/fs/cgroup/memory/memory.limit_in_bytes", &have, what);
+    return have;
+}
+
+// GiB for "%.*f": its precision and its value (4768, 74.67, 0.05).
+#define GIB(x) ((x) < 100.0 * (1 << 30) ? 2 : 0), ((x) / (double)(1 << 30))
+
+// Refuses q when its largest forward needs more memory than the process may use, then
+// reserves the arena for it (a refusal of the system is then this error, not an abort).
+static ordo_status reserve_memory(const ordo_gpt *m, const ordo_train_config *cfg,
+                                  const ordo_rundata *d, const ordo_eval_request *q,
+                                  ordo_ctx *ctx) {
+    eval_peak p = plan(m, cfg, d, q);
+    if (p.T == 0) return ORDO_OK; // nothing to evaluate
+    char what[160], fix[96];
+    if (p.acc_n)
+        snprintf(what, sizeof what, "exact match at n = %d (context %d, %d examples per forward)",
+                 p.acc_n, p.T, p.rows);
+    else
+        snprintf(what, sizeof what, "eval at context %d (%d window%s per forward)", p.T, p.rows,
+                 p.rows == 1 ? "" : "s");
+    snprintf(fix, sizeof fix, "use a smaller %s",
+             p.acc_n ? (p.rows > 1 ? "--max-n or --examples" : "--max-n")
+                     : (p.rows > 1 ? "--context or --batch" : "--context"));
+    const char *limit;
+    double have = memory_limit(&limit);
+    if (p.bytes > have || p.arena > 0x1p62) // (have: INFINITY when sysconf cannot tell)
+        return ordo_error(ORDO_ERR_NOMEM,
+                          "%s needs about %.*f GiB (the attention alone %.*f GiB: %d x %d "
+                          "head(s) x %d layer(s) x %d^2 floats), more than the %.*f GiB %s; %s",
+                          what, GIB(p.bytes), GIB(p.attention), p.rows, m->cfg.NH, m->cfg.L, p.T,
+                          GIB(have), limit, fix);
+    ordo_ctx_reset(ctx);
+    if (!ordo_arena_reserve(&ctx->arena, (size_t)p.arena)) return ORDO_OK;
+    char why[256];
+    snprintf(why, sizeof why, "%s", ordo_error_message());
+    return ordo_error(ORDO_ERR_NOMEM,
+                      "%s needs about %.*f GiB, and the system refused it (%s; the limit is "
+                      "%.*f GiB %s); %s",
+                      what, GIB(p.bytes), why, GIB(have), limit, fix);
+}
+
 ordo_status ordo_eval_run(const ordo_eval_request *q, json_t **report) {
     *report = NULL;
     ordo_train_config cfg;
@@ -109,6 +298,13 @@ ordo_status ordo_eval_run(const ordo_eval_request *q, json_t **report) {
     if (s) return s;
     ordo_ctx ctx;
     ordo_ctx_init(&ctx);
+    // every rank refuses together (their limits may differ)
+    if ((s = ordo_dist_agree(reserve_memory(&m, &cfg, &data, q, &ctx)))) {
+        ordo_ctx_free(&ctx);
+        ordo_gpt_free(&m);
+        ordo_rundata_free(&data);
+        return ordo_error_wrap(s, "%s", q->run_dir);
+    }
     json_t *o = json_object();
     json_object_set_new(o, "run", json_string(q->run_dir));
     json_object_set_new(o, "step", json_integer(step));

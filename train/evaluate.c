@@ -177,6 +177,13 @@ static ordo_status eval_windows(ordo_gpt *m, ordo_ctx *ctx, const eval_job *job,
     return s;
 }
 
+int ordo_eval_windows_per_forward(const ordo_gpt_config *g, int T, int B) {
+    size_t per_window = (size_t)T * (size_t)g->V;
+    if (per_window > MAX_LOGIT_FLOATS) return 1;
+    if ((size_t)B * per_window > MAX_LOGIT_FLOATS) return (int)(MAX_LOGIT_FLOATS / per_window);
+    return B;
+}
+
 ordo_status ordo_eval_stream(ordo_gpt *m, ordo_ctx *ctx, const int32_t *tokens,
                              const int32_t *targets, size_t n, int T, ordo_eval_mode mode,
                              int stride, int B, size_t max_windows, ordo_eval_result *r) {
@@ -197,11 +204,7 @@ ordo_status ordo_eval_stream(ordo_gpt *m, ordo_ctx *ctx, const int32_t *tokens,
                           "context %d is past the learned position table (T_max %d); the "
                           "learned scheme cannot describe those positions",
                           T, m->cfg.T_max);
-    size_t per_window = (size_t)T * (size_t)m->cfg.V;
-    if (per_window > MAX_LOGIT_FLOATS)
-        B = 1;
-    else if ((size_t)B * per_window > MAX_LOGIT_FLOATS)
-        B = (int)(MAX_LOGIT_FLOATS / per_window);
+    B = ordo_eval_windows_per_forward(&m->cfg, T, B);
     eval_job job = {.tokens = tokens,
                     .targets = targets,
                     .n = n,
@@ -250,7 +253,7 @@ ordo_status ordo_eval_seq_accuracy(ordo_gpt *m, ordo_ctx *ctx, ordo_task task, i
     if (m->cfg.pos == ORDO_POS_LEARNED && T > m->cfg.T_max)
         return ordo_error(ORDO_ERR_ARG, "length %d needs %d positions, past the learned table (%d)",
                           n, T, m->cfg.T_max);
-    enum { CHUNK = 64 };
+    enum { CHUNK = ORDO_EVAL_SEQ_CHUNK };
     int32_t *ex = ordo_xmalloc((size_t)CHUNK * len * sizeof *ex);
     int32_t *in = ordo_xmalloc((size_t)CHUNK * T * sizeof *in);
     ordo_rng r;

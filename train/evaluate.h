@@ -52,6 +52,10 @@ ordo_status ordo_eval_stream(ordo_gpt *m, ordo_ctx *ctx, const int32_t *tokens,
                              int stride, int B, size_t max_windows, ordo_eval_result *r);
 void ordo_eval_result_free(ordo_eval_result *r);
 
+// The windows of length T that ordo_eval_stream puts in one forward when asked for B: fewer
+// when B windows' logits would pass 256 MiB (at least 1).
+int ordo_eval_windows_per_forward(const ordo_gpt_config *g, int T, int B);
+
 // The trainer's validation loss: the mean over the counted targets of ds's windows [0,
 // max_windows) (all if 0), B per forward, each batch scored by the model's fused
 // cross-entropy as in training. *count receives the number of counted targets; NaN when none.
@@ -59,6 +63,9 @@ void ordo_eval_result_free(ordo_eval_result *r);
 // the windows the same way and all receive the totals.
 ordo_status ordo_eval_loss(ordo_gpt *m, ordo_ctx *ctx, const ordo_dataset *ds, int B,
                            size_t max_windows, double *loss, size_t *count);
+
+// Examples per forward of ordo_eval_seq_accuracy.
+#define ORDO_EVAL_SEQ_CHUNK 64
 
 // Exact-match accuracy of copy/reverse at sequence length n: `examples` fresh examples
 // (seeded by seed and n), scored teacher-forced: an example is right when the argmax at
@@ -81,8 +88,16 @@ typedef struct ordo_eval_request {
     int max_n;          // copy/reverse; 0 = twice the training max-len
 } ordo_eval_request;
 
+// Bytes of the context's arena that one forward of `rows` windows of T tokens takes without a
+// tape, on the high side (the (rows, NH, T, T) attention probabilities of every layer dominate
+// at long contexts): what ordo_eval_run reserves before it evaluates anything.
+double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, int rows, int T);
+
 // Builds the report that RUN_DIR/eval.json holds (the format is in README.md): lengths the
-// scheme or the data cannot serve get "val_loss": null and a "note" saying why.
+// scheme or the data cannot serve get "val_loss": null and a "note" saying why, as does a loss
+// that is not finite. Refused first, with ORDO_ERR_NOMEM and a message giving the estimate
+// and the limit, when its largest forward needs more memory than the process may use (the
+// machine's, ulimit -v / -d, the memory cgroup's) or than the system then gives.
 ordo_status ordo_eval_run(const ordo_eval_request *q, json_t **report);
 
 #endif

@@ -2,7 +2,8 @@
 // backward -> clip -> update; then log, evaluate and checkpoint on their schedules. All
 // memory is set up before the loop; a step reuses the context's arena (no malloc).
 // A run directory is never damaged: config.json and checkpoints are written atomically,
-// metrics.jsonl is cut back to the resumed checkpoint's step, and a NaN never checkpoints.
+// metrics.jsonl gets whole lines (one write each; a failed write stops the run like a failed
+// checkpoint) and is cut back to the resumed checkpoint's step, and a NaN never checkpoints.
 //
 // Data parallel (mpirun -np N, framework/dist.h): every rank draws the same global batch
 // from the same seeded dataloader and runs forward and backward on its contiguous share of
@@ -13,6 +14,7 @@
 // per step, so all ranks agree on the logged loss and on when to stop. Only rank 0 writes
 // the run directory; the dataloader position in a checkpoint is the global one.
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
@@ -54,8 +56,10 @@ typedef struct trainer {
     ordo_schedule sched;
     int64_t step;
     int T, B;
-    int32_t *in, *tg; // (B, T)
-    FILE *metrics;
+    int32_t *in, *tg;   // (B, T)
+    int metrics;        // metrics.jsonl open for appending (rank 0), or -1
+    size_t metrics_len; // its length: every line in it is whole
+    char metrics_path[ORDO_PATH_MAX];
     int tty;
     double elapsed0, t_start; // wall time of the steps before this process, and its start
     // data parallel: this rank's share of the current batch and the step's time in allreduce
@@ -118,7 +122,7 @@ static ordo_status build(trainer *tr) {
 }
 
 static void destroy(trainer *tr) {
-    if (tr->metrics) fclose(tr->metrics);
+    if (tr->metrics >= 0) close(tr->metrics);
     free(tr->in);
     free(tr->tg);
     ordo_ctx_free(&tr->ctx);
@@ -129,47 +133,122 @@ static void destroy(trainer *tr) {
     json_decref(tr->cfg_json);
 }
 
-// Keeps the metrics lines of steps <= step (a killed run may have logged past its last
-// checkpoint, or left half a line), rewriting the file atomically, then opens it to append.
+// Writes all of buf to fd; returns 0 or an errno value (ENOSPC for a write that makes no
+// progress).
+static int write_all(int fd, const char *buf, size_t n) {
+    while (n > 0) {
+        ssize_t r = write(fd, buf, n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return errno;
+        if (r == 0) return ENOSPC;
+        buf += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+// Why line l of a metrics file is repaired away (NULL: it is kept).
+static const char *damage(const ordo_metrics_line *l) {
+    if (!l->complete) return "cut short (no newline at its end: a write that did not finish)";
+    if (!l->blank && !l->ok) return "not a JSON object with a numeric \"step\"";
+    return NULL;
+}
+
+// Opens metrics.jsonl to append, after repairing it for a run at `step` (0: a new run): the
+// lines of later steps go (a killed run may have logged past its last checkpoint), and so
+// does a damaged line (half a line that a killed writer or a full disk left, with a warning),
+// so that the log again holds only whole lines, each at most once. A cut at the end is made
+// in place (ftruncate); dropping a line from the middle rewrites the file atomically.
 static ordo_status metrics_open(trainer *tr, int64_t step) {
-    char path[ORDO_PATH_MAX];
-    ordo_status s = ordo_path(path, sizeof path, "%s/metrics.jsonl", tr->cfg.out);
+    const char *path = tr->metrics_path;
+    ordo_status s =
+        ordo_path(tr->metrics_path, sizeof tr->metrics_path, "%s/metrics.jsonl", tr->cfg.out);
     if (s) return s;
     ordo_metrics m = {0};
-    if (access(path, F_OK) == 0) {
-        s = ordo_metrics_read(path, &m);
-        if (s) {
-            ordo_metrics_free(&m);
-            return s;
-        }
+    if (access(path, F_OK) == 0 && (s = ordo_metrics_read(path, &m))) {
+        ordo_metrics_free(&m);
+        return s;
     }
-    size_t keep = 0;
+    // the kept lines, as byte ranges of m.text; a prefix when no damaged line is dropped
+    size_t keep = 0, dropped = 0;
+    int prefix = 1, first_bad = 0;
+    const char *why = NULL;
+    char *text = m.len ? ordo_xmalloc(m.len) : NULL;
     for (int i = 0; i < m.n; i++) {
         const ordo_metrics_line *l = &m.line[i];
-        if (!l->complete || (l->ok && l->step > (double)step)) break;
-        if (l->ok && !isnan(l->elapsed_s)) tr->elapsed0 = l->elapsed_s; // wall time goes on
-        keep = l->end;
-    }
-    if (keep != m.len || m.len == 0) {
-        const void *parts[1] = {m.text ? m.text : ""};
-        s = ordo_write_atomic(path, parts, &keep, 1);
-        if (s) {
-            ordo_metrics_free(&m);
-            return s;
+        size_t begin = i ? m.line[i - 1].end : 0;
+        const char *bad = damage(l);
+        if (bad) {
+            if (!dropped++) first_bad = l->lineno, why = bad;
+            continue;
         }
+        if (l->ok && l->step > (double)step) break;
+        if (l->ok && !isnan(l->elapsed_s)) tr->elapsed0 = l->elapsed_s; // wall time goes on
+        if (dropped) prefix = 0; // a line kept after one dropped
+        memcpy(text + keep, m.text + begin, l->end - begin);
+        keep += l->end - begin;
     }
+    if (dropped)
+        fprintf(stderr,
+                "ordo: warning: %s: repaired: removed %zu damaged line(s); line %d was %s\n", path,
+                dropped, first_bad, why);
+    // a missing file is created atomically, so that its name is as durable as its lines
+    if (m.len == 0 || (!prefix && keep != m.len)) {
+        const void *parts[1] = {text};
+        s = ordo_write_atomic(path, parts, &keep, 1);
+    }
+    size_t len = m.len;
+    free(text);
     ordo_metrics_free(&m);
-    tr->metrics = fopen(path, "a");
-    if (!tr->metrics) return ordo_error(ORDO_ERR_IO, "%s: %s", path, strerror(errno));
+    if (s) return s;
+    tr->metrics = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (tr->metrics < 0)
+        return ordo_error(ORDO_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    if (keep != len && prefix &&
+        (ftruncate(tr->metrics, (off_t)keep) != 0 || fsync(tr->metrics) != 0))
+        return ordo_error(ORDO_ERR_IO, "%s: cannot cut it back to step %" PRId64 ": %s", path, step,
+                          strerror(errno));
+    tr->metrics_len = keep;
     return ORDO_OK;
 }
 
-static void log_metrics(trainer *tr, double loss, double lr, double tps, double val) {
-    fprintf(tr->metrics, "{\"step\":%" PRId64 ",\"train_loss\":%.9g,", tr->step, loss);
-    if (!isnan(val)) fprintf(tr->metrics, "\"val_loss\":%.9g,\"val_ppl\":%.9g,", val, exp(val));
-    fprintf(tr->metrics, "\"lr\":%.9g,\"tokens_per_s\":%.1f,\"elapsed_s\":%.3f}\n", lr, tps,
-            tr->elapsed0 + ordo_now_s() - tr->t_start);
-    fflush(tr->metrics);
+// The error for a metrics.jsonl that could not be written: the run stops there, as for a
+// checkpoint that cannot be written, and can be resumed once the cause is gone.
+static ordo_status metrics_error(const trainer *tr, const char *what, int e) {
+    return ordo_error(ORDO_ERR_IO,
+                      "%s: %s at step %" PRId64 ": %s; stopped without writing a checkpoint "
+                      "(those written are kept: fix the cause, e.g. free some space, then "
+                      "continue with 'ordo train --resume %s')",
+                      tr->metrics_path, what, tr->step, strerror(e), tr->cfg.out);
+}
+
+// Appends the step's line with one write of the whole line. A line is whole or absent: a
+// write that fails part-way (a full disk) is cut back before the error is returned.
+static ordo_status log_metrics(trainer *tr, double loss, double lr, double tps, int has_val,
+                               double val) {
+    char line[ORDO_METRICS_LINE_MAX]; // on the stack: no malloc in the loop
+    size_t n = ordo_metrics_format(line, sizeof line, tr->step, loss, has_val, val, lr, tps,
+                                   tr->elapsed0 + ordo_now_s() - tr->t_start);
+    int e = write_all(tr->metrics, line, n);
+    if (e) {
+        if (ftruncate(tr->metrics, (off_t)tr->metrics_len) != 0)
+            fprintf(stderr,
+                    "ordo: warning: %s: cannot cut back a part-written line (%s); --resume "
+                    "repairs it\n",
+                    tr->metrics_path, strerror(errno));
+        return metrics_error(tr, "cannot write the metrics line", e);
+    }
+    tr->metrics_len += n;
+    return ORDO_OK;
+}
+
+// Makes the logged lines durable before a checkpoint is written: a checkpoint is never
+// ahead of its metrics on disk, and a late write error (NFS) surfaces here.
+static ordo_status metrics_sync(trainer *tr) {
+    if (tr->metrics < 0) return ORDO_OK;
+    if (fsync(tr->metrics) != 0 && errno != EINVAL && errno != ENOTSUP)
+        return metrics_error(tr, "fsync failed", errno);
+    return ORDO_OK;
 }
 
 static ordo_train_state state_of(const trainer *tr) {
@@ -361,8 +440,8 @@ static ordo_status loop(trainer *tr, long long stop_after, long long poison_step
         int last = tr->step == c->steps;
         int eval = last || (c->eval_every > 0 && tr->step % c->eval_every == 0);
         double val = NAN;
+        size_t cnt = 0; // counted val targets (none: no val loss to log)
         if (eval) {
-            size_t cnt;
             size_t maxw = c->eval_batches ? (size_t)(c->eval_batches * c->batch) : 0;
             if ((s = ordo_eval_loss(&tr->model, &tr->ctx, &tr->val_ds, tr->B, maxw, &val, &cnt)))
                 return s;
@@ -372,16 +451,25 @@ static ordo_status loop(trainer *tr, long long stop_after, long long poison_step
             double t = ordo_now_s(), tps = tokens_since / fmax(t - t_log, 1e-9);
             double eta = (double)(c->steps - tr->step) * (t - t_log) /
                          fmax((double)tokens_since / ((double)rows * tr->T), 1.0);
-            if (tr->metrics) { // rank 0
-                log_metrics(tr, l, lr, tps, val);
+            if (tr->metrics >= 0) { // rank 0
+                s = log_metrics(tr, l, lr, tps, cnt > 0, val);
                 progress(tr, l, eval ? val : last_val, tps, eta);
             }
+            if ((s = ordo_dist_agree(s))) return s; // no rank goes on alone
             t_log = t;
             tokens_since = 0;
         }
+        // logged (as null) for the record, but never checkpointed: the update just made gave
+        // weights whose outputs are not finite
+        if (cnt > 0 && !isfinite(val))
+            return ordo_error(ORDO_ERR_NUMERIC,
+                              "the val loss is %g at step %" PRId64 "; stopped without writing a "
+                              "checkpoint (the last good one is kept; try a lower --lr or --clip)",
+                              val, tr->step);
         int stop = stop_req || (stop_after > 0 && tr->step >= stop_after);
-        if (last || stop || (c->ckpt_every > 0 && tr->step % c->ckpt_every == 0))
-            if ((s = checkpoint(tr))) return s;
+        if (last || stop || (c->ckpt_every > 0 && tr->step % c->ckpt_every == 0)) {
+            if ((s = ordo_dist_agree(metrics_sync(tr))) || (s = checkpoint(tr))) return s;
+        }
         if (stop && !last) {
             if (tr->tty) fputc('\n', stderr);
             return ordo_error(ORDO_ERR_INTERRUPTED,
@@ -401,6 +489,7 @@ static ordo_status loop(trainer *tr, long long stop_after, long long poison_step
 ordo_status ordo_train(const ordo_train_request *req) {
     trainer tr;
     memset(&tr, 0, sizeof tr);
+    tr.metrics = -1;
     tr.cfg = *req->cfg;
     ordo_status s = ordo_train_config_check(&tr.cfg);
     // The last checkpoint's is the longest path of the run: an --out it does not fit in is
