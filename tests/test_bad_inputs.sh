@@ -460,9 +460,10 @@ for l in open(sys.argv[1]): assert isinstance(json.loads(l), dict)' "$1" 2> /dev
 contiguous() { sed 's/^{"step":\([0-9]*\),.*/\1/' "$1" | awk 'NR > 1 && $1 != p + 1 { exit 1 } { p = $1 }'; }
 if [ -n "$full" ]; then
   mkdir -p "$dir/mfull" "$dir/mnear" "$dir/cfull"
-  # a disk with room for config.json (one 4 KiB page) and nothing more: the first metrics
-  # line fails, before any checkpoint; with room again, --resume starts the run over
-  if mount -t tmpfs -o size=4k tmpfs "$dir/mfull" 2>/dev/null; then
+  # a disk with room for config.json and the run lock file (one 4 KiB page each) and nothing
+  # more: the first metrics line fails, before any checkpoint; with room again, --resume starts
+  # the run over
+  if mount -t tmpfs -o size=8k tmpfs "$dir/mfull" 2>/dev/null; then
     mounts=("$dir/mfull" "${mounts[@]}")
     out=$(cd "$dir" && "$ORDO" train "${tiny[@]}" --log-every 1 --out mfull/run 2>&1); rc=$?
     if [ $rc -eq 0 ] || [ $rc -ge 124 ] ||
