@@ -92,9 +92,8 @@ ordo_status ordo_open_regular(const char *path, int *fd, size_t *size) {
     return ORDO_OK;
 }
 
-// Reads all of the open fd (st: its fstat) into a new buffer, as ordo_read_file; closes fd.
-static ordo_status read_fd(const char *path, int fd, const struct stat *stp, size_t max_bytes,
-                           char **buf, size_t *len);
+// Reads all of the open fd into a new buffer, as ordo_read_file; closes fd.
+static ordo_status read_fd(const char *path, int fd, size_t max_bytes, char **buf, size_t *len);
 
 ordo_status ordo_read_regular_file(const char *path, size_t max_bytes, char **buf, size_t *len) {
     *buf = NULL;
@@ -103,13 +102,7 @@ ordo_status ordo_read_regular_file(const char *path, size_t max_bytes, char **bu
     size_t size;
     ordo_status s = ordo_open_regular(path, &fd, &size);
     if (s) return s;
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        close(fd);
-        return ordo_error(ORDO_ERR_IO, "%s: cannot stat: %s", path, strerror(e));
-    }
-    return read_fd(path, fd, &st, max_bytes, buf, len);
+    return read_fd(path, fd, max_bytes, buf, len);
 }
 
 ordo_status ordo_map_file(const char *path, ordo_mapped_file *m) {
@@ -142,18 +135,16 @@ ordo_status ordo_read_file(const char *path, size_t max_bytes, char **buf, size_
     *len = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return ordo_error(ORDO_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    return read_fd(path, fd, max_bytes, buf, len);
+}
+
+static ordo_status read_fd(const char *path, int fd, size_t max_bytes, char **buf, size_t *len) {
     struct stat st;
     if (fstat(fd, &st) != 0) {
         int e = errno;
         close(fd);
         return ordo_error(ORDO_ERR_IO, "%s: cannot stat: %s", path, strerror(e));
     }
-    return read_fd(path, fd, &st, max_bytes, buf, len);
-}
-
-static ordo_status read_fd(const char *path, int fd, const struct stat *stp, size_t max_bytes,
-                           char **buf, size_t *len) {
-    struct stat st = *stp;
     if (S_ISDIR(st.st_mode)) {
         close(fd);
         return ordo_error(ORDO_ERR_IO, "%s: is a directory, expected a file", path);
