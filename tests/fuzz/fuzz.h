@@ -26,6 +26,7 @@ int ordo_fuzz_config(const uint8_t *data, size_t size);      // a --config JSON 
 int ordo_fuzz_vocab(const uint8_t *data, size_t size);       // encoder.json \0 vocab.bpe
 int ordo_fuzz_encode(const uint8_t *data, size_t size);      // text for the tokenizers
 int ordo_fuzz_decode(const uint8_t *data, size_t size);      // int32 ids for the tokenizers
+int ordo_fuzz_tokfile(const uint8_t *data, size_t size);     // a token file (tokenize --out)
 
 typedef struct ordo_fuzz_target {
     const char *name; // also the seed directory tests/fuzz/<name>/

@@ -13,19 +13,18 @@
 #include "data/dataloader.h"
 #include "data/dataset.h"
 #include "data/tokenizer.h"
+#include "data/tokfile.h"
+#include "framework/hash.h"
 #include "framework/safetensors.h"
 #include "fuzz.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
 
 const ordo_fuzz_target ordo_fuzz_targets[] = {
-    {"safetensors", ordo_fuzz_safetensors},
-    {"checkpoint", ordo_fuzz_checkpoint},
-    {"config", ordo_fuzz_config},
-    {"vocab", ordo_fuzz_vocab},
-    {"encode", ordo_fuzz_encode},
-    {"decode", ordo_fuzz_decode},
-    {NULL, NULL},
+    {"safetensors", ordo_fuzz_safetensors}, {"checkpoint", ordo_fuzz_checkpoint},
+    {"config", ordo_fuzz_config},           {"vocab", ordo_fuzz_vocab},
+    {"encode", ordo_fuzz_encode},           {"decode", ordo_fuzz_decode},
+    {"tokfile", ordo_fuzz_tokfile},         {NULL, NULL},
 };
 
 // data[0..size) as a file: one memfd per process, rewritten for each input. Returns its
@@ -340,4 +339,34 @@ int ordo_fuzz_decode(const uint8_t *data, size_t size) {
     }
     free(ids);
     return ok ? 0 : 1;
+}
+
+// ---- token files: the raw file, as `ordo train --data FILE.bin` maps it
+
+int ordo_fuzz_tokfile(const uint8_t *data, size_t size) {
+    const char *path = as_file(data, size);
+    int magic = size >= 8 && memcmp(data, ORDO_TOKFILE_MAGIC, 8) == 0, is_tokfile = -1;
+    FUZZ_CHECK(ordo_tokfile_probe(path, &is_tokfile) == ORDO_OK && is_tokfile == magic);
+    ordo_tokfile_header h;
+    ordo_status hs = ordo_tokfile_read_header(path, &h);
+    if (hs) refused(hs);
+    ordo_tokfile f;
+    ordo_status s = ordo_tokfile_open(path, &f);
+    if (s) {
+        FUZZ_CHECK(!f.ids && !f.map.data);
+        return refused(s);
+    }
+    // accepted: the header alone was fine too, and everything it promises holds
+    FUZZ_CHECK(hs == ORDO_OK && h.version == f.h.version && h.width == f.h.width &&
+               h.vocab_size == f.h.vocab_size && h.count == f.h.count && h.hash == f.h.hash &&
+               strcmp(h.tokenizer, f.h.tokenizer) == 0);
+    FUZZ_CHECK(f.h.count >= 1 && (int)f.h.width == ordo_tokfile_width((int)f.h.vocab_size));
+    FUZZ_CHECK(f.file_bytes == size && ORDO_TOKFILE_HEADER + f.h.count * f.h.width == size);
+    FUZZ_CHECK(ordo_hash64(data + ORDO_TOKFILE_HEADER, size - ORDO_TOKFILE_HEADER) == f.h.hash);
+    for (uint64_t i = 0; i < f.h.count; i++) {
+        uint32_t id = f.h.width == 2 ? ((const uint16_t *)f.ids)[i] : ((const uint32_t *)f.ids)[i];
+        FUZZ_CHECK(id < f.h.vocab_size);
+    }
+    ordo_tokfile_close(&f);
+    return 0;
 }

@@ -5,8 +5,10 @@ Run from the checkout: python3 tests/fuzz/make_seeds.py [VOCAB_DIR]
 VOCAB_DIR (default .cache/gpt2) holds GPT-2's encoder.json and vocab.bpe; the vocab seeds
 are GPT-2's vocabulary truncated to its first 256 + k tokens plus <|endoftext|> (a valid
 small vocabulary: merge i makes id 256 + i). Regenerate only on purpose.
+The token-file seeds are written by ordo itself (`ordo tokenize --out`, ORDO_BIN, default
+build/ordo), since their header holds an XXH3 hash that Python's standard library lacks.
 """
-import json, os, struct, sys
+import json, os, struct, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -126,6 +128,25 @@ def decode():
         put("decode", "ids%d" % i, struct.pack("<%di" % len(s), *s))
 
 
+def tokfile(vdir):
+    ordo = os.environ.get("ORDO_BIN", "build/ordo")
+    texts = {"byte_hello": ("byte", b"hello, world\n"), "byte_nul": ("byte", b"a\0b\xff\n"),
+             "gpt2_verdict": ("gpt2", b"I HAD always thought Jack Gisburn rather a cheap genius.")}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, (tok, text) in texts.items():
+            src, out = os.path.join(tmp, "in.txt"), os.path.join(tmp, "out.bin")
+            open(src, "wb").write(text)
+            vocab = ["--vocab", vdir] if tok == "gpt2" else []
+            subprocess.run([ordo, "tokenize", "--tokenizer", tok, *vocab, "--out", out, src],
+                           check=True, stdout=subprocess.DEVNULL)
+            put("tokfile", name, open(out, "rb").read())
+    # headers that the hash refuses, for the fuzzer to start from: 4-byte ids, a bad count
+    hdr = lambda width, vocab, count, name: (b"ORDOTOK1" + struct.pack("<IIIIQQ", 1, width, vocab, 64,
+                                             count, 0) + name.ljust(16, b"\0") + bytes(8))
+    put("tokfile", "wide_unhashed", hdr(4, 70000, 2, b"gpt2") + struct.pack("<II", 5, 69999))
+    put("tokfile", "short_payload", hdr(2, 256, 9, b"byte") + struct.pack("<HH", 1, 2))
+
+
 if __name__ == "__main__":
     vdir = sys.argv[1] if len(sys.argv) > 1 else ".cache/gpt2"
     safetensors()
@@ -134,3 +155,4 @@ if __name__ == "__main__":
     vocab(vdir)
     encode()
     decode()
+    tokfile(vdir)
