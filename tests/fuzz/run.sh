@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets of a -DORDO_FUZZ=ON build for a while each, starting from the
 # committed seeds (tests/fuzz/<target>/, never modified: new inputs go to a scratch corpus).
-# Usage: tests/fuzz/run.sh BUILD_DIR [target...]
+# Usage: tests/fuzz/run.sh BUILD_DIR [target...]   (no target: every fuzz_* in BUILD_DIR)
 #   ORDO_FUZZ_SECONDS  time per target (default 20)
 #   ORDO_FUZZ_RUNS     stop a target after this many executions instead (default: no limit)
 #   ORDO_FUZZ_KEEP     directory to keep the grown corpora and any crashing inputs in
@@ -11,7 +11,11 @@ set -u
 build=${1:?usage: tests/fuzz/run.sh BUILD_DIR [target...]}; shift
 src=$(cd "$(dirname "$0")" && pwd)
 targets=("$@")
-((${#targets[@]})) || targets=(safetensors checkpoint config vocab encode decode)
+# by default every target the build made (CMake's ORDO_FUZZ_TARGETS is the one list)
+if ((${#targets[@]} == 0)); then
+  for exe in "$build"/fuzz_*; do [ -f "$exe" ] && [ -x "$exe" ] && targets+=("${exe##*/fuzz_}"); done
+  ((${#targets[@]})) || { echo "FAIL: no fuzz_* executable in $build"; exit 1; }
+fi
 secs=${ORDO_FUZZ_SECONDS:-20}
 scratch=${ORDO_FUZZ_KEEP:-$(mktemp -d)}
 mkdir -p "$scratch"
