@@ -200,8 +200,8 @@ read_error : {
 }
 }
 
-// Writes all of buf; returns 0 or an errno value (ENOSPC for a write that makes no progress).
-static int write_all(int fd, const char *buf, size_t n) {
+int ordo_write_all(int fd, const void *data, size_t n) {
+    const char *buf = data;
     while (n > 0) {
         ssize_t r = write(fd, buf, n < IO_CHUNK ? n : IO_CHUNK);
         if (r < 0 && errno == EINTR) continue;
@@ -261,7 +261,7 @@ ordo_status ordo_write_atomic(const char *path, const void *const *parts, const 
     }
     const char *what = "write failed";
     int e = 0;
-    for (int i = 0; i < nparts && !e; i++) e = write_all(fd, parts[i], lens[i]);
+    for (int i = 0; i < nparts && !e; i++) e = ordo_write_all(fd, parts[i], lens[i]);
     if (!e && fsync(fd) != 0) e = errno, what = "fsync failed";
     if (close(fd) != 0 && !e) e = errno, what = "close failed"; // NFS reports errors late
     if (!e && rename(tmp, path) != 0) e = errno, what = "cannot rename the temporary file over it";

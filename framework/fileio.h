@@ -64,6 +64,10 @@ void ordo_unmap_file(ordo_mapped_file *m);
 ordo_status ordo_write_atomic(const char *path, const void *const *parts, const size_t *lens,
                               int nparts);
 
+// Writes all n bytes of data to fd, retrying short writes and EINTR. Returns 0 or an errno
+// value (ENOSPC for a write that makes no progress), for the caller to name the file with.
+int ordo_write_all(int fd, const void *data, size_t n);
+
 // Whether ordo_write_atomic can name the temporary file of `path` (in any process: the widest
 // pid is assumed). For checks made before work whose result is then written, so that a path
 // too long fails at once. Errors: ordo_path's.

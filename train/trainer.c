@@ -133,20 +133,6 @@ static void destroy(trainer *tr) {
     json_decref(tr->cfg_json);
 }
 
-// Writes all of buf to fd; returns 0 or an errno value (ENOSPC for a write that makes no
-// progress).
-static int write_all(int fd, const char *buf, size_t n) {
-    while (n > 0) {
-        ssize_t r = write(fd, buf, n);
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0) return errno;
-        if (r == 0) return ENOSPC;
-        buf += r;
-        n -= (size_t)r;
-    }
-    return 0;
-}
-
 // Why line l of a metrics file is repaired away (NULL: it is kept).
 static const char *damage(const ordo_metrics_line *l) {
     if (!l->complete) return "cut short (no newline at its end: a write that did not finish)";
@@ -229,7 +215,7 @@ static ordo_status log_metrics(trainer *tr, double loss, double lr, double tps, 
     char line[ORDO_METRICS_LINE_MAX]; // on the stack: no malloc in the loop
     size_t n = ordo_metrics_format(line, sizeof line, tr->step, loss, has_val, val, lr, tps,
                                    tr->elapsed0 + ordo_now_s() - tr->t_start);
-    int e = write_all(tr->metrics, line, n);
+    int e = ordo_write_all(tr->metrics, line, n);
     if (e) {
         if (ftruncate(tr->metrics, (off_t)tr->metrics_len) != 0)
             fprintf(stderr,
