@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "framework/blas.h"
+#include "framework/dnnl.h"
 #include "framework/gemm.h"
 #include "framework/threads.h"
 
@@ -203,7 +204,10 @@ ordo_blas_info ordo_blas_info_get(void) {
     return (ordo_blas_info){.gemm = ordo_gemm_backend(),
                             .core = core ? core : "unknown",
                             .coretype_env = getenv("OPENBLAS_CORETYPE"),
-                            .threading = t >= 0 && t <= 2 ? threading[t] : "unknown"};
+                            .threading = t >= 0 && t <= 2 ? threading[t] : "unknown",
+                            .onednn = ordo_dnnl_version(),
+                            .onednn_isa = ordo_dnnl_isa(),
+                            .bf16 = ordo_dnnl_bf16_available()};
 }
 
 json_t *ordo_blas_info_json(void) {
@@ -214,6 +218,9 @@ json_t *ordo_blas_info_json(void) {
     json_t *env = b.coretype_env ? json_string(b.coretype_env) : NULL; // NULL: unset, or not UTF-8
     json_object_set_new(o, "openblas_coretype_env", env ? env : json_null());
     json_object_set_new(o, "openblas_threading", json_string(b.threading));
+    json_object_set_new(o, "onednn_version", json_string(b.onednn));
+    json_object_set_new(o, "onednn_isa", json_string(b.onednn_isa));
+    json_object_set_new(o, "bf16", json_boolean(b.bf16));
     return o;
 }
 
@@ -221,6 +228,8 @@ char *ordo_blas_describe(char *buf, size_t n) {
     ordo_blas_info b = ordo_blas_info_get();
     int k = snprintf(buf, n, "GEMM %s, OpenBLAS core %s", b.gemm, b.core);
     if (b.coretype_env && k >= 0 && (size_t)k < n)
-        snprintf(buf + k, n - (size_t)k, " (OPENBLAS_CORETYPE=%s)", b.coretype_env);
+        k += snprintf(buf + k, n - (size_t)k, " (OPENBLAS_CORETYPE=%s)", b.coretype_env);
+    if (k >= 0 && (size_t)k < n)
+        snprintf(buf + k, n - (size_t)k, ", oneDNN %s on %s", b.onednn, b.onednn_isa);
     return buf;
 }
