@@ -71,15 +71,19 @@ static int blas_has_avx512(void) {
 
 // GEMM_AUTO: ordo's kernel for products of at least OWN_KERNEL_MIN, OpenBLAS below.
 // ORDO_GEMM=blas keeps every product on OpenBLAS; ORDO_GEMM=own sends every product, however
-// small, to ordo's kernel (the tests run the PyTorch parity checks so). Decided once per
-// process, so that a run never mixes the two policies.
-enum { GEMM_BLAS, GEMM_AUTO, GEMM_OWN };
+// small, to ordo's kernel (the tests run the PyTorch parity checks so); ORDO_GEMM=onednn sends
+// the products of at least OWN_KERNEL_MIN to oneDNN's float32 matmul instead of ordo's kernel
+// (GEMM_DNNL: to measure one against the other, docs/performance.md). Decided once per
+// process, so that a run never mixes the policies.
+enum { GEMM_BLAS, GEMM_AUTO, GEMM_OWN, GEMM_DNNL };
 
 static int gemm_policy(void) {
     static _Atomic int v = -1; // attention calls ordo_gemm from several threads at once
     if (v < 0) {
         const char *e = getenv("ORDO_GEMM");
-        if (!ordo_gemm_own_available() || (e && strcmp(e, "blas") == 0))
+        if (e && strcmp(e, "onednn") == 0)
+            v = GEMM_DNNL;
+        else if (!ordo_gemm_own_available() || (e && strcmp(e, "blas") == 0))
             v = GEMM_BLAS;
         else if (e && strcmp(e, "own") == 0)
             v = GEMM_OWN;
@@ -91,7 +95,7 @@ static int gemm_policy(void) {
 
 const char *ordo_gemm_backend(void) {
     static const char *const name[] = {"openblas", "ordo-avx512 for large products",
-                                       "ordo-avx512 for all products"};
+                                       "ordo-avx512 for all products", "onednn for large products"};
     return name[gemm_policy()];
 }
 
@@ -148,6 +152,12 @@ void ordo_gemm_own(int ta, int tb, int M, int N, int K, float alpha, const float
 void ordo_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
                const float *B, int ldb, float beta, float *C, int ldc) {
     int policy = gemm_policy();
+    // oneDNN's matmul: outside parallel regions (it runs its own), alpha 1, beta 0 or 1
+    if (policy == GEMM_DNNL && (size_t)M * N * K >= OWN_KERNEL_MIN && !omp_in_parallel() &&
+        alpha == 1.0f && (beta == 0.0f || beta == 1.0f)) {
+        ordo_dnnl_sgemm(ta, tb, M, N, K, A, lda, B, ldb, beta == 1.0f, C, ldc);
+        return;
+    }
     if (M > 0 && N > 0 && K > 0 &&
         (policy == GEMM_OWN || (policy == GEMM_AUTO && (size_t)M * N * K >= OWN_KERNEL_MIN))) {
         ordo_gemm_own(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);

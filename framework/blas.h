@@ -20,8 +20,9 @@ void ordo_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A,
                const float *B, int ldb, float beta, float *C, int ldc);
 
 // Which GEMM ordo_gemm uses in this process, decided on the first call and fixed after:
-// "openblas", "ordo-avx512 for large products" or "ordo-avx512 for all products"
-// (ORDO_GEMM=blas|own overrides the choice; see blas.c). Never NULL; a static string.
+// "openblas", "ordo-avx512 for large products", "ordo-avx512 for all products" or "onednn for
+// large products" (ORDO_GEMM=blas|own|onednn overrides the choice; see blas.c). Never NULL; a
+// static string.
 const char *ordo_gemm_backend(void);
 
 // ordo's own kernel (gemm.c) for the whole product, split over the OpenMP threads when it
