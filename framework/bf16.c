@@ -3,6 +3,7 @@
 // builds everywhere and rounds the same everywhere (the hardware's VCVTNEPS2BF16 would also
 // flush subnormals to zero, which this does not). Deliberately no bf16 arithmetic: oneDNN
 // (dnnl.c) does the products.
+#include <omp.h>
 #include <string.h>
 
 #include "framework/bf16.h"
@@ -47,11 +48,23 @@ float ordo_bf16_to_f32(ordo_bf16 b) {
     return x;
 }
 
-void ordo_bf16_convert(ordo_bf16 *restrict dst, const float *restrict src, size_t n) {
-#pragma omp parallel for simd schedule(static) if (n > 16 * ORDO_PAR_LOOP_MIN)
+static void convert(ordo_bf16 *restrict dst, const float *restrict src, size_t n) {
+#pragma omp simd
     for (size_t i = 0; i < n; i++) {
         uint32_t u;
         memcpy(&u, src + i, sizeof u); // the float's bits (a plain load once compiled)
         dst[i] = round_bits(u);
     }
+}
+
+void ordo_bf16_convert(ordo_bf16 *restrict dst, const float *restrict src, size_t n) {
+    // rows of a kernel's own parallel loop (the cross-entropy gradient) stay on their thread
+    // without opening a nested region per row
+    const size_t slice = 16 * ORDO_PAR_LOOP_MIN;
+    if (n <= slice || omp_in_parallel()) {
+        convert(dst, src, n);
+        return;
+    }
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i += slice) convert(dst + i, src + i, n - i < slice ? n - i : slice);
 }

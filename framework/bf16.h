@@ -34,8 +34,9 @@ const char *ordo_precision_name(ordo_precision p); // "?" out of range
 ordo_bf16 ordo_bf16_from_f32(float x);
 // The float32 that b stands for (exact).
 float ordo_bf16_to_f32(ordo_bf16 b);
-// dst[i] = ordo_bf16_from_f32(src[i]) for i < n, over the OpenMP threads when n is large.
-// Each element is rounded alone, so the result does not depend on the thread count.
+// dst[i] = ordo_bf16_from_f32(src[i]) for i < n, over the OpenMP threads when n is large and
+// the caller is not in a parallel region (then on the calling thread). Each element is
+// rounded alone, so the result does not depend on the thread count.
 void ordo_bf16_convert(ordo_bf16 *dst, const float *src, size_t n);
 
 #endif

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "framework/error.h"
 #include "framework/kernels.h"
 // Columns per block in the reductions over rows (parameter gradients).
 #define COLS 64
@@ -272,14 +273,18 @@ double ordo_crossentropy_forward(float *stats, const float *logits, const int32_
     return cnt ? total / cnt : 0.0;
 }
 
-void ordo_crossentropy_backward(float *dlogits, const float *logits, const float *stats,
-                                const int32_t *targets, int N, int V, float scale) {
+void ordo_crossentropy_backward(float *dlogits, ordo_bf16 *dlogits_bf16, const float *logits,
+                                const float *stats, const int32_t *targets, int N, int V,
+                                float scale) {
+    ORDO_ASSERT(!dlogits_bf16 || dlogits == logits);
 #pragma omp parallel for if ((size_t)N * V > ORDO_PAR_LOOP_MIN)
     for (int i = 0; i < N; i++) {
         const float *x = logits + (size_t)i * V;
         float *d = dlogits + (size_t)i * V;
+        ordo_bf16 *h = dlogits_bf16 ? dlogits_bf16 + (size_t)i * V : NULL;
         if (targets[i] < 0) {
             if (d == x) memset(d, 0, (size_t)V * sizeof(float)); // an ignored row has no grad
+            if (h) memset(h, 0, (size_t)V * sizeof(ordo_bf16));
             continue;
         }
         float mx = stats[i], ls = stats[N + i];
@@ -291,5 +296,6 @@ void ordo_crossentropy_backward(float *dlogits, const float *logits, const float
             for (int v = 0; v < V; v++) d[v] += scale * exp_f((x[v] - mx) - ls);
         }
         d[targets[i]] -= scale;
+        if (h) ordo_bf16_convert(h, d, (size_t)V); // the row is still in cache
     }
 }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 // The matrix product the ops call, ordo_gemm, is blas.h's: which GEMM runs it is a policy.
+#include "framework/bf16.h"
 #include "framework/blas.h"
 
 // out[outer, inner] = a[outer, inner] + b[inner]
@@ -61,9 +62,12 @@ double ordo_crossentropy_forward(float *stats, const float *logits, const int32_
 // dlogits[i] += scale * (softmax(logits[i]) - onehot(targets[i])) for counted rows, with the
 // forward's stats; ignored rows are left alone. In place (dlogits == logits, row by row)
 // the counted rows are overwritten with that gradient instead of added to, and ignored rows
-// are zeroed.
-void ordo_crossentropy_backward(float *dlogits, const float *logits, const float *stats,
-                                const int32_t *targets, int N, int V, float scale);
+// are zeroed. dlogits_bf16, when not NULL (in place only), receives the bf16 rounding of the
+// whole result [N, V] in the same pass, as ordo_bf16_convert would give it afterwards (the
+// LM head's bf16 backward reads only that: one pass over the logits less).
+void ordo_crossentropy_backward(float *dlogits, ordo_bf16 *dlogits_bf16, const float *logits,
+                                const float *stats, const int32_t *targets, int N, int V,
+                                float scale);
 
 // Causal multi-head self-attention. qkv [B, T, 3C] (q | k | v, head h at columns
 // h*hs..), bias [NH, T, T] added to the scaled scores (may be NULL), att [B, NH, T, T]

@@ -98,7 +98,7 @@ static void matmul_backward_bf16(ordo_ctx *ctx, ordo_tensor *out, ordo_tensor *a
     int K = last_dim(a), M = rows(a), N = last_dim(out);
     float *da = ordo_tensor_grad(ctx, a), *dw = ordo_tensor_grad(ctx, w);
     if (!da && !dw) return;
-    const ordo_bf16 *g = bf16_copy(ctx, out->grad, out->n);
+    const ordo_bf16 *g = out->grad_bf16 ? out->grad_bf16 : bf16_copy(ctx, out->grad, out->n);
     mm_backward_bf16(da, dw, g, dw ? bf16_of(ctx, a) : NULL, w->bf16, tw, M, N, K);
 }
 
@@ -125,10 +125,11 @@ ordo_tensor *ordo_matmul(ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *w, int tran
     int N = transpose_w ? w->shape[0] : w->shape[1];
     ORDO_ASSERT((transpose_w ? w->shape[1] : w->shape[0]) == K);
     ordo_tensor *out = like_last(ctx, a, N);
-    if (w->bf16)
+    if (w->bf16) {
         ordo_dnnl_gemm_bf16(0, transpose_w, M, N, K, bf16_of(ctx, a), K, w->bf16, w->shape[1], 0,
                             out->data, N);
-    else
+        out->flags |= ORDO_GRAD_BF16; // the backward below reads its gradient in bf16 only
+    } else
         ordo_gemm(0, transpose_w, M, N, K, 1.0f, a->data, K, w->data, w->shape[1], 0.0f, out->data,
                   N);
     if (ordo_needs_grad(ctx, a, w, NULL)) {
@@ -421,11 +422,16 @@ static void cross_entropy_backward(ordo_ctx *ctx, const ordo_node *n) {
     int inplace = !a->grad && (a->flags & ORDO_GRAD_IN_PLACE) && (a->flags & ORDO_REQUIRES_GRAD);
     if (inplace) a->grad = a->data;
     float *da = ordo_tensor_grad(ctx, a);
-    if (da && n->iarg[0] > 0)
-        ordo_crossentropy_backward(da, a->data, n->saved[0], n->ids, rows(a), last_dim(a),
-                                   g[0] / (float)n->iarg[0]);
-    else if (inplace)
-        memset(da, 0, a->n * sizeof(float)); // every target ignored
+    // the logits of a bf16 LM head: their gradient's bf16 rounding in the same pass
+    if (inplace && (a->flags & ORDO_GRAD_BF16))
+        a->grad_bf16 = ordo_arena_alloc(&ctx->arena, a->n * sizeof(ordo_bf16));
+    if (da && n->iarg[0] > 0) {
+        ordo_crossentropy_backward(da, a->grad_bf16, a->data, n->saved[0], n->ids, rows(a),
+                                   last_dim(a), g[0] / (float)n->iarg[0]);
+    } else if (inplace) { // every target ignored
+        memset(da, 0, a->n * sizeof(float));
+        if (a->grad_bf16) memset(a->grad_bf16, 0, a->n * sizeof(ordo_bf16));
+    }
 }
 
 // sum and mean. Node: in[0] = a.

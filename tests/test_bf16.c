@@ -291,16 +291,23 @@ static void check_op(int tw, int M, int N, int K) {
 
 enum { V = 97, C = 32, L = 2, NH = 4, T = 16, B = 3 };
 
-// One forward/backward as the trainer does it; copies the gradient block into grad.
-static float gpt_step(ordo_gpt *m, const int32_t *in, const int32_t *tg, float *grad,
-                      ordo_ctx *ctx) {
+// One forward/backward as the trainer does it (the logits' gradient in place, and in bf16
+// its rounding from the same pass), or with the logits taken (then the gradient is rounded
+// by the head's backward); copies the gradient block into grad.
+static float gpt_step_logits(ordo_gpt *m, const int32_t *in, const int32_t *tg, float *grad,
+                             ordo_ctx *ctx, int take_logits) {
     ordo_ctx_reset(ctx);
-    ordo_tensor *loss;
-    CHECK(ordo_gpt_forward(m, ctx, in, tg, B, T, NULL, &loss) == ORDO_OK);
+    ordo_tensor *loss, *logits;
+    CHECK(ordo_gpt_forward(m, ctx, in, tg, B, T, take_logits ? &logits : NULL, &loss) == ORDO_OK);
     ordo_params_zero_grad(&m->params);
     ordo_backward(ctx, loss);
     memcpy(grad, m->params.grad, m->params.total * sizeof(float));
     return loss->data[0];
+}
+
+static float gpt_step(ordo_gpt *m, const int32_t *in, const int32_t *tg, float *grad,
+                      ordo_ctx *ctx) {
+    return gpt_step_logits(m, in, tg, grad, ctx, 0);
 }
 
 static void test_gpt(void) {
@@ -334,6 +341,10 @@ static void test_gpt(void) {
                   s1.primitives_created - s0.primitives_created);
         CHECK(ctx.arena.system_allocs == allocs);
         CHECK(l16b == l16 && memcmp(again, g16, n * sizeof(float)) == 0);
+        // the head's gradient rounded in the cross-entropy pass, or after it: the same bits
+        float l16t = gpt_step_logits(&m, in, tg, again, &ctx, 1);
+        CHECK_MSG(l16t == l16 && memcmp(again, g16, n * sizeof(float)) == 0,
+                  "pos %s: bf16 gradients differ with the logits taken", ordo_pos_name(pos));
         omp_set_num_threads(1);
         float l16c = gpt_step(&m, in, tg, again, &ctx);
         omp_set_num_threads(2);
