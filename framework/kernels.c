@@ -114,6 +114,17 @@ void ordo_bias_backward(float *dbias, const float *dout, int N, int C) {
     ordo_add_backward(NULL, dbias, dout, (size_t)N, (size_t)C);
 }
 
+void ordo_add_transposed(float *dst, const float *src, int R, int C) {
+    enum { TILE = 32 }; // 32 x 32 floats: a tile of each side stays in L1
+#pragma omp parallel for collapse(2) schedule(static) if ((size_t)R * C > ORDO_PAR_LOOP_MIN)
+    for (int c0 = 0; c0 < C; c0 += TILE)
+        for (int r0 = 0; r0 < R; r0 += TILE) {
+            int c1 = c0 + TILE < C ? c0 + TILE : C, r1 = r0 + TILE < R ? r0 + TILE : R;
+            for (int c = c0; c < c1; c++)
+                for (int r = r0; r < r1; r++) dst[(size_t)c * R + r] += src[(size_t)r * C + c];
+        }
+}
+
 void ordo_embedding_forward(float *out, const float *table, const int32_t *ids, int N, int C) {
 #pragma omp parallel for if ((size_t)N * C > ORDO_PAR_LOOP_MIN)
     for (int i = 0; i < N; i++)

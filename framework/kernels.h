@@ -26,6 +26,9 @@ void ordo_mul_backward(float *da, float *db, const float *dout, const float *a, 
 // dbias[C] += the sum over the N rows of dout[N, C]: the bias of a linear layer, whose
 // forward is ordo_gemm with beta 1 onto rows that hold the bias (ops.c).
 void ordo_bias_backward(float *dbias, const float *dout, int N, int C);
+// dst[c, r] += src[r, c] for src [R, C] and dst [C, R]: a transposed accumulate, in tiles
+// (each element added once: the result does not depend on the thread count).
+void ordo_add_transposed(float *dst, const float *src, int R, int C);
 
 // out[N, C] = table[ids[N], C]; dtable[ids[i]] += dout[i] (repeated ids accumulate).
 // ids must be rows of the table: not checked here.

@@ -83,13 +83,20 @@ static const ordo_bf16 *bf16_copy(ordo_ctx *ctx, const float *g, size_t n) {
     return b;
 }
 
-// mm_backward for C[M,N] = A[M,K] @ op(W) in bf16: dA += dC @ op(W)^T, dW += (A^T @ dC, or its
-// transpose when W is [N,K]); the same products and accumulation order of k as mm_backward's.
-static void mm_backward_bf16(float *dA, float *dW, const ordo_bf16 *dC, const ordo_bf16 *A,
-                             const ordo_bf16 *W, int tw, int M, int N, int K) {
+// mm_backward for C[M,N] = A[M,K] @ op(W) in bf16: dA += dC @ op(W)^T, and dW += A^T @ dC, or
+// its transpose when W is [N,K] (the tied LM head). That one is made as A^T @ dC [K,N] too and
+// added transposed: oneDNN's product with the long [M, V] gradient as the transposed operand
+// took 1.45x the CPU time of this form on small's head (docs/performance.md). Either way every
+// element is one float32 sum over m, added once to dW.
+static void mm_backward_bf16(ordo_ctx *ctx, float *dA, float *dW, const ordo_bf16 *dC,
+                             const ordo_bf16 *A, const ordo_bf16 *W, int tw, int M, int N, int K) {
     if (dA) ordo_dnnl_gemm_bf16(0, !tw, M, K, N, 1.0f, dC, N, W, tw ? K : N, 1, dA, K);
     if (dW && !tw) ordo_dnnl_gemm_bf16(1, 0, K, N, M, 1.0f, A, K, dC, N, 1, dW, N);
-    if (dW && tw) ordo_dnnl_gemm_bf16(1, 0, N, K, M, 1.0f, dC, N, A, K, 1, dW, K);
+    if (dW && tw) {
+        float *t = ordo_arena_alloc(&ctx->arena, (size_t)K * N * sizeof(float)); // (K, N)
+        ordo_dnnl_gemm_bf16(1, 0, K, N, M, 1.0f, A, K, dC, N, 0, t, N);
+        ordo_add_transposed(dW, t, K, N);
+    }
 }
 
 // Both backward products of out = a @ op(w) in bf16 (a [M,K], w [K,N] or [N,K] with tw).
@@ -99,7 +106,7 @@ static void matmul_backward_bf16(ordo_ctx *ctx, ordo_tensor *out, ordo_tensor *a
     float *da = ordo_tensor_grad(ctx, a), *dw = ordo_tensor_grad(ctx, w);
     if (!da && !dw) return;
     const ordo_bf16 *g = out->grad_bf16 ? out->grad_bf16 : bf16_copy(ctx, out->grad, out->n);
-    mm_backward_bf16(da, dw, g, dw ? bf16_of(ctx, a) : NULL, w->bf16, tw, M, N, K);
+    mm_backward_bf16(ctx, da, dw, g, dw ? bf16_of(ctx, a) : NULL, w->bf16, tw, M, N, K);
 }
 
 // Node: in[0] = t (out is a view of t's data, so the rule copies the gradient back).
