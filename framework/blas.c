@@ -73,8 +73,10 @@ static int blas_has_avx512(void) {
 // ORDO_GEMM=blas keeps every product on OpenBLAS; ORDO_GEMM=own sends every product, however
 // small, to ordo's kernel (the tests run the PyTorch parity checks so); ORDO_GEMM=onednn sends
 // the products of at least OWN_KERNEL_MIN to oneDNN's float32 matmul instead of ordo's kernel
-// (GEMM_DNNL: to measure one against the other, docs/performance.md). Decided once per
-// process, so that a run never mixes the policies.
+// (GEMM_DNNL: to measure one against the other, docs/performance.md). That one is never the
+// default: for some shapes its result depends on the thread count (it splits the sum over k),
+// which ordo_gemm promises not to. Decided once per process, so that a run never mixes the
+// policies.
 enum { GEMM_BLAS, GEMM_AUTO, GEMM_OWN, GEMM_DNNL };
 
 static int gemm_policy(void) {

@@ -549,7 +549,9 @@ int main(void) {
     check_dnnl(0, 0, 16, 48, 50257, 1); // dx = dlogits @ wte
     check_dnnl(1, 0, 1000, 48, 300, 1); // dwte = dlogits^T @ x
     check_dnnl(1, 1, 33, 65, 17, 1);
-    check_op(-1, 45, 70, 33); // linear
+    check_dnnl(0, 1, 8, 8, 100000, 1);   // shapes where oneDNN's float32 matmul splits the sum
+    check_dnnl(1, 1, 1000, 37, 3000, 1); // over k by thread count (docs/performance.md)
+    check_op(-1, 45, 70, 33);            // linear
     check_op(-1, 128, 256, 64);
     check_op(0, 40, 90, 24);          // matmul
     check_op(1, 64, 500, 32);         // matmul with w^T: the tied LM head
