@@ -82,7 +82,7 @@ static double sgemm_peak(int which) {
         else if (which == PEAK_DNNL_F32)
             ordo_dnnl_sgemm(0, 0, n, n, n, a, n, b, n, 0, c, n);
         else if (which == PEAK_DNNL_BF16)
-            ordo_dnnl_gemm_bf16(0, 0, n, n, n, 1.0f, ah, n, bh, n, 0, c, n);
+            ordo_dnnl_gemm_bf16(0, 0, n, n, n, ah, n, bh, n, 0, c, n);
         else
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.0f,
                         c, n);

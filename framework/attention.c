@@ -2,45 +2,28 @@
 // and k, a bias gathered per bucket). Each (batch, head) pair is independent, so the
 // loops run over B*NH in parallel and call ordo_gemm (one thread each: blas.c) on strided
 // views of qkv: no copy of q, k or v is ever made; the products run in causal row blocks.
-// In bf16 (a bf16 copy of qkv given) the same products run on oneDNN, one thread each, with
-// bf16 operands: q, k and v from the copy, the probabilities and the scores' gradient
-// rounded per head into a per-thread block. Deliberately no KV cache and no flash-style
-// tiling.
+// Deliberately no KV cache and no flash-style tiling.
 #include <math.h>
 #include <omp.h>
 #include <string.h>
 
 #include "framework/blas.h"
-#include "framework/dnnl.h"
 #include "framework/error.h"
 #include "framework/kernels.h"
 
 // Query rows per block of the causal products.
 #define ROWS 64
 
-// C[M,N] = alpha * op(A) op(B) + beta * C on this thread: in float32 (ordo_gemm) or, when
-// the bf16 operands are given, on oneDNN in bf16 (beta 0 or 1).
-static void mm(int ta, int tb, int M, int N, int K, float alpha, const float *A,
-               const ordo_bf16 *Ah, int lda, const float *B, const ordo_bf16 *Bh, int ldb,
-               float beta, float *C, int ldc) {
-    if (Ah)
-        ordo_dnnl_gemm_bf16(ta, tb, M, N, K, alpha, Ah, lda, Bh, ldb, beta != 0.0f, C, ldc);
-    else
-        ordo_gemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-}
-
-void ordo_attention_forward(float *out, float *att, const float *qkv, const ordo_bf16 *qkvh,
-                            const float *bias, ordo_bf16 *hscratch, int B, int T, int C, int NH) {
+void ordo_attention_forward(float *out, float *att, const float *qkv, const float *bias, int B,
+                            int T, int C, int NH) {
     int hs = C / NH, C3 = 3 * C;
     float scale = 1.0f / sqrtf((float)hs);
     int saved = ordo_blas_single_thread_begin();
 #pragma omp parallel for collapse(2) schedule(static)
     for (int b = 0; b < B; b++) {
         for (int h = 0; h < NH; h++) {
-            size_t off = (size_t)b * T * C3 + h * hs;
-            const float *q = qkv + off, *k = q + C, *v = q + 2 * C;
-            const ordo_bf16 *qh = qkvh ? qkvh + off : NULL, *kh = qh ? qh + C : NULL,
-                            *vh = qh ? qh + 2 * C : NULL;
+            const float *q = qkv + (size_t)b * T * C3 + h * hs;
+            const float *k = q + C, *v = q + 2 * C;
             float *a = att + ((size_t)b * NH + h) * T * T; // (T, T)
             const float *bh = bias ? bias + (size_t)h * T * T : NULL;
             // Rows in blocks of ROWS: block [r0, r1) only needs keys 0..r1-1 (causal), so the
@@ -48,8 +31,8 @@ void ordo_attention_forward(float *out, float *att, const float *qkv, const ordo
             for (int r0 = 0; r0 < T; r0 += ROWS) {
                 int r1 = r0 + ROWS < T ? r0 + ROWS : T;
                 // scores[r0:r1, 0:r1] = scale * q[r0:r1] @ k[0:r1]^T
-                mm(0, 1, r1 - r0, r1, hs, scale, q + (size_t)r0 * C3,
-                   qh ? qh + (size_t)r0 * C3 : NULL, C3, k, kh, C3, 0.0f, a + (size_t)r0 * T, T);
+                ordo_gemm(0, 1, r1 - r0, r1, hs, scale, q + (size_t)r0 * C3, C3, k, C3, 0.0f,
+                          a + (size_t)r0 * T, T);
             }
             for (int i = 0; i < T; i++) {
                 float *row = a + (size_t)i * T;
@@ -61,54 +44,41 @@ void ordo_attention_forward(float *out, float *att, const float *qkv, const ordo
                 for (int j = 0; j <= i; j++) row[j] *= inv;
                 for (int j = i + 1; j < T; j++) row[j] = 0.0f;
             }
-            ordo_bf16 *ah = NULL; // the probabilities in bf16, for att @ v
-            if (qkvh) {
-                ah = hscratch + (size_t)omp_get_thread_num() * 2 * T * T;
-                ordo_bf16_convert(ah, a, (size_t)T * T);
-            }
             // out[b, r0:r1, h*hs:(h+1)*hs] = att[r0:r1, 0:r1] @ v[0:r1]
             for (int r0 = 0; r0 < T; r0 += ROWS) {
                 int r1 = r0 + ROWS < T ? r0 + ROWS : T;
-                mm(0, 0, r1 - r0, hs, r1, 1.0f, a + (size_t)r0 * T, ah ? ah + (size_t)r0 * T : NULL,
-                   T, v, vh, C3, 0.0f, out + ((size_t)b * T + r0) * C + h * hs, C);
+                ordo_gemm(0, 0, r1 - r0, hs, r1, 1.0f, a + (size_t)r0 * T, T, v, C3, 0.0f,
+                          out + ((size_t)b * T + r0) * C + h * hs, C);
             }
         }
     }
     ordo_blas_single_thread_end(saved);
 }
 
-void ordo_attention_backward(float *dqkv, float *dbias, const float *dout, const ordo_bf16 *douth,
-                             const float *qkv, const ordo_bf16 *qkvh, const float *att,
-                             float *scratch, ordo_bf16 *hscratch, int B, int T, int C, int NH) {
+void ordo_attention_backward(float *dqkv, float *dbias, const float *dout, const float *qkv,
+                             const float *att, float *scratch, int B, int T, int C, int NH) {
     int hs = C / NH, C3 = 3 * C;
     float scale = 1.0f / sqrtf((float)hs);
-    ORDO_ASSERT(!qkvh == !douth);
     int saved = ordo_blas_single_thread_begin();
     // Heads outermost and batch inner, so that dbias[h] is written by one thread only and
     // the sum over the batch happens in a fixed order.
 #pragma omp parallel for schedule(static)
     for (int h = 0; h < NH; h++) {
         float *datt = scratch + (size_t)omp_get_thread_num() * T * T;
-        // bf16: this head's probabilities, then the scores' gradient (T x T each)
-        ordo_bf16 *ah = qkvh ? hscratch + (size_t)omp_get_thread_num() * 2 * T * T : NULL;
-        ordo_bf16 *sh = ah ? ah + (size_t)T * T : NULL;
         for (int b = 0; b < B; b++) {
-            size_t off = (size_t)b * T * C3 + h * hs, goff = (size_t)b * T * C + h * hs;
-            const float *q = qkv + off, *k = q + C, *v = q + 2 * C;
-            const ordo_bf16 *qh = qkvh ? qkvh + off : NULL, *kh = qh ? qh + C : NULL,
-                            *vh = qh ? qh + 2 * C : NULL, *gh = douth ? douth + goff : NULL;
-            float *dq = dqkv + off;
+            const float *q = qkv + (size_t)b * T * C3 + h * hs;
+            const float *k = q + C, *v = q + 2 * C;
+            float *dq = dqkv + (size_t)b * T * C3 + h * hs;
             float *dk = dq + C, *dv = dq + 2 * C;
             const float *a = att + ((size_t)b * NH + h) * T * T;
-            const float *g = dout + goff;
-            if (ah) ordo_bf16_convert(ah, a, (size_t)T * T);
+            const float *g = dout + (size_t)b * T * C + h * hs;
             // datt = dout @ v^T ; dv += att^T @ dout, in causal row blocks as forward
             for (int r0 = 0; r0 < T; r0 += ROWS) {
                 int r1 = r0 + ROWS < T ? r0 + ROWS : T;
-                mm(0, 1, r1 - r0, r1, hs, 1.0f, g + (size_t)r0 * C, gh ? gh + (size_t)r0 * C : NULL,
-                   C, v, vh, C3, 0.0f, datt + (size_t)r0 * T, T);
-                mm(1, 0, r1, hs, r1 - r0, 1.0f, a + (size_t)r0 * T, ah ? ah + (size_t)r0 * T : NULL,
-                   T, g + (size_t)r0 * C, gh ? gh + (size_t)r0 * C : NULL, C, 1.0f, dv, C3);
+                ordo_gemm(0, 1, r1 - r0, r1, hs, 1.0f, g + (size_t)r0 * C, C, v, C3, 0.0f,
+                          datt + (size_t)r0 * T, T);
+                ordo_gemm(1, 0, r1, hs, r1 - r0, 1.0f, a + (size_t)r0 * T, T, g + (size_t)r0 * C, C,
+                          1.0f, dv, C3);
             }
             // softmax backward, row by row over the causal part: dscore = a * (datt - <a, datt>)
             for (int i = 0; i < T; i++) {
@@ -123,16 +93,14 @@ void ordo_attention_backward(float *dqkv, float *dbias, const float *dout, const
                 float *db = dbias + (size_t)h * T * T;
                 for (size_t x = 0; x < (size_t)T * T; x++) db[x] += datt[x];
             }
-            if (sh) ordo_bf16_convert(sh, datt, (size_t)T * T);
             // scores = scale * q k^T: dq += scale * dscore @ k ; dk += scale * dscore^T @ q
             for (int r0 = 0; r0 < T; r0 += ROWS) {
                 int r1 = r0 + ROWS < T ? r0 + ROWS : T;
                 const float *dr = datt + (size_t)r0 * T;
-                const ordo_bf16 *drh = sh ? sh + (size_t)r0 * T : NULL;
-                mm(0, 0, r1 - r0, hs, r1, scale, dr, drh, T, k, kh, C3, 1.0f, dq + (size_t)r0 * C3,
-                   C3);
-                mm(1, 0, r1, hs, r1 - r0, scale, dr, drh, T, q + (size_t)r0 * C3,
-                   qh ? qh + (size_t)r0 * C3 : NULL, C3, 1.0f, dk, C3);
+                ordo_gemm(0, 0, r1 - r0, hs, r1, scale, dr, T, k, C3, 1.0f, dq + (size_t)r0 * C3,
+                          C3);
+                ordo_gemm(1, 0, r1, hs, r1 - r0, scale, dr, T, q + (size_t)r0 * C3, C3, 1.0f, dk,
+                          C3);
             }
         }
     }
@@ -202,8 +170,4 @@ void ordo_relbias_backward(float *dtable, const float *dout, const int32_t *buck
 
 size_t ordo_attention_scratch_floats(int T) {
     return (size_t)omp_get_max_threads() * T * T;
-}
-
-size_t ordo_attention_scratch_bf16(int T) {
-    return (size_t)omp_get_max_threads() * 2 * T * T;
 }

@@ -1,18 +1,14 @@
-// The oneDNN wrapper (see dnnl.h): one CPU engine for the process, and per OS thread a
-// stream and a cache of matmul primitives keyed by everything that shapes one (transposes,
-// sizes, leading dimensions, alpha, beta, data type, thread count). A cached entry keeps its
-// primitive and its memory objects; a call only points them at the caller's buffers (no
-// allocation) and runs the primitive. The scratchpad is ordo's (user mode): one buffer per
-// thread, grown when a primitive that needs more is created, so that oneDNN allocates no
-// scratch while a step runs. Per thread, so that attention's per-head products can run one
-// per thread inside a parallel region (each on its thread alone, as oneDNN does there).
+// The oneDNN wrapper (see dnnl.h): one CPU engine and stream for the process, and a cache
+// of matmul primitives keyed by everything that shapes one (transposes, sizes, leading
+// dimensions, beta, data type, thread count). A cached entry keeps its primitive and its
+// memory objects; a call only points them at the caller's buffers (no allocation) and runs
+// the primitive. The scratchpad is ordo's (user mode): one buffer, grown when a primitive
+// that needs more is created, so that oneDNN allocates nothing while a step runs.
 // Deliberately no tuning, no reorders into blocked layouts and no bf16 kernels of ordo's
 // own: oneDNN's brgemm matmul takes the plain row-major operands as they are.
 #include <oneapi/dnnl/dnnl.h>
 #include <oneapi/dnnl/dnnl_debug.h>
 #include <omp.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,36 +19,29 @@
 #error "ordo uses the oneDNN 2.x C API (Debian's libdnnl-dev 2.6): dnnl_matmul_desc_init & co."
 #endif
 
-// Distinct product shapes a thread keeps primitives for: a training run of the GPT needs
-// about 20 on the main thread (four linear layers and the LM head, forward and two backward
-// products each, and the evaluation batch) and about 6 per causal row block of attention on
-// each thread; past this the least recently used one is destroyed.
-#define CACHE_SIZE 96
-
-enum { KEY_LEN = 12 }; // ta, tb, M, N, K, lda, ldb, ldc, alpha's bits, beta, data type, threads
+// Distinct product shapes a process keeps primitives for: a training run of the GPT needs
+// about 20 (four linear layers and the LM head, forward and two backward products each, and
+// the evaluation batch); past this the least recently used one is destroyed.
+#define CACHE_SIZE 64
 
 typedef struct entry {
-    long key[KEY_LEN];
+    long key[11]; // ta, tb, M, N, K, lda, ldb, ldc, beta, data type, threads
     dnnl_primitive_t prim;
     dnnl_memory_t a, b, c, scratch; // scratch NULL when the primitive needs none
     long last_use;
 } entry;
 
-// One thread's primitives, stream and scratchpad; made on the thread's first product and
-// kept for the life of the process (OpenMP's threads are reused from region to region).
-typedef struct cache {
+static struct {
+    int init;
+    dnnl_engine_t engine;
     dnnl_stream_t stream;
-    entry e[CACHE_SIZE];
+    entry cache[CACHE_SIZE];
     int n;
-    void *scratch; // the thread's scratchpad, `scratch_bytes` long
+    void *scratch; // the one scratchpad, `scratch_bytes` long
     size_t scratch_bytes;
-    long clock; // products so far: the entries' last_use
-} cache;
-
-static dnnl_engine_t engine;
-static pthread_once_t engine_once = PTHREAD_ONCE_INIT;
-static _Thread_local cache *mine;
-static _Atomic long n_calls, n_created, n_cached;
+    long clock; // calls so far: the entries' last_use
+    ordo_dnnl_stats stats;
+} g;
 
 static void check(dnnl_status_t st, const char *what) {
     if (st == dnnl_success) return;
@@ -61,22 +50,11 @@ static void check(dnnl_status_t st, const char *what) {
     ordo_panic(__FILE__, __LINE__, msg);
 }
 
-static void engine_make(void) {
-    check(dnnl_engine_create(&engine, dnnl_cpu, 0), "engine");
-}
-
 static void init(void) {
-    pthread_once(&engine_once, engine_make);
-}
-
-// This thread's cache.
-static cache *thread_cache(void) {
-    if (!mine) {
-        init();
-        mine = ordo_xcalloc(1, sizeof *mine);
-        check(dnnl_stream_create(&mine->stream, engine, dnnl_stream_default_flags), "stream");
-    }
-    return mine;
+    if (g.init) return;
+    check(dnnl_engine_create(&g.engine, dnnl_cpu, 0), "engine");
+    check(dnnl_stream_create(&g.stream, g.engine, dnnl_stream_default_flags), "stream");
+    g.init = 1;
 }
 
 const char *ordo_dnnl_isa(void) {
@@ -119,8 +97,7 @@ const char *ordo_dnnl_version(void) {
 
 // The matmul primitive descriptor of one product; NULL with *st set when oneDNN has none.
 static dnnl_primitive_desc_t matmul_pd(int ta, int tb, int M, int N, int K, int lda, int ldb,
-                                       int ldc, float alpha, int beta, dnnl_data_type_t dt,
-                                       dnnl_status_t *st) {
+                                       int ldc, int beta, dnnl_data_type_t dt, dnnl_status_t *st) {
     // op(A) is M x K: row-major A [M, lda] or, transposed, A [K, lda] read down its columns;
     // the same for op(B) [K, N]. Strides say both, so no operand is ever copied.
     dnnl_dims_t da = {M, K}, db = {K, N}, dc = {M, N};
@@ -137,9 +114,6 @@ static dnnl_primitive_desc_t matmul_pd(int ta, int tb, int M, int N, int K, int 
         (*st = dnnl_primitive_attr_create(&attr)) ||
         (*st = dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user)))
         goto done;
-    // alpha scales the float32 sum (oneDNN's output scale), before beta's C is added
-    if (alpha != 1.0f && (*st = dnnl_primitive_attr_set_output_scales(attr, 1, 0, &alpha)))
-        goto done;
     if (beta) { // C += product: oneDNN's sum post-op, in float32
         dnnl_post_ops_t po;
         if ((*st = dnnl_post_ops_create(&po))) goto done;
@@ -148,7 +122,7 @@ static dnnl_primitive_desc_t matmul_pd(int ta, int tb, int M, int N, int K, int 
         dnnl_post_ops_destroy(po);
         if (*st) goto done;
     }
-    *st = dnnl_primitive_desc_create(&pd, &md, attr, engine, NULL);
+    *st = dnnl_primitive_desc_create(&pd, &md, attr, g.engine, NULL);
 done:
     if (attr) dnnl_primitive_attr_destroy(attr);
     return *st ? NULL : pd;
@@ -163,11 +137,11 @@ static void entry_free(entry *e) {
     memset(e, 0, sizeof *e);
 }
 
-static void entry_make(cache *c, entry *e, const long *key, float alpha, dnnl_data_type_t dt) {
+static void entry_make(entry *e, const long *key, dnnl_data_type_t dt) {
     dnnl_status_t st;
     dnnl_primitive_desc_t pd =
         matmul_pd((int)key[0], (int)key[1], (int)key[2], (int)key[3], (int)key[4], (int)key[5],
-                  (int)key[6], (int)key[7], alpha, (int)key[9], dt, &st);
+                  (int)key[6], (int)key[7], (int)key[8], dt, &st);
     check(st, "matmul primitive descriptor");
     memcpy(e->key, key, sizeof e->key);
     check(dnnl_primitive_create(&e->prim, pd), "matmul primitive");
@@ -175,58 +149,56 @@ static void entry_make(cache *c, entry *e, const long *key, float alpha, dnnl_da
     const dnnl_memory_desc_t *mb = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
     const dnnl_memory_desc_t *mc = dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
     const dnnl_memory_desc_t *ms = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
-    check(dnnl_memory_create(&e->a, ma, engine, DNNL_MEMORY_NONE), "memory");
-    check(dnnl_memory_create(&e->b, mb, engine, DNNL_MEMORY_NONE), "memory");
-    check(dnnl_memory_create(&e->c, mc, engine, DNNL_MEMORY_NONE), "memory");
+    check(dnnl_memory_create(&e->a, ma, g.engine, DNNL_MEMORY_NONE), "memory");
+    check(dnnl_memory_create(&e->b, mb, g.engine, DNNL_MEMORY_NONE), "memory");
+    check(dnnl_memory_create(&e->c, mc, g.engine, DNNL_MEMORY_NONE), "memory");
     size_t need = ms ? dnnl_memory_desc_get_size(ms) : 0;
     if (need) {
-        check(dnnl_memory_create(&e->scratch, ms, engine, DNNL_MEMORY_NONE), "memory");
-        if (need > c->scratch_bytes) { // grown only here, when a primitive is made
-            free(c->scratch);
-            c->scratch_bytes = (need + 4095) / 4096 * 4096;
-            c->scratch = aligned_alloc(64, c->scratch_bytes);
-            if (!c->scratch) ordo_panic(__FILE__, __LINE__, "oneDNN scratchpad: out of memory");
+        check(dnnl_memory_create(&e->scratch, ms, g.engine, DNNL_MEMORY_NONE), "memory");
+        if (need > g.scratch_bytes) { // grown only here, when a primitive is made
+            free(g.scratch);
+            g.scratch_bytes = (need + 4095) / 4096 * 4096;
+            g.scratch = aligned_alloc(64, g.scratch_bytes);
+            if (!g.scratch) ordo_panic(__FILE__, __LINE__, "oneDNN scratchpad: out of memory");
         }
     }
     dnnl_primitive_desc_destroy(pd);
-    n_created++;
+    g.stats.primitives_created++;
 }
 
-// The thread's cached entry for key, made (evicting its least recently used one when full)
-// if new.
-static entry *lookup(cache *c, const long *key, float alpha, dnnl_data_type_t dt) {
+// The cached entry for key, made (evicting the least recently used one when full) if new.
+static entry *lookup(const long *key, dnnl_data_type_t dt) {
     entry *e = NULL;
-    for (int i = 0; i < c->n && !e; i++)
-        if (memcmp(c->e[i].key, key, sizeof c->e[i].key) == 0) e = &c->e[i];
+    for (int i = 0; i < g.n && !e; i++)
+        if (memcmp(g.cache[i].key, key, sizeof g.cache[i].key) == 0) e = &g.cache[i];
     if (e) {
-        n_cached++;
+        g.stats.cached++;
     } else {
-        if (c->n < CACHE_SIZE) {
-            e = &c->e[c->n++];
+        if (g.n < CACHE_SIZE) {
+            e = &g.cache[g.n++];
         } else {
-            e = &c->e[0];
-            for (int i = 1; i < c->n; i++)
-                if (c->e[i].last_use < e->last_use) e = &c->e[i];
+            e = &g.cache[0];
+            for (int i = 1; i < g.n; i++)
+                if (g.cache[i].last_use < e->last_use) e = &g.cache[i];
             entry_free(e);
         }
-        entry_make(c, e, key, alpha, dt);
+        entry_make(e, key, dt);
     }
-    e->last_use = ++c->clock;
+    e->last_use = ++g.clock;
     return e;
 }
 
-static void matmul(int ta, int tb, int M, int N, int K, float alpha, const void *A, int lda,
-                   const void *B, int ldb, int beta, float *C, int ldc, dnnl_data_type_t dt) {
+static void matmul(int ta, int tb, int M, int N, int K, const void *A, int lda, const void *B,
+                   int ldb, int beta, float *C, int ldc, dnnl_data_type_t dt) {
     ORDO_ASSERT(M > 0 && N > 0 && K > 0 && (beta == 0 || beta == 1));
-    cache *c = thread_cache();
-    n_calls++;
-    // oneDNN runs its own parallel region over the threads it was planned for, or, called
-    // from inside a region, on the calling thread alone: a primitive for each
-    int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
-    uint32_t abits;
-    memcpy(&abits, &alpha, sizeof abits);
-    long key[KEY_LEN] = {ta != 0, tb != 0, M, N, K, lda, ldb, ldc, abits, beta, (long)dt, threads};
-    entry *e = lookup(c, key, alpha, dt);
+    // oneDNN runs its own parallel region over omp_get_max_threads() threads, fixed when the
+    // primitive is made: a call from inside a region would run it on one thread, unplanned
+    ORDO_ASSERT(!omp_in_parallel());
+    init();
+    g.stats.calls++;
+    long key[11] = {
+        ta != 0, tb != 0, M, N, K, lda, ldb, ldc, beta, (long)dt, omp_get_max_threads()};
+    entry *e = lookup(key, dt);
     // oneDNN reads A and B only; its handles are not const
     check(dnnl_memory_set_data_handle(e->a, (void *)A), "set A");
     check(dnnl_memory_set_data_handle(e->b, (void *)B), "set B");
@@ -235,25 +207,25 @@ static void matmul(int ta, int tb, int M, int N, int K, float alpha, const void 
         {DNNL_ARG_SRC, e->a}, {DNNL_ARG_WEIGHTS, e->b}, {DNNL_ARG_DST, e->c}};
     int nargs = 3;
     if (e->scratch) {
-        check(dnnl_memory_set_data_handle(e->scratch, c->scratch), "set scratchpad");
+        check(dnnl_memory_set_data_handle(e->scratch, g.scratch), "set scratchpad");
         args[nargs++] = (dnnl_exec_arg_t){DNNL_ARG_SCRATCHPAD, e->scratch};
     }
-    check(dnnl_primitive_execute(e->prim, c->stream, nargs, args), "matmul");
-    check(dnnl_stream_wait(c->stream), "stream wait");
+    check(dnnl_primitive_execute(e->prim, g.stream, nargs, args), "matmul");
+    check(dnnl_stream_wait(g.stream), "stream wait");
 }
 
-void ordo_dnnl_gemm_bf16(int ta, int tb, int M, int N, int K, float alpha, const ordo_bf16 *A,
-                         int lda, const ordo_bf16 *B, int ldb, int beta, float *C, int ldc) {
-    matmul(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, dnnl_bf16);
+void ordo_dnnl_gemm_bf16(int ta, int tb, int M, int N, int K, const ordo_bf16 *A, int lda,
+                         const ordo_bf16 *B, int ldb, int beta, float *C, int ldc) {
+    matmul(ta, tb, M, N, K, A, lda, B, ldb, beta, C, ldc, dnnl_bf16);
 }
 
 void ordo_dnnl_sgemm(int ta, int tb, int M, int N, int K, const float *A, int lda, const float *B,
                      int ldb, int beta, float *C, int ldc) {
-    matmul(ta, tb, M, N, K, 1.0f, A, lda, B, ldb, beta, C, ldc, dnnl_f32);
+    matmul(ta, tb, M, N, K, A, lda, B, ldb, beta, C, ldc, dnnl_f32);
 }
 
 ordo_dnnl_stats ordo_dnnl_stats_get(void) {
-    return (ordo_dnnl_stats){.calls = n_calls, .primitives_created = n_created, .cached = n_cached};
+    return g.stats;
 }
 
 // Whether the ISA has bf16 arithmetic. The ISA values are bit sets that include the ones
@@ -273,7 +245,7 @@ static int bf16_answer(const char **why_out) {
         dnnl_status_t st = dnnl_success;
         dnnl_primitive_desc_t pd = NULL;
         // a descriptor only (no primitive, no JIT, no threads): also safe before a fork
-        if (isa_has_bf16()) pd = matmul_pd(0, 0, 64, 64, 64, 64, 64, 64, 1.0f, 1, dnnl_bf16, &st);
+        if (isa_has_bf16()) pd = matmul_pd(0, 0, 64, 64, 64, 64, 64, 64, 1, dnnl_bf16, &st);
         answer = pd != NULL;
         if (pd) dnnl_primitive_desc_destroy(pd);
         const char *cap = getenv("ONEDNN_MAX_CPU_ISA");

@@ -25,24 +25,22 @@ ordo_status ordo_dnnl_bf16_check(void);
 // The same answer as 1 or 0, recording no message.
 int ordo_dnnl_bf16_available(void);
 
-// C[M,N] = alpha * op(A) @ op(B) (+ C when beta is 1), row-major with leading dimensions as
+// C[M,N] = op(A) @ op(B) (+ C when beta is 1), row-major with leading dimensions as
 // cblas_sgemm, A and B bf16, C float32, every product accumulated in float32. beta is 0 (C
-// is not read) or 1. Requires ordo_dnnl_bf16_check() == ORDO_OK and M, N, K >= 1. Outside a
-// parallel region it runs on the OpenMP threads; inside one, on the calling thread alone
-// (attention's per-head products), any number of threads at once. The same call gives the
-// same bits every time; with oneDNN 2.6 also for any thread count (tests/test_bf16.c).
+// is not read) or 1. Requires ordo_dnnl_bf16_check() == ORDO_OK, M, N, K >= 1, and a caller
+// outside any OpenMP parallel region (oneDNN runs on the OpenMP threads). The same call gives
+// the same bits every time; with oneDNN 2.6 also for any thread count (tests/test_bf16.c).
 // A primitive that cannot be created is a bug here (the check above passed) and aborts.
-void ordo_dnnl_gemm_bf16(int ta, int tb, int M, int N, int K, float alpha, const ordo_bf16 *A,
-                         int lda, const ordo_bf16 *B, int ldb, int beta, float *C, int ldc);
+void ordo_dnnl_gemm_bf16(int ta, int tb, int M, int N, int K, const ordo_bf16 *A, int lda,
+                         const ordo_bf16 *B, int ldb, int beta, float *C, int ldc);
 // The same product in float32 (A, B and C float32) on oneDNN's float32 matmul, which needs
 // only AVX2 or better; aborts when oneDNN cannot create it. For the benches and the tests
 // that compare it with the other GEMMs; training uses ordo_gemm (blas.h).
 void ordo_dnnl_sgemm(int ta, int tb, int M, int N, int K, const float *A, int lda, const float *B,
                      int ldb, int beta, float *C, int ldc);
 
-// Counters since the process started, over all threads: calls of the two products above,
-// primitives created (a steady training step creates none: tests/test_bf16.c checks it) and
-// calls that found theirs cached.
+// Counters since the process started: calls of the two products above, and primitives
+// created (a steady training step creates none: tests/test_bf16.c checks it).
 typedef struct ordo_dnnl_stats {
     long calls, primitives_created, cached;
 } ordo_dnnl_stats;

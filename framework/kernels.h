@@ -75,23 +75,15 @@ void ordo_crossentropy_backward(float *dlogits, ordo_bf16 *dlogits_bf16, const f
 // Causal multi-head self-attention. qkv [B, T, 3C] (q | k | v, head h at columns
 // h*hs..), bias [NH, T, T] added to the scaled scores (may be NULL), att [B, NH, T, T]
 // saved (softmax probabilities, zero above the diagonal), out [B, T, C] written (not added).
-// With qkvh (qkv rounded to bf16; else NULL) the products QK^T and AV take bf16 operands and
-// sum in float32 on oneDNN (dnnl.h), each head's probabilities rounded into hscratch
-// (ordo_attention_scratch_bf16(T) values); the scores, bias, softmax and out stay float32.
-void ordo_attention_forward(float *out, float *att, const float *qkv, const ordo_bf16 *qkvh,
-                            const float *bias, ordo_bf16 *hscratch, int B, int T, int C, int NH);
+void ordo_attention_forward(float *out, float *att, const float *qkv, const float *bias, int B,
+                            int T, int C, int NH);
 // dqkv [B, T, 3C] += its gradient; dbias [NH, T, T] (may be NULL) += the scores' gradient
 // summed over the batch in a fixed order. scratch: ordo_attention_scratch_floats(T) floats.
-// With qkvh and douth (dout rounded to bf16) the four products take bf16 operands as in the
-// forward, the probabilities and the scores' gradient rounded per head into hscratch.
-void ordo_attention_backward(float *dqkv, float *dbias, const float *dout, const ordo_bf16 *douth,
-                             const float *qkv, const ordo_bf16 *qkvh, const float *att,
-                             float *scratch, ordo_bf16 *hscratch, int B, int T, int C, int NH);
+void ordo_attention_backward(float *dqkv, float *dbias, const float *dout, const float *qkv,
+                             const float *att, float *scratch, int B, int T, int C, int NH);
 // The scratch of ordo_attention_backward: one T x T block per OpenMP thread, for the thread
 // count in effect (ask again after ordo_set_threads).
 size_t ordo_attention_scratch_floats(int T);
-// The bf16 scratch of both directions with qkvh: two T x T blocks per OpenMP thread.
-size_t ordo_attention_scratch_bf16(int T);
 
 // Rotary embedding of the q and k parts of qkv [B, T, 3C], per head, rotate-half pairing
 // (i with i + hs/2). cos/sin tables are [T, hs/2]; out [B, T, 3C] gets v unchanged.

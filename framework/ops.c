@@ -90,11 +90,11 @@ static const ordo_bf16 *bf16_copy(ordo_ctx *ctx, const float *g, size_t n) {
 // element is one float32 sum over m, added once to dW.
 static void mm_backward_bf16(ordo_ctx *ctx, float *dA, float *dW, const ordo_bf16 *dC,
                              const ordo_bf16 *A, const ordo_bf16 *W, int tw, int M, int N, int K) {
-    if (dA) ordo_dnnl_gemm_bf16(0, !tw, M, K, N, 1.0f, dC, N, W, tw ? K : N, 1, dA, K);
-    if (dW && !tw) ordo_dnnl_gemm_bf16(1, 0, K, N, M, 1.0f, A, K, dC, N, 1, dW, N);
+    if (dA) ordo_dnnl_gemm_bf16(0, !tw, M, K, N, dC, N, W, tw ? K : N, 1, dA, K);
+    if (dW && !tw) ordo_dnnl_gemm_bf16(1, 0, K, N, M, A, K, dC, N, 1, dW, N);
     if (dW && tw) {
         float *t = ordo_arena_alloc(&ctx->arena, (size_t)K * N * sizeof(float)); // (K, N)
-        ordo_dnnl_gemm_bf16(1, 0, K, N, M, 1.0f, A, K, dC, N, 0, t, N);
+        ordo_dnnl_gemm_bf16(1, 0, K, N, M, A, K, dC, N, 0, t, N);
         ordo_add_transposed(dW, t, K, N);
     }
 }
@@ -133,8 +133,8 @@ ordo_tensor *ordo_matmul(ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *w, int tran
     ORDO_ASSERT((transpose_w ? w->shape[1] : w->shape[0]) == K);
     ordo_tensor *out = like_last(ctx, a, N);
     if (w->bf16) {
-        ordo_dnnl_gemm_bf16(0, transpose_w, M, N, K, 1.0f, bf16_of(ctx, a), K, w->bf16, w->shape[1],
-                            0, out->data, N);
+        ordo_dnnl_gemm_bf16(0, transpose_w, M, N, K, bf16_of(ctx, a), K, w->bf16, w->shape[1], 0,
+                            out->data, N);
         out->flags |= ORDO_GRAD_BF16; // the backward below reads its gradient in bf16 only
     } else
         ordo_gemm(0, transpose_w, M, N, K, 1.0f, a->data, K, w->data, w->shape[1], 0.0f, out->data,
@@ -169,8 +169,7 @@ ordo_tensor *ordo_linear(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *w, ordo_ten
         for (int i = 0; i < M; i++) memcpy(out->data + (size_t)i * N, b->data, N * sizeof(float));
     }
     if (w->bf16)
-        ordo_dnnl_gemm_bf16(0, 0, M, N, K, 1.0f, bf16_of(ctx, x), K, w->bf16, N, b != NULL,
-                            out->data, N);
+        ordo_dnnl_gemm_bf16(0, 0, M, N, K, bf16_of(ctx, x), K, w->bf16, N, b != NULL, out->data, N);
     else
         ordo_gemm(0, 0, M, N, K, 1.0f, x->data, K, w->data, N, b ? 1.0f : 0.0f, out->data, N);
     if (ordo_needs_grad(ctx, x, w, b)) {
@@ -369,9 +368,8 @@ static void softmax_backward(ordo_ctx *ctx, const ordo_node *n) {
 }
 
 // Node: in[0] = qkv, in[1] = bias (NULL without one); saved[0] = the probabilities
-// [B, NH, T, T]; iarg[0] = NH, iarg[1] = 1 for bf16 products (qkv->bf16 is then their copy).
-static ordo_tensor *attention(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor *bias, int NH,
-                              int bf16) {
+// [B, NH, T, T]; iarg[0] = NH.
+ordo_tensor *ordo_attention(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor *bias, int NH) {
     ORDO_ASSERT(qkv->ndim == 3 && qkv->shape[2] % 3 == 0);
     int B = qkv->shape[0], T = qkv->shape[1], C = qkv->shape[2] / 3;
     ORDO_ASSERT(NH > 0 && C % NH == 0);
@@ -380,45 +378,28 @@ static ordo_tensor *attention(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor *bias
                     bias->shape[2] == T);
     ordo_tensor *out = ordo_tensor_new3(ctx, B, T, C);
     float *att = ordo_arena_alloc(&ctx->arena, (size_t)B * NH * T * T * sizeof(float));
-    ordo_bf16 *hscratch =
-        bf16 ? ordo_arena_alloc(&ctx->arena, ordo_attention_scratch_bf16(T) * sizeof(ordo_bf16))
-             : NULL;
-    ordo_attention_forward(out->data, att, qkv->data, bf16 ? bf16_of(ctx, qkv) : NULL,
-                           bias ? bias->data : NULL, hscratch, B, T, C, NH);
+    ordo_attention_forward(out->data, att, qkv->data, bias ? bias->data : NULL, B, T, C, NH);
     if (ordo_needs_grad(ctx, qkv, bias, NULL)) {
         ordo_node *n = ordo_tape_push(ctx, ORDO_OP_ATTENTION, out);
         n->in[0] = qkv;
         n->in[1] = bias;
         n->saved[0] = att;
         n->iarg[0] = NH;
-        n->iarg[1] = bf16;
     }
     ctx->last_att = att;
     return out;
 }
 
-ordo_tensor *ordo_attention(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor *bias, int NH) {
-    return attention(ctx, qkv, bias, NH, 0);
-}
-
-ordo_tensor *ordo_attention_bf16(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor *bias, int NH) {
-    return attention(ctx, qkv, bias, NH, 1);
-}
-
 static void attention_backward(ordo_ctx *ctx, const ordo_node *n) {
     ordo_tensor *a = n->in[0], *b = n->in[1];
-    int B = a->shape[0], T = a->shape[1], C = a->shape[2] / 3, bf16 = n->iarg[1];
+    int B = a->shape[0], T = a->shape[1], C = a->shape[2] / 3;
     float *da = ordo_tensor_grad(ctx, a);
     float *db = b ? ordo_tensor_grad(ctx, b) : NULL;
     if (!da) da = ordo_arena_calloc(&ctx->arena, a->n * sizeof(float)); // bias-only grad
     float *scratch =
         ordo_arena_alloc(&ctx->arena, ordo_attention_scratch_floats(T) * sizeof(float));
-    ordo_bf16 *hscratch =
-        bf16 ? ordo_arena_alloc(&ctx->arena, ordo_attention_scratch_bf16(T) * sizeof(ordo_bf16))
-             : NULL;
-    const ordo_bf16 *douth = bf16 ? bf16_copy(ctx, n->out->grad, n->out->n) : NULL;
-    ordo_attention_backward(da, db, n->out->grad, douth, a->data, bf16 ? bf16_of(ctx, a) : NULL,
-                            n->saved[0], scratch, hscratch, B, T, C, n->iarg[0]);
+    ordo_attention_backward(da, db, n->out->grad, a->data, n->saved[0], scratch, B, T, C,
+                            n->iarg[0]);
 }
 
 // Node: in[0] = logits; saved[0] = stats [2N] (row max, log of the shifted exp-sum);

@@ -37,11 +37,6 @@ ordo_tensor *ordo_softmax(ordo_ctx *ctx, ordo_tensor *x);
 // to the scaled scores, or NULL. The probabilities [B, NH, T, T] stay in the arena until
 // reset; ctx->last_att points at them (for attention maps).
 ordo_tensor *ordo_attention(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor *bias, int NH);
-// The same with the products (QK^T and AV, forward and backward) in bf16 with float32 sums
-// (qkv rounded once, kept in qkv->bf16; the probabilities and the scores' gradient rounded
-// per head); the scores, bias, softmax, out and every gradient stay float32. Requires
-// ordo_dnnl_bf16_check() == ORDO_OK (dnnl.h).
-ordo_tensor *ordo_attention_bf16(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor *bias, int NH);
 // Mean cross-entropy of softmax(logits[..., V]) against targets (copied; < 0 ignored).
 // Returns a scalar [1]; 0 if every target is ignored.
 ordo_tensor *ordo_cross_entropy(ordo_ctx *ctx, ordo_tensor *logits, const int32_t *targets);

@@ -216,10 +216,8 @@ ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, con
         ordo_tensor *h = ordo_layernorm_layer_forward(&b->ln_1, ctx, x);  // (B, T, C)
         ordo_tensor *qkv = ordo_linear_layer_forward(&b->c_attn, ctx, h); // (B, T, 3C)
         if (c->pos == ORDO_POS_ROPE) qkv = ordo_rope(ctx, qkv, NH, ORDO_ROPE_BASE, 0);
-        ordo_tensor *a = m->precision == ORDO_PRECISION_BF16
-                             ? ordo_attention_bf16(ctx, qkv, bias, NH) // QK^T, AV in bf16
-                             : ordo_attention(ctx, qkv, bias, NH);     // (B, T, C)
-        if (m->record_attention) m->att[l] = ctx->last_att;            // (B, NH, T, T)
+        ordo_tensor *a = ordo_attention(ctx, qkv, bias, NH); // (B, T, C)
+        if (m->record_attention) m->att[l] = ctx->last_att;  // (B, NH, T, T)
         x = ordo_add(ctx, x, ordo_linear_layer_forward(&b->attn_proj, ctx, a));
         h = ordo_layernorm_layer_forward(&b->ln_2, ctx, x);
         h = ordo_gelu(ctx, ordo_linear_layer_forward(&b->c_fc, ctx, h)); // (B, T, 4C)
@@ -235,9 +233,10 @@ ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, con
     return ORDO_OK;
 }
 
-// The products that run in bf16 are chosen here: those of the four linear layers of each
-// block, the token table read as the tied LM head, and attention's QK^T and AV (forward and
-// backward). Everything else, the position tables and biases among it, stays float32.
+// The weights that multiply in bf16 are chosen here: those of the four linear layers of each
+// block and the token table, read as the tied LM head. Attention's QK^T and AV stay float32:
+// in bf16 they did not pay (byte-small: the same ms/step, 2% less CPU; docs/performance.md),
+// and q k^T is where rotary and relative positions meet, which bf16 would round to 8 bits.
 ordo_status ordo_gpt_set_precision(ordo_gpt *m, ordo_precision p) {
     if (p == ORDO_PRECISION_BF16) {
         ordo_status s = ordo_dnnl_bf16_check();

@@ -78,12 +78,10 @@ ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, con
 
 // The precision of the model's matmuls (bf16.h). bf16: the four linear layers of every
 // block and the tied LM head get bf16 copies of their weights and multiply in bf16 with
-// float32 accumulation, and so do attention's QK^T and AV products (ordo_attention_bf16);
-// the embeddings, LayerNorm, the attention scores, biases and softmax, GELU, the loss and
-// every position computation (RoPE angles and rotation, the sinusoidal table, ALiBi and T5
-// biases) stay float32. ORDO_ERR_ARG when the CPU cannot run bf16 (ordo_dnnl_bf16_check's
-// message). fp32 (the default after init) drops the copies. The weights themselves stay
-// float32 either way.
+// float32 accumulation; the embeddings, LayerNorm, attention (its QK^T and AV products
+// included), GELU, the loss and every position table stay float32. ORDO_ERR_ARG when the CPU
+// cannot run bf16 (ordo_dnnl_bf16_check's message). fp32 (the default after init) drops
+// the copies. The weights themselves stay float32 either way.
 ordo_status ordo_gpt_set_precision(ordo_gpt *m, ordo_precision p);
 // Rounds the weights into their bf16 copies (nothing in fp32): after every change of the
 // weights from outside ordo_gpt_load, such as an optimizer step or a checkpoint load.

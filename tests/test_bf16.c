@@ -146,7 +146,7 @@ static void check_dnnl(int ta, int tb, int M, int N, int K, int beta) {
         memcpy(C[v], C0, nc * sizeof(float));
         omp_set_num_threads(v < 2 ? 2 : v - 1); // 2, 2, 1, 2 threads... then 3 below
         if (v == 3) omp_set_num_threads(3);
-        ordo_dnnl_gemm_bf16(ta, tb, M, N, K, 1.0f, Ah, lda, Bh, ldb, beta, C[v], N);
+        ordo_dnnl_gemm_bf16(ta, tb, M, N, K, Ah, lda, Bh, ldb, beta, C[v], N);
     }
     omp_set_num_threads(2);
     CHECK_MSG(memcmp(C[0], C[1], nc * sizeof(float)) == 0, "%dx%dx%d: two calls differ", M, N, K);
@@ -283,128 +283,6 @@ static void check_op(int tw, int M, int N, int K) {
     CHECK_MSG(differ > 0, "%s: bf16 results equal the float32 ones: did the bf16 path run?", name);
     result_free(&f);
     result_free(&h);
-    free(dy);
-    ordo_params_free(&p);
-}
-
-// ---- attention in bf16 against float32
-//
-// Per head, with s = scale q k^T + bias and p = softmax(s): the bf16 scores differ from the
-// float32 ones by at most d_i = scale (2u + u^2 + 2 gamma_hs) max_j sum_k |q_ik| |k_jk| in row
-// i (bound (1)); p_j = exp(s_j) / sum exp then moves by a factor within exp(+-2 d_i), so
-// |p'_j - p_j| <= (e^{2 d_i} - 1) p_j. out_i = sum_j p_ij v_j then errs by at most
-//   ((e^{2d} - 1) + (2u + u^2 + 2 gamma_T) e^{2d}) * sum_j p_ij |v_j|                    (3)
-// (rounding p' and v, bound (1) on the product), and dv_j = sum_i p_ij dout_i the same with
-// |dout_i| and d the head's largest d_i. dq and dk go through the softmax's backward, where
-// datt - <p, datt> can cancel, so no elementwise bound follows from the operands alone: they
-// are checked in norm, within 16u of the float32 gradient's norm.
-static void check_attention(int B, int T, int C, int NH, int with_bias) {
-    int hs = C / NH, C3 = 3 * C;
-    ordo_params p;
-    ordo_params_init(&p);
-    ordo_tensor *qkv = ordo_params_add(&p, "qkv", 3, (int[]){B, T, C3}, 0);
-    ordo_tensor *bias = with_bias ? ordo_params_add(&p, "bias", 3, (int[]){NH, T, T}, 0) : NULL;
-    ordo_params_alloc(&p);
-    ordo_rng r;
-    ordo_rng_seed(&r, (uint64_t)(B * T + C + NH + with_bias));
-    fill(qkv->data, qkv->n, &r, 1.0);
-    if (bias) fill(bias->data, bias->n, &r, 0.5);
-    size_t nout = (size_t)B * T * C;
-    float *dy = malloc(nout * sizeof *dy);
-    fill(dy, nout, &r, 0.1);
-    float *out[2], *dqkv[2], *dbias[2] = {NULL, NULL},
-                             *att32 = malloc((size_t)B * NH * T * T * sizeof(float));
-    for (int v = 0; v < 2; v++) {
-        ordo_ctx ctx;
-        ordo_ctx_init(&ctx);
-        ordo_params_zero_grad(&p);
-        ordo_tensor *y =
-            v ? ordo_attention_bf16(&ctx, qkv, bias, NH) : ordo_attention(&ctx, qkv, bias, NH);
-        if (!v) memcpy(att32, ctx.last_att, (size_t)B * NH * T * T * sizeof(float));
-        ordo_backward_from(&ctx, y, dy);
-        out[v] = dup(y->data, nout);
-        dqkv[v] = dup(qkv->grad, qkv->n);
-        if (bias) dbias[v] = dup(bias->grad, bias->n);
-        ordo_ctx_free(&ctx);
-    }
-    double scale = 1 / sqrt((double)hs), e = 2 * U + U * U;
-    double worst_out = 0, worst_dv = 0, dq2 = 0, q2 = 0, dk2 = 0, k2 = 0;
-    long differ = 0;
-    for (int b = 0; b < B; b++)
-        for (int h = 0; h < NH; h++) {
-            const float *q = qkv->data + (size_t)b * T * C3 + h * hs, *k = q + C, *v = q + 2 * C;
-            const float *pa = att32 + ((size_t)b * NH + h) * T * T;
-            double dmax = 0, *d = malloc((size_t)T * sizeof *d);
-            for (int i = 0; i < T; i++) {
-                double m = 0;
-                for (int j = 0; j <= i; j++) {
-                    double sum = 0;
-                    for (int c = 0; c < hs; c++)
-                        sum += fabs(q[(size_t)i * C3 + c]) * fabs(k[(size_t)j * C3 + c]);
-                    if (sum > m) m = sum;
-                }
-                d[i] = scale * (e + 2 * gamma_k(hs)) * m;
-                if (d[i] > dmax) dmax = d[i];
-            }
-            for (int i = 0; i < T; i++)
-                for (int c = 0; c < hs; c++) {
-                    size_t o = ((size_t)b * T + i) * C + h * hs + c;
-                    double sum = 0;
-                    for (int j = 0; j <= i; j++)
-                        sum += pa[(size_t)i * T + j] * fabs(v[(size_t)j * C3 + c]);
-                    double f = exp(2 * d[i]);
-                    double bound = ((f - 1) + (e + 2 * gamma_k(T)) * f) * sum + 1e-30;
-                    double err = fabs((double)out[1][o] - out[0][o]);
-                    if (err / bound > worst_out) worst_out = err / bound;
-                    differ += out[1][o] != out[0][o];
-                }
-            for (int j = 0; j < T; j++) // dv_j = sum_i p_ij dout_i
-                for (int c = 0; c < hs; c++) {
-                    size_t o = ((size_t)b * T + j) * C3 + 2 * C + h * hs + c;
-                    double sum = 0;
-                    for (int i = j; i < T; i++)
-                        sum +=
-                            pa[(size_t)i * T + j] * fabs(dy[((size_t)b * T + i) * C + h * hs + c]);
-                    double f = exp(2 * dmax);
-                    double bound = ((f - 1) + (e + 2 * gamma_k(T)) * f) * sum + 1e-30;
-                    double err = fabs((double)dqkv[1][o] - dqkv[0][o]);
-                    if (err / bound > worst_dv) worst_dv = err / bound;
-                }
-            for (int i = 0; i < T; i++)
-                for (int c = 0; c < hs; c++) {
-                    size_t oq = ((size_t)b * T + i) * C3 + h * hs + c, ok = oq + C;
-                    dq2 +=
-                        ((double)dqkv[1][oq] - dqkv[0][oq]) * ((double)dqkv[1][oq] - dqkv[0][oq]);
-                    q2 += (double)dqkv[0][oq] * dqkv[0][oq];
-                    dk2 +=
-                        ((double)dqkv[1][ok] - dqkv[0][ok]) * ((double)dqkv[1][ok] - dqkv[0][ok]);
-                    k2 += (double)dqkv[0][ok] * dqkv[0][ok];
-                }
-            free(d);
-        }
-    printf("attention B%d T%d C%d NH%d%s: out %.3f, dv %.3f of bound (3); dq, dk rel L2 %.2g, %.2g "
-           "(16u = %.2g); %ld outputs differ from fp32\n",
-           B, T, C, NH, with_bias ? " bias" : "", worst_out, worst_dv, sqrt(dq2 / q2),
-           sqrt(dk2 / k2), 16 * U, differ);
-    CHECK_MSG(worst_out <= 1 && worst_dv <= 1, "attention: out %.3g, dv %.3g times bound (3)",
-              worst_out, worst_dv);
-    CHECK(sqrt(dq2 / q2) <= 16 * U && sqrt(dk2 / k2) <= 16 * U);
-    CHECK_MSG(differ > 0, "attention: bf16 equals float32: did the bf16 path run?");
-    if (bias) { // the bias gradient is the scores' gradient summed: in norm, as dq
-        double db2 = 0, b2 = 0;
-        for (size_t i = 0; i < bias->n; i++) {
-            db2 += ((double)dbias[1][i] - dbias[0][i]) * ((double)dbias[1][i] - dbias[0][i]);
-            b2 += (double)dbias[0][i] * dbias[0][i];
-        }
-        printf("  dbias rel L2 %.2g\n", sqrt(db2 / b2));
-        CHECK(sqrt(db2 / b2) <= 16 * U);
-    }
-    for (int v = 0; v < 2; v++) {
-        free(out[v]);
-        free(dqkv[v]);
-        free(dbias[v]);
-    }
-    free(att32);
     free(dy);
     ordo_params_free(&p);
 }
@@ -553,10 +431,8 @@ int main(void) {
     check_dnnl(1, 1, 1000, 37, 3000, 1); // over k by thread count (docs/performance.md)
     check_op(-1, 45, 70, 33);            // linear
     check_op(-1, 128, 256, 64);
-    check_op(0, 40, 90, 24);          // matmul
-    check_op(1, 64, 500, 32);         // matmul with w^T: the tied LM head
-    check_attention(2, 70, 32, 2, 0); // two causal row blocks and a partial one
-    check_attention(1, 64, 48, 3, 1); // a bias (ALiBi, T5)
+    check_op(0, 40, 90, 24);  // matmul
+    check_op(1, 64, 500, 32); // matmul with w^T: the tied LM head
     test_refresh();
     test_gpt();
     TEST_MAIN_END();
