@@ -6,10 +6,12 @@
 // tokens/s, model FLOPs, peak RSS. --peak instead times a 2048^3 cblas_sgemm (the MFU
 // denominator) at the same thread count, in its own process so its buffers stay out of
 // the training run's RSS; it also times the same product through ordo_gemm, which is what
-// training uses (ordo's own AVX-512 kernel where the CPU has AVX-512, framework/gemm.c).
+// training uses (ordo's own AVX-512 kernel where the CPU has AVX-512, framework/gemm.c), and
+// through oneDNN's matmul in float32 and, where the CPU runs bf16, in bf16 (bf16 operands,
+// float32 sums: the MFU denominator of --precision bf16).
 //
 // usage: bench_train --ids FILE.bin --V 50257 --T 256 --B 8 --C 256 --L 4 --NH 4
-//                    [--pos learned] [--steps 15] [--warmup 3] [--threads 2]
+//                    [--pos learned] [--precision fp32] [--steps 15] [--warmup 3] [--threads 2]
 //        bench_train --peak [--threads 2]
 #include <cblas.h>
 #include <stdio.h>
@@ -21,6 +23,7 @@
 #include "data/dataloader.h"
 #include "data/dataset.h"
 #include "framework/blas.h"
+#include "framework/dnnl.h"
 #include "framework/fileio.h"
 #include "framework/kernels.h"
 #include "framework/ops.h"
@@ -54,22 +57,32 @@ static double peak_rss_mb(void) {
     return ru.ru_maxrss / 1024.0; // KiB on Linux
 }
 
-// Best of several 2048^3 products, in GFLOP/s: OpenBLAS's cblas_sgemm (own = 0; the issue's
-// MFU denominator) or ordo_gemm as training calls it (own = 1: ordo's AVX-512 kernel where
-// it is used, gemm.c).
-static double sgemm_peak(int own) {
+// Which GEMM a 2048^3 peak times.
+enum { PEAK_CBLAS, PEAK_ORDO, PEAK_DNNL_F32, PEAK_DNNL_BF16 };
+
+// Best of several 2048^3 products, in GFLOP/s: OpenBLAS's cblas_sgemm (PEAK_CBLAS; the
+// issue's MFU denominator), ordo_gemm as training calls it (PEAK_ORDO: ordo's AVX-512 kernel
+// where it is used, gemm.c), or oneDNN's matmul in float32 or bf16 (dnnl.h).
+static double sgemm_peak(int which) {
     const int n = 2048;
     float *a = malloc((size_t)n * n * sizeof *a), *b = malloc((size_t)n * n * sizeof *b),
           *c = malloc((size_t)n * n * sizeof *c);
+    ordo_bf16 *ah = malloc((size_t)n * n * sizeof *ah), *bh = malloc((size_t)n * n * sizeof *bh);
     for (size_t i = 0; i < (size_t)n * n; i++) {
         a[i] = (float)(i % 7) * 0.1f;
         b[i] = (float)(i % 5) * 0.1f;
     }
+    ordo_bf16_convert(ah, a, (size_t)n * n);
+    ordo_bf16_convert(bh, b, (size_t)n * n);
     double best = 1e30;
     for (int r = 0; r < 6; r++) {
         double t0 = ordo_now_s();
-        if (own)
+        if (which == PEAK_ORDO)
             ordo_gemm(0, 0, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
+        else if (which == PEAK_DNNL_F32)
+            ordo_dnnl_sgemm(0, 0, n, n, n, a, n, b, n, 0, c, n);
+        else if (which == PEAK_DNNL_BF16)
+            ordo_dnnl_gemm_bf16(0, 0, n, n, n, ah, n, bh, n, 0, c, n);
         else
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.0f,
                         c, n);
@@ -79,11 +92,13 @@ static double sgemm_peak(int own) {
     free(a);
     free(b);
     free(c);
+    free(ah);
+    free(bh);
     return 2.0 * n * n * n / best / 1e9;
 }
 
 static ordo_status run(int argc, char **argv) {
-    const char *ids_path = NULL, *pos_name = "learned";
+    const char *ids_path = NULL, *pos_name = "learned", *prec_name = "fp32";
     long long V = 50257, T = 256, B = 8, C = 256, L = 4, NH = 4, steps = 15, warmup = 3,
               threads = 0;
     int peak = 0;
@@ -96,6 +111,7 @@ static ordo_status run(int argc, char **argv) {
         {"L", ORDO_OPT_INT, &L, "layers", 0},
         {"NH", ORDO_OPT_INT, &NH, "heads", 0},
         {"pos", ORDO_OPT_STRING, &pos_name, "position scheme", 0},
+        {"precision", ORDO_OPT_STRING, &prec_name, "matmul precision: fp32 | bf16", 0},
         {"steps", ORDO_OPT_INT, &steps, "timed steps", 0},
         {"warmup", ORDO_OPT_INT, &warmup, "untimed steps first", 0},
         {"threads", ORDO_OPT_INT, &threads, "threads (0 = all cores)", 0},
@@ -114,12 +130,17 @@ static ordo_status run(int argc, char **argv) {
     int nt = ordo_set_threads((int)threads);
     if (peak) {
         ordo_blas_info b = ordo_blas_info_get(); // as `ordo train` records it in config.json
-        double own = sgemm_peak(1);              // ordo_gemm's first, as the bench always ran
-        double blas = sgemm_peak(0);
+        double own = sgemm_peak(PEAK_ORDO);      // ordo_gemm's first, as the bench always ran
+        double blas = sgemm_peak(PEAK_CBLAS);
+        double dnnl = sgemm_peak(PEAK_DNNL_F32);
+        int bf16 = ordo_dnnl_bf16_available();
+        double dnnl_bf16 = bf16 ? sgemm_peak(PEAK_DNNL_BF16) : 0.0;
         printf("{\"impl\":\"sgemm\",\"threads\":%d,\"gflops\":%.2f,\"ordo_gflops\":%.2f,"
                "\"openblas_core\":\"%s\",\"openblas_coretype_env\":\"%s\","
-               "\"ordo_gemm\":\"%s\"}\n",
-               nt, blas, own, b.core, b.coretype_env ? b.coretype_env : "", b.gemm);
+               "\"ordo_gemm\":\"%s\",\"onednn_gflops\":%.2f,\"onednn_bf16_gflops\":%.2f,"
+               "\"onednn_isa\":\"%s\",\"onednn_version\":\"%s\",\"bf16\":%s}\n",
+               nt, blas, own, b.core, b.coretype_env ? b.coretype_env : "", b.gemm, dnnl, dnnl_bf16,
+               ordo_dnnl_isa(), ordo_dnnl_version(), bf16 ? "true" : "false");
         return ORDO_OK;
     }
     if (!ids_path) return ordo_error(ORDO_ERR_ARG, "--ids is required");
@@ -139,8 +160,11 @@ static ordo_status run(int argc, char **argv) {
     ordo_dataloader dl;
     if ((s = ordo_dataset_init(&ds, tokens, n, (int)T, (int)T))) return s;
     if ((s = ordo_dataloader_init(&dl, &ds, (int)B, 0, 1, 1))) return s;
+    ordo_precision prec;
+    if ((s = ordo_precision_parse(prec_name, &prec))) return s;
     ordo_gpt m;
     if ((s = ordo_gpt_init(&m, &g, 1))) return s;
+    if ((s = ordo_gpt_set_precision(&m, prec))) return s; // (leaks m on a refusal: we exit)
     ordo_optim_config oc;
     ordo_optim_defaults(&oc); // AdamW 0.9/0.95, eps 1e-8, weight decay 0.1
     ordo_optim opt;
@@ -162,6 +186,7 @@ static ordo_status run(int argc, char **argv) {
         ordo_backward(&ctx, loss);
         ordo_clip_grad_norm(&m.params, 1.0);
         ordo_optim_step(&opt, 3e-4f);
+        ordo_gpt_refresh_bf16(&m); // as `ordo train` (nothing in fp32)
         double dt = ordo_now_s() - t0;
         if (i == 0) first_loss = loss->data[0];
         last_loss = loss->data[0];
@@ -173,7 +198,9 @@ static ordo_status run(int argc, char **argv) {
     if (!s) {
         double Nw = 12.0 * L * C * C + (double)V * C;
         double flop = 6.0 * Nw * B * T + 12.0 * L * T * C * B * T;
-        printf("{\"impl\":\"ordo\",\"pos\":\"%s\",\"threads\":%d,\"steps_ms\":[", pos_name, nt);
+        printf("{\"impl\":\"ordo\",\"pos\":\"%s\",\"precision\":\"%s\",\"threads\":%d,"
+               "\"steps_ms\":[",
+               pos_name, ordo_precision_name(prec), nt);
         for (long long i = 0; i < steps; i++) printf("%s%.3f", i ? "," : "", ms[i]);
         double med = median(ms, (int)steps);
         printf("],\"ms\":%.3f,\"cpu_ms\":%.3f,\"tokens_per_s\":%.1f,\"gflop\":%.3f,"

@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
 # Training throughput of ordo against a tuned PyTorch peer on the same CPU, one command:
 # builds (if needed), installs python3-torch from Debian (if missing), tokenizes
-# tinyshakespeare (gpt2 and bytes), measures the 2048^3 sgemm peak at the thread count, then
-# for each config (tiny, small, byte-small) runs ordo (build/bench_train: the real model and
-# optimizer) and the peer (bench/torch_peer.py) interleaved, ROUNDS times each, alternating
-# which goes first. Then times the position schemes against each other on `small` (ordo).
-# Prints the table (bench/report.py) and keeps the raw JSON lines in $OUT/results.jsonl.
+# tinyshakespeare (gpt2 and bytes), measures the 2048^3 peaks at the thread count (OpenBLAS's
+# sgemm, ordo_gemm, oneDNN's matmul in float32 and in bf16), then for each config (tiny,
+# small, byte-small) runs ordo (build/bench_train: the real model and optimizer) and the peer
+# (bench/torch_peer.py) interleaved, ROUNDS times each, rotating which goes first: each in
+# fp32 and, where oneDNN runs bf16 here, in bf16 (ordo --precision bf16; PyTorch under
+# torch.autocast("cpu", bfloat16)). Then times the position schemes against each other on
+# `small` (ordo, in each precision). Prints the tables and the targets (bench/report.py) and
+# keeps the raw JSON lines in $OUT/results.jsonl.
 #
 # usage: bench/run.sh
 # env:   THREADS (default: all cores)  STEPS (timed steps per run, default 15)
 #        WARMUP (default 3)  ROUNDS (runs per side and config, default 2)
 #        CONFIGS (default "tiny small byte-small")  POS (default: all six; "" skips them)
 #        POS_STEPS (timed steps per position scheme, default 8)
+#        PRECISIONS (default "fp32 bf16"; bf16 is left out where the CPU runs none)
 #        OUT (default .cache/bench)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,6 +28,7 @@ ROUNDS=${ROUNDS:-2}
 CONFIGS=${CONFIGS:-tiny small byte-small}
 POS=${POS-none learned sinusoidal rope alibi t5}
 POS_STEPS=${POS_STEPS:-8}
+PRECISIONS=${PRECISIONS:-fp32 bf16}
 OUT=${OUT:-$repo/.cache/bench}
 PY=/usr/bin/python3 # Debian's python3-torch is installed for the system interpreter
 mkdir -p "$OUT"
@@ -75,14 +80,16 @@ res=$OUT/results.jsonl
 export OMP_WAIT_POLICY=PASSIVE MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=100000000000
 export OMP_NUM_THREADS=$THREADS
 
-run_side() { # SIDE CONFIG POS SECTION
-  local side=$1 name=$2 pos=$3 section=$4
+run_side() { # SIDE PRECISION CONFIG POS SECTION
+  local side=$1 prec=$2 name=$3 pos=$4 section=$5
   read -r tok V T B C L NH <<<"$(cfg "$name")"
   local args=(--ids "$OUT/$tok.bin" --V "$V" --T "$T" --B "$B" --C "$C" --L "$L" --NH "$NH"
     --steps "$STEPS" --warmup "$WARMUP" --threads "$THREADS")
   local line
   if [ "$side" = ordo ]; then
-    line=$("$build/bench_train" "${args[@]}" --pos "$pos")
+    line=$("$build/bench_train" "${args[@]}" --pos "$pos" --precision "$prec")
+  elif [ "$prec" = bf16 ]; then
+    line=$("$PY" bench/torch_peer.py "${args[@]}" --autocast)
   else
     line=$("$PY" bench/torch_peer.py "${args[@]}")
   fi
@@ -93,13 +100,24 @@ peak() { "$build/bench_train" --peak --threads "$THREADS" | tee -a "$res" >&2; }
 
 say "threads $THREADS, $STEPS timed steps after $WARMUP, $ROUNDS rounds; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 peak
+if ! "$build/ordo" --version | grep -q '^--precision bf16: available'; then
+  say "no bf16 here ($("$build/ordo" --version | grep '^--precision bf16')): fp32 only"
+  PRECISIONS=${PRECISIONS//bf16/}
+fi
+sides=()
+for p in $PRECISIONS; do sides+=("ordo $p" "torch $p"); done
 for name in $CONFIGS; do
   for ((r = 0; r < ROUNDS; r++)); do
-    if ((r % 2 == 0)); then run_side ordo "$name" learned vs; run_side torch "$name" learned vs
-    else run_side torch "$name" learned vs; run_side ordo "$name" learned vs; fi
+    # every side once per round, each round starting one side later than the last
+    for ((i = 0; i < ${#sides[@]}; i++)); do
+      read -r side prec <<<"${sides[(i + r) % ${#sides[@]}]}"
+      run_side "$side" "$prec" "$name" learned vs
+    done
   done
 done
-for pos in $POS; do STEPS=$POS_STEPS run_side ordo small "$pos" pos; done
+for pos in $POS; do
+  for p in $PRECISIONS; do STEPS=$POS_STEPS run_side ordo "$p" small "$pos" pos; done
+done
 peak
 echo "{\"impl\":\"load\",\"loadavg\":\"$(cut -d' ' -f1-3 /proc/loadavg)\"}" >>"$res"
 "$PY" bench/report.py "$res"

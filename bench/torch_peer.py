@@ -9,9 +9,15 @@ residual projections 0.02/sqrt(2L), zero biases, unit LayerNorm gains), same opt
 same data order (windows with stride T in order, batch k = windows kB..kB+B-1), same thread
 count. Prints one JSON line like bench_train.
 
+With --autocast the forward runs under torch.autocast("cpu", dtype=torch.bfloat16), as the
+PyTorch documentation shows for mixed precision on CPU: the linear layers and matmuls (the LM
+head included) take bf16, the weights, gradients and AdamW stay float32; the peer of
+`ordo train --precision bf16`.
+
 Run it tuned, as bench/run.sh does:
   OMP_WAIT_POLICY=PASSIVE MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=100000000000
 """
+import contextlib
 import argparse
 import array
 import json
@@ -85,6 +91,8 @@ def main():
     ap.add_argument("--ids", required=True)
     for k, v in dict(V=50257, T=256, B=8, C=256, L=4, NH=4, steps=15, warmup=3, threads=2).items():
         ap.add_argument("--" + k, type=int, default=v)
+    ap.add_argument("--autocast", action="store_true",
+                    help='forward under torch.autocast("cpu", dtype=torch.bfloat16)')
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(1)
@@ -100,13 +108,19 @@ def main():
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1},
                              {"params": other, "weight_decay": 0.0}],
                             lr=3e-4, betas=(0.9, 0.95), eps=1e-8)
+    def autocast():
+        if a.autocast:
+            return torch.autocast("cpu", dtype=torch.bfloat16)
+        return contextlib.nullcontext()
+
     ms, cpu, losses = [], [], []
     for i in range(a.warmup + a.steps):
         w = [((i * a.B + r) % (nwin - nwin % a.B)) * a.T for r in range(a.B)]
         x = torch.stack([data[s:s + a.T] for s in w])
         y = torch.stack([data[s + 1:s + a.T + 1] for s in w])
         t0, c0 = time.perf_counter(), time.process_time()
-        loss = model(x, y)
+        with autocast():
+            loss = model(x, y)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -119,7 +133,8 @@ def main():
     med = statistics.median(ms)
     N = 12 * a.L * a.C * a.C + a.V * a.C
     flop = 6 * N * a.B * a.T + 12 * a.L * a.T * a.C * a.B * a.T
-    print(json.dumps(dict(impl="torch", pos="learned", threads=torch.get_num_threads(),
+    print(json.dumps(dict(impl="torch", pos="learned", precision="bf16" if a.autocast else "fp32",
+                          threads=torch.get_num_threads(),
                           steps_ms=[round(v, 3) for v in ms], ms=round(med, 3),
                           cpu_ms=round(statistics.median(cpu), 3),
                           tokens_per_s=round(a.B * a.T / (med / 1e3), 1), gflop=round(flop / 1e9, 3),

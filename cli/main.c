@@ -7,6 +7,7 @@
 
 #include "framework/blas.h"
 #include "framework/dist.h"
+#include "framework/dnnl.h"
 #include "framework/fileio.h"
 #include "cli/commands.h"
 
@@ -70,6 +71,11 @@ int main(int argc, char **argv) {
         char backend[256]; // what `ordo train` would run its products on, as it logs it
         printf("ordo %s%s\n%s\n", ORDO_VERSION, ordo_dist_available() ? " (MPI)" : "",
                ordo_blas_describe(backend, sizeof backend));
+        // whether --precision bf16 runs here, and if not why (the message train would give)
+        if (ordo_dnnl_bf16_check() == ORDO_OK)
+            printf("--precision bf16: available (oneDNN on %s)\n", ordo_dnnl_isa());
+        else
+            printf("--precision bf16: not available: %s\n", ordo_error_message());
         return 0;
     }
     for (int i = 0; i < NCOMMANDS; i++) {

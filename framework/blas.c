@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "framework/blas.h"
+#include "framework/dnnl.h"
 #include "framework/gemm.h"
 #include "framework/threads.h"
 
@@ -70,15 +71,21 @@ static int blas_has_avx512(void) {
 
 // GEMM_AUTO: ordo's kernel for products of at least OWN_KERNEL_MIN, OpenBLAS below.
 // ORDO_GEMM=blas keeps every product on OpenBLAS; ORDO_GEMM=own sends every product, however
-// small, to ordo's kernel (the tests run the PyTorch parity checks so). Decided once per
-// process, so that a run never mixes the two policies.
-enum { GEMM_BLAS, GEMM_AUTO, GEMM_OWN };
+// small, to ordo's kernel (the tests run the PyTorch parity checks so); ORDO_GEMM=onednn sends
+// the products of at least OWN_KERNEL_MIN to oneDNN's float32 matmul instead of ordo's kernel
+// (GEMM_DNNL: to measure one against the other, docs/performance.md). That one is never the
+// default: for some shapes its result depends on the thread count (it splits the sum over k),
+// which ordo_gemm promises not to. Decided once per process, so that a run never mixes the
+// policies.
+enum { GEMM_BLAS, GEMM_AUTO, GEMM_OWN, GEMM_DNNL };
 
 static int gemm_policy(void) {
     static _Atomic int v = -1; // attention calls ordo_gemm from several threads at once
     if (v < 0) {
         const char *e = getenv("ORDO_GEMM");
-        if (!ordo_gemm_own_available() || (e && strcmp(e, "blas") == 0))
+        if (e && strcmp(e, "onednn") == 0)
+            v = GEMM_DNNL;
+        else if (!ordo_gemm_own_available() || (e && strcmp(e, "blas") == 0))
             v = GEMM_BLAS;
         else if (e && strcmp(e, "own") == 0)
             v = GEMM_OWN;
@@ -90,7 +97,7 @@ static int gemm_policy(void) {
 
 const char *ordo_gemm_backend(void) {
     static const char *const name[] = {"openblas", "ordo-avx512 for large products",
-                                       "ordo-avx512 for all products"};
+                                       "ordo-avx512 for all products", "onednn for large products"};
     return name[gemm_policy()];
 }
 
@@ -147,6 +154,12 @@ void ordo_gemm_own(int ta, int tb, int M, int N, int K, float alpha, const float
 void ordo_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
                const float *B, int ldb, float beta, float *C, int ldc) {
     int policy = gemm_policy();
+    // oneDNN's matmul: outside parallel regions (it runs its own), alpha 1, beta 0 or 1
+    if (policy == GEMM_DNNL && (size_t)M * N * K >= OWN_KERNEL_MIN && !omp_in_parallel() &&
+        alpha == 1.0f && (beta == 0.0f || beta == 1.0f)) {
+        ordo_dnnl_sgemm(ta, tb, M, N, K, A, lda, B, ldb, beta == 1.0f, C, ldc);
+        return;
+    }
     if (M > 0 && N > 0 && K > 0 &&
         (policy == GEMM_OWN || (policy == GEMM_AUTO && (size_t)M * N * K >= OWN_KERNEL_MIN))) {
         ordo_gemm_own(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -203,7 +216,10 @@ ordo_blas_info ordo_blas_info_get(void) {
     return (ordo_blas_info){.gemm = ordo_gemm_backend(),
                             .core = core ? core : "unknown",
                             .coretype_env = getenv("OPENBLAS_CORETYPE"),
-                            .threading = t >= 0 && t <= 2 ? threading[t] : "unknown"};
+                            .threading = t >= 0 && t <= 2 ? threading[t] : "unknown",
+                            .onednn = ordo_dnnl_version(),
+                            .onednn_isa = ordo_dnnl_isa(),
+                            .bf16 = ordo_dnnl_bf16_available()};
 }
 
 json_t *ordo_blas_info_json(void) {
@@ -214,6 +230,9 @@ json_t *ordo_blas_info_json(void) {
     json_t *env = b.coretype_env ? json_string(b.coretype_env) : NULL; // NULL: unset, or not UTF-8
     json_object_set_new(o, "openblas_coretype_env", env ? env : json_null());
     json_object_set_new(o, "openblas_threading", json_string(b.threading));
+    json_object_set_new(o, "onednn_version", json_string(b.onednn));
+    json_object_set_new(o, "onednn_isa", json_string(b.onednn_isa));
+    json_object_set_new(o, "bf16", json_boolean(b.bf16));
     return o;
 }
 
@@ -221,6 +240,8 @@ char *ordo_blas_describe(char *buf, size_t n) {
     ordo_blas_info b = ordo_blas_info_get();
     int k = snprintf(buf, n, "GEMM %s, OpenBLAS core %s", b.gemm, b.core);
     if (b.coretype_env && k >= 0 && (size_t)k < n)
-        snprintf(buf + k, n - (size_t)k, " (OPENBLAS_CORETYPE=%s)", b.coretype_env);
+        k += snprintf(buf + k, n - (size_t)k, " (OPENBLAS_CORETYPE=%s)", b.coretype_env);
+    if (k >= 0 && (size_t)k < n)
+        snprintf(buf + k, n - (size_t)k, ", oneDNN %s on %s", b.onednn, b.onednn_isa);
     return buf;
 }

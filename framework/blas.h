@@ -20,8 +20,9 @@ void ordo_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A,
                const float *B, int ldb, float beta, float *C, int ldc);
 
 // Which GEMM ordo_gemm uses in this process, decided on the first call and fixed after:
-// "openblas", "ordo-avx512 for large products" or "ordo-avx512 for all products"
-// (ORDO_GEMM=blas|own overrides the choice; see blas.c). Never NULL; a static string.
+// "openblas", "ordo-avx512 for large products", "ordo-avx512 for all products" or "onednn for
+// large products" (ORDO_GEMM=blas|own|onednn overrides the choice; see blas.c). Never NULL; a
+// static string.
 const char *ordo_gemm_backend(void);
 
 // ordo's own kernel (gemm.c) for the whole product, split over the OpenMP threads when it
@@ -37,21 +38,27 @@ void ordo_gemm_own(int ta, int tb, int M, int N, int K, float alpha, const float
 int ordo_blas_single_thread_begin(void);
 void ordo_blas_single_thread_end(int saved);
 
-// What runs this process's products, for the logs and config.json. Every string is static
-// (never freed) and non-NULL except coretype_env.
+// What runs this process's products, for the logs and config.json: the float32 GEMM, and
+// oneDNN for the bf16 matmuls (dnnl.h). Every string is static (never freed) and non-NULL
+// except coretype_env.
 typedef struct ordo_blas_info {
     const char *gemm;         // ordo_gemm_backend()
     const char *core;         // openblas_get_corename(): whose kernels OpenBLAS runs ("Haswell")
     const char *coretype_env; // OPENBLAS_CORETYPE, which forces `core`; NULL when unset
     const char *threading;    // how OpenBLAS was built to thread: "openmp", "pthreads", "serial"
+    const char *onednn;       // oneDNN's version, "2.6.3"
+    const char *onednn_isa;   // the ISA oneDNN dispatches to, "avx512_core_bf16" (dnnl.h)
+    int bf16;                 // 1 when --precision bf16 can run here (ordo_dnnl_bf16_check)
 } ordo_blas_info;
 ordo_blas_info ordo_blas_info_get(void);
 // The same as a JSON object: {"ordo_gemm", "openblas_core", "openblas_coretype_env" (null
-// when unset), "openblas_threading"}; the first three are named as bench_train --peak
-// prints them. Caller decrefs.
+// when unset), "openblas_threading", "onednn_version", "onednn_isa", "bf16" (true/false)};
+// the first three and the two oneDNN ones are named as bench_train --peak prints them.
+// Caller decrefs.
 json_t *ordo_blas_info_json(void);
-// One line for a log: "GEMM <gemm>, OpenBLAS core <core>" and, when the variable is set,
-// " (OPENBLAS_CORETYPE=<value>)". Truncates to fit n bytes; returns buf.
+// One line for a log: "GEMM <gemm>, OpenBLAS core <core>", when the variable is set
+// " (OPENBLAS_CORETYPE=<value>)", then ", oneDNN <version> on <isa>". Truncates to fit n
+// bytes; returns buf.
 char *ordo_blas_describe(char *buf, size_t n);
 
 #endif

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "framework/error.h"
 #include "framework/kernels.h"
 // Columns per block in the reductions over rows (parameter gradients).
 #define COLS 64
@@ -111,6 +112,17 @@ void ordo_mul_backward(float *da, float *db, const float *dout, const float *a, 
 
 void ordo_bias_backward(float *dbias, const float *dout, int N, int C) {
     ordo_add_backward(NULL, dbias, dout, (size_t)N, (size_t)C);
+}
+
+void ordo_add_transposed(float *dst, const float *src, int R, int C) {
+    enum { TILE = 32 }; // 32 x 32 floats: a tile of each side stays in L1
+#pragma omp parallel for collapse(2) schedule(static) if ((size_t)R * C > ORDO_PAR_LOOP_MIN)
+    for (int c0 = 0; c0 < C; c0 += TILE)
+        for (int r0 = 0; r0 < R; r0 += TILE) {
+            int c1 = c0 + TILE < C ? c0 + TILE : C, r1 = r0 + TILE < R ? r0 + TILE : R;
+            for (int c = c0; c < c1; c++)
+                for (int r = r0; r < r1; r++) dst[(size_t)c * R + r] += src[(size_t)r * C + c];
+        }
 }
 
 void ordo_embedding_forward(float *out, const float *table, const int32_t *ids, int N, int C) {
@@ -272,14 +284,18 @@ double ordo_crossentropy_forward(float *stats, const float *logits, const int32_
     return cnt ? total / cnt : 0.0;
 }
 
-void ordo_crossentropy_backward(float *dlogits, const float *logits, const float *stats,
-                                const int32_t *targets, int N, int V, float scale) {
+void ordo_crossentropy_backward(float *dlogits, ordo_bf16 *dlogits_bf16, const float *logits,
+                                const float *stats, const int32_t *targets, int N, int V,
+                                float scale) {
+    ORDO_ASSERT(!dlogits_bf16 || dlogits == logits);
 #pragma omp parallel for if ((size_t)N * V > ORDO_PAR_LOOP_MIN)
     for (int i = 0; i < N; i++) {
         const float *x = logits + (size_t)i * V;
         float *d = dlogits + (size_t)i * V;
+        ordo_bf16 *h = dlogits_bf16 ? dlogits_bf16 + (size_t)i * V : NULL;
         if (targets[i] < 0) {
             if (d == x) memset(d, 0, (size_t)V * sizeof(float)); // an ignored row has no grad
+            if (h) memset(h, 0, (size_t)V * sizeof(ordo_bf16));
             continue;
         }
         float mx = stats[i], ls = stats[N + i];
@@ -291,5 +307,6 @@ void ordo_crossentropy_backward(float *dlogits, const float *logits, const float
             for (int v = 0; v < V; v++) d[v] += scale * exp_f((x[v] - mx) - ls);
         }
         d[targets[i]] -= scale;
+        if (h) ordo_bf16_convert(h, d, (size_t)V); // the row is still in cache
     }
 }

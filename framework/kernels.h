@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 // The matrix product the ops call, ordo_gemm, is blas.h's: which GEMM runs it is a policy.
+#include "framework/bf16.h"
 #include "framework/blas.h"
 
 // out[outer, inner] = a[outer, inner] + b[inner]
@@ -25,6 +26,9 @@ void ordo_mul_backward(float *da, float *db, const float *dout, const float *a, 
 // dbias[C] += the sum over the N rows of dout[N, C]: the bias of a linear layer, whose
 // forward is ordo_gemm with beta 1 onto rows that hold the bias (ops.c).
 void ordo_bias_backward(float *dbias, const float *dout, int N, int C);
+// dst[c, r] += src[r, c] for src [R, C] and dst [C, R]: a transposed accumulate, in tiles
+// (each element added once: the result does not depend on the thread count).
+void ordo_add_transposed(float *dst, const float *src, int R, int C);
 
 // out[N, C] = table[ids[N], C]; dtable[ids[i]] += dout[i] (repeated ids accumulate).
 // ids must be rows of the table: not checked here.
@@ -61,9 +65,12 @@ double ordo_crossentropy_forward(float *stats, const float *logits, const int32_
 // dlogits[i] += scale * (softmax(logits[i]) - onehot(targets[i])) for counted rows, with the
 // forward's stats; ignored rows are left alone. In place (dlogits == logits, row by row)
 // the counted rows are overwritten with that gradient instead of added to, and ignored rows
-// are zeroed.
-void ordo_crossentropy_backward(float *dlogits, const float *logits, const float *stats,
-                                const int32_t *targets, int N, int V, float scale);
+// are zeroed. dlogits_bf16, when not NULL (in place only), receives the bf16 rounding of the
+// whole result [N, V] in the same pass, as ordo_bf16_convert would give it afterwards (the
+// LM head's bf16 backward reads only that: one pass over the logits less).
+void ordo_crossentropy_backward(float *dlogits, ordo_bf16 *dlogits_bf16, const float *logits,
+                                const float *stats, const int32_t *targets, int N, int V,
+                                float scale);
 
 // Causal multi-head self-attention. qkv [B, T, 3C] (q | k | v, head h at columns
 // h*hs..), bias [NH, T, T] added to the scaled scores (may be NULL), att [B, NH, T, T]

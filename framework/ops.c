@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "framework/dnnl.h"
 #include "framework/error.h"
 #include "framework/kernels.h"
 #include "framework/ops.h"
@@ -61,6 +62,53 @@ static void mm_backward(float *dA, float *dB, const float *dC, const float *A, c
     }
 }
 
+// ---- bf16 products (--precision bf16). A matmul whose weight has a bf16 copy (w->bf16, see
+// tensor.h) runs on oneDNN with bf16 operands and float32 accumulation: its input is rounded
+// once and kept on the tensor (the backward reuses it), the upstream gradient once for both
+// backward products. Outputs and gradients stay float32.
+
+// t's data as bf16: made by the first call (arena), the same buffer for every later one.
+static const ordo_bf16 *bf16_of(ordo_ctx *ctx, ordo_tensor *t) {
+    if (!t->bf16) {
+        t->bf16 = ordo_arena_alloc(&ctx->arena, t->n * sizeof(ordo_bf16));
+        ordo_bf16_convert(t->bf16, t->data, t->n);
+    }
+    return t->bf16;
+}
+
+// n floats of a gradient rounded to bf16, in the arena.
+static const ordo_bf16 *bf16_copy(ordo_ctx *ctx, const float *g, size_t n) {
+    ordo_bf16 *b = ordo_arena_alloc(&ctx->arena, n * sizeof(ordo_bf16));
+    ordo_bf16_convert(b, g, n);
+    return b;
+}
+
+// mm_backward for C[M,N] = A[M,K] @ op(W) in bf16: dA += dC @ op(W)^T, and dW += A^T @ dC, or
+// its transpose when W is [N,K] (the tied LM head). That one is made as A^T @ dC [K,N] too and
+// added transposed: oneDNN's product with the long [M, V] gradient as the transposed operand
+// took 1.45x the CPU time of this form on small's head (docs/performance.md). Either way every
+// element is one float32 sum over m, added once to dW.
+static void mm_backward_bf16(ordo_ctx *ctx, float *dA, float *dW, const ordo_bf16 *dC,
+                             const ordo_bf16 *A, const ordo_bf16 *W, int tw, int M, int N, int K) {
+    if (dA) ordo_dnnl_gemm_bf16(0, !tw, M, K, N, dC, N, W, tw ? K : N, 1, dA, K);
+    if (dW && !tw) ordo_dnnl_gemm_bf16(1, 0, K, N, M, A, K, dC, N, 1, dW, N);
+    if (dW && tw) {
+        float *t = ordo_arena_alloc(&ctx->arena, (size_t)K * N * sizeof(float)); // (K, N)
+        ordo_dnnl_gemm_bf16(1, 0, K, N, M, A, K, dC, N, 0, t, N);
+        ordo_add_transposed(dW, t, K, N);
+    }
+}
+
+// Both backward products of out = a @ op(w) in bf16 (a [M,K], w [K,N] or [N,K] with tw).
+static void matmul_backward_bf16(ordo_ctx *ctx, ordo_tensor *out, ordo_tensor *a, ordo_tensor *w,
+                                 int tw) {
+    int K = last_dim(a), M = rows(a), N = last_dim(out);
+    float *da = ordo_tensor_grad(ctx, a), *dw = ordo_tensor_grad(ctx, w);
+    if (!da && !dw) return;
+    const ordo_bf16 *g = out->grad_bf16 ? out->grad_bf16 : bf16_copy(ctx, out->grad, out->n);
+    mm_backward_bf16(ctx, da, dw, g, dw ? bf16_of(ctx, a) : NULL, w->bf16, tw, M, N, K);
+}
+
 // Node: in[0] = t (out is a view of t's data, so the rule copies the gradient back).
 ordo_tensor *ordo_reshape(ordo_ctx *ctx, ordo_tensor *t, int ndim, const int *shape) {
     ORDO_ASSERT(ordo_shape_numel(ndim, shape) == t->n);
@@ -84,7 +132,13 @@ ordo_tensor *ordo_matmul(ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *w, int tran
     int N = transpose_w ? w->shape[0] : w->shape[1];
     ORDO_ASSERT((transpose_w ? w->shape[1] : w->shape[0]) == K);
     ordo_tensor *out = like_last(ctx, a, N);
-    ordo_gemm(0, transpose_w, M, N, K, 1.0f, a->data, K, w->data, w->shape[1], 0.0f, out->data, N);
+    if (w->bf16) {
+        ordo_dnnl_gemm_bf16(0, transpose_w, M, N, K, bf16_of(ctx, a), K, w->bf16, w->shape[1], 0,
+                            out->data, N);
+        out->flags |= ORDO_GRAD_BF16; // the backward below reads its gradient in bf16 only
+    } else
+        ordo_gemm(0, transpose_w, M, N, K, 1.0f, a->data, K, w->data, w->shape[1], 0.0f, out->data,
+                  N);
     if (ordo_needs_grad(ctx, a, w, NULL)) {
         ordo_node *n = ordo_tape_push(ctx, ORDO_OP_MATMUL, out);
         n->in[0] = a;
@@ -97,6 +151,10 @@ ordo_tensor *ordo_matmul(ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *w, int tran
 static void matmul_backward(ordo_ctx *ctx, const ordo_node *n) {
     ordo_tensor *out = n->out, *a = n->in[0], *b = n->in[1];
     int tw = n->iarg[0], K = last_dim(a), M = rows(a), N = last_dim(out);
+    if (b->bf16) {
+        matmul_backward_bf16(ctx, out, a, b, tw);
+        return;
+    }
     mm_backward(ordo_tensor_grad(ctx, a), ordo_tensor_grad(ctx, b), out->grad, a->data, b->data, 0,
                 tw, M, N, K, K, b->shape[1]);
 }
@@ -110,7 +168,10 @@ ordo_tensor *ordo_linear(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *w, ordo_ten
         ORDO_ASSERT(b->n == (size_t)N);
         for (int i = 0; i < M; i++) memcpy(out->data + (size_t)i * N, b->data, N * sizeof(float));
     }
-    ordo_gemm(0, 0, M, N, K, 1.0f, x->data, K, w->data, N, b ? 1.0f : 0.0f, out->data, N);
+    if (w->bf16)
+        ordo_dnnl_gemm_bf16(0, 0, M, N, K, bf16_of(ctx, x), K, w->bf16, N, b != NULL, out->data, N);
+    else
+        ordo_gemm(0, 0, M, N, K, 1.0f, x->data, K, w->data, N, b ? 1.0f : 0.0f, out->data, N);
     if (ordo_needs_grad(ctx, x, w, b)) {
         ordo_node *n = ordo_tape_push(ctx, ORDO_OP_LINEAR, out);
         n->in[0] = x;
@@ -124,8 +185,11 @@ static void linear_backward(ordo_ctx *ctx, const ordo_node *n) {
     ordo_tensor *out = n->out, *a = n->in[0], *b = n->in[1], *c = n->in[2];
     const float *g = out->grad;
     int K = last_dim(a), M = rows(a), N = last_dim(out);
-    mm_backward(ordo_tensor_grad(ctx, a), ordo_tensor_grad(ctx, b), g, a->data, b->data, 0, 0, M, N,
-                K, K, N);
+    if (b->bf16)
+        matmul_backward_bf16(ctx, out, a, b, 0);
+    else
+        mm_backward(ordo_tensor_grad(ctx, a), ordo_tensor_grad(ctx, b), g, a->data, b->data, 0, 0,
+                    M, N, K, K, N);
     float *dc = c ? ordo_tensor_grad(ctx, c) : NULL;
     if (dc) ordo_bias_backward(dc, g, M, N);
 }
@@ -365,11 +429,16 @@ static void cross_entropy_backward(ordo_ctx *ctx, const ordo_node *n) {
     int inplace = !a->grad && (a->flags & ORDO_GRAD_IN_PLACE) && (a->flags & ORDO_REQUIRES_GRAD);
     if (inplace) a->grad = a->data;
     float *da = ordo_tensor_grad(ctx, a);
-    if (da && n->iarg[0] > 0)
-        ordo_crossentropy_backward(da, a->data, n->saved[0], n->ids, rows(a), last_dim(a),
-                                   g[0] / (float)n->iarg[0]);
-    else if (inplace)
-        memset(da, 0, a->n * sizeof(float)); // every target ignored
+    // the logits of a bf16 LM head: their gradient's bf16 rounding in the same pass
+    if (inplace && (a->flags & ORDO_GRAD_BF16))
+        a->grad_bf16 = ordo_arena_alloc(&ctx->arena, a->n * sizeof(ordo_bf16));
+    if (da && n->iarg[0] > 0) {
+        ordo_crossentropy_backward(da, a->grad_bf16, a->data, n->saved[0], n->ids, rows(a),
+                                   last_dim(a), g[0] / (float)n->iarg[0]);
+    } else if (inplace) { // every target ignored
+        memset(da, 0, a->n * sizeof(float));
+        if (a->grad_bf16) memset(a->grad_bf16, 0, a->n * sizeof(ordo_bf16));
+    }
 }
 
 // sum and mean. Node: in[0] = a.

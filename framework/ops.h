@@ -11,8 +11,12 @@
 // back into t's.
 ordo_tensor *ordo_reshape(ordo_ctx *ctx, ordo_tensor *t, int ndim, const int *shape);
 // out[*, N] = a[*, K] @ w, w [K, N] (or [N, K] with transpose_w, as for a tied LM head).
+// When w has a bf16 copy (w->bf16: --precision bf16), the product and both backward products
+// take bf16 operands (a rounded once, kept in a->bf16) and accumulate in float32 on oneDNN
+// (dnnl.h); out and every gradient stay float32.
 ordo_tensor *ordo_matmul(ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *w, int transpose_w);
-// out[*, N] = x[*, K] @ w[K, N] + b[N] (Conv1D layout, as GPT-2); b may be NULL.
+// out[*, N] = x[*, K] @ w[K, N] + b[N] (Conv1D layout, as GPT-2); b may be NULL. In bf16 when
+// w->bf16 is set, as ordo_matmul; the bias is added in float32.
 ordo_tensor *ordo_linear(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *w, ordo_tensor *b);
 // Batched: a [Bt, M, K] (or [Bt, K, M] with ta), b [Bt, K, N] (or [Bt, N, K] with tb).
 ordo_tensor *ordo_bmm(ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *b, int ta, int tb);

@@ -70,6 +70,29 @@ void ordo_params_zero_grad(ordo_params *p) {
         memset(p->grad + i, 0, (n - i < slice ? n - i : slice) * sizeof(float));
 }
 
+void ordo_params_bf16_enable(ordo_params *p) {
+    ORDO_ASSERT(p->data);
+    if (!p->bf16) {
+        size_t bytes = ((p->total ? p->total : ALIGN_FLOATS) * sizeof(ordo_bf16) + 63) / 64 * 64;
+        p->bf16 = aligned_alloc(64, bytes);
+        if (!p->bf16) ordo_panic(__FILE__, __LINE__, "parameters: out of memory (bf16 copies)");
+        for (int i = 0; i < p->count; i++)
+            if (p->t[i]->flags & ORDO_MATMUL_WEIGHT)
+                p->t[i]->bf16 = p->bf16 + (p->t[i]->data - p->data);
+    }
+    ordo_params_bf16_refresh(p);
+}
+
+void ordo_params_bf16_disable(ordo_params *p) {
+    for (int i = 0; i < p->count; i++) p->t[i]->bf16 = NULL;
+    free(p->bf16);
+    p->bf16 = NULL;
+}
+
+void ordo_params_bf16_refresh(ordo_params *p) {
+    if (p->bf16) ordo_bf16_convert(p->bf16, p->data, p->total);
+}
+
 void ordo_params_free(ordo_params *p) {
     for (int i = 0; i < p->count; i++) {
         free((void *)p->t[i]->name);
@@ -78,5 +101,6 @@ void ordo_params_free(ordo_params *p) {
     free(p->t);
     free(p->data);
     free(p->grad);
+    free(p->bf16);
     memset(p, 0, sizeof *p);
 }

@@ -11,6 +11,7 @@ typedef struct ordo_params {
     float *data, *grad; // the two blocks; NULL before ordo_params_alloc
     size_t total;       // floats in each block (with alignment padding)
     size_t numel;       // floats in the tensors themselves
+    ordo_bf16 *bf16;    // data rounded to bf16, laid out as `data`; NULL unless enabled
 } ordo_params;
 
 void ordo_params_init(ordo_params *p);
@@ -22,6 +23,15 @@ ordo_tensor *ordo_params_add(ordo_params *p, const char *name, int ndim, const i
 void ordo_params_alloc(ordo_params *p);
 ordo_tensor *ordo_params_find(const ordo_params *p, const char *name);
 void ordo_params_zero_grad(ordo_params *p);
+// bf16 copies for the bf16 matmuls: allocates a block laid out as the data block, points the
+// `bf16` of every tensor flagged ORDO_MATMUL_WEIGHT into it, and fills it (refresh). Only
+// after ordo_params_alloc; again is a refresh. disable frees the block and clears the pointers.
+void ordo_params_bf16_enable(ordo_params *p);
+void ordo_params_bf16_disable(ordo_params *p);
+// Rounds the data into the bf16 copies: after every change of the weights (an optimizer step,
+// a load), or the bf16 matmuls read stale ones. One pass over the block, parallel; nothing
+// when the copies are not enabled.
+void ordo_params_bf16_refresh(ordo_params *p);
 void ordo_params_free(ordo_params *p);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "framework/arena.h"
+#include "framework/bf16.h"
 
 #define ORDO_MAX_DIMS   4
 #define ORDO_FREE_GRADS 64
@@ -19,11 +20,24 @@ enum ordo_tensor_flags {
     // nothing reads this activation after the forward, so backward may overwrite its data
     // with its gradient (the [B*T, V] logits: saves their size in memory and a pass)
     ORDO_GRAD_IN_PLACE = 1 << 4,
+    // a weight that the model multiplies in bf16 under --precision bf16: it gets a bf16 copy
+    // (ordo_params_bf16_enable), and the matmul ops then read that copy (ops.c)
+    ORDO_MATMUL_WEIGHT = 1 << 5,
+    // the output of a bf16 matmul, whose backward reads only the bf16 rounding of its
+    // gradient: an op that writes that gradient in place (ORDO_GRAD_IN_PLACE) may leave the
+    // rounding in grad_bf16 too, in the same pass (the LM head's logits, cross-entropy)
+    ORDO_GRAD_BF16 = 1 << 6,
 };
 
 typedef struct ordo_tensor {
     float *data; // row-major; owned by the arena or the parameter block
     float *grad; // same shape; NULL until backward needs it
+    // data rounded to bf16, for the bf16 matmuls (--precision bf16); NULL otherwise. Matmul
+    // weights: owned by the parameter block, refreshed after each update
+    // (ordo_params_bf16_refresh). Activations: made by the first bf16 matmul that reads
+    // them, in the arena, and reused by every later one in the step (forward and backward).
+    ordo_bf16 *bf16;
+    ordo_bf16 *grad_bf16; // grad rounded to bf16 (ORDO_GRAD_BF16), or NULL
     int ndim, shape[ORDO_MAX_DIMS];
     size_t n;
     int flags;

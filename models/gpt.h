@@ -5,6 +5,7 @@
 #define ORDO_GPT_H
 #include <stdint.h>
 
+#include "framework/bf16.h"
 #include "framework/layers.h"
 #include "framework/params.h"
 #include "framework/tensor.h"
@@ -38,6 +39,7 @@ typedef struct ordo_gpt_block {
 
 typedef struct ordo_gpt {
     ordo_gpt_config cfg;
+    ordo_precision precision; // of the matmuls (ordo_gpt_set_precision); fp32 after init
     ordo_params params;
     ordo_embedding_layer wte; // (V, C), also the LM head
     ordo_embedding_layer wpe; // (T_max, C), learned only (table NULL otherwise)
@@ -74,7 +76,18 @@ void ordo_gpt_free(ordo_gpt *m);
 ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const int32_t *targets,
                              int B, int T, ordo_tensor **logits, ordo_tensor **loss);
 
-// Loads every parameter by name from a safetensors file (shapes must match the config).
+// The precision of the model's matmuls (bf16.h). bf16: the four linear layers of every
+// block and the tied LM head get bf16 copies of their weights and multiply in bf16 with
+// float32 accumulation; the embeddings, LayerNorm, attention (its QK^T and AV products
+// included), GELU, the loss and every position table stay float32. ORDO_ERR_ARG when the CPU
+// cannot run bf16 (ordo_dnnl_bf16_check's message). fp32 (the default after init) drops
+// the copies. The weights themselves stay float32 either way.
+ordo_status ordo_gpt_set_precision(ordo_gpt *m, ordo_precision p);
+// Rounds the weights into their bf16 copies (nothing in fp32): after every change of the
+// weights from outside ordo_gpt_load, such as an optimizer step or a checkpoint load.
+void ordo_gpt_refresh_bf16(ordo_gpt *m);
+// Loads every parameter by name from a safetensors file (shapes must match the config), and
+// refreshes the bf16 copies.
 ordo_status ordo_gpt_load(ordo_gpt *m, const char *path);
 // The config as safetensors metadata: keys V, C, L, NH, T_max (decimal) and pos (the
 // scheme's name), in that order, then embed_scale ("%.9g") only when it is not 1, so that

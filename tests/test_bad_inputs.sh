@@ -545,5 +545,23 @@ else
   echo "SKIP: eval under ulimit -v (this ordo cannot start under it: a sanitizer build?)"; skip=$((skip+3))
 fi
 
+# --- issue 16, bf16 matmuls: --precision names, the refusal where oneDNN runs no bf16 (forced
+# with ONEDNN_MAX_CPU_ISA, which oneDNN reads), a config value of the wrong type, and a
+# resume in another precision (precision is fixed for a run, as the model's shape is)
+echo '{"precision": 16}' > "$dir/data/prec.json"
+check "unknown precision"        "--precision: unknown precision 'fp16' (expected fp32 or bf16)" "$ORDO" train --precision fp16 --out "$F"
+check "bf16 on a CPU without it" "--precision bf16: this CPU has no bf16 arithmetic that oneDNN" env ONEDNN_MAX_CPU_ISA=AVX2 "$ORDO" train --precision bf16 --out "$F"
+check "precision of wrong type"  "\"precision\" must be a string" "$ORDO" train --config data/prec.json --out "$F"
+check "resume asking for bf16 without it" "--precision bf16: this CPU has no bf16 arithmetic" env ONEDNN_MAX_CPU_ISA=AVX2 "$ORDO" train --resume "$G" --precision bf16
+if "$ORDO" --version | grep -q "^--precision bf16: available"; then
+  "$ORDO" train "${tiny[@]}" --precision bf16 --out "$dir/runs/bf16" > /dev/null 2>&1 || bad "bf16 fixture run"
+  check "resume of bf16 in fp32" "--precision is \"fp32\" but the checkpoint was trained with \"bf16\"" "$ORDO" train --resume "$dir/runs/bf16" --precision fp32
+  check "resume of fp32 in bf16" "--precision is \"bf16\" but the checkpoint was trained with \"fp32\"" "$ORDO" train --resume "$G" --precision bf16
+  # a bf16 run carried to a machine without bf16 (its config asks for bf16 by itself)
+  check "resume of bf16 without it" "--precision bf16: this CPU has no bf16 arithmetic" env ONEDNN_MAX_CPU_ISA=AVX2 "$ORDO" train --resume "$dir/runs/bf16" --steps 8
+else
+  echo "SKIP: resuming a bf16 run (this CPU runs no bf16)"; skip=$((skip+3))
+fi
+
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "framework/dnnl.h"
 #include "framework/fileio.h"
 #include "framework/safetensors.h"
 #include "test.h"
@@ -87,6 +88,9 @@ static ordo_status train_req(ordo_train_config *c, ordo_opt *opts, const char *r
     return s;
 }
 
+// The matmul precision of every run below (main repeats the resume check in bf16).
+static const char *precision = "fp32";
+
 static ordo_status train(const char *out, const char *optimizer, long long steps,
                          long long stop_after, const char *resume) {
     ordo_train_config c;
@@ -108,6 +112,7 @@ static ordo_status train(const char *out, const char *optimizer, long long steps
     c.optimizer = optimizer;
     c.shuffle = 1;
     c.threads = 2;
+    c.precision = precision;
     c.out = out;
     ordo_opt *opts = ordo_train_config_options(&c);
     if (resume) ordo_options_find(opts, "steps")->seen = 1; // as if --steps were given again
@@ -118,8 +123,8 @@ static ordo_status train(const char *out, const char *optimizer, long long steps
 
 static void resume_identity(const char *optimizer) {
     char a[256], b[256], ca[300], cb[300];
-    snprintf(a, sizeof a, "%s/%s-one", root, optimizer);
-    snprintf(b, sizeof b, "%s/%s-two", root, optimizer);
+    snprintf(a, sizeof a, "%s/%s-%s-one", root, optimizer, precision);
+    snprintf(b, sizeof b, "%s/%s-%s-two", root, optimizer, precision);
     CHECK(train(a, optimizer, 22, 0, NULL) == ORDO_OK);
     CHECK(train(b, optimizer, 22, 9, NULL) == ORDO_ERR_INTERRUPTED); // stops after step 9
     CHECK(strstr(ordo_error_message(), "--resume"));
@@ -207,6 +212,12 @@ int main(int argc, char **argv) {
     resume_identity("sgd");
     conflicts_and_corruption();
     nan_stops();
+    if (ordo_dnnl_bf16_available()) { // bf16 products, float32 state: as exact on resume
+        precision = "bf16";
+        resume_identity("adamw");
+    } else {
+        printf("bf16 resume skipped: this CPU runs no bf16\n");
+    }
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", root);
     if (!test_failures) CHECK(system(cmd) == 0);

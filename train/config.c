@@ -8,6 +8,7 @@
 #include "train/config.h"
 #include "data/corpus.h"
 #include "data/tokenizer.h"
+#include "framework/dnnl.h"
 #include "framework/error.h"
 #include "framework/hash.h"
 #include "framework/optim.h"
@@ -59,6 +60,7 @@ void ordo_train_config_defaults(ordo_train_config *c) {
     c->seed = 1;
     c->threads = 0;
     c->out = "runs/run";
+    c->precision = ordo_precision_name(ORDO_PRECISION_FP32);
 }
 
 // The token-embedding conventions of --embed-style (ordo_train_config_embed gives their numbers).
@@ -84,7 +86,7 @@ static const char *choice_help(char *buf, size_t cap, const char *help, const or
 #define CHOICE(name, field, names, help, buf)                                                      \
     { name, ORDO_OPT_STRING, &c->field, choice_help(buf, sizeof buf, help, &names), 0 }
 ordo_opt *ordo_train_config_options(ordo_train_config *c) {
-    static char help[5][192];
+    static char help[6][192];
     ordo_opt table[] = {
         CHOICE("task", task, ordo_task_names, "built-in corpus when no --data", help[0]),
         OPT("data", ORDO_OPT_STRING, data,
@@ -141,6 +143,9 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
         OPT("log-every", ORDO_OPT_INT, log_every, "write a metrics line every N steps"),
         OPT("seed", ORDO_OPT_INT, seed, "seed of the weights and the shuffle"),
         OPT("threads", ORDO_OPT_INT, threads, "threads for BLAS and OpenMP (0 = all cores)"),
+        CHOICE("precision", precision, ordo_precision_names,
+               "matmul operands (bf16: float32 sums and weights, needs AVX512-BF16 or AMX)",
+               help[5]),
         OPT("init", ORDO_OPT_STRING, init, "start from these weights (.safetensors, same names)"),
         OPT("out", ORDO_OPT_STRING, out, "run directory"),
         {0},
@@ -175,6 +180,7 @@ static ordo_status check_names(const ordo_train_config *c) {
     ordo_pos pos;
     ordo_optim_kind kind;
     ordo_schedule sched;
+    ordo_precision prec;
     ordo_status s;
     if ((s = ordo_task_parse(c->task, &task))) return ordo_error_wrap(s, "--task");
     if ((s = ordo_tokenizer_parse_kind(c->tokenizer, &tok)))
@@ -182,6 +188,10 @@ static ordo_status check_names(const ordo_train_config *c) {
     if ((s = ordo_pos_parse(c->pos, &pos))) return ordo_error_wrap(s, "--pos");
     if ((s = ordo_optim_parse_kind(c->optimizer, &kind))) return ordo_error_wrap(s, "--optimizer");
     if ((s = ordo_schedule_parse(c->schedule, &sched))) return ordo_error_wrap(s, "--schedule");
+    if ((s = ordo_precision_parse(c->precision, &prec))) return ordo_error_wrap(s, "--precision");
+    // refused here, before a run directory exists, also on --resume on another machine
+    if (prec == ORDO_PRECISION_BF16 && (s = ordo_dnnl_bf16_check()))
+        return ordo_error_wrap(s, "--precision bf16");
     return ORDO_OK;
 }
 

@@ -54,6 +54,7 @@ typedef struct ordo_train_config {
     long long warmup;
     int no_decay_pos;
     // run
+    const char *precision; // of the matmuls: fp32 | bf16 (framework/bf16.h); must match on resume
     long long steps, eval_every, eval_batches, ckpt_every, keep, log_every, seed, threads;
     const char *init, *out;
     // not options (not in the table)

@@ -102,6 +102,10 @@ static ordo_status build(trainer *tr) {
     if ((s = ordo_gpt_init(&tr->model, &g, (uint64_t)c->seed))) return s;
     if (c->init && (s = ordo_checkpoint_load_weights(c->init, &tr->model)))
         return ordo_error_wrap(s, "--init %s", c->init);
+    ordo_precision prec;
+    if ((s = ordo_precision_parse(c->precision, &prec)) ||
+        (s = ordo_gpt_set_precision(&tr->model, prec)))
+        return ordo_error_wrap(s, "--precision");
     ordo_optim_config oc;
     ordo_optim_defaults(&oc);
     if ((s = ordo_optim_parse_kind(c->optimizer, &oc.kind))) return s;
@@ -277,6 +281,7 @@ static ordo_status checkpoint(trainer *tr) {
 // The weights, moments and training state of an opened checkpoint, into the built run.
 static ordo_status load_state(trainer *tr, ordo_safetensors *f, const ordo_train_state *st) {
     ordo_status s = ordo_checkpoint_load(f, &tr->model, &tr->optim);
+    ordo_gpt_refresh_bf16(&tr->model); // the bf16 copies of the loaded weights
     if (!s) s = ordo_dataloader_set_state(&tr->loader, st->loader);
     if (s) return s;
     tr->step = st->step;
@@ -420,6 +425,7 @@ static ordo_status loop(trainer *tr, long long stop_after, long long poison_step
                               "writing a checkpoint (the last good one is kept)",
                               norm, tr->step + 1);
         ordo_optim_step(&tr->optim, (float)lr);
+        ordo_gpt_refresh_bf16(&tr->model); // the next forward's bf16 weights (nothing in fp32)
         tr->step++;
         tokens_since += (int64_t)rows * tr->T;
 
@@ -524,10 +530,10 @@ ordo_status ordo_train(const ordo_train_request *req) {
                ranks, threads, tr.B, tr.B / ranks, (tr.B + ranks - 1) / ranks);
     char backend[256];
     if (!restored)
-        printf("ordo: training %s, %s position, %zu parameters, %zu train / %zu val tokens, %s "
-               "-> %s\n",
+        printf("ordo: training %s, %s position, %zu parameters, %zu train / %zu val tokens, "
+               "precision %s, %s -> %s\n",
                tr.cfg.data ? tr.cfg.data : tr.cfg.task, tr.cfg.pos, ordo_gpt_num_params(&tr.model),
-               tr.data.n_train, tr.data.n - tr.data.n_train,
+               tr.data.n_train, tr.data.n - tr.data.n_train, tr.cfg.precision,
                ordo_blas_describe(backend, sizeof backend), tr.cfg.out);
 
     tr.t_start = ordo_now_s();
