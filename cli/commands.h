@@ -13,5 +13,6 @@ ordo_status ordo_cmd_compare(int argc, char **argv);
 ordo_status ordo_cmd_viz(int argc, char **argv);
 // issue 19 (data, export)
 ordo_status ordo_cmd_data(int argc, char **argv);
+ordo_status ordo_cmd_export(int argc, char **argv);
 
 #endif

@@ -29,6 +29,7 @@ static const command commands[] = {
     // issue 19 (data, export)
     {"data", ordo_cmd_data,
      "show what the dataloader feeds train: counts, first batches as ids and text"},
+    {"export", ordo_cmd_export, "write a run's checkpoint as a Hugging Face GPT-2 folder"},
 };
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
 
