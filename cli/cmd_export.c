@@ -26,7 +26,7 @@ ordo_status ordo_cmd_export(int argc, char **argv) {
     ordo_opt opts[] = {
         {"hf", ORDO_OPT_STRING, &hf, "the Hugging Face folder to write (created if missing)", 0},
         {"n-positions", ORDO_OPT_INT, &n_positions,
-         "rows of the position table wpe (0 = the training context; --pos none: any length)", 0},
+         "rows of wpe (0 = the training context; --pos none: any length)", 0},
         {0},
     };
     const char **pos;
