@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "data/tokfile.h"
 #include "framework/names.h"
+#include "train/feed.h"
 #include "train/trainer.h"
 
 static const char *SYNOPSIS =
@@ -49,25 +50,6 @@ static ordo_status refuse_command_keys(json_t *j, const char *file) {
 static const char *const data_changed_names[] = {"refuse", "ok"};
 static const ordo_names data_changed_choices =
     ORDO_NAMES("--data-changed value", data_changed_names);
-
-// The data part of the options of a new run: a token file's header names the tokenizer when
-// none was given (on the command line or in the --config file, given_tok); one that was given
-// must match, which ordo_rundata_load checks. name[] receives the header's name.
-static void tokenizer_of_token_file(ordo_train_config *cfg, int given_tok,
-                                    char name[ORDO_TOKFILE_NAME + 1]) {
-    int tokfile = 0;
-    ordo_tokfile_header h;
-    // errors (a missing file, a FIFO, a bad header) are reported by ordo_rundata_load, fully
-    // (a name this ordo does not know is left to ordo_rundata_load to report, with the file)
-    if (!cfg->data || given_tok || ordo_tokfile_probe(cfg->data, &tokfile) || !tokfile ||
-        ordo_tokfile_read_header(cfg->data, &h) ||
-        ordo_names_find(&ordo_tokenizer_kind_names, h.tokenizer) < 0) {
-        ordo_error_clear();
-        return;
-    }
-    memcpy(name, h.tokenizer, sizeof h.tokenizer);
-    cfg->tokenizer = name;
-}
 
 ordo_status ordo_cmd_train(int argc, char **argv) {
     ordo_train_config cfg;
@@ -133,8 +115,8 @@ ordo_status ordo_cmd_train(int argc, char **argv) {
         s = ordo_error(ORDO_ERR_ARG, "--data-changed goes with --resume (a new run records its "
                                      "data file, there is nothing to compare it with)");
     if (!s && !resume)
-        tokenizer_of_token_file(&cfg, ordo_options_find(opts, "tokenizer")->seen || tok_in_config,
-                                tokname);
+        ordo_feed_tokenizer_of_data(
+            &cfg, ordo_options_find(opts, "tokenizer")->seen || tok_in_config, tokname);
     ordo_resume run = {0};
     ordo_dirlock lock = {0};
     if (!s && resume) {

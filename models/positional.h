@@ -1,5 +1,5 @@
 // Position schemes: the enum the model switches over, and each scheme's fixed tables
-// (sinusoidal PE, ALiBi slopes and biases, T5 buckets). Conventions are those of DESIGN.md;
+// (sinusoidal PE, ALiBi slopes and biases, T5 buckets). Conventions: docs/positions.md;
 // the PyTorch fixtures in tests/ref/ depend on them.
 #ifndef ORDO_POSITIONAL_H
 #define ORDO_POSITIONAL_H

@@ -563,5 +563,27 @@ else
   echo "SKIP: resuming a bf16 run (this CPU runs no bf16)"; skip=$((skip+3))
 fi
 
+# --- issue 19, ordo data and ordo export: bad arguments, a run dir that is none, data too
+# short for train's windows; export of what is not a checkpoint, of schemes GPT-2 cannot
+# compute, into a path that is a file (nothing is written on any refusal)
+check "data: negative --batches"    "--batches -1, expected 0..1000000" "$ORDO" data --batches -1
+check "data: two run dirs"          "expected at most one RUN_DIR, got 2 arguments" "$ORDO" data "$G" "$G"
+check "data: run dir and --config"  "RUN_DIR and --config do not go together" "$ORDO" data "$G" --config data/unknown.json
+check "data: not a run dir"         "runs/empty/config.json" "$ORDO" data runs/empty
+check "data: unknown config key"    "stepz" "$ORDO" data --config data/unknown.json
+check "data: file too short"        "training split" "$ORDO" data --data data/small.txt --tokenizer byte
+check "data: no full batch"         "make no full batch of 4096" "$ORDO" data --data data/text.txt --tokenizer byte --context 64 --batch 4096
+check "data: missing data file"     "data/nofile.txt" "$ORDO" data --data data/nofile.txt --tokenizer byte
+check "export: no --hf"             "--hf DIR is required" "$ORDO" export "$G"
+check "export: no source"           "expected one RUN_DIR or checkpoint file, got 0" "$ORDO" export --hf "$F"
+check "export: missing source"      "runs/nothere: No such file or directory (expected a run directory or a checkpoint file)" "$ORDO" export runs/nothere --hf "$F"
+check "export: run without ckpt"    "no checkpoint (ckpt-<step>.safetensors) in the run" "$ORDO" export runs/empty --hf "$F"
+check "export: every ckpt damaged"  "none of its 2 checkpoint(s) could be used" "$ORDO" export runs/alltrunc --hf "$F"
+check "export: not a checkpoint"    "data/text.txt" "$ORDO" export data/text.txt --hf "$F"
+check "export: rope run"            "--pos rope cannot be exported as Hugging Face GPT-2" "$ORDO" export runs/rope --hf "$F"
+check "export: bad --n-positions"   "--n-positions -1, expected 0..1048576" "$ORDO" export "$G" --hf "$F" --n-positions -1
+check "export: learned, other length" "--n-positions 64: the learned table of" "$ORDO" export "$G" --hf "$F" --n-positions 64
+check "export: --hf is a file"      "data/plainfile" "$ORDO" export "$G" --hf data/plainfile/hf
+
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

@@ -23,7 +23,7 @@ int main(void) {
     for (size_t i = 0; i < wte->n; i++) wte->data[i] = (float)(0.02 * ordo_rng_normal(&r));
     for (size_t i = 0; i < wpe->n; i++) wpe->data[i] = (float)(0.02 * ordo_rng_normal(&r));
 
-    // the first batch of the-verdict (DESIGN.md), so ids repeat across rows (e.g. 257, 284, 438)
+    // the first batch of the-verdict (README), so ids repeat across rows (e.g. 257, 284, 438)
     const int32_t ids[B * T] = {40,   367,   2885, 1464, 1807, 3619, 402,  271,  10899, 2138, 257,
                                 7026, 15632, 438,  2016, 257,  922,  5891, 1576, 438,   568,  340,
                                 373,  645,   1049, 5975, 284,  502,  284,  3285, 326,   11};

@@ -1,5 +1,5 @@
 // Tokenizers: byte round trips; gpt2 against ids taken from tiktoken, the-verdict's
-// 5,145 ids and first 8x4 batch (DESIGN.md), decode(encode(x)) == x for valid UTF-8 and for
+// 5,145 ids and first 8x4 batch (README), decode(encode(x)) == x for valid UTF-8 and for
 // arbitrary bytes, and clear errors for missing/corrupt vocab files and unknown ids.
 // gpt2 needs the vocab in $ORDO_VOCAB_DIR (data/fetch.sh vocab): missing, the test fails
 // unless ORDO_ALLOW_MISSING_VOCAB=1. the-verdict is looked for beside the checkout

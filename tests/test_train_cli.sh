@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `ordo train` through the real CLI: a 2-layer model on the built-in corpus learns (loss far
-# below ln V) within the time budget; the run dir holds what DESIGN.md promises; SIGINT
+# below ln V) within the time budget; the run dir holds what docs/checkpoints.md describes; SIGINT
 # finishes the step, checkpoints and exits 130; eval and sample work on the run; bad
 # options are refused with a message naming them; the embedding-convention options
 # round-trip through config.json, the checkpoint and --resume.

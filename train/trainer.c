@@ -33,6 +33,7 @@
 #include "framework/threads.h"
 #include "train/checkpoint.h"
 #include "train/evaluate.h"
+#include "train/feed.h"
 #include "train/metrics.h"
 #include "train/trainer.h"
 #include "framework/clock.h"
@@ -73,30 +74,12 @@ typedef struct trainer {
 // Data, datasets, model and optimizer from tr->cfg (fresh state: step 0).
 static ordo_status build(trainer *tr) {
     ordo_train_config *c = &tr->cfg;
-    ordo_status s = ordo_rundata_load(&tr->data, c);
+    int stride;
+    ordo_status s = ordo_feed_open(c, &tr->data, &tr->train_ds, &tr->val_ds, &tr->loader, &stride);
     if (s) return s;
     c->data_record = tr->data.record; // what config.json and the checkpoints record
     tr->T = (int)c->context;
     tr->B = (int)c->batch;
-    int stride = (int)c->stride;
-    if (tr->data.example_len) {
-        if (tr->T < tr->data.example_len)
-            return ordo_error(ORDO_ERR_ARG,
-                              "--context %d is shorter than one %s example (%d tokens for "
-                              "--max-len %lld)",
-                              tr->T, c->task, tr->data.example_len, c->max_len);
-        if (!stride) stride = tr->data.example_len; // windows start on example boundaries
-    }
-    if (!stride) stride = tr->T;
-    if ((s = ordo_rundata_train_dataset(&tr->data, tr->T, stride, &tr->train_ds)))
-        return ordo_error_wrap(s, "training split");
-    size_t nval = tr->data.n - tr->data.n_train;
-    if ((s = ordo_dataset_init(&tr->val_ds, tr->data.val, nval, tr->T, stride)))
-        return ordo_error_wrap(s, "validation split (--val-frac %g)", c->val_frac);
-    tr->val_ds.targets = tr->data.val_targets;
-    if ((s = ordo_dataloader_init(&tr->loader, &tr->train_ds, tr->B, (int)c->shuffle,
-                                  (uint64_t)c->seed, (int)c->drop_last)))
-        return ordo_error_wrap(s, "training split");
     ordo_gpt_config g;
     if ((s = ordo_train_config_model(c, tr->data.vocab_size, &g))) return s;
     if ((s = ordo_gpt_init(&tr->model, &g, (uint64_t)c->seed))) return s;

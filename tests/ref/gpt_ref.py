@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """PyTorch reference for ordo: a GPT-2-style decoder with every position scheme.
 
-Written from the conventions in DESIGN.md ("Position schemes", "Files and contracts"); the
+Written from the conventions in docs/positions.md and docs/checkpoints.md; the
 golden fixtures in tests/ref/fixtures/ are produced from this file by make_fixtures.py.
 Run with the Debian interpreter: /usr/bin/python3 (torch 1.13, numpy).
 

@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# `ordo data` through the real binary: the first batch of "LLMs from scratch" ch02 (GPTDatasetV1
+# over the-verdict, batch 8, max_length 4, stride 4, shuffle False) from the head of the book
+# committed in tests/ref/fixtures (the windows of the first batch lie in it), and from the
+# whole book when it is beside the checkout; the counts; shuffling by seed; epochs wrapping;
+# masked targets of a built-in task; a token file; a run directory's config; and --help.
+# gpt2 cases need the vocab in $ORDO_VOCAB_DIR: missing, the test fails unless
+# ORDO_ALLOW_MISSING_VOCAB=1 (then only the byte and corpus cases run).
+set -uo pipefail
+src=${ORDO_SOURCE_DIR:-$(cd "$(dirname "$0")/.." && pwd)}
+bin=${ORDO_BIN:-$src/build/ordo}
+export ORDO_VOCAB_DIR=${ORDO_VOCAB_DIR:-$src/.cache/gpt2}
+head_txt=$src/tests/ref/fixtures/the-verdict-head.txt
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0 checks=0
+
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+
+# run NAME CMD...: stdout into $tmp/NAME, exit 0 required
+run() {
+  local name=$1 rc
+  shift
+  checks=$((checks + 1))
+  "$@" >"$tmp/$name" 2>"$tmp/$name.err"; rc=$?
+  [ $rc = 0 ] || fail "$* exited $rc: $(cat "$tmp/$name.err")"
+}
+
+# has NAME TEXT: the output NAME holds the line TEXT exactly
+has() {
+  checks=$((checks + 1))
+  grep -qxF -- "$2" "$tmp/$1" || fail "$1: no line '$2' in: $(head -20 "$tmp/$1")"
+}
+
+book=(--tokenizer gpt2 --context 4 --stride 4 --batch 8 --shuffle 0)
+# the book's first batch, as the chapter prints it (inputs and targets), one row a line
+book_batch=' [[40, 367, 2885, 1464],
+  [1807, 3619, 402, 271],
+  [10899, 2138, 257, 7026],
+  [15632, 438, 2016, 257],
+  [922, 5891, 1576, 438],
+  [568, 340, 373, 645],
+  [1049, 5975, 284, 502],
+  [284, 3285, 326, 11]]
+targets:
+ [[367, 2885, 1464, 1807],
+  [3619, 402, 271, 10899],
+  [2138, 257, 7026, 15632],
+  [438, 2016, 257, 922],
+  [5891, 1576, 438, 568],
+  [340, 373, 645, 1049],
+  [5975, 284, 502, 284],
+  [3285, 326, 11, 287]]'
+
+# check_book NAME: the batch in the output NAME is the book's, with the text of its rows
+check_book() {
+  checks=$((checks + 1))
+  local got
+  got=$(sed -n '/^inputs:$/,/^text/p' "$tmp/$1" | sed '1d;$d')
+  [ "$got" = "$book_batch" ] || fail "$1: the first batch is not the book's:
+$got"
+  has "$1" '    input  "I HAD always"'
+  has "$1" '    target " HAD always thought"'
+  has "$1" '  window 7 (token 28)'
+  has "$1" '    target " hear that, in"'
+}
+
+if [ -f "$ORDO_VOCAB_DIR/encoder.json" ]; then
+  run head "$bin" data --data "$head_txt" "${book[@]}"
+  check_book head
+  has head "data: $head_txt, gpt2 tokenizer (50257 ids): 323 tokens"
+  has head "split: --val-frac 0.1: train tokens [0, 290) (290), val tokens [290, 323) (33)"
+  has head "windows: --context 4, --stride 4: train 72, val 8"
+  has head "batches: --batch 8, --shuffle 0, --drop-last 1, --seed 1: 9 per epoch"
+  has head "batch 1 (epoch 1, batch 1 of 9): 8 rows x 4 tokens"
+
+  # the same ids from a token file, whose header names the tokenizer
+  run tok "$bin" tokenize --out "$tmp/head.bin" "$head_txt"
+  run tokfile "$bin" data --data "$tmp/head.bin" --context 4 --stride 4 --batch 8 --shuffle 0
+  check_book tokfile
+  has tokfile "data: $tmp/head.bin, gpt2 tokenizer (50257 ids): 323 tokens"
+
+  # the whole book, when it is beside the checkout or in the cache (data/fetch.sh verdict)
+  verdict=
+  for f in "$src/../shared/data/the-verdict.txt" "$src/.cache/data/the-verdict.txt"; do
+    [ -f "$f" ] && verdict=$f && break
+  done
+  if [ -n "$verdict" ]; then
+    run book "$bin" data --data "$verdict" "${book[@]}"
+    check_book book
+    has book "data: $verdict, gpt2 tokenizer (50257 ids): 5145 tokens"
+    has book "windows: --context 4, --stride 4: train 1157, val 128"
+  else
+    echo "SKIP: the-verdict.txt not found (../shared/data or .cache/data); the book's head was checked"
+  fi
+  # the README shows this command's output: it must be the real one
+  if [ -f "$src/.cache/data/the-verdict.txt" ]; then
+    (cd "$src" && "$bin" data --data .cache/data/the-verdict.txt "${book[@]}") >"$tmp/readme_run" 2>&1
+    awk '/^    build\/ordo data --data .cache\/data\/the-verdict.txt/ {on = 1; getline; getline; next}
+         on && /^$/ {blank++; next}
+         on && /^    / {for (; blank > 0; blank--) print ""; print substr($0, 5); next}
+         on {exit}' "$src/README.md" >"$tmp/readme_shown"
+    checks=$((checks + 1))
+    cmp -s "$tmp/readme_run" "$tmp/readme_shown" ||
+      fail "README's 'ordo data' example is not the real output: $(diff "$tmp/readme_shown" "$tmp/readme_run")"
+  else
+    echo "SKIP: the README example (needs .cache/data/the-verdict.txt: data/fetch.sh verdict)"
+  fi
+elif [ "${ORDO_ALLOW_MISSING_VOCAB:-0}" = 1 ]; then
+  echo "SKIP: gpt2 cases (no vocab in $ORDO_VOCAB_DIR)"
+else
+  fail "no gpt2 vocab in $ORDO_VOCAB_DIR (data/fetch.sh vocab, or ORDO_ALLOW_MISSING_VOCAB=1)"
+fi
+
+# byte tokenizer: ids are the bytes, targets the next bytes, a newline shows escaped
+printf 'ab\ncd"ef\\gh%.0s' $(seq 1 20) >"$tmp/bytes.txt"
+run bytes "$bin" data --data "$tmp/bytes.txt" --tokenizer byte --context 5 --batch 2 --shuffle 0 --batches 2
+has bytes "data: $tmp/bytes.txt, byte tokenizer (256 ids): 220 tokens"
+has bytes "windows: --context 5, --stride 5: train 39, val 4"
+has bytes " [[97, 98, 10, 99, 100],"
+has bytes "  [34, 101, 102, 92, 103]]"
+has bytes " [[98, 10, 99, 100, 34],"
+has bytes '    input  "ab\ncd"'
+has bytes '    target "b\ncd\""'
+has bytes '    input  "\"ef\\g"'
+has bytes "batch 2 (epoch 1, batch 2 of 19): 2 rows x 5 tokens"
+has bytes "  window 3 (token 15)"
+
+# epochs wrap as in train: with drop_last the 3rd batch of a 2-batch epoch starts epoch 2
+printf 'abcdefghijklmnopqrstuvwxyz' >"$tmp/az.txt"
+run wrap "$bin" data --data "$tmp/az.txt" --tokenizer byte --context 2 --batch 5 --shuffle 0 --batches 3
+has wrap "batches: --batch 5, --shuffle 0, --drop-last 1, --seed 1: 2 per epoch"
+has wrap "batch 3 (epoch 2, batch 1 of 2): 5 rows x 2 tokens"
+# without drop_last the partial batch is shown as train gets it
+run wrap2 "$bin" data --data "$tmp/az.txt" --tokenizer byte --context 2 --batch 5 --shuffle 0 --drop-last 0 --batches 3
+has wrap2 "batch 3 (epoch 1, batch 3 of 3): 1 rows x 2 tokens"
+has wrap2 " [[117, 118]]"
+
+# shuffling: the order is a function of the seed, the same on every call
+opts=(data --data "$tmp/bytes.txt" --tokenizer byte --context 5 --batch 4 --batches 2)
+run s1 "$bin" "${opts[@]}" --seed 7
+run s1b "$bin" "${opts[@]}" --seed 7
+run s2 "$bin" "${opts[@]}" --seed 8
+checks=$((checks + 2))
+cmp -s "$tmp/s1" "$tmp/s1b" || fail "two calls with --seed 7 differ"
+cmp -s "$tmp/s1" "$tmp/s2" && fail "--seed 7 and --seed 8 give the same batches"
+has s1 "batches: --batch 4, --shuffle 1, --drop-last 1, --seed 7: 9 per epoch"
+
+# a built-in task: windows start on examples, masked targets show as -1 and _
+run copy "$bin" data --task copy --context 40 --batch 2 --max-len 4 --min-len 2
+has copy "windows: --context 40, --stride 11: train 16360, val 1816"
+checks=$((checks + 1))
+grep -q '^ \[\[-1, -1, -1' "$tmp/copy" || fail "copy: no masked targets (-1): $(cat "$tmp/copy")"
+grep -q '^    target _____"' "$tmp/copy" || fail "copy: masked targets not shown as _: $(cat "$tmp/copy")"
+run counts "$bin" data --task copy --context 40 --batch 2 --max-len 4 --min-len 2 --batches 0
+checks=$((checks + 1))
+grep -q '^batch [0-9]' "$tmp/counts" && fail "--batches 0 printed a batch"
+
+# a run directory: its config.json gives the options, flags go on top
+run train "$bin" train --data "$tmp/bytes.txt" --tokenizer byte --context 5 --batch 2 --d-model 8 \
+  --heads 1 --layers 1 --steps 1 --eval-every 0 --threads 1 --seed 3 --out "$tmp/run"
+run fromrun "$bin" data "$tmp/run" --batches 2
+run fromflags "$bin" data --data "$tmp/bytes.txt" --tokenizer byte --context 5 --batch 2 --seed 3 --batches 2
+checks=$((checks + 1))
+cmp -s "$tmp/fromrun" "$tmp/fromflags" || fail "data RUN_DIR differs from the run's flags: $(diff "$tmp/fromrun" "$tmp/fromflags")"
+run fromrun2 "$bin" data "$tmp/run" --batch 4 --shuffle 0
+has fromrun2 "batches: --batch 4, --shuffle 0, --drop-last 1, --seed 3: 9 per epoch"
+
+run help "$bin" data --help
+has help "  --batches N            batches to show (0 = only the counts) (default: 1)"
+checks=$((checks + 1))
+grep -q "^  --context" "$tmp/help" || fail "data --help lacks train's --context"
+"$bin" --help | grep -q "^  data " || fail "ordo --help does not list data"
+
+echo "$checks checks, $fails failed"
+[ $fails = 0 ]
