@@ -572,6 +572,8 @@ check "--no- of a non-flag"      "unknown option '--no-steps'"   "$ORDO" train -
 check "sliding-stride, nonoverlap" "--sliding-stride 4 goes with --mode sliding" "$ORDO" eval "$G" --sliding-stride 4
 check "old eval --stride, nonoverlap" "--sliding-stride 4 goes with --mode sliding" "$ORDO" eval "$G" --stride 4
 check "both stride names"        "--stride is the old name of --sliding-stride" "$ORDO" eval "$G" --mode sliding --stride 4 --sliding-stride 4
+check "unknown train --progress" "--progress: unknown progress mode 'tqdm' (expected auto, live, plain or off)" "$ORDO" train --progress tqdm --out "$F"
+check "unknown sweep --progress" "--progress: unknown progress mode 'bar'" "$ORDO" sweep --progress bar --out "$F"
 
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

@@ -44,7 +44,7 @@ grep -qE '^  --no-decay-pos, --decay-pos .*\(default: --decay-pos\)$' <<<"$h" &&
 
 # --- the --no- forms work, and config files keep true/false and 1/0
 tiny=(--corpus-tokens 3000 --context 16 --d-model 16 --heads 2 --layers 1 --batch 4 --steps 2
-      --eval-every 0 --threads 1)
+      --eval-every 0 --threads 1 --progress off)
 key() { sed -n "s/.*\"$2\": \([a-z0-9]*\).*/\1/p" "$1/config.json"; }
 "$ORDO" train "${tiny[@]}" --out r_default > /dev/null || bad "train with the defaults"
 "$ORDO" train "${tiny[@]}" --no-shuffle --no-drop-last --no-decay-pos --out r_no > /dev/null || bad "train --no-shuffle"
