@@ -2,7 +2,7 @@
 // option table (and --config, or a run directory's config.json), builds the data, windows and
 // dataloader with ordo_feed_open, the trainer's own setup, and prints the token count, the
 // split, the window counts and the first batches as ids and as text, with their next-token
-// targets. With --shuffle 0 and the-verdict it prints the first batch of "LLMs from scratch"
+// targets. With --no-shuffle and the-verdict it prints the first batch of "LLMs from scratch"
 // ch02 (GPTDatasetV1, batch 8, max_length 4, stride 4).
 //
 // Deliberately not here: statistics over the whole stream (token frequencies, lengths); the
@@ -27,7 +27,7 @@ static const char *SYNOPSIS =
     "accepted, as train takes them, and have no effect here. Example (the first batch of\n"
     "'LLMs from scratch', chapter 2):\n"
     "  ordo data --data the-verdict.txt --tokenizer gpt2 --context 4 --stride 4 \\\n"
-    "            --batch 8 --shuffle 0";
+    "            --batch 8 --no-shuffle";
 
 // One ids row as "[a, b, c]".
 static void print_ids(const int32_t *ids, int n) {
@@ -101,9 +101,9 @@ static void print_summary(const ordo_train_config *c, const ordo_rundata *d, con
            c->val_frac, d->n_train, d->n_train, d->n_train, d->n, d->n - d->n_train);
     printf("windows: --context %lld, --stride %d: train %zu, val %zu\n", c->context, stride,
            tr->count, va->count);
-    printf("batches: --batch %lld, --shuffle %lld, --drop-last %lld, --seed %lld: %lld per "
-           "epoch\n",
-           c->batch, c->shuffle, c->drop_last, c->seed,
+    printf("batches: --batch %lld, %s, %s, --seed %lld: %lld per epoch\n", c->batch,
+           c->shuffle ? "--shuffle" : "--no-shuffle",
+           c->drop_last ? "--drop-last" : "--no-drop-last", c->seed,
            (long long)ordo_dataloader_batches_per_epoch(dl));
 }
 

@@ -110,19 +110,46 @@ static void print_table(json_t *r) {
     }
 }
 
+// --sliding-stride, or its old name --stride (a warning: train's --stride is another thing),
+// which only --mode sliding reads: given with nonoverlap windows (they step by T) it is an
+// error rather than a value silently unused.
+static ordo_status sliding_stride(ordo_opt *opts, ordo_eval_mode mode, long long *stride,
+                                  long long old) {
+    int given = ordo_options_find(opts, "sliding-stride")->seen;
+    if (ordo_options_find(opts, "stride")->seen) {
+        if (given)
+            return ordo_error(ORDO_ERR_ARG, "--stride is the old name of --sliding-stride; give "
+                                            "only --sliding-stride");
+        fprintf(stderr, "ordo: warning: eval --stride is deprecated, use --sliding-stride (the "
+                        "step of --mode sliding's windows; train's --stride is the step of the "
+                        "training windows)\n");
+        *stride = old;
+        given = 1;
+    }
+    if (given && mode != ORDO_EVAL_SLIDING)
+        return ordo_error(ORDO_ERR_ARG,
+                          "--sliding-stride %lld goes with --mode sliding (nonoverlap windows "
+                          "step by their length T)",
+                          *stride);
+    return ORDO_OK;
+}
+
 ordo_status ordo_cmd_eval(int argc, char **argv) {
     const char *contexts = NULL, *mode = ordo_eval_mode_name(ORDO_EVAL_NONOVERLAP);
     char mode_help[128];
     ordo_names_join(&ordo_eval_modes, " | ", " | ", mode_help, sizeof mode_help);
     strncat(mode_help, " (sliding: each target once, up to T of context)",
             sizeof mode_help - strlen(mode_help) - 1);
-    long long batch = 8, max_windows = 0, threads = 0, stride = 0, examples = 200, max_n = 0;
+    long long batch = 8, max_windows = 0, threads = 0, stride = 0, old_stride = 0, examples = 200,
+              max_n = 0;
     int json = 0, save = 0;
     ordo_opt opts[] = {
         {"context", ORDO_OPT_STRING, &contexts,
          "comma-separated lengths (default: the training context)", 0},
         {"mode", ORDO_OPT_STRING, &mode, mode_help, 0},
-        {"stride", ORDO_OPT_INT, &stride, "sliding: window step (0 = T/4)", 0},
+        // not --stride: train's --stride moves the training windows, in every mode
+        {"sliding-stride", ORDO_OPT_INT, &stride,
+         "--mode sliding: how far each window moves (0 = T/4)", 0},
         {"batch", ORDO_OPT_INT, &batch, "windows per forward pass", 0},
         {"max-windows", ORDO_OPT_INT, &max_windows, "windows per length (0 = the whole split)", 0},
         {"examples", ORDO_OPT_INT, &examples, "copy/reverse: examples per length n", 0},
@@ -132,6 +159,7 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
         {"json", ORDO_OPT_FLAG, &json, "print the JSON report instead of a table", 0},
         {"save", ORDO_OPT_FLAG, &save, "also write the report to RUN_DIR/eval.json (for compare)",
          0},
+        {"stride", ORDO_OPT_INT, &old_stride, "deprecated: the old name of --sliding-stride", 0},
         {0},
     };
     const char **pos;
@@ -147,14 +175,16 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
                            .max_windows = (size_t)max_windows,
                            .examples = (int)examples,
                            .max_n = (int)max_n,
-                           .stride = (int)stride};
+                           .stride = 0}; // set below, once --sliding-stride is known
     if (!s && npos != 1)
         s = ordo_error(ORDO_ERR_ARG, "expected one RUN_DIR, got %d arguments", npos);
     if (!s && (s = ordo_eval_mode_parse(mode, &q.mode))) s = ordo_error_wrap(s, "--mode");
+    if (!s) s = sliding_stride(opts, q.mode, &stride, old_stride);
+    q.stride = (int)stride;
     if (!s && (batch < 1 || batch > 4096))
         s = ordo_error(ORDO_ERR_ARG, "--batch is %lld, expected 1..4096", batch);
     if (!s && (stride < 0 || stride > (1 << 20)))
-        s = ordo_error(ORDO_ERR_ARG, "--stride is %lld, expected 0..2^20", stride);
+        s = ordo_error(ORDO_ERR_ARG, "--sliding-stride is %lld, expected 0..2^20", stride);
     if (!s && (examples < 0 || examples > 100000))
         s = ordo_error(ORDO_ERR_ARG, "--examples is %lld, expected 0..100000", examples);
     if (!s && (max_n < 0 || max_n > 4096))

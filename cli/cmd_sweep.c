@@ -25,7 +25,7 @@ static ordo_opt *sweep_options(ordo_train_config *cfg, ordo_sweep_options *o) {
     ordo_opt *base = ordo_train_config_options(cfg);
     int nbase = 0;
     while (base[nbase].name) nbase++;
-    ordo_opt *opts = ordo_xcalloc((size_t)nbase + 5, sizeof *opts);
+    ordo_opt *opts = ordo_xcalloc((size_t)nbase + 6, sizeof *opts);
     memcpy(opts, base, (size_t)nbase * sizeof *opts);
     free(base);
     static char pos_help[256] = "comma-separated schemes: ";
@@ -41,6 +41,12 @@ static ordo_opt *sweep_options(ordo_train_config *cfg, ordo_sweep_options *o) {
                                  "evaluate at these multiples of --context", 0};
     opts[nbase + 3] = (ordo_opt){"examples", ORDO_OPT_INT, &o->examples,
                                  "copy/reverse: examples per length in the accuracy eval", 0};
+    // issue 19 (progress): how the sweep shows its runs' steps
+    opts[nbase + 4] =
+        (ordo_opt){"progress", ORDO_OPT_STRING, &o->progress_name,
+                   "the runs' steps: auto (live on a terminal, else plain) | live |\n"
+                   "                         plain | off (each run's lines: RUN/train.log)",
+                   0};
     return opts;
 }
 
@@ -49,7 +55,8 @@ ordo_status ordo_cmd_sweep(int argc, char **argv) {
     ordo_train_config_defaults(&cfg);
     cfg.pos = "learned,sinusoidal,none";
     cfg.out = "runs/sweep";
-    ordo_sweep_options o = {.seeds = 2, .jobs = 1, .examples = 200, .eval_lengths = "1,2,4,8"};
+    ordo_sweep_options o = {
+        .seeds = 2, .jobs = 1, .examples = 200, .eval_lengths = "1,2,4,8", .progress_name = "auto"};
     ordo_opt *opts = sweep_options(&cfg, &o);
     const char **pos;
     int npos, help;
@@ -59,6 +66,10 @@ ordo_status ordo_cmd_sweep(int argc, char **argv) {
     if (!s && npos)
         s = ordo_error(ORDO_ERR_ARG, "unexpected argument '%s' (see 'ordo sweep --help')", pos[0]);
     o.threads_given = ordo_options_find(opts, "threads")->seen;
+    int mode = ORDO_PROGRESS_AUTO;
+    if (!s && (s = ordo_names_parse(&ordo_progress_names, o.progress_name, &mode)))
+        s = ordo_error_wrap(s, "--progress");
+    o.progress = (ordo_progress_mode)mode;
     if (!s) s = ordo_sweep_plan(&sw, &cfg, &o);
     if (s) goto done;
     printf("sweep: %d runs (%d schemes x %lld seeds), %lld at a time, %lld threads each -> %s\n",

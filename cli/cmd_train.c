@@ -57,11 +57,11 @@ ordo_status ordo_cmd_train(int argc, char **argv) {
     ordo_opt *base = ordo_train_config_options(&cfg);
     int nbase = 0;
     while (base[nbase].name) nbase++;
-    const char *config_file = NULL, *resume = NULL, *data_changed = "refuse";
+    const char *config_file = NULL, *resume = NULL, *data_changed = "refuse", *progress = "auto";
     long long stop_after = 0;
     int tok_in_config = 0;
     char tokname[ORDO_TOKFILE_NAME + 1];
-    ordo_opt *opts = ordo_xcalloc((size_t)nbase + 5, sizeof *opts);
+    ordo_opt *opts = ordo_xcalloc((size_t)nbase + 6, sizeof *opts);
     memcpy(opts, base, (size_t)nbase * sizeof *opts);
     opts[nbase] = (ordo_opt){"config", ORDO_OPT_STRING, &config_file,
                              "read options from this JSON file (flags override it)", 0};
@@ -76,6 +76,11 @@ ordo_status ordo_cmd_train(int argc, char **argv) {
                    "on --resume, when the data file's size or hash differs from the run's record:\n"
                    "                         refuse | ok (train on the new content)",
                    0};
+    // issue 19 (progress): how the steps are shown; not a setting of the run
+    opts[nbase + 4] = (ordo_opt){"progress", ORDO_OPT_STRING, &progress,
+                                 "step lines on stdout: auto (live on a terminal, else plain) |\n"
+                                 "                         live | plain | off",
+                                 0};
     free(base);
 
     const char **pos;
@@ -111,6 +116,9 @@ ordo_status ordo_cmd_train(int argc, char **argv) {
         s = ordo_names_parse(&data_changed_choices, data_changed, &v);
         changed_ok = v == 1;
     }
+    int progress_mode = ORDO_PROGRESS_AUTO;
+    if (!s && (s = ordo_names_parse(&ordo_progress_names, progress, &progress_mode)))
+        s = ordo_error_wrap(s, "--progress");
     if (!s && !resume && ordo_options_find(opts, "data-changed")->seen)
         s = ordo_error(ORDO_ERR_ARG, "--data-changed goes with --resume (a new run records its "
                                      "data file, there is nothing to compare it with)");
@@ -131,7 +139,8 @@ ordo_status ordo_cmd_train(int argc, char **argv) {
         ordo_train_request req = {.cfg = &cfg,
                                   .resume = resume ? &run : NULL,
                                   .lock = resume ? &lock : NULL,
-                                  .stop_after = stop_after};
+                                  .stop_after = stop_after,
+                                  .progress = (ordo_progress_mode)progress_mode};
         s = ordo_train(&req);
     }
     ordo_resume_free(&run);

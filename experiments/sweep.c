@@ -10,11 +10,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "framework/clock.h"
@@ -34,6 +38,10 @@ struct ordo_sweep_entry {
     long long seed;
     pid_t pid; // > 0 while its process runs
     double t0; // when it started
+    // progress, from its metrics.jsonl: the step it started from (its newest checkpoint's),
+    // the last step seen, and the quarter of the steps last reported (plain lines)
+    long long step0, step;
+    int quarter, done;
 };
 
 // Splits a comma list into at most max words (written into buf, pointed to by out).
@@ -130,6 +138,9 @@ ordo_status ordo_sweep_plan(ordo_sweep *sw, const ordo_train_config *cfg,
     sw->seeds = o->seeds;
     sw->jobs = o->jobs;
     sw->examples = o->examples;
+    sw->progress = o->progress;
+    if (sw->progress == ORDO_PROGRESS_AUTO)
+        sw->progress = isatty(STDOUT_FILENO) ? ORDO_PROGRESS_LIVE : ORDO_PROGRESS_PLAIN;
     ordo_status s = check(sw, o);
     if (s) return s;
     if (!o->threads_given) { // share the cores between the jobs
@@ -193,7 +204,9 @@ static ordo_status train_run(const ordo_sweep *sw, const ordo_sweep_entry *r, or
     ordo_options_find(opts, "threads")->seen = 1;
     ordo_resume run = {0};
     s = exists ? ordo_resume_open(&run, r->dir, &c, opts) : ORDO_OK;
-    ordo_train_request req = {.cfg = &c, .resume = exists ? &run : NULL, .lock = lock};
+    // the run's step lines go to its train.log (stdout), plain; the sweep shows its own
+    ordo_train_request req = {
+        .cfg = &c, .resume = exists ? &run : NULL, .lock = lock, .progress = ORDO_PROGRESS_PLAIN};
     if (!s) s = ordo_train(&req);
     ordo_resume_free(&run);
     free(opts);
@@ -259,23 +272,6 @@ static pid_t start(const ordo_sweep *sw, const ordo_sweep_entry *r) {
 
 // ---- the parent: start, wait, report
 
-// One line about a finished run, from its eval.json.
-static void report_run(const ordo_sweep_entry *r, double secs) {
-    char path[ORDO_PATH_MAX];
-    json_error_t err;
-    json_t *j = NULL; // a path that does not fit reads as none (the run failed on it already)
-    if (!ordo_path(path, sizeof path, "%s/eval.json", r->dir)) j = json_load_file(path, 0, &err);
-    json_t *first = j ? json_array_get(json_object_get(j, "results"), 0) : NULL;
-    json_t *vl = first ? json_object_get(first, "val_loss") : NULL;
-    json_t *ol = first ? json_object_get(first, "order_loss") : NULL;
-    printf("sweep: %-16s done in %6.1f s", r->name, secs);
-    if (json_is_number(vl)) printf(", val loss %.4f", json_number_value(vl));
-    if (json_is_number(ol)) printf(", order-dependent tokens %.4f", json_number_value(ol));
-    printf("\n");
-    fflush(stdout);
-    json_decref(j);
-}
-
 // Where the runs stand while the sweep waits on them.
 typedef struct progress {
     int next;        // the next run to start
@@ -284,16 +280,150 @@ typedef struct progress {
     int busy;        // runs another process holds (left alone)
     int interrupted; // a signal arrived, or a run stopped on one: start nothing new
     int forwarded;   // the signal has been passed on to the running processes
+    int finished;    // runs done (trained and evaluated)
+    // the view: the sweep's start, the live line's last redraw, its length and the width
+    double t0, t_draw;
+    int drawn, width;
 } progress;
+
+// "m:ss", or "h:mm:ss" from an hour on; "?" when not known.
+static const char *duration(char *buf, size_t cap, double s) {
+    if (!(s >= 0 && s < 1e9)) return "?";
+    long long t = (long long)(s + 0.5);
+    if (t >= 3600)
+        snprintf(buf, cap, "%lld:%02lld:%02lld", t / 3600, t / 60 % 60, t % 60);
+    else
+        snprintf(buf, cap, "%lld:%02lld", t / 60, t % 60);
+    return buf;
+}
+
+// The step of the last whole line of dir/metrics.jsonl (-1: none yet). Only the file's tail
+// is read (a line is at most ORDO_METRICS_LINE_MAX bytes): the sweep looks a few times a
+// second, and a display needs no more than the line's "step".
+static long long last_logged_step(const char *dir) {
+    char path[ORDO_PATH_MAX], buf[2048];
+    if (ordo_path(path, sizeof path, "%s/metrics.jsonl", dir)) return -1;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    struct stat st;
+    long long step = -1;
+    if (fstat(fd, &st) == 0 && st.st_size > 0) {
+        off_t off = st.st_size > (off_t)sizeof buf - 1 ? st.st_size - (off_t)sizeof buf + 1 : 0;
+        ssize_t n = pread(fd, buf, sizeof buf - 1, off);
+        char *end = NULL;
+        if (n > 0) {
+            buf[n] = 0;
+            end = strrchr(buf, '\n'); // the last whole line ends here
+        }
+        if (end) {
+            *end = 0;
+            char *begin = strrchr(buf, '\n');
+            begin = begin ? begin + 1 : off == 0 ? buf : NULL; // NULL: cut at the tail's start
+            const char *k = begin ? strstr(begin, "\"step\":") : NULL;
+            if (k) step = strtoll(k + 7, NULL, 10);
+        }
+    }
+    close(fd);
+    return step;
+}
+
+// Seconds the runs not yet done still need, at the pace of the steps trained since the
+// sweep started (NaN until one is); evaluation time counts in that pace.
+static double sweep_eta(const ordo_sweep *sw, const progress *p, double spent) {
+    double done = 0, left = 0;
+    for (int i = 0; i < sw->nruns; i++) {
+        const ordo_sweep_entry *r = &sw->runs[i];
+        long long at = r->step > r->step0 ? r->step : r->step0;
+        if (i < p->next) done += (double)(at - r->step0);
+        if (!r->done) left += (double)(sw->cfg.steps - at);
+    }
+    return done > 0 ? left * spent / done : NAN;
+}
+
+// Erases the live line, so that a run's line can be printed.
+static void view_clear(progress *p) {
+    if (!p->drawn) return;
+    printf("\r%*s\r", p->drawn, "");
+    p->drawn = 0;
+}
+
+// Reads the running runs' steps and shows them: live, the line "done | each running run's
+// step/total | elapsed ETA" at most every half second; plain, a line for each run that passed
+// a quarter of its steps since the last look.
+static void view_update(ordo_sweep *sw, progress *p) {
+    if (sw->progress == ORDO_PROGRESS_OFF) return;
+    double now = ordo_now_s();
+    if (sw->progress == ORDO_PROGRESS_LIVE && now - p->t_draw < 0.5) return;
+    char line[512], el[24], eta[24];
+    int n = snprintf(line, sizeof line, "sweep: %d/%d done", p->finished, sw->nruns);
+    for (int i = 0; i < sw->nruns; i++) {
+        ordo_sweep_entry *r = &sw->runs[i];
+        if (r->pid <= 0) continue;
+        long long st = last_logged_step(r->dir);
+        if (st > r->step) r->step = st;
+        int q = r->step > 0 ? (int)(4 * r->step / sw->cfg.steps) : 0;
+        if (sw->progress == ORDO_PROGRESS_PLAIN && q > r->quarter && q < 4) {
+            r->quarter = q;
+            printf("sweep: [%d/%d] %s step %lld/%lld, sweep ETA %s\n", i + 1, sw->nruns, r->name,
+                   r->step, sw->cfg.steps,
+                   duration(eta, sizeof eta, sweep_eta(sw, p, now - p->t0)));
+            fflush(stdout);
+        }
+        if (n > 0 && (size_t)n < sizeof line)
+            n += snprintf(line + n, sizeof line - (size_t)n, " | %s %lld/%lld", r->name,
+                          r->step > 0 ? r->step : 0, sw->cfg.steps);
+    }
+    if (sw->progress != ORDO_PROGRESS_LIVE || n < 0) return;
+    if ((size_t)n < sizeof line)
+        n += snprintf(line + n, sizeof line - (size_t)n, " | %s ETA %s",
+                      duration(el, sizeof el, now - p->t0),
+                      duration(eta, sizeof eta, sweep_eta(sw, p, now - p->t0)));
+    if (n > p->width - 1) n = p->width - 1;
+    if (n > (int)sizeof line - 1) n = (int)sizeof line - 1;
+    line[n] = 0;
+    printf("\r%s%*s", line, p->drawn > n ? p->drawn - n : 0, "");
+    fflush(stdout);
+    p->drawn = n;
+    p->t_draw = now;
+}
+
+// One line about a finished run, from its eval.json.
+static void report_run(const ordo_sweep *sw, const ordo_sweep_entry *r, double secs) {
+    char path[ORDO_PATH_MAX];
+    json_error_t err;
+    json_t *j = NULL; // a path that does not fit reads as none (the run failed on it already)
+    if (!ordo_path(path, sizeof path, "%s/eval.json", r->dir)) j = json_load_file(path, 0, &err);
+    json_t *first = j ? json_array_get(json_object_get(j, "results"), 0) : NULL;
+    json_t *vl = first ? json_object_get(first, "val_loss") : NULL;
+    json_t *ol = first ? json_object_get(first, "order_loss") : NULL;
+    printf("sweep: [%d/%d] %-16s done in %6.1f s", (int)(r - sw->runs) + 1, sw->nruns, r->name,
+           secs);
+    if (json_is_number(vl)) printf(", val loss %.4f", json_number_value(vl));
+    if (json_is_number(ol)) printf(", order-dependent tokens %.4f", json_number_value(ol));
+    printf("\n");
+    fflush(stdout);
+    json_decref(j);
+}
 
 // Starts runs until `jobs` of them run (none once interrupted).
 static void start_more(ordo_sweep *sw, progress *p) {
     while (p->running < sw->jobs && p->next < sw->nruns && !p->interrupted) {
         ordo_sweep_entry *r = &sw->runs[p->next++];
         r->t0 = ordo_now_s();
+        r->step0 = newest_step(r->dir);
+        if (r->step0 < 0) r->step0 = 0;
+        r->step = r->step0;
+        r->quarter = (int)(4 * r->step0 / sw->cfg.steps);
+        if (sw->progress != ORDO_PROGRESS_OFF && r->step0 < sw->cfg.steps) {
+            view_clear(p);
+            printf("sweep: [%d/%d] %-16s started", p->next, sw->nruns, r->name);
+            if (r->step0 > 0) printf(" (resumed from step %lld)", r->step0);
+            printf("\n");
+        }
         r->pid = start(sw, r);
         if (r->pid < 0) { // counted as failed: the sweep ends with "k of n runs failed"
             p->failed++;
+            r->done = 1;
             continue;
         }
         p->running++;
@@ -308,20 +438,24 @@ static void finished(ordo_sweep *sw, progress *p, pid_t pid, int status) {
         if (r->pid != pid) continue;
         p->running--;
         r->pid = 0;
+        r->done = 1;
+        view_clear(p);
         int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        if (code == 0)
-            report_run(r, ordo_now_s() - r->t0);
-        else if (code == 130)
+        if (code == 0) {
+            r->step = sw->cfg.steps;
+            p->finished++;
+            report_run(sw, r, ordo_now_s() - r->t0);
+        } else if (code == 130)
             p->interrupted = 1;
         else if (code == EXIT_BUSY) {
             p->busy++;
-            printf("sweep: %-16s BUSY: another process holds %s (see the message above); left "
-                   "alone\n",
-                   r->name, r->dir);
+            printf("sweep: [%d/%d] %-16s BUSY: another process holds %s (see the message "
+                   "above); left alone\n",
+                   i + 1, sw->nruns, r->name, r->dir);
         } else {
             p->failed++;
-            printf("sweep: %-16s FAILED (see %s/train.log and the message above)\n", r->name,
-                   r->dir);
+            printf("sweep: [%d/%d] %-16s FAILED (see %s/train.log and the message above)\n", i + 1,
+                   sw->nruns, r->name, r->dir);
         }
     }
 }
@@ -332,6 +466,9 @@ ordo_status ordo_sweep_run(ordo_sweep *sw) {
     ordo_signals sig;
     ordo_signals_install(&sig);
     progress p = {0};
+    p.t0 = ordo_now_s();
+    struct winsize ws;
+    p.width = ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20 ? ws.ws_col : 80;
     while (p.next < sw->nruns || p.running) {
         if (ordo_signals_caught() && !p.forwarded) {
             p.interrupted = p.forwarded = 1;
@@ -341,13 +478,20 @@ ordo_status ordo_sweep_run(ordo_sweep *sw) {
         start_more(sw, &p);
         if (!p.running) break;
         int status;
-        pid_t pid = wait(&status);
+        pid_t pid = waitpid(-1, &status, WNOHANG);
         if (pid < 0) {
             if (errno == EINTR) continue; // a signal: forward it at the top of the loop
             break;
         }
+        if (pid == 0) { // all still running: show where they are, look again in a moment
+            view_update(sw, &p);
+            struct timespec nap = {0, 100 * 1000 * 1000};
+            nanosleep(&nap, NULL); // a signal cuts it short: handled at the top of the loop
+            continue;
+        }
         finished(sw, &p, pid, status);
     }
+    view_clear(&p);
     ordo_signals_restore(&sig);
     if (p.interrupted)
         return ordo_error(ORDO_ERR_INTERRUPTED,

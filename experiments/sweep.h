@@ -8,6 +8,7 @@
 #define ORDO_SWEEP_H
 #include "framework/dirlock.h"
 #include "train/config.h"
+#include "train/progress.h"
 
 #define ORDO_SWEEP_MAX_RUNS    256
 #define ORDO_SWEEP_MAX_SCHEMES 16
@@ -15,11 +16,13 @@
 
 // What a sweep takes beyond the training config.
 typedef struct ordo_sweep_options {
-    long long seeds;          // runs per scheme: seed, seed+1, ... (1..100)
-    long long jobs;           // runs at a time, each its own process (1..64)
-    long long examples;       // copy/reverse: examples per length in the accuracy eval
-    const char *eval_lengths; // multiples of the context to evaluate at: "1,2,4,8"
-    int threads_given;        // cfg.threads was chosen by the user; else the cores are shared
+    long long seeds;             // runs per scheme: seed, seed+1, ... (1..100)
+    long long jobs;              // runs at a time, each its own process (1..64)
+    long long examples;          // copy/reverse: examples per length in the accuracy eval
+    const char *eval_lengths;    // multiples of the context to evaluate at: "1,2,4,8"
+    int threads_given;           // cfg.threads was chosen by the user; else the cores are shared
+    ordo_progress_mode progress; // how the sweep shows its runs' steps (0 = AUTO)
+    const char *progress_name;   // --progress, parsed into progress by the CLI
 } ordo_sweep_options;
 
 typedef struct ordo_sweep_entry ordo_sweep_entry; // one run's name, directory and process
@@ -34,6 +37,7 @@ typedef struct ordo_sweep {
     ordo_sweep_entry *runs; // nschemes x seeds, scheme-major
     int nruns;
     ordo_dirlock lock; // of cfg.out, from the plan on; each run's process locks its own dir
+    ordo_progress_mode progress; // resolved: LIVE, PLAIN or OFF (of stdout)
 } ordo_sweep;
 
 // Checks the options and that every scheme of cfg->pos gives a valid config, lays out the
@@ -44,10 +48,13 @@ typedef struct ordo_sweep {
 ordo_status ordo_sweep_plan(ordo_sweep *sw, const ordo_train_config *cfg,
                             const ordo_sweep_options *o);
 // Trains (or resumes, or keeps) and evaluates every run, `jobs` at a time, printing one line
-// per finished run. SIGINT/SIGTERM reach the runs too: each finishes its step and
-// checkpoints, nothing new starts, and the result is ORDO_ERR_INTERRUPTED once they are
-// done. A failed run (its message is in its train.log and on stderr), or one whose directory
-// another process holds (left as it is, said on stderr), makes ORDO_ERR_STATE.
+// per started and per finished run ("[i/N]"), and the running runs' steps and the sweep's
+// ETA (read from their metrics.jsonl): a live line on a terminal, else a plain line each
+// time a run passes a quarter of its steps. Each run's own step lines go to its train.log.
+// SIGINT/SIGTERM reach the runs too: each finishes its step and checkpoints, nothing new starts,
+// and the result is ORDO_ERR_INTERRUPTED once they are done. A failed run (its message is in its
+// train.log and on stderr), or one whose directory another process holds (left as it is, said on
+// stderr), makes ORDO_ERR_STATE.
 ordo_status ordo_sweep_run(ordo_sweep *sw);
 void ordo_sweep_free(ordo_sweep *sw);
 

@@ -584,6 +584,17 @@ check "export: rope run"            "--pos rope cannot be exported as Hugging Fa
 check "export: bad --n-positions"   "--n-positions -1, expected 0..1048576" "$ORDO" export "$G" --hf "$F" --n-positions -1
 check "export: learned, other length" "--n-positions 64: the learned table of" "$ORDO" export "$G" --hf "$F" --n-positions 64
 check "export: --hf is a file"      "data/plainfile" "$ORDO" export "$G" --hf data/plainfile/hf
+# --- issue 19 points 5 and 8 (help and progress): a flag given a value the old way, --no- of
+# an option that is no flag, eval's --sliding-stride without --mode sliding or beside its old
+# name, and an unknown --progress
+check "flag followed by 0"       "--shuffle takes no value, but '0' follows it (a flag: write --shuffle or --no-shuffle" "$ORDO" train --shuffle 0 --out "$F"
+check "flag with =false"         "--drop-last takes no value (a flag: write --drop-last or --no-drop-last)" "$ORDO" train --drop-last=false --out "$F"
+check "--no- of a non-flag"      "unknown option '--no-steps'"   "$ORDO" train --no-steps --out "$F"
+check "sliding-stride, nonoverlap" "--sliding-stride 4 goes with --mode sliding" "$ORDO" eval "$G" --sliding-stride 4
+check "old eval --stride, nonoverlap" "--sliding-stride 4 goes with --mode sliding" "$ORDO" eval "$G" --stride 4
+check "both stride names"        "--stride is the old name of --sliding-stride" "$ORDO" eval "$G" --mode sliding --stride 4 --sliding-stride 4
+check "unknown train --progress" "--progress: unknown progress mode 'tqdm' (expected auto, live, plain or off)" "$ORDO" train --progress tqdm --out "$F"
+check "unknown sweep --progress" "--progress: unknown progress mode 'bar'" "$ORDO" sweep --progress bar --out "$F"
 
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

@@ -32,7 +32,7 @@ has() {
   grep -qxF -- "$2" "$tmp/$1" || fail "$1: no line '$2' in: $(head -20 "$tmp/$1")"
 }
 
-book=(--tokenizer gpt2 --context 4 --stride 4 --batch 8 --shuffle 0)
+book=(--tokenizer gpt2 --context 4 --stride 4 --batch 8 --no-shuffle)
 # the book's first batch, as the chapter prints it (inputs and targets), one row a line
 book_batch=' [[40, 367, 2885, 1464],
   [1807, 3619, 402, 271],
@@ -71,12 +71,12 @@ if [ -f "$ORDO_VOCAB_DIR/encoder.json" ]; then
   has head "data: $head_txt, gpt2 tokenizer (50257 ids): 323 tokens"
   has head "split: --val-frac 0.1: train tokens [0, 290) (290), val tokens [290, 323) (33)"
   has head "windows: --context 4, --stride 4: train 72, val 8"
-  has head "batches: --batch 8, --shuffle 0, --drop-last 1, --seed 1: 9 per epoch"
+  has head "batches: --batch 8, --no-shuffle, --drop-last, --seed 1: 9 per epoch"
   has head "batch 1 (epoch 1, batch 1 of 9): 8 rows x 4 tokens"
 
   # the same ids from a token file, whose header names the tokenizer
   run tok "$bin" tokenize --out "$tmp/head.bin" "$head_txt"
-  run tokfile "$bin" data --data "$tmp/head.bin" --context 4 --stride 4 --batch 8 --shuffle 0
+  run tokfile "$bin" data --data "$tmp/head.bin" --context 4 --stride 4 --batch 8 --no-shuffle
   check_book tokfile
   has tokfile "data: $tmp/head.bin, gpt2 tokenizer (50257 ids): 323 tokens"
 
@@ -114,7 +114,7 @@ fi
 
 # byte tokenizer: ids are the bytes, targets the next bytes, a newline shows escaped
 printf 'ab\ncd"ef\\gh%.0s' $(seq 1 20) >"$tmp/bytes.txt"
-run bytes "$bin" data --data "$tmp/bytes.txt" --tokenizer byte --context 5 --batch 2 --shuffle 0 --batches 2
+run bytes "$bin" data --data "$tmp/bytes.txt" --tokenizer byte --context 5 --batch 2 --no-shuffle --batches 2
 has bytes "data: $tmp/bytes.txt, byte tokenizer (256 ids): 220 tokens"
 has bytes "windows: --context 5, --stride 5: train 39, val 4"
 has bytes " [[97, 98, 10, 99, 100],"
@@ -128,11 +128,11 @@ has bytes "  window 3 (token 15)"
 
 # epochs wrap as in train: with drop_last the 3rd batch of a 2-batch epoch starts epoch 2
 printf 'abcdefghijklmnopqrstuvwxyz' >"$tmp/az.txt"
-run wrap "$bin" data --data "$tmp/az.txt" --tokenizer byte --context 2 --batch 5 --shuffle 0 --batches 3
-has wrap "batches: --batch 5, --shuffle 0, --drop-last 1, --seed 1: 2 per epoch"
+run wrap "$bin" data --data "$tmp/az.txt" --tokenizer byte --context 2 --batch 5 --no-shuffle --batches 3
+has wrap "batches: --batch 5, --no-shuffle, --drop-last, --seed 1: 2 per epoch"
 has wrap "batch 3 (epoch 2, batch 1 of 2): 5 rows x 2 tokens"
 # without drop_last the partial batch is shown as train gets it
-run wrap2 "$bin" data --data "$tmp/az.txt" --tokenizer byte --context 2 --batch 5 --shuffle 0 --drop-last 0 --batches 3
+run wrap2 "$bin" data --data "$tmp/az.txt" --tokenizer byte --context 2 --batch 5 --no-shuffle --no-drop-last --batches 3
 has wrap2 "batch 3 (epoch 1, batch 3 of 3): 1 rows x 2 tokens"
 has wrap2 " [[117, 118]]"
 
@@ -144,7 +144,7 @@ run s2 "$bin" "${opts[@]}" --seed 8
 checks=$((checks + 2))
 cmp -s "$tmp/s1" "$tmp/s1b" || fail "two calls with --seed 7 differ"
 cmp -s "$tmp/s1" "$tmp/s2" && fail "--seed 7 and --seed 8 give the same batches"
-has s1 "batches: --batch 4, --shuffle 1, --drop-last 1, --seed 7: 9 per epoch"
+has s1 "batches: --batch 4, --shuffle, --drop-last, --seed 7: 9 per epoch"
 
 # a built-in task: windows start on examples, masked targets show as -1 and _
 run copy "$bin" data --task copy --context 40 --batch 2 --max-len 4 --min-len 2
@@ -163,8 +163,8 @@ run fromrun "$bin" data "$tmp/run" --batches 2
 run fromflags "$bin" data --data "$tmp/bytes.txt" --tokenizer byte --context 5 --batch 2 --seed 3 --batches 2
 checks=$((checks + 1))
 cmp -s "$tmp/fromrun" "$tmp/fromflags" || fail "data RUN_DIR differs from the run's flags: $(diff "$tmp/fromrun" "$tmp/fromflags")"
-run fromrun2 "$bin" data "$tmp/run" --batch 4 --shuffle 0
-has fromrun2 "batches: --batch 4, --shuffle 0, --drop-last 1, --seed 3: 9 per epoch"
+run fromrun2 "$bin" data "$tmp/run" --batch 4 --no-shuffle
+has fromrun2 "batches: --batch 4, --no-shuffle, --drop-last, --seed 3: 9 per epoch"
 
 run help "$bin" data --help
 has help "  --batches N            batches to show (0 = only the counts) (default: 1)"

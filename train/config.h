@@ -46,7 +46,8 @@ typedef struct ordo_train_config {
     const char *embed_scale; // a number, or "sqrt" = sqrt(d_model)
     double embed_std;        // init std of the token (and learned position) table
     // loader
-    long long batch, stride, shuffle, drop_last;
+    long long batch, stride;
+    int shuffle, drop_last; // flags (--no-shuffle); JSON true/false or 1/0
     double val_frac;
     // optimizer
     const char *optimizer, *schedule;

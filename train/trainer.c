@@ -61,7 +61,7 @@ typedef struct trainer {
     int metrics;        // metrics.jsonl open for appending (rank 0), or -1
     size_t metrics_len; // its length: every line in it is whole
     char metrics_path[ORDO_PATH_MAX];
-    int tty;
+    ordo_progress prog;       // rank 0's progress lines and summary (train/progress.h)
     double elapsed0, t_start; // wall time of the steps before this process, and its start
     // data parallel: this rank's share of the current batch and the step's time in allreduce
     ordo_tensor *loss; // this rank's mean loss over its share (NULL when it has no rows)
@@ -157,6 +157,8 @@ static ordo_status metrics_open(trainer *tr, int64_t step) {
         }
         if (l->ok && l->step > (double)step) break;
         if (l->ok && !isnan(l->elapsed_s)) tr->elapsed0 = l->elapsed_s; // wall time goes on
+        if (l->ok && (!isnan(l->val_loss) || (l->nulls & ORDO_METRICS_VAL_LOSS)))
+            ordo_progress_val(&tr->prog, (int64_t)l->step, l->val_loss); // the summary's best
         if (dropped) prefix = 0; // a line kept after one dropped
         memcpy(text + keep, m.text + begin, l->end - begin);
         keep += l->end - begin;
@@ -320,20 +322,6 @@ static ordo_status start_fresh(trainer *tr, const ordo_resume *resume) {
     return build(tr);
 }
 
-static void progress(trainer *tr, double loss, double val, double tps, double eta) {
-    if (tr->tty) {
-        fprintf(stderr, "\rstep %" PRId64 "/%lld | loss %.4f | val %s | %.0f tok/s | ETA %.0fs   ",
-                tr->step, tr->cfg.steps, loss, isnan(val) ? "-" : "", tps, eta);
-        if (!isnan(val)) fprintf(stderr, "\b\b\b%.4f   ", val);
-        fflush(stderr);
-    } else {
-        printf("step %" PRId64 "/%lld loss %.4f", tr->step, tr->cfg.steps, loss);
-        if (!isnan(val)) printf(" val_loss %.4f val_ppl %.3f", val, exp(val));
-        printf(" tok/s %.0f\n", tps);
-        fflush(stdout);
-    }
-}
-
 // Forward over this rank's share of the batch of `rows`. *l receives the mean loss over the
 // whole batch's counted targets and *stop whether any rank was asked to stop (a signal);
 // with several ranks one small allreduce makes both (and any error) common knowledge.
@@ -385,7 +373,6 @@ static ordo_status loop(trainer *tr, long long stop_after, long long poison_step
     ordo_train_config *c = &tr->cfg;
     double t_log = ordo_now_s();
     int64_t tokens_since = 0;
-    double last_val = NAN;
     while (tr->step < c->steps) {
         double lr = ordo_lr_at(tr->sched, tr->step, c->steps, c->warmup, c->lr, c->min_lr);
         int rows = ordo_dataloader_next(&tr->loader, tr->in, tr->tg);
@@ -420,20 +407,19 @@ static ordo_status loop(trainer *tr, long long stop_after, long long poison_step
             size_t maxw = c->eval_batches ? (size_t)(c->eval_batches * c->batch) : 0;
             if ((s = ordo_eval_loss(&tr->model, &tr->ctx, &tr->val_ds, tr->B, maxw, &val, &cnt)))
                 return s;
-            last_val = val;
+            if (cnt > 0) ordo_progress_val(&tr->prog, tr->step, val);
         }
-        if (eval || last || tr->step % c->log_every == 0) {
-            double t = ordo_now_s(), tps = tokens_since / fmax(t - t_log, 1e-9);
-            double eta = (double)(c->steps - tr->step) * (t - t_log) /
-                         fmax((double)tokens_since / ((double)rows * tr->T), 1.0);
-            if (tr->metrics >= 0) { // rank 0
-                s = log_metrics(tr, l, lr, tps, cnt > 0, val);
-                progress(tr, l, eval ? val : last_val, tps, eta);
-            }
+        int logged = eval || last || tr->step % c->log_every == 0;
+        double tps = 0;
+        if (logged) {
+            double t = ordo_now_s();
+            tps = tokens_since / fmax(t - t_log, 1e-9);
+            if (tr->metrics >= 0) s = log_metrics(tr, l, lr, tps, cnt > 0, val); // rank 0
             if ((s = ordo_dist_agree(s))) return s; // no rank goes on alone
             t_log = t;
             tokens_since = 0;
         }
+        ordo_progress_step(&tr->prog, tr->step, l, lr, (double)rows * tr->T, logged, tps);
         // logged (as null) for the record, but never checkpointed: the update just made gave
         // weights whose outputs are not finite
         if (cnt > 0 && !isfinite(val))
@@ -446,7 +432,6 @@ static ordo_status loop(trainer *tr, long long stop_after, long long poison_step
             if ((s = ordo_dist_agree(metrics_sync(tr))) || (s = checkpoint(tr))) return s;
         }
         if (stop && !last) {
-            if (tr->tty) fputc('\n', stderr);
             return ordo_error(ORDO_ERR_INTERRUPTED,
                               "stopped after step %" PRId64 " (%s); checkpoint written, continue "
                               "with 'ordo train --resume %s'",
@@ -457,7 +442,6 @@ static ordo_status loop(trainer *tr, long long stop_after, long long poison_step
                               c->out);
         }
     }
-    if (tr->tty) fputc('\n', stderr);
     return ORDO_OK;
 }
 
@@ -466,6 +450,9 @@ ordo_status ordo_train(const ordo_train_request *req) {
     memset(&tr, 0, sizeof tr);
     tr.metrics = -1;
     tr.cfg = *req->cfg;
+    // rank 0 shows the progress; the others' stdout is /dev/null (cli/main.c) anyway
+    ordo_progress_init(&tr.prog, ordo_dist_rank() == 0 ? req->progress : ORDO_PROGRESS_OFF, stdout,
+                       tr.cfg.steps);
     ordo_status s = ordo_train_config_check(&tr.cfg);
     // The last checkpoint's is the longest path of the run: an --out it does not fit in is
     // refused now, before anything is written, not at the first checkpoint.
@@ -506,7 +493,6 @@ ordo_status ordo_train(const ordo_train_request *req) {
         s = metrics_open(&tr, tr.step);
     json_decref(run_json);
     if ((s = ordo_dist_agree(s))) goto done;
-    tr.tty = rank == 0 && isatty(STDERR_FILENO);
     if (ranks > 1)
         printf("ordo: data parallel over %d ranks x %d threads, batch %d split %d..%d rows per "
                "rank\n",
@@ -524,7 +510,15 @@ ordo_status ordo_train(const ordo_train_request *req) {
     ordo_signals_install(&sig);
     double t_loop = ordo_now_s();
     int64_t step0 = tr.step;
+    ordo_progress_start(&tr.prog, tr.step, tr.elapsed0);
     s = loop(&tr, req->stop_after, req->poison_step);
+    if (rank == 0 && (s == ORDO_OK || s == ORDO_ERR_INTERRUPTED)) {
+        // a finished or stopped run has a checkpoint at its step (written just now)
+        int have = !ordo_checkpoint_path(path, sizeof path, tr.cfg.out, tr.step);
+        ordo_progress_summary(&tr.prog, tr.step, s == ORDO_ERR_INTERRUPTED, have ? path : NULL);
+    } else {
+        ordo_progress_break(&tr.prog); // the error message starts on its own line
+    }
     if (ranks > 1 && tr.comm_steps > 0) {
         double per = tr.comm_s / (double)tr.comm_steps,
                step_s = (ordo_now_s() - t_loop) / (double)(tr.step > step0 ? tr.step - step0 : 1);

@@ -6,6 +6,7 @@
 #define ORDO_TRAINER_H
 #include "framework/dirlock.h"
 #include "train/config.h"
+#include "train/progress.h"
 #include "train/run.h"
 
 typedef struct ordo_train_request {
@@ -18,6 +19,7 @@ typedef struct ordo_train_request {
     ordo_dirlock *lock;
     long long stop_after;  // stop with a checkpoint after this step, as on a signal; 0 = never
     long long poison_step; // tests only: a NaN is written into wte before this step (0 = off)
+    ordo_progress_mode progress; // the step lines on stdout (train/progress.h); 0 = AUTO
 } ordo_train_request;
 
 // Trains the run of req->cfg in its out directory: a new run (ORDO_ERR_ARG if the directory
@@ -25,7 +27,8 @@ typedef struct ordo_train_request {
 // loads (from step 0 if it has none yet). Rank 0 writes config.json, metrics.jsonl and the
 // checkpoints, under the directory's lock (ORDO_ERR_STATE naming the holder, before anything
 // is written, when another process has it); under MPI every rank calls it.
-// ORDO_ERR_INTERRUPTED after a signal or stop_after, with a checkpoint written;
+// Rank 0 shows the progress on stdout (req->progress) and ends with a summary, also when
+// interrupted. ORDO_ERR_INTERRUPTED after a signal or stop_after, with a checkpoint written;
 // ORDO_ERR_NUMERIC on a non-finite loss or gradient norm, with the last good checkpoint left
 // as it was; config, data and file errors otherwise.
 ordo_status ordo_train(const ordo_train_request *req);

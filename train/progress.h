@@ -1,0 +1,59 @@
+// Where a training run stands, for the person watching it: a live line rewritten in place
+// on a terminal (step/total, loss, the last val loss and its step, lr, tokens/s, elapsed and
+// ETA, like nanoGPT's and tqdm's), the same fields as plain lines at each logged step when
+// the output is a file or a pipe, and a summary when the run ends (best and last val loss,
+// time, tokens/s, the final checkpoint). metrics.jsonl stays the record; this only shows it.
+// Per step it costs one clock read and a few additions; it never allocates.
+#ifndef ORDO_PROGRESS_H
+#define ORDO_PROGRESS_H
+#include <stdint.h>
+#include <stdio.h>
+
+#include "framework/names.h"
+
+typedef enum ordo_progress_mode {
+    ORDO_PROGRESS_AUTO,  // live when the output is a terminal, else plain
+    ORDO_PROGRESS_LIVE,  // one line rewritten with '\r', at most a few times a second
+    ORDO_PROGRESS_PLAIN, // a line per logged step (--log-every) and per evaluation
+    ORDO_PROGRESS_OFF,   // no step lines (the summary is still printed)
+} ordo_progress_mode;
+
+// "auto", "live", "plain", "off" (--progress).
+extern const ordo_names ordo_progress_names;
+
+typedef struct ordo_progress {
+    ordo_progress_mode mode; // resolved: LIVE, PLAIN or OFF
+    FILE *out;
+    int64_t total;           // the run's steps
+    int64_t step0;           // the step this process started from
+    double elapsed0;         // wall seconds of the run before this process
+    double t0;               // this process's start (ordo_now_s)
+    double tokens;           // trained by this process
+    double t_draw, tok_draw; // live: the last redraw and the tokens trained by then
+    double tps;              // live: tokens/s over the last redraw's interval
+    int width;               // live: the terminal's columns (the line is cut to fit)
+    int drawn;               // live: characters on the line now (0: no line open)
+    double val, best_val;    // the last and the lowest val loss (NaN: none yet)
+    int64_t val_step, best_step;
+} ordo_progress;
+
+// Sets p up to write to out: AUTO becomes LIVE when out is a terminal, else PLAIN.
+void ordo_progress_init(ordo_progress *p, ordo_progress_mode mode, FILE *out, int64_t total);
+// Marks where this process starts: the run's step and wall seconds so far (a resumed run).
+void ordo_progress_start(ordo_progress *p, int64_t step, double elapsed0);
+// A val loss measured at `step` (also one read back from metrics.jsonl on resume): the last
+// one shown, and the best one for the summary. A non-finite one is shown, never the best.
+void ordo_progress_val(ordo_progress *p, int64_t step, double val);
+// Step `step` trained `tokens` tokens with train loss `loss` at learning rate lr. `logged`:
+// a metrics line was written at this step, with tokens/s tps since the previous one (plain
+// mode prints a line then). Live mode redraws at most 5 times a second, and at the last step.
+void ordo_progress_step(ordo_progress *p, int64_t step, double loss, double lr, double tokens,
+                        int logged, double tps);
+// Ends an open live line, so that what is printed next starts on its own line.
+void ordo_progress_break(ordo_progress *p);
+// The end of the run at `step`: "done" (or "stopped" when interrupted), its time and this
+// process's tokens/s, the best and the last val loss with their steps, and the checkpoint
+// that holds the run now (ckpt: its path; NULL: none). Printed in every mode.
+void ordo_progress_summary(ordo_progress *p, int64_t step, int interrupted, const char *ckpt);
+
+#endif
