@@ -1,5 +1,5 @@
 // `ordo compare RUN_DIR... | SWEEP_DIR [--out DIR]`: the options, then experiments/compare.c
-// builds the table (one row per position scheme, mean ± sd over seeds) and writes the files.
+// builds the table (one row per experiment, mean ± sd over its seeds) and writes the files.
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -21,10 +21,15 @@ ordo_status ordo_cmd_compare(int argc, char **argv) {
     ordo_status s = ordo_args_command("compare", "RUN_DIR... | SWEEP_DIR [--out DIR]", opts, argc,
                                       argv, &pos, &npos, &help);
     if (!s && help) {
-        printf("\nGroups the runs by position scheme (config \"pos\"; the runs of a scheme are "
-               "its seeds) and\nwrites compare.md, compare.csv, loss_curves.svg, "
-               "extrapolation.svg and report.html.\nA SWEEP_DIR has sweep.json "
-               "({\"runs\": [...]}) or else holds the run dirs directly.\n");
+        printf("\nPools runs into one row when their config.json agree on every setting but the "
+               "seed\n(and out, threads, eval/log/ckpt cadence, keep, vocab); runs that differ "
+               "are separate\nrows, the differing keys named. Runs on different data are "
+               "refused. Flags a run whose\nval loss is not below the val split's unigram "
+               "level (\"learned no use of context\"), marks\neval losses resting on fewer "
+               "than 10 windows, and shows the loss on order-dependent\ntokens when eval.json "
+               "has it. Writes compare.md, compare.csv, loss_curves.svg,\nextrapolation.svg "
+               "and report.html (docs/experiments.md, \"Reading ordo compare\").\nA SWEEP_DIR "
+               "has sweep.json ({\"runs\": [...]}) or else holds the run dirs directly.\n");
         free(pos);
         return ORDO_OK;
     }

@@ -1,9 +1,11 @@
-// `ordo compare`'s work: one row per position scheme (the runs
-// of a scheme are its seeds) with the parameter count, final train loss, best val loss and
-// perplexity, tokens/s, time, and the eval.json losses at 1x, 2x, 4x, 8x the training
-// length, as mean ± sample sd over seeds. Writes compare.md, compare.csv, the plots and
-// report.html (compare_report.c), and prints the Markdown table. Runs trained on different
-// data are refused; other differences between runs (sizes, steps) are only warned about.
+// `ordo compare`'s work: rows of runs that differ only in the seed (their config.json agree on
+// every key but those of ignored_keys), with the parameter count, final train loss, best val
+// loss and perplexity, tokens/s, time, the eval.json losses at 1x, 2x, 4x, 8x the training
+// length (with the windows they rest on) and on the order-dependent tokens, and how the val
+// loss stands against the val split's unigram level, as mean ± sample sd over seeds. Writes
+// compare.md, compare.csv, the plots and report.html (compare_report.c), and prints the
+// Markdown table. Runs trained on different data are refused; runs that differ in another
+// setting are separate rows, with the setting named.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,18 +15,56 @@
 
 #include <jansson.h>
 
-#include "framework/fileio.h"
+#include "data/unigram.h"
 #include "experiments/compare.h"
 #include "experiments/plot.h"
+#include "framework/fileio.h"
 #include "framework/strbuf.h"
+#include "train/config.h"
+#include "train/run.h"
 
 static const int mults[ORDO_CMP_NMULT] = {1, 2, 4, 8};
+
+// The config keys that do not define the experiment: runs that differ only in these are
+// seeds of one row. Everything else in config.json (lr, schedule, warmup, optimizer and its
+// betas/eps, weight decay, clip, the embedding convention, model shape, context, tokenizer,
+// val-frac, eval-batches, steps, batch, precision, init, and keys added later) must agree.
+static const char *const ignored_keys[] = {
+    "seed",       // what varies between the runs of a row
+    "out",        // where the run was written
+    "threads",    // how fast it ran, not what it computed
+    "eval-every", // when the val loss was measured (and logged), not the training
+    "log-every",  // ...
+    "ckpt-every", // when checkpoints were written
+    "keep",       // how many were kept
+    "vocab",      // where the GPT-2 files were read from (--tokenizer says which)
+    NULL};
+// Keys that are not settings, or compared on their own.
+static const char *const other_keys[] = {
+    "backend", // the machine's BLAS/oneDNN record (config.json only)
+    // the data: compared on their own (ordo_runinfo.data_id, the file's size and hash when
+    // recorded); runs on different data are refused, and one file may have two paths
+    "data", "task", ORDO_CONFIG_DATA_KEY,
+    ORDO_CONFIG_UNIGRAM_KEY, // a fact about the val split, not a setting
+    NULL};
+
+int ordo_cmp_key_ignored(const char *key) {
+    for (int i = 0; ignored_keys[i]; i++)
+        if (strcmp(key, ignored_keys[i]) == 0) return 1;
+    for (int i = 0; other_keys[i]; i++)
+        if (strcmp(key, other_keys[i]) == 0) return 1;
+    return 0;
+}
+
+int ordo_cmp_col_shown(const ordo_cmp *c, int col) {
+    return col != ORDO_CMP_ORDER || c->has_order;
+}
 
 // ---------------------------------------------------------------------------------------
 // statistics and text
 
 static ordo_cmp_cell cell_of(const double *v, int n, int of) {
-    ordo_cmp_cell e = {.mean = NAN, .sd = NAN, .of = of};
+    ordo_cmp_cell e = {.mean = NAN, .sd = NAN, .of = of, .windows = -1};
     double sum = 0;
     for (int i = 0; i < n; i++)
         if (!isnan(v[i])) sum += v[i], e.n++, e.nonfinite += !isfinite(v[i]);
@@ -41,6 +81,11 @@ static ordo_cmp_cell cell_of(const double *v, int n, int of) {
 
 static int col_decimals(int col) {
     return col == ORDO_CMP_TPS ? 0 : col == ORDO_CMP_WALL ? 2 : col == ORDO_CMP_PPL ? 3 : 4;
+}
+
+// 1 if the cell has a value resting on fewer than ORDO_CMP_FEW_WINDOWS windows (marked ‡).
+static int few_windows(const ordo_cmp_cell *e) {
+    return e->n > 0 && e->windows >= 0 && e->windows < ORDO_CMP_FEW_WINDOWS;
 }
 
 void ordo_cmp_cell_str(const ordo_cmp_cell *e, int col, char *buf, size_t cap) {
@@ -61,20 +106,59 @@ void ordo_cmp_cell_str(const ordo_cmp_cell *e, int col, char *buf, size_t cap) {
             : e->n > 1             ? snprintf(buf, cap, "%.*f ± %.*f", d, e->mean, d, e->sd)
                                    : snprintf(buf, cap, "%.*f ± -", d, e->mean);
     if (e->n < e->of && k > 0 && (size_t)k < cap)
-        snprintf(buf + k, cap - (size_t)k, " (%d of %d runs)", e->n, e->of);
+        k += snprintf(buf + k, cap - (size_t)k, " (%d of %d runs)", e->n, e->of);
+    if (few_windows(e) && k > 0 && (size_t)k < cap)
+        snprintf(buf + k, cap - (size_t)k, " \xe2\x80\xa1"); // ‡, see the notes
+}
+
+void ordo_cmp_unigram_str(const ordo_cmp_group *g, char *buf, size_t cap) {
+    if (g->uni_n == 0)
+        snprintf(buf, cap, "unknown");
+    else if (g->uni_flagged == g->uni_n)
+        snprintf(buf, cap, "learned no use of context");
+    else if (g->uni_flagged)
+        snprintf(buf, cap, "learned no use of context (%d of %d runs)", g->uni_flagged, g->uni_n);
+    else
+        snprintf(buf, cap, "%.4f below", g->uni_gap);
+}
+
+// The eval.json entry of r at m times its training length (NULL if none).
+static const ordo_eval_point *eval_at_mult(const ordo_runinfo *r, int m) {
+    return r->has_eval ? ordo_runinfo_eval_point(r, mults[m] * r->eval_train_context) : NULL;
 }
 
 void ordo_cmp_header(const ordo_cmp *c, int col, char *buf, size_t cap) {
     static const char *names[] = {"final train loss", "best val loss", "val ppl", "tokens/s"};
-    if (col < ORDO_CMP_WALL)
+    if (col < ORDO_CMP_WALL) {
         snprintf(buf, cap, "%s", names[col]);
-    else if (col == ORDO_CMP_WALL)
+        return;
+    }
+    if (col == ORDO_CMP_WALL) {
         snprintf(buf, cap, "%s", c->wall_derived ? "train time (s)*" : "wall time (s)");
-    else if (c->context > 0)
-        snprintf(buf, cap, "loss@%dx (T=%lld)", mults[col - ORDO_CMP_X1],
-                 mults[col - ORDO_CMP_X1] * c->context);
-    else
-        snprintf(buf, cap, "loss@%dx", mults[col - ORDO_CMP_X1]);
+        return;
+    }
+    int m = col == ORDO_CMP_ORDER ? 0 : col - ORDO_CMP_X1;
+    int k = col == ORDO_CMP_ORDER ? snprintf(buf, cap, "order-dep. loss@1x")
+                                  : snprintf(buf, cap, "loss@%dx", mults[m]);
+    // the windows per run that the values rest on, as a range over the runs
+    long long wmin = -1, wmax = -1;
+    for (int i = 0; i < c->nruns; i++) {
+        const ordo_eval_point *p = eval_at_mult(&c->runs[i], m);
+        double v = !p ? NAN : col == ORDO_CMP_ORDER ? p->order_loss : p->val_loss;
+        if (!p || isnan(v) || p->windows < 0) continue;
+        if (wmin < 0 || p->windows < wmin) wmin = p->windows;
+        if (p->windows > wmax) wmax = p->windows;
+    }
+    char w[64] = "";
+    if (wmin >= 0 && wmin == wmax)
+        snprintf(w, sizeof w, "%s%lld windows", c->context > 0 ? ", " : "", wmin);
+    else if (wmin >= 0)
+        snprintf(w, sizeof w, "%s%lld-%lld windows", c->context > 0 ? ", " : "", wmin, wmax);
+    if (k < 0 || (size_t)k >= cap) return;
+    if (c->context > 0)
+        snprintf(buf + k, cap - (size_t)k, " (T=%lld%s)", mults[m] * c->context, w);
+    else if (w[0])
+        snprintf(buf + k, cap - (size_t)k, " (%s)", w);
 }
 
 static void params_str(const ordo_cmp_group *g, char *buf, size_t cap) {
@@ -115,16 +199,95 @@ static void csv_num(ordo_strbuf *b, double v) {
         ordo_strbuf_printf(b, "%.9g,", v);
 }
 
+// Text into b, escaped for XHTML when html.
+static void put(ordo_strbuf *b, int html, const char *s) {
+    if (html)
+        ordo_svg_escape(b, s);
+    else
+        ordo_strbuf_puts(b, s);
+}
+
+void ordo_cmp_notes(const ordo_cmp *c, int html, ordo_strbuf *b) {
+    const char *p0 = html ? "<p class=\"note\">" : "\n", *p1 = html ? "</p>\n" : "\n";
+    ordo_strbuf_printf(
+        b,
+        "%smean ± sample sd over the seeds of each row (%s). Val loss: "
+        "the best evaluated during training; ppl: exp of it. loss@Nx: eval.json at N times "
+        "the training length, with the windows per run it rests on (\"-\": no eval.json or "
+        "no such length, n/a: the run cannot go there). Embedding: xS std D, the token "
+        "embeddings multiplied by S and their table initialised with std D (--embed-style, "
+        "--embed-scale, --embed-std).%s",
+        p0, html ? "one seed: no sd" : "\"± -\": one seed, no sd", p1);
+    ordo_strbuf_printf(b, "%sA row pools the runs whose config.json agree on every setting but ",
+                       p0);
+    for (int i = 0; ignored_keys[i]; i++)
+        ordo_strbuf_printf(b, "%s%s", i ? ", " : "", ignored_keys[i]);
+    ordo_strbuf_puts(b, "; the data must be the same (a file by its recorded size and hash, "
+                        "wherever its path pointed).");
+    if (c->differs[0]) {
+        ordo_strbuf_puts(b, " The runs differ in ");
+        put(b, html, c->differs);
+        ordo_strbuf_puts(b, ": the column \"differs in\" gives each row's values; rows that "
+                            "differ in them are not on equal terms.");
+    }
+    ordo_strbuf_puts(b, p1);
+    if (c->few_windows)
+        ordo_strbuf_printf(b,
+                           "%s\xe2\x80\xa1 rests on fewer than %d windows per run at that "
+                           "length: a noisy estimate (more val text, --val-frac, or a shorter "
+                           "length gives more).%s",
+                           p0, ORDO_CMP_FEW_WINDOWS, p1);
+    if (c->has_order)
+        ordo_strbuf_printf(b,
+                           "%sorder-dep. loss@1x: eval.json's loss on the order-dependent "
+                           "tokens alone at the training length (the order task: each "
+                           "sentence's subject is the previous sentence's object); ln 2 = "
+                           "%.4f is a guess between the two nouns that the bag of words "
+                           "leaves open.%s",
+                           p0, log(2.0), p1);
+    ordo_strbuf_printf(b, "%svs unigram level: ", p0);
+    if (!isnan(c->unigram))
+        ordo_strbuf_printf(b, "H = %.4f nats/token, ", c->unigram);
+    else if (c->unigram_mixed)
+        ordo_strbuf_puts(b, "H (it differs between the runs' val splits), ");
+    else
+        ordo_strbuf_puts(b, "H (unknown: not recorded and the data could not be read), ");
+    ordo_strbuf_printf(b,
+                       "the entropy of the val split's token distribution, the lowest loss "
+                       "that a predictor ignoring the context can reach there. \"x below\": H "
+                       "minus the val loss at the training length (eval.json at 1x, else the "
+                       "best val loss), mean over the seeds. A run whose loss is above %g%% of "
+                       "H is flagged \"learned no use of context\": it does no better than "
+                       "token frequencies.%s",
+                       100 * (1 - ORDO_CMP_UNIGRAM_MARGIN), p1);
+    if (c->wall_derived)
+        ordo_strbuf_printf(b,
+                           "%s*train time is derived from metrics.jsonl (no elapsed_s there): "
+                           "the sum over log intervals of steps x batch x context / "
+                           "tokens_per_s, i.e. the training loop with its evaluations, without "
+                           "start-up.%s",
+                           p0, p1);
+    ordo_cmp_nonfinite_notes(c, html, b);
+}
+
 // The Markdown document (table and notes) into b.
 static void write_md(const ordo_cmp *c, ordo_strbuf *b) {
-    char h[128], cell[512];
+    char h[256], cell[512];
+    // "vs unigram level" follows the val loss and ppl it judges
     ordo_strbuf_puts(b, "| scheme | seeds | params | embedding |");
+    if (c->differs[0]) ordo_strbuf_puts(b, " differs in |");
     for (int k = 0; k < ORDO_CMP_NCOL; k++) {
+        if (!ordo_cmp_col_shown(c, k)) continue;
         ordo_cmp_header(c, k, h, sizeof h);
         md_cell(b, h);
+        if (k == ORDO_CMP_PPL) ordo_strbuf_puts(b, " vs unigram level |");
     }
     ordo_strbuf_puts(b, "\n|---|---:|---:|---|");
-    for (int k = 0; k < ORDO_CMP_NCOL; k++) ordo_strbuf_puts(b, "---:|");
+    if (c->differs[0]) ordo_strbuf_puts(b, "---|");
+    for (int k = 0; k < ORDO_CMP_NCOL; k++) {
+        if (ordo_cmp_col_shown(c, k)) ordo_strbuf_puts(b, "---:|");
+        if (k == ORDO_CMP_PPL) ordo_strbuf_puts(b, "---|");
+    }
     ordo_strbuf_puts(b, "\n");
     for (int i = 0; i < c->ngroups; i++) {
         const ordo_cmp_group *g = &c->groups[i];
@@ -133,25 +296,18 @@ static void write_md(const ordo_cmp *c, ordo_strbuf *b) {
         md_cell(b, g->pos);
         ordo_strbuf_printf(b, " %d | %s |", g->n, h);
         md_cell(b, g->embed);
+        if (c->differs[0]) md_cell(b, g->differs);
         for (int k = 0; k < ORDO_CMP_NCOL; k++) {
+            if (!ordo_cmp_col_shown(c, k)) continue;
             ordo_cmp_cell_str(&g->cell[k], k, cell, sizeof cell);
+            md_cell(b, cell);
+            if (k != ORDO_CMP_PPL) continue;
+            ordo_cmp_unigram_str(g, cell, sizeof cell);
             md_cell(b, cell);
         }
         ordo_strbuf_puts(b, "\n");
     }
-    ordo_strbuf_puts(b,
-                     "\nmean ± sample sd over the seeds of each scheme (\"± -\": one seed, no sd). "
-                     "Val loss: the best evaluated during training; ppl: exp of it. loss@Nx: "
-                     "eval.json at N times the training length (\"-\": no eval.json or no such "
-                     "length, n/a: the run cannot go there). Embedding: xS std D, the token "
-                     "embeddings multiplied by S and their table initialised with std D "
-                     "(--embed-style, --embed-scale, --embed-std).\n");
-    if (c->wall_derived)
-        ordo_strbuf_puts(
-            b, "\n*train time is derived from metrics.jsonl (no elapsed_s there): the sum "
-               "over log intervals of steps x batch x context / tokens_per_s, i.e. the "
-               "training loop with its evaluations, without start-up.\n");
-    ordo_cmp_nonfinite_notes(c, 0, b);
+    ordo_cmp_notes(c, 0, b);
 }
 
 void ordo_cmp_nonfinite_notes(const ordo_cmp *c, int html, ordo_strbuf *b) {
@@ -182,12 +338,15 @@ static ordo_status write_csv(const ordo_cmp *c, const char *path) {
         char key[32];
         if (k < ORDO_CMP_X1)
             snprintf(key, sizeof key, "%s", keys[k]);
+        else if (k == ORDO_CMP_ORDER)
+            snprintf(key, sizeof key, "order_loss_1x");
         else
             snprintf(key, sizeof key, "loss_%dx", mults[k - ORDO_CMP_X1]);
         ordo_strbuf_printf(b, ",%s_mean,%s_sd,%s_n", key, key, key);
-        if (k >= ORDO_CMP_X1) ordo_strbuf_printf(b, ",%s_note", key);
+        if (k >= ORDO_CMP_X1) ordo_strbuf_printf(b, ",%s_note,%s_windows", key, key);
     }
-    ordo_strbuf_puts(b, ",train_context,wall_source,embedding\n");
+    ordo_strbuf_puts(b, ",train_context,wall_source,embedding,differs,unigram_level,"
+                        "below_unigram_mean,unigram_runs,no_context_runs\n");
     for (int i = 0; i < c->ngroups; i++) {
         const ordo_cmp_group *g = &c->groups[i];
         char p[64];
@@ -199,11 +358,19 @@ static ordo_status write_csv(const ordo_cmp *c, const char *path) {
             csv_num(b, e->n ? e->mean : NAN);
             csv_num(b, e->sd);
             ordo_strbuf_printf(b, "%d,", e->n);
-            if (k >= ORDO_CMP_X1) csv_field(b, e->note && !e->n ? e->note : "", 0);
+            if (k < ORDO_CMP_X1) continue;
+            csv_field(b, e->note && !e->n ? e->note : "", 0);
+            if (e->windows >= 0) ordo_strbuf_printf(b, "%lld", e->windows);
+            ordo_strbuf_puts(b, ",");
         }
         ordo_strbuf_printf(b, "%lld,%s,", c->runs[g->runs[0]].context,
                            c->wall_derived ? "derived_from_tokens_per_s" : "elapsed_s");
-        csv_field(b, g->embed, 1);
+        csv_field(b, g->embed, 0);
+        csv_field(b, g->differs, 0);
+        const ordo_runinfo *r0 = &c->runs[g->runs[0]];
+        csv_num(b, r0->unigram);
+        csv_num(b, g->uni_n ? g->uni_gap : NAN);
+        ordo_strbuf_printf(b, "%d,%d\n", g->uni_n, g->uni_flagged);
     }
     ordo_status s = ordo_strbuf_save(&csv, path);
     ordo_strbuf_free(&csv);
@@ -224,60 +391,185 @@ static int cmp_group(const void *a, const void *b) {
     int rx = ordo_scheme_rank(x->scheme), ry = ordo_scheme_rank(y->scheme);
     return rx != ry ? rx - ry : strcmp(x->pos, y->pos);
 }
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
-static void warn_differences(const ordo_cmp *c) {
-    const ordo_runinfo *a = &c->runs[0];
-    for (int i = 1; i < c->nruns; i++) {
-        const ordo_runinfo *b = &c->runs[i];
-        const char *what = a->context != b->context   ? "context"
-                           : a->steps != b->steps     ? "steps"
-                           : a->batch != b->batch     ? "batch"
-                           : a->d_model != b->d_model ? "d-model"
-                           : a->layers != b->layers   ? "layers"
-                           : a->heads != b->heads     ? "heads"
-                           : strcmp(a->embed, b->embed) != 0
-                               ? "embed-style, --embed-scale or --embed-std"
-                               : NULL;
-        if (what)
-            fprintf(stderr,
-                    "ordo: warning: %s and %s differ in --%s; the comparison is not on "
-                    "equal terms\n",
-                    a->dir, b->dir, what);
+// A config value as the table shows it: numbers as %g, strings bare, null as "unset".
+static void value_str(ordo_strbuf *b, json_t *v) {
+    if (!v || json_is_null(v)) {
+        ordo_strbuf_puts(b, "unset");
+    } else if (json_is_integer(v)) {
+        ordo_strbuf_printf(b, "%lld", (long long)json_integer_value(v));
+    } else if (json_is_real(v)) {
+        ordo_strbuf_printf(b, "%g", json_real_value(v));
+    } else if (json_is_string(v)) {
+        ordo_strbuf_puts(b, json_string_value(v));
+    } else {
+        char *t = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+        ordo_strbuf_puts(b, t ? t : "?");
+        free(t);
     }
+}
+
+// The settings that define each run's experiment: config.json without the ignored keys.
+static json_t *experiment_of(const ordo_runinfo *r) {
+    json_t *e = json_object();
+    const char *key;
+    json_t *v;
+    json_object_foreach(r->config, key, v) {
+        if (!ordo_cmp_key_ignored(key)) json_object_set(e, key, v);
+    }
+    return e;
+}
+
+// The keys (besides pos, the scheme) whose values are not the same in every run, sorted.
+static int differing_keys(json_t **exp, int n, char ***out) {
+    int cap = 16, nk = 0;
+    *out = ordo_xmalloc((size_t)cap * sizeof **out);
+    for (int i = 0; i < n; i++) {
+        const char *key;
+        json_t *v;
+        json_object_foreach(exp[i], key, v) {
+            if (strcmp(key, "pos") == 0) continue;
+            int seen = 0, differs = 0;
+            for (int k = 0; k < nk && !seen; k++) seen = strcmp((*out)[k], key) == 0;
+            for (int j = 0; j < n && !seen && !differs; j++) {
+                json_t *w = json_object_get(exp[j], key);
+                differs = !w || !json_equal(v, w);
+            }
+            if (seen || !differs) continue;
+            if (nk == cap) *out = ordo_xrealloc(*out, (size_t)(cap *= 2) * sizeof **out);
+            (*out)[nk++] = (char *)key; // points into exp[i], alive as long as it
+        }
+    }
+    if (nk) qsort(*out, (size_t)nk, sizeof **out, cmp_str);
+    return nk;
+}
+
+// The unigram level of runs whose config.json does not record it (an older ordo), from
+// their data when it can still be read (the same data as another run's: its level). A run
+// whose data cannot be read stays NaN ("unknown") with a note on stderr.
+static void unigram_from_data(ordo_cmp *c) {
+    static const char *const data_keys[] = {"tokenizer", "val-frac", "corpus-tokens",
+                                            "data-seed", "min-len",  "max-len",
+                                            "task",      "stride",   NULL};
+    for (int i = 0; i < c->nruns; i++) {
+        ordo_runinfo *r = &c->runs[i];
+        if (!isnan(r->unigram)) continue;
+        for (int k = 0; k < c->nruns && isnan(r->unigram); k++) {
+            const ordo_runinfo *o = &c->runs[k];
+            int same = !isnan(o->unigram) && strcmp(o->data_id, r->data_id) == 0;
+            for (int q = 0; data_keys[q] && same; q++) {
+                json_t *a = json_object_get(r->config, data_keys[q]),
+                       *b = json_object_get(o->config, data_keys[q]);
+                same = a && b && json_equal(a, b);
+            }
+            if (same) r->unigram = o->unigram, r->unigram_targets = o->unigram_targets;
+        }
+        if (!isnan(r->unigram)) continue;
+        ordo_train_config cfg;
+        ordo_train_config_defaults(&cfg);
+        ordo_rundata d;
+        memset(&d, 0, sizeof d);
+        ordo_status s = ordo_train_config_from_json(&cfg, r->config, r->dir, 0, NULL);
+        cfg.data_check = ORDO_DATA_WARN;
+        if (!s) s = ordo_rundata_load(&d, &cfg);
+        if (!s) {
+            size_t cnt;
+            r->unigram =
+                ordo_unigram_entropy(d.val, d.val_targets, d.n - d.n_train, d.vocab_size, &cnt);
+            r->unigram_targets = (long long)cnt;
+        } else {
+            fprintf(stderr,
+                    "ordo: warning: %s: config.json has no \"%s\" (an older ordo) and its data "
+                    "cannot be read (%s): its unigram level is unknown\n",
+                    r->dir, ORDO_CONFIG_UNIGRAM_KEY, ordo_error_message());
+        }
+        ordo_rundata_free(&d);
+        ordo_config_strings_free();
+    }
+}
+
+// The val loss of r at its training length: eval.json at 1x, else the best val loss.
+static double loss_at_train_length(const ordo_runinfo *r) {
+    const ordo_eval_point *p = eval_at_mult(r, 0);
+    return p && !isnan(p->val_loss) ? p->val_loss : r->best_val_loss;
 }
 
 static void build(ordo_cmp *c) {
     c->groups = ordo_xcalloc((size_t)c->nruns, sizeof *c->groups);
     c->context = c->runs[0].context;
-    for (int i = 0; i < c->nruns; i++)
-        if (strcmp(c->runs[i].embed, c->runs[0].embed) != 0) c->mixed_embed = 1;
+    json_t **exp = ordo_xmalloc((size_t)c->nruns * sizeof *exp);
+    for (int i = 0; i < c->nruns; i++) exp[i] = experiment_of(&c->runs[i]);
+    char **keys;
+    int nkeys = differing_keys(exp, c->nruns, &keys);
+    ordo_strbuf all;
+    ordo_strbuf_init(&all);
+    for (int k = 0; k < nkeys; k++) ordo_strbuf_printf(&all, "%s--%s", k ? ", " : "", keys[k]);
+    c->differs = ordo_xstrdup(all.buf ? all.buf : "");
+    ordo_strbuf_free(&all);
+
+    // one row per experiment: the runs whose settings are all equal
+    int *row_of = ordo_xmalloc((size_t)c->nruns * sizeof(int));
     for (int i = 0; i < c->nruns; i++) {
         ordo_runinfo *r = &c->runs[i];
         if (r->context != c->context) c->context = 0;
         if (r->wall_derived) c->wall_derived = 1;
         int g = 0;
-        while (g < c->ngroups && (strcmp(c->groups[g].scheme, r->pos) != 0 ||
-                                  strcmp(c->groups[g].embed, r->embed) != 0))
-            g++;
+        while (g < c->ngroups && !json_equal(exp[c->groups[g].runs[0]], exp[i])) g++;
         if (g == c->ngroups) {
             c->groups[g].pos = c->groups[g].scheme = r->pos;
             c->groups[g].embed = r->embed;
-            if (c->mixed_embed) { // one row per scheme and convention, told apart in plots too
-                size_t len = strlen(r->pos) + strlen(r->embed) + 4;
-                c->groups[g].label = ordo_xmalloc(len);
-                snprintf(c->groups[g].label, len, "%s [%s]", r->pos, r->embed);
-                c->groups[g].pos = c->groups[g].label;
-            }
             c->groups[g].runs = ordo_xmalloc((size_t)c->nruns * sizeof(int));
+            ordo_strbuf d;
+            ordo_strbuf_init(&d);
+            for (int k = 0; k < nkeys; k++) {
+                ordo_strbuf_printf(&d, "%s%s=", k ? ", " : "", keys[k]);
+                value_str(&d, json_object_get(exp[i], keys[k]));
+            }
+            c->groups[g].differs = ordo_xstrdup(d.buf ? d.buf : "");
+            ordo_strbuf_free(&d);
             c->ngroups++;
         }
+        row_of[i] = g;
         c->groups[g].runs[c->groups[g].n++] = i;
     }
+    // a scheme with several rows: each labelled with its values of the differing keys
+    for (int g = 0; g < c->ngroups; g++)
+        for (int h = 0; h < c->ngroups; h++)
+            if (h != g && strcmp(c->groups[g].scheme, c->groups[h].scheme) == 0) c->split = 1;
+    for (int g = 0; g < c->ngroups && c->split; g++) {
+        ordo_cmp_group *gr = &c->groups[g];
+        size_t len = strlen(gr->scheme) + strlen(gr->differs) + 4;
+        gr->label = ordo_xmalloc(len);
+        snprintf(gr->label, len, "%s [%s]", gr->scheme, gr->differs);
+        gr->pos = gr->label;
+    }
+    free(row_of);
+    free(keys);
+    for (int i = 0; i < c->nruns; i++) json_decref(exp[i]);
+    free(exp);
+
+    for (int i = 0; i < c->nruns; i++)
+        for (int k = 0; k < c->runs[i].neval; k++)
+            if (!isnan(c->runs[i].eval[k].order_loss)) c->has_order = 1;
+    // the unigram level: the runs' common one, if they share it
+    c->unigram = NAN;
+    for (int i = 0; i < c->nruns; i++) {
+        double u = c->runs[i].unigram;
+        if (isnan(u)) continue;
+        if (isnan(c->unigram) && !c->unigram_mixed)
+            c->unigram = u;
+        else if (fabs(u - c->unigram) > 1e-9)
+            c->unigram = NAN, c->unigram_mixed = 1;
+    }
+
     qsort(c->groups, (size_t)c->ngroups, sizeof *c->groups, cmp_group);
     double *v = ordo_xmalloc((size_t)c->nruns * sizeof(double));
     for (int gi = 0; gi < c->ngroups; gi++) {
         ordo_cmp_group *g = &c->groups[gi];
-        g->color = ordo_svg_scheme_color(c->mixed_embed ? NULL : g->scheme, gi);
+        g->color = ordo_svg_scheme_color(c->split ? NULL : g->scheme, gi);
         sort_runs = c->runs;
         qsort(g->runs, (size_t)g->n, sizeof(int), cmp_run);
         g->params_min = (size_t)-1;
@@ -297,28 +589,37 @@ static void build(ordo_cmp *c) {
             }
             g->cell[col] = cell_of(v, g->n, g->n);
         }
-        for (int m = 0; m < ORDO_CMP_NMULT; m++) {
+        // eval.json: the val loss at each multiple, and the order-dependent loss at 1x
+        for (int col = ORDO_CMP_X1; col < ORDO_CMP_NCOL; col++) {
+            int m = col == ORDO_CMP_ORDER ? 0 : col - ORDO_CMP_X1;
             const char *note = NULL;
+            long long windows = -1;
             for (int k = 0; k < g->n; k++) {
-                const ordo_runinfo *r = &c->runs[g->runs[k]];
-                const char *nt = NULL;
-                v[k] = NAN;
-                if (!r->has_eval) continue;
-                double loss;
-                if (!ordo_runinfo_eval_at(r, mults[m] * r->eval_train_context, &loss, &nt))
-                    continue;
-                v[k] = loss;
-                if (isnan(loss) && !note) note = nt ? nt : "null in eval.json";
+                const ordo_eval_point *p = eval_at_mult(&c->runs[g->runs[k]], m);
+                v[k] = !p ? NAN : col == ORDO_CMP_ORDER ? p->order_loss : p->val_loss;
+                if (p && isnan(v[k]) && col != ORDO_CMP_ORDER && !note)
+                    note = p->note ? p->note : "null in eval.json";
+                if (!isnan(v[k]) && p->windows >= 0 && (windows < 0 || p->windows < windows))
+                    windows = p->windows;
             }
-            g->cell[ORDO_CMP_X1 + m] = cell_of(v, g->n, g->n);
-            g->cell[ORDO_CMP_X1 + m].note = note;
+            g->cell[col] = cell_of(v, g->n, g->n);
+            g->cell[col].note = note;
+            g->cell[col].windows = windows;
+            if (few_windows(&g->cell[col]) && ordo_cmp_col_shown(c, col)) c->few_windows = 1;
         }
+        // against the unigram level
+        double gap = 0;
+        for (int k = 0; k < g->n; k++) {
+            const ordo_runinfo *r = &c->runs[g->runs[k]];
+            double loss = loss_at_train_length(r);
+            if (isnan(r->unigram) || isnan(loss)) continue;
+            g->uni_n++;
+            gap += r->unigram - loss;
+            g->uni_flagged += loss > (1 - ORDO_CMP_UNIGRAM_MARGIN) * r->unigram;
+        }
+        g->uni_gap = g->uni_n ? gap / g->uni_n : NAN;
     }
     free(v);
-}
-
-static int cmp_str(const void *a, const void *b) {
-    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 // A directory that is not a run and has no sweep.json (a sweep stopped before writing it):
@@ -410,8 +711,10 @@ static void cmp_free(ordo_cmp *c) {
     for (int i = 0; i < c->ngroups; i++) {
         free(c->groups[i].runs);
         free(c->groups[i].label);
+        free(c->groups[i].differs);
     }
     free(c->groups);
+    free(c->differs);
 }
 
 ordo_status ordo_compare_write(const char **dirs, int ndirs, const char *out_dir,
@@ -420,17 +723,29 @@ ordo_status ordo_compare_write(const char **dirs, int ndirs, const char *out_dir
     c.runs = ordo_xcalloc((size_t)ndirs, sizeof *c.runs);
     ordo_status s = ORDO_OK;
     for (int i = 0; i < ndirs && !s; i++) s = ordo_runinfo_load(&c.runs[i], dirs[i]);
-    for (int i = 1; i < ndirs && !s; i++)
-        if (strcmp(c.runs[i].data, c.runs[0].data) != 0)
+    for (int i = 1; i < ndirs && !s; i++) {
+        const ordo_runinfo *a = &c.runs[0], *b = &c.runs[i];
+        // one file, wherever its path pointed, when both record its size and hash
+        int same = a->data_hashed && b->data_hashed
+                       ? strcmp(strrchr(a->data_id, '('), strrchr(b->data_id, '(')) == 0
+                       : strcmp(a->data, b->data) == 0;
+        if (!same)
             s = ordo_error(ORDO_ERR_ARG,
                            "%s was trained on %s but %s on %s: compare runs of one task/data",
-                           c.runs[0].dir, c.runs[0].data, c.runs[i].dir, c.runs[i].data);
+                           a->dir, a->data_id, b->dir, b->data_id);
+    }
     if (s) {
         cmp_free(&c);
         return s;
     }
-    warn_differences(&c);
+    unigram_from_data(&c);
     build(&c);
+    if (c.differs[0])
+        fprintf(stderr,
+                "ordo: warning: the runs differ in %s: runs are pooled only where every "
+                "setting but the seed agrees, so these are separate rows (\"differs in\"), "
+                "not on equal terms\n",
+                c.differs);
 
     // the paths before anything is printed or made; loss_by_position.svg is the longest name
     // that the report (compare_report.c) writes
@@ -443,7 +758,7 @@ ordo_status ordo_compare_write(const char **dirs, int ndirs, const char *out_dir
     // compare.md built in memory, so stdout and the file get the same bytes
     ordo_strbuf md;
     ordo_strbuf_init(&md);
-    ordo_strbuf_printf(&md, "# ordo compare: %s (data: %s)\n\n", c.source, c.runs[0].data);
+    ordo_strbuf_printf(&md, "# ordo compare: %s (data: %s)\n\n", c.source, c.runs[0].data_id);
     write_md(&c, &md);
     fputs(md.buf, stdout);
     s = ordo_strbuf_save(&md, md_path);

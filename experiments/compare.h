@@ -1,7 +1,9 @@
-// `ordo compare`'s model of a comparison: runs grouped by position scheme (the seeds of a
-// scheme are its runs), one table row per scheme with mean and sample sd over seeds. compare.c
-// builds it and writes the tables; compare_report.c draws the plots
-// and report.html from it.
+// `ordo compare`'s model of a comparison: runs pooled into one row when their config.json
+// agree on every setting but the seed (and the few keys that do not define the experiment,
+// ordo_cmp_key_ignored), so that a row's runs are seeds of one experiment; each row shows the
+// mean and sample sd over them, the keys the rows differ in, the windows the eval losses rest
+// on, and whether the runs beat the val split's unigram (context-free) level. compare.c
+// builds it and writes the tables; compare_report.c draws the plots and report.html from it.
 #ifndef ORDO_COMPARE_H
 #define ORDO_COMPARE_H
 #include "framework/error.h"
@@ -17,28 +19,43 @@ enum {
     ORDO_CMP_TPS,   // mean logged tokens/s
     ORDO_CMP_WALL,  // seconds
     ORDO_CMP_X1,    // eval.json val loss at 1x (then 2x, 4x, 8x)
-    ORDO_CMP_NCOL = ORDO_CMP_X1 + ORDO_CMP_NMULT
+    // eval.json's loss on the order-dependent tokens at 1x (the order task's key measure;
+    // shown only when some run has it)
+    ORDO_CMP_ORDER = ORDO_CMP_X1 + ORDO_CMP_NMULT,
+    ORDO_CMP_NCOL
 };
 
+// A cell of an eval.json column resting on fewer windows than this (per run) is marked.
+#define ORDO_CMP_FEW_WINDOWS 10
+// A run is flagged "learned no use of context" when its val loss at the training length is
+// above (1 - this) times the val split's unigram entropy: within 1% of the context-free level,
+// or worse than it.
+#define ORDO_CMP_UNIGRAM_MARGIN 0.01
+
 typedef struct ordo_cmp_cell {
-    double mean, sd;  // sd: sample sd (n-1); NaN when n < 2
-    int n;            // runs with a value
-    int nonfinite;    // of those, values logged as null (not finite): the mean is then inf
-    int of;           // runs that could have one
-    const char *note; // why there is no number (eval.json's note), or NULL
+    double mean, sd;   // sd: sample sd (n-1); NaN when n < 2
+    int n;             // runs with a value
+    int nonfinite;     // of those, values logged as null (not finite): the mean is then inf
+    int of;            // runs that could have one
+    const char *note;  // why there is no number (eval.json's note), or NULL
+    long long windows; // eval.json columns: the fewest windows a value rests on (-1: unknown)
 } ordo_cmp_cell;
 
 typedef struct ordo_cmp_group {
-    // the row label: the scheme, or "<scheme> [<embed>]" when the runs mix embedding
-    // conventions (then each scheme and convention is a row of its own)
+    // the row label: the scheme, or "<scheme> [<differs>]" when the scheme has several rows
     const char *pos;
     const char *scheme; // the position scheme
     const char *embed;  // the runs' token-embedding convention ("x1 std 0.02")
     char *label;        // owned storage of pos when it is not the scheme alone
+    char *differs;      // "lr=0.003, warmup=40": the row's values of ordo_cmp.differs' keys
     const char *color;
     int n, *runs; // indices into ordo_cmp.runs, ordered by seed
     size_t params_min, params_max;
     ordo_cmp_cell cell[ORDO_CMP_NCOL];
+    // against the unigram level: runs with a level and a val loss at the training length, of
+    // them those flagged (ORDO_CMP_UNIGRAM_MARGIN), and the mean of level - loss over them
+    int uni_n, uni_flagged;
+    double uni_gap;
 } ordo_cmp_group;
 
 typedef struct ordo_cmp {
@@ -48,10 +65,27 @@ typedef struct ordo_cmp {
     ordo_cmp_group *groups;
     long long context;  // the common training length (0 when runs differ)
     int wall_derived;   // some run's wall time is derived from tokens/s
-    int mixed_embed;    // the runs do not all share one token-embedding convention
+    int split;          // some scheme has more than one row (rows are then told apart)
+    char *differs;      // "--lr, --warmup": the settings the runs differ in ("" when none)
+    int has_order;      // some run's eval.json has the loss on order-dependent tokens
+    int few_windows;    // some cell rests on fewer than ORDO_CMP_FEW_WINDOWS windows
+    double unigram;     // the runs' unigram level when they agree (NaN: unknown or mixed)
+    int unigram_mixed;  // the runs' levels differ (different val splits)
     const char *source; // what was compared (the sweep dir, or "N run directories")
 } ordo_cmp;
 
+// 1 if config key `key` does not define the experiment (seed, out, threads, logging and
+// checkpoint cadence, ...): runs that differ only in such keys are pooled into one row.
+int ordo_cmp_key_ignored(const char *key);
+// 1 if column col is shown in the tables of c (the order-dependent loss only when some run
+// has it).
+int ordo_cmp_col_shown(const ordo_cmp *c, int col);
+// The "vs unigram level" cell of g as text: "0.8512 below", "learned no use of context"
+// (with "(k of n runs)" when not all), or "unknown".
+void ordo_cmp_unigram_str(const ordo_cmp_group *g, char *buf, size_t cap);
+// The notes under the table (what the cells mean, the differing settings, the windows mark,
+// the unigram level), Markdown or XHTML paragraphs when html, into b.
+void ordo_cmp_notes(const ordo_cmp *c, int html, ordo_strbuf *b);
 // Header of column `col` (Markdown/HTML), e.g. "loss@2x (T=128)", into buf.
 void ordo_cmp_header(const ordo_cmp *c, int col, char *buf, size_t cap);
 // A cell as text: "1.2345 ± 0.0123", "1.2345 ± -" (one seed), "inf" (a run diverged),
@@ -70,7 +104,8 @@ ordo_status ordo_compare_sweep_runs(const char *dir, char ***out, int *n, int *i
 // The runs of c whose log has a value that was not finite, as notes (Markdown, or XHTML
 // paragraphs when html), into b; nothing when there are none.
 void ordo_cmp_nonfinite_notes(const ordo_cmp *c, int html, ordo_strbuf *b);
-// Loads the runs, refuses runs on different data, warns about other differences, prints the
+// Loads the runs, refuses runs on different data (the file's recorded hash when there is one),
+// pools runs that differ only in the seed, warns about settings that differ, prints the
 // Markdown table and writes compare.md, compare.csv, the plots and report.html into out_dir.
 // source says what was compared (shown in the title).
 ordo_status ordo_compare_write(const char **dirs, int ndirs, const char *out_dir,

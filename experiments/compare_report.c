@@ -73,10 +73,22 @@ static int mean_points(pool *pl, const ordo_cmp *c, const ordo_cmp_group *g, int
     return k;
 }
 
+// The extra width a legend needs beyond `base` px for the longest row label plus `extra`
+// characters (labels of split rows, "learned [lr=0.003]", are longer than a scheme): about
+// 0.6 em per character of the 11 px legend type, after the 26 px line sample.
+static double legend_extra(const ordo_cmp *c, double base, int extra) {
+    size_t len = 0;
+    for (int i = 0; i < c->ngroups; i++)
+        if (strlen(c->groups[i].pos) > len) len = strlen(c->groups[i].pos);
+    double need = 26 + 6.6 * (double)(len + (size_t)extra) + 6;
+    return need > base ? fmin(need, 420) - base : 0;
+}
+
 static void loss_curves(const ordo_cmp *c, ordo_strbuf *s) {
     pool pl = {0};
     ordo_series *ser = ordo_xcalloc((size_t)(c->nruns + c->ngroups) * 2, sizeof *ser);
-    ordo_svg_open(s, 1100, 440, "ordo compare: loss curves");
+    double wx = legend_extra(c, 130, 0), W = 1100 + wx;
+    ordo_svg_open(s, W, 440, "ordo compare: loss curves");
     for (int panel = 0; panel < 2; panel++) {
         int n = 0;
         // thin seed lines first so that the means are drawn on top
@@ -106,16 +118,16 @@ static void loss_curves(const ordo_cmp *c, ordo_strbuf *s) {
         }
         ordo_axes a = {.x = panel ? 520 : 0,
                        .y = 0,
-                       .w = panel ? 580 : 520,
+                       .w = panel ? 580 + wx : 520,
                        .h = 440,
                        .title = panel ? "val loss" : "train loss",
                        .xlabel = "step",
                        .ylabel = "loss (nats/token)",
-                       .legend_w = panel ? 130 : 0};
+                       .legend_w = panel ? 130 + wx : 0};
         ordo_svg_lineplot(s, &a, ser, n);
     }
-    ordo_svg_text(s, 1100 - 134, 440 - 60, "start", 10, "fill=\"#555\"", "thin: each seed");
-    ordo_svg_text(s, 1100 - 134, 440 - 46, "start", 10, "fill=\"#555\"", "thick: mean of seeds");
+    ordo_svg_text(s, W - 134 - wx, 440 - 60, "start", 10, "fill=\"#555\"", "thin: each seed");
+    ordo_svg_text(s, W - 134 - wx, 440 - 46, "start", 10, "fill=\"#555\"", "thick: mean of seeds");
     ordo_svg_close(s);
     free(ser);
     pool_free(&pl);
@@ -197,16 +209,17 @@ static void extrapolation(const ordo_cmp *c, ordo_strbuf *s) {
                                  .label = g->pos,
                                  .markers = 1};
     }
-    ordo_svg_open(s, 900, 480, "ordo compare: val loss against eval length");
+    double wx = legend_extra(c, 130, 0);
+    ordo_svg_open(s, 900 + wx, 480, "ordo compare: val loss against eval length");
     ordo_axes a = {.x = 0,
                    .y = 0,
-                   .w = 900,
+                   .w = 900 + wx,
                    .h = 440,
                    .title = "val loss vs eval length",
                    .xlabel = "eval context length (tokens, log scale)",
                    .ylabel = "val loss (nats/token)",
                    .logx = 1,
-                   .legend_w = 130,
+                   .legend_w = 130 + wx,
                    .xmark = (double)c->context,
                    .xmark_label = "training length"};
     ordo_svg_lineplot(s, &a, ser, n);
@@ -289,13 +302,14 @@ static int accuracy(const ordo_cmp *c, ordo_strbuf *s) {
         char title[128];
         snprintf(title, sizeof title, "%s: exact match by length (trained n <= %d)", task,
                  train_max);
-        ordo_svg_open(s, 900, 440, title);
-        ordo_axes a = {.w = 900,
+        double wx = legend_extra(c, 130, 0);
+        ordo_svg_open(s, 900 + wx, 440, title);
+        ordo_axes a = {.w = 900 + wx,
                        .h = 440,
                        .title = title,
                        .xlabel = "sequence length n",
                        .ylabel = "exact match",
-                       .legend_w = 130};
+                       .legend_w = 130 + wx};
         ordo_svg_lineplot(s, &a, ser, n);
         ordo_svg_close(s);
     }
@@ -363,13 +377,14 @@ static int by_position(const ordo_cmp *c, ordo_strbuf *s) {
                                  .label = labels[gi]};
     }
     if (n) {
-        ordo_svg_open(s, 900, 440, "ordo compare: val loss by position in the window");
-        ordo_axes a = {.w = 900,
+        double wx = legend_extra(c, 150, 8); // " (T=128)"
+        ordo_svg_open(s, 900 + wx, 440, "ordo compare: val loss by position in the window");
+        ordo_axes a = {.w = 900 + wx,
                        .h = 440,
                        .title = "val loss by position (longest evaluated length per scheme)",
                        .xlabel = "position in the window",
                        .ylabel = "val loss (nats/token)",
-                       .legend_w = 150,
+                       .legend_w = 150 + wx,
                        .xmark = (double)c->context,
                        .xmark_label = "training length"};
         ordo_svg_lineplot(s, &a, ser, n);
@@ -394,27 +409,48 @@ static void html_cell(ordo_strbuf *h, const char *tag, const char *text) {
     ordo_strbuf_printf(h, "</%.*s>", (int)strcspn(tag, " "), tag);
 }
 
+// The "vs unigram level" cell of g (red when a run is flagged).
+static void html_unigram(const ordo_cmp_group *g, ordo_strbuf *h) {
+    char buf[128];
+    ordo_cmp_unigram_str(g, buf, sizeof buf);
+    html_cell(h,
+              g->uni_flagged ? "td class=\"uni flag\""
+              : g->uni_n     ? "td class=\"uni\""
+                             : "td class=\"uni na\"",
+              buf);
+}
+
 static void html_table(const ordo_cmp *c, ordo_strbuf *h) {
     char buf[512];
-    ordo_strbuf_printf(h, "<table>\n<tr><th>scheme</th><th>seeds</th><th>params</th>"
-                          "<th>embedding</th>");
+    // a table wider than the window scrolls on its own, the page does not
+    ordo_strbuf_printf(
+        h, "<div class=\"wide\"><table>\n<tr><th>scheme</th><th>seeds</th><th>params</th>"
+           "<th>embedding</th>");
+    if (c->differs[0]) ordo_strbuf_printf(h, "<th class=\"l\">differs in</th>");
     for (int k = 0; k < ORDO_CMP_NCOL; k++) {
+        if (!ordo_cmp_col_shown(c, k)) continue;
         ordo_cmp_header(c, k, buf, sizeof buf);
         html_cell(h, "th", buf);
+        if (k == ORDO_CMP_PPL) ordo_strbuf_printf(h, "<th class=\"l\">vs unigram level</th>");
     }
     ordo_strbuf_printf(h, "</tr>\n");
     for (int i = 0; i < c->ngroups; i++) {
         const ordo_cmp_group *g = &c->groups[i];
         ordo_strbuf_printf(h, "<tr><td><span class=\"sw\" style=\"background:%s\"></span>",
                            g->color);
-        ordo_svg_escape(h, g->pos);
+        // the scheme alone: "differs in" tells a scheme's rows apart, the swatch its curves
+        ordo_svg_escape(h, g->scheme);
         ordo_strbuf_printf(h, "</td><td>%d</td>", g->n);
         if (g->params_min == g->params_max)
             ordo_strbuf_printf(h, "<td>%zu</td>", g->params_min);
         else
             ordo_strbuf_printf(h, "<td>%zu-%zu</td>", g->params_min, g->params_max);
         html_cell(h, "td", g->embed);
+        if (c->differs[0]) html_cell(h, "td class=\"cfg\"", g->differs);
         for (int k = 0; k < ORDO_CMP_NCOL; k++) {
+            if (!ordo_cmp_col_shown(c, k)) continue;
+            if (k == ORDO_CMP_TPS) html_unigram(g, h); // after the val ppl, as the header
+
             const ordo_cmp_cell *e = &g->cell[k];
             if (e->n == 0 && e->note) {
                 // the reason goes under the table (once per scheme), the cell stays narrow
@@ -424,11 +460,17 @@ static void html_table(const ordo_cmp *c, ordo_strbuf *h) {
                 continue;
             }
             ordo_cmp_cell_str(e, k, buf, sizeof buf);
+            // the few-windows mark stays beside the mean, out of the small sd type
+            char *few = strstr(buf, " \xe2\x80\xa1");
+            if (few) *few = 0;
             // the sd in smaller type beside the mean keeps the wide table narrower
             char *pm = strstr(buf, " \xc2\xb1 ");
             if (pm) *pm = 0;
             ordo_strbuf_printf(h, "<td>");
             ordo_svg_escape(h, buf);
+            if (few) ordo_strbuf_printf(h, "<span class=\"few\">\xe2\x80\xa1</span>");
+            // one seed: no sd, and no "± -" either (the seeds column says so; narrower)
+            if (pm && strcmp(pm + 1, "\xc2\xb1 -") == 0) pm = NULL;
             if (pm) {
                 ordo_strbuf_printf(h, " <span class=\"sd\">");
                 ordo_svg_escape(h, pm + 1);
@@ -438,22 +480,35 @@ static void html_table(const ordo_cmp *c, ordo_strbuf *h) {
         }
         ordo_strbuf_printf(h, "</tr>\n");
     }
-    ordo_strbuf_printf(h, "</table>\n");
+    ordo_strbuf_printf(h, "</table></div>\n");
+    // why a row has no value from some length on: one line per reason, naming its rows
+    int *first = ordo_xmalloc((size_t)c->ngroups * sizeof(int)); // that column, or -1
     for (int i = 0; i < c->ngroups; i++) {
-        const ordo_cmp_group *g = &c->groups[i];
-        for (int k = ORDO_CMP_X1; k < ORDO_CMP_NCOL; k++) {
-            if (g->cell[k].n || !g->cell[k].note) continue;
-            ordo_cmp_header(c, k, buf, sizeof buf);
-            ordo_strbuf_printf(h, "<p class=\"note\">\xe2\x80\xa0 ");
-            ordo_svg_escape(h, g->pos);
-            ordo_strbuf_printf(h, ", from ");
-            ordo_svg_escape(h, buf);
-            ordo_strbuf_printf(h, " on: ");
-            ordo_svg_escape(h, g->cell[k].note);
-            ordo_strbuf_printf(h, "</p>\n");
-            break;
-        }
+        first[i] = -1;
+        for (int k = ORDO_CMP_X1; k < ORDO_CMP_ORDER && first[i] < 0; k++)
+            if (!c->groups[i].cell[k].n && c->groups[i].cell[k].note) first[i] = k;
     }
+    for (int i = 0; i < c->ngroups; i++) {
+        int k = first[i], seen = 0;
+        if (k < 0) continue;
+        const char *note = c->groups[i].cell[k].note;
+        for (int j = 0; j < i && !seen; j++)
+            seen = first[j] == k && strcmp(c->groups[j].cell[k].note, note) == 0;
+        if (seen) continue;
+        ordo_cmp_header(c, k, buf, sizeof buf);
+        ordo_strbuf_printf(h, "<p class=\"note\">\xe2\x80\xa0 ");
+        for (int j = i, n = 0; j < c->ngroups; j++) {
+            if (first[j] != k || strcmp(c->groups[j].cell[k].note, note) != 0) continue;
+            if (n++) ordo_strbuf_printf(h, ", ");
+            ordo_svg_escape(h, c->groups[j].pos);
+        }
+        ordo_strbuf_printf(h, ", from ");
+        ordo_svg_escape(h, buf);
+        ordo_strbuf_printf(h, " on: ");
+        ordo_svg_escape(h, note);
+        ordo_strbuf_printf(h, "</p>\n");
+    }
+    free(first);
 }
 
 ordo_status ordo_cmp_write_report(const ordo_cmp *c, const char *out_dir) {
@@ -481,27 +536,21 @@ ordo_status ordo_cmp_write_report(const ordo_cmp *c, const char *out_dir) {
     ordo_strbuf_printf(
         &h, "</title>\n<style>\nbody{font-family:sans-serif;margin:24px;color:#222}"
             "\ntable{border-collapse:collapse;font-size:12px;margin:12px 0}"
-            "\nth,td{border:1px solid #ccc;padding:3px 6px;text-align:right;white-space:nowrap}"
+            "\nth,td{border:1px solid #ccc;padding:3px 4px;text-align:right;white-space:nowrap}"
             "\ntd.na{color:#666}th{white-space:normal}.sd{font-size:10px;color:#666}"
             "\nth{background:#f2f2f2}td:first-child,th:first-child{text-align:left}"
             "\n.sw{display:inline-block;width:10px;height:10px;margin-right:6px}"
+            "\n.few{color:#b00;font-weight:bold}td.flag{color:#b00;font-weight:bold}"
+            "\nth.l,td.cfg,td.uni{text-align:left;white-space:normal;min-width:7em;max-width:11em}"
+            "\n.wide{overflow-x:auto}"
             "\n.note{color:#555;font-size:13px}\nsvg{max-width:100%%;height:auto}\n</style>\n"
             "</head>\n<body>\n<h1>ordo compare</h1>\n<p>");
     ordo_svg_escape(&h, c->source);
     ordo_strbuf_printf(&h, ", %d runs, data: ", c->nruns);
-    ordo_svg_escape(&h, c->runs[0].data);
+    ordo_svg_escape(&h, c->runs[0].data_id);
     ordo_strbuf_printf(&h, "</p>\n");
     html_table(c, &h);
-    ordo_strbuf_printf(&h, "<p class=\"note\">mean ± sample sd over the seeds of each scheme "
-                           "(\"± -\": one seed, no sd). Val loss: the best evaluated during "
-                           "training; ppl: exp of it. loss@Nx: eval.json at N times the training "
-                           "length (\"-\": no eval.json or no such length; n/a: the run cannot go "
-                           "there).");
-    if (c->wall_derived)
-        ordo_strbuf_printf(&h, " *train time is derived from metrics.jsonl: the sum over log "
-                               "intervals of steps x batch x context / tokens_per_s.");
-    ordo_strbuf_printf(&h, "</p>\n");
-    ordo_cmp_nonfinite_notes(c, 1, &h);
+    ordo_cmp_notes(c, 1, &h);
     ordo_strbuf_printf(&h, "<h2>Loss curves</h2>\n%s<h2>Val loss against eval length</h2>\n%s",
                        curves.buf, extra.buf);
     if (has_pos) ordo_strbuf_printf(&h, "<h2>Val loss by position</h2>\n%s", bypos.buf);

@@ -22,6 +22,10 @@ static char *dup_or_null(const char *s) {
     return s ? ordo_xstrdup(s) : NULL;
 }
 
+static double num_or_nan(json_t *v) {
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
 static ordo_status read_config(ordo_runinfo *r, const char *path) {
     json_error_t err;
     json_t *j = json_load_file(path, 0, &err);
@@ -53,6 +57,33 @@ static ordo_status read_config(ordo_runinfo *r, const char *path) {
             r->data = ordo_xmalloc(n);
             snprintf(r->data, n, "task:%s", task);
         }
+        // what the data is: a recorded file is its size and hash, wherever its path pointed
+        json_t *rec = json_object_get(j, ORDO_CONFIG_DATA_KEY);
+        const char *hex = json_string_value(json_object_get(rec, "xxh3"));
+        json_t *size = json_object_get(rec, "size");
+        if (data && hex && json_is_integer(size)) {
+            size_t n = strlen(data) + strlen(hex) + 64;
+            r->data_id = ordo_xmalloc(n);
+            snprintf(r->data_id, n, "%s (%lld bytes, xxh3 %s)", data,
+                     (long long)json_integer_value(size), hex);
+            r->data_hashed = 1;
+        } else {
+            r->data_id = ordo_xstrdup(r->data);
+        }
+        json_t *uni = json_object_get(j, ORDO_CONFIG_UNIGRAM_KEY);
+        r->unigram = num_or_nan(json_object_get(uni, "entropy"));
+        r->unigram_targets = json_integer_value(json_object_get(uni, "targets"));
+        // every setting, an absent option at its default (what train reads such a config as)
+        r->config = json_deep_copy(j);
+        ordo_train_config dc;
+        ordo_train_config_defaults(&dc);
+        json_t *defaults = ordo_train_config_to_json(&dc);
+        const char *key;
+        json_t *v;
+        json_object_foreach(defaults, key, v) {
+            if (!json_object_get(r->config, key)) json_object_set(r->config, key, v);
+        }
+        json_decref(defaults);
         // the token-embedding convention as numbers (absent keys are GPT-2's, as for train)
         ordo_train_config ec;
         ordo_train_config_defaults(&ec);
@@ -108,10 +139,6 @@ static ordo_status count_params(ordo_runinfo *r) {
     }
     free(steps);
     return s;
-}
-
-static double num_or_nan(json_t *v) {
-    return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
 // A loss of line l: NaN when not logged, INFINITY when logged as null (not finite).
@@ -211,6 +238,10 @@ static ordo_status read_eval(ordo_runinfo *r, const char *path) {
         r->eval[i].context = (int)json_integer_value(c);
         r->eval[i].val_loss = json_is_number(l) ? json_number_value(l) : NAN;
         r->eval[i].note = dup_or_null(json_string_value(json_object_get(e, "note")));
+        json_t *w = json_object_get(e, "windows");
+        r->eval[i].windows = json_is_integer(w) ? (long long)json_integer_value(w) : -1;
+        r->eval[i].order_loss = num_or_nan(json_object_get(e, "order_loss"));
+        r->eval[i].order_targets = json_integer_value(json_object_get(e, "order_targets"));
         json_t *bp = json_object_get(e, "loss_by_position");
         if (json_is_array(bp) && json_array_size(bp) > 0) {
             r->eval[i].npos = (int)json_array_size(bp);
@@ -281,6 +312,8 @@ void ordo_runinfo_free(ordo_runinfo *r) {
     free(r->pos);
     free(r->embed);
     free(r->data);
+    free(r->data_id);
+    json_decref(r->config);
     free(r->step);
     free(r->train_loss);
     free(r->val_loss);
@@ -301,4 +334,10 @@ int ordo_runinfo_eval_at(const ordo_runinfo *r, int context, double *loss, const
             return 1;
         }
     return 0;
+}
+
+const ordo_eval_point *ordo_runinfo_eval_point(const ordo_runinfo *r, int context) {
+    for (int i = 0; i < r->neval; i++)
+        if (r->eval[i].context == context) return &r->eval[i];
+    return NULL;
 }

@@ -1,5 +1,6 @@
 // What `ordo compare` needs to know about one run directory, read from its files without
-// rebuilding the model or the data: config.json (scheme, seed, data, sizes), metrics.jsonl
+// rebuilding the model or the data: config.json (scheme, seed, data, sizes, every setting,
+// the val split's unigram level), metrics.jsonl
 // (loss curves, throughput, time), the newest checkpoint's tensor sizes (parameter count)
 // and, when present, eval.json (extrapolation losses, copy/reverse accuracy).
 #ifndef ORDO_RUNINFO_H
@@ -7,13 +8,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "framework/error.h"
 
 typedef struct ordo_eval_point {
     int context;
-    double val_loss; // NaN when eval.json has null
-    char *note;      // the reason given for a null (NULL if none)
-    int npos;        // loss_by_position (mean loss at each position of the window), if given
+    double val_loss;   // NaN when eval.json has null
+    char *note;        // the reason given for a null (NULL if none)
+    long long windows; // windows the loss rests on (-1 when eval.json does not say)
+    double order_loss; // loss on the order-dependent tokens (order task), NaN if absent
+    long long order_targets;
+    int npos; // loss_by_position (mean loss at each position of the window), if given
     double *by_pos;
 } ordo_eval_point;
 
@@ -26,6 +32,12 @@ typedef struct ordo_runinfo {
     char *dir, *name; // the path as given; its last component (the series label)
     // config.json
     char *pos, *data; // data: the --data file, else "task:<task>"
+    char *data_id;    // what the data is: data plus the file's size and hash when recorded
+    int data_hashed;  // data_id holds the file's record (then two paths may be one file)
+    // every key of config.json, with the option defaults for keys an older ordo did not write
+    json_t *config;
+    double unigram;            // the val split's unigram entropy (config "val_unigram"), or NaN
+    long long unigram_targets; // the tokens it was counted over
     long long context, seed, batch, steps, d_model, layers, heads;
     char *embed; // the token-embedding convention resolved: "x<scale> std <init std>"
     // newest checkpoint
@@ -55,6 +67,8 @@ typedef struct ordo_runinfo {
 ordo_status ordo_runinfo_load(ordo_runinfo *r, const char *dir);
 void ordo_runinfo_free(ordo_runinfo *r);
 
+// The eval.json entry of r at `context`, or NULL when eval.json is absent or lacks it.
+const ordo_eval_point *ordo_runinfo_eval_point(const ordo_runinfo *r, int context);
 // The val loss of r's eval.json at `context` (NaN, and *note set, if null there);
 // returns 0 when eval.json is absent or has no such length.
 int ordo_runinfo_eval_at(const ordo_runinfo *r, int context, double *loss, const char **note);

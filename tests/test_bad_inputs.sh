@@ -595,6 +595,16 @@ check "old eval --stride, nonoverlap" "--sliding-stride 4 goes with --mode slidi
 check "both stride names"        "--stride is the old name of --sliding-stride" "$ORDO" eval "$G" --mode sliding --stride 4 --sliding-stride 4
 check "unknown train --progress" "--progress: unknown progress mode 'tqdm' (expected auto, live, plain or off)" "$ORDO" train --progress tqdm --out "$F"
 check "unknown sweep --progress" "--progress: unknown progress mode 'bar'" "$ORDO" sweep --progress bar --out "$F"
+# --- issue 19 point 2, trust the comparison: runs on one data path whose file changed
+# between them are refused by the recorded size and hash (both named), and config.json's
+# val_unigram record is skipped on read-back only as the object train writes
+awk 'BEGIN { for (i = 0; i < 300; i++) printf "the cat saw the %s .\n", (i % 3 ? "dog" : "owl") }' > "$dir/data/u.txt"
+"$ORDO" train "${tiny[@]}" --data "$dir/data/u.txt" --tokenizer byte --out "$dir/runs/ua" > /dev/null 2>&1 || bad "fixture run (ua)"
+echo "the owl ran ." >> "$dir/data/u.txt"
+"$ORDO" train "${tiny[@]}" --data "$dir/data/u.txt" --tokenizer byte --seed 2 --out "$dir/runs/ub" > /dev/null 2>&1 || bad "fixture run (ub)"
+check "compare of runs on a changed data file" "but runs/ub on $dir/data/u.txt ($(stat -c %s "$dir/data/u.txt") bytes, xxh3" "$ORDO" compare runs/ua runs/ub --out work/cmp
+echo '{"val_unigram": 2.5}' > "$dir/data/uni.json"
+check "val_unigram that is not the record" 'unknown key "val_unigram"' "$ORDO" train --config data/uni.json --out "$F"
 
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

@@ -398,6 +398,7 @@ ordo_status ordo_train_config_from_json(ordo_train_config *c, json_t *obj, const
     ordo_status s = ORDO_OK;
     json_object_foreach(obj, key, v) {
         if (strcmp(key, ORDO_CONFIG_BACKEND_KEY) == 0 && json_is_object(v)) continue; // a record
+        if (strcmp(key, ORDO_CONFIG_UNIGRAM_KEY) == 0 && json_is_object(v)) continue; // a fact
         if (strcmp(key, ORDO_CONFIG_DATA_KEY) == 0) {
             if ((s = data_record_from_json(&c->data_record, v, source))) break;
             continue;

@@ -116,6 +116,12 @@ void ordo_config_strings_free(void);
 // reads back on --resume and as a --config file.
 #define ORDO_CONFIG_BACKEND_KEY "backend"
 
+// config.json (not the checkpoint metadata) also holds this key: the val split's unigram
+// entropy, the loss of the best context-free predictor (data/unigram.h), as
+// {"entropy": <nats per token>, "targets": <tokens counted>}. Like the backend's, it sets
+// nothing and is skipped when config.json is read back.
+#define ORDO_CONFIG_UNIGRAM_KEY "val_unigram"
+
 // The key of the data record in config.json and the checkpoint metadata's config:
 // {"size": <bytes>, "xxh3": "<16 hex digits>"}.
 #define ORDO_CONFIG_DATA_KEY "data_file"

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "data/dataloader.h"
+#include "data/unigram.h"
 #include "framework/blas.h"
 #include "framework/dist.h"
 #include "framework/fileio.h"
@@ -487,6 +488,13 @@ ordo_status ordo_train(const ordo_train_request *req) {
     // config.json also records what runs the products; the checkpoints keep the config alone
     json_t *run_json = json_copy(tr.cfg_json);
     json_object_set_new(run_json, ORDO_CONFIG_BACKEND_KEY, ordo_blas_info_json());
+    // and the val split's context-free loss level, for `ordo compare` (data/unigram.h)
+    size_t nuni;
+    double uni = ordo_unigram_entropy(tr.data.val, tr.data.val_targets, tr.data.n - tr.data.n_train,
+                                      tr.data.vocab_size, &nuni);
+    if (nuni)
+        json_object_set_new(run_json, ORDO_CONFIG_UNIGRAM_KEY,
+                            json_pack("{s:f, s:I}", "entropy", uni, "targets", (json_int_t)nuni));
     ordo_dirlock_mark_written(lock); // from here on, a failure is the run's, not a refusal
     if (rank == 0 && !(s = ordo_path(path, sizeof path, "%s/config.json", tr.cfg.out)) &&
         !(s = ordo_mkdir_p(tr.cfg.out, 0755)) && !(s = ordo_write_json_atomic(path, run_json)))
