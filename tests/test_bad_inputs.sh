@@ -438,7 +438,8 @@ cp "$dir/data/text.txt" "$dir/data/gone.txt"
 "$ORDO" train "${tiny[@]}" --data "$dir/data/gone.txt" --tokenizer byte --context 8 --out "$dir/runs/gone" > /dev/null 2>&1 || bad "fixture run on gone.txt"
 rm "$dir/data/gone.txt"; mkfifo "$dir/data/gone.txt"
 check "eval: data became a FIFO"     "gone.txt: is a FIFO, expected a regular file" timeout 10 "$ORDO" eval runs/gone
-check "sample: data became a FIFO"   "gone.txt: is a FIFO, expected a regular file" timeout 10 "$ORDO" sample runs/gone --prompt the
+# sample needs the tokenizer only (issue 19): it never opens the data file, FIFO or not
+out=$(cd "$dir" && timeout 10 "$ORDO" sample runs/gone --prompt the --tokens 2 2>&1) && ok || bad "sample: data became a FIFO: $out"
 check "resume: data became a FIFO"   "gone.txt: is a FIFO, expected a regular file" timeout 10 "$ORDO" train --resume runs/gone --steps 8
 
 # --- issue 18, points 3 and 6 (metrics): a metrics.jsonl or config.json that cannot be

@@ -76,6 +76,10 @@ static ordo_status build(trainer *tr) {
     ordo_status s = ordo_rundata_load(&tr->data, c);
     if (s) return s;
     c->data_record = tr->data.record; // what config.json and the checkpoints record
+    c->val_record = tr->data.val_record;
+    // the files as resolved (absolute): the run does not depend on the directory it ran from
+    if (tr->data.path) c->data = tr->data.path;
+    if (tr->data.val_path) c->val_data = tr->data.val_path;
     tr->T = (int)c->context;
     tr->B = (int)c->batch;
     int stride = (int)c->stride;
@@ -90,9 +94,10 @@ static ordo_status build(trainer *tr) {
     if (!stride) stride = tr->T;
     if ((s = ordo_rundata_train_dataset(&tr->data, tr->T, stride, &tr->train_ds)))
         return ordo_error_wrap(s, "training split");
-    size_t nval = tr->data.n - tr->data.n_train;
-    if ((s = ordo_dataset_init(&tr->val_ds, tr->data.val, nval, tr->T, stride)))
+    if ((s = ordo_dataset_init(&tr->val_ds, tr->data.val, tr->data.nval, tr->T, stride))) {
+        if (c->val_data) return ordo_error_wrap(s, "--val-data %s", c->val_data);
         return ordo_error_wrap(s, "validation split (--val-frac %g)", c->val_frac);
+    }
     tr->val_ds.targets = tr->data.val_targets;
     if ((s = ordo_dataloader_init(&tr->loader, &tr->train_ds, tr->B, (int)c->shuffle,
                                   (uint64_t)c->seed, (int)c->drop_last)))
@@ -245,7 +250,8 @@ static ordo_train_state state_of(const trainer *tr) {
     ordo_train_state st = {.step = tr->step,
                            .loader = ordo_dataloader_get_state(&tr->loader),
                            .rng = tr->rng,
-                           .optim_t = tr->optim.t};
+                           .optim_t = tr->optim.t,
+                           .milestone = tr->step == tr->cfg.steps}; // kept by --keep
     return st;
 }
 
@@ -310,6 +316,7 @@ static ordo_status restore(trainer *tr, ordo_resume *r, int *restored) {
             *restored = 1;
             if (ordo_dist_rank() == 0)
                 fprintf(stderr, "ordo: resuming %s from step %" PRId64 "\n", r->dir, st.step);
+            ordo_resume_schedule(r, st.step, &tr->cfg); // the lr plan for the new --steps
             return ORDO_OK;
         }
         ordo_resume_skip(r); // non-finite values, say: try the next older one
@@ -404,7 +411,7 @@ static ordo_status loop(trainer *tr, long long stop_after, long long poison_step
     int64_t tokens_since = 0;
     double last_val = NAN;
     while (tr->step < c->steps) {
-        double lr = ordo_lr_at(tr->sched, tr->step, c->steps, c->warmup, c->lr, c->min_lr);
+        double lr = ordo_train_config_lr_at(c, &c->plan, tr->step);
         int rows = ordo_dataloader_next(&tr->loader, tr->in, tr->tg);
         if (poison_step == tr->step + 1)
             tr->model.wte.table->data[tr->in[0] * tr->model.cfg.C] = NAN;
@@ -512,6 +519,7 @@ ordo_status ordo_train(const ordo_train_request *req) {
                        ranks);
         goto done;
     }
+    if (!tr.cfg.plan.have) tr.cfg.plan = ordo_train_config_plan(&tr.cfg), tr.cfg.plan.have = 1;
     int threads = ordo_set_threads(ordo_dist_threads((int)tr.cfg.threads));
     tr.cfg_json = ordo_train_config_to_json(&tr.cfg);
     // config.json also records what runs the products; the checkpoints keep the config alone
@@ -533,7 +541,7 @@ ordo_status ordo_train(const ordo_train_request *req) {
         printf("ordo: training %s, %s position, %zu parameters, %zu train / %zu val tokens, "
                "precision %s, %s -> %s\n",
                tr.cfg.data ? tr.cfg.data : tr.cfg.task, tr.cfg.pos, ordo_gpt_num_params(&tr.model),
-               tr.data.n_train, tr.data.n - tr.data.n_train, tr.cfg.precision,
+               tr.data.n_train, tr.data.nval, tr.cfg.precision,
                ordo_blas_describe(backend, sizeof backend), tr.cfg.out);
 
     tr.t_start = ordo_now_s();
