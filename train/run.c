@@ -570,8 +570,11 @@ ordo_status ordo_run_open(const char *target, const ordo_run_select *sel, ordo_t
     if (!sel) sel = &newest;
     memset(v, 0, sizeof *v);
     struct stat sb;
-    if (stat(target, &sb) == 0 && S_ISREG(sb.st_mode))
-        return open_file(target, sel, cfg, data, m, v);
+    int found = stat(target, &sb) == 0;
+    if (found && S_ISREG(sb.st_mode)) return open_file(target, sel, cfg, data, m, v);
+    size_t len = strlen(target), ext = strlen(".safetensors");
+    if (!found && len > ext && strcmp(target + len - ext, ".safetensors") == 0)
+        return ordo_error(ORDO_ERR_IO, "%s: no such checkpoint file", target);
     ordo_status s = ordo_path(v->dir, sizeof v->dir, "%s", target);
     int64_t *steps;
     int n;
