@@ -78,6 +78,13 @@ python3 -c "
 import json; h = json.load(open('$dir/continue/config.json'))['lr_plan']['history']
 assert [e['mode'] for e in h] == ['continue', 'replan-decay'], h" && ok || bad "the history lost an entry"
 
+# a resumed run's config.json as --config of a new run: the new run has its own curve, not the
+# old one's changed plan (nor its history)
+"$ORDO" train --config "$dir/continue/config.json" --steps 6 --out "$dir/fromcfg" > /dev/null 2>&1 || bad "--config of a resumed run's config.json"
+python3 -c "
+import json; p = json.load(open('$dir/fromcfg/config.json'))['lr_plan']
+assert p == {'from_step': 2, 'from_lr': 0.001, 'to_step': 5}, p" && ok || bad "a new run from a --config took the old run's lr plan"
+
 # --- --keep never deletes a milestone (the end of an invocation's --steps)
 k=(--task order --corpus-tokens 4000 --context 16 --d-model 16 --layers 1 --heads 2 --batch 4 --eval-every 0 --threads 1 --ckpt-every 2)
 "$ORDO" train "${k[@]}" --steps 10 --keep 1 --out "$dir/keep" > /dev/null 2>&1 || bad "keep: first run"

@@ -92,7 +92,7 @@ static const char *choice_help(char *buf, size_t cap, const char *help, const or
 #define CHOICE(name, field, names, help, buf)                                                      \
     { name, ORDO_OPT_STRING, &c->field, choice_help(buf, sizeof buf, help, &names), 0 }
 ordo_opt *ordo_train_config_options(ordo_train_config *c) {
-    static char help[7][320];
+    static char help[6][192];
     ordo_opt table[] = {
         CHOICE("task", task, ordo_task_names, "built-in corpus when no --data", help[0]),
         OPT("data", ORDO_OPT_STRING, data,
@@ -158,11 +158,10 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
         OPT("val-data", ORDO_OPT_STRING, val_data,
             "validate on this whole text or token file instead of a --val-frac split\n"
             "                         of --data (all of --data then trains)"),
-        CHOICE("resume-schedule", resume_schedule, ordo_resume_sched_names,
-               "on --resume with another --steps: keep the lr curve, then min-lr (continue),\n"
-               "                         decay from the current lr over the new steps\n"
-               "                         (replan-decay), or a new run's curve (replan)",
-               help[6]),
+        OPT("resume-schedule", ORDO_OPT_STRING, resume_schedule,
+            "the lr curve on --resume with another --steps: continue (the old curve,\n"
+            "                         then min-lr) | replan-decay (from the current lr to min-lr\n"
+            "                         over the new steps) | replan (a new run's: the lr jumps)"),
         {0},
     };
     ordo_opt *t = ordo_xmalloc(sizeof table);

@@ -519,7 +519,11 @@ ordo_status ordo_train(const ordo_train_request *req) {
                        ranks);
         goto done;
     }
-    if (!tr.cfg.plan.have) tr.cfg.plan = ordo_train_config_plan(&tr.cfg), tr.cfg.plan.have = 1;
+    if (!restored) { // from step 0: the options' curve (not one a --config file carried in)
+        memset(&tr.cfg.plan, 0, sizeof tr.cfg.plan);
+        tr.cfg.plan = ordo_train_config_plan(&tr.cfg);
+        tr.cfg.plan.have = 1;
+    }
     int threads = ordo_set_threads(ordo_dist_threads((int)tr.cfg.threads));
     tr.cfg_json = ordo_train_config_to_json(&tr.cfg);
     // config.json also records what runs the products; the checkpoints keep the config alone
