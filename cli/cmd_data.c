@@ -97,8 +97,12 @@ static void print_summary(const ordo_train_config *c, const ordo_rundata *d, con
     else
         printf("data: built-in corpus %s (--data-seed %lld, %d ids): %zu tokens\n", c->task,
                c->data_seed, d->vocab_size, d->n);
-    printf("split: --val-frac %g: train tokens [0, %zu) (%zu), val tokens [%zu, %zu) (%zu)\n",
-           c->val_frac, d->n_train, d->n_train, d->n_train, d->n, d->n - d->n_train);
+    if (c->val_data)
+        printf("split: all %zu tokens train; val is --val-data %s (%zu tokens)\n", d->n_train,
+               c->val_data, d->nval);
+    else
+        printf("split: --val-frac %g: train tokens [0, %zu) (%zu), val tokens [%zu, %zu) (%zu)\n",
+               c->val_frac, d->n_train, d->n_train, d->n_train, d->n, d->n - d->n_train);
     printf("windows: --context %lld, --stride %d: train %zu, val %zu\n", c->context, stride,
            tr->count, va->count);
     printf("batches: --batch %lld, %s, %s, --seed %lld: %lld per epoch\n", c->batch,

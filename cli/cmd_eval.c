@@ -1,4 +1,5 @@
-// `ordo eval RUN_DIR`: validation loss and perplexity of the newest checkpoint at each
+// `ordo eval RUN_DIR`: validation loss and perplexity of the newest checkpoint (or the one of
+// --step N, or a checkpoint file given instead of RUN_DIR; or of a whole text file, --data) at each
 // requested context length, in nonoverlapping or sliding windows (train/evaluate.h), with
 // the loss by position within the window, and exact match per length for copy/reverse.
 // A learned position table cannot go past its length: the table says so instead of a number.
@@ -57,6 +58,18 @@ static void print_table(json_t *r) {
            json_string_value(json_object_get(r, "pos")),
            (long long)json_integer_value(json_object_get(r, "train_context")),
            json_string_value(json_object_get(r, "mode")));
+    json_t *set = json_object_get(r, "eval_set");
+    const char *kind = json_string_value(json_object_get(set, "kind"));
+    long long ntok = (long long)json_integer_value(json_object_get(set, "tokens"));
+    if (kind && strcmp(kind, "file") == 0)
+        printf("eval set: %s, the whole file (%lld tokens, the run's tokenizer); val_loss below "
+               "is the loss on it\n",
+               json_string_value(json_object_get(set, "file")), ntok);
+    else if (kind && strcmp(kind, "val-data") == 0)
+        printf("eval set: the run's --val-data file %s (%lld tokens)\n",
+               json_string_value(json_object_get(set, "file")), ntok);
+    else
+        printf("eval set: the run's validation split (%lld tokens)\n", ntok);
     printf("%8s %10s %12s %10s %8s\n", "T", "val_loss", "perplexity", "targets", "windows");
     size_t i;
     json_t *row;
@@ -142,6 +155,8 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
             sizeof mode_help - strlen(mode_help) - 1);
     long long batch = 8, max_windows = 0, threads = 0, stride = 0, old_stride = 0, examples = 200,
               max_n = 0;
+    long long step = -1;
+    const char *data = NULL;
     int json = 0, save = 0;
     ordo_opt opts[] = {
         {"context", ORDO_OPT_STRING, &contexts,
@@ -160,12 +175,19 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
         {"save", ORDO_OPT_FLAG, &save, "also write the report to RUN_DIR/eval.json (for compare)",
          0},
         {"stride", ORDO_OPT_INT, &old_stride, "deprecated: the old name of --sliding-stride", 0},
+        // issue 19: which checkpoint, and any text
+        {"step", ORDO_OPT_INT, &step,
+         "evaluate the checkpoint of this step (-1 = the newest usable one)", 0},
+        {"data", ORDO_OPT_STRING, &data,
+         "score this whole text file (or token file) with the run's tokenizer instead\n"
+         "                         of the run's validation set",
+         0},
         {0},
     };
     const char **pos;
     int npos, help;
-    ordo_status s =
-        ordo_args_command("eval", "RUN_DIR [options]", opts, argc, argv, &pos, &npos, &help);
+    ordo_status s = ordo_args_command("eval", "RUN_DIR|CHECKPOINT.safetensors [options]", opts,
+                                      argc, argv, &pos, &npos, &help);
     if (!s && help) {
         free(pos);
         return ORDO_OK;
@@ -177,7 +199,14 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
                            .max_n = (int)max_n,
                            .stride = 0}; // set below, once --sliding-stride is known
     if (!s && npos != 1)
-        s = ordo_error(ORDO_ERR_ARG, "expected one RUN_DIR, got %d arguments", npos);
+        s = ordo_error(ORDO_ERR_ARG, "expected one RUN_DIR or checkpoint file, got %d arguments",
+                       npos);
+    if (!s && step < -1)
+        s = ordo_error(ORDO_ERR_ARG, "--step is %lld, expected a checkpoint's step (or -1)", step);
+    if (!s && save && data)
+        s = ordo_error(ORDO_ERR_ARG, "--save writes RUN_DIR/eval.json, the run's own validation "
+                                     "scores for compare; with --data the scores are on other "
+                                     "text (use --json > FILE)");
     if (!s && (s = ordo_eval_mode_parse(mode, &q.mode))) s = ordo_error_wrap(s, "--mode");
     if (!s) s = sliding_stride(opts, q.mode, &stride, old_stride);
     q.stride = (int)stride;
@@ -200,6 +229,9 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
         q.run_dir = pos[0];
         q.lengths = contexts ? lens : NULL;
         q.nlen = nlen;
+        q.step = step;
+        q.have_step = step >= 0;
+        q.data = data;
         s = ordo_eval_run(&q, &report);
     }
     if (!s) {
@@ -210,7 +242,11 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
             print_table(report);
         if (save && ordo_dist_rank() == 0) {
             char path[ORDO_PATH_MAX];
-            s = ordo_path(path, sizeof path, "%s/eval.json", pos[0]);
+            // the run dir: the checkpoint's directory (RUN_DIR, or a file's)
+            const char *ck = json_string_value(json_object_get(report, "checkpoint"));
+            const char *slash = ck ? strrchr(ck, '/') : NULL;
+            s = slash ? ordo_path(path, sizeof path, "%.*s/eval.json", (int)(slash - ck), ck)
+                      : ordo_path(path, sizeof path, "eval.json");
             if (!s) s = ordo_write_json_atomic(path, report);
         }
         free(text);

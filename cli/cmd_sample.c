@@ -1,6 +1,8 @@
-// `ordo sample RUN_DIR --prompt TEXT`: generation from the newest checkpoint, one token at
-// a time over the whole window (no KV cache: the models are small), temperature and top-k,
-// seeded. The window slides once it reaches the training context.
+// `ordo sample RUN_DIR --prompt TEXT`: generation from the newest checkpoint (or --step N's,
+// or a checkpoint file given instead of RUN_DIR), which needs the run's tokenizer and not its
+// training text (the data file is never opened), one token at a time over the whole window (no KV
+// cache: the models are small), temperature and top-k, seeded. The window slides once it reaches
+// the training context.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +52,7 @@ static int pick(const float *logits, int V, double temperature, int top_k, ordo_
 
 ordo_status ordo_cmd_sample(int argc, char **argv) {
     const char *prompt = NULL;
-    long long tokens = 50, top_k = 0, seed = 1, threads = 0;
+    long long tokens = 50, top_k = 0, seed = 1, threads = 0, step = -1;
     double temperature = 1.0;
     ordo_opt opts[] = {
         {"prompt", ORDO_OPT_STRING, &prompt, "text to continue (corpus runs: words of the corpus)",
@@ -60,18 +62,25 @@ ordo_status ordo_cmd_sample(int argc, char **argv) {
         {"top-k", ORDO_OPT_INT, &top_k, "sample among the k most likely tokens (0 = all)", 0},
         {"seed", ORDO_OPT_INT, &seed, "sampling seed", 0},
         {"threads", ORDO_OPT_INT, &threads, "threads (0 = all cores)", 0},
+        // issue 19: which checkpoint
+        {"step", ORDO_OPT_INT, &step,
+         "sample from the checkpoint of this step (-1 = the newest usable one)", 0},
         {0},
     };
     const char **pos;
     int npos, help;
-    ordo_status s = ordo_args_command("sample", "RUN_DIR --prompt TEXT [options]", opts, argc, argv,
-                                      &pos, &npos, &help);
+    ordo_status s =
+        ordo_args_command("sample", "RUN_DIR|CHECKPOINT.safetensors --prompt TEXT [options]", opts,
+                          argc, argv, &pos, &npos, &help);
     if (!s && help) {
         free(pos);
         return ORDO_OK;
     }
     if (!s && npos != 1)
-        s = ordo_error(ORDO_ERR_ARG, "expected one RUN_DIR, got %d arguments", npos);
+        s = ordo_error(ORDO_ERR_ARG, "expected one RUN_DIR or checkpoint file, got %d arguments",
+                       npos);
+    if (!s && step < -1)
+        s = ordo_error(ORDO_ERR_ARG, "--step is %lld, expected a checkpoint's step (or -1)", step);
     if (!s && !prompt) s = ordo_error(ORDO_ERR_ARG, "--prompt is required");
     if (!s && (tokens < 0 || tokens > 100000))
         s = ordo_error(ORDO_ERR_ARG, "--tokens %lld, expected 0..100000", tokens);
@@ -86,8 +95,9 @@ ordo_status ordo_cmd_sample(int argc, char **argv) {
     ordo_train_config cfg;
     ordo_rundata data;
     ordo_gpt m;
-    int64_t step;
-    if ((s = ordo_run_open(pos[0], &cfg, &data, &m, &step))) {
+    ordo_run_view view;
+    ordo_run_select sel = {.step = step, .tokenizer_only = 1};
+    if ((s = ordo_run_open(pos[0], &sel, &cfg, &data, &m, &view))) {
         free(pos);
         ordo_config_strings_free();
         return s;

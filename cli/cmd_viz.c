@@ -1,6 +1,6 @@
-// `ordo viz RUN_DIR [--out DIR]`: the options, then experiments/viz.c opens the run and
-// draws its SVG heatmaps and index.html (RUN_DIR/viz by default); this prints the line
-// saying which run and checkpoint they are of.
+// `ordo viz RUN_DIR [--out DIR] [--step N]` (or a checkpoint file for RUN_DIR): the options, then
+// experiments/viz.c opens the run and draws its SVG heatmaps and index.html (RUN_DIR/viz by
+// default); this prints the line saying which run and checkpoint they are of.
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -12,29 +12,37 @@
 
 ordo_status ordo_cmd_viz(int argc, char **argv) {
     const char *out = NULL;
-    long long threads = 0;
+    long long threads = 0, step = -1;
     ordo_opt opts[] = {
         {"out", ORDO_OPT_STRING, &out, "output directory (default: RUN_DIR/viz)", 0},
         {"threads", ORDO_OPT_INT, &threads, "threads (0 = all cores)", 0},
+        // issue 19: which checkpoint
+        {"step", ORDO_OPT_INT, &step,
+         "draw the checkpoint of this step (-1 = the newest usable one)", 0},
         {0},
     };
     const char **pos;
     int npos, help;
     ordo_status s =
-        ordo_args_command("viz", "RUN_DIR [--out DIR]", opts, argc, argv, &pos, &npos, &help);
+        ordo_args_command("viz", "RUN_DIR|CHECKPOINT.safetensors [--out DIR] [--step N]", opts,
+                          argc, argv, &pos, &npos, &help);
     if (!s && help) {
         free(pos);
         return ORDO_OK;
     }
     if (!s && npos != 1)
-        s = ordo_error(ORDO_ERR_ARG, "expected one RUN_DIR, got %d arguments", npos);
+        s = ordo_error(ORDO_ERR_ARG, "expected one RUN_DIR or checkpoint file, got %d arguments",
+                       npos);
+    if (!s && step < -1)
+        s = ordo_error(ORDO_ERR_ARG, "--step is %lld, expected a checkpoint's step (or -1)", step);
     if (s) {
         free(pos);
         return s;
     }
     ordo_set_threads((int)threads);
     ordo_viz v;
-    s = ordo_viz_open(&v, pos[0], out);
+    ordo_run_select sel = {.step = step};
+    s = ordo_viz_open(&v, pos[0], &sel, out);
     if (!s) {
         printf("ordo viz: %s (%s, step %lld, T=%d, %d layers x %d heads) -> %s\n", pos[0],
                v.cfg.pos, (long long)v.step, v.T, v.model.cfg.L, v.model.cfg.NH, v.out);

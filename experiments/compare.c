@@ -46,6 +46,9 @@ static const char *const other_keys[] = {
     // recorded); runs on different data are refused, and one file may have two paths
     "data", "task", ORDO_CONFIG_DATA_KEY,
     ORDO_CONFIG_UNIGRAM_KEY, // a fact about the val split, not a setting
+    // the val file: compared by its size and hash (experiment_of), not by its path
+    "val-data", ORDO_CONFIG_VAL_DATA_KEY,
+    ORDO_CONFIG_PLAN_KEY, // the lr curve: its resume history is compared (experiment_of)
     NULL};
 
 int ordo_cmp_key_ignored(const char *key) {
@@ -420,6 +423,17 @@ static json_t *experiment_of(const ordo_runinfo *r) {
     json_object_foreach(r->config, key, v) {
         if (!ordo_cmp_key_ignored(key)) json_object_set(e, key, v);
     }
+    // The val file by its content, as the data: one file under two paths is the same file.
+    json_t *val = json_object_get(r->config, ORDO_CONFIG_VAL_DATA_KEY);
+    if (json_is_object(val)) {
+        json_t *id = json_pack("{s:O?,s:O?}", "size", json_object_get(val, "size"), "xxh3",
+                               json_object_get(val, "xxh3"));
+        if (id) json_object_set_new(e, "val-data", id);
+    }
+    // The lr curve is a function of lr, warmup, min-lr, steps and the schedule, compared as
+    // keys; what they do not show is a resume that changed --steps, kept in the history.
+    json_t *hist = json_object_get(json_object_get(r->config, ORDO_CONFIG_PLAN_KEY), "history");
+    if (json_array_size(hist)) json_object_set(e, "resumed-with-other-steps", hist);
     return e;
 }
 

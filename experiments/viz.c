@@ -238,10 +238,10 @@ static ordo_status scheme_maps(ordo_viz *v, ordo_gpt *m, int T) {
 
 // Attention of the first validation window, one SVG per layer.
 static ordo_status attention_maps(ordo_viz *v, ordo_gpt *m, ordo_rundata *d, int T) {
-    size_t nval = d->n - d->n_train;
+    size_t nval = d->nval;
     int32_t *idx = ordo_xmalloc((size_t)T * sizeof *idx); // (T)
     if (nval >= (size_t)T) {
-        ordo_rundata_ids(d, d->n_train, (size_t)T, idx);
+        memcpy(idx, d->val, (size_t)T * sizeof *idx); // the split, or the --val-data file
     } else {
         if (d->n < (size_t)T) {
             free(idx);
@@ -323,7 +323,8 @@ static ordo_status write_index(ordo_viz *v) {
     return s;
 }
 
-ordo_status ordo_viz_open(ordo_viz *v, const char *run_dir, const char *out_dir) {
+ordo_status ordo_viz_open(ordo_viz *v, const char *run_dir, const ordo_run_select *sel,
+                          const char *out_dir) {
     memset(v, 0, sizeof *v);
     v->run_dir = run_dir;
     ordo_strbuf_init(&v->index);
@@ -331,12 +332,16 @@ ordo_status ordo_viz_open(ordo_viz *v, const char *run_dir, const char *out_dir)
     struct stat st;
     ordo_status s = ordo_path(path, sizeof path, "%s/config.json", run_dir);
     if (s) return s;
-    if (stat(run_dir, &st) != 0 || !S_ISDIR(st.st_mode))
+    int file = stat(run_dir, &st) == 0 && S_ISREG(st.st_mode); // a checkpoint file
+    if (!file && (stat(run_dir, &st) != 0 || !S_ISDIR(st.st_mode)))
         return ordo_error(ORDO_ERR_IO, "%s: cannot open the run directory", run_dir);
-    if (stat(path, &st) != 0)
+    if (!file && stat(path, &st) != 0)
         return ordo_error(ORDO_ERR_ARG, "%s: not a run directory (no config.json)", run_dir);
-    s = ordo_run_open(run_dir, &v->cfg, &v->data, &v->model, &v->step);
+    ordo_run_view view;
+    s = ordo_run_open(run_dir, sel, &v->cfg, &v->data, &v->model, &view);
     if (s) return s;
+    v->step = view.step;
+    run_dir = view.dir; // a checkpoint file's directory: the default out is beside it
     v->opened = 1;
     v->T = (int)v->cfg.context;
     if (out_dir) {

@@ -26,11 +26,13 @@ typedef struct ordo_viz {
     ordo_strbuf index; // index.html's body, one entry per file written
 } ordo_viz;
 
-// Opens the run in run_dir (config, data and model of its newest valid checkpoint) and
-// creates out_dir (NULL: RUN_DIR/viz). Errors: ORDO_ERR_IO or ORDO_ERR_ARG when run_dir is
-// not a run directory (no config.json), and those of ordo_run_open. Free *v with
-// ordo_viz_free, also after an error.
-ordo_status ordo_viz_open(ordo_viz *v, const char *run_dir, const char *out_dir);
+// Opens the run in run_dir (config, data and model of its newest valid checkpoint, or the one
+// sel names; run_dir may be a checkpoint file, see ordo_run_open) and creates out_dir (NULL:
+// the run dir's viz/). Errors: ORDO_ERR_IO or ORDO_ERR_ARG when run_dir is not a run directory
+// (no config.json) nor a file, and those of ordo_run_open. Free *v with ordo_viz_free, also
+// after an error.
+ordo_status ordo_viz_open(ordo_viz *v, const char *run_dir, const ordo_run_select *sel,
+                          const char *out_dir);
 // Writes the scheme's maps, the attention maps and index.html into v->out, printing each
 // file's path as it is written, and a line saying so when the scheme has no table or bias
 // to draw. Errors: ORDO_ERR_IO naming a file, ORDO_ERR_ARG when the run's data has no

@@ -116,8 +116,8 @@ ordo_status ordo_checkpoint_save(const char *dir, const ordo_gpt *m, const ordo_
     snprintf(v[2], 96, "{\"seed\":%" PRIu64 ",\"epoch\":%" PRId64 ",\"cursor\":%" PRId64 "}",
              st->loader.seed, st->loader.epoch, st->loader.cursor);
     snprintf(v[3], 96, "%" PRId64, st->optim_t);
-    const char *keys[NSTATE + ORDO_GPT_NMETA];
-    const char *vals[NSTATE + ORDO_GPT_NMETA] = {FORMAT, cfg, v[0], v[1], v[2], v[3]};
+    const char *keys[NSTATE + ORDO_GPT_NMETA + 1];
+    const char *vals[NSTATE + ORDO_GPT_NMETA + 1] = {FORMAT, cfg, v[0], v[1], v[2], v[3]};
     ordo_gpt_meta mt;
     ordo_gpt_meta_init(&mt, &m->cfg);
     for (int i = 0; i < NSTATE; i++) keys[i] = STATE_KEYS[i];
@@ -127,7 +127,12 @@ ordo_status ordo_checkpoint_save(const char *dir, const ordo_gpt *m, const ordo_
     }
     char path[ORDO_PATH_MAX];
     ordo_status s = ordo_checkpoint_path(path, sizeof path, dir, st->step);
-    if (!s) s = ordo_safetensors_write_hashed(path, w, n, keys, vals, NSTATE + mt.n);
+    int nkeys = NSTATE + mt.n;
+    if (st->milestone) { // only on milestones: the other checkpoints' metadata stays as it was
+        keys[nkeys] = "milestone";
+        vals[nkeys++] = "1";
+    }
+    if (!s) s = ordo_safetensors_write_hashed(path, w, n, keys, vals, nkeys);
     for (int i = 0; i < n; i++) free(names[i]);
     free(names);
     free(w);
@@ -137,12 +142,32 @@ ordo_status ordo_checkpoint_save(const char *dir, const ordo_gpt *m, const ordo_
     int count;
     if (ordo_checkpoint_list(dir, &steps, &count) == ORDO_OK) {
         for (int i = keep; i < count; i++) {
-            if (steps[i] == st->step) continue;
+            if (steps[i] == st->step || ordo_checkpoint_is_milestone(dir, steps[i])) continue;
             if (ordo_checkpoint_path(path, sizeof path, dir, steps[i]) == ORDO_OK) unlink(path);
         }
         free(steps);
     }
     return ORDO_OK;
+}
+
+int ordo_checkpoint_is_milestone(const char *dir, int64_t step) {
+    char path[ORDO_PATH_MAX];
+    ordo_safetensors *f;
+    if (ordo_checkpoint_path(path, sizeof path, dir, step) || ordo_safetensors_open(path, &f)) {
+        ordo_error_clear();
+        return 0;
+    }
+    const char *v = ordo_safetensors_meta(f, "milestone");
+    int yes = v && strcmp(v, "1") == 0;
+    ordo_safetensors_close(f);
+    return yes;
+}
+
+void ordo_checkpoint_steps_text(const char *dir, const int64_t *steps, int n, ordo_strbuf *out) {
+    if (n == 0) ordo_strbuf_printf(out, "none");
+    for (int i = 0; i < n; i++)
+        ordo_strbuf_printf(out, "%s%" PRId64 "%s", i ? ", " : "", steps[i],
+                           ordo_checkpoint_is_milestone(dir, steps[i]) ? " (milestone)" : "");
 }
 
 static ordo_status parse_i64(const char *path, const char *key, const char *v, int64_t *out) {
@@ -231,6 +256,8 @@ ordo_status ordo_checkpoint_open(const char *path, ordo_safetensors **f, json_t 
                        path);
         goto fail;
     }
+    const char *ms = ordo_safetensors_meta(*f, "milestone");
+    st->milestone = ms && strcmp(ms, "1") == 0;
     if ((s = check_intact(*f, st->step, "written by an older ordo?"))) goto fail;
     return ORDO_OK;
 fail:

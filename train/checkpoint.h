@@ -16,6 +16,7 @@
 #include "framework/optim.h"
 #include "framework/rng.h"
 #include "framework/safetensors.h"
+#include "framework/strbuf.h"
 #include "models/gpt.h"
 
 typedef struct ordo_train_state {
@@ -23,13 +24,23 @@ typedef struct ordo_train_state {
     ordo_dataloader_state loader;
     ordo_rng rng;
     int64_t optim_t;
+    // 1 for the checkpoint at the end of an invocation's --steps: a result, which pruning
+    // (--keep) never removes. Metadata "milestone": "1"; absent (0) on the others.
+    int milestone;
 } ordo_train_state;
 
-// Writes dir/ckpt-<step>.safetensors, then removes all but the newest `keep` checkpoints.
+// Writes dir/ckpt-<step>.safetensors, then removes all but the newest `keep` checkpoints and
+// the milestones (ordo_train_state.milestone; a checkpoint whose header does not read is
+// removed like any other past the newest `keep`).
 ordo_status ordo_checkpoint_save(const char *dir, const ordo_gpt *m, const ordo_optim *o,
                                  json_t *config, const ordo_train_state *st, int keep);
 // Steps of the checkpoints in dir, newest first (*steps malloc'd; 0 of them is fine).
 ordo_status ordo_checkpoint_list(const char *dir, int64_t **steps, int *n);
+// Whether dir/ckpt-<step>.safetensors is a milestone (its metadata says so); 0 when it does
+// not open. Reads the header only.
+int ordo_checkpoint_is_milestone(const char *dir, int64_t step);
+// The steps as "20, 10 (milestone), 5" into out (newest first, as listed), or "none".
+void ordo_checkpoint_steps_text(const char *dir, const int64_t *steps, int n, ordo_strbuf *out);
 // dir/ckpt-<step>.safetensors into buf[cap] (ORDO_PATH_MAX). Errors: ordo_path's when it
 // does not fit (buf is then "").
 ordo_status ordo_checkpoint_path(char *buf, size_t cap, const char *dir, int64_t step);

@@ -61,7 +61,13 @@ void ordo_train_config_defaults(ordo_train_config *c) {
     c->threads = 0;
     c->out = "runs/run";
     c->precision = ordo_precision_name(ORDO_PRECISION_FP32);
+    c->resume_schedule = ordo_resume_sched_names.names[ORDO_RESUME_CONTINUE];
 }
+
+static const char *const resume_sched_names[] = {"continue", "replan-decay", "replan"};
+_Static_assert(sizeof resume_sched_names / sizeof resume_sched_names[0] == ORDO_RESUME_REPLAN + 1,
+               "a name per ordo_resume_sched");
+const ordo_names ordo_resume_sched_names = ORDO_NAMES("resume schedule", resume_sched_names);
 
 // The token-embedding conventions of --embed-style (ordo_train_config_embed gives their numbers).
 enum { EMBED_GPT2, EMBED_VASWANI };
@@ -148,6 +154,14 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
                help[5]),
         OPT("init", ORDO_OPT_STRING, init, "start from these weights (.safetensors, same names)"),
         OPT("out", ORDO_OPT_STRING, out, "run directory"),
+        // issue 19: runs that stand on their own, resume says what it does
+        OPT("val-data", ORDO_OPT_STRING, val_data,
+            "validate on this whole text or token file instead of a --val-frac split\n"
+            "                         of --data (all of --data then trains)"),
+        OPT("resume-schedule", ORDO_OPT_STRING, resume_schedule,
+            "the lr curve on --resume with another --steps: continue (the old curve,\n"
+            "                         then min-lr) | replan-decay (from the current lr to min-lr\n"
+            "                         over the new steps) | replan (a new run's: the lr jumps)"),
         {0},
     };
     ordo_opt *t = ordo_xmalloc(sizeof table);
@@ -158,9 +172,10 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
 #undef CHOICE
 
 int ordo_config_resumable(const char *key) {
-    static const char *const ok[] = {"steps", "eval-every", "eval-batches", "ckpt-every",
-                                     "keep",  "log-every",  "threads",      "out",
-                                     "vocab", "init",       "data",         NULL};
+    static const char *const ok[] = {"steps", "eval-every", "eval-batches", "ckpt-every", "keep",
+                                     "log-every", "threads", "out", "vocab", "init", "data",
+                                     // issue 19
+                                     "val-data", "resume-schedule", NULL};
     for (int i = 0; ok[i]; i++)
         if (strcmp(ok[i], key) == 0) return 1;
     return 0;
@@ -189,6 +204,9 @@ static ordo_status check_names(const ordo_train_config *c) {
     if ((s = ordo_optim_parse_kind(c->optimizer, &kind))) return ordo_error_wrap(s, "--optimizer");
     if ((s = ordo_schedule_parse(c->schedule, &sched))) return ordo_error_wrap(s, "--schedule");
     if ((s = ordo_precision_parse(c->precision, &prec))) return ordo_error_wrap(s, "--precision");
+    int rs;
+    if ((s = ordo_names_parse(&ordo_resume_sched_names, c->resume_schedule, &rs)))
+        return ordo_error_wrap(s, "--resume-schedule");
     // refused here, before a run directory exists, also on --resume on another machine
     if (prec == ORDO_PRECISION_BF16 && (s = ordo_dnnl_bf16_check()))
         return ordo_error_wrap(s, "--precision bf16");
@@ -300,6 +318,12 @@ ordo_status ordo_train_config_check(const ordo_train_config *c) {
         return ordo_error(ORDO_ERR_ARG, "--min-lr is %g, expected 0..lr (%g)", c->min_lr, c->lr);
     if (!(c->clip >= 0)) return ordo_error(ORDO_ERR_ARG, "--clip is %g, expected >= 0", c->clip);
     if (!c->out || !*c->out) return ordo_error(ORDO_ERR_ARG, "--out is empty");
+    if (c->val_data && !c->data)
+        return ordo_error(ORDO_ERR_ARG,
+                          "--val-data %s needs --data: a built-in corpus (--task %s) has its own "
+                          "validation split",
+                          c->val_data, c->task);
+    if (c->val_data && !*c->val_data) return ordo_error(ORDO_ERR_ARG, "--val-data is empty");
     // Sizes that pass the ranges above can still multiply into terabytes (--context 65536
     // --pos alibi): refuse them here rather than abort on a failed malloc or be OOM-killed.
     double need = ordo_train_config_bytes(c);
@@ -313,6 +337,14 @@ ordo_status ordo_train_config_check(const ordo_train_config *c) {
                           c->context, c->batch, c->d_model, c->layers, c->heads, c->pos,
                           need / (1 << 30), have / (1 << 30));
     return ORDO_OK;
+}
+
+static json_t *record_json(const ordo_data_record *r) {
+    char hex[17];
+    ordo_hash_hex(r->hash, hex);
+    json_t *o = json_pack("{s:I, s:s}", "size", (json_int_t)r->size, "xxh3", hex);
+    if (r->rel) json_object_set_new(o, "run_relative", json_string(r->rel));
+    return o;
 }
 
 json_t *ordo_train_config_to_json(ordo_train_config *c) {
@@ -337,15 +369,22 @@ json_t *ordo_train_config_to_json(ordo_train_config *c) {
         }
     }
     free(opts);
-    if (c->data_record.have) {
-        char hex[17];
-        ordo_hash_hex(c->data_record.hash, hex);
-        json_object_set_new(
-            o, ORDO_CONFIG_DATA_KEY,
-            json_pack("{s:I, s:s}", "size", (json_int_t)c->data_record.size, "xxh3", hex));
+    if (c->data_record.have)
+        json_object_set_new(o, ORDO_CONFIG_DATA_KEY, record_json(&c->data_record));
+    if (c->val_record.have)
+        json_object_set_new(o, ORDO_CONFIG_VAL_DATA_KEY, record_json(&c->val_record));
+    if (c->plan.have) {
+        json_t *h = c->plan.history ? json_loads(c->plan.history, 0, NULL) : NULL;
+        json_t *p = json_pack("{s:I, s:f, s:I}", "from_step", (json_int_t)c->plan.from_step,
+                              "from_lr", c->plan.from_lr, "to_step", (json_int_t)c->plan.to_step);
+        if (json_is_array(h)) json_object_set(p, "history", h);
+        json_decref(h);
+        json_object_set_new(o, ORDO_CONFIG_PLAN_KEY, p);
     }
     return o;
 }
+
+static const char *keep_string(const char *s);
 
 // The data record of a config's JSON (v: its ORDO_CONFIG_DATA_KEY value) into *r.
 static ordo_status data_record_from_json(ordo_data_record *r, json_t *v, const char *source) {
@@ -357,10 +396,39 @@ static ordo_status data_record_from_json(ordo_data_record *r, json_t *v, const c
                           "%s: \"%s\" must be an object {\"size\": bytes, \"xxh3\": hex} "
                           "(a record ordo train writes)",
                           source, ORDO_CONFIG_DATA_KEY);
+    json_t *rel = json_object_get(v, "run_relative");
+    if (rel && !json_is_string(rel))
+        return ordo_error(ORDO_ERR_FORMAT, "%s: \"%s\".run_relative must be a string", source,
+                          ORDO_CONFIG_DATA_KEY);
     ordo_status s = ordo_hash_parse(ORDO_CONFIG_DATA_KEY ".xxh3", hex, &r->hash);
     if (s) return ordo_error_wrap(s, "%s", source);
     r->size = json_integer_value(size);
+    r->rel = rel ? keep_string(json_string_value(rel)) : NULL;
     r->have = 1;
+    return ORDO_OK;
+}
+
+// The lr plan of a config's JSON (v: its ORDO_CONFIG_PLAN_KEY value) into *p.
+static ordo_status plan_from_json(ordo_lr_plan *p, json_t *v, const char *source) {
+    json_t *from = json_object_get(v, "from_step"), *to = json_object_get(v, "to_step"),
+           *lr = json_object_get(v, "from_lr"), *h = json_object_get(v, "history");
+    memset(p, 0, sizeof *p);
+    if (!json_is_integer(from) || !json_is_integer(to) || !json_is_number(lr) ||
+        json_integer_value(from) < 0 || json_integer_value(to) < 0 ||
+        !(json_number_value(lr) >= 0 && json_number_value(lr) < 10) || (h && !json_is_array(h)))
+        return ordo_error(ORDO_ERR_FORMAT,
+                          "%s: \"%s\" must be an object {\"from_step\": N, \"from_lr\": X, "
+                          "\"to_step\": N, \"history\": [...]} (a record ordo train writes)",
+                          source, ORDO_CONFIG_PLAN_KEY);
+    p->from_step = json_integer_value(from);
+    p->to_step = json_integer_value(to);
+    p->from_lr = json_number_value(lr);
+    if (h) {
+        char *text = json_dumps(h, JSON_COMPACT);
+        p->history = keep_string(text);
+        free(text);
+    }
+    p->have = 1;
     return ORDO_OK;
 }
 
@@ -401,6 +469,14 @@ ordo_status ordo_train_config_from_json(ordo_train_config *c, json_t *obj, const
         if (strcmp(key, ORDO_CONFIG_UNIGRAM_KEY) == 0 && json_is_object(v)) continue; // a fact
         if (strcmp(key, ORDO_CONFIG_DATA_KEY) == 0) {
             if ((s = data_record_from_json(&c->data_record, v, source))) break;
+            continue;
+        }
+        if (strcmp(key, ORDO_CONFIG_VAL_DATA_KEY) == 0) {
+            if ((s = data_record_from_json(&c->val_record, v, source))) break;
+            continue;
+        }
+        if (strcmp(key, ORDO_CONFIG_PLAN_KEY) == 0) {
+            if ((s = plan_from_json(&c->plan, v, source))) break;
             continue;
         }
         ordo_opt *p = ordo_options_find(table, key);
@@ -453,7 +529,9 @@ ordo_status ordo_train_config_compare(ordo_train_config *ckpt, ordo_train_config
     json_t *va;
     ordo_status s = ORDO_OK;
     json_object_foreach(a, key, va) {
-        if (ordo_config_resumable(key) || strcmp(key, ORDO_CONFIG_DATA_KEY) == 0) continue;
+        if (ordo_config_resumable(key) || strcmp(key, ORDO_CONFIG_DATA_KEY) == 0 ||
+            strcmp(key, ORDO_CONFIG_VAL_DATA_KEY) == 0 || strcmp(key, ORDO_CONFIG_PLAN_KEY) == 0)
+            continue;
         json_t *vb = json_object_get(b, key);
         if (vb && json_equal(va, vb)) continue;
         char *sa = json_dumps(va, JSON_ENCODE_ANY),
@@ -469,4 +547,26 @@ ordo_status ordo_train_config_compare(ordo_train_config *ckpt, ordo_train_config
     json_decref(a);
     json_decref(b);
     return s;
+}
+
+ordo_lr_plan ordo_train_config_plan(const ordo_train_config *c) {
+    if (c->plan.have) return c->plan;
+    ordo_lr_plan p = {.from_step = c->warmup, .to_step = c->steps - 1, .from_lr = c->lr};
+    return p;
+}
+
+// ordo_lr_at's arithmetic with the decay's start and its lr taken from the plan, so that a new
+// run's plan gives its values bit for bit (bitwise resume depends on it).
+double ordo_train_config_lr_at(const ordo_train_config *c, const ordo_lr_plan *p, int64_t step) {
+    ordo_schedule s = ORDO_SCHED_COSINE;
+    ordo_schedule_parse(c->schedule, &s); // checked by ordo_train_config_check
+    if (step < c->warmup) return c->lr * (double)(step + 1) / (double)c->warmup;
+    if (s == ORDO_SCHED_CONSTANT) return c->lr;
+    int64_t span = p->to_step - p->from_step;
+    if (span <= 0) return p->from_lr;
+    double frac = (double)(step - p->from_step) / (double)span;
+    if (frac > 1) frac = 1;
+    if (frac < 0) frac = 0;
+    if (s == ORDO_SCHED_LINEAR) return p->from_lr + (c->min_lr - p->from_lr) * frac;
+    return c->min_lr + 0.5 * (p->from_lr - c->min_lr) * (1.0 + cos(M_PI * frac));
 }

@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
+#include "framework/names.h"
 #include "models/gpt.h"
 #include "train/options.h"
 
@@ -18,7 +19,30 @@ typedef struct ordo_data_record {
     int have;       // 0: no record (a built-in corpus, or a run from an older ordo)
     long long size; // the file's size in bytes
     uint64_t hash;  // XXH3-64 of the text file's bytes; of a token file, its header's hash
+    // The file's path relative to the run directory (NULL: not recorded), tried when the
+    // absolute path of the config does not exist (the run and its data moved together).
+    const char *rel;
 } ordo_data_record;
+
+// The learning-rate curve after warmup, as it stands after any resume that changed --steps
+// (train/run.h, ordo_resume_schedule): the decay (cosine or linear; none for constant) goes
+// from from_lr at step from_step to min-lr at step to_step, then stays at min-lr. A new run's
+// is from_lr = lr over [warmup, steps - 1], which is ordo_lr_at's. Recorded in config.json and
+// every checkpoint's config (key ORDO_CONFIG_PLAN_KEY); a fact, not an option.
+typedef struct ordo_lr_plan {
+    int have; // 0: not recorded (a new run, or an older ordo's): the one the options give
+    long long from_step, to_step;
+    double from_lr;
+    const char *history; // JSON array text: one object per resume that changed --steps, or NULL
+} ordo_lr_plan;
+
+// What `--resume-schedule` does when --steps changes on resume (see README "Resuming").
+typedef enum ordo_resume_sched {
+    ORDO_RESUME_CONTINUE,     // keep the curve; past its end, min-lr (default)
+    ORDO_RESUME_REPLAN_DECAY, // decay from the current lr to min-lr over the new remaining steps
+    ORDO_RESUME_REPLAN,       // the schedule of a new run of the new --steps (the lr may jump)
+} ordo_resume_sched;
+extern const ordo_names ordo_resume_sched_names; // in enum order: continue, replan-decay, replan
 
 // What ordo_rundata_load does when the data file differs from the run's record. Not saved.
 typedef enum ordo_data_check {
@@ -58,9 +82,14 @@ typedef struct ordo_train_config {
     const char *precision; // of the matmuls: fp32 | bf16 (framework/bf16.h); must match on resume
     long long steps, eval_every, eval_batches, ckpt_every, keep, log_every, seed, threads;
     const char *init, *out;
+    // issue 19 (runs that stand on their own, resume says what it does)
+    const char *val_data;        // a text or token file held out whole as the validation set
+    const char *resume_schedule; // ordo_resume_sched_names
     // not options (not in the table)
     ordo_data_record data_record; // the data file's record (see above)
     ordo_data_check data_check;   // set by whoever opens the run (ORDO_DATA_NEW by default)
+    ordo_data_record val_record;  // the --val-data file's record (key ORDO_CONFIG_VAL_DATA_KEY)
+    ordo_lr_plan plan;            // the lr curve in force (see above)
 } ordo_train_config;
 
 // Every field's default. The optimizer's (betas, eps, weight decay, momentum) are
@@ -123,7 +152,21 @@ void ordo_config_strings_free(void);
 #define ORDO_CONFIG_UNIGRAM_KEY "val_unigram"
 
 // The key of the data record in config.json and the checkpoint metadata's config:
-// {"size": <bytes>, "xxh3": "<16 hex digits>"}.
+// {"size": <bytes>, "xxh3": "<16 hex digits>", "run_relative": "<path from the run dir>"}
+// (run_relative is absent in runs of an older ordo).
 #define ORDO_CONFIG_DATA_KEY "data_file"
+// The --val-data file's record, in the same form.
+#define ORDO_CONFIG_VAL_DATA_KEY "val_data_file"
+// The lr plan: {"from_step": N, "from_lr": X, "to_step": N, "history": [...]}; each history
+// entry {"at_step", "steps_before", "steps_after", "mode", "lr_before", "lr_after"} says
+// how a resume with another --steps changed the curve (lr_*: at at_step, old and new plan).
+#define ORDO_CONFIG_PLAN_KEY "lr_plan"
+
+// The plan in force for c: c->plan when recorded, else a new run's (from_lr = lr over
+// [warmup, steps - 1]).
+ordo_lr_plan ordo_train_config_plan(const ordo_train_config *c);
+// The learning rate of step (0-based) under plan p and c's schedule, warmup, lr and min-lr.
+// A new run's plan gives exactly ordo_lr_at's values (bit for bit).
+double ordo_train_config_lr_at(const ordo_train_config *c, const ordo_lr_plan *p, int64_t step);
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "framework/dist.h"
 #include "framework/fileio.h"
+#include "framework/hash.h"
 #include "train/evaluate.h"
 #include "train/run.h"
 
@@ -20,14 +21,15 @@ static json_t *num_or_null(double v) {
 // cannot be (into note[cap]); *aligned is the example length when windows start on examples.
 static int length_plan(const ordo_gpt *m, const ordo_rundata *d, const ordo_eval_request *q, int T,
                        ordo_eval_mode *mode, int *stride, int *aligned, char *note, size_t cap) {
-    size_t nval = d->n - d->n_train;
+    size_t nval = d->nval;
     *aligned = 0;
     if (m->cfg.pos == ORDO_POS_LEARNED && T > m->cfg.T_max) {
         snprintf(note, cap, "past the learned table (T_max %d)", m->cfg.T_max);
         return 0;
     }
     if (nval < (size_t)T + 1) {
-        snprintf(note, cap, "the validation split has %zu tokens, fewer than %d", nval, T + 1);
+        snprintf(note, cap, "the %s has %zu tokens, fewer than %d",
+                 q->data ? "eval file" : "validation set", nval, T + 1);
         return 0;
     }
     *stride = q->stride > 0 ? (q->stride < T ? q->stride : T) : (T / 4 > 0 ? T / 4 : 1);
@@ -50,7 +52,7 @@ static json_t *length_result(ordo_gpt *m, ordo_ctx *ctx, const ordo_rundata *d,
     json_t *o = json_object();
     json_object_set_new(o, "context", json_integer(T));
     const int32_t *val = d->val, *vt = d->val_targets;
-    size_t nval = d->n - d->n_train;
+    size_t nval = d->nval;
     char note[160];
     ordo_eval_mode mode;
     int stride, aligned;
@@ -76,7 +78,8 @@ static json_t *length_result(ordo_gpt *m, ordo_ctx *ctx, const ordo_rundata *d,
         json_object_set_new(o, "loss_by_position", pl);
     }
     ordo_eval_result_free(&r);
-    if (!*err && d->is_corpus && d->corpus.dep) { // order: the same windows, scored only where
+    if (!*err && d->is_corpus && d->corpus.dep &&
+        !d->valfile) { // order: the same windows, scored only where
         // the next token depends on word order (what a model blind to order cannot learn)
         const uint8_t *dep = d->corpus.dep + d->n_train;
         int32_t *only = ordo_xmalloc(nval * sizeof *only);
@@ -184,7 +187,7 @@ static eval_peak plan(const ordo_gpt *m, const ordo_train_config *cfg, const ord
     eval_peak p = {0};
     int own = (int)cfg->context, size = ordo_dist_size();
     const int *lens = q->lengths ? q->lengths : &own;
-    size_t nval = d->n - d->n_train;
+    size_t nval = d->nval;
     for (int i = 0; i < (q->lengths ? q->nlen : 1); i++) {
         int T = lens[i], stride, aligned;
         ordo_eval_mode mode;
@@ -293,9 +296,17 @@ ordo_status ordo_eval_run(const ordo_eval_request *q, json_t **report) {
     ordo_train_config cfg;
     ordo_rundata data;
     ordo_gpt m;
-    int64_t step;
-    ordo_status s = ordo_run_open(q->run_dir, &cfg, &data, &m, &step);
+    ordo_run_view view;
+    // with --data the run's own data is not read: its tokenizer is all that is needed
+    ordo_run_select sel = {.step = q->have_step ? q->step : -1, .tokenizer_only = q->data != NULL};
+    ordo_status s = ordo_run_open(q->run_dir, &sel, &cfg, &data, &m, &view);
     if (s) return s;
+    int64_t step = view.step;
+    if (q->data && (s = ordo_rundata_use_eval_file(&data, &cfg, q->data))) {
+        ordo_gpt_free(&m);
+        ordo_rundata_free(&data);
+        return s;
+    }
     ordo_ctx ctx;
     ordo_ctx_init(&ctx);
     // every rank refuses together (their limits may differ)
@@ -308,6 +319,21 @@ ordo_status ordo_eval_run(const ordo_eval_request *q, json_t **report) {
     json_t *o = json_object();
     json_object_set_new(o, "run", json_string(q->run_dir));
     json_object_set_new(o, "step", json_integer(step));
+    json_object_set_new(o, "checkpoint", json_string(view.ckpt));
+    // what was scored: the run's validation set (a split of its data, or its --val-data file),
+    // or a file given to eval --data, scored whole
+    json_t *set = json_object();
+    const char *kind = q->data ? "file" : cfg.val_data ? "val-data" : "split";
+    json_object_set_new(set, "kind", json_string(kind));
+    if (q->data || cfg.val_data)
+        json_object_set_new(set, "file", json_string(q->data ? q->data : data.val_path));
+    json_object_set_new(set, "tokens", json_integer((json_int_t)data.nval));
+    if (data.valfile) {
+        char hex[17];
+        ordo_hash_hex(data.val_record.hash, hex);
+        json_object_set_new(set, "xxh3", json_string(hex));
+    }
+    json_object_set_new(o, "eval_set", set);
     json_object_set_new(o, "pos", json_string(cfg.pos));
     json_object_set_new(o, "task", cfg.data ? json_null() : json_string(cfg.task));
     json_object_set_new(o, "train_context", json_integer(cfg.context));
@@ -320,7 +346,7 @@ ordo_status ordo_eval_run(const ordo_eval_request *q, json_t **report) {
     for (int i = 0; i < nlen && !s; i++)
         json_array_append_new(res, length_result(&m, &ctx, &data, q, lens[i], &s));
     json_object_set_new(o, "results", res);
-    int seq = data.is_corpus && data.corpus.task != ORDO_TASK_ORDER;
+    int seq = data.is_corpus && data.corpus.task != ORDO_TASK_ORDER && !q->data;
     if (!s && seq && q->examples > 0)
         json_object_set_new(o, "accuracy", accuracy(&m, &ctx, &cfg, &data, q, &s));
     ordo_ctx_free(&ctx);

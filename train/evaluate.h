@@ -74,8 +74,9 @@ ordo_status ordo_eval_loss(ordo_gpt *m, ordo_ctx *ctx, const ordo_dataset *ds, i
 ordo_status ordo_eval_seq_accuracy(ordo_gpt *m, ordo_ctx *ctx, ordo_task task, int alphabet, int n,
                                    int examples, uint64_t seed, double *accuracy);
 
-// A whole run's evaluation: the newest valid checkpoint of run_dir on its own validation
-// split at each length, and for copy/reverse runs the exact match at n = 1..max_n.
+// A whole run's evaluation: the newest valid checkpoint of run_dir (or the one the request
+// names) on its own validation set (or on the whole file `data`) at each length, and for
+// copy/reverse runs the exact match at n = 1..max_n.
 typedef struct ordo_eval_request {
     const char *run_dir;
     const int *lengths; // NULL: the training context
@@ -86,6 +87,10 @@ typedef struct ordo_eval_request {
     size_t max_windows; // per length; 0 = the whole split
     int examples;       // copy/reverse examples per n
     int max_n;          // copy/reverse; 0 = twice the training max-len
+    // issue 19: which checkpoint (run_dir may also be a checkpoint file), and another eval set
+    int64_t step;     // >= 0: this step's checkpoint; 0 in a request means the newest unless
+    int have_step;    // have_step is set
+    const char *data; // NULL: the run's validation set; else this whole text or token file
 } ordo_eval_request;
 
 // Bytes of the context's arena that one forward of `rows` windows of T tokens takes without a

@@ -24,9 +24,12 @@ ordo_status ordo_feed_open(const ordo_train_config *c, ordo_rundata *data, ordo_
     if (!*stride) *stride = T;
     if ((s = ordo_rundata_train_dataset(data, T, *stride, train_ds)))
         return ordo_error_wrap(s, "training split");
-    size_t nval = data->n - data->n_train;
-    if ((s = ordo_dataset_init(val_ds, data->val, nval, T, *stride)))
+    if ((s = ordo_dataset_init(val_ds, data->val, data->nval, T, *stride))) {
+        if (c->val_data)
+            return ordo_error_wrap(s, "--val-data %s",
+                                   data->val_path ? data->val_path : c->val_data);
         return ordo_error_wrap(s, "validation split (--val-frac %g)", c->val_frac);
+    }
     val_ds->targets = data->val_targets;
     if ((s = ordo_dataloader_init(loader, train_ds, (int)c->batch, (int)c->shuffle,
                                   (uint64_t)c->seed, (int)c->drop_last)))

@@ -1,10 +1,12 @@
 // A run rebuilt from its directory (see run.h). The built-in corpora regenerate from their
 // seed in well under a second, so nothing but the config is stored in a run directory; a
 // data file is named by the config and recorded there by size and hash.
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "data/dataset.h"
@@ -44,18 +46,20 @@ static ordo_status load_corpus(ordo_rundata *d, const ordo_train_config *cfg) {
     return ORDO_OK;
 }
 
-// Compares the data file now (d->record) with the run's record, as cfg->data_check says.
-static ordo_status check_record(const ordo_rundata *d, const ordo_train_config *cfg) {
-    const ordo_data_record *was = &cfg->data_record, *now = &d->record;
+// Compares the file `path` now (d->record) with the run's record `was` (NULL: nothing to
+// compare, as for a new run or an eval set), as cfg->data_check says.
+static ordo_status check_record(const ordo_rundata *d, const ordo_train_config *cfg,
+                                const char *path, const ordo_data_record *was) {
+    const ordo_data_record *now = &d->record;
     int rank0 = ordo_dist_rank() == 0;
-    if (cfg->data_check == ORDO_DATA_NEW) return ORDO_OK;
+    if (cfg->data_check == ORDO_DATA_NEW || !was) return ORDO_OK;
     if (!was->have) {
         if (cfg->data_check != ORDO_DATA_WARN && rank0)
             fprintf(stderr,
                     "ordo: note: the run has no record of its data file's size and hash (it "
                     "was made by an older ordo), so %s is taken as it is; it is recorded from "
                     "now on\n",
-                    cfg->data);
+                    path);
         return ORDO_OK;
     }
     if (was->size == now->size && was->hash == now->hash) return ORDO_OK;
@@ -63,10 +67,11 @@ static ordo_status check_record(const ordo_rundata *d, const ordo_train_config *
     ordo_hash_hex(was->hash, h0);
     ordo_hash_hex(now->hash, h1);
     snprintf(what, sizeof what,
-             "data file %s changed since the run %s: size %lld -> %lld "
+             "%s file %s changed since the run %s: size %lld -> %lld "
              "bytes, hash %s -> %s",
-             cfg->data, cfg->data_check == ORDO_DATA_WARN ? "trained on it" : "started", was->size,
-             now->size, h0, h1);
+             was == &cfg->val_record ? "--val-data" : "data", path,
+             cfg->data_check == ORDO_DATA_WARN ? "trained on it" : "started", was->size, now->size,
+             h0, h1);
     switch (cfg->data_check) {
     case ORDO_DATA_REFUSE:
         return ordo_error(ORDO_ERR_ARG,
@@ -89,12 +94,14 @@ static ordo_status check_record(const ordo_rundata *d, const ordo_train_config *
     return ORDO_OK;
 }
 
-// A text file, read whole and tokenized.
-static ordo_status load_text(ordo_rundata *d, const ordo_train_config *cfg) {
+// A text file, read whole and tokenized (path: the data file of cfg, its --val-data file or an
+// eval set; was: the run's record of it, or NULL).
+static ordo_status load_text(ordo_rundata *d, const ordo_train_config *cfg, const char *path,
+                             const ordo_data_record *was) {
     // regular files only (a FIFO would block, /dev/zero never end), the size known up front
     int fd;
     size_t size;
-    ordo_status s = ordo_open_regular(cfg->data, &fd, &size);
+    ordo_status s = ordo_open_regular(path, &fd, &size);
     if (s) return s;
     close(fd);
     if (size > MAX_DATA_BYTES)
@@ -102,14 +109,14 @@ static ordo_status load_text(ordo_rundata *d, const ordo_train_config *cfg) {
                           "%s: %zu bytes, more than the %zu a text file may have; tokenize it "
                           "once ('ordo tokenize --out FILE.bin %s') and train on FILE.bin, "
                           "which has no limit",
-                          cfg->data, size, MAX_DATA_BYTES, cfg->data);
+                          path, size, MAX_DATA_BYTES, path);
     if ((s = ordo_tokenizer_load(d->tok_kind, cfg->vocab, &d->tok))) return s;
     char *text;
     size_t len;
-    if ((s = ordo_read_regular_file(cfg->data, MAX_DATA_BYTES, &text, &len))) return s;
+    if ((s = ordo_read_regular_file(path, MAX_DATA_BYTES, &text, &len))) return s;
     if (len == 0) {
         free(text);
-        return ordo_error(ORDO_ERR_ARG, "%s: the data file is empty", cfg->data);
+        return ordo_error(ORDO_ERR_ARG, "%s: the data file is empty", path);
     }
     // Text never holds NUL; a file that does is a checkpoint, an archive or a binary passed
     // by mistake, and training on it would only waste the run.
@@ -120,26 +127,27 @@ static ordo_status load_text(ordo_rundata *d, const ordo_train_config *cfg) {
         return ordo_error(ORDO_ERR_FORMAT,
                           "%s: not a text file (a NUL byte at offset %zu); --data takes UTF-8 "
                           "text, or a token file made by 'ordo tokenize --out FILE.bin'",
-                          cfg->data, at);
+                          path, at);
     }
     // the hash of the bytes read (the same as ordo_hash_file's), so that what is checked is
     // what is tokenized; before tokenizing, so that a refused resume is quick
     d->record =
         (ordo_data_record){.have = 1, .size = (long long)len, .hash = ordo_hash64(text, len)};
-    if ((s = check_record(d, cfg))) {
+    if ((s = check_record(d, cfg, path, was))) {
         free(text);
         return s;
     }
     s = ordo_tokenizer_encode(d->tok, text, len, 0, &d->tokens, &d->n);
     free(text);
-    if (s) return ordo_error_wrap(s, "%s", cfg->data);
+    if (s) return ordo_error_wrap(s, "%s", path);
     d->vocab_size = ordo_tokenizer_vocab_size(d->tok);
     return ORDO_OK;
 }
 
 // A token file, mapped and checked; its tokenizer is loaded only if a prompt or ids need it.
-static ordo_status load_tokens(ordo_rundata *d, const ordo_train_config *cfg) {
-    ordo_status s = ordo_tokfile_open(cfg->data, &d->file);
+static ordo_status load_tokens(ordo_rundata *d, const ordo_train_config *cfg, const char *path,
+                               const ordo_data_record *was) {
+    ordo_status s = ordo_tokfile_open(path, &d->file);
     if (s) return s;
     const ordo_tokfile_header *h = &d->file.h;
     ordo_tokenizer_kind kind;
@@ -147,53 +155,243 @@ static ordo_status load_tokens(ordo_rundata *d, const ordo_train_config *cfg) {
         return ordo_error(ORDO_ERR_FORMAT,
                           "%s: made with the tokenizer '%s', which this ordo does not have "
                           "(byte, gpt2)",
-                          cfg->data, h->tokenizer);
+                          path, h->tokenizer);
     if (kind != d->tok_kind)
         return ordo_error(ORDO_ERR_ARG,
                           "%s holds %s token ids, but the run uses --tokenizer %s (a token file "
                           "decides the tokenizer when --tokenizer is not given)",
-                          cfg->data, h->tokenizer, ordo_tokenizer_kind_name(d->tok_kind));
+                          path, h->tokenizer, ordo_tokenizer_kind_name(d->tok_kind));
     if ((int64_t)h->vocab_size != ordo_tokenizer_kind_vocab_size(kind))
-        return ordo_error(
-            ORDO_ERR_FORMAT, "%s: vocab size %u in the header, but the %s tokenizer has %d ids",
-            cfg->data, h->vocab_size, h->tokenizer, ordo_tokenizer_kind_vocab_size(kind));
+        return ordo_error(ORDO_ERR_FORMAT,
+                          "%s: vocab size %u in the header, but the %s tokenizer has %d ids", path,
+                          h->vocab_size, h->tokenizer, ordo_tokenizer_kind_vocab_size(kind));
     d->n = (size_t)h->count;
     d->vocab_size = (int)h->vocab_size;
     d->record =
         (ordo_data_record){.have = 1, .size = (long long)d->file.file_bytes, .hash = h->hash};
-    return check_record(d, cfg);
+    return check_record(d, cfg, path, was);
 }
 
-static ordo_status load_file(ordo_rundata *d, const ordo_train_config *cfg) {
+// The tokenizer of the run (its kind and vocab dir), not yet loaded: ordo_rundata_encode and
+// decode load it when first needed.
+static ordo_status file_tokenizer(ordo_rundata *d, const ordo_train_config *cfg) {
     ordo_status s = ordo_tokenizer_parse_kind(cfg->tokenizer, &d->tok_kind);
     if (s) return s;
     d->vocab = cfg->vocab ? ordo_xstrdup(cfg->vocab) : NULL;
+    return ORDO_OK;
+}
+
+// A text or token file at path (d's tokenizer kind set), compared with `was`.
+static ordo_status load_file_at(ordo_rundata *d, const ordo_train_config *cfg, const char *path,
+                                const ordo_data_record *was) {
     int tokfile;
-    if ((s = ordo_tokfile_probe(cfg->data, &tokfile))) return s;
-    return tokfile ? load_tokens(d, cfg) : load_text(d, cfg);
+    ordo_status s = ordo_tokfile_probe(path, &tokfile);
+    if (s) return s;
+    return tokfile ? load_tokens(d, cfg, path, was) : load_text(d, cfg, path, was);
+}
+
+// The validation set as int32 ids from offset `off` of d's stream to its end: into the
+// stream (tokens, a 32-bit mapping) or widened from a 16-bit mapping into d->val_own.
+static const int32_t *stream_tail(ordo_rundata *d, size_t off) {
+    size_t n = d->n - off;
+    if (d->tokens) return d->tokens + off;
+    if (d->file.h.width == 4) return (const int32_t *)d->file.ids + off; // ids below 2^31
+    d->val_own = ordo_xmalloc((n ? n : 1) * sizeof *d->val_own);
+    ordo_rundata_ids(d, off, n, d->val_own);
+    return d->val_own;
+}
+
+// --- Where a run's files are. A new run records its data file's absolute path (config "data")
+// and its path relative to the run directory (the record's run_relative); a run read or
+// resumed elsewhere tries them in that order, so that it works from any directory and after
+// the run and its data moved together. The hash decides whether it is the same file.
+
+// The path p made absolute and lexically normal (no ".", "..", "//") into out[cap], from the
+// working directory; for a path that does not exist yet (a new run dir).
+static ordo_status lexical_abs(const char *p, char *out, size_t cap) {
+    char cwd[ORDO_PATH_MAX], joined[2 * ORDO_PATH_MAX + 2];
+    if (p[0] != '/' && !getcwd(cwd, sizeof cwd))
+        return ordo_error(ORDO_ERR_IO, "cannot read the working directory");
+    snprintf(joined, sizeof joined, "%s/%s", p[0] == '/' ? "" : cwd, p);
+    size_t n = 0;
+    char *save = NULL;
+    for (char *c = strtok_r(joined, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+        if (strcmp(c, ".") == 0) continue;
+        if (strcmp(c, "..") == 0) {
+            while (n > 0 && out[n - 1] != '/') n--;
+            if (n > 0) n--;
+            continue;
+        }
+        size_t k = strlen(c);
+        if (n + 1 + k + 1 > cap) return ordo_error(ORDO_ERR_ARG, "%s: the path is too long", p);
+        out[n++] = '/';
+        memcpy(out + n, c, k);
+        n += k;
+    }
+    if (n == 0) out[n++] = '/';
+    out[n] = 0;
+    return ORDO_OK;
+}
+
+// The absolute path of file (which exists) relative to the absolute directory dir (which
+// may not exist yet), malloc'd: "../data/x.txt".
+static char *relative_to(const char *dir, const char *file) {
+    size_t common = 0; // length of the common prefix, ending at a directory boundary
+    for (size_t i = 0; dir[i] && dir[i] == file[i]; i++)
+        if (dir[i + 1] == 0 ? file[i + 1] == '/' : dir[i + 1] == '/' && file[i + 1] == '/')
+            common = i + 1;
+    if (strcmp(dir, "/") == 0) common = 0;
+    ordo_strbuf b = {0};
+    for (const char *c = dir + common; *c; c++)
+        if (*c == '/') ordo_strbuf_printf(&b, "../");
+    ordo_strbuf_printf(&b, "%s", file + common + (file[common] == '/'));
+    return b.buf;
+}
+
+static int exists(const char *p) {
+    return access(p, F_OK) == 0;
+}
+
+// Resolves the run's file `given` (option opt: "--data", "--val-data") into *abs (absolute,
+// malloc'd) and *rel (relative to the run dir cfg->out, malloc'd; NULL when it cannot be made).
+// A new run takes it as given, from the working directory. A run being read or resumed
+// takes the first that exists of: given as it is (absolute; relative to the working
+// directory for runs of an older ordo, or an option given now), the run dir joined with the
+// record's run_relative, the run dir joined with a relative `given`; a note says when it is
+// not the first. None existing is ORDO_ERR_IO naming each path tried.
+static ordo_status resolve_file(const ordo_train_config *cfg, const char *opt, const char *given,
+                                const ordo_data_record *rec, char **abs, char **rel) {
+    *abs = *rel = NULL;
+    char tried[3][ORDO_PATH_MAX];
+    int n = 0, found = -1;
+    snprintf(tried[n++], ORDO_PATH_MAX, "%s", given);
+    if (cfg->data_check != ORDO_DATA_NEW && cfg->out) {
+        if (rec && rec->rel && rec->rel[0] != '/' &&
+            !ordo_path(tried[n], ORDO_PATH_MAX, "%s/%s", cfg->out, rec->rel))
+            n++;
+        if (given[0] != '/' && !ordo_path(tried[n], ORDO_PATH_MAX, "%s/%s", cfg->out, given)) n++;
+    }
+    ordo_error_clear();
+    for (int i = 0; i < n && found < 0; i++)
+        if (exists(tried[i])) found = i;
+    if (found < 0 && n == 1) { // a new run: the loader's error says what is wrong with it
+        *abs = ordo_xstrdup(given);
+        return ORDO_OK;
+    }
+    if (found < 0) {
+        ordo_strbuf b = {0};
+        for (int i = 0; i < n; i++) ordo_strbuf_printf(&b, "%s%s", i ? ", " : "", tried[i]);
+        // on resume the option names the new place; read-only commands have no such option
+        // (eval --data scores another file), so the file has to be put back
+        int resume = cfg->data_check != ORDO_DATA_WARN;
+        ordo_status s = ordo_error(
+            ORDO_ERR_IO, "%s %s: the run's file is not there (tried %s); %s%s%s", opt, given, b.buf,
+            resume ? "give its new place with 'ordo train --resume RUN "
+                   : "put it back there, or the run directory beside it",
+            resume ? opt : "", resume ? " FILE' (its size and hash are checked)" : "");
+        ordo_strbuf_free(&b);
+        return s;
+    }
+    if (found > 0 && ordo_dist_rank() == 0)
+        fprintf(stderr,
+                "ordo: note: %s %s is not there; using %s (relative to the run directory)\n", opt,
+                given, tried[found]);
+    *abs = realpath(tried[found], NULL);
+    if (!*abs) *abs = ordo_xstrdup(tried[found]);
+    char dir[ORDO_PATH_MAX], *real = cfg->out ? realpath(cfg->out, NULL) : NULL;
+    if (real || (cfg->out && !lexical_abs(cfg->out, dir, sizeof dir)))
+        *rel = (*abs)[0] == '/' ? relative_to(real ? real : dir, *abs) : NULL;
+    ordo_error_clear();
+    free(real);
+    return ORDO_OK;
+}
+
+// The run's --val-data file, loaded whole as the validation set; all of the data trains.
+static ordo_status load_val_file(ordo_rundata *d, const ordo_train_config *cfg) {
+    ordo_status s =
+        resolve_file(cfg, "--val-data", cfg->val_data, &cfg->val_record, &d->val_path, &d->val_rel);
+    if (s) return s;
+    ordo_rundata *v = d->valfile = ordo_xcalloc(1, sizeof *v);
+    v->tok_kind = d->tok_kind;
+    v->vocab = d->vocab ? ordo_xstrdup(d->vocab) : NULL;
+    if ((s = load_file_at(v, cfg, d->val_path, &cfg->val_record))) return s; // names the file
+    d->val_record = v->record;
+    d->val_record.rel = d->val_rel;
+    d->n_train = d->n;
+    d->val = stream_tail(v, 0);
+    d->val_targets = NULL;
+    d->nval = v->n;
+    return ORDO_OK;
 }
 
 ordo_status ordo_rundata_load(ordo_rundata *d, const ordo_train_config *cfg) {
     memset(d, 0, sizeof *d);
-    ordo_status s = cfg->data ? load_file(d, cfg) : load_corpus(d, cfg);
-    if (!s) s = ordo_split_tokens(d->n, cfg->val_frac, &d->n_train);
+    ordo_status s = ORDO_OK;
+    if (!cfg->data) {
+        s = load_corpus(d, cfg);
+    } else if (!(s = file_tokenizer(d, cfg)) &&
+               !(s = resolve_file(cfg, "--data", cfg->data, &cfg->data_record, &d->path,
+                                  &d->rel))) {
+        s = load_file_at(d, cfg, d->path, &cfg->data_record);
+        d->record.rel = d->rel;
+    }
+    if (!s && cfg->val_data) {
+        if (!(s = load_val_file(d, cfg))) return ORDO_OK;
+    } else if (!s) {
+        s = ordo_split_tokens(d->n, cfg->val_frac, &d->n_train);
+    }
     if (s) {
         ordo_rundata_free(d);
         return s;
     }
     if (d->example_len > 0) // keep whole examples on each side of the split
         d->n_train = d->n_train / (size_t)d->example_len * (size_t)d->example_len;
-    size_t nval = d->n - d->n_train;
-    if (d->tokens) {
-        d->val = d->tokens + d->n_train;
-        d->val_targets = d->targets ? d->targets + d->n_train : NULL;
-    } else if (d->file.h.width == 4) { // ids below 2^31: the same bits as int32
-        d->val = (const int32_t *)d->file.ids + d->n_train;
-    } else { // the validation split alone is widened (val-frac of the file, 4 bytes an id)
-        d->val_own = ordo_xmalloc((nval ? nval : 1) * sizeof *d->val_own);
-        ordo_rundata_ids(d, d->n_train, nval, d->val_own);
-        d->val = d->val_own;
+    d->nval = d->n - d->n_train;
+    d->val = stream_tail(d, d->n_train); // a 16-bit file: the validation split alone is widened
+    d->val_targets = d->targets ? d->targets + d->n_train : NULL;
+    return ORDO_OK;
+}
+
+ordo_status ordo_rundata_load_tokenizer(ordo_rundata *d, const ordo_train_config *cfg) {
+    memset(d, 0, sizeof *d);
+    ordo_status s = cfg->data ? file_tokenizer(d, cfg) : load_corpus(d, cfg);
+    if (!s && cfg->data) d->vocab_size = ordo_tokenizer_kind_vocab_size(d->tok_kind);
+    if (s) {
+        ordo_rundata_free(d);
+        return s;
     }
+    d->n_train = d->n; // no validation set
+    d->val = d->tokens ? d->tokens + d->n : NULL;
+    return ORDO_OK;
+}
+
+ordo_status ordo_rundata_use_eval_file(ordo_rundata *d, const ordo_train_config *cfg,
+                                       const char *path) {
+    if (d->is_corpus)
+        return ordo_error(ORDO_ERR_ARG,
+                          "--data %s: the run trained on the built-in corpus %s, which has no "
+                          "tokenizer for text (evaluate it on its own validation split)",
+                          path, cfg->task);
+    ordo_rundata *v = ordo_xcalloc(1, sizeof *v);
+    v->tok_kind = d->tok_kind;
+    v->vocab = d->vocab ? ordo_xstrdup(d->vocab) : NULL;
+    ordo_train_config c = *cfg;
+    c.data_check = ORDO_DATA_NEW; // nothing to compare it with
+    ordo_status s = load_file_at(v, &c, path, NULL);
+    if (s) {
+        ordo_rundata_free(v);
+        free(v);
+        return ordo_error_wrap(s, "--data");
+    }
+    if (d->valfile) {
+        ordo_rundata_free(d->valfile);
+        free(d->valfile);
+    }
+    d->valfile = v;
+    d->val = stream_tail(v, 0);
+    d->val_targets = NULL;
+    d->nval = v->n;
+    d->val_record = v->record;
     return ORDO_OK;
 }
 
@@ -267,6 +465,14 @@ ordo_status ordo_rundata_decode(ordo_rundata *d, const int32_t *ids, size_t n, c
 }
 
 void ordo_rundata_free(ordo_rundata *d) {
+    if (d->valfile) {
+        ordo_rundata_free(d->valfile);
+        free(d->valfile);
+    }
+    free(d->path);
+    free(d->rel);
+    free(d->val_path);
+    free(d->val_rel);
     free(d->tokens);
     free(d->targets);
     free(d->val_own);
@@ -300,52 +506,114 @@ static ordo_status checkpoint_config(const char *path, const char *dir, json_t *
     return s;
 }
 
-ordo_status ordo_run_open(const char *dir, ordo_train_config *cfg, ordo_rundata *data, ordo_gpt *m,
-                          int64_t *step) {
+// Opens checkpoint `path` of run dir and rebuilds the run from it into cfg, data and m (freed
+// again on failure). *step receives its step.
+static ordo_status open_one(const char *path, const char *dir, const ordo_run_select *sel,
+                            ordo_train_config *cfg, ordo_rundata *data, ordo_gpt *m, int64_t *step,
+                            int *data_err) {
+    *data_err = 0;
+    ordo_safetensors *f;
+    json_t *cj;
+    ordo_train_state st;
+    ordo_status s = ordo_checkpoint_open(path, &f, &cj, &st);
+    if (s) return s;
+    // zeroed, so that a failure before they are built frees nothing it should not
+    memset(data, 0, sizeof *data);
+    memset(m, 0, sizeof *m);
+    s = checkpoint_config(path, dir, cj, cfg);
+    json_decref(cj);
+    cfg->data_check = ORDO_DATA_WARN; // read-only: a changed data file is only warned about
+    ordo_gpt_config g;
+    if (!s) {
+        s = sel->tokenizer_only ? ordo_rundata_load_tokenizer(data, cfg)
+                                : ordo_rundata_load(data, cfg);
+        *data_err = s != ORDO_OK;
+    }
+    if (!s) s = ordo_train_config_model(cfg, data->vocab_size, &g);
+    if (!s) s = ordo_gpt_init(m, &g, 0);
+    if (!s) s = ordo_checkpoint_load(f, m, NULL);
+    ordo_safetensors_close(f);
+    if (s) {
+        ordo_gpt_free(m);
+        ordo_rundata_free(data);
+        return s;
+    }
+    *step = st.step;
+    return ORDO_OK;
+}
+
+// A target that is a file: its checkpoint alone, from the directory it is in.
+static ordo_status open_file(const char *target, const ordo_run_select *sel, ordo_train_config *cfg,
+                             ordo_rundata *data, ordo_gpt *m, ordo_run_view *v) {
+    if (sel->step >= 0)
+        return ordo_error(ORDO_ERR_ARG,
+                          "--step %lld and the checkpoint file %s do not go together (give the "
+                          "run directory with --step, or the file alone)",
+                          (long long)sel->step, target);
+    const char *slash = strrchr(target, '/');
+    ordo_status s = ORDO_OK;
+    if (!slash)
+        snprintf(v->dir, sizeof v->dir, ".");
+    else if (slash == target)
+        snprintf(v->dir, sizeof v->dir, "/");
+    else
+        s = ordo_path(v->dir, sizeof v->dir, "%.*s", (int)(slash - target), target);
+    if (!s) s = ordo_path(v->ckpt, sizeof v->ckpt, "%s", target);
+    int data_err;
+    if (!s) s = open_one(v->ckpt, v->dir, sel, cfg, data, m, &v->step, &data_err);
+    return s;
+}
+
+ordo_status ordo_run_open(const char *target, const ordo_run_select *sel, ordo_train_config *cfg,
+                          ordo_rundata *data, ordo_gpt *m, ordo_run_view *v) {
+    static const ordo_run_select newest = {.step = -1};
+    if (!sel) sel = &newest;
+    memset(v, 0, sizeof *v);
+    struct stat sb;
+    int found = stat(target, &sb) == 0;
+    if (found && S_ISREG(sb.st_mode)) return open_file(target, sel, cfg, data, m, v);
+    size_t len = strlen(target), ext = strlen(".safetensors");
+    if (!found && len > ext && strcmp(target + len - ext, ".safetensors") == 0)
+        return ordo_error(ORDO_ERR_IO, "%s: no such checkpoint file", target);
+    ordo_status s = ordo_path(v->dir, sizeof v->dir, "%s", target);
     int64_t *steps;
     int n;
-    ordo_status s = ordo_checkpoint_list(dir, &steps, &n);
+    if (!s) s = ordo_checkpoint_list(target, &steps, &n);
     if (s) return s;
     if (n == 0) {
         free(steps);
         return ordo_error(ORDO_ERR_ARG, "%s: no checkpoint (ckpt-<step>.safetensors) in the run",
-                          dir);
+                          target);
+    }
+    if (sel->step >= 0) { // that one or an error: never another step in its place
+        int i = 0;
+        while (i < n && steps[i] != sel->step) i++;
+        if (i == n) {
+            ordo_strbuf have = {0};
+            ordo_checkpoint_steps_text(target, steps, n, &have);
+            s = ordo_error(ORDO_ERR_ARG,
+                           "%s: no checkpoint of step %lld (ckpt-%lld.safetensors); the run has "
+                           "checkpoints at steps %s",
+                           target, (long long)sel->step, (long long)sel->step, have.buf);
+            ordo_strbuf_free(&have);
+        }
+        if (!s) s = ordo_checkpoint_path(v->ckpt, sizeof v->ckpt, target, sel->step);
+        int data_err;
+        if (!s) s = open_one(v->ckpt, target, sel, cfg, data, m, &v->step, &data_err);
+        free(steps);
+        return s;
     }
     ordo_strbuf skipped = {0};
     int i;
     for (i = 0; i < n; i++) {
-        char path[ORDO_PATH_MAX];
-        if ((s = ordo_checkpoint_path(path, sizeof path, dir, steps[i]))) break;
-        ordo_safetensors *f;
-        json_t *cj;
-        ordo_train_state st;
-        if ((s = ordo_checkpoint_open(path, &f, &cj, &st))) {
-            skip(&skipped, path);
-            continue;
-        }
-        // zeroed, so that a failure before they are built frees nothing it should not
-        memset(data, 0, sizeof *data);
-        memset(m, 0, sizeof *m);
-        s = checkpoint_config(path, dir, cj, cfg);
-        json_decref(cj);
-        cfg->data_check = ORDO_DATA_WARN; // read-only: a changed data file is only warned about
-        ordo_gpt_config g;
-        if (!s) s = ordo_rundata_load(data, cfg);
-        if (!s) s = ordo_train_config_model(cfg, data->vocab_size, &g);
-        if (!s) s = ordo_gpt_init(m, &g, 0);
-        if (!s) s = ordo_checkpoint_load(f, m, NULL);
-        ordo_safetensors_close(f);
-        if (s) {
-            skip(&skipped, path);
-            ordo_gpt_free(m);
-            ordo_rundata_free(data);
-            continue;
-        }
-        *step = st.step;
-        break;
+        if ((s = ordo_checkpoint_path(v->ckpt, sizeof v->ckpt, target, steps[i]))) break;
+        int data_err;
+        if (!(s = open_one(v->ckpt, target, sel, cfg, data, m, &v->step, &data_err))) break;
+        if (data_err) break; // the run's data, not this checkpoint: an older one would not help
+        skip(&skipped, v->ckpt);
     }
     if (i == n) // every one skipped: the last one's status, with the reason for each
-        s = ordo_error(s, "%s: none of its %d checkpoint(s) could be used:%s", dir, n,
+        s = ordo_error(s, "%s: none of its %d checkpoint(s) could be used:%s", target, n,
                        skipped.buf ? skipped.buf : "");
     ordo_strbuf_free(&skipped);
     free(steps);
@@ -489,6 +757,7 @@ ordo_status ordo_resume_next(ordo_resume *r, ordo_safetensors **f, ordo_train_st
         *f = NULL;
         return ordo_error_wrap(s, "--resume %s", r->dir);
     }
+    r->last = ck;
     return ORDO_OK;
 }
 
@@ -496,7 +765,73 @@ void ordo_resume_skip(ordo_resume *r) {
     skip(&r->skipped, r->path);
 }
 
+// "cosine, warmup 2: lr 0.001 at step 2 -> min-lr 0.0001 at step 9, then 0.0001" into b.
+static void describe_plan(ordo_strbuf *b, const ordo_train_config *c, const ordo_lr_plan *p) {
+    ordo_strbuf_printf(b, "%s, warmup %lld", c->schedule, c->warmup);
+    if (strcmp(c->schedule, "constant") == 0) {
+        ordo_strbuf_printf(b, ", then lr %g", c->lr);
+        return;
+    }
+    ordo_strbuf_printf(b, ": lr %g at step %lld -> min-lr %g at step %lld, then %g", p->from_lr,
+                       p->from_step, c->min_lr, p->to_step, c->min_lr);
+}
+
+void ordo_resume_schedule(ordo_resume *r, int64_t step, ordo_train_config *cfg) {
+    ordo_lr_plan old = ordo_train_config_plan(&r->last);
+    old.have = 1;
+    cfg->plan = old;
+    long long before = r->last.steps, after = cfg->steps;
+    if (after == before) return; // the checkpoint's curve, bit for bit
+    int mode = ORDO_RESUME_CONTINUE;
+    ordo_names_parse(&ordo_resume_sched_names, cfg->resume_schedule, &mode); // checked before
+    ordo_lr_plan replan = {
+        .have = 1, .from_step = cfg->warmup, .to_step = after - 1, .from_lr = cfg->lr};
+    ordo_lr_plan decay = replan;
+    if (step > cfg->warmup) // still warming up: replan-decay is replan
+        decay.from_step = step, decay.from_lr = ordo_train_config_lr_at(cfg, &old, step);
+    const ordo_lr_plan *now = mode == ORDO_RESUME_CONTINUE       ? &old
+                              : mode == ORDO_RESUME_REPLAN_DECAY ? &decay
+                                                                 : &replan;
+    cfg->plan = *now;
+    double lr_old = ordo_train_config_lr_at(cfg, &old, step),
+           lr_new = ordo_train_config_lr_at(cfg, now, step);
+    // the history: the checkpoint's entries and this one
+    json_t *h = old.history ? json_loads(old.history, 0, NULL) : NULL;
+    if (!json_is_array(h)) {
+        json_decref(h);
+        h = json_array();
+    }
+    json_array_append_new(
+        h, json_pack("{s:I, s:I, s:I, s:s, s:f, s:f}", "at_step", (json_int_t)step, "steps_before",
+                     (json_int_t)before, "steps_after", (json_int_t)after, "mode",
+                     cfg->resume_schedule, "lr_before", lr_old, "lr_after", lr_new));
+    free(r->history);
+    r->history = json_dumps(h, JSON_COMPACT);
+    json_decref(h);
+    cfg->plan.history = r->history;
+    if (ordo_dist_rank() != 0) return;
+    ordo_strbuf b = {0};
+    describe_plan(&b, cfg, &old);
+    ordo_strbuf_printf(&b, "; lr at step %" PRId64 ": %.6g", step, lr_old);
+    fprintf(stderr,
+            "ordo: --steps %lld -> %lld on resume at step %" PRId64 ", --resume-schedule %s\n"
+            "  old schedule (%lld steps): %s\n",
+            before, after, step, cfg->resume_schedule, before, b.buf);
+    b.len = 0;
+    b.buf[0] = 0;
+    describe_plan(&b, cfg, now);
+    ordo_strbuf_printf(&b, "; lr at step %" PRId64 ": %.6g", step, lr_new);
+    fprintf(stderr, "  new schedule (%lld steps): %s\n", after, b.buf);
+    fprintf(stderr,
+            "  (lr at step %" PRId64 " under each --resume-schedule: continue %.6g, "
+            "replan-decay %.6g, replan %.6g)\n",
+            step, lr_old, ordo_train_config_lr_at(cfg, &decay, step),
+            ordo_train_config_lr_at(cfg, &replan, step));
+    ordo_strbuf_free(&b);
+}
+
 void ordo_resume_free(ordo_resume *r) {
+    free(r->history);
     free(r->steps);
     ordo_strbuf_free(&r->skipped);
     memset(r, 0, sizeof *r);

@@ -47,6 +47,12 @@ typedef struct ordo_rundata {
     ordo_tokenizer_kind tok_kind; // for loading tok later
     char *vocab;                  // the --vocab dir of the config, or NULL
     ordo_data_record record;      // what the data file is now (have = 0 for a corpus)
+    size_t nval;                  // ids in `val`: n - n_train, or the --val-data file's
+    char *path, *rel;             // the data file as resolved: absolute, and from the run dir
+    // --val-data (or eval --data): the file loaded whole, `val` its stream; its path and record
+    struct ordo_rundata *valfile;
+    char *val_path, *val_rel;
+    ordo_data_record val_record;
 } ordo_rundata;
 
 // Generates or reads (text: tokenizes; a token file: maps and checks) the data of cfg, and
@@ -55,7 +61,22 @@ typedef struct ordo_rundata {
 // ACCEPT and WARN print a note or warning on stderr (rank 0); a run without a record resumes
 // with a note. Text files and token files must be regular files (a FIFO or /dev/zero is
 // refused before anything is read). Errors name the file or option.
+// Where the file is: a new run (ORDO_DATA_NEW) takes cfg->data from the working directory and
+// d->path receives it absolute, d->rel relative to the run dir cfg->out; any other first
+// tries cfg->data as it is, then the record's run_relative path and a relative cfg->data from
+// the run dir (a note says which is used; none there is an error naming every path tried).
+// With cfg->val_data the whole of that file (found and checked in the same way against
+// cfg->val_record) is the validation set and all of the data trains (n_train = n).
 ordo_status ordo_rundata_load(ordo_rundata *d, const ordo_train_config *cfg);
+// The tokenizer of cfg's run only (a built-in corpus: generated, its words are the
+// tokenizer): encode, decode and vocab_size work; no data file is opened, and there is no
+// validation set (nval 0). For `ordo sample`, and eval --data.
+ordo_status ordo_rundata_load_tokenizer(ordo_rundata *d, const ordo_train_config *cfg);
+// Makes the whole text or token file at path d's validation set (`ordo eval --data`),
+// tokenized with d's tokenizer; d->val_record receives its size and hash. ORDO_ERR_ARG for a
+// corpus run (its words are no text tokenizer); the loader's errors naming the file.
+ordo_status ordo_rundata_use_eval_file(ordo_rundata *d, const ordo_train_config *cfg,
+                                       const char *path);
 // The training split [0..n_train) as a dataset of windows of T with this stride, with the
 // targets of a corpus that masks some. Errors: ordo_dataset_init's.
 ordo_status ordo_rundata_train_dataset(const ordo_rundata *d, int T, int stride, ordo_dataset *ds);
@@ -69,14 +90,29 @@ ordo_status ordo_rundata_decode(ordo_rundata *d, const int32_t *ids, size_t n, c
                                 size_t *len);
 void ordo_rundata_free(ordo_rundata *d);
 
-// Loads a run for evaluation or sampling: the config and newest usable checkpoint of dir, the
-// model and data rebuilt from that config (a checkpoint that does not open, is not intact or
-// does not load is skipped with a warning; a data file that changed since is warned about).
-// *step receives the checkpoint's step; free m and data with ordo_gpt_free and
-// ordo_rundata_free. ORDO_ERR_ARG when dir has no checkpoint; when none is usable, the last
-// one's error with the reason for each listed.
-ordo_status ordo_run_open(const char *dir, ordo_train_config *cfg, ordo_rundata *data, ordo_gpt *m,
-                          int64_t *step);
+// Which checkpoint of a run ordo_run_open uses, and what it loads besides the model.
+typedef struct ordo_run_select {
+    int64_t step; // >= 0: the run's checkpoint of this step, and no other; -1: the newest usable
+    int tokenizer_only; // 1: the data is ordo_rundata_load_tokenizer's (no data file is read)
+} ordo_run_select;
+// What ordo_run_open opened.
+typedef struct ordo_run_view {
+    char dir[ORDO_PATH_MAX];  // the run directory (the target, or the checkpoint file's directory)
+    char ckpt[ORDO_PATH_MAX]; // the checkpoint file used
+    int64_t step;             // its step
+} ordo_run_view;
+
+// Loads a run for evaluation or sampling. target is a run directory or a checkpoint file (any
+// path; its directory is then the run's, for finding the data); sel NULL means the newest.
+// From a directory, without sel->step: the newest usable checkpoint (one that does not open,
+// is not intact or does not load is skipped with a warning); with sel->step, that one or an
+// error. A checkpoint file or a step asked for is used or refused, never replaced. The model
+// and data are rebuilt from the checkpoint's config (a data file that changed since is warned
+// about). Free m and data with ordo_gpt_free and ordo_rundata_free. Errors: ORDO_ERR_ARG when
+// the run has no checkpoint, or none of the step asked for (listing the steps it has), or
+// --step with a file; when none is usable, the last one's error with the reason for each.
+ordo_status ordo_run_open(const char *target, const ordo_run_select *sel, ordo_train_config *cfg,
+                          ordo_rundata *data, ordo_gpt *m, ordo_run_view *view);
 
 // A run being continued: its checkpoints, and what one must agree with to be resumed from.
 typedef struct ordo_resume {
@@ -88,7 +124,9 @@ typedef struct ordo_resume {
     int have_run;          // settings differ from it is another run's and is skipped
     // the checkpoint tried last
     char path[ORDO_PATH_MAX];
-    ordo_strbuf skipped; // "\n  <path>: <why>" for each checkpoint passed over
+    ordo_strbuf skipped;    // "\n  <path>: <why>" for each checkpoint passed over
+    ordo_train_config last; // the config of the checkpoint ordo_resume_next handed out last
+    char *history;          // the lr plan's history as ordo_resume_schedule extended it (owned)
 } ordo_resume;
 
 // Resolves the config of `ordo train --resume dir`. cfg holds the options as parsed and opts
@@ -115,6 +153,12 @@ ordo_status ordo_resume_next(ordo_resume *r, ordo_safetensors **f, ordo_train_st
 // 0) and lists it in the error of ordo_resume_next when none is left. Call ordo_resume_next
 // next, for an older one.
 void ordo_resume_skip(ordo_resume *r);
+// After checkpoint r->path (config r->last) was restored at `step`: sets cfg->plan, the lr
+// curve for cfg->steps, as cfg->resume_schedule says (config.h, ordo_resume_sched). With the
+// checkpoint's --steps the curve is the checkpoint's, unchanged (a bitwise resume). With
+// another, it prints the old and new schedule and the lr at `step` under each on stderr
+// (rank 0), and adds the change to the plan's history (config.json keeps it).
+void ordo_resume_schedule(ordo_resume *r, int64_t step, ordo_train_config *cfg);
 void ordo_resume_free(ordo_resume *r);
 
 #endif

@@ -79,6 +79,10 @@ static ordo_status build(trainer *tr) {
     ordo_status s = ordo_feed_open(c, &tr->data, &tr->train_ds, &tr->val_ds, &tr->loader, &stride);
     if (s) return s;
     c->data_record = tr->data.record; // what config.json and the checkpoints record
+    c->val_record = tr->data.val_record;
+    // the files as resolved (absolute): the run does not depend on the directory it ran from
+    if (tr->data.path) c->data = tr->data.path;
+    if (tr->data.val_path) c->val_data = tr->data.val_path;
     tr->T = (int)c->context;
     tr->B = (int)c->batch;
     ordo_gpt_config g;
@@ -231,7 +235,8 @@ static ordo_train_state state_of(const trainer *tr) {
     ordo_train_state st = {.step = tr->step,
                            .loader = ordo_dataloader_get_state(&tr->loader),
                            .rng = tr->rng,
-                           .optim_t = tr->optim.t};
+                           .optim_t = tr->optim.t,
+                           .milestone = tr->step == tr->cfg.steps}; // kept by --keep
     return st;
 }
 
@@ -296,6 +301,7 @@ static ordo_status restore(trainer *tr, ordo_resume *r, int *restored) {
             *restored = 1;
             if (ordo_dist_rank() == 0)
                 fprintf(stderr, "ordo: resuming %s from step %" PRId64 "\n", r->dir, st.step);
+            ordo_resume_schedule(r, st.step, &tr->cfg); // the lr plan for the new --steps
             return ORDO_OK;
         }
         ordo_resume_skip(r); // non-finite values, say: try the next older one
@@ -375,7 +381,7 @@ static ordo_status loop(trainer *tr, long long stop_after, long long poison_step
     double t_log = ordo_now_s();
     int64_t tokens_since = 0;
     while (tr->step < c->steps) {
-        double lr = ordo_lr_at(tr->sched, tr->step, c->steps, c->warmup, c->lr, c->min_lr);
+        double lr = ordo_train_config_lr_at(c, &c->plan, tr->step);
         int rows = ordo_dataloader_next(&tr->loader, tr->in, tr->tg);
         if (poison_step == tr->step + 1)
             tr->model.wte.table->data[tr->in[0] * tr->model.cfg.C] = NAN;
@@ -483,6 +489,11 @@ ordo_status ordo_train(const ordo_train_request *req) {
                        ranks);
         goto done;
     }
+    if (!restored) { // from step 0: the options' curve (not one a --config file carried in)
+        memset(&tr.cfg.plan, 0, sizeof tr.cfg.plan);
+        tr.cfg.plan = ordo_train_config_plan(&tr.cfg);
+        tr.cfg.plan.have = 1;
+    }
     int threads = ordo_set_threads(ordo_dist_threads((int)tr.cfg.threads));
     tr.cfg_json = ordo_train_config_to_json(&tr.cfg);
     // config.json also records what runs the products; the checkpoints keep the config alone
@@ -510,7 +521,7 @@ ordo_status ordo_train(const ordo_train_request *req) {
         printf("ordo: training %s, %s position, %zu parameters, %zu train / %zu val tokens, "
                "precision %s, %s -> %s\n",
                tr.cfg.data ? tr.cfg.data : tr.cfg.task, tr.cfg.pos, ordo_gpt_num_params(&tr.model),
-               tr.data.n_train, tr.data.n - tr.data.n_train, tr.cfg.precision,
+               tr.data.n_train, tr.data.nval, tr.cfg.precision,
                ordo_blas_describe(backend, sizeof backend), tr.cfg.out);
 
     tr.t_start = ordo_now_s();
