@@ -57,6 +57,11 @@ typedef struct ordo_train_config {
     const char *precision; // of the matmuls: fp32 | bf16 (framework/bf16.h); must match on resume
     long long steps, eval_every, eval_batches, ckpt_every, keep, log_every, seed, threads;
     const char *init, *out;
+    // model options (issue 19): dropout rates (the three per-place ones < 0 take --dropout),
+    // a separate LM head, micro-batches of --batch rows per optimizer step
+    double dropout, dropout_embd, dropout_attn, dropout_resid;
+    int untied_head;
+    long long grad_accum;
     // not options (not in the table)
     ordo_data_record data_record; // the data file's record (see above)
     ordo_data_check data_check;   // set by whoever opens the run (ORDO_DATA_NEW by default)
