@@ -14,14 +14,16 @@
 // Query rows per block of the causal products.
 #define ROWS 64
 
-// The dropped probabilities of one (b, h) pair: d = a * keep * s over the causal part of each
-// row (what the AV product reads; the part above the diagonal is never read).
+// The dropped probabilities of one (b, h) pair: d = a * keep * s, zero above the diagonal as
+// a is (the causal row blocks of the products read past the diagonal up to the block's end).
 static void drop_rows(float *d, const float *a, const uint8_t *keep, float s, int T) {
-    for (int i = 0; i < T; i++)
+    for (int i = 0; i < T; i++) {
         for (int j = 0; j <= i; j++) {
             size_t x = (size_t)i * T + j;
             d[x] = keep[x] ? a[x] * s : 0.0f;
         }
+        for (int j = i + 1; j < T; j++) d[(size_t)i * T + j] = 0.0f;
+    }
 }
 
 void ordo_attention_forward(float *out, float *att, const float *qkv, const float *bias,

@@ -410,10 +410,11 @@ static void case_dropout(gc_round *r) {
     leaves_fill(&L, 1.0);
     run(r, "dropout(p=0.3)", g_dropout, &L, &a);
     for (int hb = 0; hb < 2; hb++) {
-        int nh = 2, hs = 2, Ca = nh * hs, Ta = r->T + 3;
+        // more (batch, head) pairs than threads: each thread's scratch is reused within a call
+        int nh = 3, hs = 2, Ca = nh * hs, Ta = r->T + 3;
         leaves_begin(&L);
         args b = {.i = {nh, hb, 77 + r->rep}};
-        leaf(&L, 3, (int[]){r->B, Ta, 3 * Ca});
+        leaf(&L, 3, (int[]){r->B + 2, Ta, 3 * Ca});
         leaf(&L, 3, (int[]){nh, Ta, Ta});
         leaves_fill(&L, 1.0);
         run(r, hb ? "attention dropout(bias)" : "attention dropout", g_attention_dropout, &L, &b);
@@ -458,24 +459,36 @@ static void check_dropout_mask(void) {
     CHECK_MSG(bad == 0, "%d kept values are not x / (1 - p)", bad);
 
     // attention's dropout: out = (att * keep / (1 - p)) @ v, with att (last_att) undropped
-    enum { T = 9, C = 3 }; // one head
-    ordo_tensor *qkv = ordo_tensor_new(&ctx, 3, (int[]){1, T, 3 * C});
+    // (B, NH) = (3, 2): more pairs than threads, so that scratch blocks are reused in a call
+    enum { B = 3, NH = 2, T = 9, C = 4, hs = C / NH };
+    // the arena's memory dirty (NaN), as a training step finds it after the first one
+    ordo_ctx_reset(&ctx);
+    ordo_tensor *dirty = ordo_tensor_new(&ctx, 1, (int[]){1 << 16});
+    for (size_t i = 0; i < dirty->n; i++) dirty->data[i] = NAN;
+    ordo_ctx_reset(&ctx);
+    ordo_tensor *qkv = ordo_tensor_new(&ctx, 3, (int[]){B, T, 3 * C});
     for (size_t i = 0; i < qkv->n; i++) qkv->data[i] = (float)ordo_rng_normal(&rng);
-    ordo_tensor *o = ordo_attention_dropout(&ctx, qkv, NULL, 1, 0.5f, 9, 0);
-    uint8_t keep[T * T];
-    ordo_dropout_mask(keep, T * T, 0.5f, 9, 0);
+    ordo_tensor *o = ordo_attention_dropout(&ctx, qkv, NULL, NH, 0.5f, 9, 0);
+    uint8_t keep[B * NH * T * T];
+    ordo_dropout_mask(keep, sizeof keep, 0.5f, 9, 0);
     double err = 0;
     int dropped = 0;
-    for (int i = 0; i < T; i++) {
-        for (int c = 0; c < C; c++) {
-            double want = 0;
-            for (int j = 0; j <= i; j++)
-                want += keep[i * T + j] * 2.0 * ctx.last_att[i * T + j] *
-                        qkv->data[j * 3 * C + 2 * C + c];
-            err = fmax(err, fabs(want - o->data[i * C + c]));
+    for (int b = 0; b < B; b++)
+        for (int h = 0; h < NH; h++) {
+            const uint8_t *km = keep + (b * NH + h) * T * T;
+            const float *a = ctx.last_att + (b * NH + h) * T * T;
+            for (int i = 0; i < T; i++) {
+                for (int c = 0; c < hs; c++) {
+                    double want = 0;
+                    for (int j = 0; j <= i; j++)
+                        want += km[i * T + j] * 2.0 * a[i * T + j] *
+                                qkv->data[(b * T + j) * 3 * C + 2 * C + h * hs + c];
+                    double d = fabs(want - o->data[(b * T + i) * C + h * hs + c]);
+                    err = d <= err ? err : isnan(d) ? INFINITY : d; // NaN counts
+                }
+                for (int j = 0; j <= i; j++) dropped += !km[i * T + j];
+            }
         }
-        for (int j = 0; j <= i; j++) dropped += !keep[i * T + j];
-    }
     CHECK_MSG(err < 1e-5 && dropped > 0, "attention dropout: error %.3g, %d dropped", err, dropped);
     ordo_ctx_free(&ctx);
 }
