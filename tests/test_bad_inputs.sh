@@ -563,5 +563,24 @@ else
   echo "SKIP: resuming a bf16 run (this CPU runs no bf16)"; skip=$((skip+3))
 fi
 
+# --- issue 19 point 6, model options: dropout rates outside [0, 1), a grad-accum below 1 or
+# past the batch limit, --untied-head given a value or a config value of the wrong type, and a
+# resume that changes any of them (they are the run's maths, fixed as the model's shape is)
+echo '{"untied-head": "yes"}' > "$dir/data/untied.json"
+echo '{"dropout": "0.1"}' > "$dir/data/dropout.json"
+check "dropout of 1"             "--dropout is 1, expected 0 <= p < 1" "$ORDO" train --dropout 1 --out "$F"
+check "negative dropout"         "--dropout is -0.1, expected 0 <= p < 1" "$ORDO" train --dropout -0.1 --out "$F"
+check "dropout not a number"     "--dropout" "$ORDO" train --dropout lots --out "$F"
+check "dropout-attn of 1.5"      "--dropout-attn is 1.5, expected 0 <= p < 1, or -1 for --dropout" "$ORDO" train --dropout-attn 1.5 --out "$F"
+check "dropout-resid of -0.5"    "--dropout-resid is -0.5, expected 0 <= p < 1, or -1 for --dropout" "$ORDO" train --dropout-resid -0.5 --out "$F"
+check "grad-accum of 0"          "--grad-accum is 0, expected 1..65536" "$ORDO" train --grad-accum 0 --out "$F"
+check "grad-accum past the limit" "--grad-accum is 100000, expected 1..65536" "$ORDO" train --grad-accum 100000 --out "$F"
+check "untied-head given a value" "--untied-head takes no value" "$ORDO" train --untied-head=1 --out "$F"
+check "untied-head of wrong type" "\"untied-head\" must be true/false or 0/1" "$ORDO" train --config data/untied.json --out "$F"
+check "dropout of wrong type"    "\"dropout\" must be a finite number" "$ORDO" train --config data/dropout.json --out "$F"
+check "resume untying the head"  "--untied-head is 1 but the checkpoint was trained with 0" "$ORDO" train --resume "$G" --untied-head
+check "resume with grad-accum"   "--grad-accum is 2 but the checkpoint was trained with 1" "$ORDO" train --resume "$G" --grad-accum 2
+check "resume with dropout"      "--dropout is 0.5 but the checkpoint was trained with 0" "$ORDO" train --resume "$G" --dropout 0.5
+
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
