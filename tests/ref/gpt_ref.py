@@ -593,7 +593,7 @@ def selftest():
             wfile = os.path.join(fx, meta.get("weights", fn))
             w = safetensors_py.load(wfile)
             cfg = GPTConfig(meta["V"], meta["C"], meta["L"], meta["NH"], meta["T_max"], meta["pos"],
-                            float(meta.get("embed_scale", 1.0)))
+                            float(meta.get("embed_scale", 1.0)), meta.get("untied_head") == "1")
             model = GPT(cfg).double()
             load_state(model, {k: torch.from_numpy(v) for k, v in w.items()})
             idx = torch.from_numpy(d["batch.idx"]).long()
