@@ -581,6 +581,9 @@ check "dropout of wrong type"    "\"dropout\" must be a finite number" "$ORDO" t
 check "resume untying the head"  "--untied-head is 1 but the checkpoint was trained with 0" "$ORDO" train --resume "$G" --untied-head
 check "resume with grad-accum"   "--grad-accum is 2 but the checkpoint was trained with 1" "$ORDO" train --resume "$G" --grad-accum 2
 check "resume with dropout"      "--dropout is 0.5 but the checkpoint was trained with 0" "$ORDO" train --resume "$G" --dropout 0.5
+"$ORDO" train "${tiny[@]}" --untied-head --out "$dir/runs/untied" > /dev/null 2>&1 || bad "untied fixture run"
+check "--init untied from a tied file" "no lm_head.weight: its LM head is tied to wte, but --untied-head" "$ORDO" train "${tiny[@]}" --untied-head --init "$G/ckpt-4.safetensors" --out "$F"
+check "--init tied from an untied file" "its LM head is untied (lm_head.weight), which a tied model would drop; add --untied-head" "$ORDO" train "${tiny[@]}" --init "$dir/runs/untied/ckpt-4.safetensors" --out "$F"
 
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

@@ -116,6 +116,8 @@ head -c 8192 "$dir/plain/ckpt-2.safetensors" | grep -aq 'lm_head\|untied_head' &
 "$ORDO" train "${small[@]}" --untied-head --steps 6 --batch 8 --stop-after 3 --out "$dir/ur" > /dev/null 2>&1
 "$ORDO" train --resume "$dir/ur" > "$dir/ur.log" 2>&1 || bad "resume of the untied run failed: $(tail -2 "$dir/ur.log")"
 "$EQUAL" --equal "$dir/u/ckpt-6.safetensors" "$dir/ur/ckpt-6.safetensors" && ok || bad "untied: 3 + resume 3 differs from 6 straight"
+"$ORDO" train "${small[@]}" --untied-head --init "$dir/u/ckpt-6.safetensors" --steps 1 --batch 8 --out "$dir/uinit" > "$dir/uinit.log" 2>&1 \
+  && ok || bad "--init from an untied checkpoint failed: $(tail -2 "$dir/uinit.log")"
 echo '{"untied-head": true, "grad-accum": 2, "dropout": 0.25}' > "$dir/opts.json"
 "$ORDO" train "${small[@]}" --config "$dir/opts.json" --steps 1 --batch 4 --out "$dir/cfg" > /dev/null 2>&1 || bad "options from a config file failed"
 grep -q '"untied-head": 1' "$dir/cfg/config.json" && grep -q '"grad-accum": 2' "$dir/cfg/config.json" \
