@@ -14,8 +14,21 @@
 // Query rows per block of the causal products.
 #define ROWS 64
 
-void ordo_attention_forward(float *out, float *att, const float *qkv, const float *bias, int B,
-                            int T, int C, int NH) {
+// The dropped probabilities of one (b, h) pair: d = a * keep * s, zero above the diagonal as
+// a is (the causal row blocks of the products read past the diagonal up to the block's end).
+static void drop_rows(float *d, const float *a, const uint8_t *keep, float s, int T) {
+    for (int i = 0; i < T; i++) {
+        for (int j = 0; j <= i; j++) {
+            size_t x = (size_t)i * T + j;
+            d[x] = keep[x] ? a[x] * s : 0.0f;
+        }
+        for (int j = i + 1; j < T; j++) d[(size_t)i * T + j] = 0.0f;
+    }
+}
+
+void ordo_attention_forward(float *out, float *att, const float *qkv, const float *bias,
+                            const uint8_t *keep, float keep_scale, float *scratch, int B, int T,
+                            int C, int NH) {
     int hs = C / NH, C3 = 3 * C;
     float scale = 1.0f / sqrtf((float)hs);
     int saved = ordo_blas_single_thread_begin();
@@ -44,10 +57,17 @@ void ordo_attention_forward(float *out, float *att, const float *qkv, const floa
                 for (int j = 0; j <= i; j++) row[j] *= inv;
                 for (int j = i + 1; j < T; j++) row[j] = 0.0f;
             }
-            // out[b, r0:r1, h*hs:(h+1)*hs] = att[r0:r1, 0:r1] @ v[0:r1]
+            // with dropout the product reads the dropped copy (this thread's scratch block)
+            const float *p = a;
+            if (keep) {
+                float *d = scratch + (size_t)omp_get_thread_num() * T * T;
+                drop_rows(d, a, keep + ((size_t)b * NH + h) * T * T, keep_scale, T);
+                p = d;
+            }
+            // out[b, r0:r1, h*hs:(h+1)*hs] = p[r0:r1, 0:r1] @ v[0:r1]
             for (int r0 = 0; r0 < T; r0 += ROWS) {
                 int r1 = r0 + ROWS < T ? r0 + ROWS : T;
-                ordo_gemm(0, 0, r1 - r0, hs, r1, 1.0f, a + (size_t)r0 * T, T, v, C3, 0.0f,
+                ordo_gemm(0, 0, r1 - r0, hs, r1, 1.0f, p + (size_t)r0 * T, T, v, C3, 0.0f,
                           out + ((size_t)b * T + r0) * C + h * hs, C);
             }
         }
@@ -56,15 +76,20 @@ void ordo_attention_forward(float *out, float *att, const float *qkv, const floa
 }
 
 void ordo_attention_backward(float *dqkv, float *dbias, const float *dout, const float *qkv,
-                             const float *att, float *scratch, int B, int T, int C, int NH) {
+                             const float *att, const uint8_t *keep, float keep_scale,
+                             float *scratch, int B, int T, int C, int NH) {
     int hs = C / NH, C3 = 3 * C;
     float scale = 1.0f / sqrtf((float)hs);
+    // blocks per half of the scratch: counted outside the parallel region, as the caller did
+    size_t half = (size_t)omp_get_max_threads() * T * T;
     int saved = ordo_blas_single_thread_begin();
     // Heads outermost and batch inner, so that dbias[h] is written by one thread only and
     // the sum over the batch happens in a fixed order.
 #pragma omp parallel for schedule(static)
     for (int h = 0; h < NH; h++) {
         float *datt = scratch + (size_t)omp_get_thread_num() * T * T;
+        // with dropout, the dropped probabilities (the scratch's second half)
+        float *drop = keep ? datt + half : NULL;
         for (int b = 0; b < B; b++) {
             const float *q = qkv + (size_t)b * T * C3 + h * hs;
             const float *k = q + C, *v = q + 2 * C;
@@ -72,14 +97,27 @@ void ordo_attention_backward(float *dqkv, float *dbias, const float *dout, const
             float *dk = dq + C, *dv = dq + 2 * C;
             const float *a = att + ((size_t)b * NH + h) * T * T;
             const float *g = dout + (size_t)b * T * C + h * hs;
-            // datt = dout @ v^T ; dv += att^T @ dout, in causal row blocks as forward
+            const uint8_t *kp = keep ? keep + ((size_t)b * NH + h) * T * T : NULL;
+            const float *p = a; // the probabilities the forward's AV product read
+            if (kp) {
+                drop_rows(drop, a, kp, keep_scale, T);
+                p = drop;
+            }
+            // datt = dout @ v^T ; dv += p^T @ dout, in causal row blocks as forward
             for (int r0 = 0; r0 < T; r0 += ROWS) {
                 int r1 = r0 + ROWS < T ? r0 + ROWS : T;
                 ordo_gemm(0, 1, r1 - r0, r1, hs, 1.0f, g + (size_t)r0 * C, C, v, C3, 0.0f,
                           datt + (size_t)r0 * T, T);
-                ordo_gemm(1, 0, r1, hs, r1 - r0, 1.0f, a + (size_t)r0 * T, T, g + (size_t)r0 * C, C,
+                ordo_gemm(1, 0, r1, hs, r1 - r0, 1.0f, p + (size_t)r0 * T, T, g + (size_t)r0 * C, C,
                           1.0f, dv, C3);
             }
+            // through the dropout: the gradient of the undropped probabilities
+            if (kp)
+                for (int i = 0; i < T; i++)
+                    for (int j = 0; j <= i; j++) {
+                        size_t x = (size_t)i * T + j;
+                        datt[x] = kp[x] ? datt[x] * keep_scale : 0.0f;
+                    }
             // softmax backward, row by row over the causal part: dscore = a * (datt - <a, datt>)
             for (int i = 0; i < T; i++) {
                 float *dr = datt + (size_t)i * T;
@@ -168,6 +206,6 @@ void ordo_relbias_backward(float *dtable, const float *dout, const int32_t *buck
         for (int k = 0; k < TT; k++) dtable[(size_t)bucket[k] * NH + h] += dout[(size_t)h * TT + k];
 }
 
-size_t ordo_attention_scratch_floats(int T) {
-    return (size_t)omp_get_max_threads() * T * T;
+size_t ordo_attention_scratch_floats(int T, int dropout) {
+    return (size_t)(dropout ? 2 : 1) * omp_get_max_threads() * T * T;
 }

@@ -24,6 +24,7 @@ typedef enum ordo_op {
     ORDO_OP_MEAN,          // to a scalar
     ORDO_OP_ROPE,          // rotary embedding of q and k inside qkv
     ORDO_OP_REL_BIAS,      // T5 bucketed bias gathered from a [buckets, NH] table
+    ORDO_OP_DROPOUT,       // out = a * keep / (1 - p), a fixed mask (inverted dropout)
     ORDO_OP_COUNT
 } ordo_op;
 
@@ -32,10 +33,11 @@ typedef enum ordo_op {
 struct ordo_node {
     ordo_op op;
     ordo_tensor *out, *in[3];
-    float *saved[2];    // per-op buffers kept for backward (e.g. mean/rstd, attention)
-    const int32_t *ids; // embedding ids, targets, bucket map
-    int iarg[4];        // NH, transpose flags, counts, ...
-    float farg[2];      // eps, scale, ...
+    float *saved[2];     // per-op buffers kept for backward (e.g. mean/rstd, attention)
+    const int32_t *ids;  // embedding ids, targets, bucket map
+    const uint8_t *keep; // dropout masks (dropout, attention with dropout): 1 keeps
+    int iarg[4];         // NH, transpose flags, counts, ...
+    float farg[2];       // eps, scale, ...
 };
 
 // Appends a node (called by ops only when an input requires a gradient).

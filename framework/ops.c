@@ -368,23 +368,42 @@ static void softmax_backward(ordo_ctx *ctx, const ordo_node *n) {
 }
 
 // Node: in[0] = qkv, in[1] = bias (NULL without one); saved[0] = the probabilities
-// [B, NH, T, T]; iarg[0] = NH.
+// [B, NH, T, T]; iarg[0] = NH; with dropout, keep = the mask [B, NH, T, T] and farg[0] its
+// scale 1/(1-p).
 ordo_tensor *ordo_attention(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor *bias, int NH) {
+    return ordo_attention_dropout(ctx, qkv, bias, NH, 0.0f, 0, 0);
+}
+
+ordo_tensor *ordo_attention_dropout(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor *bias, int NH,
+                                    float p, uint64_t seed, size_t offset) {
     ORDO_ASSERT(qkv->ndim == 3 && qkv->shape[2] % 3 == 0);
     int B = qkv->shape[0], T = qkv->shape[1], C = qkv->shape[2] / 3;
     ORDO_ASSERT(NH > 0 && C % NH == 0);
     if (bias)
         ORDO_ASSERT(bias->ndim == 3 && bias->shape[0] == NH && bias->shape[1] == T &&
                     bias->shape[2] == T);
+    ORDO_ASSERT(p >= 0.0f && p < 1.0f);
     ordo_tensor *out = ordo_tensor_new3(ctx, B, T, C);
-    float *att = ordo_arena_alloc(&ctx->arena, (size_t)B * NH * T * T * sizeof(float));
-    ordo_attention_forward(out->data, att, qkv->data, bias ? bias->data : NULL, B, T, C, NH);
+    size_t natt = (size_t)B * NH * T * T;
+    float *att = ordo_arena_alloc(&ctx->arena, natt * sizeof(float));
+    uint8_t *keep = NULL;
+    float *scratch = NULL, keep_scale = 1.0f / (1.0f - p);
+    if (p > 0.0f) {
+        keep = ordo_arena_alloc(&ctx->arena, natt);
+        ordo_dropout_mask(keep, natt, p, seed, offset);
+        scratch =
+            ordo_arena_alloc(&ctx->arena, ordo_attention_scratch_floats(T, 1) * sizeof(float));
+    }
+    ordo_attention_forward(out->data, att, qkv->data, bias ? bias->data : NULL, keep, keep_scale,
+                           scratch, B, T, C, NH);
     if (ordo_needs_grad(ctx, qkv, bias, NULL)) {
         ordo_node *n = ordo_tape_push(ctx, ORDO_OP_ATTENTION, out);
         n->in[0] = qkv;
         n->in[1] = bias;
         n->saved[0] = att;
         n->iarg[0] = NH;
+        n->keep = keep;
+        n->farg[0] = keep_scale;
     }
     ctx->last_att = att;
     return out;
@@ -396,10 +415,10 @@ static void attention_backward(ordo_ctx *ctx, const ordo_node *n) {
     float *da = ordo_tensor_grad(ctx, a);
     float *db = b ? ordo_tensor_grad(ctx, b) : NULL;
     if (!da) da = ordo_arena_calloc(&ctx->arena, a->n * sizeof(float)); // bias-only grad
-    float *scratch =
-        ordo_arena_alloc(&ctx->arena, ordo_attention_scratch_floats(T) * sizeof(float));
-    ordo_attention_backward(da, db, n->out->grad, a->data, n->saved[0], scratch, B, T, C,
-                            n->iarg[0]);
+    float *scratch = ordo_arena_alloc(
+        &ctx->arena, ordo_attention_scratch_floats(T, n->keep != NULL) * sizeof(float));
+    ordo_attention_backward(da, db, n->out->grad, a->data, n->saved[0], n->keep, n->farg[0],
+                            scratch, B, T, C, n->iarg[0]);
 }
 
 // Node: in[0] = logits; saved[0] = stats [2N] (row max, log of the shifted exp-sum);
@@ -527,6 +546,54 @@ static void rel_bias_backward(ordo_ctx *ctx, const ordo_node *n) {
     if (dt) ordo_relbias_backward(dt, n->out->grad, n->ids, T * T, a->shape[1]);
 }
 
+// ---- dropout. The masks come from a counter-based hash, not from a stream: element i of a
+// mask is a function of (seed, offset + i) alone, so the bits do not depend on the thread
+// count, on the order the elements are drawn in, or on how a batch is cut into shares
+// (data-parallel ranks) or micro-batches (gradient accumulation): the caller passes each
+// share's offset into the whole batch.
+
+// splitmix64's output at counter x from state seed (Steele et al.): a strong 64-bit mix.
+static uint64_t mix64(uint64_t seed, uint64_t x) {
+    uint64_t z = seed + (x + 1) * 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+void ordo_dropout_mask(uint8_t *keep, size_t n, float p, uint64_t seed, size_t offset) {
+    // drop when the top 32 bits fall below p * 2^32: probability p to within 2^-32
+    uint64_t below = (uint64_t)((double)p * 4294967296.0);
+#pragma omp parallel for schedule(static) if (n > ORDO_PAR_LOOP_MIN)
+    for (size_t i = 0; i < n; i++) keep[i] = (mix64(seed, offset + i) >> 32) >= below;
+}
+
+// Node: in[0] = x; keep = the mask (arena, x->n bytes); farg[0] = 1/(1-p).
+ordo_tensor *ordo_dropout(ordo_ctx *ctx, ordo_tensor *x, float p, uint64_t seed, size_t offset) {
+    ORDO_ASSERT(p >= 0.0f && p < 1.0f);
+    if (p == 0.0f) return x; // bit-identical to no dropout, and no node
+    ordo_tensor *out = ordo_tensor_new(ctx, x->ndim, x->shape);
+    uint8_t *keep = ordo_arena_alloc(&ctx->arena, x->n);
+    ordo_dropout_mask(keep, x->n, p, seed, offset);
+    float s = 1.0f / (1.0f - p);
+    for (size_t i = 0; i < x->n; i++) out->data[i] = keep[i] ? x->data[i] * s : 0.0f;
+    if (ordo_needs_grad(ctx, x, NULL, NULL)) {
+        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_DROPOUT, out);
+        n->in[0] = x;
+        n->keep = keep;
+        n->farg[0] = s;
+    }
+    return out;
+}
+
+static void dropout_backward(ordo_ctx *ctx, const ordo_node *n) {
+    ordo_tensor *a = n->in[0];
+    const float *g = n->out->grad;
+    float *da = ordo_tensor_grad(ctx, a);
+    if (da)
+        for (size_t i = 0; i < a->n; i++)
+            if (n->keep[i]) da[i] += n->farg[0] * g[i];
+}
+
 // One call per op, as ggml-cpu's compute_forward dispatches. No default: an op added to the
 // enum without a rule here is a -Wswitch warning. Kept unformatted so that it reads as a table.
 // clang-format off
@@ -549,6 +616,7 @@ void ordo_node_backward(ordo_ctx *ctx, ordo_node *n) {
     case ORDO_OP_MEAN:          reduce_backward(ctx, n);        break;
     case ORDO_OP_ROPE:          rope_backward(ctx, n);          break;
     case ORDO_OP_REL_BIAS:      rel_bias_backward(ctx, n);      break;
+    case ORDO_OP_DROPOUT:       dropout_backward(ctx, n);       break;
     case ORDO_OP_COUNT:         ORDO_ASSERT(!"not an op");      break;
     }
 }

@@ -37,6 +37,12 @@ ordo_tensor *ordo_softmax(ordo_ctx *ctx, ordo_tensor *x);
 // to the scaled scores, or NULL. The probabilities [B, NH, T, T] stay in the arena until
 // reset; ctx->last_att points at them (for attention maps).
 ordo_tensor *ordo_attention(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor *bias, int NH);
+// ordo_attention with dropout on the probabilities (GPT-2's attn_pdrop), p in [0, 1): the
+// product with v reads att * keep / (1 - p), keep from ordo_dropout_mask(seed, offset + i)
+// over [B, NH, T, T]; ctx->last_att still holds the undropped probabilities. p = 0 is
+// ordo_attention exactly.
+ordo_tensor *ordo_attention_dropout(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor *bias, int NH,
+                                    float p, uint64_t seed, size_t offset);
 // Mean cross-entropy of softmax(logits[..., V]) against targets (copied; < 0 ignored).
 // Returns a scalar [1]; 0 if every target is ignored.
 ordo_tensor *ordo_cross_entropy(ordo_ctx *ctx, ordo_tensor *logits, const int32_t *targets);
@@ -47,5 +53,15 @@ ordo_tensor *ordo_mean(ordo_ctx *ctx, ordo_tensor *a);
 ordo_tensor *ordo_rope(ordo_ctx *ctx, ordo_tensor *qkv, int NH, double base, int pos0);
 // Bias [NH, T, T] with out[h, i, j] = table[bucket[i*T + j], h]; table [nbuckets, NH].
 ordo_tensor *ordo_rel_bias(ordo_ctx *ctx, ordo_tensor *table, const int32_t *bucket, int T);
+
+// Inverted dropout, as torch's in training: out = x * keep / (1 - p) with keep[i] = 0 with
+// probability p, p in [0, 1). The mask is ordo_dropout_mask(seed, offset + i): the same bits
+// for the same (seed, offset) whatever the thread count. p = 0 returns x itself (no node,
+// bit-identical to no dropout). Eval is the caller's business: it does not call this.
+ordo_tensor *ordo_dropout(ordo_ctx *ctx, ordo_tensor *x, float p, uint64_t seed, size_t offset);
+// keep[i] = 1 with probability 1 - p (to within 2^-32), from a counter-based hash of (seed,
+// offset + i): element i depends on nothing else, so shares of a batch drawn apart (offsets)
+// give the bits of the whole.
+void ordo_dropout_mask(uint8_t *keep, size_t n, float p, uint64_t seed, size_t offset);
 
 #endif

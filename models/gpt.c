@@ -1,7 +1,9 @@
 // The GPT decoder, composed in order as llm.c's gpt2_forward: each call below is one
 // coarse op (about ten tape nodes per block). Position schemes plug in at three points:
 // added at the input (learned, sinusoidal), rotating q and k (rope), biasing the scores
-// (alibi, t5). No KV cache and no dropout: ordo trains small models for comparisons.
+// (alibi, t5). Dropout (training mode only) at GPT-2's three places: after the input
+// embeddings, on the attention probabilities, on each residual branch's output. No KV cache:
+// ordo trains small models for comparisons.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,9 +48,21 @@ ordo_status ordo_gpt_config_check(const ordo_gpt_config *c) {
     if (!(c->embed_std >= 0 && c->embed_std <= 1e2))
         return ordo_error(ORDO_ERR_ARG, "--embed-std is %g, expected 0..100 (0 = 0.02)",
                           c->embed_std);
+    const struct {
+        const char *name;
+        float p;
+    } drops[] = {{"--dropout-embd", c->dropout_embd},
+                 {"--dropout-attn", c->dropout_attn},
+                 {"--dropout-resid", c->dropout_resid}};
+    for (int i = 0; i < 3; i++)
+        if (!(drops[i].p >= 0.0f && drops[i].p < 1.0f))
+            return ordo_error(ORDO_ERR_ARG, "%s is %g, expected 0 <= p < 1", drops[i].name,
+                              drops[i].p);
+    if (c->untied_head != 0 && c->untied_head != 1)
+        return ordo_error(ORDO_ERR_ARG, "untied head is %d, expected 0 or 1", c->untied_head);
     if (!(c->ln_eps > 0) || c->ln_eps > 1)
         return ordo_error(ORDO_ERR_ARG, "layernorm eps is %g, expected in (0, 1]", c->ln_eps);
-    double params = (double)c->V * c->C + 12.0 * c->L * c->C * c->C;
+    double params = (1.0 + c->untied_head) * c->V * c->C + 12.0 * c->L * c->C * c->C;
     if (params > 2e9)
         return ordo_error(ORDO_ERR_ARG,
                           "--d-model %d, --layers %d and a vocabulary of %d make %.3g "
@@ -94,6 +108,7 @@ ordo_status ordo_gpt_init(ordo_gpt *m, const ordo_gpt_config *cfg, uint64_t seed
     if (cfg->pos == ORDO_POS_T5)
         m->rel_bias = ordo_params_add(p, "rel_bias.weight", 2, (int[]){ORDO_T5_BUCKETS, cfg->NH},
                                       ORDO_POSITION);
+    if (cfg->untied_head) m->lm_head = ordo_params_add(p, "lm_head.weight", 2, (int[]){V, C}, 0);
     ordo_params_alloc(p);
 
     // GPT-2 init, in declaration order so that a seed always gives the same weights
@@ -114,6 +129,9 @@ ordo_status ordo_gpt_init(ordo_gpt *m, const ordo_gpt_config *cfg, uint64_t seed
         fill_normal(b->mlp_proj.w, &r, resid_std);
     }
     fill_const(m->ln_f.w, 1.0f); // biases and the T5 table stay zero
+    // last, so that the other weights of a seed are those of a tied model; N(0, 0.02) as
+    // GPT-2 (HF GPT2LMHeadModel) initialises every linear layer
+    if (m->lm_head) fill_normal(m->lm_head, &r, 0.02);
     m->att = ordo_xcalloc((size_t)L, sizeof *m->att);
     return ORDO_OK;
 }
@@ -130,6 +148,12 @@ void ordo_gpt_free(ordo_gpt *m) {
 
 size_t ordo_gpt_num_params(const ordo_gpt *m) {
     return m->params.numel;
+}
+
+void ordo_gpt_train_mode(ordo_gpt *m, int on, uint64_t seed, int64_t row0) {
+    m->train = on;
+    m->drop_seed = seed;
+    m->drop_row0 = row0;
 }
 
 // Rebuilds the fixed position constants when the sequence length changes.
@@ -211,20 +235,36 @@ ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, con
         break;
     }
 
+    // Dropout, in training mode only (rates 0 outside it). Each site draws its own seed from
+    // the step's, in forward order; offsets place this batch's rows in the step's batch.
+    float p_embd = m->train ? c->dropout_embd : 0.0f, p_attn = m->train ? c->dropout_attn : 0.0f,
+          p_resid = m->train ? c->dropout_resid : 0.0f;
+    ordo_rng sites;
+    ordo_rng_seed(&sites, m->drop_seed);
+    size_t row0 = m->train ? (size_t)m->drop_row0 : 0;
+    size_t off_x = row0 * T * C, off_att = row0 * NH * T * T; // (B, T, C), (B, NH, T, T)
+    x = ordo_dropout(ctx, x, p_embd, ordo_rng_u64(&sites), off_x);
+
     for (int l = 0; l < c->L; l++) {
         ordo_gpt_block *b = &m->h[l];
+        uint64_t s_attn = ordo_rng_u64(&sites), s_r1 = ordo_rng_u64(&sites),
+                 s_r2 = ordo_rng_u64(&sites);
         ordo_tensor *h = ordo_layernorm_layer_forward(&b->ln_1, ctx, x);  // (B, T, C)
         ordo_tensor *qkv = ordo_linear_layer_forward(&b->c_attn, ctx, h); // (B, T, 3C)
         if (c->pos == ORDO_POS_ROPE) qkv = ordo_rope(ctx, qkv, NH, ORDO_ROPE_BASE, 0);
-        ordo_tensor *a = ordo_attention(ctx, qkv, bias, NH); // (B, T, C)
-        if (m->record_attention) m->att[l] = ctx->last_att;  // (B, NH, T, T)
-        x = ordo_add(ctx, x, ordo_linear_layer_forward(&b->attn_proj, ctx, a));
+        ordo_tensor *a = ordo_attention_dropout(ctx, qkv, bias, NH, p_attn, s_attn,
+                                                off_att);   // (B, T, C)
+        if (m->record_attention) m->att[l] = ctx->last_att; // (B, NH, T, T)
+        h = ordo_linear_layer_forward(&b->attn_proj, ctx, a);
+        x = ordo_add(ctx, x, ordo_dropout(ctx, h, p_resid, s_r1, off_x));
         h = ordo_layernorm_layer_forward(&b->ln_2, ctx, x);
         h = ordo_gelu(ctx, ordo_linear_layer_forward(&b->c_fc, ctx, h)); // (B, T, 4C)
-        x = ordo_add(ctx, x, ordo_linear_layer_forward(&b->mlp_proj, ctx, h));
+        h = ordo_linear_layer_forward(&b->mlp_proj, ctx, h);
+        x = ordo_add(ctx, x, ordo_dropout(ctx, h, p_resid, s_r2, off_x));
     }
     x = ordo_layernorm_layer_forward(&m->ln_f, ctx, x);
-    ordo_tensor *lg = ordo_matmul(ctx, x, m->wte.table, 1); // (B, T, V), tied head
+    ordo_tensor *head = m->lm_head ? m->lm_head : m->wte.table; // (V, C), tied or not
+    ordo_tensor *lg = ordo_matmul(ctx, x, head, 1);             // (B, T, V)
     if (logits)
         *logits = lg;
     else
@@ -234,14 +274,15 @@ ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, con
 }
 
 // The weights that multiply in bf16 are chosen here: those of the four linear layers of each
-// block and the token table, read as the tied LM head. Attention's QK^T and AV stay float32:
+// block and the LM head: lm_head when untied, else the token table read as the tied head
+// (the embedding gather reads the float32 table either way). Attention's QK^T and AV stay float32:
 // in bf16 they did not pay (byte-small: the same ms/step, 2% less CPU; docs/performance.md),
 // and q k^T is where rotary and relative positions meet, which bf16 would round to 8 bits.
 ordo_status ordo_gpt_set_precision(ordo_gpt *m, ordo_precision p) {
     if (p == ORDO_PRECISION_BF16) {
         ordo_status s = ordo_dnnl_bf16_check();
         if (s) return s;
-        m->wte.table->flags |= ORDO_MATMUL_WEIGHT;
+        (m->lm_head ? m->lm_head : m->wte.table)->flags |= ORDO_MATMUL_WEIGHT;
         for (int l = 0; l < m->cfg.L; l++) {
             ordo_gpt_block *b = &m->h[l];
             ordo_tensor *w[] = {b->c_attn.w, b->attn_proj.w, b->c_fc.w, b->mlp_proj.w};
@@ -273,18 +314,28 @@ ordo_status ordo_gpt_load(ordo_gpt *m, const char *path) {
 }
 
 void ordo_gpt_meta_init(ordo_gpt_meta *mt, const ordo_gpt_config *c) {
-    static const char *keys[ORDO_GPT_NMETA] = {"V", "C", "L", "NH", "T_max", "pos", "embed_scale"};
+    static const char *keys[6] = {"V", "C", "L", "NH", "T_max", "pos"};
     const int nums[5] = {c->V, c->C, c->L, c->NH, c->T_max};
-    for (int i = 0; i < ORDO_GPT_NMETA; i++) mt->keys[i] = keys[i];
+    for (int i = 0; i < 6; i++) mt->keys[i] = keys[i];
     for (int i = 0; i < 5; i++) {
         snprintf(mt->num[i], sizeof mt->num[i], "%d", nums[i]);
         mt->vals[i] = mt->num[i];
     }
     mt->vals[5] = ordo_pos_name(c->pos);
+    int n = 6;
     // what a GPT-2 loader must apply to the token embeddings; absent means 1
-    snprintf(mt->num[6], sizeof mt->num[6], "%.9g", c->embed_scale);
-    mt->vals[6] = mt->num[6];
-    mt->n = c->embed_scale != 1.0f ? 7 : 6;
+    if (c->embed_scale != 1.0f) {
+        snprintf(mt->num[n], sizeof mt->num[n], "%.9g", c->embed_scale);
+        mt->keys[n] = "embed_scale";
+        mt->vals[n] = mt->num[n];
+        n++;
+    }
+    // the LM head is lm_head.weight, not wte; absent means tied
+    if (c->untied_head) {
+        mt->keys[n] = "untied_head";
+        mt->vals[n++] = "1";
+    }
+    mt->n = n;
 }
 
 ordo_status ordo_gpt_save(const ordo_gpt *m, const char *path, const char *const *keys,

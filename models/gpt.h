@@ -1,6 +1,8 @@
 // A GPT-2-style decoder with a pluggable position scheme: token embedding, L pre-LayerNorm
 // blocks (causal self-attention, MLP with tanh-GELU), final LayerNorm, LM head tied to the
-// token table. Parameter names and layouts are those of the Hugging Face GPT-2 checkpoints.
+// token table (or a separate lm_head.weight: untied_head). Dropout at GPT-2's three places
+// in training mode only. Parameter names and layouts are those of the Hugging Face GPT-2
+// checkpoints.
 #ifndef ORDO_GPT_H
 #define ORDO_GPT_H
 #include <stdint.h>
@@ -26,6 +28,12 @@ typedef struct ordo_gpt_config {
     // sqrt(C) and C^-0.5.
     float embed_scale; // 0 = 1
     double embed_std;  // 0 = 0.02 (a double: 0.02 exactly, as GPT-2's init always drew)
+    // model options (issue 19): dropout rates in [0, 1) of GPT-2's embd_pdrop (after the
+    // input embeddings), attn_pdrop (attention probabilities) and resid_pdrop (each residual
+    // branch's output), applied only in training mode (ordo_gpt_train_mode); and a separate
+    // LM head lm_head.weight (V, C) instead of the token table (0: tied, GPT-2)
+    float dropout_embd, dropout_attn, dropout_resid;
+    int untied_head;
 } ordo_gpt_config;
 
 typedef struct ordo_gpt_block {
@@ -44,6 +52,7 @@ typedef struct ordo_gpt {
     ordo_embedding_layer wte; // (V, C), also the LM head
     ordo_embedding_layer wpe; // (T_max, C), learned only (table NULL otherwise)
     ordo_tensor *rel_bias;    // (32, NH), t5 only
+    ordo_tensor *lm_head;     // (V, C), untied_head only (NULL: the head is wte)
     ordo_layernorm_layer ln_f;
     ordo_gpt_block *h; // L blocks
     // fixed position constants for the last length seen (rebuilt only when T changes)
@@ -54,6 +63,10 @@ typedef struct ordo_gpt {
     // attention probabilities per layer from the last forward when record_attention is set
     int record_attention;
     const float **att; // L pointers into the context's arena, each (B, NH, T, T)
+    // training mode (ordo_gpt_train_mode): dropout on, masks from drop_seed, batch row offset
+    int train;
+    uint64_t drop_seed;
+    int64_t drop_row0;
 } ordo_gpt;
 
 // Checks every field (sizes positive and sane, NH divides C, even head size for rope, even C
@@ -69,6 +82,13 @@ ordo_status ordo_gpt_config_check(const ordo_gpt_config *cfg);
 ordo_status ordo_gpt_init(ordo_gpt *m, const ordo_gpt_config *cfg, uint64_t seed);
 void ordo_gpt_free(ordo_gpt *m);
 
+// Training mode for the forwards that follow: dropout on at the config's rates, the masks a
+// function of (seed, the row's index in the step's whole batch, the position in it) alone,
+// where this forward's first row is row `row0` of that batch (micro-batches and
+// data-parallel shares pass theirs, so that their masks are those of the whole batch,
+// whatever the thread count). on = 0, the mode after init: no dropout (eval, sampling).
+void ordo_gpt_train_mode(ordo_gpt *m, int on, uint64_t seed, int64_t row0);
+
 // Forward over idx (B, T). Returns logits (B, T, V) and, when targets is non-NULL, the mean
 // cross-entropy (targets < 0 ignored). T past T_max with the learned scheme is an
 // ORDO_ERR_ARG; ids out of [0, V) too. Records the tape when ctx->grad_enabled. With
@@ -77,7 +97,7 @@ ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, con
                              int B, int T, ordo_tensor **logits, ordo_tensor **loss);
 
 // The precision of the model's matmuls (bf16.h). bf16: the four linear layers of every
-// block and the tied LM head get bf16 copies of their weights and multiply in bf16 with
+// block and the LM head (tied or not) get bf16 copies of their weights and multiply in bf16 with
 // float32 accumulation; the embeddings, LayerNorm, attention (its QK^T and AV products
 // included), GELU, the loss and every position table stay float32. ORDO_ERR_ARG when the CPU
 // cannot run bf16 (ordo_dnnl_bf16_check's message). fp32 (the default after init) drops
@@ -90,10 +110,12 @@ void ordo_gpt_refresh_bf16(ordo_gpt *m);
 // refreshes the bf16 copies.
 ordo_status ordo_gpt_load(ordo_gpt *m, const char *path);
 // The config as safetensors metadata: keys V, C, L, NH, T_max (decimal) and pos (the
-// scheme's name), in that order, then embed_scale ("%.9g") only when it is not 1, so that
-// GPT-2-convention files stay as they were; the one writer of these keys, for ordo_gpt_save
-// and the checkpoints. n pairs are used; vals point into the struct itself: use it in place.
-#define ORDO_GPT_NMETA 7 // at most
+// scheme's name), in that order, then embed_scale ("%.9g") only when it is not 1 and
+// untied_head ("1") only for an untied head, so that GPT-2-convention files stay as they
+// were; the one writer of these keys, for ordo_gpt_save and the checkpoints. n pairs are
+// used; vals point into the struct itself: use it in place. Dropout is training, not
+// architecture: it is not here (the run's config has it).
+#define ORDO_GPT_NMETA 8 // at most
 typedef struct ordo_gpt_meta {
     int n;
     const char *keys[ORDO_GPT_NMETA], *vals[ORDO_GPT_NMETA];

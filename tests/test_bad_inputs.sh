@@ -632,6 +632,27 @@ mv "$dir/data/text.txt" "$dir/data/text.away"
 check "eval: the data file in none of its places" "the run's file is not there (tried $dir/data/text.txt, runs/bytes/../../data/text.txt); put it back there" "$ORDO" eval runs/bytes
 check "resume: the data file in none of its places" "give its new place with 'ordo train --resume RUN --data FILE'" "$ORDO" train --resume runs/bytes --steps 6
 mv "$dir/data/text.away" "$dir/data/text.txt"
+# --- issue 19 point 6, model options: dropout rates outside [0, 1), a grad-accum below 1 or
+# past the batch limit, --untied-head given a value or a config value of the wrong type, and a
+# resume that changes any of them (they are the run's maths, fixed as the model's shape is)
+echo '{"untied-head": "yes"}' > "$dir/data/untied.json"
+echo '{"dropout": "0.1"}' > "$dir/data/dropout.json"
+check "dropout of 1"             "--dropout is 1, expected 0 <= p < 1" "$ORDO" train --dropout 1 --out "$F"
+check "negative dropout"         "--dropout is -0.1, expected 0 <= p < 1" "$ORDO" train --dropout -0.1 --out "$F"
+check "dropout not a number"     "--dropout" "$ORDO" train --dropout lots --out "$F"
+check "dropout-attn of 1.5"      "--dropout-attn is 1.5, expected 0 <= p < 1, or -1 for --dropout" "$ORDO" train --dropout-attn 1.5 --out "$F"
+check "dropout-resid of -0.5"    "--dropout-resid is -0.5, expected 0 <= p < 1, or -1 for --dropout" "$ORDO" train --dropout-resid -0.5 --out "$F"
+check "grad-accum of 0"          "--grad-accum is 0, expected 1..65536" "$ORDO" train --grad-accum 0 --out "$F"
+check "grad-accum past the limit" "--grad-accum is 100000, expected 1..65536" "$ORDO" train --grad-accum 100000 --out "$F"
+check "untied-head given a value" "--untied-head takes no value" "$ORDO" train --untied-head=1 --out "$F"
+check "untied-head of wrong type" "\"untied-head\" must be true/false or 0/1" "$ORDO" train --config data/untied.json --out "$F"
+check "dropout of wrong type"    "\"dropout\" must be a finite number" "$ORDO" train --config data/dropout.json --out "$F"
+check "resume untying the head"  "--untied-head is 1 but the checkpoint was trained with 0" "$ORDO" train --resume "$G" --untied-head
+check "resume with grad-accum"   "--grad-accum is 2 but the checkpoint was trained with 1" "$ORDO" train --resume "$G" --grad-accum 2
+check "resume with dropout"      "--dropout is 0.5 but the checkpoint was trained with 0" "$ORDO" train --resume "$G" --dropout 0.5
+"$ORDO" train "${tiny[@]}" --untied-head --out "$dir/runs/untied" > /dev/null 2>&1 || bad "untied fixture run"
+check "--init untied from a tied file" "no lm_head.weight: its LM head is tied to wte, but --untied-head" "$ORDO" train "${tiny[@]}" --untied-head --init "$G/ckpt-4.safetensors" --out "$F"
+check "--init tied from an untied file" "its LM head is untied (lm_head.weight), which a tied model would drop; add --untied-head" "$ORDO" train "${tiny[@]}" --init "$dir/runs/untied/ckpt-4.safetensors" --out "$F"
 
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

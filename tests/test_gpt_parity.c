@@ -6,6 +6,7 @@
 
 #include "fixture.h"
 #include "framework/autograd.h"
+#include "framework/dnnl.h"
 #include "framework/ops.h"
 #include "models/gpt.h"
 #include "test.h"
@@ -34,6 +35,9 @@ static void run_case(const char *file) {
     // the *_scaled cases multiply the token embeddings (not the tied head) by embed_scale
     const char *scale = ordo_safetensors_meta(f, "embed_scale");
     if (scale) cfg.embed_scale = (float)atof(scale);
+    // the *_untied cases have a separate lm_head.weight (ordo train --untied-head)
+    const char *untied = ordo_safetensors_meta(f, "untied_head");
+    cfg.untied_head = untied && strcmp(untied, "1") == 0;
     int B = meta_int(f, "B"), T = meta_int(f, "T");
     ordo_gpt m;
     CHECK(ordo_gpt_init(&m, &cfg, 0) == ORDO_OK);
@@ -184,26 +188,238 @@ static void test_embed_init(void) {
           strstr(ordo_error_message(), "--embed-std is"));
 }
 
+// ---- issue 19, model options: the untied head (fixtures above), gradient accumulation
+// against PyTorch's whole-batch gradients, and dropout's modes.
+
+typedef struct fixture_run {
+    ordo_gpt m;
+    int B, T;
+    int32_t *idx, *tg;
+    ordo_safetensors *f;
+} fixture_run;
+
+static int fixture_open(fixture_run *r, const char *file, const ordo_gpt_config *extra) {
+    memset(r, 0, sizeof *r);
+    if (ordo_safetensors_open(fixture_path(file), &r->f)) {
+        CHECK_MSG(0, "%s", ordo_error_message());
+        return 0;
+    }
+    ordo_gpt_config cfg = *extra;
+    cfg.V = meta_int(r->f, "V");
+    cfg.C = meta_int(r->f, "C");
+    cfg.L = meta_int(r->f, "L");
+    cfg.NH = meta_int(r->f, "NH");
+    cfg.T_max = meta_int(r->f, "T_max");
+    cfg.ln_eps = 1e-5f;
+    CHECK(ordo_pos_parse(ordo_safetensors_meta(r->f, "pos"), &cfg.pos) == ORDO_OK);
+    const char *untied = ordo_safetensors_meta(r->f, "untied_head");
+    cfg.untied_head = untied && strcmp(untied, "1") == 0;
+    r->B = meta_int(r->f, "B");
+    r->T = meta_int(r->f, "T");
+    CHECK(ordo_gpt_init(&r->m, &cfg, 0) == ORDO_OK);
+    CHECK(ordo_gpt_load(&r->m, fixture_path(file)) == ORDO_OK);
+    size_t n;
+    float *a = fixture_read(r->f, "batch.idx", &n), *b = fixture_read(r->f, "batch.targets", NULL);
+    r->idx = malloc(n * sizeof *r->idx);
+    r->tg = malloc(n * sizeof *r->tg);
+    for (size_t i = 0; i < n; i++) r->idx[i] = (int32_t)a[i], r->tg[i] = (int32_t)b[i];
+    free(a);
+    free(b);
+    return 1;
+}
+
+static void fixture_close(fixture_run *r) {
+    free(r->idx);
+    free(r->tg);
+    ordo_gpt_free(&r->m);
+    ordo_safetensors_close(r->f);
+}
+
+// Gradient accumulation as the trainer does it (train/trainer.c): micro-batches of rows,
+// each backward seeded with its share of the counted targets, the gradients adding up in the
+// parameters' grad block. Against PyTorch's gradient of the whole batch's mean loss (the
+// fixture), at the parity tolerance, for unequal shares (1+2 and 2+1 rows) and three.
+static void test_grad_accum(void) {
+    fixture_run r;
+    ordo_gpt_config none = {0};
+    if (!fixture_open(&r, "gpt_learned.safetensors", &none)) return;
+    int B = r.B, T = r.T, splits[][3] = {{1, 2, 0}, {2, 1, 0}, {1, 1, 1}};
+    for (int sp = 0; sp < 3; sp++) {
+        ordo_params_zero_grad(&r.m.params);
+        int n_all = B * T, r0 = 0;
+        double loss = 0;
+        for (int k = 0; k < 3 && splits[sp][k]; k++) {
+            int rows = splits[sp][k];
+            ordo_ctx ctx;
+            ordo_ctx_init(&ctx);
+            ordo_tensor *lg, *l;
+            CHECK(ordo_gpt_forward(&r.m, &ctx, r.idx + r0 * T, r.tg + r0 * T, rows, T, &lg, &l) ==
+                  ORDO_OK);
+            double w = (double)(rows * T) / n_all;
+            float wf = (float)w;
+            ordo_backward_from(&ctx, l, &wf);
+            loss += w * l->data[0];
+            ordo_ctx_free(&ctx);
+            r0 += rows;
+        }
+        float *want_loss = fixture_read(r.f, "out.loss", NULL);
+        CHECK_MSG(fabs(loss - want_loss[0]) / fabs(want_loss[0]) < TOL_LOGITS,
+                  "accumulated loss %.9g vs %.9g", loss, want_loss[0]);
+        free(want_loss);
+        double worst = 0;
+        for (int i = 0; i < r.m.params.count; i++) {
+            ordo_tensor *t = r.m.params.t[i];
+            char gname[128];
+            size_t n;
+            snprintf(gname, sizeof gname, "grad.%s", t->name);
+            float *want = fixture_read(r.f, gname, &n);
+            double e = scaled_err(t->grad, want, n);
+            CHECK_MSG(e < TOL_GRAD, "accumulated gradient of %s: error %.3g", t->name, e);
+            worst = fmax(worst, e);
+            free(want);
+        }
+        printf("  grad accum %d+%d%s%s rows: worst grad error %.2e\n", splits[sp][0], splits[sp][1],
+               splits[sp][2] ? "+" : "", splits[sp][2] ? "1" : "", worst);
+    }
+    fixture_close(&r);
+}
+
+// Forward and backward of a fixture's batch; copies of the logits and every gradient.
+static void run_copy(fixture_run *r, float **logits, float **grads) {
+    ordo_ctx ctx;
+    ordo_ctx_init(&ctx);
+    ordo_params_zero_grad(&r->m.params);
+    ordo_tensor *lg, *l;
+    CHECK(ordo_gpt_forward(&r->m, &ctx, r->idx, r->tg, r->B, r->T, &lg, &l) == ORDO_OK);
+    ordo_backward(&ctx, l);
+    *logits = malloc(lg->n * sizeof(float));
+    memcpy(*logits, lg->data, lg->n * sizeof(float));
+    *grads = malloc(r->m.params.total * sizeof(float));
+    memcpy(*grads, r->m.params.grad, r->m.params.total * sizeof(float));
+    ordo_ctx_free(&ctx);
+}
+
+// Dropout's modes: rates of 0 in training mode, and any rates in eval mode (the mode after
+// init), give bitwise the forward and backward of a model without dropout; in training mode
+// the masks change the logits, the same seed gives the same bits, and a share of the batch
+// placed at its row offset (a micro-batch, a rank's rows) draws the whole batch's masks.
+static void test_dropout_modes(void) {
+    fixture_run plain, zero, drop;
+    ordo_gpt_config none = {0},
+                    rates = {.dropout_embd = 0.1f, .dropout_attn = 0.2f, .dropout_resid = 0.3f};
+    if (!fixture_open(&plain, "gpt_learned.safetensors", &none) ||
+        !fixture_open(&zero, "gpt_learned.safetensors", &none) ||
+        !fixture_open(&drop, "gpt_learned.safetensors", &rates))
+        return;
+    size_t nl = (size_t)plain.B * plain.T * plain.m.cfg.V, ng = plain.m.params.total;
+    float *l0, *g0, *l1, *g1, *l2, *g2, *l3, *g3;
+    run_copy(&plain, &l0, &g0);
+    ordo_gpt_train_mode(&zero.m, 1, 1234, 0); // rates 0: nothing drops
+    run_copy(&zero, &l1, &g1);
+    CHECK(memcmp(l0, l1, nl * sizeof(float)) == 0 && memcmp(g0, g1, ng * sizeof(float)) == 0);
+    run_copy(&drop, &l2, &g2); // eval mode: nothing drops
+    CHECK(memcmp(l0, l2, nl * sizeof(float)) == 0 && memcmp(g0, g2, ng * sizeof(float)) == 0);
+    free(l1), free(g1), free(l2), free(g2);
+
+    ordo_gpt_train_mode(&drop.m, 1, 1234, 0);
+    run_copy(&drop, &l1, &g1);
+    run_copy(&drop, &l2, &g2); // the same seed: the same masks
+    CHECK(memcmp(l1, l2, nl * sizeof(float)) == 0 && memcmp(g1, g2, ng * sizeof(float)) == 0);
+    double moved = scaled_err(l1, l0, nl);
+    CHECK_MSG(moved > 1e-2, "dropout moved the logits by only %.3g", moved);
+    ordo_gpt_train_mode(&drop.m, 1, 1235, 0);
+    run_copy(&drop, &l3, &g3);
+    CHECK_MSG(scaled_err(l3, l1, nl) > 1e-2, "another seed, the same logits");
+    // rows 1..B-1 alone, placed at row 1, against the same rows of the whole batch
+    int T = drop.T, V = drop.m.cfg.V;
+    ordo_ctx ctx;
+    ordo_ctx_init(&ctx);
+    ordo_gpt_train_mode(&drop.m, 1, 1234, 1);
+    ordo_tensor *lg;
+    CHECK(ordo_gpt_forward(&drop.m, &ctx, drop.idx + T, NULL, drop.B - 1, T, &lg, NULL) == ORDO_OK);
+    double e = scaled_err(lg->data, l1 + (size_t)T * V, lg->n);
+    CHECK_MSG(e < 1e-6, "a share at its row offset: logits differ by %.3g from the whole batch's",
+              e);
+    printf("  dropout: logits moved %.2e by the masks; a share at its offset within %.1e\n", moved,
+           e);
+    ordo_ctx_free(&ctx);
+    free(l0), free(g0), free(l1), free(g1), free(l2), free(g2), free(l3), free(g3);
+    fixture_close(&plain);
+    fixture_close(&zero);
+    fixture_close(&drop);
+
+    ordo_gpt_config bad = {
+        .V = 10, .C = 8, .L = 1, .NH = 2, .T_max = 4, .ln_eps = 1e-5f, .dropout_attn = 1.0f};
+    CHECK(ordo_gpt_config_check(&bad) == ORDO_ERR_ARG &&
+          strstr(ordo_error_message(), "--dropout-attn is 1, expected 0 <= p < 1"));
+}
+
+// The untied head: its own parameter, N(0, 0.02) and drawn after every other weight (a
+// seed's other weights are the tied model's), in the metadata; in bf16 it is the head's
+// weight that gets the bf16 copy, and the logits stay near the fixture's.
+static void test_untied_head(void) {
+    ordo_gpt_config cfg = {
+        .V = 256, .C = 64, .L = 1, .NH = 4, .T_max = 16, .pos = ORDO_POS_LEARNED, .ln_eps = 1e-5f};
+    ordo_gpt a, b;
+    CHECK(ordo_gpt_init(&a, &cfg, 3) == ORDO_OK);
+    cfg.untied_head = 1;
+    CHECK(ordo_gpt_init(&b, &cfg, 3) == ORDO_OK);
+    CHECK(a.lm_head == NULL && b.lm_head && b.lm_head->shape[0] == 256 &&
+          b.lm_head->shape[1] == 64);
+    CHECK(strcmp(b.lm_head->name, "lm_head.weight") == 0);
+    CHECK(ordo_gpt_num_params(&b) == ordo_gpt_num_params(&a) + 256 * 64);
+    CHECK(memcmp(a.wte.table->data, b.wte.table->data, a.wte.table->n * sizeof(float)) == 0);
+    CHECK(memcmp(a.h[0].mlp_proj.w->data, b.h[0].mlp_proj.w->data,
+                 a.h[0].mlp_proj.w->n * sizeof(float)) == 0);
+    CHECK_CLOSE(table_std(b.lm_head), 0.02, 0, 0.05);
+    ordo_gpt_meta mt;
+    ordo_gpt_meta_init(&mt, &b.cfg);
+    CHECK(mt.n == 7 && strcmp(mt.keys[6], "untied_head") == 0 && strcmp(mt.vals[6], "1") == 0);
+    ordo_gpt_meta_init(&mt, &a.cfg);
+    CHECK(mt.n == 6);
+    ordo_gpt_free(&a);
+    ordo_gpt_free(&b);
+
+    if (ordo_dnnl_bf16_check() != ORDO_OK) {
+        printf("  SKIP: untied head in bf16 (%s)\n", ordo_error_message());
+        return;
+    }
+    fixture_run r;
+    ordo_gpt_config none = {0};
+    if (!fixture_open(&r, "gpt_untied.safetensors", &none)) return;
+    CHECK(r.m.lm_head != NULL);
+    CHECK(ordo_gpt_set_precision(&r.m, ORDO_PRECISION_BF16) == ORDO_OK);
+    CHECK(r.m.lm_head->bf16 != NULL && r.m.wte.table->bf16 == NULL);
+    float *lg, *g;
+    run_copy(&r, &lg, &g);
+    size_t n;
+    float *want = fixture_read(r.f, "out.logits", &n);
+    double e = scaled_err(lg, want, n);
+    // bf16 operands (8 significant bits) in 2 layers' matmuls and the head: measured 1.0e-2 of
+    // the logits' largest magnitude (the fixture's weights are 10x GPT-2's); bound twice that
+    CHECK_MSG(e < 2e-2, "untied head in bf16: logits error %.3g", e);
+    printf("  untied head in bf16: logits error %.2e\n", e);
+    free(lg), free(g), free(want);
+    fixture_close(&r);
+}
+
 int main(void) {
-    const char *cases[] = {"gpt_none.safetensors",
-                           "gpt_learned.safetensors",
-                           "gpt_sinusoidal.safetensors",
-                           "gpt_rope.safetensors",
-                           "gpt_alibi.safetensors",
-                           "gpt_alibi_nh3.safetensors",
-                           "gpt_t5.safetensors",
-                           "gpt_learned_T11.safetensors",
-                           "gpt_sinusoidal_scaled.safetensors",
-                           "gpt_learned_scaled.safetensors",
-                           "gpt_rope_scaled.safetensors",
-                           "gpt_none_T24.safetensors",
-                           "gpt_sinusoidal_T24.safetensors",
-                           "gpt_rope_T24.safetensors",
-                           "gpt_alibi_T24.safetensors",
-                           "gpt_t5_T24.safetensors"};
+    const char *cases[] = {
+        "gpt_none.safetensors", "gpt_learned.safetensors", "gpt_sinusoidal.safetensors",
+        "gpt_rope.safetensors", "gpt_alibi.safetensors", "gpt_alibi_nh3.safetensors",
+        "gpt_t5.safetensors", "gpt_learned_T11.safetensors", "gpt_sinusoidal_scaled.safetensors",
+        "gpt_learned_scaled.safetensors", "gpt_rope_scaled.safetensors", "gpt_none_T24.safetensors",
+        "gpt_sinusoidal_T24.safetensors", "gpt_rope_T24.safetensors", "gpt_alibi_T24.safetensors",
+        "gpt_t5_T24.safetensors",
+        // issue 19, model options
+        "gpt_untied.safetensors", "gpt_untied_rope.safetensors"};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(cases[i]);
     test_learned_refuses_long();
     test_config_errors();
     test_embed_init();
+    // issue 19, model options
+    test_grad_accum();
+    test_dropout_modes();
+    test_untied_head();
     TEST_MAIN_END();
 }

@@ -3,6 +3,8 @@
 // inputs, over five rounds of shapes that include odd sizes, B=1 and T=1. Every check must
 // reach a max relative error below 1e-3; each case's graphs must put its op on the tape;
 // and the run fails if some op of the enum never appeared on a tape (an op without a case).
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "framework/autograd.h"
@@ -388,6 +390,109 @@ static void case_tied_scaled(gc_round *r) { // repeated ids, as case_embedding
     run(r, "tied scaled embedding", g_tied_scaled, &L, &a);
 }
 
+// ---- issue 19, model options: dropout (inverted, a fixed mask per seed, so the function
+// differenced is the same at every evaluation), alone and on attention's probabilities
+static ordo_tensor *g_dropout(ordo_ctx *c, ordo_tensor **in, void *u) {
+    args *a = u;
+    return ordo_gelu(c, ordo_dropout(c, in[0], 0.3f, (uint64_t)a->i[0], (size_t)a->i[1]));
+}
+static ordo_tensor *g_attention_dropout(ordo_ctx *c, ordo_tensor **in, void *u) {
+    args *a = u;
+    return ordo_attention_dropout(c, in[0], a->i[1] ? in[1] : NULL, a->i[0], 0.25f,
+                                  (uint64_t)a->i[2], 0);
+}
+
+static void case_dropout(gc_round *r) {
+    leaves L;
+    args a = {.i = {1000 + r->rep, 7 * r->rep}}; // seed, offset
+    leaves_begin(&L);
+    leaf(&L, 3, (int[]){r->B, r->T + 2, r->N + 2});
+    leaves_fill(&L, 1.0);
+    run(r, "dropout(p=0.3)", g_dropout, &L, &a);
+    for (int hb = 0; hb < 2; hb++) {
+        // more (batch, head) pairs than threads: each thread's scratch is reused within a call
+        int nh = 3, hs = 2, Ca = nh * hs, Ta = r->T + 3;
+        leaves_begin(&L);
+        args b = {.i = {nh, hb, 77 + r->rep}};
+        leaf(&L, 3, (int[]){r->B + 2, Ta, 3 * Ca});
+        leaf(&L, 3, (int[]){nh, Ta, Ta});
+        leaves_fill(&L, 1.0);
+        run(r, hb ? "attention dropout(bias)" : "attention dropout", g_attention_dropout, &L, &b);
+    }
+}
+
+// The mask: the rate of zeros is p within 5 standard deviations of a binomial over 2^20 draws,
+// the kept values are x / (1 - p) exactly, the same seed and offset give the same bits, a
+// share at an offset gives the whole's bits, another seed other bits, and p = 0 is x itself.
+static void check_dropout_mask(void) {
+    enum { N = 1 << 20 };
+    uint8_t *k = malloc(N), *k2 = malloc(N);
+    const float ps[] = {0.1f, 0.5f, 0.9f};
+    for (int i = 0; i < 3; i++) {
+        ordo_dropout_mask(k, N, ps[i], 42, 0);
+        size_t zeros = 0;
+        for (size_t j = 0; j < N; j++) zeros += !k[j];
+        double sd = sqrt((double)N * ps[i] * (1 - ps[i])), dev = fabs(zeros - (double)N * ps[i]);
+        CHECK_MSG(dev < 5 * sd, "p=%g: %zu zeros of %d (%.1f sd off)", ps[i], zeros, N, dev / sd);
+        printf("  dropout mask p=%.1f: %.5f dropped (%.2f sd)\n", ps[i], (double)zeros / N,
+               dev / sd);
+    }
+    ordo_dropout_mask(k, N, 0.5f, 42, 0);
+    ordo_dropout_mask(k2, N / 2, 0.5f, 42, N / 2); // the second half as its own share
+    CHECK(memcmp(k + N / 2, k2, N / 2) == 0);
+    ordo_dropout_mask(k2, N, 0.5f, 43, 0);
+    size_t same = 0;
+    for (size_t j = 0; j < N; j++) same += k[j] == k2[j];
+    CHECK_MSG(fabs((double)same / N - 0.5) < 0.01, "seeds 42 and 43 agree on %zu of %d", same, N);
+    free(k);
+    free(k2);
+
+    ordo_ctx ctx;
+    ordo_ctx_init(&ctx);
+    ordo_tensor *x = ordo_tensor_new(&ctx, 2, (int[]){64, 64});
+    for (size_t i = 0; i < x->n; i++) x->data[i] = (float)ordo_rng_normal(&rng);
+    CHECK(ordo_dropout(&ctx, x, 0.0f, 5, 0) == x); // p = 0: no op at all
+    ordo_tensor *y = ordo_dropout(&ctx, x, 0.25f, 5, 0);
+    int bad = 0;
+    for (size_t i = 0; i < x->n; i++)
+        bad += y->data[i] != 0.0f && y->data[i] != x->data[i] * (1.0f / 0.75f);
+    CHECK_MSG(bad == 0, "%d kept values are not x / (1 - p)", bad);
+
+    // attention's dropout: out = (att * keep / (1 - p)) @ v, with att (last_att) undropped
+    // (B, NH) = (3, 2): more pairs than threads, so that scratch blocks are reused in a call
+    enum { B = 3, NH = 2, T = 9, C = 4, hs = C / NH };
+    // the arena's memory dirty (NaN), as a training step finds it after the first one
+    ordo_ctx_reset(&ctx);
+    ordo_tensor *dirty = ordo_tensor_new(&ctx, 1, (int[]){1 << 16});
+    for (size_t i = 0; i < dirty->n; i++) dirty->data[i] = NAN;
+    ordo_ctx_reset(&ctx);
+    ordo_tensor *qkv = ordo_tensor_new(&ctx, 3, (int[]){B, T, 3 * C});
+    for (size_t i = 0; i < qkv->n; i++) qkv->data[i] = (float)ordo_rng_normal(&rng);
+    ordo_tensor *o = ordo_attention_dropout(&ctx, qkv, NULL, NH, 0.5f, 9, 0);
+    uint8_t keep[B * NH * T * T];
+    ordo_dropout_mask(keep, sizeof keep, 0.5f, 9, 0);
+    double err = 0;
+    int dropped = 0;
+    for (int b = 0; b < B; b++)
+        for (int h = 0; h < NH; h++) {
+            const uint8_t *km = keep + (b * NH + h) * T * T;
+            const float *a = ctx.last_att + (b * NH + h) * T * T;
+            for (int i = 0; i < T; i++) {
+                for (int c = 0; c < hs; c++) {
+                    double want = 0;
+                    for (int j = 0; j <= i; j++)
+                        want += km[i * T + j] * 2.0 * a[i * T + j] *
+                                qkv->data[(b * T + j) * 3 * C + 2 * C + h * hs + c];
+                    double d = fabs(want - o->data[(b * T + i) * C + h * hs + c]);
+                    err = d <= err ? err : isnan(d) ? INFINITY : d; // NaN counts
+                }
+                for (int j = 0; j <= i; j++) dropped += !km[i * T + j];
+            }
+        }
+    CHECK_MSG(err < 1e-5 && dropped > 0, "attention dropout: error %.3g, %d dropped", err, dropped);
+    ordo_ctx_free(&ctx);
+}
+
 #define OP(x) (1u << (x))
 _Static_assert(ORDO_OP_COUNT <= 32, "the cases' op masks are 32 bits");
 
@@ -426,6 +531,7 @@ static const gc_case cases[] = {
     {"tied scaled embedding",
      OP(ORDO_OP_EMBEDDING) | OP(ORDO_OP_SCALE) | OP(ORDO_OP_ADD) | OP(ORDO_OP_MATMUL), STEP,
      case_tied_scaled},
+    {"dropout", OP(ORDO_OP_DROPOUT) | OP(ORDO_OP_ATTENTION), STEP, case_dropout},
 };
 
 // Negative control: the first evaluation (the analytic pass) scales by 1, later ones by
@@ -489,5 +595,6 @@ int main(void) {
         CHECK_MSG(op_seen[op] > 0, "op %s never appeared on a tape: it needs a case",
                   ordo_op_name(op));
     check_negative_control();
+    check_dropout_mask();
     TEST_MAIN_END();
 }

@@ -325,6 +325,20 @@ ordo_status ordo_checkpoint_load_weights(const char *path, ordo_gpt *m) {
     if (fmt && strcmp(fmt, FORMAT) == 0)
         s = parse_i64(path, "step", ordo_safetensors_meta(f, "step"), &step);
     if (!s) s = check_intact(f, step, "written by another program or an older ordo?");
+    // the LM head (issue 19): an untied model needs the file's own head, and a tied one must
+    // not silently drop a trained one (ordo marks its untied files; HF files may hold a tied
+    // copy of wte as lm_head.weight, which the tied model reads as wte anyway)
+    const char *untied = ordo_safetensors_meta(f, "untied_head");
+    if (!s && m->lm_head && !ordo_safetensors_find(f, "lm_head.weight"))
+        s = ordo_error(ORDO_ERR_ARG,
+                       "%s: no lm_head.weight: its LM head is tied to wte, but --untied-head "
+                       "wants a separate one (train without --untied-head)",
+                       path);
+    if (!s && !m->lm_head && untied && strcmp(untied, "1") == 0)
+        s = ordo_error(ORDO_ERR_ARG,
+                       "%s: its LM head is untied (lm_head.weight), which a tied model would "
+                       "drop; add --untied-head",
+                       path);
     for (int i = 0; i < m->params.count && !s; i++) {
         ordo_tensor *t = m->params.t[i];
         s = read_finite(f, t->name, t->shape, t->ndim, t->data);

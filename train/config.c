@@ -62,6 +62,11 @@ void ordo_train_config_defaults(ordo_train_config *c) {
     c->out = "runs/run";
     c->precision = ordo_precision_name(ORDO_PRECISION_FP32);
     c->resume_schedule = ordo_resume_sched_names.names[ORDO_RESUME_CONTINUE];
+    // model options (issue 19): no dropout, the tied head, one batch per step, as GPT-2 trains
+    c->dropout = 0.0;
+    c->dropout_embd = c->dropout_attn = c->dropout_resid = -1.0; // = --dropout
+    c->untied_head = 0;
+    c->grad_accum = 1;
 }
 
 static const char *const resume_sched_names[] = {"continue", "replan-decay", "replan"};
@@ -162,6 +167,24 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
             "the lr curve on --resume with another --steps: continue (the old curve,\n"
             "                         then min-lr) | replan-decay (from the current lr to min-lr\n"
             "                         over the new steps) | replan (a new run's: the lr jumps)"),
+        // model options (issue 19)
+        OPT("dropout", ORDO_OPT_FLOAT, dropout,
+            "dropout in training after the input embeddings, on attention probabilities\n"
+            "                         and on residual outputs (GPT-2's three places); eval never\n"
+            "                         drops"),
+        OPT("dropout-embd", ORDO_OPT_FLOAT, dropout_embd,
+            "dropout after the input embeddings (-1 = --dropout)"),
+        OPT("dropout-attn", ORDO_OPT_FLOAT, dropout_attn,
+            "dropout on the attention probabilities (-1 = --dropout)"),
+        OPT("dropout-resid", ORDO_OPT_FLOAT, dropout_resid,
+            "dropout on each residual branch's output (-1 = --dropout)"),
+        OPT("untied-head", ORDO_OPT_FLAG, untied_head,
+            "a separate LM head lm_head.weight [V, C] (init N(0, 0.02), decayed)\n"
+            "                         instead of the token table (tied, as GPT-2)"),
+        OPT("grad-accum", ORDO_OPT_INT, grad_accum,
+            "micro-batches of --batch rows per optimizer step: the step of a batch\n"
+            "                         of batch x grad-accum rows, in --batch-sized pieces of "
+            "memory"),
         {0},
     };
     ordo_opt *t = ordo_xmalloc(sizeof table);
@@ -235,6 +258,11 @@ ordo_status ordo_train_config_model(const ordo_train_config *c, int V, ordo_gpt_
     if ((s = ordo_train_config_embed(c, &scale, &std))) return s;
     g->embed_scale = (float)scale;
     g->embed_std = std;
+    // model options (issue 19): a per-place rate below 0 is --dropout's
+    g->dropout_embd = (float)(c->dropout_embd < 0 ? c->dropout : c->dropout_embd);
+    g->dropout_attn = (float)(c->dropout_attn < 0 ? c->dropout : c->dropout_attn);
+    g->dropout_resid = (float)(c->dropout_resid < 0 ? c->dropout : c->dropout_resid);
+    g->untied_head = c->untied_head != 0;
     return ORDO_OK;
 }
 
@@ -276,7 +304,8 @@ double ordo_train_config_bytes(const ordo_train_config *c) {
     double V = vocab_bound(c);
     double T = (double)c->context, C = (double)c->d_model, L = (double)c->layers;
     double NH = (double)c->heads, B = (double)c->batch;
-    double params = V * C + T * C + L * (12 * C * C + 13 * C) + 2 * C + ORDO_T5_BUCKETS * NH;
+    double params = V * C * (1 + (c->untied_head != 0)) + T * C + L * (12 * C * C + 13 * C) +
+                    2 * C + ORDO_T5_BUCKETS * NH;
     double tables = pos == ORDO_POS_ALIBI ? NH * T * T : pos == ORDO_POS_T5 ? T * T : T * C;
     double step = 2 * (L * (16 * B * T * C + B * NH * T * T) + 2 * B * T * V) + 2 * T * T;
     return 4 * (4 * params + tables + step);
@@ -302,8 +331,22 @@ ordo_status ordo_train_config_check(const ordo_train_config *c) {
         (s = range_i("ckpt-every", c->ckpt_every, 0, 1LL << 40)) ||
         (s = range_i("keep", c->keep, 1, 1000000)) ||
         (s = range_i("log-every", c->log_every, 1, 1LL << 40)) ||
-        (s = range_i("threads", c->threads, 0, 4096)))
+        (s = range_i("threads", c->threads, 0, 4096)) ||
+        (s = range_i("grad-accum", c->grad_accum, 1, (1 << 20) / c->batch)))
         return s;
+    // model options (issue 19): --dropout first, so that a bad value is named as given
+    if (!(c->dropout >= 0 && c->dropout < 1))
+        return ordo_error(ORDO_ERR_ARG, "--dropout is %g, expected 0 <= p < 1", c->dropout);
+    const struct {
+        const char *name;
+        double p;
+    } drops[] = {{"dropout-embd", c->dropout_embd},
+                 {"dropout-attn", c->dropout_attn},
+                 {"dropout-resid", c->dropout_resid}};
+    for (int i = 0; i < 3; i++)
+        if (!(drops[i].p == -1 || (drops[i].p >= 0 && drops[i].p < 1)))
+            return ordo_error(ORDO_ERR_ARG, "--%s is %g, expected 0 <= p < 1, or -1 for --dropout",
+                              drops[i].name, drops[i].p);
     // the model's own rules (heads divide d-model, even head size for rope, ...) and the
     // embedding convention, after the ranges above so that every size fits the model config's ints
     ordo_gpt_config g;

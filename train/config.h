@@ -85,6 +85,11 @@ typedef struct ordo_train_config {
     // issue 19 (runs that stand on their own, resume says what it does)
     const char *val_data;        // a text or token file held out whole as the validation set
     const char *resume_schedule; // ordo_resume_sched_names
+    // model options (issue 19): dropout rates (the three per-place ones < 0 take --dropout),
+    // a separate LM head, micro-batches of --batch rows per optimizer step
+    double dropout, dropout_embd, dropout_attn, dropout_resid;
+    int untied_head;
+    long long grad_accum;
     // not options (not in the table)
     ordo_data_record data_record; // the data file's record (see above)
     ordo_data_check data_check;   // set by whoever opens the run (ORDO_DATA_NEW by default)

@@ -31,8 +31,10 @@ ordo_status ordo_feed_open(const ordo_train_config *c, ordo_rundata *data, ordo_
         return ordo_error_wrap(s, "validation split (--val-frac %g)", c->val_frac);
     }
     val_ds->targets = data->val_targets;
-    if ((s = ordo_dataloader_init(loader, train_ds, (int)c->batch, (int)c->shuffle,
-                                  (uint64_t)c->seed, (int)c->drop_last)))
+    // one loader batch per optimizer step, batch*grad_accum rows: the order of a K-times
+    // larger batch (the trainer cuts it into --batch-row micro-batches)
+    if ((s = ordo_dataloader_init(loader, train_ds, (int)(c->batch * c->grad_accum),
+                                  (int)c->shuffle, (uint64_t)c->seed, (int)c->drop_last)))
         return ordo_error_wrap(s, "training split");
     return ORDO_OK;
 }

@@ -57,8 +57,9 @@ typedef struct trainer {
     ordo_rng rng;
     ordo_schedule sched;
     int64_t step;
-    int T, B;
-    int32_t *in, *tg;   // (B, T)
+    int T, B;           // B: rows per forward (--batch)
+    int K, dropout;     // --grad-accum micro-batches per step; some dropout rate above 0
+    int32_t *in, *tg;   // (B*K, T): the step's whole batch
     int metrics;        // metrics.jsonl open for appending (rank 0), or -1
     size_t metrics_len; // its length: every line in it is whole
     char metrics_path[ORDO_PATH_MAX];
@@ -66,8 +67,9 @@ typedef struct trainer {
     double elapsed0, t_start; // wall time of the steps before this process, and its start
     // data parallel: this rank's share of the current batch and the step's time in allreduce
     ordo_tensor *loss; // this rank's mean loss over its share (NULL when it has no rows)
-    int lo, hi;        // its rows [lo, hi) of the global batch
-    int n_mine, n_all; // counted targets in its share, in the whole batch
+    int lo, hi;        // its rows [lo, hi) of the micro-batch
+    int n_mine, n_all; // counted targets in its share, in the step's whole batch
+    double w;          // n_mine / n_all: the weight of its loss in the step's mean
     double comm_s;     // seconds in the gradient allreduce, summed over steps
     int64_t comm_steps;
 } trainer;
@@ -85,9 +87,11 @@ static ordo_status build(trainer *tr) {
     if (tr->data.val_path) c->val_data = tr->data.val_path;
     tr->T = (int)c->context;
     tr->B = (int)c->batch;
+    tr->K = (int)c->grad_accum;
     ordo_gpt_config g;
     if ((s = ordo_train_config_model(c, tr->data.vocab_size, &g))) return s;
     if ((s = ordo_gpt_init(&tr->model, &g, (uint64_t)c->seed))) return s;
+    tr->dropout = g.dropout_embd > 0 || g.dropout_attn > 0 || g.dropout_resid > 0;
     if (c->init && (s = ordo_checkpoint_load_weights(c->init, &tr->model)))
         return ordo_error_wrap(s, "--init %s", c->init);
     ordo_precision prec;
@@ -108,8 +112,8 @@ static ordo_status build(trainer *tr) {
     ordo_ctx_init(&tr->ctx);
     tr->ctx.reuse_grads = 1; // the loop reads parameter gradients only
     ordo_rng_seed(&tr->rng, (uint64_t)c->seed ^ 0x5eed5eedULL);
-    tr->in = ordo_xmalloc((size_t)tr->B * tr->T * sizeof *tr->in);
-    tr->tg = ordo_xmalloc((size_t)tr->B * tr->T * sizeof *tr->tg);
+    tr->in = ordo_xmalloc((size_t)tr->B * tr->K * tr->T * sizeof *tr->in);
+    tr->tg = ordo_xmalloc((size_t)tr->B * tr->K * tr->T * sizeof *tr->tg);
     return ORDO_OK;
 }
 
@@ -329,51 +333,82 @@ static ordo_status start_fresh(trainer *tr, const ordo_resume *resume) {
     return build(tr);
 }
 
-// Forward over this rank's share of the batch of `rows`. *l receives the mean loss over the
-// whole batch's counted targets and *stop whether any rank was asked to stop (a signal);
-// with several ranks one small allreduce makes both (and any error) common knowledge.
-static ordo_status forward_share(trainer *tr, int rows, double *l, int *stop) {
+// Forward over this rank's share of the micro-batch of `rows` rows that starts at row r0 of
+// the step's batch, in training mode (dropout masks placed by the row's index in the step's
+// batch: those one batch of B*K rows would draw). *l receives the micro-batch's part of the
+// step's mean loss (its loss times its share of the step's n_all counted targets) and *stop
+// whether any rank was asked to stop (a signal); with several ranks one small allreduce makes
+// both (and any error) common knowledge.
+static ordo_status forward_share(trainer *tr, int r0, int rows, uint64_t seed, double *l,
+                                 int *stop) {
     int T = tr->T;
     tr->lo = 0;
     tr->hi = rows;
     ordo_dist_share(rows, &tr->lo, &tr->hi);
     tr->loss = NULL;
     ordo_ctx_reset(&tr->ctx);
+    size_t first = (size_t)(r0 + tr->lo) * T;
     ordo_status s = ORDO_OK;
+    ordo_gpt_train_mode(&tr->model, 1, seed, r0 + tr->lo);
     if (tr->hi > tr->lo)
-        s = ordo_gpt_forward(&tr->model, &tr->ctx, tr->in + (size_t)tr->lo * T,
-                             tr->tg + (size_t)tr->lo * T, tr->hi - tr->lo, T, NULL, &tr->loss);
+        s = ordo_gpt_forward(&tr->model, &tr->ctx, tr->in + first, tr->tg + first, tr->hi - tr->lo,
+                             T, NULL, &tr->loss);
+    ordo_gpt_train_mode(&tr->model, 0, 0, 0); // evaluation never drops
     *stop = ordo_signals_caught() != 0;
+    // the loss is a mean over counted (non-ignored) targets: weight each share by its count
+    // (one micro-batch on one rank: w = n/n = 1 exactly, and the loss is used as it is)
+    tr->n_mine = count_targets(tr->tg + first, (size_t)(tr->hi - tr->lo) * T);
+    tr->w = tr->n_all ? (double)tr->n_mine / tr->n_all : 0.0;
     if (ordo_dist_size() == 1) {
-        if (!s) *l = tr->loss->data[0];
+        if (!s) *l = tr->w * tr->loss->data[0];
         return s;
     }
-    // the loss is a mean over counted (non-ignored) targets: weight each share by its count
-    tr->n_all = count_targets(tr->tg, (size_t)rows * T);
-    tr->n_mine = count_targets(tr->tg + (size_t)tr->lo * T, (size_t)(tr->hi - tr->lo) * T);
-    double r[3] = {!s && tr->loss ? (double)tr->loss->data[0] * tr->n_mine : 0.0, s != ORDO_OK,
-                   *stop};
+    double r[3] = {!s && tr->loss ? tr->w * tr->loss->data[0] : 0.0, s != ORDO_OK, *stop};
     ordo_dist_sum_f64(r, 3);
     if (r[1] > 0) return ordo_dist_agree(s); // every rank saw the failure: report it once
-    *l = tr->n_all ? r[0] / tr->n_all : 0.0;
+    *l = r[0];
     *stop = r[2] > 0;
     return ORDO_OK;
 }
 
-// Backward over this rank's share; with several ranks, then the sum over ranks of each
-// share's gradient weighted by n_mine / n_all, which is the gradient of the global mean.
+// Backward over this rank's share, seeded with its weight w = n_mine / n_all: the gradients
+// of the micro-batches (and, summed by the allreduce, of the ranks) add up in the parameters'
+// grad block to the gradient of the step's mean loss.
 static void backward_share(trainer *tr) {
+    float w = (float)tr->w;
+    if (tr->loss) ordo_backward_from(&tr->ctx, tr->loss, &w);
+}
+
+// Forward and backward over the step's batch of `rows` rows in micro-batches of --batch rows
+// (--grad-accum of them, the last one short when the batch is): the result of one batch of
+// batch x grad-accum rows, up to the order of the float sums (each parameter's gradient is a
+// sum of per-micro-batch sums, not one sum). *l: the mean loss over the step's counted
+// targets; it stops at a micro-batch whose loss is not finite (*l then is not either). One
+// dropout seed per step, drawn from the run's RNG (in the checkpoint) only when some rate is
+// above 0, so that a run without dropout keeps its RNG stream as before.
+static ordo_status forward_backward(trainer *tr, int rows, double *l, int *stop) {
     ordo_params *p = &tr->model.params;
     ordo_params_zero_grad(p);
-    if (tr->loss) ordo_backward(&tr->ctx, tr->loss);
-    if (ordo_dist_size() == 1) return;
-    float w = tr->n_all ? (float)((double)tr->n_mine / tr->n_all) : 0.0f;
-    if (w != 1.0f)
-        for (size_t i = 0; i < p->total; i++) p->grad[i] *= w;
+    tr->n_all = count_targets(tr->tg, (size_t)rows * tr->T);
+    uint64_t seed = tr->dropout ? ordo_rng_u64(&tr->rng) : 0;
+    *l = 0.0;
+    *stop = 0;
+    for (int r0 = 0; r0 < rows; r0 += tr->B) {
+        double part = 0.0;
+        int st = 0, n = rows - r0 < tr->B ? rows - r0 : tr->B;
+        ordo_status s = forward_share(tr, r0, n, seed, &part, &st);
+        if (s) return s;
+        *l += part;
+        *stop |= st;
+        if (!isfinite(part)) return ORDO_OK; // the caller reports it
+        backward_share(tr);
+    }
+    if (ordo_dist_size() == 1) return ORDO_OK;
     double t0 = ordo_now_s();
     ordo_dist_sum_f32(p->grad, p->total); // (total) the whole block, padding included
     tr->comm_s += ordo_now_s() - t0;
     tr->comm_steps++;
+    return ORDO_OK;
 }
 
 static ordo_status loop(trainer *tr, long long stop_after, long long poison_step) {
@@ -387,14 +422,13 @@ static ordo_status loop(trainer *tr, long long stop_after, long long poison_step
             tr->model.wte.table->data[tr->in[0] * tr->model.cfg.C] = NAN;
         double l = 0.0;
         int stop_req = 0;
-        ordo_status s = forward_share(tr, rows, &l, &stop_req);
+        ordo_status s = forward_backward(tr, rows, &l, &stop_req);
         if (s) return s;
         if (!isfinite(l))
             return ordo_error(ORDO_ERR_NUMERIC,
                               "the loss is %g at step %" PRId64 "; stopped without writing a "
                               "checkpoint (the last good one is kept; try a lower --lr or --clip)",
                               l, tr->step + 1);
-        backward_share(tr);
         double norm = ordo_clip_grad_norm(&tr->model.params, c->clip);
         if (!isfinite(norm))
             return ordo_error(ORDO_ERR_NUMERIC,
@@ -411,7 +445,10 @@ static ordo_status loop(trainer *tr, long long stop_after, long long poison_step
         double val = NAN;
         size_t cnt = 0; // counted val targets (none: no val loss to log)
         if (eval) {
-            size_t maxw = c->eval_batches ? (size_t)(c->eval_batches * c->batch) : 0;
+            // --eval-batches counts optimizer-step batches (batch x grad-accum windows), so
+            // that accumulation evaluates the windows of a K-times larger batch
+            size_t maxw =
+                c->eval_batches ? (size_t)(c->eval_batches * c->batch * c->grad_accum) : 0;
             if ((s = ordo_eval_loss(&tr->model, &tr->ctx, &tr->val_ds, tr->B, maxw, &val, &cnt)))
                 return s;
             if (cnt > 0) ordo_progress_val(&tr->prog, tr->step, val);

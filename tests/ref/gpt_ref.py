@@ -39,7 +39,7 @@ BASE = 10000.0
 
 
 class GPTConfig:
-    def __init__(self, V, C, L, NH, T_max, pos, embed_scale=1.0):
+    def __init__(self, V, C, L, NH, T_max, pos, embed_scale=1.0, untied_head=False):
         V, C, L, NH, T_max = int(V), int(C), int(L), int(NH), int(T_max)
         if pos not in POS_SCHEMES:
             raise ValueError("unknown position scheme %r (one of %s)" % (pos, ", ".join(POS_SCHEMES)))
@@ -50,6 +50,8 @@ class GPTConfig:
         self.V, self.C, self.L, self.NH, self.T_max, self.pos = int(V), int(C), int(L), int(NH), int(T_max), pos
         # token embeddings are multiplied by this before positions join; the tied head is unscaled
         self.embed_scale = float(embed_scale)
+        # a separate LM head lm_head.weight [V, C] instead of wte (ordo train --untied-head)
+        self.untied_head = bool(untied_head)
 
     @property
     def hs(self):
@@ -60,12 +62,15 @@ class GPTConfig:
              "T_max": str(self.T_max), "pos": self.pos}
         if self.embed_scale != 1.0:  # as ordo writes it: only when it is not GPT-2's 1
             m["embed_scale"] = repr(self.embed_scale)
+        if self.untied_head:  # as ordo writes it: only for an untied head
+            m["untied_head"] = "1"
         return m
 
     def __repr__(self):
         return "GPTConfig(V=%d, C=%d, L=%d, NH=%d, T_max=%d, pos=%s%s)" % (
             self.V, self.C, self.L, self.NH, self.T_max, self.pos,
-            "" if self.embed_scale == 1.0 else ", embed_scale=%g" % self.embed_scale)
+            ("" if self.embed_scale == 1.0 else ", embed_scale=%g" % self.embed_scale) +
+            (", untied_head" if self.untied_head else ""))
 
 
 # --------------------------------------------------------------------------------------------
@@ -298,6 +303,8 @@ class GPT(nn.Module):
         self.ln_f = nn.LayerNorm(cfg.C, eps=LN_EPS)
         if cfg.pos == "t5":
             self.rel_bias = nn.Embedding(T5_NUM_BUCKETS, cfg.NH)
+        if cfg.untied_head:  # registered last: drawn after every other weight
+            self.lm_head = nn.Linear(cfg.C, cfg.V, bias=False)  # weight [V, C], HF's lm_head
         self.init_gpt2()
 
     @torch.no_grad()
@@ -332,7 +339,8 @@ class GPT(nn.Module):
         for block in self.h:
             x = block(x, rel_table)
         x = self.ln_f(x)
-        logits = x @ self.wte.weight.t()
+        head = self.lm_head.weight if cfg.untied_head else self.wte.weight
+        logits = x @ head.t()
         loss = cross_entropy(logits, targets) if targets is not None else None
         return logits, loss
 
@@ -343,10 +351,12 @@ class GPT(nn.Module):
 
 def _canonical_name(name):
     """Map HF / ordo names to ours; None for entries that are not model parameters
-    (optimizer moments, HF attention-mask buffers, untied lm_head, fixture extras)."""
+    (optimizer moments, HF attention-mask buffers, fixture extras). lm_head.weight is kept:
+    load_state uses it for an untied head and skips it for a tied one (HF files that hold a
+    copy of wte)."""
     if name.startswith("transformer."):
         name = name[len("transformer."):]
-    if name.startswith(("optim.", "batch.", "out.", "grad.")) or name == "lm_head.weight":
+    if name.startswith(("optim.", "batch.", "out.", "grad.")):
         return None
     if name.endswith(".attn.bias") or name.endswith(".attn.masked_bias"):  # HF mask buffers
         return None
@@ -403,7 +413,8 @@ def config_from_checkpoint(tensors, meta, pos=None, NH=None, T_max=None, embed_s
         T_max = 0  # only the learned scheme needs it
     if embed_scale is None:  # ordo writes it (flat) only when it is not 1
         embed_scale = meta.get("embed_scale", 1.0)
-    return GPTConfig(V, C, L, int(NH), int(T_max), pos, float(embed_scale))
+    untied = meta.get("untied_head") == "1"  # ordo writes it (flat) only for an untied head
+    return GPTConfig(V, C, L, int(NH), int(T_max), pos, float(embed_scale), untied)
 
 
 def load_state(model, tensors, strict=True):
@@ -413,7 +424,7 @@ def load_state(model, tensors, strict=True):
     with torch.no_grad():
         for name, t in tensors.items():
             cname = _canonical_name(name)
-            if cname is None:
+            if cname is None or (cname == "lm_head.weight" and not model.cfg.untied_head):
                 continue
             if cname not in own:
                 if strict:
@@ -582,7 +593,7 @@ def selftest():
             wfile = os.path.join(fx, meta.get("weights", fn))
             w = safetensors_py.load(wfile)
             cfg = GPTConfig(meta["V"], meta["C"], meta["L"], meta["NH"], meta["T_max"], meta["pos"],
-                            float(meta.get("embed_scale", 1.0)))
+                            float(meta.get("embed_scale", 1.0)), meta.get("untied_head") == "1")
             model = GPT(cfg).double()
             load_state(model, {k: torch.from_numpy(v) for k, v in w.items()})
             idx = torch.from_numpy(d["batch.idx"]).long()
