@@ -26,6 +26,9 @@ typedef struct ordo_gpt_config {
     // sqrt(C) and C^-0.5.
     float embed_scale; // 0 = 1
     double embed_std;  // 0 = 0.02 (a double: 0.02 exactly, as GPT-2's init always drew)
+    // RoPE scaling (rope only; positional.h): zero fields read as none, factor 1 and
+    // orig_T = T_max
+    ordo_rope_config rope;
 } ordo_gpt_config;
 
 typedef struct ordo_gpt_block {
@@ -48,9 +51,12 @@ typedef struct ordo_gpt {
     ordo_gpt_block *h; // L blocks
     // fixed position constants for the last length seen (rebuilt only when T changes)
     int cache_T;
-    float *pos_table;   // sinusoidal (T, C) or alibi bias (NH, T, T)
-    int32_t *buckets;   // t5 bucket map (T*T)
-    int32_t *positions; // 0..T-1 for the learned table
+    float *pos_table;           // sinusoidal (T, C) or alibi bias (NH, T, T)
+    int32_t *buckets;           // t5 bucket map (T*T)
+    int32_t *positions;         // 0..T-1 for the learned table
+    float *rope_cos, *rope_sin; // rope (T, hs/2) each, from rope_inv_freq, times rope_mscale
+    double *rope_inv_freq;      // (hs/2) under cfg.rope's scaling
+    double rope_mscale;         // the factor on q and k (yarn's temperature; 1 otherwise)
     // attention probabilities per layer from the last forward when record_attention is set
     int record_attention;
     const float **att; // L pointers into the context's arena, each (B, NH, T, T)
@@ -91,9 +97,11 @@ void ordo_gpt_refresh_bf16(ordo_gpt *m);
 ordo_status ordo_gpt_load(ordo_gpt *m, const char *path);
 // The config as safetensors metadata: keys V, C, L, NH, T_max (decimal) and pos (the
 // scheme's name), in that order, then embed_scale ("%.9g") only when it is not 1, so that
-// GPT-2-convention files stay as they were; the one writer of these keys, for ordo_gpt_save
-// and the checkpoints. n pairs are used; vals point into the struct itself: use it in place.
-#define ORDO_GPT_NMETA 7 // at most
+// GPT-2-convention files stay as they were, then rope_scaling, rope_factor ("%.17g") and
+// rope_orig_context only when a scaling is set; the one writer of these keys, for
+// ordo_gpt_save and the checkpoints. n pairs are used; vals point into the struct itself: use
+// it in place.
+#define ORDO_GPT_NMETA 10 // at most
 typedef struct ordo_gpt_meta {
     int n;
     const char *keys[ORDO_GPT_NMETA], *vals[ORDO_GPT_NMETA];
@@ -104,6 +112,9 @@ void ordo_gpt_meta_init(ordo_gpt_meta *mt, const ordo_gpt_config *c);
 // (ordo_gpt_meta_init's keys) followed by nmeta extra string pairs.
 ordo_status ordo_gpt_save(const ordo_gpt *m, const char *path, const char *const *keys,
                           const char *const *vals, int nmeta);
+// Sets the RoPE scaling (eval of a checkpoint with one it was not trained with): checked as
+// ordo_gpt_config_check does (rope only, ORDO_ERR_ARG otherwise); zero fields as in the config.
+ordo_status ordo_gpt_set_rope(ordo_gpt *m, const ordo_rope_config *rc);
 // Number of trainable scalars.
 size_t ordo_gpt_num_params(const ordo_gpt *m);
 

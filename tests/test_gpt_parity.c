@@ -34,6 +34,13 @@ static void run_case(const char *file) {
     // the *_scaled cases multiply the token embeddings (not the tied head) by embed_scale
     const char *scale = ordo_safetensors_meta(f, "embed_scale");
     if (scale) cfg.embed_scale = (float)atof(scale);
+    // the gpt_rope_<scaling>_* cases: a RoPE scaling, as ordo writes it into the metadata
+    const char *rs = ordo_safetensors_meta(f, "rope_scaling");
+    if (rs) {
+        CHECK(ordo_rope_scaling_parse(rs, &cfg.rope.scaling) == ORDO_OK);
+        cfg.rope.factor = atof(ordo_safetensors_meta(f, "rope_factor"));
+        cfg.rope.orig_T = meta_int(f, "rope_orig_context");
+    }
     int B = meta_int(f, "B"), T = meta_int(f, "T");
     ordo_gpt m;
     CHECK(ordo_gpt_init(&m, &cfg, 0) == ORDO_OK);
@@ -200,7 +207,11 @@ int main(void) {
                            "gpt_sinusoidal_T24.safetensors",
                            "gpt_rope_T24.safetensors",
                            "gpt_alibi_T24.safetensors",
-                           "gpt_t5_T24.safetensors"};
+                           "gpt_t5_T24.safetensors",
+                           "gpt_rope_pi_T32.safetensors",
+                           "gpt_rope_ntk_T32.safetensors",
+                           "gpt_rope_yarn_T64.safetensors",
+                           "gpt_rope_yarn_orig.safetensors"};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(cases[i]);
     test_learned_refuses_long();
     test_config_errors();

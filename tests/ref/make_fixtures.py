@@ -131,6 +131,29 @@ def gpt_fixtures():
         safetensors_py.save(tensors, os.path.join(OUT, fn), meta_for(cfg, T, B, weights=wfn))
         report(fn, out)
 
+    # rope scaling (issue 15): gpt_rope's weights (trained length T_max = 16) at longer T with
+    # each scaling, with grads (training with a scaling). rope_yarn_orig sets YaRN's original
+    # length to 256, where the ramp has a middle value (0, 0.5, 1, 1 over the 4 pairs of hs 8).
+    scalings = [  # name, scaling, factor, orig (0 = T_max), T, B, seed
+        ("rope_pi_T32", "pi", 2.0, 0, 32, 2, 301),
+        ("rope_ntk_T32", "ntk", 2.0, 0, 32, 2, 302),
+        ("rope_yarn_T64", "yarn", 4.0, 0, 64, 2, 303),
+        ("rope_yarn_orig", "yarn", 2.5, 256, 24, 2, 304),
+    ]
+    for name, scaling, factor, orig, T, B, seed in scalings:
+        base, w, wfn = weights_of["rope"]
+        cfg = gpt_ref.GPTConfig(base.V, base.C, base.L, base.NH, base.T_max, "rope", 1.0, scaling,
+                                factor, orig)
+        g = torch.Generator().manual_seed(seed)
+        idx = torch.randint(0, cfg.V, (B, T), generator=g)
+        tgt = torch.randint(0, cfg.V, (B, T), generator=g)
+        out = run_model(cfg, w, idx, tgt, True)
+        tensors = {"batch.idx": idx.float(), "batch.targets": tgt.float()}
+        tensors.update(out)
+        fn = "gpt_%s.safetensors" % name
+        safetensors_py.save(tensors, os.path.join(OUT, fn), meta_for(cfg, T, B, weights=wfn))
+        report(fn, out)
+
 
 def report(fn, out):
     lg = out["out.logits"]
