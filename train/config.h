@@ -20,6 +20,18 @@ typedef struct ordo_data_record {
     uint64_t hash;  // XXH3-64 of the text file's bytes; of a token file, its header's hash
 } ordo_data_record;
 
+// Where a run's weights came from (`ordo train --init`): recorded in config.json and every
+// checkpoint's config (key ORDO_CONFIG_INIT_KEY). A fact found by ordo_init_resolve
+// (train/run.h), not an option; a --config file's is ignored (a new run records its own).
+typedef struct ordo_init_record {
+    int have;          // 0: no --init, or a run from an older ordo
+    const char *file;  // the weights file read (a run directory's checkpoint, resolved)
+    const char *run;   // the run directory it belongs to, or NULL for a file outside a run
+    long long step;    // its training step, -1 when it is not an ordo checkpoint
+    long long context; // the context it was trained at (its T_max), 0 when unknown
+    char sha256[65];   // SHA-256 of the whole file, as sha256sum prints it
+} ordo_init_record;
+
 // What ordo_rundata_load does when the data file differs from the run's record. Not saved.
 typedef enum ordo_data_check {
     ORDO_DATA_NEW,    // a new run: nothing to compare (the record is the file's, once loaded)
@@ -57,8 +69,17 @@ typedef struct ordo_train_config {
     const char *precision; // of the matmuls: fp32 | bf16 (framework/bf16.h); must match on resume
     long long steps, eval_every, eval_batches, ckpt_every, keep, log_every, seed, threads;
     const char *init, *out;
+    // RoPE scaling and context extension (issue 15): a scaling of the rotation (models/
+    // positional.h), its factor (0: the context over rope_orig_context), YaRN's original
+    // length (0: the --init run's context with a scaling, else the context), and how --init
+    // grows a learned table to a longer context (interpolate | fresh)
+    const char *rope_scaling;
+    double rope_factor;
+    long long rope_orig_context;
+    const char *extend_pos;
     // not options (not in the table)
     ordo_data_record data_record; // the data file's record (see above)
+    ordo_init_record init_record; // where the weights came from (see above)
     ordo_data_check data_check;   // set by whoever opens the run (ORDO_DATA_NEW by default)
 } ordo_train_config;
 
@@ -118,5 +139,21 @@ void ordo_config_strings_free(void);
 // The key of the data record in config.json and the checkpoint metadata's config:
 // {"size": <bytes>, "xxh3": "<16 hex digits>"}.
 #define ORDO_CONFIG_DATA_KEY "data_file"
+
+// The key of the init record in config.json and the checkpoint metadata's config:
+// {"file": path, "run": dir or null, "step": N or null, "context": N or null, "sha256": hex}.
+#define ORDO_CONFIG_INIT_KEY "init_from"
+
+// How --extend-pos grows the learned table (ordo_init_load).
+typedef enum ordo_extend_pos {
+    ORDO_EXTEND_INTERPOLATE, // rows linearly interpolated over the old ones, ends kept
+    ORDO_EXTEND_FRESH,       // the old rows kept, the new ones as a new table's init draws them
+    ORDO_EXTEND_COUNT
+} ordo_extend_pos;
+extern const ordo_names ordo_extend_pos_names; // "interpolate", "fresh"
+
+// The RoPE scaling of c for the model (models/positional.h): the names parsed, the factor 0
+// resolved to context / orig (orig 0: the context). ORDO_ERR_ARG naming the option.
+ordo_status ordo_train_config_rope(const ordo_train_config *c, ordo_rope_config *rc);
 
 #endif

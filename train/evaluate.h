@@ -86,6 +86,12 @@ typedef struct ordo_eval_request {
     size_t max_windows; // per length; 0 = the whole split
     int examples;       // copy/reverse examples per n
     int max_n;          // copy/reverse; 0 = twice the training max-len
+    // a RoPE scaling other than the run's (NULL: the run's own): its name, its factor (0: the
+    // longest length over the original context) and YaRN's original context (0: the run's
+    // rope-orig-context when it trained with a scaling, else its context)
+    const char *rope_scaling;
+    double rope_factor;
+    int rope_orig_context;
 } ordo_eval_request;
 
 // Bytes of the context's arena that one forward of `rows` windows of T tokens takes without a

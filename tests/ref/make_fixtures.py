@@ -326,12 +326,31 @@ def optim_fixtures():
     print("optim.safetensors                %d tensors" % len(t))
 
 
+# --------------------------------------------------------------------------------------------
+# extend.safetensors: a learned table fitted to a longer context (ordo train --init ... --context)
+# --------------------------------------------------------------------------------------------
+
+def extend_fixtures():
+    """--extend-pos interpolate: F.interpolate(mode="linear", align_corners=True) over the
+    positions, in float64 from float32 tables (ends kept, row p at x = p (T0-1)/(T-1))."""
+    g = torch.Generator().manual_seed(13)
+    t, meta = {}, {"generator": GENERATOR,
+                   "method": "F.interpolate(table.T[None], size=T, mode='linear', align_corners=True)"}
+    for name, T0, T, C in (("a", 5, 13, 3), ("b", 16, 64, 4), ("c", 64, 256, 8), ("d", 7, 8, 2)):
+        src = torch.randn(T0, C, generator=g, dtype=torch.float32)
+        out = F.interpolate(src.double().t()[None], size=T, mode="linear", align_corners=True)[0].t()
+        t.update({"%s.src" % name: src, "%s.out" % name: f32(out)})
+    safetensors_py.save(t, os.path.join(OUT, "extend.safetensors"), meta)
+    print("extend.safetensors               %d tensors" % len(t))
+
+
 def main():
     torch.manual_seed(0)  # nothing should depend on the global generator; fixed anyway
     os.makedirs(OUT, exist_ok=True)
     gpt_fixtures()
     ops_fixtures()
     optim_fixtures()
+    extend_fixtures()
     total = sum(os.path.getsize(os.path.join(OUT, f)) for f in os.listdir(OUT))
     print("total %.0f KiB in %s" % (total / 1024, OUT))
 
