@@ -13,9 +13,13 @@
 ordo_status ordo_cmd_viz(int argc, char **argv) {
     const char *out = NULL;
     long long threads = 0;
+    double rope_factor = 0;
     ordo_opt opts[] = {
         {"out", ORDO_OPT_STRING, &out, "output directory (default: RUN_DIR/viz)", 0},
         {"threads", ORDO_OPT_INT, &threads, "threads (0 = all cores)", 0},
+        // the RoPE spectrum's scalings (issue 15)
+        {"rope-factor", ORDO_OPT_FLOAT, &rope_factor,
+         "rope: the factor of the pi/ntk/yarn spectra (0 = the run's, else 4)", 0},
         {0},
     };
     const char **pos;
@@ -28,6 +32,9 @@ ordo_status ordo_cmd_viz(int argc, char **argv) {
     }
     if (!s && npos != 1)
         s = ordo_error(ORDO_ERR_ARG, "expected one RUN_DIR, got %d arguments", npos);
+    if (!s && rope_factor != 0 && !(rope_factor >= 1 && rope_factor <= 1e4))
+        s = ordo_error(ORDO_ERR_ARG, "--rope-factor is %g, expected 1..1e4 (0 = the run's)",
+                       rope_factor);
     if (s) {
         free(pos);
         return s;
@@ -35,6 +42,7 @@ ordo_status ordo_cmd_viz(int argc, char **argv) {
     ordo_set_threads((int)threads);
     ordo_viz v;
     s = ordo_viz_open(&v, pos[0], out);
+    v.rope_factor = rope_factor;
     if (!s) {
         printf("ordo viz: %s (%s, step %lld, T=%d, %d layers x %d heads) -> %s\n", pos[0],
                v.cfg.pos, (long long)v.step, v.T, v.model.cfg.L, v.model.cfg.NH, v.out);
