@@ -134,7 +134,8 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
     double rope_factor = 0;
     long long rope_orig = 0;
     char rope_help[160];
-    snprintf(rope_help, sizeof rope_help, "rope: score with this scaling instead of the run's: ");
+    snprintf(rope_help, sizeof rope_help,
+             "rope: score with this scaling, not the run's own (used when not given): ");
     ordo_names_join(&ordo_rope_scaling_names, " | ", " | ", rope_help + strlen(rope_help),
                     sizeof rope_help - strlen(rope_help));
     ordo_opt opts[] = {
