@@ -111,7 +111,14 @@ cp "$dir/learned64/ckpt-30.safetensors" "$dir/w.safetensors"
 out=$("$ORDO" train --resume "$dir/re" 2>&1); rc=$?
 [ $rc -ne 0 ] && grep -qF "w.safetensors changed since the run recorded it (sha256 " <<<"$out" && ok || bad "a changed --init file: rc $rc: $out"
 
-# 6. documented in --help
+# 6. --init RUN passes over a damaged newest checkpoint, with a warning, as eval does
+cp -r "$dir/learned64" "$dir/dmg"
+truncate -s 1000 "$dir/dmg/ckpt-30.safetensors"
+"$ORDO" "${ext[@]}" --pos learned --init "$dir/dmg" --steps 1 --out "$dir/from_dmg" > "$dir/dmg.log" 2>&1 || bad "--init from a run with a damaged checkpoint failed: $(tail -2 "$dir/dmg.log")"
+grep -q "ordo: warning: skipping $dir/dmg/ckpt-30.safetensors" "$dir/dmg.log" && grep -q '"step": 20' "$dir/from_dmg/config.json" \
+  && ok || bad "--init should skip the damaged ckpt-30 and start from ckpt-20: $(head -2 "$dir/dmg.log")"
+
+# 7. documented in --help
 h=$("$ORDO" train --help); he=$("$ORDO" eval --help)
 for o in "--rope-scaling S" "--rope-factor X" "--rope-orig-context N" "--extend-pos S"; do
   grep -qF -- "$o" <<<"$h" && ok || bad "train --help lacks $o"
