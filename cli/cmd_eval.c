@@ -70,6 +70,17 @@ static void print_table(json_t *r) {
                json_string_value(json_object_get(set, "file")), ntok);
     else
         printf("eval set: the run's validation split (%lld tokens)\n", ntok);
+    json_t *rope = json_object_get(r, "rope_scaling");
+    if (rope && strcmp(json_string_value(json_object_get(rope, "scaling")), "none") != 0)
+        printf("rope scaling %s, factor %g, original context %lld (%s)\n",
+               json_string_value(json_object_get(rope, "scaling")),
+               json_number_value(json_object_get(rope, "factor")),
+               (long long)json_integer_value(json_object_get(rope, "original_context")),
+               strcmp(json_string_value(json_object_get(rope, "source")), "eval") == 0
+                   ? "given to eval"
+                   : "the run's");
+    else if (rope && strcmp(json_string_value(json_object_get(rope, "source")), "eval") == 0)
+        printf("rope scaling none (given to eval)\n");
     printf("%8s %10s %12s %10s %8s\n", "T", "val_loss", "perplexity", "targets", "windows");
     size_t i;
     json_t *row;
@@ -158,6 +169,15 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
     long long step = -1;
     const char *data = NULL;
     int json = 0, save = 0;
+    // RoPE scaling other than the run's (issue 15)
+    const char *rope_scaling = NULL;
+    double rope_factor = 0;
+    long long rope_orig = 0;
+    char rope_help[160];
+    snprintf(rope_help, sizeof rope_help,
+             "rope: score with this scaling, not the run's own (used when not given): ");
+    ordo_names_join(&ordo_rope_scaling_names, " | ", " | ", rope_help + strlen(rope_help),
+                    sizeof rope_help - strlen(rope_help));
     ordo_opt opts[] = {
         {"context", ORDO_OPT_STRING, &contexts,
          "comma-separated lengths (default: the training context)", 0},
@@ -182,6 +202,12 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
          "score this whole text file (or token file) with the run's tokenizer instead\n"
          "                         of the run's validation set",
          0},
+        // RoPE scaling other than the run's (issue 15)
+        {"rope-scaling", ORDO_OPT_STRING, &rope_scaling, rope_help, 0},
+        {"rope-factor", ORDO_OPT_FLOAT, &rope_factor,
+         "its factor s (0 = the longest --context / the original context)", 0},
+        {"rope-orig-context", ORDO_OPT_INT, &rope_orig,
+         "yarn's original context (0 = the run's, else its training context)", 0},
         {0},
     };
     const char **pos;
@@ -223,6 +249,26 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
     if (!s && (threads < 0 || threads > 4096))
         s = ordo_error(ORDO_ERR_ARG, "--threads is %lld, expected 0..4096", threads);
     if (!s && contexts) s = parse_lengths(contexts, lens, &nlen, 64);
+    if (!s && !rope_scaling && (rope_factor != 0 || rope_orig != 0))
+        s = ordo_error(ORDO_ERR_ARG, "--%s goes with --rope-scaling (pi, ntk, yarn or none)",
+                       rope_factor != 0 ? "rope-factor" : "rope-orig-context");
+    if (!s && rope_factor != 0 && !(rope_factor >= 1 && rope_factor <= 1e4))
+        s = ordo_error(ORDO_ERR_ARG, "--rope-factor is %g, expected 1..1e4 (0 = automatic)",
+                       rope_factor);
+    if (!s && (rope_orig < 0 || rope_orig > (1 << 20)))
+        s = ordo_error(ORDO_ERR_ARG, "--rope-orig-context is %lld, expected 0..%d", rope_orig,
+                       1 << 20);
+    if (!s && rope_scaling) {
+        ordo_rope_scaling sc;
+        if ((s = ordo_rope_scaling_parse(rope_scaling, &sc)))
+            s = ordo_error_wrap(s, "--rope-scaling");
+        else if (sc == ORDO_ROPE_SCALING_NONE && rope_factor != 0)
+            s = ordo_error(ORDO_ERR_ARG, "--rope-factor %g has no effect with --rope-scaling none",
+                           rope_factor);
+    }
+    q.rope_scaling = rope_scaling;
+    q.rope_factor = rope_factor;
+    q.rope_orig_context = (int)rope_orig;
     json_t *report = NULL;
     if (!s) {
         ordo_set_threads((int)threads);

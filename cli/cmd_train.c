@@ -21,13 +21,17 @@ static const char *SYNOPSIS =
     "Ctrl-C (SIGINT) or SIGTERM finishes the step, writes a checkpoint and exits with\n"
     "status 130. On --resume, the options that may differ from the checkpoint's are:\n"
     "steps, eval-every, eval-batches, ckpt-every, keep, log-every, threads, vocab, init,\n"
-    "data, val-data, resume-schedule (another --steps: see --resume-schedule; the old and new\n"
-    "lr schedule are printed). --keep never removes the checkpoint at the end of an earlier\n"
-    "--steps. The data file's size and hash are recorded in config.json and every checkpoint;\n"
-    "a resume on a file whose content changed is refused unless --data-changed ok.\n"
+    "data, val-data, extend-pos, resume-schedule (another --steps: see --resume-schedule; the\n"
+    "old and new lr schedule are printed). --keep never removes the checkpoint at the end of\n"
+    "an earlier --steps. The data file's size and hash are recorded in config.json and every\n"
+    "checkpoint; a resume on a file whose content changed is refused unless --data-changed ok.\n"
     "--data FILE.bin trains on a token file made by 'ordo tokenize --out FILE.bin', read in\n"
     "place (no size limit); its header names the tokenizer, which is the run's unless\n"
-    "--tokenizer says otherwise (then an error).";
+    "--tokenizer says otherwise (then an error).\n"
+    "--init RUN_DIR (its newest checkpoint) or --init FILE.safetensors starts a new run from\n"
+    "those weights, also at a longer --context: a learned table grows by --extend-pos, rope\n"
+    "may take --rope-scaling pi|ntk|yarn (factor: the ratio of the contexts unless\n"
+    "--rope-factor). config.json records the file, its run, step and SHA-256 (init_from).";
 
 // A --config file holds settings, the keys of the option table; the table given to it also
 // holds this command's own options, and two of them are no settings: a "resume" key would
@@ -111,6 +115,7 @@ ordo_status ordo_cmd_train(int argc, char **argv) {
         json_decref(j);
         // a run's config.json as --config: its data record is that run's; a new run makes its own
         memset(&cfg.data_record, 0, sizeof cfg.data_record);
+        memset(&cfg.init_record, 0, sizeof cfg.init_record); // likewise where weights came from
     }
     int changed_ok = 0;
     if (!s) {
@@ -127,6 +132,8 @@ ordo_status ordo_cmd_train(int argc, char **argv) {
     if (!s && !resume)
         ordo_feed_tokenizer_of_data(
             &cfg, ordo_options_find(opts, "tokenizer")->seen || tok_in_config, tokname);
+    // --init's file, run, step and SHA-256, and the RoPE scaling's numbers, into the config
+    if (!s && !resume) s = ordo_init_resolve(&cfg);
     ordo_resume run = {0};
     ordo_dirlock lock = {0};
     if (!s && resume) {

@@ -13,12 +13,16 @@
 ordo_status ordo_cmd_viz(int argc, char **argv) {
     const char *out = NULL;
     long long threads = 0, step = -1;
+    double rope_factor = 0;
     ordo_opt opts[] = {
         {"out", ORDO_OPT_STRING, &out, "output directory (default: RUN_DIR/viz)", 0},
         {"threads", ORDO_OPT_INT, &threads, "threads (0 = all cores)", 0},
         // issue 19: which checkpoint
         {"step", ORDO_OPT_INT, &step,
          "draw the checkpoint of this step (-1 = the newest usable one)", 0},
+        // the RoPE spectrum's scalings (issue 15)
+        {"rope-factor", ORDO_OPT_FLOAT, &rope_factor,
+         "rope: the factor of the pi/ntk/yarn spectra (0 = the run's, else 4)", 0},
         {0},
     };
     const char **pos;
@@ -35,6 +39,9 @@ ordo_status ordo_cmd_viz(int argc, char **argv) {
                        npos);
     if (!s && step < -1)
         s = ordo_error(ORDO_ERR_ARG, "--step is %lld, expected a checkpoint's step (or -1)", step);
+    if (!s && rope_factor != 0 && !(rope_factor >= 1 && rope_factor <= 1e4))
+        s = ordo_error(ORDO_ERR_ARG, "--rope-factor is %g, expected 1..1e4 (0 = the run's)",
+                       rope_factor);
     if (s) {
         free(pos);
         return s;
@@ -43,6 +50,7 @@ ordo_status ordo_cmd_viz(int argc, char **argv) {
     ordo_viz v;
     ordo_run_select sel = {.step = step};
     s = ordo_viz_open(&v, pos[0], &sel, out);
+    v.rope_factor = rope_factor;
     if (!s) {
         printf("ordo viz: %s (%s, step %lld, T=%d, %d layers x %d heads) -> %s\n", pos[0],
                v.cfg.pos, (long long)v.step, v.T, v.model.cfg.L, v.model.cfg.NH, v.out);

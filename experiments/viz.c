@@ -175,6 +175,101 @@ static ordo_status table_maps(ordo_viz *v, const char *scheme, const float *pe, 
 }
 
 // The scheme's own picture (table or bias), or a line saying there is none.
+// ---- RoPE frequency spectrum (issue 15): what each scaling does to the rotation ----
+
+// The wavelength 2 pi / theta_i of every pair (log10, in positions) and theta'_i / theta_i,
+// unscaled and under pi, ntk and yarn at one factor, as two line plots side by side, with
+// the training context and the context the factor reaches marked.
+static ordo_status rope_spectrum(ordo_viz *v, ordo_gpt *m) {
+    const ordo_rope_config *run = &m->cfg.rope;
+    int hs = m->cfg.C / m->cfg.NH, half = hs / 2;
+    int trained_scaled = run->scaling != ORDO_ROPE_SCALING_NONE;
+    double s = v->rope_factor > 0 ? v->rope_factor : trained_scaled ? run->factor : 4.0;
+    int orig = trained_scaled ? run->orig_T : m->cfg.T_max;
+    enum { NS = ORDO_ROPE_SCALING_COUNT };
+    double *x = ordo_xmalloc((size_t)half * sizeof(double));
+    double *inv = ordo_xmalloc((size_t)NS * half * sizeof(double));
+    double *wl = ordo_xmalloc((size_t)NS * half * sizeof(double));
+    double *ratio = ordo_xmalloc((size_t)NS * half * sizeof(double));
+    double mscale[NS], ctx[2][2], cx[2] = {0, half - 1};
+    char labels[NS][64];
+    static const char *const colors[NS] = {"#444444", "#1f77b4", "#2ca02c", "#d62728"};
+    for (int i = 0; i < half; i++) x[i] = i;
+    for (int k = 0; k < NS; k++) {
+        ordo_rope_config rc = {(ordo_rope_scaling)k, k ? s : 1.0, orig};
+        mscale[k] = ordo_rope_inv_freq(inv + (size_t)k * half, hs, &rc);
+        for (int i = 0; i < half; i++) {
+            wl[k * half + i] = log10(2 * M_PI / inv[k * half + i]);
+            ratio[k * half + i] = inv[k * half + i] / inv[i];
+        }
+        const char *mark = trained_scaled && k == (int)run->scaling ? " (the run's)" : "";
+        if (k == 0)
+            snprintf(labels[k], sizeof labels[k], "unscaled%s",
+                     trained_scaled ? "" : " (the run's)");
+        else if (k == ORDO_ROPE_SCALING_YARN)
+            snprintf(labels[k], sizeof labels[k], "yarn s=%g, q,k x%.3g%s", s, mscale[k], mark);
+        else
+            snprintf(labels[k], sizeof labels[k], "%s s=%g%s", ordo_rope_scaling_name(k), s, mark);
+    }
+    ctx[0][0] = ctx[0][1] = log10((double)orig);
+    ctx[1][0] = ctx[1][1] = log10(s * orig);
+    char lc[2][64];
+    snprintf(lc[0], sizeof lc[0], "context %d (trained)", orig);
+    snprintf(lc[1], sizeof lc[1], "context %g (x s)", s * orig);
+    ordo_series ser[2][NS + 2];
+    for (int p = 0; p < 2; p++) {
+        for (int k = 0; k < NS; k++)
+            ser[p][k] = (ordo_series){.x = x,
+                                      .y = (p ? ratio : wl) + (size_t)k * half,
+                                      .n = half,
+                                      .color = colors[k],
+                                      .width = k ? 2.0 : 3.0,
+                                      .opacity = k ? 0.9 : 0.5,
+                                      .cls = "spectrum",
+                                      .label = labels[k],
+                                      .markers = 1};
+        for (int c = 0; c < 2; c++)
+            ser[p][NS + c] = (ordo_series){.x = cx,
+                                           .y = ctx[c],
+                                           .n = 2,
+                                           .color = c ? "#ff7f0e" : "#999999",
+                                           .width = 1.0,
+                                           .cls = "context",
+                                           .label = lc[c]};
+    }
+    char title[160];
+    snprintf(title, sizeof title, "RoPE spectrum: head size %d, base %g, factor s = %g%s", hs,
+             ORDO_ROPE_BASE, s,
+             v->rope_factor > 0 ? ""
+             : trained_scaled   ? " (the run's)"
+                                : " (default; --rope-factor)");
+    ordo_strbuf b;
+    ordo_strbuf_init(&b);
+    ordo_svg_open(&b, 1240, 460, title);
+    ordo_axes a = {.x = 0,
+                   .y = 0,
+                   .w = 620,
+                   .h = 460,
+                   .title = "wavelength of each pair",
+                   .xlabel = "pair i (dims i, i + hs/2)",
+                   .ylabel = "log10 wavelength 2pi/theta_i (positions)",
+                   .legend_w = 0};
+    ordo_svg_lineplot(&b, &a, ser[0], NS + 2);
+    a.x = 620;
+    a.title = "theta'_i / theta_i (1: kept, 1/s: interpolated)";
+    a.ylabel = "scaled / unscaled frequency";
+    a.legend_w = 190;
+    ordo_svg_lineplot(&b, &a, ser[1], NS);
+    ordo_svg_close(&b);
+    ordo_status st = emit(v, "rope_spectrum.svg", &b, title);
+    ordo_strbuf_free(&b);
+    free(x);
+    free(inv);
+    free(wl);
+    free(ratio);
+    return st;
+}
+
 static ordo_status scheme_maps(ordo_viz *v, ordo_gpt *m, int T) {
     int C = m->cfg.C, NH = m->cfg.NH;
     const char *name = ordo_pos_name(m->cfg.pos);
@@ -224,8 +319,9 @@ static ordo_status scheme_maps(ordo_viz *v, ordo_gpt *m, int T) {
         break;
     }
     case ORDO_POS_ROPE:
-        printf("  (rope: no position table or bias to draw, q and k are rotated; attention "
-               "maps only)\n");
+        printf("  (rope: no position table or bias, q and k are rotated: the frequency "
+               "spectrum and the attention maps)\n");
+        s = rope_spectrum(v, m);
         break;
     case ORDO_POS_NONE:
         printf("  (none: the model has no position signal; attention maps only)\n");

@@ -3,8 +3,10 @@
 //     positions (T x T); alibi: the bias per head (T x T, from the slopes); t5: the trained
 //     bias per head (T x T, table through the bucket map); every scheme: the attention
 //     probabilities of one validation window, one SVG per layer with a panel per head.
-// Plus index.html showing them all. Schemes without a table or bias (rope, none) get the
-// attention maps only. It draws; it does not compute statistics.
+//   rope: the frequency spectrum of the rotation (wavelength per pair, and each scaling's
+//     change of it) unscaled and with pi, ntk and yarn (ordo_viz.rope_factor).
+// Plus index.html showing them all. none gets the attention maps only. It draws; it does not
+// compute statistics.
 #ifndef ORDO_VIZ_H
 #define ORDO_VIZ_H
 #include <stdint.h>
@@ -20,10 +22,11 @@ typedef struct ordo_viz {
     ordo_train_config cfg; // the run's, from its checkpoint
     ordo_rundata data;
     ordo_gpt model;
-    int64_t step;      // the checkpoint's
-    int T;             // the training context: the maps are T x T
-    int opened;        // data and model are loaded (ordo_viz_free frees them)
-    ordo_strbuf index; // index.html's body, one entry per file written
+    int64_t step;       // the checkpoint's
+    int T;              // the training context: the maps are T x T
+    int opened;         // data and model are loaded (ordo_viz_free frees them)
+    double rope_factor; // rope spectrum: the scalings' factor (0: the run's, else 4)
+    ordo_strbuf index;  // index.html's body, one entry per file written
 } ordo_viz;
 
 // Opens the run in run_dir (config, data and model of its newest valid checkpoint, or the one

@@ -487,10 +487,24 @@ static void reduce_backward(ordo_ctx *ctx, const ordo_node *n) {
         for (size_t i = 0; i < a->n; i++) da[i] += s;
 }
 
-// Node: in[0] = qkv; saved[0] = cos, saved[1] = sin, both [T, hs/2]; iarg[0] = NH.
+// Node: in[0] = qkv; saved[0] = cos, saved[1] = sin, both [T, hs/2] in the arena; iarg[0] = NH.
+static ordo_tensor *rope_apply(ordo_ctx *ctx, ordo_tensor *qkv, int NH, float *cosv, float *sinv) {
+    int B = qkv->shape[0], T = qkv->shape[1], C = qkv->shape[2] / 3;
+    ordo_tensor *out = ordo_tensor_new(ctx, 3, qkv->shape);
+    ordo_rope_forward(out->data, qkv->data, cosv, sinv, B, T, C, NH);
+    if (ordo_needs_grad(ctx, qkv, NULL, NULL)) {
+        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_ROPE, out);
+        n->in[0] = qkv;
+        n->saved[0] = cosv;
+        n->saved[1] = sinv;
+        n->iarg[0] = NH;
+    }
+    return out;
+}
+
 ordo_tensor *ordo_rope(ordo_ctx *ctx, ordo_tensor *qkv, int NH, double base, int pos0) {
     ORDO_ASSERT(qkv->ndim == 3 && qkv->shape[2] % 3 == 0);
-    int B = qkv->shape[0], T = qkv->shape[1], C = qkv->shape[2] / 3;
+    int T = qkv->shape[1], C = qkv->shape[2] / 3;
     ORDO_ASSERT(C % NH == 0 && (C / NH) % 2 == 0);
     int half = C / NH / 2;
     float *cosv = ordo_arena_alloc(&ctx->arena, (size_t)T * half * sizeof(float));
@@ -503,16 +517,20 @@ ordo_tensor *ordo_rope(ordo_ctx *ctx, ordo_tensor *qkv, int NH, double base, int
             sinv[(size_t)t * half + i] = (float)sin(ang);
         }
     }
-    ordo_tensor *out = ordo_tensor_new(ctx, 3, qkv->shape);
-    ordo_rope_forward(out->data, qkv->data, cosv, sinv, B, T, C, NH);
-    if (ordo_needs_grad(ctx, qkv, NULL, NULL)) {
-        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_ROPE, out);
-        n->in[0] = qkv;
-        n->saved[0] = cosv;
-        n->saved[1] = sinv;
-        n->iarg[0] = NH;
-    }
-    return out;
+    return rope_apply(ctx, qkv, NH, cosv, sinv);
+}
+
+ordo_tensor *ordo_rope_cs(ordo_ctx *ctx, ordo_tensor *qkv, int NH, const float *cosv,
+                          const float *sinv) {
+    ORDO_ASSERT(qkv->ndim == 3 && qkv->shape[2] % 3 == 0);
+    int T = qkv->shape[1], C = qkv->shape[2] / 3;
+    ORDO_ASSERT(C % NH == 0 && (C / NH) % 2 == 0);
+    size_t bytes = (size_t)T * (C / NH / 2) * sizeof(float);
+    // copied: backward reads them after the caller may have rebuilt its own
+    float *c = ordo_arena_alloc(&ctx->arena, bytes), *sn = ordo_arena_alloc(&ctx->arena, bytes);
+    memcpy(c, cosv, bytes);
+    memcpy(sn, sinv, bytes);
+    return rope_apply(ctx, qkv, NH, c, sn);
 }
 
 static void rope_backward(ordo_ctx *ctx, const ordo_node *n) {

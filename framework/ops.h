@@ -51,6 +51,10 @@ ordo_tensor *ordo_mean(ordo_ctx *ctx, ordo_tensor *a);
 // Rotary embedding of q and k in qkv [B, T, 3C] over NH heads: positions pos0..pos0+T-1,
 // theta_i = base^(-2i/hs), rotate-half pairing; v passes through. hs must be even.
 ordo_tensor *ordo_rope(ordo_ctx *ctx, ordo_tensor *qkv, int NH, double base, int pos0);
+// The same rotation with the caller's tables cos, sin [T, hs/2] (copied into the arena), for
+// scaled frequencies or a factor on q and k folded into them (models/positional.h).
+ordo_tensor *ordo_rope_cs(ordo_ctx *ctx, ordo_tensor *qkv, int NH, const float *cosv,
+                          const float *sinv);
 // Bias [NH, T, T] with out[h, i, j] = table[bucket[i*T + j], h]; table [nbuckets, NH].
 ordo_tensor *ordo_rel_bias(ordo_ctx *ctx, ordo_tensor *table, const int32_t *bucket, int T);
 

@@ -17,6 +17,23 @@
 
 #define MAX_SIZE (1 << 20) // no dimension of a model ordo trains comes near this
 
+// The RoPE scaling of c with its zero fields resolved (factor 1, orig_T = T_max).
+static ordo_rope_config rope_of(const ordo_gpt_config *c) {
+    ordo_rope_config rc = c->rope;
+    if (rc.factor == 0) rc.factor = 1;
+    if (rc.orig_T == 0) rc.orig_T = c->T_max;
+    return rc;
+}
+
+// A scaling changes the rotation of q and k: only schemes that rotate them take one.
+static ordo_status rope_check(const ordo_gpt_config *c) {
+    ordo_rope_config rc = rope_of(c);
+    if (rc.scaling != ORDO_ROPE_SCALING_NONE && c->pos != ORDO_POS_ROPE)
+        return ordo_error(ORDO_ERR_ARG, "--rope-scaling %s applies to --pos rope, not to --pos %s",
+                          ordo_rope_scaling_name(rc.scaling), ordo_pos_name(c->pos));
+    return ordo_rope_config_check(&rc, c->C / c->NH);
+}
+
 ordo_status ordo_gpt_config_check(const ordo_gpt_config *c) {
     // fields are named by the `ordo train` options (and config.json keys) that set them
     const struct {
@@ -60,6 +77,8 @@ ordo_status ordo_gpt_config_check(const ordo_gpt_config *c) {
                               drops[i].p);
     if (c->untied_head != 0 && c->untied_head != 1)
         return ordo_error(ORDO_ERR_ARG, "untied head is %d, expected 0 or 1", c->untied_head);
+    ordo_status s = rope_check(c);
+    if (s) return s;
     if (!(c->ln_eps > 0) || c->ln_eps > 1)
         return ordo_error(ORDO_ERR_ARG, "layernorm eps is %g, expected in (0, 1]", c->ln_eps);
     double params = (1.0 + c->untied_head) * c->V * c->C + 12.0 * c->L * c->C * c->C;
@@ -85,6 +104,7 @@ ordo_status ordo_gpt_init(ordo_gpt *m, const ordo_gpt_config *cfg, uint64_t seed
     m->cfg = *cfg;
     if (m->cfg.embed_scale == 0) m->cfg.embed_scale = 1.0f;
     if (m->cfg.embed_std == 0) m->cfg.embed_std = 0.02;
+    m->cfg.rope = rope_of(cfg);
     int V = cfg->V, C = cfg->C, L = cfg->L;
     ordo_params *p = &m->params;
     ordo_params_init(p);
@@ -133,6 +153,10 @@ ordo_status ordo_gpt_init(ordo_gpt *m, const ordo_gpt_config *cfg, uint64_t seed
     // GPT-2 (HF GPT2LMHeadModel) initialises every linear layer
     if (m->lm_head) fill_normal(m->lm_head, &r, 0.02);
     m->att = ordo_xcalloc((size_t)L, sizeof *m->att);
+    if (cfg->pos == ORDO_POS_ROPE) {
+        m->rope_inv_freq = ordo_xmalloc((size_t)(C / cfg->NH / 2) * sizeof(double));
+        m->rope_mscale = ordo_rope_inv_freq(m->rope_inv_freq, C / cfg->NH, &m->cfg.rope);
+    }
     return ORDO_OK;
 }
 
@@ -142,6 +166,9 @@ void ordo_gpt_free(ordo_gpt *m) {
     free(m->pos_table);
     free(m->buckets);
     free(m->positions);
+    free(m->rope_cos);
+    free(m->rope_sin);
+    free(m->rope_inv_freq);
     free(m->att);
     memset(m, 0, sizeof *m);
 }
@@ -156,6 +183,18 @@ void ordo_gpt_train_mode(ordo_gpt *m, int on, uint64_t seed, int64_t row0) {
     m->drop_row0 = row0;
 }
 
+ordo_status ordo_gpt_set_rope(ordo_gpt *m, const ordo_rope_config *rc) {
+    ordo_gpt_config c = m->cfg;
+    c.rope = *rc;
+    ordo_status s = rope_check(&c);
+    if (s) return s;
+    m->cfg.rope = rope_of(&c);
+    if (m->rope_inv_freq)
+        m->rope_mscale = ordo_rope_inv_freq(m->rope_inv_freq, c.C / c.NH, &m->cfg.rope);
+    m->cache_T = 0; // the cos/sin tables are rebuilt at the next forward
+    return ORDO_OK;
+}
+
 // Rebuilds the fixed position constants when the sequence length changes.
 static void position_cache(ordo_gpt *m, int T) {
     if (m->cache_T == T) return;
@@ -163,6 +202,9 @@ static void position_cache(ordo_gpt *m, int T) {
     free(m->pos_table);
     free(m->buckets);
     free(m->positions);
+    free(m->rope_cos);
+    free(m->rope_sin);
+    m->rope_cos = m->rope_sin = NULL;
     m->pos_table = NULL;
     m->buckets = NULL;
     m->positions = ordo_xmalloc((size_t)T * sizeof(int32_t));
@@ -180,9 +222,15 @@ static void position_cache(ordo_gpt *m, int T) {
         m->buckets = ordo_xmalloc((size_t)T * T * sizeof(int32_t));
         ordo_t5_bucket_map(m->buckets, T);
         break;
+    case ORDO_POS_ROPE: {
+        int hs = c->C / c->NH;
+        m->rope_cos = ordo_xmalloc((size_t)T * (hs / 2) * sizeof(float));
+        m->rope_sin = ordo_xmalloc((size_t)T * (hs / 2) * sizeof(float));
+        ordo_rope_tables(m->rope_cos, m->rope_sin, T, hs, m->rope_inv_freq, m->rope_mscale);
+        break;
+    }
     case ORDO_POS_NONE:
     case ORDO_POS_LEARNED:
-    case ORDO_POS_ROPE:
     case ORDO_POS_COUNT:
         break;
     }
@@ -251,7 +299,7 @@ ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, con
                  s_r2 = ordo_rng_u64(&sites);
         ordo_tensor *h = ordo_layernorm_layer_forward(&b->ln_1, ctx, x);  // (B, T, C)
         ordo_tensor *qkv = ordo_linear_layer_forward(&b->c_attn, ctx, h); // (B, T, 3C)
-        if (c->pos == ORDO_POS_ROPE) qkv = ordo_rope(ctx, qkv, NH, ORDO_ROPE_BASE, 0);
+        if (c->pos == ORDO_POS_ROPE) qkv = ordo_rope_cs(ctx, qkv, NH, m->rope_cos, m->rope_sin);
         ordo_tensor *a = ordo_attention_dropout(ctx, qkv, bias, NH, p_attn, s_attn,
                                                 off_att);   // (B, T, C)
         if (m->record_attention) m->att[l] = ctx->last_att; // (B, NH, T, T)
@@ -334,6 +382,20 @@ void ordo_gpt_meta_init(ordo_gpt_meta *mt, const ordo_gpt_config *c) {
     if (c->untied_head) {
         mt->keys[n] = "untied_head";
         mt->vals[n++] = "1";
+    }
+    // a scaling, when there is one, so that a GPT-2 loader can rebuild the rotation
+    if (c->rope.scaling != ORDO_ROPE_SCALING_NONE) {
+        ordo_rope_config rc = rope_of(c);
+        int at = n;
+        mt->keys[at] = "rope_scaling";
+        mt->vals[at] = ordo_rope_scaling_name(rc.scaling);
+        snprintf(mt->num[at + 1], sizeof mt->num[at + 1], "%.17g", rc.factor);
+        mt->keys[at + 1] = "rope_factor";
+        mt->vals[at + 1] = mt->num[at + 1];
+        snprintf(mt->num[at + 2], sizeof mt->num[at + 2], "%d", rc.orig_T);
+        mt->keys[at + 2] = "rope_orig_context";
+        mt->vals[at + 2] = mt->num[at + 2];
+        n = at + 3;
     }
     mt->n = n;
 }

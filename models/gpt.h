@@ -34,6 +34,9 @@ typedef struct ordo_gpt_config {
     // LM head lm_head.weight (V, C) instead of the token table (0: tied, GPT-2)
     float dropout_embd, dropout_attn, dropout_resid;
     int untied_head;
+    // RoPE scaling (rope only; positional.h): zero fields read as none, factor 1 and
+    // orig_T = T_max
+    ordo_rope_config rope;
 } ordo_gpt_config;
 
 typedef struct ordo_gpt_block {
@@ -57,9 +60,12 @@ typedef struct ordo_gpt {
     ordo_gpt_block *h; // L blocks
     // fixed position constants for the last length seen (rebuilt only when T changes)
     int cache_T;
-    float *pos_table;   // sinusoidal (T, C) or alibi bias (NH, T, T)
-    int32_t *buckets;   // t5 bucket map (T*T)
-    int32_t *positions; // 0..T-1 for the learned table
+    float *pos_table;           // sinusoidal (T, C) or alibi bias (NH, T, T)
+    int32_t *buckets;           // t5 bucket map (T*T)
+    int32_t *positions;         // 0..T-1 for the learned table
+    float *rope_cos, *rope_sin; // rope (T, hs/2) each, from rope_inv_freq, times rope_mscale
+    double *rope_inv_freq;      // (hs/2) under cfg.rope's scaling
+    double rope_mscale;         // the factor on q and k (yarn's temperature; 1 otherwise)
     // attention probabilities per layer from the last forward when record_attention is set
     int record_attention;
     const float **att; // L pointers into the context's arena, each (B, NH, T, T)
@@ -113,9 +119,10 @@ ordo_status ordo_gpt_load(ordo_gpt *m, const char *path);
 // scheme's name), in that order, then embed_scale ("%.9g") only when it is not 1 and
 // untied_head ("1") only for an untied head, so that GPT-2-convention files stay as they
 // were; the one writer of these keys, for ordo_gpt_save and the checkpoints. n pairs are
-// used; vals point into the struct itself: use it in place. Dropout is training, not
+// used (rope_scaling, rope_factor "%.17g" and rope_orig_context follow when a RoPE scaling
+// is set); vals point into the struct itself: use it in place. Dropout is training, not
 // architecture: it is not here (the run's config has it).
-#define ORDO_GPT_NMETA 8 // at most
+#define ORDO_GPT_NMETA 11 // at most
 typedef struct ordo_gpt_meta {
     int n;
     const char *keys[ORDO_GPT_NMETA], *vals[ORDO_GPT_NMETA];
@@ -126,6 +133,9 @@ void ordo_gpt_meta_init(ordo_gpt_meta *mt, const ordo_gpt_config *c);
 // (ordo_gpt_meta_init's keys) followed by nmeta extra string pairs.
 ordo_status ordo_gpt_save(const ordo_gpt *m, const char *path, const char *const *keys,
                           const char *const *vals, int nmeta);
+// Sets the RoPE scaling (eval of a checkpoint with one it was not trained with): checked as
+// ordo_gpt_config_check does (rope only, ORDO_ERR_ARG otherwise); zero fields as in the config.
+ordo_status ordo_gpt_set_rope(ordo_gpt *m, const ordo_rope_config *rc);
 // Number of trainable scalars.
 size_t ordo_gpt_num_params(const ordo_gpt *m);
 

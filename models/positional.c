@@ -71,3 +71,94 @@ void ordo_t5_bucket_map(int32_t *out, int T) {
     for (int i = 0; i < T; i++)
         for (int j = 0; j < T; j++) out[(size_t)i * T + j] = ordo_t5_bucket(i > j ? i - j : 0);
 }
+
+// ---- RoPE frequencies and their scaling ----
+
+static const char *const rope_scaling_names[] = {"none", "pi", "ntk", "yarn"};
+_Static_assert(sizeof rope_scaling_names / sizeof rope_scaling_names[0] == ORDO_ROPE_SCALING_COUNT,
+               "a name per ordo_rope_scaling");
+const ordo_names ordo_rope_scaling_names = ORDO_NAMES("rope scaling", rope_scaling_names);
+
+ordo_status ordo_rope_scaling_parse(const char *name, ordo_rope_scaling *out) {
+    int v;
+    ordo_status s = ordo_names_parse(&ordo_rope_scaling_names, name, &v);
+    if (!s) *out = (ordo_rope_scaling)v;
+    return s;
+}
+
+const char *ordo_rope_scaling_name(ordo_rope_scaling s) {
+    return ordo_names_name(&ordo_rope_scaling_names, (int)s);
+}
+
+ordo_status ordo_rope_config_check(const ordo_rope_config *rc, int hs) {
+    if (rc->scaling < 0 || rc->scaling >= ORDO_ROPE_SCALING_COUNT)
+        return ordo_error(ORDO_ERR_ARG, "rope scaling %d is unknown", (int)rc->scaling);
+    if (!(rc->factor >= 1 && rc->factor <= 1e4))
+        return ordo_error(ORDO_ERR_ARG,
+                          "--rope-factor is %g, expected 1..1e4 (the ratio of the new context "
+                          "to the one trained at)",
+                          rc->factor);
+    if (rc->scaling == ORDO_ROPE_SCALING_YARN && (rc->orig_T < 1 || rc->orig_T > (1 << 20)))
+        return ordo_error(ORDO_ERR_ARG, "--rope-orig-context is %d, expected 1..%d", rc->orig_T,
+                          1 << 20);
+    // base * s^(hs/(hs-2)) has no value at hs = 2
+    if (rc->scaling == ORDO_ROPE_SCALING_NTK && hs < 4)
+        return ordo_error(ORDO_ERR_ARG,
+                          "--rope-scaling ntk needs a head size of at least 4 (its base is "
+                          "base*s^(hs/(hs-2))), but d-model/heads = %d",
+                          hs);
+    return ORDO_OK;
+}
+
+// YaRN's dimension whose wavelength fits `rotations` turns into orig_T positions (continuous).
+static double yarn_correction_dim(double rotations, int hs, double base, int orig_T) {
+    return (hs * log(orig_T / (rotations * 2 * M_PI))) / (2 * log(base));
+}
+
+double ordo_rope_inv_freq(double *inv_freq, int hs, const ordo_rope_config *rc) {
+    const double base = ORDO_ROPE_BASE, s = rc->factor;
+    int half = hs / 2;
+    switch (rc->scaling) {
+    case ORDO_ROPE_SCALING_NONE:
+    case ORDO_ROPE_SCALING_COUNT:
+        break;
+    case ORDO_ROPE_SCALING_PI:
+        for (int i = 0; i < half; i++) inv_freq[i] = pow(base, -2.0 * i / hs) / s;
+        return 1.0;
+    case ORDO_ROPE_SCALING_NTK: {
+        double b = base * pow(s, (double)hs / (hs - 2));
+        for (int i = 0; i < half; i++) inv_freq[i] = pow(b, -2.0 * i / hs);
+        return 1.0;
+    }
+    case ORDO_ROPE_SCALING_YARN: {
+        // beta_fast = 32 rotations, beta_slow = 1 (the paper's beta and alpha)
+        double low = floor(yarn_correction_dim(32, hs, base, rc->orig_T));
+        double high = ceil(yarn_correction_dim(1, hs, base, rc->orig_T));
+        if (low < 0) low = 0;
+        if (high > hs - 1) high = hs - 1;
+        if (low == high) high += 0.001; // as the reference: no division by zero
+        for (int i = 0; i < half; i++) {
+            double pos_freq = pow(base, 2.0 * i / hs);
+            double ramp = (i - low) / (high - low); // 0: keep theta_i, 1: interpolate
+            ramp = ramp < 0 ? 0 : ramp > 1 ? 1 : ramp;
+            double extra = 1 - ramp;
+            inv_freq[i] = 1.0 / (s * pos_freq) * (1 - extra) + 1.0 / pos_freq * extra;
+        }
+        return s <= 1 ? 1.0 : 0.1 * log(s) + 1.0;
+    }
+    }
+    // the unscaled frequencies, computed as the rope op always has (fixtures depend on it)
+    for (int i = 0; i < half; i++) inv_freq[i] = pow(base, -2.0 * i / hs);
+    return 1.0;
+}
+
+void ordo_rope_tables(float *cosv, float *sinv, int T, int hs, const double *inv_freq,
+                      double mscale) {
+    int half = hs / 2;
+    for (int p = 0; p < T; p++)
+        for (int i = 0; i < half; i++) {
+            double ang = (double)p * inv_freq[i];
+            cosv[(size_t)p * half + i] = (float)(mscale * cos(ang));
+            sinv[(size_t)p * half + i] = (float)(mscale * sin(ang));
+        }
+}

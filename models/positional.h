@@ -43,4 +43,42 @@ int ordo_t5_bucket(int n);
 // bucket[i*T + j] = ordo_t5_bucket(max(i - j, 0)).
 void ordo_t5_bucket_map(int32_t *out, int T);
 
+// ---- RoPE frequencies and their scaling (issue 15: context extension) ----
+// The rotation of pair i (dims i and i + hs/2) at position p is the angle p * inv_freq[i];
+// a scaling changes inv_freq and may multiply q and k by a factor (mscale). Everything that
+// rotates q and k (rope; xpos on top of it) builds its cos/sin from ordo_rope_inv_freq.
+typedef enum ordo_rope_scaling {
+    ORDO_ROPE_SCALING_NONE, // inv_freq_i = base^(-2i/hs)
+    ORDO_ROPE_SCALING_PI,   // Chen et al. 2023: positions divided by s (inv_freq_i / s)
+    ORDO_ROPE_SCALING_NTK,  // "NTK-aware": base raised to base * s^(hs/(hs-2))
+    ORDO_ROPE_SCALING_YARN, // Peng et al. 2023: ramp alpha 1, beta 32; q, k x (0.1 ln s + 1)
+    ORDO_ROPE_SCALING_COUNT
+} ordo_rope_scaling;
+
+typedef struct ordo_rope_config {
+    ordo_rope_scaling scaling;
+    double factor; // s >= 1 (1: no change)
+    int orig_T;    // YaRN's original_max_position_embeddings: the context trained at first
+} ordo_rope_config;
+
+// "none", "pi", "ntk", "yarn", in enum order.
+extern const ordo_names ordo_rope_scaling_names;
+// The scaling named `name`; ORDO_ERR_ARG naming the value and the choices otherwise.
+ordo_status ordo_rope_scaling_parse(const char *name, ordo_rope_scaling *out);
+const char *ordo_rope_scaling_name(ordo_rope_scaling s); // "?" out of range
+// Checks a scaling for head size hs: factor in [1, 1e4], orig_T >= 1 for yarn, hs >= 4 for
+// ntk (its exponent hs/(hs-2)). ORDO_ERR_ARG naming the option (--rope-factor, ...) otherwise.
+ordo_status ordo_rope_config_check(const ordo_rope_config *rc, int hs);
+// The per-pair inverse frequencies inv_freq[hs/2] (radians per position) under rc, in double,
+// with base ORDO_ROPE_BASE; returns the factor on q and k (1 but for yarn). YaRN follows
+// jquesnelle/yarn's LlamaYaRNScaledRotaryEmbedding (= HF _compute_yarn_parameters): the
+// correction range [floor(d(32)), ceil(d(1))] with d(r) = hs ln(orig_T / (2 pi r)) / (2 ln base),
+// clamped to [0, hs-1]; ramp_i = clamp((i - low) / (high - low), 0, 1); inv_freq_i =
+// theta_i / s * ramp_i + theta_i * (1 - ramp_i); factor 0.1 ln s + 1.
+double ordo_rope_inv_freq(double *inv_freq, int hs, const ordo_rope_config *rc);
+// cos[p, i] = mscale cos(p inv_freq_i), sin likewise, for p = 0..T-1 (computed in double,
+// rounded once). out [T, hs/2] each.
+void ordo_rope_tables(float *cosv, float *sinv, int T, int hs, const double *inv_freq,
+                      double mscale);
+
 #endif

@@ -139,8 +139,9 @@ check "config file missing"      "unable to open data/nope.json" "$ORDO" train -
 check "config with resume"       "--config and --resume do not go together" "$ORDO" train --config data/unknown.json --resume "$G"
 
 # --- --init weights
-check "init with wrong shapes"   "has shape [16,16], config wants [16,32]"          "$ORDO" train "${tiny[@]}" --d-model 32 --init runs/good/ckpt-4.safetensors --out "$F"
-check "init of another scheme"   "tensor wpe.weight not found"   "$ORDO" train "${tiny[@]}" --init runs/rope/ckpt-4.safetensors --out "$F"
+# (issue 15: the file's settings are compared, by option, before its tensors are read)
+check "init with wrong shapes"   "has d-model 16 (metadata \"C\") but this run --d-model 32; only --context may differ" "$ORDO" train "${tiny[@]}" --d-model 32 --init runs/good/ckpt-4.safetensors --out "$F"
+check "init of another scheme"   "was trained with --pos rope but this run has --pos learned"   "$ORDO" train "${tiny[@]}" --init runs/rope/ckpt-4.safetensors --out "$F"
 check "init from a text file"    "too short for the 8-byte header length" "$ORDO" train "${tiny[@]}" --init data/small.txt --out "$F"
 check "init file missing"        "cannot open"                   "$ORDO" train "${tiny[@]}" --init data/none.safetensors --out "$F"
 
@@ -653,6 +654,30 @@ check "resume with dropout"      "--dropout is 0.5 but the checkpoint was traine
 "$ORDO" train "${tiny[@]}" --untied-head --out "$dir/runs/untied" > /dev/null 2>&1 || bad "untied fixture run"
 check "--init untied from a tied file" "no lm_head.weight: its LM head is tied to wte, but --untied-head" "$ORDO" train "${tiny[@]}" --untied-head --init "$G/ckpt-4.safetensors" --out "$F"
 check "--init tied from an untied file" "its LM head is untied (lm_head.weight), which a tied model would drop; add --untied-head" "$ORDO" train "${tiny[@]}" --init "$dir/runs/untied/ckpt-4.safetensors" --out "$F"
+# --- issue 15, RoPE scaling and context extension: names, factors, a scaling on a scheme
+# without a rotation, a scaling that changes nothing, --init sources, eval overrides, resume
+R="$dir/runs/rope"
+echo '{"rope-factor": "4"}' > "$dir/data/ropef.json"
+echo '{"init_from": 3}' > "$dir/data/initrec.json"
+mkdir -p "$dir/runs/empty"
+check "unknown rope scaling"     "--rope-scaling: unknown rope scaling 'linear' (expected none, pi, ntk or yarn)" "$ORDO" train "${tiny[@]}" --pos rope --rope-scaling linear --out "$F"
+check "rope factor alone"        "--rope-factor 4 has no effect without --rope-scaling" "$ORDO" train "${tiny[@]}" --pos rope --rope-factor 4 --out "$F"
+check "rope factor below 1"      "--rope-factor is 0.5, expected 1..1e4" "$ORDO" train "${tiny[@]}" --pos rope --rope-scaling pi --rope-factor 0.5 --out "$F"
+check "rope scaling on learned"  "--rope-scaling pi applies to --pos rope, not to --pos learned" "$ORDO" train "${tiny[@]}" --rope-scaling pi --rope-factor 2 --out "$F"
+check "rope scaling of factor 1" "--rope-scaling yarn with a factor of --context 16 / 16 (--rope-orig-context) = 1 changes nothing" "$ORDO" train "${tiny[@]}" --pos rope --rope-scaling yarn --out "$F"
+check "ntk at head size 2"       "--rope-scaling ntk needs a head size of at least 4" "$ORDO" train "${tiny[@]}" --pos rope --heads 8 --rope-scaling ntk --rope-factor 2 --out "$F"
+check "rope orig context < 0"    "--rope-orig-context is -1, expected 0.." "$ORDO" train "${tiny[@]}" --pos rope --rope-scaling yarn --rope-orig-context -1 --out "$F"
+check "rope factor of wrong type" "\"rope-factor\" must be a finite number" "$ORDO" train --config data/ropef.json --out "$F"
+check "init record malformed"    "\"init_from\" must be an object" "$ORDO" train --config data/initrec.json --out "$F"
+check "unknown extend-pos"       "unknown --extend-pos value 'cubic' (expected interpolate or fresh)" "$ORDO" train "${tiny[@]}" --extend-pos cubic --out "$F"
+check "init from a run with no checkpoint" "runs/empty: no checkpoint (ckpt-<step>.safetensors) in the run" "$ORDO" train "${tiny[@]}" --init runs/empty --out "$F"
+check "init of other heads"      "has heads 2 (metadata \"NH\") but this run --heads 4" "$ORDO" train "${tiny[@]}" --pos rope --heads 4 --init runs/rope --out "$F"
+check "resume with a scaling"    "--rope-scaling is \"pi\" but the checkpoint was trained with \"none\"" "$ORDO" train --resume "$R" --rope-scaling pi --rope-factor 2
+check "eval scaling on learned"  "--rope-scaling yarn applies to --pos rope, but the run has --pos learned" "$ORDO" eval "$G" --rope-scaling yarn --rope-factor 4
+check "eval factor alone"        "--rope-factor goes with --rope-scaling" "$ORDO" eval "$R" --rope-factor 4
+check "eval unknown scaling"     "--rope-scaling: unknown rope scaling 'dynamic'" "$ORDO" eval "$R" --rope-scaling dynamic
+check "eval scaling of factor 1" "which changes nothing; give --rope-factor" "$ORDO" eval "$R" --rope-scaling pi
+check "eval factor with none"    "--rope-factor 2 has no effect with --rope-scaling none" "$ORDO" eval "$R" --rope-scaling none --rope-factor 2
 
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

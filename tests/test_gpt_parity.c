@@ -38,6 +38,13 @@ static void run_case(const char *file) {
     // the *_untied cases have a separate lm_head.weight (ordo train --untied-head)
     const char *untied = ordo_safetensors_meta(f, "untied_head");
     cfg.untied_head = untied && strcmp(untied, "1") == 0;
+    // the gpt_rope_<scaling>_* cases: a RoPE scaling, as ordo writes it into the metadata
+    const char *rs = ordo_safetensors_meta(f, "rope_scaling");
+    if (rs) {
+        CHECK(ordo_rope_scaling_parse(rs, &cfg.rope.scaling) == ORDO_OK);
+        cfg.rope.factor = atof(ordo_safetensors_meta(f, "rope_factor"));
+        cfg.rope.orig_T = meta_int(f, "rope_orig_context");
+    }
     int B = meta_int(f, "B"), T = meta_int(f, "T");
     ordo_gpt m;
     CHECK(ordo_gpt_init(&m, &cfg, 0) == ORDO_OK);
@@ -410,7 +417,8 @@ int main(void) {
         "gpt_t5.safetensors", "gpt_learned_T11.safetensors", "gpt_sinusoidal_scaled.safetensors",
         "gpt_learned_scaled.safetensors", "gpt_rope_scaled.safetensors", "gpt_none_T24.safetensors",
         "gpt_sinusoidal_T24.safetensors", "gpt_rope_T24.safetensors", "gpt_alibi_T24.safetensors",
-        "gpt_t5_T24.safetensors",
+        "gpt_t5_T24.safetensors", "gpt_rope_pi_T32.safetensors", "gpt_rope_ntk_T32.safetensors",
+        "gpt_rope_yarn_T64.safetensors", "gpt_rope_yarn_orig.safetensors",
         // issue 19, model options
         "gpt_untied.safetensors", "gpt_untied_rope.safetensors"};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(cases[i]);

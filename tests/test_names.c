@@ -8,6 +8,7 @@
 #include "framework/optim.h"
 #include "models/positional.h"
 #include "test.h"
+#include "train/config.h"
 #include "train/evaluate.h"
 
 static void round_trip(const ordo_names *t) {
@@ -38,6 +39,8 @@ int main(void) {
     round_trip(&ordo_tokenizer_kind_names);
     round_trip(&ordo_optim_kind_names);
     round_trip(&ordo_schedule_names);
+    round_trip(&ordo_rope_scaling_names); // issue 15
+    round_trip(&ordo_extend_pos_names);
     CHECK(ordo_pos_names.count == ORDO_POS_COUNT);
 
     // the exact message form, and the typed wrappers over the tables

@@ -12,6 +12,7 @@
 #include "framework/ops.h"
 #include "framework/params.h"
 #include "framework/rng.h"
+#include "models/positional.h"
 #include "test.h"
 
 #define MAX_REL 1e-3
@@ -130,6 +131,19 @@ static ordo_tensor *g_mean(ordo_ctx *c, ordo_tensor **in, void *u) {
 }
 static ordo_tensor *g_rope(ordo_ctx *c, ordo_tensor **in, void *u) {
     return ordo_rope(c, in[0], ((args *)u)->i[0], 10000.0, ((args *)u)->i[1]);
+}
+// The rotation with caller-made tables: YaRN's scaled frequencies and factor on q and k
+// (models/positional.h), so that the tables are not a pure rotation (norm mscale^2).
+static ordo_tensor *g_rope_cs(ordo_ctx *c, ordo_tensor **in, void *u) {
+    args *a = u;
+    int T = in[0]->shape[1], hs = in[0]->shape[2] / 3 / a->i[0];
+    ordo_rope_config rc = {ORDO_ROPE_SCALING_YARN, 4.0, 3};
+    double inv[8];
+    float cs[64 * 4], sn[64 * 4];
+    ORDO_ASSERT(hs / 2 <= 8 && T * hs / 2 <= 64 * 4);
+    double ms = ordo_rope_inv_freq(inv, hs, &rc);
+    ordo_rope_tables(cs, sn, T, hs, inv, ms);
+    return ordo_rope_cs(c, in[0], a->i[0], cs, sn);
 }
 static ordo_tensor *g_relbias(ordo_ctx *c, ordo_tensor **in, void *u) {
     return ordo_rel_bias(c, in[0], ((args *)u)->ids, ((args *)u)->i[0]);
@@ -334,6 +348,11 @@ static void case_rope(gc_round *r) {
         leaves_fill(&L, 1.0);
         snprintf(what, sizeof what, "rope(NH=%d,hs=%d)", nh, hs);
         run(r, what, g_rope, &L, &a);
+        leaves_begin(&L);
+        leaf(&L, 3, (int[]){r->B, r->T + 2, 3 * nh * hs});
+        leaves_fill(&L, 1.0);
+        snprintf(what, sizeof what, "rope_cs yarn(NH=%d,hs=%d)", nh, hs);
+        run(r, what, g_rope_cs, &L, &a);
     }
 }
 

@@ -29,8 +29,8 @@ expect_files learned pos_table.svg pos_cosine.svg
 expect_files sinusoidal pos_table.svg pos_cosine.svg
 expect_files alibi alibi_bias.svg
 expect_files t5 t5_bias.svg
-expect_files rope
-grep -q "rope: no position table or bias.*attention maps only" "$dir/rope.out" && ok || bad "rope: stdout does not say what is not drawn"
+expect_files rope rope_spectrum.svg
+grep -q "rope: no position table or bias.*the frequency spectrum and the attention maps" "$dir/rope.out" && ok || bad "rope: stdout does not say what is drawn"
 
 for f in "$dir"/*/viz/*.svg "$dir"/*/viz/index.html; do
   xmllint --noout "$f" 2> "$dir/xml.txt" && ok || bad "$f is not well-formed: $(head -3 "$dir/xml.txt")"
@@ -83,6 +83,20 @@ expect_err "nowhere: cannot open the run directory" viz "$dir/nowhere"
 expect_err "no checkpoint (ckpt-<step>.safetensors)" viz "$dir/nockpt"
 expect_err "expected one RUN_DIR" viz "$dir/learned" "$dir/t5"
 [ ! -e "$dir/empty/viz" ] && ok || bad "a refused viz created its output dir"
+
+# --- issue 15, the RoPE spectrum: unscaled, pi, ntk and yarn in both panels, the factor
+# default 4 (the run has none) or --rope-factor, a scaled run's own factor and scaling marked
+sp="$dir/rope/viz/rope_spectrum.svg"
+[ "$(grep -c 'class="spectrum"' "$sp")" -eq 8 ] && ok || bad "rope_spectrum.svg: $(grep -c 'class="spectrum"' "$sp") spectrum series, expected 4 per panel"
+for l in 'unscaled (the run' 'pi s=4"' 'ntk s=4"' 'yarn s=4, q,k x1.14"' 'context 16 (trained)' 'context 64 (x s)'; do
+  grep -qF "data-label=\"$l" "$sp" && ok || bad "rope_spectrum.svg lacks the series $l"
+done
+"$ORDO" viz "$dir/rope" --rope-factor 8 --out "$dir/sp8" > /dev/null 2>&1 && grep -qF 'data-label="pi s=8"' "$dir/sp8/rope_spectrum.svg" \
+  && ok || bad "viz --rope-factor 8 does not draw s=8"
+"$ORDO" train --pos rope "${tiny[@]}" --rope-scaling yarn --rope-factor 2 --out "$dir/ropey" > /dev/null 2>&1 || bad "training rope with yarn failed"
+"$ORDO" viz "$dir/ropey" --threads 1 > /dev/null 2>&1 || bad "viz of the yarn run failed"
+grep -qF "yarn s=2, q,k x1.07 (the run" "$dir/ropey/viz/rope_spectrum.svg" && ok || bad "the yarn run's spectrum does not mark its scaling"
+expect_err "--rope-factor is 0.5, expected 1..1e4" viz "$dir/rope" --rope-factor 0.5
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

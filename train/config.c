@@ -67,12 +67,22 @@ void ordo_train_config_defaults(ordo_train_config *c) {
     c->dropout_embd = c->dropout_attn = c->dropout_resid = -1.0; // = --dropout
     c->untied_head = 0;
     c->grad_accum = 1;
+    // RoPE scaling and context extension (issue 15)
+    c->rope_scaling = ordo_rope_scaling_name(ORDO_ROPE_SCALING_NONE);
+    c->rope_factor = 0;
+    c->rope_orig_context = 0;
+    c->extend_pos = "interpolate";
 }
 
 static const char *const resume_sched_names[] = {"continue", "replan-decay", "replan"};
 _Static_assert(sizeof resume_sched_names / sizeof resume_sched_names[0] == ORDO_RESUME_REPLAN + 1,
                "a name per ordo_resume_sched");
 const ordo_names ordo_resume_sched_names = ORDO_NAMES("resume schedule", resume_sched_names);
+
+static const char *const extend_pos_names[] = {"interpolate", "fresh"};
+_Static_assert(sizeof extend_pos_names / sizeof extend_pos_names[0] == ORDO_EXTEND_COUNT,
+               "a name per ordo_extend_pos");
+const ordo_names ordo_extend_pos_names = ORDO_NAMES("--extend-pos value", extend_pos_names);
 
 // The token-embedding conventions of --embed-style (ordo_train_config_embed gives their numbers).
 enum { EMBED_GPT2, EMBED_VASWANI };
@@ -97,7 +107,7 @@ static const char *choice_help(char *buf, size_t cap, const char *help, const or
 #define CHOICE(name, field, names, help, buf)                                                      \
     { name, ORDO_OPT_STRING, &c->field, choice_help(buf, sizeof buf, help, &names), 0 }
 ordo_opt *ordo_train_config_options(ordo_train_config *c) {
-    static char help[6][192];
+    static char help[8][192];
     ordo_opt table[] = {
         CHOICE("task", task, ordo_task_names, "built-in corpus when no --data", help[0]),
         OPT("data", ORDO_OPT_STRING, data,
@@ -185,6 +195,16 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
             "micro-batches of --batch rows per optimizer step: the step of a batch\n"
             "                         of batch x grad-accum rows, in --batch-sized pieces of "
             "memory"),
+        // RoPE scaling and context extension (issue 15)
+        CHOICE("rope-scaling", rope_scaling, ordo_rope_scaling_names,
+               "rope: scale the rotation for a longer context", help[6]),
+        OPT("rope-factor", ORDO_OPT_FLOAT, rope_factor,
+            "the scaling's factor s (0 = context / rope-orig-context)"),
+        OPT("rope-orig-context", ORDO_OPT_INT, rope_orig_context,
+            "the context the rope weights were trained at (yarn's original length;\n"
+            "                         0 = the --init run's with a scaling, else --context)"),
+        CHOICE("extend-pos", extend_pos, ordo_extend_pos_names,
+               "--init to a longer --context: grow a learned table by", help[7]),
         {0},
     };
     ordo_opt *t = ordo_xmalloc(sizeof table);
@@ -198,7 +218,9 @@ int ordo_config_resumable(const char *key) {
     static const char *const ok[] = {"steps", "eval-every", "eval-batches", "ckpt-every", "keep",
                                      "log-every", "threads", "out", "vocab", "init", "data",
                                      // issue 19
-                                     "val-data", "resume-schedule", NULL};
+                                     "val-data", "resume-schedule",
+                                     // only read when a run starts from --init
+                                     "extend-pos", NULL};
     for (int i = 0; ok[i]; i++)
         if (strcmp(ok[i], key) == 0) return 1;
     return 0;
@@ -227,9 +249,14 @@ static ordo_status check_names(const ordo_train_config *c) {
     if ((s = ordo_optim_parse_kind(c->optimizer, &kind))) return ordo_error_wrap(s, "--optimizer");
     if ((s = ordo_schedule_parse(c->schedule, &sched))) return ordo_error_wrap(s, "--schedule");
     if ((s = ordo_precision_parse(c->precision, &prec))) return ordo_error_wrap(s, "--precision");
-    int rs;
-    if ((s = ordo_names_parse(&ordo_resume_sched_names, c->resume_schedule, &rs)))
+    int rsched;
+    if ((s = ordo_names_parse(&ordo_resume_sched_names, c->resume_schedule, &rsched)))
         return ordo_error_wrap(s, "--resume-schedule");
+    ordo_rope_scaling rs;
+    int ext;
+    if ((s = ordo_rope_scaling_parse(c->rope_scaling, &rs)))
+        return ordo_error_wrap(s, "--rope-scaling");
+    if ((s = ordo_names_parse(&ordo_extend_pos_names, c->extend_pos, &ext))) return s;
     // refused here, before a run directory exists, also on --resume on another machine
     if (prec == ORDO_PRECISION_BF16 && (s = ordo_dnnl_bf16_check()))
         return ordo_error_wrap(s, "--precision bf16");
@@ -263,6 +290,36 @@ ordo_status ordo_train_config_model(const ordo_train_config *c, int V, ordo_gpt_
     g->dropout_attn = (float)(c->dropout_attn < 0 ? c->dropout : c->dropout_attn);
     g->dropout_resid = (float)(c->dropout_resid < 0 ? c->dropout : c->dropout_resid);
     g->untied_head = c->untied_head != 0;
+    return ordo_train_config_rope(c, &g->rope);
+}
+
+ordo_status ordo_train_config_rope(const ordo_train_config *c, ordo_rope_config *rc) {
+    memset(rc, 0, sizeof *rc);
+    ordo_status s = ordo_rope_scaling_parse(c->rope_scaling, &rc->scaling);
+    if (s) return ordo_error_wrap(s, "--rope-scaling");
+    if (c->rope_orig_context < 0 || c->rope_orig_context > (1 << 20))
+        return ordo_error(ORDO_ERR_ARG, "--rope-orig-context is %lld, expected 0..%d",
+                          c->rope_orig_context, 1 << 20);
+    long long orig = c->rope_orig_context ? c->rope_orig_context : c->context;
+    rc->orig_T = (int)orig;
+    if (rc->scaling == ORDO_ROPE_SCALING_NONE) {
+        if (c->rope_factor != 0 && c->rope_factor != 1)
+            return ordo_error(ORDO_ERR_ARG,
+                              "--rope-factor %g has no effect without --rope-scaling (pi, ntk "
+                              "or yarn)",
+                              c->rope_factor);
+        rc->factor = 1;
+        return ORDO_OK;
+    }
+    rc->factor = c->rope_factor;
+    if (c->rope_factor == 0) { // the usual choice: the ratio of the contexts
+        rc->factor = (double)c->context / (double)(orig > 0 ? orig : 1);
+        if (rc->factor < 1)
+            return ordo_error(ORDO_ERR_ARG,
+                              "--rope-factor 0 takes --context %lld / --rope-orig-context %lld "
+                              "= %g, expected >= 1 (give --rope-factor)",
+                              c->context, orig, rc->factor);
+    }
     return ORDO_OK;
 }
 
@@ -412,6 +469,16 @@ json_t *ordo_train_config_to_json(ordo_train_config *c) {
         }
     }
     free(opts);
+    if (c->init_record.have) {
+        const ordo_init_record *r = &c->init_record;
+        json_t *ir = json_object();
+        json_object_set_new(ir, "file", json_string(r->file));
+        json_object_set_new(ir, "run", r->run ? json_string(r->run) : json_null());
+        json_object_set_new(ir, "step", r->step >= 0 ? json_integer(r->step) : json_null());
+        json_object_set_new(ir, "context", r->context > 0 ? json_integer(r->context) : json_null());
+        json_object_set_new(ir, "sha256", json_string(r->sha256));
+        json_object_set_new(o, ORDO_CONFIG_INIT_KEY, ir);
+    }
     if (c->data_record.have)
         json_object_set_new(o, ORDO_CONFIG_DATA_KEY, record_json(&c->data_record));
     if (c->val_record.have)
@@ -475,6 +542,33 @@ static ordo_status plan_from_json(ordo_lr_plan *p, json_t *v, const char *source
     return ORDO_OK;
 }
 
+// The init record of a config's JSON (v: its ORDO_CONFIG_INIT_KEY value) into *r.
+static ordo_status init_record_from_json(ordo_init_record *r, json_t *v, const char *source) {
+    memset(r, 0, sizeof *r);
+    const char *file = json_string_value(json_object_get(v, "file"));
+    const char *sha = json_string_value(json_object_get(v, "sha256"));
+    json_t *run = json_object_get(v, "run"), *step = json_object_get(v, "step"),
+           *ctx = json_object_get(v, "context");
+    int ok = json_is_object(v) && file && sha && strlen(sha) == 64 &&
+             strspn(sha, "0123456789abcdef") == 64 &&
+             (!run || json_is_null(run) || json_is_string(run)) &&
+             (!step || json_is_null(step) || json_is_integer(step)) &&
+             (!ctx || json_is_null(ctx) || json_is_integer(ctx));
+    if (!ok)
+        return ordo_error(ORDO_ERR_FORMAT,
+                          "%s: \"%s\" must be an object {\"file\": path, \"run\": dir or null, "
+                          "\"step\": N or null, \"context\": N or null, \"sha256\": 64 hex "
+                          "digits} (a record ordo train writes)",
+                          source, ORDO_CONFIG_INIT_KEY);
+    r->have = 1;
+    r->file = keep_string(file);
+    r->run = json_is_string(run) ? keep_string(json_string_value(run)) : NULL;
+    r->step = json_is_integer(step) ? json_integer_value(step) : -1;
+    r->context = json_is_integer(ctx) ? json_integer_value(ctx) : 0;
+    memcpy(r->sha256, sha, 65);
+    return ORDO_OK;
+}
+
 typedef struct strnode {
     struct strnode *next;
     char s[];
@@ -520,6 +614,10 @@ ordo_status ordo_train_config_from_json(ordo_train_config *c, json_t *obj, const
         }
         if (strcmp(key, ORDO_CONFIG_PLAN_KEY) == 0) {
             if ((s = plan_from_json(&c->plan, v, source))) break;
+            continue;
+        }
+        if (strcmp(key, ORDO_CONFIG_INIT_KEY) == 0) {
+            if ((s = init_record_from_json(&c->init_record, v, source))) break;
             continue;
         }
         ordo_opt *p = ordo_options_find(table, key);
@@ -573,7 +671,8 @@ ordo_status ordo_train_config_compare(ordo_train_config *ckpt, ordo_train_config
     ordo_status s = ORDO_OK;
     json_object_foreach(a, key, va) {
         if (ordo_config_resumable(key) || strcmp(key, ORDO_CONFIG_DATA_KEY) == 0 ||
-            strcmp(key, ORDO_CONFIG_VAL_DATA_KEY) == 0 || strcmp(key, ORDO_CONFIG_PLAN_KEY) == 0)
+            strcmp(key, ORDO_CONFIG_VAL_DATA_KEY) == 0 || strcmp(key, ORDO_CONFIG_PLAN_KEY) == 0 ||
+            strcmp(key, ORDO_CONFIG_INIT_KEY) == 0)
             continue;
         json_t *vb = json_object_get(b, key);
         if (vb && json_equal(va, vb)) continue;

@@ -43,6 +43,17 @@ typedef enum ordo_resume_sched {
     ORDO_RESUME_REPLAN,       // the schedule of a new run of the new --steps (the lr may jump)
 } ordo_resume_sched;
 extern const ordo_names ordo_resume_sched_names; // in enum order: continue, replan-decay, replan
+// Where a run's weights came from (`ordo train --init`): recorded in config.json and every
+// checkpoint's config (key ORDO_CONFIG_INIT_KEY). A fact found by ordo_init_resolve
+// (train/run.h), not an option; a --config file's is ignored (a new run records its own).
+typedef struct ordo_init_record {
+    int have;          // 0: no --init, or a run from an older ordo
+    const char *file;  // the weights file read (a run directory's checkpoint, resolved)
+    const char *run;   // the run directory it belongs to, or NULL for a file outside a run
+    long long step;    // its training step, -1 when it is not an ordo checkpoint
+    long long context; // the context it was trained at (its T_max), 0 when unknown
+    char sha256[65];   // SHA-256 of the whole file, as sha256sum prints it
+} ordo_init_record;
 
 // What ordo_rundata_load does when the data file differs from the run's record. Not saved.
 typedef enum ordo_data_check {
@@ -90,8 +101,17 @@ typedef struct ordo_train_config {
     double dropout, dropout_embd, dropout_attn, dropout_resid;
     int untied_head;
     long long grad_accum;
+    // RoPE scaling and context extension (issue 15): a scaling of the rotation (models/
+    // positional.h), its factor (0: the context over rope_orig_context), YaRN's original
+    // length (0: the --init run's context with a scaling, else the context), and how --init
+    // grows a learned table to a longer context (interpolate | fresh)
+    const char *rope_scaling;
+    double rope_factor;
+    long long rope_orig_context;
+    const char *extend_pos;
     // not options (not in the table)
     ordo_data_record data_record; // the data file's record (see above)
+    ordo_init_record init_record; // where the weights came from (see above)
     ordo_data_check data_check;   // set by whoever opens the run (ORDO_DATA_NEW by default)
     ordo_data_record val_record;  // the --val-data file's record (key ORDO_CONFIG_VAL_DATA_KEY)
     ordo_lr_plan plan;            // the lr curve in force (see above)
@@ -173,5 +193,21 @@ ordo_lr_plan ordo_train_config_plan(const ordo_train_config *c);
 // The learning rate of step (0-based) under plan p and c's schedule, warmup, lr and min-lr.
 // A new run's plan gives exactly ordo_lr_at's values (bit for bit).
 double ordo_train_config_lr_at(const ordo_train_config *c, const ordo_lr_plan *p, int64_t step);
+
+// The key of the init record in config.json and the checkpoint metadata's config:
+// {"file": path, "run": dir or null, "step": N or null, "context": N or null, "sha256": hex}.
+#define ORDO_CONFIG_INIT_KEY "init_from"
+
+// How --extend-pos grows the learned table (ordo_init_load).
+typedef enum ordo_extend_pos {
+    ORDO_EXTEND_INTERPOLATE, // rows linearly interpolated over the old ones, ends kept
+    ORDO_EXTEND_FRESH,       // the old rows kept, the new ones as a new table's init draws them
+    ORDO_EXTEND_COUNT
+} ordo_extend_pos;
+extern const ordo_names ordo_extend_pos_names; // "interpolate", "fresh"
+
+// The RoPE scaling of c for the model (models/positional.h): the names parsed, the factor 0
+// resolved to context / orig (orig 0: the context). ORDO_ERR_ARG naming the option.
+ordo_status ordo_train_config_rope(const ordo_train_config *c, ordo_rope_config *rc);
 
 #endif

@@ -291,6 +291,49 @@ static ordo_status reserve_memory(const ordo_gpt *m, const ordo_train_config *cf
                       what, GIB(p.bytes), why, GIB(have), limit, fix);
 }
 
+// The RoPE scaling that eval uses (q's, or the run's) set on m, and its description for the
+// report: {"scaling", "factor", "original_context", "source": "run" | "eval"}; *desc NULL for
+// a scheme without a rotation.
+static ordo_status eval_rope(const ordo_eval_request *q, const ordo_train_config *cfg, ordo_gpt *m,
+                             json_t **desc) {
+    *desc = NULL;
+    if (q->rope_scaling) {
+        ordo_rope_config rc = {0};
+        ordo_status s = ordo_rope_scaling_parse(q->rope_scaling, &rc.scaling);
+        if (s) return ordo_error_wrap(s, "--rope-scaling");
+        if (rc.scaling != ORDO_ROPE_SCALING_NONE && m->cfg.pos != ORDO_POS_ROPE)
+            return ordo_error(ORDO_ERR_ARG,
+                              "--rope-scaling %s applies to --pos rope, but the run has --pos %s",
+                              q->rope_scaling, ordo_pos_name(m->cfg.pos));
+        int trained_scaled = m->cfg.rope.scaling != ORDO_ROPE_SCALING_NONE;
+        rc.orig_T = q->rope_orig_context ? q->rope_orig_context
+                    : trained_scaled     ? m->cfg.rope.orig_T
+                                         : (int)cfg->context;
+        rc.factor = q->rope_factor;
+        if (rc.scaling == ORDO_ROPE_SCALING_NONE) {
+            rc.factor = 1;
+        } else if (rc.factor == 0) { // the longest length asked for, over the original context
+            int longest = (int)cfg->context;
+            for (int i = 0; q->lengths && i < q->nlen; i++)
+                if (q->lengths[i] > longest) longest = q->lengths[i];
+            rc.factor = (double)longest / rc.orig_T;
+            if (rc.factor <= 1)
+                return ordo_error(ORDO_ERR_ARG,
+                                  "--rope-scaling %s: the factor would be the longest --context "
+                                  "%d / the original context %d = %g, which changes nothing; "
+                                  "give --rope-factor",
+                                  q->rope_scaling, longest, rc.orig_T, rc.factor);
+        }
+        if ((s = ordo_gpt_set_rope(m, &rc))) return s;
+    }
+    if (m->cfg.pos != ORDO_POS_ROPE) return ORDO_OK;
+    const ordo_rope_config *rc = &m->cfg.rope;
+    *desc = json_pack("{s:s, s:f, s:i, s:s}", "scaling", ordo_rope_scaling_name(rc->scaling),
+                      "factor", rc->factor, "original_context", rc->orig_T, "source",
+                      q->rope_scaling ? "eval" : "run");
+    return ORDO_OK;
+}
+
 ordo_status ordo_eval_run(const ordo_eval_request *q, json_t **report) {
     *report = NULL;
     ordo_train_config cfg;
@@ -307,10 +350,17 @@ ordo_status ordo_eval_run(const ordo_eval_request *q, json_t **report) {
         ordo_rundata_free(&data);
         return s;
     }
+    json_t *rope = NULL;
+    if ((s = eval_rope(q, &cfg, &m, &rope))) {
+        ordo_gpt_free(&m);
+        ordo_rundata_free(&data);
+        return ordo_error_wrap(s, "%s", q->run_dir);
+    }
     ordo_ctx ctx;
     ordo_ctx_init(&ctx);
     // every rank refuses together (their limits may differ)
     if ((s = ordo_dist_agree(reserve_memory(&m, &cfg, &data, q, &ctx)))) {
+        json_decref(rope);
         ordo_ctx_free(&ctx);
         ordo_gpt_free(&m);
         ordo_rundata_free(&data);
@@ -337,6 +387,7 @@ ordo_status ordo_eval_run(const ordo_eval_request *q, json_t **report) {
     json_object_set_new(o, "pos", json_string(cfg.pos));
     json_object_set_new(o, "task", cfg.data ? json_null() : json_string(cfg.task));
     json_object_set_new(o, "train_context", json_integer(cfg.context));
+    if (rope) json_object_set_new(o, "rope_scaling", rope); // which rotation scored it
     json_object_set_new(o, "mode", json_string(ordo_eval_mode_name(q->mode)));
     json_object_set_new(o, "parameters", json_integer((json_int_t)ordo_gpt_num_params(&m)));
     json_t *res = json_array();

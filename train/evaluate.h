@@ -91,6 +91,12 @@ typedef struct ordo_eval_request {
     int64_t step;     // >= 0: this step's checkpoint; 0 in a request means the newest unless
     int have_step;    // have_step is set
     const char *data; // NULL: the run's validation set; else this whole text or token file
+    // a RoPE scaling other than the run's (NULL: the run's own): its name, its factor (0: the
+    // longest length over the original context) and YaRN's original context (0: the run's
+    // rope-orig-context when it trained with a scaling, else its context)
+    const char *rope_scaling;
+    double rope_factor;
+    int rope_orig_context;
 } ordo_eval_request;
 
 // Bytes of the context's arena that one forward of `rows` windows of T tokens takes without a

@@ -161,4 +161,31 @@ void ordo_resume_skip(ordo_resume *r);
 void ordo_resume_schedule(ordo_resume *r, int64_t step, ordo_train_config *cfg);
 void ordo_resume_free(ordo_resume *r);
 
+// ---- Starting from another run's weights, at a longer context (`ordo train --init`) ----
+
+// Resolves what a new run of cfg starts from, before it is checked and built: `--init SRC`,
+// SRC a run directory (its newest checkpoint that opens intact; those passed over are warned
+// about) or a safetensors file (an ordo checkpoint, ordo_gpt_save's file, Hugging Face GPT-2
+// names). Records in cfg->init_record the file, its run and step when it has them, the
+// context it was trained at and its SHA-256. Every shape setting the file's metadata names
+// (--d-model, --layers, --heads) and --pos must equal cfg's: ORDO_ERR_ARG naming the option
+// and both values otherwise (--context may differ). Then the RoPE scaling: rope-orig-context
+// 0 becomes the source's context (with a scaling), rope-factor 0 the ratio of the contexts;
+// a scaling whose factor comes out 1 is ORDO_ERR_ARG (it would change nothing). Without
+// --init only the scaling is resolved. Errors name --init and the file.
+ordo_status ordo_init_resolve(ordo_train_config *cfg);
+
+// Loads cfg's --init weights into m (built from cfg; ordo_checkpoint_load_weights' checks).
+// A learned table of another length is fitted to m's T_max as cfg->extend_pos says
+// (ordo_extend_table); every other tensor must have m's shape (the message names it and both
+// shapes). With an init record the file must still have the recorded SHA-256 (ORDO_ERR_ARG
+// naming both otherwise); without one (an older run's config) --init is resolved again.
+ordo_status ordo_init_load(const ordo_train_config *cfg, ordo_gpt *m);
+
+// Fits a position table src [T0, C] to dst [T, C]. T > T0: interpolate sets row p to the
+// linear interpolation of src at x = p (T0-1)/(T-1) (both ends kept; PyTorch's
+// F.interpolate(mode="linear", align_corners=True)); fresh copies the T0 rows and leaves rows
+// T0.. as they are (the new table's own init). T <= T0: the first T rows, either way.
+void ordo_extend_table(float *dst, int T, const float *src, int T0, int C, ordo_extend_pos how);
+
 #endif

@@ -72,6 +72,7 @@ typedef struct trainer {
     double w;          // n_mine / n_all: the weight of its loss in the step's mean
     double comm_s;     // seconds in the gradient allreduce, summed over steps
     int64_t comm_steps;
+    int restoring; // built to restore a checkpoint (the --init weights are not read)
 } trainer;
 
 // Data, datasets, model and optimizer from tr->cfg (fresh state: step 0).
@@ -92,7 +93,8 @@ static ordo_status build(trainer *tr) {
     if ((s = ordo_train_config_model(c, tr->data.vocab_size, &g))) return s;
     if ((s = ordo_gpt_init(&tr->model, &g, (uint64_t)c->seed))) return s;
     tr->dropout = g.dropout_embd > 0 || g.dropout_attn > 0 || g.dropout_resid > 0;
-    if (c->init && (s = ordo_checkpoint_load_weights(c->init, &tr->model)))
+    // --init is where a run starts: a restored checkpoint has its own weights
+    if (c->init && !tr->restoring && (s = ordo_init_load(c, &tr->model)))
         return ordo_error_wrap(s, "--init %s", c->init);
     ordo_precision prec;
     if ((s = ordo_precision_parse(c->precision, &prec)) ||
@@ -295,6 +297,7 @@ static ordo_status restore(trainer *tr, ordo_resume *r, int *restored) {
     ordo_train_state st;
     ordo_status s;
     while (!(s = ordo_resume_next(r, &f, &st)) && f) {
+        tr->restoring = 1;
         if (tr->data.vocab_size == 0 && (s = build(tr))) { // not built yet
             ordo_safetensors_close(f);
             return s;

@@ -32,6 +32,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import safetensors_py  # noqa: E402
 
 POS_SCHEMES = ("none", "learned", "sinusoidal", "rope", "alibi", "t5")
+ROPE_SCALINGS = ("none", "pi", "ntk", "yarn")
 LN_EPS = 1e-5
 T5_NUM_BUCKETS = 32
 T5_MAX_DISTANCE = 128
@@ -39,7 +40,8 @@ BASE = 10000.0
 
 
 class GPTConfig:
-    def __init__(self, V, C, L, NH, T_max, pos, embed_scale=1.0, untied_head=False):
+    def __init__(self, V, C, L, NH, T_max, pos, embed_scale=1.0, untied_head=False, rope_scaling="none",
+                 rope_factor=1.0, rope_orig=0):
         V, C, L, NH, T_max = int(V), int(C), int(L), int(NH), int(T_max)
         if pos not in POS_SCHEMES:
             raise ValueError("unknown position scheme %r (one of %s)" % (pos, ", ".join(POS_SCHEMES)))
@@ -52,6 +54,13 @@ class GPTConfig:
         self.embed_scale = float(embed_scale)
         # a separate LM head lm_head.weight [V, C] instead of wte (ordo train --untied-head)
         self.untied_head = bool(untied_head)
+        # rope scaling (ordo --rope-scaling/--rope-factor/--rope-orig-context); orig 0 = T_max
+        if rope_scaling not in ROPE_SCALINGS:
+            raise ValueError("unknown rope scaling %r (one of %s)" % (rope_scaling, ", ".join(ROPE_SCALINGS)))
+        if rope_scaling != "none" and pos != "rope":
+            raise ValueError("rope scaling %s needs pos=rope, not %s" % (rope_scaling, pos))
+        self.rope_scaling, self.rope_factor = rope_scaling, float(rope_factor)
+        self.rope_orig = int(rope_orig) or self.T_max
 
     @property
     def hs(self):
@@ -64,7 +73,18 @@ class GPTConfig:
             m["embed_scale"] = repr(self.embed_scale)
         if self.untied_head:  # as ordo writes it: only for an untied head
             m["untied_head"] = "1"
+        if self.rope_scaling != "none":  # as ordo writes it: only with a scaling
+            m.update({"rope_scaling": self.rope_scaling, "rope_factor": "%.17g" % self.rope_factor,
+                      "rope_orig_context": str(self.rope_orig)})
         return m
+
+    @staticmethod
+    def from_metadata(meta):
+        """The config that ordo's metadata keys describe (as_metadata's inverse)."""
+        return GPTConfig(meta["V"], meta["C"], meta["L"], meta["NH"], meta["T_max"], meta["pos"],
+                         float(meta.get("embed_scale", 1.0)), meta.get("untied_head") == "1",
+                         meta.get("rope_scaling", "none"),
+                         float(meta.get("rope_factor", 1.0)), int(meta.get("rope_orig_context", 0)))
 
     def __repr__(self):
         return "GPTConfig(V=%d, C=%d, L=%d, NH=%d, T_max=%d, pos=%s%s)" % (
@@ -89,18 +109,51 @@ def sinusoidal_table(T, C, dtype=torch.float32):
     return pe.to(dtype)
 
 
-def rope_angles(T, hs):
-    """[T, hs/2] float64 angles: angle[p, i] = p * theta_i, theta_i = 10000^(-2i/hs)."""
+def rope_inv_freq(hs, scaling="none", factor=1.0, orig=0):
+    """[hs/2] float64 inverse frequencies under a scaling, and the factor on q and k (mscale).
+
+    none: theta_i = 10000^(-2i/hs). pi: theta_i / s (Chen et al.: positions divided by s).
+    ntk: (10000 * s^(hs/(hs-2)))^(-2i/hs). yarn: jquesnelle/yarn LlamaYaRNScaledRotaryEmbedding
+    (= HF transformers _compute_yarn_parameters) with beta_fast 32, beta_slow 1 and
+    original_max_position_embeddings = orig, in float64 (the reference rounds its frequencies
+    to float32); mscale 0.1 ln s + 1 on cos and sin, i.e. on q and k."""
     i = torch.arange(hs // 2, dtype=torch.float64)
-    theta = torch.pow(torch.tensor(BASE, dtype=torch.float64), -2.0 * i / hs)
+    base = torch.tensor(BASE, dtype=torch.float64)
+    s = float(factor)
+    if scaling == "none":
+        return torch.pow(base, -2.0 * i / hs), 1.0
+    if scaling == "pi":
+        return torch.pow(base, -2.0 * i / hs) / s, 1.0
+    if scaling == "ntk":
+        return torch.pow(base * s ** (hs / (hs - 2)), -2.0 * i / hs), 1.0
+    if scaling != "yarn":
+        raise ValueError("unknown rope scaling %r" % scaling)
+
+    def correction_dim(rotations):
+        return (hs * math.log(orig / (rotations * 2 * math.pi))) / (2 * math.log(BASE))
+    low = max(math.floor(correction_dim(32)), 0)
+    high = min(math.ceil(correction_dim(1)), hs - 1)
+    if low == high:
+        high += 0.001
+    ramp = torch.clamp((i - low) / (high - low), 0, 1)
+    pos_freqs = torch.pow(base, 2.0 * i / hs)
+    extra = 1 - ramp                       # 1: keep theta_i (high frequencies), 0: interpolate
+    inv = 1.0 / (s * pos_freqs) * (1 - extra) + 1.0 / pos_freqs * extra
+    return inv, (1.0 if s <= 1 else 0.1 * math.log(s) + 1.0)
+
+
+def rope_angles(T, hs, inv_freq=None):
+    """[T, hs/2] float64 angles: angle[p, i] = p * theta_i, theta_i = 10000^(-2i/hs) (or inv_freq)."""
+    theta = rope_inv_freq(hs)[0] if inv_freq is None else inv_freq
     p = torch.arange(T, dtype=torch.float64)
     return p[:, None] * theta[None, :]
 
 
-def rope_cos_sin(T, hs, dtype=torch.float32):
-    """cos, sin of rope_angles, each [T, hs/2], computed in float64 then cast."""
-    a = rope_angles(T, hs)
-    return torch.cos(a).to(dtype), torch.sin(a).to(dtype)
+def rope_cos_sin(T, hs, dtype=torch.float32, scaling="none", factor=1.0, orig=0):
+    """mscale * cos, sin of rope_angles under a scaling, each [T, hs/2], in float64 then cast."""
+    inv, mscale = rope_inv_freq(hs, scaling, factor, orig)
+    a = rope_angles(T, hs, inv)
+    return (mscale * torch.cos(a)).to(dtype), (mscale * torch.sin(a)).to(dtype)
 
 
 def apply_rope(x, cos, sin):
@@ -201,7 +254,7 @@ def causal_attention(q, k, v, bias=None):
     return torch.softmax(scores, dim=-1) @ v
 
 
-def attention_from_qkv(qkv, NH, pos="none", table=None):
+def attention_from_qkv(qkv, NH, pos="none", table=None, rope=("none", 1.0, 0)):
     """The whole attention core on a fused qkv [B, T, 3C] -> y [B, T, C] (before c_proj).
 
     q, k, v = split(qkv, C) in that order; head h uses columns h*hs:(h+1)*hs of each."""
@@ -214,7 +267,7 @@ def attention_from_qkv(qkv, NH, pos="none", table=None):
     v = v.view(B, T, NH, hs).transpose(1, 2)
     bias = None
     if pos == "rope":
-        cos, sin = rope_cos_sin(T, hs, qkv.dtype)
+        cos, sin = rope_cos_sin(T, hs, qkv.dtype, *rope)
         q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
     elif pos == "alibi":
         bias = alibi_bias(NH, T, qkv.dtype)
@@ -264,7 +317,8 @@ class Attention(nn.Module):
 
     def forward(self, h, rel_table=None):
         qkv = self.c_attn(h)                                  # [B, T, 3C]
-        y = attention_from_qkv(qkv, self.cfg.NH, self.cfg.pos, rel_table)
+        c = self.cfg
+        y = attention_from_qkv(qkv, c.NH, c.pos, rel_table, (c.rope_scaling, c.rope_factor, c.rope_orig))
         return self.c_proj(y)
 
 
@@ -414,7 +468,9 @@ def config_from_checkpoint(tensors, meta, pos=None, NH=None, T_max=None, embed_s
     if embed_scale is None:  # ordo writes it (flat) only when it is not 1
         embed_scale = meta.get("embed_scale", 1.0)
     untied = meta.get("untied_head") == "1"  # ordo writes it (flat) only for an untied head
-    return GPTConfig(V, C, L, int(NH), int(T_max), pos, float(embed_scale), untied)
+    return GPTConfig(V, C, L, int(NH), int(T_max), pos, float(embed_scale), untied,
+                     meta.get("rope_scaling", "none"), float(meta.get("rope_factor", 1.0)),
+                     int(meta.get("rope_orig_context", 0)))
 
 
 def load_state(model, tensors, strict=True):
@@ -568,6 +624,28 @@ def selftest():
     want = m.ln_f(x) @ m.wte.weight.t()
     _check(torch.allclose(m(idx)[0], want, rtol=0, atol=1e-12), "embed_scale: tokens scaled, head unscaled")
 
+    # rope scaling: still a rotation (times mscale) whose scores depend on m - n only; pi at s*p
+    # is none at p; ntk keeps the highest frequency and divides the lowest by s; yarn keeps
+    # the fastest pairs, interpolates the slowest, and is the identity at s = 1
+    hs = 16
+    none_inv, _ = rope_inv_freq(hs)
+    for sc in ROPE_SCALINGS:
+        inv, ms = rope_inv_freq(hs, sc, 4.0, 64)
+        cos, sin = (ms * torch.cos(rope_angles(40, hs, inv)), ms * torch.sin(rope_angles(40, hs, inv)))
+        q, k = torch.randn(hs, dtype=torch.float64), torch.randn(hs, dtype=torch.float64)
+        d1 = apply_rope(q, cos[7], sin[7]) @ apply_rope(k, cos[3], sin[3])
+        d2 = apply_rope(q, cos[30], sin[30]) @ apply_rope(k, cos[26], sin[26])
+        _check(abs(d1 - d2) < 1e-9, "rope %s: q_m.k_n depends on m-n only" % sc)
+    inv, _ = rope_inv_freq(hs, "pi", 4.0)
+    _check(torch.allclose(rope_angles(40, hs, inv)[36], rope_angles(10, hs)[9]), "pi: position 4p is p")
+    inv, _ = rope_inv_freq(hs, "ntk", 4.0)
+    _check(inv[0] == 1.0 and abs(inv[-1] / none_inv[-1] - 0.25) < 1e-12, "ntk: lowest frequency / s")
+    inv, ms = rope_inv_freq(hs, "yarn", 4.0, 64)
+    _check(inv[0] == none_inv[0] and abs(inv[-1] / none_inv[-1] - 0.25) < 1e-12 and ms == 0.1 * math.log(4) + 1,
+           "yarn: fast pairs kept, slow ones / s, mscale 0.1 ln s + 1")
+    inv, ms = rope_inv_freq(hs, "yarn", 1.0, 64)
+    _check(torch.allclose(inv, none_inv, rtol=1e-15, atol=0) and ms == 1.0, "yarn at s = 1 is rope")
+
     # float32 model vs float64 model
     torch.manual_seed(2)
     for pos in POS_SCHEMES:
@@ -592,8 +670,7 @@ def selftest():
             d, meta = safetensors_py.load(os.path.join(fx, fn), with_metadata=True)
             wfile = os.path.join(fx, meta.get("weights", fn))
             w = safetensors_py.load(wfile)
-            cfg = GPTConfig(meta["V"], meta["C"], meta["L"], meta["NH"], meta["T_max"], meta["pos"],
-                            float(meta.get("embed_scale", 1.0)), meta.get("untied_head") == "1")
+            cfg = GPTConfig.from_metadata(meta)
             model = GPT(cfg).double()
             load_state(model, {k: torch.from_numpy(v) for k, v in w.items()})
             idx = torch.from_numpy(d["batch.idx"]).long()

@@ -132,6 +132,29 @@ def gpt_fixtures():
         safetensors_py.save(tensors, os.path.join(OUT, fn), meta_for(cfg, T, B, weights=wfn))
         report(fn, out)
 
+    # rope scaling (issue 15): gpt_rope's weights (trained length T_max = 16) at longer T with
+    # each scaling, with grads (training with a scaling). rope_yarn_orig sets YaRN's original
+    # length to 256, where the ramp has a middle value (0, 0.5, 1, 1 over the 4 pairs of hs 8).
+    scalings = [  # name, scaling, factor, orig (0 = T_max), T, B, seed
+        ("rope_pi_T32", "pi", 2.0, 0, 32, 2, 301),
+        ("rope_ntk_T32", "ntk", 2.0, 0, 32, 2, 302),
+        ("rope_yarn_T64", "yarn", 4.0, 0, 64, 2, 303),
+        ("rope_yarn_orig", "yarn", 2.5, 256, 24, 2, 304),
+    ]
+    for name, scaling, factor, orig, T, B, seed in scalings:
+        base, w, wfn = weights_of["rope"]
+        cfg = gpt_ref.GPTConfig(base.V, base.C, base.L, base.NH, base.T_max, "rope", 1.0,
+                                rope_scaling=scaling, rope_factor=factor, rope_orig=orig)
+        g = torch.Generator().manual_seed(seed)
+        idx = torch.randint(0, cfg.V, (B, T), generator=g)
+        tgt = torch.randint(0, cfg.V, (B, T), generator=g)
+        out = run_model(cfg, w, idx, tgt, True)
+        tensors = {"batch.idx": idx.float(), "batch.targets": tgt.float()}
+        tensors.update(out)
+        fn = "gpt_%s.safetensors" % name
+        safetensors_py.save(tensors, os.path.join(OUT, fn), meta_for(cfg, T, B, weights=wfn))
+        report(fn, out)
+
 
 def report(fn, out):
     lg = out["out.logits"]
@@ -304,6 +327,24 @@ def optim_fixtures():
     print("optim.safetensors                %d tensors" % len(t))
 
 
+# --------------------------------------------------------------------------------------------
+# extend.safetensors: a learned table fitted to a longer context (ordo train --init ... --context)
+# --------------------------------------------------------------------------------------------
+
+def extend_fixtures():
+    """--extend-pos interpolate: F.interpolate(mode="linear", align_corners=True) over the
+    positions, in float64 from float32 tables (ends kept, row p at x = p (T0-1)/(T-1))."""
+    g = torch.Generator().manual_seed(13)
+    t, meta = {}, {"generator": GENERATOR,
+                   "method": "F.interpolate(table.T[None], size=T, mode='linear', align_corners=True)"}
+    for name, T0, T, C in (("a", 5, 13, 3), ("b", 16, 64, 4), ("c", 64, 256, 8), ("d", 7, 8, 2)):
+        src = torch.randn(T0, C, generator=g, dtype=torch.float32)
+        out = F.interpolate(src.double().t()[None], size=T, mode="linear", align_corners=True)[0].t()
+        t.update({"%s.src" % name: src, "%s.out" % name: f32(out)})
+    safetensors_py.save(t, os.path.join(OUT, "extend.safetensors"), meta)
+    print("extend.safetensors               %d tensors" % len(t))
+
+
 def main():
     torch.manual_seed(0)  # nothing should depend on the global generator; fixed anyway
     os.makedirs(OUT, exist_ok=True)
@@ -312,6 +353,7 @@ def main():
     optim_fixtures()
     import make_fixtures_model  # issue 19's model options, in their own file
     make_fixtures_model.fixtures()
+    extend_fixtures()
     total = sum(os.path.getsize(os.path.join(OUT, f)) for f in os.listdir(OUT))
     print("total %.0f KiB in %s" % (total / 1024, OUT))
 
