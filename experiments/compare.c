@@ -49,7 +49,8 @@ static const char *const other_keys[] = {
     // the val file: compared by its size and hash (experiment_of), not by its path
     "val-data", ORDO_CONFIG_VAL_DATA_KEY,
     ORDO_CONFIG_PLAN_KEY, // the lr curve: its resume history is compared (experiment_of)
-    NULL};
+    // --init: the starting weights, compared by the file's SHA-256 (experiment_of), not path
+    "init", ORDO_CONFIG_INIT_KEY, NULL};
 
 int ordo_cmp_key_ignored(const char *key) {
     for (int i = 0; ignored_keys[i]; i++)
@@ -434,6 +435,12 @@ static json_t *experiment_of(const ordo_runinfo *r) {
     // keys; what they do not show is a resume that changed --steps, kept in the history.
     json_t *hist = json_object_get(json_object_get(r->config, ORDO_CONFIG_PLAN_KEY), "history");
     if (json_array_size(hist)) json_object_set(e, "resumed-with-other-steps", hist);
+    // the starting weights by content: one checkpoint under two paths is the same start
+    json_t *init = json_object_get(json_object_get(r->config, ORDO_CONFIG_INIT_KEY), "sha256");
+    if (json_is_string(init))
+        json_object_set(e, "init-sha256", init);
+    else if (json_is_string(json_object_get(r->config, "init")))
+        json_object_set(e, "init", json_object_get(r->config, "init")); // an older record
     return e;
 }
 

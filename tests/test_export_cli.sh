@@ -130,5 +130,18 @@ checks=$((checks + 2))
 grep -q "^  --hf S" "$tmp/help.out" || fail "export --help lacks --hf: $(cat "$tmp/help.out")"
 "$bin" --help | grep -q "^  export " || fail "ordo --help does not list export"
 
+# an untied head is GPT2LMHeadModel's own lm_head.weight (not transformer.*), and config.json
+# unties it; the run's dropout rates become GPT-2's *_pdrop (issue 19 point 6)
+run utrain "$bin" train --task order --corpus-tokens 3000 --context 8 --d-model 16 --heads 2 --layers 1 \
+  --batch 4 --steps 2 --eval-every 0 --untied-head --dropout 0.1 --dropout-attn 0.2 --out "$tmp/urun"
+run uexp "$bin" export "$tmp/urun" --hf "$tmp/uhf"
+checks=$((checks + 1))
+hdr=$(head -c 4096 "$tmp/uhf/model.safetensors" | tr -d '\0')
+grep -q '"lm_head.weight"' <<<"$hdr" && ! grep -q 'transformer.lm_head' <<<"$hdr" \
+  || fail "untied export: lm_head.weight missing or under transformer."
+checks=$((checks + 1))
+grep -q '"tie_word_embeddings": false' "$tmp/uhf/config.json" && grep -q '"attn_pdrop": 0.2' "$tmp/uhf/config.json" \
+  && grep -q '"resid_pdrop": 0.1' "$tmp/uhf/config.json" || fail "untied export config: $(cat "$tmp/uhf/config.json")"
+
 echo "$checks checks, $fails failed"
 [ $fails = 0 ]

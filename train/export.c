@@ -141,11 +141,12 @@ static json_t *hf_config(const ordo_gpt *m, const ordo_train_config *cfg, int n_
         "architectures", "GPT2LMHeadModel", "model_type", "gpt2", "vocab_size", g->V, "n_positions",
         n_positions, "n_ctx", n_positions, "n_embd", g->C, "n_layer", g->L, "n_head", g->NH,
         "n_inner", 4 * g->C, "activation_function", "gelu_new", "layer_norm_epsilon",
-        strtod(eps, NULL), "resid_pdrop", 0.0, "embd_pdrop", 0.0, "attn_pdrop", 0.0,
-        "summary_first_dropout", 0.0, "initializer_range", 0.02, "scale_attn_weights", 1,
-        "scale_attn_by_inverse_layer_idx", 0, "reorder_and_upcast_attn", 0, "tie_word_embeddings",
-        1, "use_cache", 1, "bos_token_id", json_incref(eot), "eos_token_id", eot, "torch_dtype",
-        "float32", "ordo", "pos", ordo_pos_name(g->pos), "step", (json_int_t)step, "precision",
+        strtod(eps, NULL), "resid_pdrop", (double)g->dropout_resid, "embd_pdrop",
+        (double)g->dropout_embd, "attn_pdrop", (double)g->dropout_attn, "summary_first_dropout",
+        0.0, "initializer_range", 0.02, "scale_attn_weights", 1, "scale_attn_by_inverse_layer_idx",
+        0, "reorder_and_upcast_attn", 0, "tie_word_embeddings", !g->untied_head, "use_cache", 1,
+        "bos_token_id", json_incref(eot), "eos_token_id", eot, "torch_dtype", "float32", "ordo",
+        "pos", ordo_pos_name(g->pos), "step", (json_int_t)step, "precision",
         cfg->precision ? cfg->precision : "fp32", "tokenizer",
         cfg->data ? cfg->tokenizer : "corpus");
     ORDO_ASSERT(j); // the format above is fixed: a failure is a bug here
@@ -153,7 +154,8 @@ static json_t *hf_config(const ordo_gpt *m, const ordo_train_config *cfg, int n_
     return j;
 }
 
-// model.safetensors: every parameter as transformer.<name>; for none, a wpe of zeros.
+// model.safetensors: every parameter as transformer.<name> (an untied head as lm_head.weight);
+// for none, a wpe of zeros.
 static ordo_status write_weights(const ordo_gpt *m, const char *path, int n_positions) {
     const ordo_params *p = &m->params;
     int n = p->count, C = m->cfg.C;
@@ -163,7 +165,9 @@ static ordo_status write_weights(const ordo_gpt *m, const char *path, int n_posi
         const ordo_tensor *t = p->t[i];
         size_t len = strlen(t->name) + sizeof "transformer.";
         names[i] = ordo_xmalloc(len);
-        snprintf(names[i], len, "transformer.%s", t->name);
+        // an untied head is GPT2LMHeadModel's own lm_head.weight, outside the transformer
+        snprintf(names[i], len, "%s%s", strcmp(t->name, "lm_head.weight") ? "transformer." : "",
+                 t->name);
         w[i] = (ordo_st_write){.name = names[i], .data = t->data, .ndim = t->ndim};
         for (int d = 0; d < t->ndim; d++) w[i].shape[d] = t->shape[d];
     }
