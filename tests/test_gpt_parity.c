@@ -13,6 +13,15 @@
 #define TOL_LOGITS 1e-5
 #define TOL_GRAD   1e-4
 
+// Below this, a reference gradient is zero in exact arithmetic (see run_case).
+#define ZERO_GRAD 1e-12
+
+static double max_abs(const float *x, size_t n) {
+    double m = 0;
+    for (size_t i = 0; i < n; i++) m = fmax(m, fabs(x[i]));
+    return m;
+}
+
 static int meta_int(const ordo_safetensors *f, const char *key) {
     const char *v = ordo_safetensors_meta(f, key);
     return v ? atoi(v) : -1;
@@ -74,6 +83,13 @@ static void run_case(const char *file) {
             float *want = fixture_read(f, gname, &n);
             CHECK(n == t->n);
             double e = scaled_err(t->grad, want, n);
+            if (max_abs(want, n) < ZERO_GRAD) {
+                // a gradient that is zero in exact arithmetic (FIRE's fc2.bias shifts a whole
+                // causal row, which softmax ignores): the reference holds only its rounding
+                // noise (1e-17), so relative to it any float32 noise is "huge"; ordo's must be
+                // float32 noise too: below TOL_GRAD times the loss's typical gradient (~1e-2)
+                e = max_abs(t->grad, n) / 1e-2;
+            }
             CHECK_MSG(e < TOL_GRAD, "%s: gradient of %s error %.3g", file, t->name, e);
             if (e > worst) {
                 worst = e;
@@ -185,22 +201,18 @@ static void test_embed_init(void) {
 }
 
 int main(void) {
-    const char *cases[] = {"gpt_none.safetensors",
-                           "gpt_learned.safetensors",
-                           "gpt_sinusoidal.safetensors",
-                           "gpt_rope.safetensors",
-                           "gpt_alibi.safetensors",
-                           "gpt_alibi_nh3.safetensors",
-                           "gpt_t5.safetensors",
-                           "gpt_learned_T11.safetensors",
-                           "gpt_sinusoidal_scaled.safetensors",
-                           "gpt_learned_scaled.safetensors",
-                           "gpt_rope_scaled.safetensors",
-                           "gpt_none_T24.safetensors",
-                           "gpt_sinusoidal_T24.safetensors",
-                           "gpt_rope_T24.safetensors",
-                           "gpt_alibi_T24.safetensors",
-                           "gpt_t5_T24.safetensors"};
+    const char *cases[] = {
+        "gpt_none.safetensors", "gpt_learned.safetensors", "gpt_sinusoidal.safetensors",
+        "gpt_rope.safetensors", "gpt_alibi.safetensors", "gpt_alibi_nh3.safetensors",
+        "gpt_t5.safetensors", "gpt_learned_T11.safetensors", "gpt_sinusoidal_scaled.safetensors",
+        "gpt_learned_scaled.safetensors", "gpt_rope_scaled.safetensors", "gpt_none_T24.safetensors",
+        "gpt_sinusoidal_T24.safetensors", "gpt_rope_T24.safetensors", "gpt_alibi_T24.safetensors",
+        "gpt_t5_T24.safetensors",
+        // issue 15: fire, kerple, xpos, kerple-power
+        "gpt_fire.safetensors", "gpt_fire_shortL.safetensors", "gpt_kerple.safetensors",
+        "gpt_xpos.safetensors", "gpt_kerple-power.safetensors", "gpt_fire_T24.safetensors",
+        "gpt_fire_shortL_T40.safetensors", "gpt_kerple_T24.safetensors", "gpt_xpos_T24.safetensors",
+        "gpt_xpos_T23.safetensors", "gpt_kerple-power_T24.safetensors"};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(cases[i]);
     test_learned_refuses_long();
     test_config_errors();
