@@ -556,7 +556,7 @@ static void relu_backward(ordo_ctx *ctx, const ordo_node *n) {
 // Node: in[0] = c, in[1] = lmul; iarg[0] = T; farg[0] = init_L, farg[1] = eps.
 ordo_tensor *ordo_fire_dist(ordo_ctx *ctx, ordo_tensor *c, ordo_tensor *lmul, int T, float init_L,
                             float eps) {
-    ORDO_ASSERT(c->n == 1 && lmul->n == 1 && T > 0 && T <= 46340); // P fits an int
+    ORDO_ASSERT(c->n == 1 && lmul->n == 1 && T > 0 && T <= 46340); // P = T(T+1)/2 fits an int
     size_t P = (size_t)T * (T + 1) / 2;
     ordo_tensor *out = ordo_tensor_new2(ctx, (int)P, 1); // (P, 1)
     double ca = fabs((double)c->data[0]), L = fabs((double)lmul->data[0] * init_L);

@@ -271,6 +271,11 @@ ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, con
                           "length %d is past the learned position table (%d positions); the "
                           "learned scheme cannot describe positions it was not trained on",
                           T, c->T_max);
+    if (c->pos == ORDO_POS_FIRE && T > ORDO_FIRE_MAX_T)
+        return ordo_error(ORDO_ERR_ARG,
+                          "length %d is past what --pos fire runs at (%d): its MLP takes the "
+                          "T(T+1)/2 causal pairs in one int-indexed batch",
+                          T, ORDO_FIRE_MAX_T);
     for (size_t i = 0; i < (size_t)B * T; i++) {
         if (idx[i] < 0 || idx[i] >= c->V)
             return ordo_error(ORDO_ERR_ARG, "token id %d at position %zu is outside 0..%d", idx[i],

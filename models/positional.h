@@ -33,6 +33,7 @@ typedef enum ordo_pos {
 #define ORDO_FIRE_INIT_C 0.1f
 #define ORDO_FIRE_INIT_L 512.0f
 #define ORDO_FIRE_EPS    1e-6f
+#define ORDO_FIRE_MAX_T  46340 // T(T+1)/2 causal pairs fit an int
 // Kerple (Chi et al. 2022, official code): r1, r2 are kept >= 0.01 by clamping them in place
 // before every forward (ordo_kerple_clamp), the power variant's exponent r2 also <= 2.
 #define ORDO_KERPLE_EPS       0.01f

@@ -563,5 +563,15 @@ else
   echo "SKIP: resuming a bf16 run (this CPU runs no bf16)"; skip=$((skip+3))
 fi
 
+# --- issue 15, the position schemes fire, kerple, xpos, kerple-power: a misspelt name, weights
+# of another scheme or head count given to --init, a run resumed as another of the new schemes
+"$ORDO" train "${tiny[@]}" --pos fire --out "$dir/runs/fire" > /dev/null 2>&1 || bad "fixture run (fire)"
+check "scheme name misspelt"     "unknown position scheme 'kerple_power' (expected none, learned, sinusoidal, rope, alibi, t5, fire, kerple, xpos or kerple-power)" "$ORDO" train --pos kerple_power --out "$F"
+check "init of rope into fire"   "tensor fire.fc1.weight not found" "$ORDO" train "${tiny[@]}" --pos fire --init runs/rope/ckpt-4.safetensors --out "$F"
+check "init of fire into kerple" "tensor kerple.r1 not found"       "$ORDO" train "${tiny[@]}" --pos kerple --init runs/fire/ckpt-4.safetensors --out "$F"
+check "init of fire, other heads" "tensor fire.fc2.weight has shape [32,2], config wants [32,4]" "$ORDO" train "${tiny[@]}" --pos fire --heads 4 --init runs/fire/ckpt-4.safetensors --out "$F"
+check "resume of fire as kerple" "--pos is \"kerple\" but the checkpoint was trained with \"fire\"" "$ORDO" train --resume runs/fire --pos kerple
+check "xpos with an odd head size" "--pos xpos needs an even head size, but d-model/heads = 18/2 = 9" "$ORDO" train "${tiny[@]}" --pos xpos --d-model 18 --out "$F"
+
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
