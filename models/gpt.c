@@ -87,7 +87,14 @@ static void declare_bias_params(ordo_gpt *m, ordo_params *p) {
         m->kerple_r1 = ordo_params_add(p, "kerple.r1", 1, (int[]){NH}, ORDO_POSITION);
         m->kerple_r2 = ordo_params_add(p, "kerple.r2", 1, (int[]){NH}, ORDO_POSITION);
         break;
-    default:
+    case ORDO_POS_NONE:
+    case ORDO_POS_LEARNED:
+    case ORDO_POS_SINUSOIDAL:
+    case ORDO_POS_ROPE:
+    case ORDO_POS_ALIBI:
+    case ORDO_POS_T5:
+    case ORDO_POS_XPOS:
+    case ORDO_POS_COUNT:
         break;
     }
 }
