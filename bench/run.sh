@@ -13,7 +13,7 @@
 # usage: bench/run.sh
 # env:   THREADS (default: all cores)  STEPS (timed steps per run, default 15)
 #        WARMUP (default 3)  ROUNDS (runs per side and config, default 2)
-#        CONFIGS (default "tiny small byte-small")  POS (default: all six; "" skips them)
+#        CONFIGS (default "tiny small byte-small")  POS (default: all ten; "" skips them)
 #        POS_STEPS (timed steps per position scheme, default 8)
 #        PRECISIONS (default "fp32 bf16"; bf16 is left out where the CPU runs none)
 #        OUT (default .cache/bench)
@@ -26,7 +26,7 @@ STEPS=${STEPS:-15}
 WARMUP=${WARMUP:-3}
 ROUNDS=${ROUNDS:-2}
 CONFIGS=${CONFIGS:-tiny small byte-small}
-POS=${POS-none learned sinusoidal rope alibi t5}
+POS=${POS-none learned sinusoidal rope alibi t5 fire kerple kerple-power xpos}
 POS_STEPS=${POS_STEPS:-8}
 PRECISIONS=${PRECISIONS:-fp32 bf16}
 OUT=${OUT:-$repo/.cache/bench}

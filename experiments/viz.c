@@ -174,6 +174,99 @@ static ordo_status table_maps(ordo_viz *v, const char *scheme, const float *pe, 
     return s;
 }
 
+// ---- issue 15: the learned biases (fire, kerple, kerple-power), through the same maps as t5
+
+// Each head's bias against the distance i - j, read off the last query row of a length 4T
+// (at most 1024, at least T) so that the curves show what the model does past its training
+// length too, which is marked.
+static ordo_status bias_curves(ordo_viz *v, ordo_gpt *m, const char *file, const char *title,
+                               const char *caption, int T) {
+    int NH = m->cfg.NH, Tx = 4 * T < 1024 ? 4 * T : T > 1024 ? T : 1024;
+    ordo_ctx ctx;
+    ordo_ctx_init(&ctx);
+    ctx.grad_enabled = 0;
+    const float *b = ordo_gpt_position_bias(m, &ctx, Tx)->data; // (NH, Tx, Tx)
+    double *xy = ordo_xmalloc((size_t)(NH + 1) * Tx * sizeof(double));
+    ordo_series *ser = ordo_xcalloc((size_t)NH, sizeof *ser);
+    char(*labels)[16] = ordo_xcalloc((size_t)NH, sizeof *labels);
+    for (int d = 0; d < Tx; d++) xy[d] = d;
+    for (int h = 0; h < NH; h++) {
+        double *y = xy + (size_t)(h + 1) * Tx;
+        const float *row = b + ((size_t)h * Tx + Tx - 1) * Tx; // query Tx - 1
+        for (int d = 0; d < Tx; d++) y[d] = row[Tx - 1 - d];
+        snprintf(labels[h], sizeof labels[h], "head %d", h);
+        ser[h] = (ordo_series){.x = xy,
+                               .y = y,
+                               .n = Tx,
+                               .color = ordo_svg_scheme_color("", h),
+                               .width = 1.8,
+                               .label = labels[h]};
+    }
+    ordo_strbuf sv;
+    ordo_strbuf_init(&sv);
+    ordo_svg_open(&sv, 820, 500, title);
+    ordo_axes a = {.x = 0,
+                   .y = 0,
+                   .w = 820,
+                   .h = 470,
+                   .title = title,
+                   .xlabel = "distance i - j",
+                   .ylabel = "bias added to the score",
+                   .legend_w = 110,
+                   .xmark = T,
+                   .xmark_label = "training length"};
+    ordo_svg_lineplot(&sv, &a, ser, NH);
+    ordo_svg_text(&sv, 10, 492, "start", 11, "fill=\"#444\"", "%s", caption);
+    ordo_svg_close(&sv);
+    ordo_status s = emit(v, file, &sv, title);
+    ordo_strbuf_free(&sv);
+    free(labels);
+    free(ser);
+    free(xy);
+    ordo_ctx_free(&ctx);
+    return s;
+}
+
+// fire, kerple, kerple-power: the heatmap per head at the training length (the t5 path) and
+// the curves against distance.
+static ordo_status learned_bias_maps(ordo_viz *v, ordo_gpt *m, int T) {
+    int NH = m->cfg.NH;
+    const char *name = ordo_pos_name(m->cfg.pos);
+    char file[64], curves[64], title[128], cap[256];
+    snprintf(file, sizeof file, "%s_bias.svg", name);
+    snprintf(curves, sizeof curves, "%s_bias_curves.svg", name);
+    if (m->cfg.pos == ORDO_POS_FIRE) {
+        snprintf(cap, sizeof cap,
+                 "MLP(log(c d + 1) / (log(c max(i, L) + 1) + eps)), shared by all layers; "
+                 "c = %.4g, L = %.4g",
+                 fabs(m->fire_c->data[0]), fabs(m->fire_lmul->data[0] * ORDO_FIRE_INIT_L));
+    } else {
+        int k = snprintf(cap, sizeof cap, "%s; (r1, r2) per head:",
+                         m->cfg.pos == ORDO_POS_KERPLE ? "-r1 log(1 + r2 d)" : "-r1 d^r2");
+        for (int h = 0; h < NH && k > 0 && (size_t)k < sizeof cap - 24; h++)
+            k += snprintf(cap + k, sizeof cap - (size_t)k, " (%.3g, %.3g)", m->kerple_r1->data[h],
+                          m->kerple_r2->data[h]);
+    }
+    ordo_ctx ctx;
+    ordo_ctx_init(&ctx);
+    ctx.grad_enabled = 0;
+    const float *bias = ordo_gpt_position_bias(m, &ctx, T)->data; // (NH, T, T)
+    float *b = ordo_xmalloc((size_t)NH * T * T * sizeof(float));  // (NH, T, T)
+    for (int h = 0; h < NH; h++)
+        for (int i = 0; i < T; i++)
+            for (int j = 0; j < T; j++) {
+                size_t k = ((size_t)h * T + i) * T + j;
+                b[k] = j > i ? NAN : bias[k]; // masked
+            }
+    ordo_ctx_free(&ctx);
+    snprintf(title, sizeof title, "%s bias per head (query i x key j)", name);
+    ordo_status s = head_grid(v, file, title, b, NH, T, 1, 0, cap, "bias");
+    free(b);
+    snprintf(title, sizeof title, "%s bias per head against distance", name);
+    if (!s) s = bias_curves(v, m, curves, title, cap, T);
+    return s;
+}
+
 // The scheme's own picture (table or bias), or a line saying there is none.
 // ---- RoPE frequency spectrum (issue 15): what each scaling does to the rotation ----
 
@@ -322,6 +415,15 @@ static ordo_status scheme_maps(ordo_viz *v, ordo_gpt *m, int T) {
         printf("  (rope: no position table or bias, q and k are rotated: the frequency "
                "spectrum and the attention maps)\n");
         s = rope_spectrum(v, m);
+        break;
+    case ORDO_POS_FIRE:
+    case ORDO_POS_KERPLE:
+    case ORDO_POS_KERPLE_POWER:
+        s = learned_bias_maps(v, m, T);
+        break;
+    case ORDO_POS_XPOS:
+        printf("  (xpos: no position table or bias to draw, q and k are rotated and scaled; "
+               "attention maps only)\n");
         break;
     case ORDO_POS_NONE:
         printf("  (none: the model has no position signal; attention maps only)\n");

@@ -1,12 +1,14 @@
 // `ordo viz`'s pictures of a run, from its newest checkpoint, as SVG heatmaps:
 //   learned / sinusoidal: the table (position x dim) and the cosine similarity between
 //     positions (T x T); alibi: the bias per head (T x T, from the slopes); t5: the trained
-//     bias per head (T x T, table through the bucket map); every scheme: the attention
-//     probabilities of one validation window, one SVG per layer with a panel per head.
+//     bias per head (T x T, table through the bucket map); fire, kerple, kerple-power: the
+//     bias per head (T x T) and its curve against distance (to 4T, at most 1024);
+//     every scheme: the attention probabilities of one validation window, one SVG per layer
+//     with a panel per head.
 //   rope: the frequency spectrum of the rotation (wavelength per pair, and each scaling's
 //     change of it) unscaled and with pi, ntk and yarn (ordo_viz.rope_factor).
-// Plus index.html showing them all. none gets the attention maps only. It draws; it does not
-// compute statistics.
+// Plus index.html showing them all. none and xpos get the attention maps only. It draws; it
+// does not compute statistics.
 #ifndef ORDO_VIZ_H
 #define ORDO_VIZ_H
 #include <stdint.h>

@@ -25,6 +25,11 @@ typedef enum ordo_op {
     ORDO_OP_ROPE,          // rotary embedding of q and k inside qkv
     ORDO_OP_REL_BIAS,      // T5 bucketed bias gathered from a [buckets, NH] table
     ORDO_OP_DROPOUT,       // out = a * keep / (1 - p), a fixed mask (inverted dropout)
+    // issue 15: the learned relative biases (FIRE, Kerple)
+    ORDO_OP_RELU,        // max(x, 0)
+    ORDO_OP_FIRE_DIST,   // FIRE's log-normalised distance of each causal pair, from c and L
+    ORDO_OP_PAIR_BIAS,   // [pairs, NH] values scattered into a causal bias [NH, T, T]
+    ORDO_OP_KERPLE_BIAS, // -r1 log(1 + r2 d) or -r1 d^r2 per head, into a bias [NH, T, T]
     ORDO_OP_COUNT
 } ordo_op;
 

@@ -67,5 +67,19 @@ ordo_tensor *ordo_dropout(ordo_ctx *ctx, ordo_tensor *x, float p, uint64_t seed,
 // offset + i): element i depends on nothing else, so shares of a batch drawn apart (offsets)
 // give the bits of the whole.
 void ordo_dropout_mask(uint8_t *keep, size_t n, float p, uint64_t seed, size_t offset);
+// ---- the learned relative biases of issue 15 (FIRE, Kerple); docs/positions.md.
+// The causal pairs (i, j <= i) of a length T are numbered p = i(i+1)/2 + j, P = T(T+1)/2.
+// out = max(x, 0) (gradient 0 at 0, as torch).
+ordo_tensor *ordo_relu(ordo_ctx *ctx, ordo_tensor *x);
+// FIRE's input of each causal pair, out [P, 1]: log(|c| (i-j) + 1) / (log(|c| max(i, L) + 1)
+// + eps), L = |lmul * init_L|; c and lmul are [1]. Gradients flow to c and lmul (at i == L
+// the max splits its gradient in halves, as torch.maximum).
+ordo_tensor *ordo_fire_dist(ordo_ctx *ctx, ordo_tensor *c, ordo_tensor *lmul, int T, float init_L,
+                            float eps);
+// x [P, NH] scattered to a bias [NH, T, T]: out[h, i, j] = x[p(i, j), h] for j <= i, 0 above.
+ordo_tensor *ordo_pair_bias(ordo_ctx *ctx, ordo_tensor *x, int T);
+// Kerple's bias [NH, T, T] from r1, r2 [NH], d = i - j, j <= i (0 above): -r1 log(1 + r2 d),
+// or with `power` -r1 d^r2. Computed as given (the model keeps r1, r2 positive).
+ordo_tensor *ordo_kerple_bias(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2, int T, int power);
 
 #endif

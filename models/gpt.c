@@ -1,7 +1,8 @@
 // The GPT decoder, composed in order as llm.c's gpt2_forward: each call below is one
 // coarse op (about ten tape nodes per block). Position schemes plug in at three points:
-// added at the input (learned, sinusoidal), rotating q and k (rope), biasing the scores
-// (alibi, t5). Dropout (training mode only) at GPT-2's three places: after the input
+// added at the input (learned, sinusoidal), rotating q and k (rope, xpos), biasing the scores
+// (alibi, t5, fire, kerple, kerple-power; the bias is made once per forward and shared by
+// the layers). Dropout (training mode only) at GPT-2's three places: after the input
 // embeddings, on the attention probabilities, on each residual branch's output. No KV cache:
 // ordo trains small models for comparisons.
 #include <math.h>
@@ -53,10 +54,10 @@ ordo_status ordo_gpt_config_check(const ordo_gpt_config *c) {
         return ordo_error(ORDO_ERR_ARG, "--heads %d does not divide --d-model %d", c->NH, c->C);
     if (c->pos < 0 || c->pos >= ORDO_POS_COUNT)
         return ordo_error(ORDO_ERR_ARG, "position scheme %d is unknown", (int)c->pos);
-    if (c->pos == ORDO_POS_ROPE && (c->C / c->NH) % 2)
+    if (ordo_pos_rotary(c->pos) && (c->C / c->NH) % 2)
         return ordo_error(ORDO_ERR_ARG,
-                          "--pos rope needs an even head size, but d-model/heads = %d/%d = %d",
-                          c->C, c->NH, c->C / c->NH);
+                          "--pos %s needs an even head size, but d-model/heads = %d/%d = %d",
+                          ordo_pos_name(c->pos), c->C, c->NH, c->C / c->NH);
     if (c->pos == ORDO_POS_SINUSOIDAL && c->C % 2)
         return ordo_error(ORDO_ERR_ARG, "--pos sinusoidal needs an even --d-model, got %d", c->C);
     if (!(c->embed_scale >= 0 && c->embed_scale <= 1e4))
@@ -96,6 +97,62 @@ static void fill_normal(ordo_tensor *t, ordo_rng *r, double std) {
 static void fill_const(ordo_tensor *t, float v) {
     for (size_t i = 0; i < t->n; i++) t->data[i] = v;
 }
+static void fill_uniform(ordo_tensor *t, ordo_rng *r, double lo, double hi) {
+    for (size_t i = 0; i < t->n; i++) t->data[i] = (float)(lo + (hi - lo) * ordo_rng_uniform(r));
+}
+
+// The parameters of the learned relative biases, declared after every other one. All carry
+// ORDO_POSITION (as the T5 table): the two FIRE matrices are weight-decayed unless
+// --no-decay-pos, the 1-D ones (biases, c, L multiplier, r1, r2) never are.
+static void declare_bias_params(ordo_gpt *m, ordo_params *p) {
+    int NH = m->cfg.NH, W = ORDO_FIRE_WIDTH;
+    switch (m->cfg.pos) {
+    case ORDO_POS_FIRE:
+        m->fire_w1 = ordo_params_add(p, "fire.fc1.weight", 2, (int[]){1, W}, ORDO_POSITION);
+        m->fire_b1 = ordo_params_add(p, "fire.fc1.bias", 1, (int[]){W}, ORDO_POSITION);
+        m->fire_w2 = ordo_params_add(p, "fire.fc2.weight", 2, (int[]){W, NH}, ORDO_POSITION);
+        m->fire_b2 = ordo_params_add(p, "fire.fc2.bias", 1, (int[]){NH}, ORDO_POSITION);
+        m->fire_c = ordo_params_add(p, "fire.c", 1, (int[]){1}, ORDO_POSITION);
+        m->fire_lmul = ordo_params_add(p, "fire.L_multiplier", 1, (int[]){1}, ORDO_POSITION);
+        break;
+    case ORDO_POS_KERPLE:
+    case ORDO_POS_KERPLE_POWER:
+        m->kerple_r1 = ordo_params_add(p, "kerple.r1", 1, (int[]){NH}, ORDO_POSITION);
+        m->kerple_r2 = ordo_params_add(p, "kerple.r2", 1, (int[]){NH}, ORDO_POSITION);
+        break;
+    case ORDO_POS_NONE:
+    case ORDO_POS_LEARNED:
+    case ORDO_POS_SINUSOIDAL:
+    case ORDO_POS_ROPE:
+    case ORDO_POS_ALIBI:
+    case ORDO_POS_T5:
+    case ORDO_POS_XPOS:
+    case ORDO_POS_COUNT:
+        break;
+    }
+}
+
+// Their init, drawn after the GPT-2 weights. FIRE: torch.nn.Linear's default, U(-k, k) with
+// k = 1/sqrt(fan_in) for weight and bias (1 for fc1, 1/sqrt(32) for fc2), c = 0.1, the L
+// multiplier 1. Kerple, as the official code: log r1 ~ U(0, 2), r2 ~ U(0, 1); power (where the
+// exponent is r2) r1 ~ U(0, 1), r2 ~ U(0, 2); then clamped as every forward clamps them.
+static void init_bias_params(ordo_gpt *m, ordo_rng *r) {
+    int power = m->cfg.pos == ORDO_POS_KERPLE_POWER;
+    if (m->fire_w1) {
+        double k2 = 1.0 / sqrt((double)ORDO_FIRE_WIDTH);
+        fill_uniform(m->fire_w1, r, -1, 1);
+        fill_uniform(m->fire_b1, r, -1, 1);
+        fill_uniform(m->fire_w2, r, -k2, k2);
+        fill_uniform(m->fire_b2, r, -k2, k2);
+        fill_const(m->fire_c, ORDO_FIRE_INIT_C);
+        fill_const(m->fire_lmul, 1.0f);
+    }
+    if (m->kerple_r1) {
+        fill_uniform(m->kerple_r1, r, 0, power ? 1 : 2);
+        fill_uniform(m->kerple_r2, r, 0, power ? 2 : 1);
+        ordo_kerple_clamp(m->kerple_r1->data, m->kerple_r2->data, m->cfg.NH, power);
+    }
+}
 
 ordo_status ordo_gpt_init(ordo_gpt *m, const ordo_gpt_config *cfg, uint64_t seed) {
     memset(m, 0, sizeof *m);
@@ -129,6 +186,7 @@ ordo_status ordo_gpt_init(ordo_gpt *m, const ordo_gpt_config *cfg, uint64_t seed
         m->rel_bias = ordo_params_add(p, "rel_bias.weight", 2, (int[]){ORDO_T5_BUCKETS, cfg->NH},
                                       ORDO_POSITION);
     if (cfg->untied_head) m->lm_head = ordo_params_add(p, "lm_head.weight", 2, (int[]){V, C}, 0);
+    declare_bias_params(m, p);
     ordo_params_alloc(p);
 
     // GPT-2 init, in declaration order so that a seed always gives the same weights
@@ -152,8 +210,9 @@ ordo_status ordo_gpt_init(ordo_gpt *m, const ordo_gpt_config *cfg, uint64_t seed
     // last, so that the other weights of a seed are those of a tied model; N(0, 0.02) as
     // GPT-2 (HF GPT2LMHeadModel) initialises every linear layer
     if (m->lm_head) fill_normal(m->lm_head, &r, 0.02);
+    init_bias_params(m, &r);
     m->att = ordo_xcalloc((size_t)L, sizeof *m->att);
-    if (cfg->pos == ORDO_POS_ROPE) {
+    if (ordo_pos_rotary(cfg->pos)) { // rope, and xpos's rotation (unscaled)
         m->rope_inv_freq = ordo_xmalloc((size_t)(C / cfg->NH / 2) * sizeof(double));
         m->rope_mscale = ordo_rope_inv_freq(m->rope_inv_freq, C / cfg->NH, &m->cfg.rope);
     }
@@ -222,6 +281,10 @@ static void position_cache(ordo_gpt *m, int T) {
         m->buckets = ordo_xmalloc((size_t)T * T * sizeof(int32_t));
         ordo_t5_bucket_map(m->buckets, T);
         break;
+    case ORDO_POS_XPOS: // the rotation's tables as rope's, and the decay on top
+        m->pos_table = ordo_xmalloc((size_t)T * 3 * c->C * sizeof(float));
+        ordo_xpos_scale_table(m->pos_table, T, c->C, c->NH);
+        // fall through
     case ORDO_POS_ROPE: {
         int hs = c->C / c->NH;
         m->rope_cos = ordo_xmalloc((size_t)T * (hs / 2) * sizeof(float));
@@ -231,10 +294,50 @@ static void position_cache(ordo_gpt *m, int T) {
     }
     case ORDO_POS_NONE:
     case ORDO_POS_LEARNED:
+    case ORDO_POS_FIRE:
+    case ORDO_POS_KERPLE:
+    case ORDO_POS_KERPLE_POWER:
     case ORDO_POS_COUNT:
         break;
     }
     m->cache_T = T;
+}
+
+// FIRE's bias: the log-normalised distance of every causal pair through the MLP, scattered
+// to (NH, T, T). One module for all layers, so computed once per forward.
+static ordo_tensor *fire_bias(ordo_gpt *m, ordo_ctx *ctx, int T) {
+    ordo_tensor *u = ordo_fire_dist(ctx, m->fire_c, m->fire_lmul, T, ORDO_FIRE_INIT_L,
+                                    ORDO_FIRE_EPS);                               // (P, 1)
+    ordo_tensor *h = ordo_relu(ctx, ordo_linear(ctx, u, m->fire_w1, m->fire_b1)); // (P, 32)
+    return ordo_pair_bias(ctx, ordo_linear(ctx, h, m->fire_w2, m->fire_b2), T);   // (NH, T, T)
+}
+
+ordo_tensor *ordo_gpt_position_bias(ordo_gpt *m, ordo_ctx *ctx, int T) {
+    const ordo_gpt_config *c = &m->cfg;
+    position_cache(m, T);
+    switch (c->pos) {
+    case ORDO_POS_ALIBI:
+        return ordo_tensor_wrap(ctx, m->pos_table, 3, (int[]){c->NH, T, T});
+    case ORDO_POS_T5:
+        return ordo_rel_bias(ctx, m->rel_bias, m->buckets, T);
+    case ORDO_POS_FIRE:
+        return fire_bias(m, ctx, T);
+    case ORDO_POS_KERPLE:
+    case ORDO_POS_KERPLE_POWER: {
+        int power = c->pos == ORDO_POS_KERPLE_POWER;
+        // positivity as the official code: a projection of the parameters before each use
+        ordo_kerple_clamp(m->kerple_r1->data, m->kerple_r2->data, c->NH, power);
+        return ordo_kerple_bias(ctx, m->kerple_r1, m->kerple_r2, T, power);
+    }
+    case ORDO_POS_NONE:
+    case ORDO_POS_LEARNED:
+    case ORDO_POS_SINUSOIDAL:
+    case ORDO_POS_ROPE:
+    case ORDO_POS_XPOS:
+    case ORDO_POS_COUNT:
+        break;
+    }
+    return NULL;
 }
 
 ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const int32_t *targets,
@@ -247,6 +350,11 @@ ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, con
                           "length %d is past the learned position table (%d positions); the "
                           "learned scheme cannot describe positions it was not trained on",
                           T, c->T_max);
+    if (c->pos == ORDO_POS_FIRE && T > ORDO_FIRE_MAX_T)
+        return ordo_error(ORDO_ERR_ARG,
+                          "length %d is past what --pos fire runs at (%d): its MLP takes the "
+                          "T(T+1)/2 causal pairs in one int-indexed batch",
+                          T, ORDO_FIRE_MAX_T);
     for (size_t i = 0; i < (size_t)B * T; i++) {
         if (idx[i] < 0 || idx[i] >= c->V)
             return ordo_error(ORDO_ERR_ARG, "token id %d at position %zu is outside 0..%d", idx[i],
@@ -262,7 +370,7 @@ ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, con
     // scaled before positions join; the tied head below reads the table unscaled, so wte's
     // gradient gathers both uses (the scale op's, through the embedding, and the head's)
     if (c->embed_scale != 1.0f) x = ordo_scale(ctx, x, c->embed_scale);
-    ordo_tensor *bias = NULL; // (NH, T, T)
+    ordo_tensor *bias = ordo_gpt_position_bias(m, ctx, T); // (NH, T, T) or NULL, shared
     switch (c->pos) {
     case ORDO_POS_LEARNED:
         x = ordo_add(ctx, x,
@@ -271,14 +379,14 @@ ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, con
     case ORDO_POS_SINUSOIDAL:
         x = ordo_add(ctx, x, ordo_tensor_wrap(ctx, m->pos_table, 2, (int[]){T, C}));
         break;
-    case ORDO_POS_ALIBI:
-        bias = ordo_tensor_wrap(ctx, m->pos_table, 3, (int[]){NH, T, T});
-        break;
-    case ORDO_POS_T5:
-        bias = ordo_rel_bias(ctx, m->rel_bias, m->buckets, T);
-        break; // shared
     case ORDO_POS_NONE:
     case ORDO_POS_ROPE:
+    case ORDO_POS_ALIBI:
+    case ORDO_POS_T5:
+    case ORDO_POS_FIRE:
+    case ORDO_POS_KERPLE:
+    case ORDO_POS_XPOS:
+    case ORDO_POS_KERPLE_POWER:
     case ORDO_POS_COUNT:
         break;
     }
@@ -299,7 +407,9 @@ ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, con
                  s_r2 = ordo_rng_u64(&sites);
         ordo_tensor *h = ordo_layernorm_layer_forward(&b->ln_1, ctx, x);  // (B, T, C)
         ordo_tensor *qkv = ordo_linear_layer_forward(&b->c_attn, ctx, h); // (B, T, 3C)
-        if (c->pos == ORDO_POS_ROPE) qkv = ordo_rope_cs(ctx, qkv, NH, m->rope_cos, m->rope_sin);
+        if (ordo_pos_rotary(c->pos)) qkv = ordo_rope_cs(ctx, qkv, NH, m->rope_cos, m->rope_sin);
+        if (c->pos == ORDO_POS_XPOS) // after the rotation, q up and k down by the xPos decay
+            qkv = ordo_mul(ctx, qkv, ordo_tensor_wrap(ctx, m->pos_table, 2, (int[]){T, 3 * C}));
         ordo_tensor *a = ordo_attention_dropout(ctx, qkv, bias, NH, p_attn, s_attn,
                                                 off_att);   // (B, T, C)
         if (m->record_attention) m->att[l] = ctx->last_att; // (B, NH, T, T)

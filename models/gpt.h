@@ -56,11 +56,16 @@ typedef struct ordo_gpt {
     ordo_embedding_layer wpe; // (T_max, C), learned only (table NULL otherwise)
     ordo_tensor *rel_bias;    // (32, NH), t5 only
     ordo_tensor *lm_head;     // (V, C), untied_head only (NULL: the head is wte)
+    // fire only, one module shared by all layers: MLP 1 -> 32 -> NH ([in, out] weights as
+    // GPT-2's Conv1D), c and the multiplier of L = 512
+    ordo_tensor *fire_w1, *fire_b1, *fire_w2, *fire_b2; // (1, 32), (32), (32, NH), (NH)
+    ordo_tensor *fire_c, *fire_lmul;                    // (1), (1)
+    ordo_tensor *kerple_r1, *kerple_r2;                 // (NH), (NH): kerple, kerple-power
     ordo_layernorm_layer ln_f;
     ordo_gpt_block *h; // L blocks
     // fixed position constants for the last length seen (rebuilt only when T changes)
     int cache_T;
-    float *pos_table;           // sinusoidal (T, C) or alibi bias (NH, T, T)
+    float *pos_table;           // sinusoidal (T, C), alibi bias (NH, T, T) or xpos scale (T, 3C)
     int32_t *buckets;           // t5 bucket map (T*T)
     int32_t *positions;         // 0..T-1 for the learned table
     float *rope_cos, *rope_sin; // rope (T, hs/2) each, from rope_inv_freq, times rope_mscale
@@ -83,8 +88,10 @@ typedef struct ordo_gpt {
 ordo_status ordo_gpt_config_check(const ordo_gpt_config *cfg);
 // Declares and allocates the parameters and initialises them as GPT-2 does (normal 0.02,
 // residual projections 0.02/sqrt(2L), zero biases, unit LayerNorm gains, zero T5 table),
-// except the token and learned position tables, which take embed_std. m->cfg holds the
-// config with its zero fields replaced by their values.
+// except the token and learned position tables, which take embed_std. The FIRE and Kerple
+// parameters are drawn last, as their reference code does (docs/positions.md), so that the
+// other weights are those of every scheme with the same seed. m->cfg holds the config with
+// its zero fields replaced by their values.
 ordo_status ordo_gpt_init(ordo_gpt *m, const ordo_gpt_config *cfg, uint64_t seed);
 void ordo_gpt_free(ordo_gpt *m);
 
@@ -99,8 +106,14 @@ void ordo_gpt_train_mode(ordo_gpt *m, int on, uint64_t seed, int64_t row0);
 // cross-entropy (targets < 0 ignored). T past T_max with the learned scheme is an
 // ORDO_ERR_ARG; ids out of [0, V) too. Records the tape when ctx->grad_enabled. With
 // logits NULL, backward writes the logits' gradient over them (one [B*T, V] buffer less).
+// Kerple's r1 and r2 are clamped in place first (ordo_kerple_clamp), as its official code.
 ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const int32_t *targets,
                              int B, int T, ordo_tensor **logits, ordo_tensor **loss);
+
+// The attention-score bias [NH, T, T] of the bias schemes (alibi, t5, fire, kerple,
+// kerple-power) for length T, as the forward computes it (zero above the diagonal), in
+// ctx's arena; NULL for the other schemes. For viz and tests; records the tape as any op.
+ordo_tensor *ordo_gpt_position_bias(ordo_gpt *m, ordo_ctx *ctx, int T);
 
 // The precision of the model's matmuls (bf16.h). bf16: the four linear layers of every
 // block and the LM head (tied or not) get bf16 copies of their weights and multiply in bf16 with

@@ -1,11 +1,13 @@
 // The fixed parts of every position scheme. What is learned (the absolute table, the T5
-// table) is a parameter of the model (gpt.c); what rotates q and k is the rope op of the
-// framework. Everything here is computed in double and rounded once.
+// table, FIRE's MLP, Kerple's r1 and r2) is a parameter of the model (gpt.c); what rotates
+// q and k is the rope op of the framework, and the learned biases are ops too (ops.h).
+// Everything here is computed in double and rounded once.
 #include <math.h>
 
 #include "models/positional.h"
 
-static const char *const pos_names[] = {"none", "learned", "sinusoidal", "rope", "alibi", "t5"};
+static const char *const pos_names[] = {"none", "learned", "sinusoidal", "rope", "alibi",
+                                        "t5",   "fire",    "kerple",     "xpos", "kerple-power"};
 _Static_assert(sizeof pos_names / sizeof pos_names[0] == ORDO_POS_COUNT, "a name per ordo_pos");
 const ordo_names ordo_pos_names = ORDO_NAMES("position scheme", pos_names);
 
@@ -161,4 +163,39 @@ void ordo_rope_tables(float *cosv, float *sinv, int T, int hs, const double *inv
             cosv[(size_t)p * half + i] = (float)(mscale * cos(ang));
             sinv[(size_t)p * half + i] = (float)(mscale * sin(ang));
         }
+}
+
+int ordo_pos_rotary(ordo_pos p) {
+    return p == ORDO_POS_ROPE || p == ORDO_POS_XPOS;
+}
+
+int ordo_pos_has_bias(ordo_pos p) {
+    return p == ORDO_POS_ALIBI || p == ORDO_POS_T5 || p == ORDO_POS_FIRE || p == ORDO_POS_KERPLE ||
+           p == ORDO_POS_KERPLE_POWER;
+}
+
+void ordo_xpos_scale_table(float *out, int T, int C, int NH) {
+    int hs = C / NH, half = hs / 2;
+    // torchscale: min_pos = -(T // 2) rounded down, i.e. positions -ceil(T/2) .. T - 1 - ceil(T/2)
+    int min_pos = -((T + 1) / 2);
+    for (int t = 0; t < T; t++) {
+        double n = (double)(t + min_pos) / ORDO_XPOS_SCALE_BASE;
+        float *row = out + (size_t)t * 3 * C;
+        for (int h = 0; h < NH; h++)
+            for (int i = 0; i < half; i++) {
+                double zeta = (2.0 * i + 0.4 * hs) / (1.4 * hs);
+                float up = (float)pow(zeta, n), down = (float)pow(zeta, -n);
+                row[h * hs + i] = row[h * hs + i + half] = up;           // q
+                row[C + h * hs + i] = row[C + h * hs + i + half] = down; // k
+            }
+        for (int c = 0; c < C; c++) row[2 * C + c] = 1.0f; // v
+    }
+}
+
+void ordo_kerple_clamp(float *r1, float *r2, int NH, int power) {
+    for (int h = 0; h < NH; h++) {
+        if (r1[h] < ORDO_KERPLE_EPS) r1[h] = ORDO_KERPLE_EPS;
+        if (r2[h] < ORDO_KERPLE_EPS) r2[h] = ORDO_KERPLE_EPS;
+        if (power && r2[h] > ORDO_KERPLE_POWER_MAX) r2[h] = ORDO_KERPLE_POWER_MAX;
+    }
 }

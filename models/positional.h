@@ -1,6 +1,7 @@
 // Position schemes: the enum the model switches over, and each scheme's fixed tables
-// (sinusoidal PE, ALiBi slopes and biases, T5 buckets). Conventions: docs/positions.md;
-// the PyTorch fixtures in tests/ref/ depend on them.
+// (sinusoidal PE, ALiBi slopes and biases, T5 buckets, the xPos scale) and constants (FIRE,
+// Kerple). Conventions are those of docs/positions.md; the PyTorch fixtures in tests/ref/
+// depend on them.
 #ifndef ORDO_POSITIONAL_H
 #define ORDO_POSITIONAL_H
 #include <stdint.h>
@@ -15,14 +16,33 @@ typedef enum ordo_pos {
     ORDO_POS_ROPE,       // rotary embedding of q and k per head (rotate-half, base 10000)
     ORDO_POS_ALIBI,      // linear distance bias per head on the attention scores
     ORDO_POS_T5,         // learned bucketed relative bias [32, NH], shared by all layers
+    // issue 15, wave 2
+    ORDO_POS_FIRE,         // learned MLP of the log-normalised distance (Li et al. 2023), shared
+    ORDO_POS_KERPLE,       // learned -r1_h log(1 + r2_h (i-j)) per head (Chi et al. 2022)
+    ORDO_POS_XPOS,         // rope times the xPos decay on q and k (Sun et al. 2022)
+    ORDO_POS_KERPLE_POWER, // learned -r1_h (i-j)^r2_h per head (Kerple's power variant)
     ORDO_POS_COUNT
 } ordo_pos;
 
 #define ORDO_T5_BUCKETS      32
 #define ORDO_T5_MAX_DISTANCE 128
 #define ORDO_ROPE_BASE       10000.0
+// FIRE (Li et al. 2023, appendix module): MLP 1 -> 32 -> NH with ReLU over
+// u = log(|c| d + 1) / (log(|c| max(i, L) + 1) + eps), L = |l * 512|; c starts at 0.1, l at 1.
+#define ORDO_FIRE_WIDTH  32
+#define ORDO_FIRE_INIT_C 0.1f
+#define ORDO_FIRE_INIT_L 512.0f
+#define ORDO_FIRE_EPS    1e-6f
+#define ORDO_FIRE_MAX_T  46340 // T(T+1)/2 causal pairs fit an int
+// Kerple (Chi et al. 2022, official code): r1, r2 are kept >= 0.01 by clamping them in place
+// before every forward (ordo_kerple_clamp), the power variant's exponent r2 also <= 2.
+#define ORDO_KERPLE_EPS       0.01f
+#define ORDO_KERPLE_POWER_MAX 2.0f
+// xPos (Sun et al. 2022, torchscale): zeta_i = (2i/hs + 0.4) / 1.4, gamma = 512.
+#define ORDO_XPOS_SCALE_BASE 512.0
 
-// The schemes' names in enum order: "none", "learned", "sinusoidal", "rope", "alibi", "t5".
+// The schemes' names in enum order: "none", "learned", "sinusoidal", "rope", "alibi", "t5",
+// "fire", "kerple", "xpos", "kerple-power".
 // Every parse, name and list of choices (messages, --help) is made from this table.
 extern const ordo_names ordo_pos_names;
 // The scheme named `name`; ORDO_ERR_ARG otherwise, the message naming the value and the choices.
@@ -80,5 +100,18 @@ double ordo_rope_inv_freq(double *inv_freq, int hs, const ordo_rope_config *rc);
 // rounded once). out [T, hs/2] each.
 void ordo_rope_tables(float *cosv, float *sinv, int T, int hs, const double *inv_freq,
                       double mscale);
+// Whether the scheme rotates q and k (rope, xpos): both need an even head size.
+int ordo_pos_rotary(ordo_pos p);
+// Whether the scheme adds a bias [NH, T, T] to the attention scores (alibi, t5, fire, kerple*).
+int ordo_pos_has_bias(ordo_pos p);
+// The xPos multiplier of a fused qkv row at each position, out [T, 3C]: the q part of head h,
+// dims i and i + hs/2, gets zeta_i^(n/512), the k part zeta_i^(-n/512), v 1, where
+// zeta_i = (2i + 0.4 hs) / (1.4 hs) and n = t - ceil(T/2) is the position centred as
+// torchscale centres it (q_n k_m then decays as zeta^((n - m)/512), whatever the centring).
+void ordo_xpos_scale_table(float *out, int T, int C, int NH);
+// Kerple's positivity: r1, r2 [NH] clamped in place to >= ORDO_KERPLE_EPS, and with `power`
+// r2 (the exponent) to <= ORDO_KERPLE_POWER_MAX too, as the official code does before every
+// forward. NaN stays NaN (the trainer's non-finite check then stops the run).
+void ordo_kerple_clamp(float *r1, float *r2, int NH, int power);
 
 #endif

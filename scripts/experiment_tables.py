@@ -13,7 +13,7 @@ import os
 import statistics
 import sys
 
-ORDER = ["learned", "sinusoidal", "rope", "alibi", "t5", "none"]
+ORDER = ["learned", "sinusoidal", "rope", "alibi", "t5", "fire", "kerple", "kerple-power", "xpos", "none"]
 
 
 def runs(sweep):

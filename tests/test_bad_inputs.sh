@@ -678,6 +678,15 @@ check "eval factor alone"        "--rope-factor goes with --rope-scaling" "$ORDO
 check "eval unknown scaling"     "--rope-scaling: unknown rope scaling 'dynamic'" "$ORDO" eval "$R" --rope-scaling dynamic
 check "eval scaling of factor 1" "which changes nothing; give --rope-factor" "$ORDO" eval "$R" --rope-scaling pi
 check "eval factor with none"    "--rope-factor 2 has no effect with --rope-scaling none" "$ORDO" eval "$R" --rope-scaling none --rope-factor 2
+# --- issue 15, the position schemes fire, kerple, xpos, kerple-power: a misspelt name, weights
+# of another scheme or head count given to --init, a run resumed as another of the new schemes
+"$ORDO" train "${tiny[@]}" --pos fire --out "$dir/runs/fire" > /dev/null 2>&1 || bad "fixture run (fire)"
+check "scheme name misspelt"     "unknown position scheme 'kerple_power' (expected none, learned, sinusoidal, rope, alibi, t5, fire, kerple, xpos or kerple-power)" "$ORDO" train --pos kerple_power --out "$F"
+check "init of rope into fire"   "was trained with --pos rope but this run has --pos fire" "$ORDO" train "${tiny[@]}" --pos fire --init runs/rope/ckpt-4.safetensors --out "$F"
+check "init of fire into kerple" "was trained with --pos fire but this run has --pos kerple"       "$ORDO" train "${tiny[@]}" --pos kerple --init runs/fire/ckpt-4.safetensors --out "$F"
+check "init of fire, other heads" "has heads 2 (metadata \"NH\") but this run --heads 4" "$ORDO" train "${tiny[@]}" --pos fire --heads 4 --init runs/fire/ckpt-4.safetensors --out "$F"
+check "resume of fire as kerple" "--pos is \"kerple\" but the checkpoint was trained with \"fire\"" "$ORDO" train --resume runs/fire --pos kerple
+check "xpos with an odd head size" "--pos xpos needs an even head size, but d-model/heads = 18/2 = 9" "$ORDO" train "${tiny[@]}" --pos xpos --d-model 18 --out "$F"
 
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

@@ -48,9 +48,12 @@ int main(void) {
     CHECK(ordo_pos_parse("rope", &p) == ORDO_OK && p == ORDO_POS_ROPE);
     CHECK(strcmp(ordo_pos_name(ORDO_POS_T5), "t5") == 0);
     CHECK(ordo_pos_parse("fourier", &p) == ORDO_ERR_ARG && p == ORDO_POS_ROPE);
-    CHECK_MSG(strcmp(ordo_error_message(), "unknown position scheme 'fourier' (expected none, "
-                                           "learned, sinusoidal, rope, alibi or t5)") == 0,
+    CHECK_MSG(strcmp(ordo_error_message(),
+                     "unknown position scheme 'fourier' (expected none, learned, sinusoidal, "
+                     "rope, alibi, t5, fire, kerple, xpos or kerple-power)") == 0,
               "%s", ordo_error_message());
+    CHECK(ordo_pos_parse("kerple-power", &p) == ORDO_OK && p == ORDO_POS_KERPLE_POWER);
+    CHECK(strcmp(ordo_pos_name(ORDO_POS_XPOS), "xpos") == 0);
     ordo_optim_kind k;
     CHECK(ordo_optim_parse_kind("adam", &k) == ORDO_ERR_ARG);
     CHECK_MSG(strcmp(ordo_error_message(), "unknown optimizer 'adam' (expected adamw or sgd)") == 0,

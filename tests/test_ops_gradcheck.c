@@ -83,6 +83,7 @@ typedef struct args {
     int i[4];
     int32_t *ids;
     int ids_shape[3];
+    ordo_tensor *qkv; // a fixed input that is not checked
 } args;
 
 static ordo_tensor *g_matmul(ordo_ctx *c, ordo_tensor **in, void *u) {
@@ -512,6 +513,108 @@ static void check_dropout_mask(void) {
     ordo_ctx_free(&ctx);
 }
 
+// ---- issue 15: the learned relative biases (FIRE, Kerple). Their inputs are kept away from
+// the kinks (relu at 0, |c| at 0, max(i, L) at integer L) by more than the step.
+
+static ordo_tensor *g_relu(ordo_ctx *c, ordo_tensor **in, void *u) {
+    return ordo_relu(c, in[0]);
+}
+static ordo_tensor *g_fire_dist(ordo_ctx *c, ordo_tensor **in, void *u) {
+    return ordo_fire_dist(c, in[0], in[1], ((args *)u)->i[0], 2.0f, 1e-6f);
+}
+static ordo_tensor *g_pair_bias(ordo_ctx *c, ordo_tensor **in, void *u) {
+    return ordo_pair_bias(c, in[0], ((args *)u)->i[0]);
+}
+static ordo_tensor *g_kerple(ordo_ctx *c, ordo_tensor **in, void *u) {
+    return ordo_kerple_bias(c, in[0], in[1], ((args *)u)->i[0], ((args *)u)->i[1]);
+}
+// FIRE as the model composes it (biases left out for the 4 leaves), into attention.
+static ordo_tensor *g_fire(ordo_ctx *c, ordo_tensor **in, void *u) {
+    args *a = u;
+    int T = a->i[0];
+    ordo_tensor *d = ordo_fire_dist(c, in[0], in[1], T, 2.0f, 1e-6f);
+    ordo_tensor *b = ordo_pair_bias(
+        c, ordo_linear(c, ordo_relu(c, ordo_linear(c, d, in[2], NULL)), in[3], NULL), T);
+    return ordo_attention(c, a->qkv, b, in[3]->shape[1]);
+}
+
+static double uniform(double lo, double hi) {
+    return lo + (hi - lo) * ordo_rng_uniform(&rng);
+}
+
+static void case_relu(gc_round *r) {
+    leaves L;
+    args a = {0};
+    leaves_begin(&L);
+    leaf(&L, 3, (int[]){r->B, r->T, r->N});
+    leaves_fill(&L, 1.0);
+    ordo_tensor *x = L.t[0];
+    for (size_t i = 0; i < x->n; i++) x->data[i] += x->data[i] >= 0 ? 0.1f : -0.1f;
+    run(r, "relu", g_relu, &L, &a);
+}
+
+// c of both signs; L = 2|lmul| in [2.4, 2.6], so that positions 0..T+2 fall on both sides
+static void case_fire_dist(gc_round *r) {
+    for (int sign = 1; sign >= -1; sign -= 2) {
+        leaves L;
+        args a = {.i = {r->T + 3}};
+        leaves_begin(&L);
+        leaf(&L, 1, (int[]){1});
+        leaf(&L, 1, (int[]){1});
+        leaves_fill(&L, 1.0);
+        L.t[0]->data[0] = (float)(sign * uniform(0.2, 0.8));
+        L.t[1]->data[0] = (float)(sign * uniform(1.2, 1.3));
+        run(r, sign > 0 ? "fire_dist(c>0)" : "fire_dist(c<0, lmul<0)", g_fire_dist, &L, &a);
+    }
+}
+
+static void case_pair_bias(gc_round *r) {
+    int T = r->T + 1, NH = 1 + (int)ordo_rng_below(&rng, 3);
+    leaves L;
+    args a = {.i = {T}};
+    leaves_begin(&L);
+    leaf(&L, 2, (int[]){T * (T + 1) / 2, NH});
+    leaves_fill(&L, 1.0);
+    run(r, "pair_bias", g_pair_bias, &L, &a);
+}
+
+static void case_kerple(gc_round *r) {
+    for (int power = 0; power <= 1; power++) {
+        int NH = 1 + (int)ordo_rng_below(&rng, 3);
+        leaves L;
+        args a = {.i = {r->T + 3, power}};
+        leaves_begin(&L);
+        leaf(&L, 1, (int[]){NH});
+        leaf(&L, 1, (int[]){NH});
+        leaves_fill(&L, 1.0);
+        for (int h = 0; h < NH; h++) {
+            L.t[0]->data[h] = (float)uniform(0.2, 1.5);
+            L.t[1]->data[h] = (float)uniform(0.2, power ? 1.8 : 1.5);
+        }
+        run(r, power ? "kerple_bias(power)" : "kerple_bias(log)", g_kerple, &L, &a);
+    }
+}
+
+static void case_fire(gc_round *r) {
+    int NH = 2, hs = 3, T = r->T + 3, W = 5;
+    ordo_ctx ctx; // holds the fixed qkv that the bias acts on
+    ordo_ctx_init(&ctx);
+    leaves L;
+    args a = {.i = {T}, .qkv = ordo_tensor_new3(&ctx, r->B, T, 3 * NH * hs)};
+    for (size_t i = 0; i < a.qkv->n; i++) a.qkv->data[i] = (float)ordo_rng_normal(&rng);
+    leaves_begin(&L);
+    leaf(&L, 1, (int[]){1});
+    leaf(&L, 1, (int[]){1});
+    leaf(&L, 2, (int[]){1, W});
+    leaf(&L, 2, (int[]){W, NH});
+    leaves_fill(&L, 1.0);
+    L.t[0]->data[0] = (float)uniform(0.2, 0.8);
+    L.t[1]->data[0] = (float)uniform(1.2, 1.3);
+    for (int k = 0; k < W; k++) L.t[2]->data[k] += L.t[2]->data[k] >= 0 ? 0.2f : -0.2f;
+    run(r, "fire bias into attention", g_fire, &L, &a);
+    ordo_ctx_free(&ctx);
+}
+
 #define OP(x) (1u << (x))
 _Static_assert(ORDO_OP_COUNT <= 32, "the cases' op masks are 32 bits");
 
@@ -551,6 +654,15 @@ static const gc_case cases[] = {
      OP(ORDO_OP_EMBEDDING) | OP(ORDO_OP_SCALE) | OP(ORDO_OP_ADD) | OP(ORDO_OP_MATMUL), STEP,
      case_tied_scaled},
     {"dropout", OP(ORDO_OP_DROPOUT) | OP(ORDO_OP_ATTENTION), STEP, case_dropout},
+    // issue 15 (appended, so that the cases above draw the numbers they always drew)
+    {"relu", OP(ORDO_OP_RELU), STEP, case_relu},
+    {"fire_dist", OP(ORDO_OP_FIRE_DIST), STEP, case_fire_dist},
+    {"pair_bias", OP(ORDO_OP_PAIR_BIAS), STEP, case_pair_bias},
+    {"kerple_bias", OP(ORDO_OP_KERPLE_BIAS), STEP, case_kerple},
+    {"fire bias into attention",
+     OP(ORDO_OP_FIRE_DIST) | OP(ORDO_OP_LINEAR) | OP(ORDO_OP_RELU) | OP(ORDO_OP_PAIR_BIAS) |
+         OP(ORDO_OP_ATTENTION),
+     STEP, case_fire},
 };
 
 // Negative control: the first evaluation (the analytic pass) scales by 1, later ones by

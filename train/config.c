@@ -365,6 +365,8 @@ double ordo_train_config_bytes(const ordo_train_config *c) {
                     2 * C + ORDO_T5_BUCKETS * NH;
     double tables = pos == ORDO_POS_ALIBI ? NH * T * T : pos == ORDO_POS_T5 ? T * T : T * C;
     double step = 2 * (L * (16 * B * T * C + B * NH * T * T) + 2 * B * T * V) + 2 * T * T;
+    if (pos == ORDO_POS_FIRE) // its MLP over the T(T+1)/2 causal pairs, with gradients
+        step += 2 * T * (T + 1) / 2 * (1 + 2 * ORDO_FIRE_WIDTH + NH) + 2 * NH * T * T;
     return 4 * (4 * params + tables + step);
 }
 

@@ -149,6 +149,16 @@ double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, int rows, int T) 
     case ORDO_POS_LEARNED:
         floats += t * C; // the gathered rows of the table
         break;
+    case ORDO_POS_FIRE: // the MLP over the T(T+1)/2 causal pairs (input, 2 x 32 hidden, NH out)
+        floats += t * (t + 1) / 2 * (1 + 2 * ORDO_FIRE_WIDTH + NH) + NH * t * t;
+        break;
+    case ORDO_POS_KERPLE:
+    case ORDO_POS_KERPLE_POWER:
+        floats += NH * t * t + t; // the bias and its values by distance
+        break;
+    case ORDO_POS_XPOS:
+        floats += L * 3 * R * t * C; // the decayed copy of the rotated qkv
+        break;
     case ORDO_POS_NONE:
     case ORDO_POS_SINUSOIDAL:
     case ORDO_POS_ROPE:
@@ -168,7 +178,8 @@ static void forward_bytes(const ordo_gpt *m, int rows, int T, int acc_n, eval_pe
     const ordo_gpt_config *g = &m->cfg;
     double t = T, tables = g->pos == ORDO_POS_SINUSOIDAL ? t * g->C
                            : g->pos == ORDO_POS_ALIBI    ? g->NH * t * t
-                           : g->pos == ORDO_POS_T5       ? t * t // the bucket map (int32)
+                           : g->pos == ORDO_POS_T5       ? t * t        // the bucket map (int32)
+                           : g->pos == ORDO_POS_XPOS     ? t * 3 * g->C // the scale table
                                                          : 0;
     double arena = ordo_eval_forward_arena_bytes(g, rows, T);
     double total = arena + 4 * tables + 8.0 * (double)m->params.total + 16.0 * rows * t;

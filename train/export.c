@@ -32,6 +32,7 @@ static const char *refusal(ordo_pos p) {
         return "its position table is fixed, not a parameter, and GPT2LMHeadModel has only "
                "the trainable table wpe";
     case ORDO_POS_ROPE:
+    case ORDO_POS_XPOS:
         return "it rotates queries and keys inside attention, which GPT2LMHeadModel does not "
                "do (its attention takes no positions)";
     case ORDO_POS_ALIBI:
@@ -40,6 +41,11 @@ static const char *refusal(ordo_pos p) {
     case ORDO_POS_T5:
         return "it adds a learned relative bias (rel_bias.weight) to the attention scores, "
                "which GPT2LMHeadModel does not do";
+    case ORDO_POS_FIRE:
+    case ORDO_POS_KERPLE:
+    case ORDO_POS_KERPLE_POWER:
+        return "it adds a learned function of distance to the attention scores, which "
+               "GPT2LMHeadModel does not do";
     case ORDO_POS_COUNT:
         break;
     }

@@ -16,7 +16,9 @@ Model (pre-LN GPT-2, tied LM head):
 embed_scale is 1 (GPT-2) unless the config says otherwise; the tied head uses wte unscaled.
 
 Parameter names and layouts are those of the Hugging Face GPT-2 checkpoints without the
-"transformer." prefix (Conv1D weights are [in, out]), plus rel_bias.weight [32, NH] for t5.
+"transformer." prefix (Conv1D weights are [in, out]), plus rel_bias.weight [32, NH] for t5,
+fire.{fc1,fc2}.{weight,bias}, fire.c, fire.L_multiplier for fire and kerple.r1, kerple.r2 for
+kerple and kerple-power (docs/positions.md).
 """
 
 import argparse
@@ -31,12 +33,24 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import safetensors_py  # noqa: E402
 
-POS_SCHEMES = ("none", "learned", "sinusoidal", "rope", "alibi", "t5")
+POS_SCHEMES = ("none", "learned", "sinusoidal", "rope", "alibi", "t5",
+               "fire", "kerple", "xpos", "kerple-power")
+BIAS_SCHEMES = ("alibi", "t5", "fire", "kerple", "kerple-power")
 ROPE_SCALINGS = ("none", "pi", "ntk", "yarn")
 LN_EPS = 1e-5
 T5_NUM_BUCKETS = 32
 T5_MAX_DISTANCE = 128
 BASE = 10000.0
+# FIRE (Li et al. 2023, appendix module)
+FIRE_WIDTH = 32
+FIRE_INIT_C = 0.1
+FIRE_INIT_L = 512.0
+FIRE_EPS = 1e-6
+# Kerple (Chi et al. 2022, official code chijames/KERPLE): clamp, in place, before each forward
+KERPLE_EPS = 1e-2
+KERPLE_POWER_MAX = 2.0
+# xPos (Sun et al. 2022, torchscale XPOS)
+XPOS_SCALE_BASE = 512.0
 
 
 class GPTConfig:
@@ -47,8 +61,8 @@ class GPTConfig:
             raise ValueError("unknown position scheme %r (one of %s)" % (pos, ", ".join(POS_SCHEMES)))
         if C % NH != 0:
             raise ValueError("C=%d is not divisible by NH=%d" % (C, NH))
-        if pos == "rope" and (C // NH) % 2 != 0:
-            raise ValueError("rope needs an even head dim, got C/NH=%d" % (C // NH))
+        if pos in ("rope", "xpos") and (C // NH) % 2 != 0:
+            raise ValueError("%s needs an even head dim, got C/NH=%d" % (pos, C // NH))
         self.V, self.C, self.L, self.NH, self.T_max, self.pos = int(V), int(C), int(L), int(NH), int(T_max), pos
         # token embeddings are multiplied by this before positions join; the tied head is unscaled
         self.embed_scale = float(embed_scale)
@@ -234,6 +248,76 @@ def t5_bias(table, T):
     return table[buckets].permute(2, 0, 1)                # [H, T, T]
 
 
+def xpos_scale(T, hs, dtype=torch.float32):
+    """[T, hs/2] xPos scale zeta_i^(n/512), zeta_i = (2i + 0.4 hs) / (1.4 hs), with the positions
+    centred as torchscale's XPOS centres them: n = t + (-T // 2), t = 0..T-1 (float64, then cast).
+    q is multiplied by it, k divided by it, so q_n . k_m carries zeta^((n - m)/512)."""
+    zeta = (torch.arange(0, hs, 2, dtype=torch.float64) + 0.4 * hs) / (1.4 * hs)
+    min_pos = -T // 2                                   # torchscale: -(length + offset) // 2
+    n = torch.arange(min_pos, min_pos + T, dtype=torch.float64) / XPOS_SCALE_BASE
+    return (zeta[None, :] ** n[:, None]).to(dtype)
+
+
+def apply_xpos(x, cos, sin, scale, down):
+    """RoPE (rotate-half, as apply_rope) then the xPos scale on x [..., T, hs]; both members of
+    a pair (i, i + hs/2) take scale[:, i]. down: divide (keys) instead of multiply (queries).
+    torchscale pairs dims interleaved (rotate_every_two); ordo pairs them as its rope does,
+    which is the same model up to a fixed permutation of the q/k projection columns."""
+    s = torch.cat([scale, scale], dim=-1)
+    r = apply_rope(x, cos, sin)
+    return r / s if down else r * s
+
+
+class FIRE(nn.Module):
+    """FIRE bias (Li et al. 2023, the appendix module), one module shared by all layers:
+
+        b[h, i, j] = mlp(log(|c (i - j)| + 1) / (log(|c max(i, L)| + 1) + eps))[h],
+        L = |L_multiplier * init_L|, i and j from 0, mlp = fc2(relu(fc1(.))) 1 -> 32 -> NH.
+
+    fc1, fc2 are Conv1D ([in, out]) as every linear layer here; the paper's nn.Linear stores
+    the transpose. init_L (512) is a constant, not a parameter. c and L_multiplier are [1]."""
+
+    def __init__(self, NH, width=FIRE_WIDTH):
+        super().__init__()
+        self.fc1 = Conv1D(1, width)
+        self.fc2 = Conv1D(width, NH)
+        self.c = nn.Parameter(torch.tensor([FIRE_INIT_C]))
+        self.L_multiplier = nn.Parameter(torch.tensor([1.0]))
+
+    def forward(self, T):
+        positions = torch.arange(T, dtype=self.c.dtype)
+        rel = positions[:, None] - positions[None, :]
+        threshold = torch.abs(self.L_multiplier * FIRE_INIT_L)
+        normalizer = torch.max(positions, threshold)[:, None]
+        rel = torch.log(torch.abs(self.c * rel) + 1)
+        normalizer = torch.log(torch.abs(self.c * normalizer) + 1) + FIRE_EPS
+        u = (rel / normalizer).unsqueeze(-1)                     # [T, T, 1]
+        return self.fc2(torch.relu(self.fc1(u))).permute(2, 0, 1)  # [NH, T, T]
+
+
+class Kerple(nn.Module):
+    """Kerple bias (Chi et al. 2022), per head, d = i - j (0 above the diagonal, masked anyway):
+    log: -r1 log(1 + r2 d); power: -r1 d^r2. As the official code, r1 and r2 are clamped in
+    place to >= 0.01 before every forward (the power exponent r2 also to <= 2)."""
+
+    def __init__(self, NH, power):
+        super().__init__()
+        self.power = power
+        self.r1 = nn.Parameter(torch.ones(NH))
+        self.r2 = nn.Parameter(torch.ones(NH))
+
+    def forward(self, T):
+        with torch.no_grad():
+            self.r1.data.clamp_(min=KERPLE_EPS)
+            self.r2.data.clamp_(min=KERPLE_EPS, max=KERPLE_POWER_MAX if self.power else None)
+        i = torch.arange(T)
+        diff = torch.tril(i[:, None] - i[None, :]).to(self.r1.dtype)[None]   # [1, T, T]
+        r1, r2 = self.r1[:, None, None], self.r2[:, None, None]
+        if self.power:
+            return -r1 * diff.pow(r2)
+        return -r1 * torch.log(1 + r2 * diff)
+
+
 # --------------------------------------------------------------------------------------------
 # Ops
 # --------------------------------------------------------------------------------------------
@@ -254,10 +338,11 @@ def causal_attention(q, k, v, bias=None):
     return torch.softmax(scores, dim=-1) @ v
 
 
-def attention_from_qkv(qkv, NH, pos="none", table=None, rope=("none", 1.0, 0)):
+def attention_from_qkv(qkv, NH, pos="none", table=None, rope=("none", 1.0, 0), bias=None):
     """The whole attention core on a fused qkv [B, T, 3C] -> y [B, T, C] (before c_proj).
 
-    q, k, v = split(qkv, C) in that order; head h uses columns h*hs:(h+1)*hs of each."""
+    q, k, v = split(qkv, C) in that order; head h uses columns h*hs:(h+1)*hs of each.
+    bias: a ready [NH, T, T] bias (fire, kerple), made once per forward for all layers."""
     B, T, C3 = qkv.shape
     C = C3 // 3
     hs = C // NH
@@ -265,10 +350,13 @@ def attention_from_qkv(qkv, NH, pos="none", table=None, rope=("none", 1.0, 0)):
     q = q.view(B, T, NH, hs).transpose(1, 2)
     k = k.view(B, T, NH, hs).transpose(1, 2)
     v = v.view(B, T, NH, hs).transpose(1, 2)
-    bias = None
     if pos == "rope":
         cos, sin = rope_cos_sin(T, hs, qkv.dtype, *rope)
         q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
+    elif pos == "xpos":
+        cos, sin = rope_cos_sin(T, hs, qkv.dtype)
+        scale = xpos_scale(T, hs, qkv.dtype)
+        q, k = apply_xpos(q, cos, sin, scale, False), apply_xpos(k, cos, sin, scale, True)
     elif pos == "alibi":
         bias = alibi_bias(NH, T, qkv.dtype)
     elif pos == "t5":
@@ -315,10 +403,11 @@ class Attention(nn.Module):
         self.c_attn = Conv1D(cfg.C, 3 * cfg.C)
         self.c_proj = Conv1D(cfg.C, cfg.C)
 
-    def forward(self, h, rel_table=None):
+    def forward(self, h, rel_table=None, bias=None):
         qkv = self.c_attn(h)                                  # [B, T, 3C]
         c = self.cfg
-        y = attention_from_qkv(qkv, c.NH, c.pos, rel_table, (c.rope_scaling, c.rope_factor, c.rope_orig))
+        y = attention_from_qkv(qkv, c.NH, c.pos, rel_table, (c.rope_scaling, c.rope_factor, c.rope_orig),
+                               bias)
         return self.c_proj(y)
 
 
@@ -340,8 +429,8 @@ class Block(nn.Module):
         self.ln_2 = nn.LayerNorm(cfg.C, eps=LN_EPS)
         self.mlp = MLP(cfg)
 
-    def forward(self, x, rel_table=None):
-        x = x + self.attn(self.ln_1(x), rel_table)
+    def forward(self, x, rel_table=None, bias=None):
+        x = x + self.attn(self.ln_1(x), rel_table, bias)
         x = x + self.mlp(self.ln_2(x))
         return x
 
@@ -359,6 +448,10 @@ class GPT(nn.Module):
             self.rel_bias = nn.Embedding(T5_NUM_BUCKETS, cfg.NH)
         if cfg.untied_head:  # registered last: drawn after every other weight
             self.lm_head = nn.Linear(cfg.C, cfg.V, bias=False)  # weight [V, C], HF's lm_head
+        if cfg.pos == "fire":
+            self.fire = FIRE(cfg.NH)
+        if cfg.pos in ("kerple", "kerple-power"):
+            self.kerple = Kerple(cfg.NH, cfg.pos == "kerple-power")
         self.init_gpt2()
 
     @torch.no_grad()
@@ -371,6 +464,15 @@ class GPT(nn.Module):
                 p.zero_()
             elif name == "rel_bias.weight":
                 p.zero_()                                       # DESIGN: t5 table starts at zero
+            elif name.startswith("fire."):                      # nn.Linear's default; c, L_mult
+                fan_in = 1 if name.startswith("fire.fc1") else FIRE_WIDTH
+                if name in ("fire.c", "fire.L_multiplier"):
+                    p.fill_(FIRE_INIT_C if name == "fire.c" else 1.0)
+                else:
+                    p.uniform_(-fan_in ** -0.5, fan_in ** -0.5)
+            elif name.startswith("kerple."):                    # official: U(0,2) and U(0,1)
+                power = self.cfg.pos == "kerple-power"
+                p.uniform_(0.0, 2.0 if (name == "kerple.r1") != power else 1.0)
             elif name.endswith("c_proj.weight"):
                 p.normal_(0.0, std / math.sqrt(2 * self.cfg.L))
             else:
@@ -390,8 +492,13 @@ class GPT(nn.Module):
         elif cfg.pos == "sinusoidal":
             x = x + sinusoidal_table(T, cfg.C, x.dtype)
         rel_table = self.rel_bias.weight if cfg.pos == "t5" else None
+        bias = None                                 # fire, kerple: one bias for every layer
+        if cfg.pos == "fire":
+            bias = self.fire(T)
+        elif cfg.pos in ("kerple", "kerple-power"):
+            bias = self.kerple(T)
         for block in self.h:
-            x = block(x, rel_table)
+            x = block(x, rel_table, bias)
         x = self.ln_f(x)
         head = self.lm_head.weight if cfg.untied_head else self.wte.weight
         logits = x @ head.t()
@@ -449,6 +556,8 @@ def config_from_checkpoint(tensors, meta, pos=None, NH=None, T_max=None, embed_s
             pos = "learned"
         elif "rel_bias.weight" in names:
             pos = "t5"
+        elif "fire.c" in names:
+            pos = "fire"
         else:
             raise ValueError("cannot tell the position scheme from the checkpoint; pass --pos")
     if NH is None:
@@ -576,6 +685,50 @@ def selftest():
            [0, 16, 16, 17, 18, 30, 31, 31, 31],
            "t5: exact below 16, log-spaced (19 -> 17, 113 -> 31), capped at 31")
 
+    # xpos: q_n . k_m depends only on n - m and decays with it (zeta < 1), whatever the centring
+    hs, T = 8, 12
+    q, k = torch.randn(hs, dtype=torch.float64), torch.randn(hs, dtype=torch.float64)
+    cos, sin = rope_cos_sin(T, hs, torch.float64)
+    for TT in (12, 13):
+        sc = xpos_scale(TT, hs, torch.float64)[:T]
+        D = apply_xpos(q.expand(T, hs), cos, sin, sc, False) @ apply_xpos(k.expand(T, hs), cos, sin, sc, True).t()
+        D0 = apply_rope(q.expand(T, hs), cos, sin) @ apply_rope(k.expand(T, hs), cos, sin).t()
+        toeplitz = all(torch.allclose(D.diagonal(o), D.diagonal(o)[0].expand_as(D.diagonal(o)), rtol=0, atol=1e-12)
+                       for o in range(-T + 1, T))
+        _check(toeplitz, "xpos: q_n.k_m depends only on n-m (length %d)" % TT)
+    zeta = (torch.arange(0, hs, 2, dtype=torch.float64) + 0.4 * hs) / (1.4 * hs)
+    _check(abs(zeta[0] - 0.4 / 1.4) < 1e-15 and xpos_scale(5, hs, torch.float64)[0, 0] == zeta[0] ** (-3 / 512.0),
+           "xpos: zeta_0 = 0.4/1.4, T=5 centres positions at -3..1 (torchscale)")
+    _check(not torch.allclose(D, D0), "xpos: differs from rope")
+
+    # fire: normaliser max(i, L); kerple: clamp and values
+    fire = FIRE(3).double()
+    with torch.no_grad():
+        fire.L_multiplier.fill_(4.0 / 512)            # L = 4
+    c = fire.c.item()                                  # 0.1 as float32
+    want = math.log(c * 3 + 1) / (math.log(c * 6 + 1) + FIRE_EPS)   # i = 6 > L, d = 3
+    fire.fc2 = nn.Identity()
+    fire.fc1 = nn.Identity()
+    b = fire(8)                                        # relu(u): [1, 8, 8]
+    _check(abs(b[0, 6, 3].item() - want) < 1e-12 and
+           abs(b[0, 2, 0].item() - math.log(c * 2 + 1) / (math.log(c * 4 + 1) + FIRE_EPS)) < 1e-12,
+           "fire: u = log(c d + 1) / (log(c max(i, L) + 1) + eps), i from 0")
+    kp = Kerple(2, False).double()
+    with torch.no_grad():
+        kp.r1.copy_(torch.tensor([0.5, -1.0]))
+        kp.r2.copy_(torch.tensor([0.001, 2.0]))
+    b = kp(4)
+    _check(kp.r1[1].item() == KERPLE_EPS and kp.r2[0].item() == KERPLE_EPS and
+           abs(b[0, 3, 1].item() + 0.5 * math.log(1 + 0.01 * 2)) < 1e-12 and b[1, 1, 2].item() == 0,
+           "kerple: clamped to >= 0.01 in place; -r1 log(1 + r2 (i-j)); 0 above the diagonal")
+    kq = Kerple(1, True).double()
+    with torch.no_grad():
+        kq.r1.fill_(0.5)
+        kq.r2.fill_(3.0)
+    b = kq(4)
+    _check(kq.r2.item() == 2.0 and abs(b[0, 3, 0].item() + 0.5 * 9.0) < 1e-12,
+           "kerple-power: exponent clamped to <= 2; -r1 (i-j)^r2")
+
     # cross-entropy convention
     lg, tg = torch.randn(6, 5, dtype=torch.float64), torch.tensor([1, -1, 4, 0, -1, 2])
     _check(torch.allclose(cross_entropy(lg, tg), F.cross_entropy(lg, tg, ignore_index=-1)),
@@ -596,8 +749,10 @@ def selftest():
         cfg = GPTConfig(V=7, C=8, L=2, NH=2, T_max=5, pos=pos)
         model = GPT(cfg).double()
         with torch.no_grad():
-            for p in model.parameters():
+            for nm, p in model.named_parameters():
                 p.normal_(0.0, 0.4)
+                if nm.startswith("kerple."):    # inside the clamp's range: differentiable there
+                    p.abs_().add_(0.1).clamp_(max=1.9)
         names = [nm for nm, _ in model.named_parameters()]
         params = tuple(p.detach().clone().requires_grad_(True) for p in model.parameters())
         T = 5 if pos == "learned" else 6   # relative schemes: run past T_max too
@@ -654,6 +809,9 @@ def selftest():
         with torch.no_grad():
             for p in m32.parameters():
                 p.normal_(0.0, 0.2)
+            if pos.startswith("kerple"):   # the float32 and float64 clamps must leave the same numbers
+                m32.kerple.r1.abs_().add_(0.1)
+                m32.kerple.r2.abs_().add_(0.1)
         m64 = GPT(cfg).double()
         load_state(m64, state_tensors(m32))
         idx = torch.randint(0, 64, (2, 16))

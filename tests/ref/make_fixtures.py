@@ -38,17 +38,28 @@ STD = {
 }
 
 
+# FIRE's parameters: offset and scale of the normal draw (the biases take the 0.05 N of every bias)
+FIRE_DRAW = {"fire.fc1.weight": (0.0, 1.0), "fire.fc2.weight": (0.0, 0.3),
+             "fire.c": (0.3, 0.05), "fire.L_multiplier": (1.0, 0.1)}
+
+
 def f32(t):
     return t.detach().to(torch.float32).contiguous()
 
 
 def draw_weights(model, g):
-    """LN weights 1 + 0.1 N, every bias 0.05 N, matrices/tables N(0, STD)."""
+    """LN weights 1 + 0.1 N, every bias 0.05 N, matrices/tables N(0, STD); FIRE's weights
+    N(0, 1) and N(0, 0.3), c 0.3 + 0.05 N, L multiplier 1 + 0.1 N; Kerple's r1, r2 0.2 + 0.6 |N|."""
     w = {}
     for name, p in model.named_parameters():
         shape = tuple(p.shape)
         n = torch.randn(shape, generator=g, dtype=torch.float32)
-        if name == "ln_f.weight" or name.endswith(("ln_1.weight", "ln_2.weight")):
+        if name in FIRE_DRAW:
+            a, b = FIRE_DRAW[name]
+            w[name] = a + b * n
+        elif name.startswith("kerple."):
+            w[name] = 0.2 + 0.6 * n.abs()
+        elif name == "ln_f.weight" or name.endswith(("ln_1.weight", "ln_2.weight")):
             w[name] = 1.0 + 0.1 * n
         elif name.endswith(".bias"):
             w[name] = 0.05 * n
@@ -95,11 +106,30 @@ def gpt_fixtures():
         ("learned_scaled", 64, 32, 2, 4, 16, "learned", 16, 3, 109, 2.5),
         ("rope_scaled", 64, 32, 2, 4, 16, "rope", 16, 3, 110, sqrt_c),
     ]
+    # issue 15: fire, kerple, xpos, kerple-power. Overrides after the draw put some rows on
+    # each side of FIRE's max(i, L) (L = 0.5 * 16 = 8 < T = 16), a negative c (|c| is used),
+    # and Kerple values below the clamp (0.01) and above the power variant's bound (2).
+    wave2 = [  # name, V, C, L, NH, T_max, pos, T, B, seed, overrides
+        ("fire", 64, 32, 2, 4, 16, "fire", 16, 3, 111, {}),
+        ("fire_shortL", 64, 32, 2, 4, 16, "fire", 16, 3, 112,
+         {"fire.L_multiplier": [8.25 / 512], "fire.c": [-0.35]}),
+        ("kerple", 64, 32, 2, 4, 16, "kerple", 16, 3, 113, {"kerple.r2": {0: 0.004}, "kerple.r1": {2: -0.3}}),
+        ("xpos", 64, 32, 2, 4, 16, "xpos", 16, 3, 114, {}),
+        ("kerple-power", 64, 32, 2, 4, 16, "kerple-power", 16, 3, 115, {"kerple.r2": {1: 2.5, 3: 0.003}}),
+    ]
     weights_of = {}
-    for name, V, C, L, NH, T_max, pos, T, B, seed, scale in [m + (1.0,) for m in main] + scaled:
+    cases = [m + (1.0, {}) for m in main] + [m + ({},) for m in scaled] + \
+        [m[:10] + (1.0, m[10]) for m in wave2]
+    for name, V, C, L, NH, T_max, pos, T, B, seed, scale, over in cases:
         g = torch.Generator().manual_seed(seed)
         cfg = gpt_ref.GPTConfig(V, C, L, NH, T_max, pos, scale)
         w = draw_weights(gpt_ref.GPT(cfg), g)
+        for k, v in over.items():
+            if isinstance(v, dict):
+                for i, x in v.items():
+                    w[k][i] = x
+            else:
+                w[k] = torch.tensor(v, dtype=torch.float32)
         idx = torch.randint(0, V, (B, T), generator=g)
         tgt = torch.randint(0, V, (B, T), generator=g)
         out = run_model(cfg, w, idx, tgt)
@@ -119,6 +149,13 @@ def gpt_fixtures():
         ("alibi_T24", "alibi", 24, 2, 204, False),
         ("t5_T24", "t5", 24, 2, 205, False),
         ("learned_T11", "learned", 11, 3, 206, True),
+        # issue 15: past the training length, with gradients (the learned biases train there too)
+        ("fire_T24", "fire", 24, 2, 207, True),
+        ("fire_shortL_T40", "fire_shortL", 40, 1, 208, True),
+        ("kerple_T24", "kerple", 24, 2, 209, True),
+        ("xpos_T24", "xpos", 24, 2, 210, False),
+        ("xpos_T23", "xpos", 23, 2, 211, False),   # odd: torchscale's centring rounds down
+        ("kerple-power_T24", "kerple-power", 24, 2, 212, True),
     ]
     for name, base, T, B, seed, grads in variants:
         cfg, w, wfn = weights_of[base]
