@@ -2,7 +2,8 @@
 // --step N, or a checkpoint file given instead of RUN_DIR; or of a whole text file, --data) at each
 // requested context length, in nonoverlapping or sliding windows (train/evaluate.h), with
 // the loss by position within the window, and exact match per length for copy/reverse.
-// A learned position table cannot go past its length: the table says so instead of a number.
+// A learned position table cannot go past its length: the table says so instead of a number,
+// unless --extend-pos grows it for those lengths (as `ordo train --init --context` would).
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,11 @@ static void print_table(json_t *r) {
                    : "the run's");
     else if (rope && strcmp(json_string_value(json_object_get(rope, "source")), "eval") == 0)
         printf("rope scaling none (given to eval)\n");
+    json_t *ext = json_object_get(r, "extend_pos");
+    if (ext)
+        printf("learned table of %lld positions, grown past them by %s (given to eval)\n",
+               (long long)json_integer_value(json_object_get(ext, "table")),
+               json_string_value(json_object_get(ext, "method")));
     printf("%8s %10s %12s %10s %8s\n", "T", "val_loss", "perplexity", "targets", "windows");
     size_t i;
     json_t *row;
@@ -89,14 +95,19 @@ static void print_table(json_t *r) {
         int T = (int)json_integer_value(json_object_get(row, "context"));
         json_t *loss = json_object_get(row, "val_loss"), *ppl = json_object_get(row, "val_ppl");
         const char *note = json_string_value(json_object_get(row, "note"));
+        json_t *grown = json_object_get(row, "extend_pos");
         if (!json_is_number(loss))
-            printf("%8d %10s %12s %10s %8s  (%s)\n", T, "n/a", "n/a", "-", "-",
-                   note ? note : "not finite");
+            printf("%8d %10s %12s %10s %8s  (%s%s)\n", T, "n/a", "n/a", "-", "-",
+                   note ? note : "not finite",
+                   note && strncmp(note, "past the learned table", 22) == 0
+                       ? "; --extend-pos interpolate|fresh grows it"
+                       : "");
         else // a perplexity is null where exp(loss) overflowed
-            printf("%8d %10.4f %12.4f %10lld %8lld\n", T, json_number_value(loss),
+            printf("%8d %10.4f %12.4f %10lld %8lld%s\n", T, json_number_value(loss),
                    json_is_number(ppl) ? json_number_value(ppl) : INFINITY,
                    (long long)json_integer_value(json_object_get(row, "targets")),
-                   (long long)json_integer_value(json_object_get(row, "windows")));
+                   (long long)json_integer_value(json_object_get(row, "windows")),
+                   grown ? "  (table grown)" : "");
     }
     int header = 0;
     json_array_foreach(res, i, row) {
@@ -167,7 +178,7 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
     long long batch = 8, max_windows = 0, threads = 0, stride = 0, old_stride = 0, examples = 200,
               max_n = 0;
     long long step = -1;
-    const char *data = NULL;
+    const char *data = NULL, *extend_pos = NULL;
     int json = 0, save = 0;
     // RoPE scaling other than the run's (issue 15)
     const char *rope_scaling = NULL;
@@ -208,6 +219,11 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
          "its factor s (0 = the longest --context / the original context)", 0},
         {"rope-orig-context", ORDO_OPT_INT, &rope_orig,
          "yarn's original context (0 = the run's, else its training context)", 0},
+        // issue 15, eval past a learned table
+        {"extend-pos", ORDO_OPT_STRING, &extend_pos,
+         "learned: score lengths past the table with it grown as train --init grows it\n"
+         "                         (interpolate | fresh; fresh rows from the run's seed)",
+         0},
         {0},
     };
     const char **pos;
@@ -269,6 +285,15 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
     q.rope_scaling = rope_scaling;
     q.rope_factor = rope_factor;
     q.rope_orig_context = (int)rope_orig;
+    if (!s && save && extend_pos)
+        s = ordo_error(ORDO_ERR_ARG, "--save writes RUN_DIR/eval.json, the run's own scores for "
+                                     "compare; with --extend-pos the lengths past its table are "
+                                     "those of another model (use --json > FILE)");
+    if (!s && extend_pos) {
+        int how;
+        s = ordo_names_parse(&ordo_extend_pos_names, extend_pos, &how);
+    }
+    q.extend_pos = extend_pos;
     json_t *report = NULL;
     if (!s) {
         ordo_set_threads((int)threads);

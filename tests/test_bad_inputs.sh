@@ -688,5 +688,10 @@ check "init of fire, other heads" "has heads 2 (metadata \"NH\") but this run --
 check "resume of fire as kerple" "--pos is \"kerple\" but the checkpoint was trained with \"fire\"" "$ORDO" train --resume runs/fire --pos kerple
 check "xpos with an odd head size" "--pos xpos needs an even head size, but d-model/heads = 18/2 = 9" "$ORDO" train "${tiny[@]}" --pos xpos --d-model 18 --out "$F"
 
+# --- issue 15, eval past a learned table (--extend-pos): a scheme without a table, an
+# unknown method, --save of scores that are not the run's own
+check "eval extend-pos on rope"  "--extend-pos interpolate grows a learned position table, but the run has --pos rope (no table to grow; --rope-scaling scales its rotation)" "$ORDO" eval "$R" --context 32 --extend-pos interpolate
+check "eval extend-pos unknown"  "unknown --extend-pos value 'cubic' (expected interpolate or fresh)" "$ORDO" eval "$G" --context 32 --extend-pos cubic
+check "eval extend-pos --save"   "with --extend-pos the lengths past its table are those of another model (use --json > FILE)" "$ORDO" eval "$G" --context 32 --extend-pos fresh --save
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

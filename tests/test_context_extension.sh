@@ -128,5 +128,39 @@ for o in "--rope-scaling S" "--rope-factor X" "--rope-orig-context N"; do
 done
 grep -q "none | pi | ntk | yarn" <<<"$h" && grep -q "interpolate | fresh" <<<"$h" && ok || bad "train --help lacks the choices"
 
+# 8. eval of a learned run past its table with the table grown (--extend-pos), as train --init
+# grows it (test_eval_extend checks the losses bit for bit against the --init model); lengths
+# within the table use it as it is; the report says which method and table; --save refused
+"$ORDO" eval "$dir/learned64" --context 64,128,256 --max-windows 4 --json > "$dir/ev_plain.json" 2>&1 || bad "plain learned eval failed"
+for m in interpolate fresh; do
+  "$ORDO" eval "$dir/learned64" --context 64,128,256 --max-windows 4 --extend-pos $m --json > "$dir/ev_$m.json" 2>&1 \
+    || bad "eval --extend-pos $m failed: $(head -3 "$dir/ev_$m.json")"
+done
+python3 - "$dir/ev_plain.json" "$dir/ev_interpolate.json" "$dir/ev_fresh.json" "$(key "$dir/learned64/config.json" seed)" <<'PY' && ok || bad "eval --extend-pos: report"
+import json, sys
+p, i, f = (json.load(open(x)) for x in sys.argv[1:4])
+seed = int(sys.argv[4])
+assert "extend_pos" not in p and p["results"][1]["val_loss"] is None, p["results"][1]
+assert i["extend_pos"] == {"method": "interpolate", "table": 64, "source": "eval"}, i["extend_pos"]
+assert f["extend_pos"] == {"method": "fresh", "table": 64, "source": "eval", "seed": seed}, f["extend_pos"]
+for r, m in ((i, "interpolate"), (f, "fresh")):
+    rows = r["results"]
+    assert "extend_pos" not in rows[0] and rows[0]["val_loss"] == p["results"][0]["val_loss"], rows[0]
+    for row, T in zip(rows[1:], (128, 256)):
+        assert row["extend_pos"] == {"method": m, "table": 64, "grown_to": T}, row
+        assert row["val_loss"] is not None and row["val_loss"] < 5 and len(row["loss_by_position"]) == T, row["val_loss"]
+assert i["results"][1]["val_loss"] != f["results"][1]["val_loss"]
+PY
+out=$("$ORDO" eval "$dir/learned64" --context 64,128 --max-windows 2 --extend-pos interpolate)
+grep -q "^learned table of 64 positions, grown past them by interpolate (given to eval)" <<<"$out" \
+  && grep -qE "^ +128 +[0-9.]+ .*\(table grown\)$" <<<"$out" && ! grep -qE "^ +64 .*table grown" <<<"$out" \
+  && ok || bad "eval table with --extend-pos: $out"
+"$ORDO" eval "$dir/learned64" --context 128 --max-windows 2 | grep -qF "(past the learned table (T_max 64); --extend-pos interpolate|fresh grows it)" \
+  && ok || bad "eval past the table should point to --extend-pos"
+out=$("$ORDO" eval "$dir/learned64" --context 128 --max-windows 2 --extend-pos interpolate --save 2>&1); rc=$?
+[ $rc -ne 0 ] && grep -qF -- "--save writes RUN_DIR/eval.json" <<<"$out" && [ ! -e "$dir/learned64/eval.json" ] \
+  && ok || bad "eval --extend-pos --save should be refused: rc $rc: $out"
+"$ORDO" eval --help | grep -qF -- "--extend-pos S" && ok || bad "eval --help lacks --extend-pos S"
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -23,7 +23,7 @@ static int length_plan(const ordo_gpt *m, const ordo_rundata *d, const ordo_eval
                        ordo_eval_mode *mode, int *stride, int *aligned, char *note, size_t cap) {
     size_t nval = d->nval;
     *aligned = 0;
-    if (m->cfg.pos == ORDO_POS_LEARNED && T > m->cfg.T_max) {
+    if (m->cfg.pos == ORDO_POS_LEARNED && T > m->cfg.T_max && !q->extend_pos) {
         snprintf(note, cap, "past the learned table (T_max %d)", m->cfg.T_max);
         return 0;
     }
@@ -47,10 +47,25 @@ static int length_plan(const ordo_gpt *m, const ordo_rundata *d, const ordo_eval
     return 1;
 }
 
-static json_t *length_result(ordo_gpt *m, ordo_ctx *ctx, const ordo_rundata *d,
-                             const ordo_eval_request *q, int T, ordo_status *err) {
+// The row of length T. Past a learned table with q->extend_pos, m is scored with its table
+// grown to T (ordo_extend_model), a model that lives only for this row.
+static json_t *length_result(ordo_gpt *m0, ordo_ctx *ctx, const ordo_train_config *cfg,
+                             const ordo_rundata *d, const ordo_eval_request *q, int T,
+                             ordo_status *err) {
     json_t *o = json_object();
     json_object_set_new(o, "context", json_integer(T));
+    ordo_gpt grown, *m = m0;
+    int grow = m0->cfg.pos == ORDO_POS_LEARNED && T > m0->cfg.T_max && q->extend_pos;
+    if (grow) {
+        int how;
+        if (!(*err = ordo_names_parse(&ordo_extend_pos_names, q->extend_pos, &how)) &&
+            !(*err = ordo_extend_model(cfg, m0, T, (ordo_extend_pos)how, &grown)))
+            m = &grown;
+        if (*err) return o;
+        json_object_set_new(o, "extend_pos",
+                            json_pack("{s:s, s:i, s:i}", "method", q->extend_pos, "table",
+                                      m0->cfg.T_max, "grown_to", T));
+    }
     const int32_t *val = d->val, *vt = d->val_targets;
     size_t nval = d->nval;
     char note[160];
@@ -59,6 +74,7 @@ static json_t *length_result(ordo_gpt *m, ordo_ctx *ctx, const ordo_rundata *d,
     if (!length_plan(m, d, q, T, &mode, &stride, &aligned, note, sizeof note)) {
         json_object_set_new(o, "val_loss", json_null());
         json_object_set_new(o, "note", json_string(note));
+        if (grow) ordo_gpt_free(&grown);
         return o;
     }
     if (aligned) json_object_set_new(o, "aligned_to_examples", json_integer(aligned));
@@ -93,6 +109,7 @@ static json_t *length_result(ordo_gpt *m, ordo_ctx *ctx, const ordo_rundata *d,
         ordo_eval_result_free(&r);
         free(only);
     }
+    if (grow) ordo_gpt_free(&grown);
     return o;
 }
 
@@ -173,8 +190,10 @@ double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, int rows, int T) 
 // Bytes of the process during one forward of `rows` windows of T tokens (acc_n: the
 // copy/reverse n it scores, 0 for a length), into *p when more than p has: the arena's, the
 // position tables that the model mallocs for length T, and the model's weight and gradient
-// blocks.
-static void forward_bytes(const ordo_gpt *m, int rows, int T, int acc_n, eval_peak *p) {
+// blocks, twice past a learned table with --extend-pos (the run's model and the one with
+// the grown table, ordo_extend_model, live together).
+static void forward_bytes(const ordo_gpt *m, const ordo_eval_request *q, int rows, int T, int acc_n,
+                          eval_peak *p) {
     const ordo_gpt_config *g = &m->cfg;
     double t = T, tables = g->pos == ORDO_POS_SINUSOIDAL ? t * g->C
                            : g->pos == ORDO_POS_ALIBI    ? g->NH * t * t
@@ -183,6 +202,8 @@ static void forward_bytes(const ordo_gpt *m, int rows, int T, int acc_n, eval_pe
                                                          : 0;
     double arena = ordo_eval_forward_arena_bytes(g, rows, T);
     double total = arena + 4 * tables + 8.0 * (double)m->params.total + 16.0 * rows * t;
+    if (g->pos == ORDO_POS_LEARNED && T > g->T_max && q->extend_pos)
+        total += 8.0 * ((double)m->params.total + (t - g->T_max) * g->C);
     if (total <= p->bytes) return;
     *p = (eval_peak){.bytes = total,
                      .arena = arena,
@@ -212,14 +233,14 @@ static eval_peak plan(const ordo_gpt *m, const ordo_train_config *cfg, const ord
         if (q->max_windows && q->max_windows < w) w = q->max_windows;
         w = (w + (size_t)size - 1) / (size_t)size;
         int rows = ordo_eval_windows_per_forward(&m->cfg, T, q->batch);
-        forward_bytes(m, (size_t)rows < w ? rows : (int)w, T, 0, &p);
+        forward_bytes(m, q, (size_t)rows < w ? rows : (int)w, T, 0, &p);
     }
     if (d->is_corpus && d->corpus.task != ORDO_TASK_ORDER && q->examples > 0) {
         int max_n = q->max_n > 0 ? q->max_n : 2 * (int)cfg->max_len;
         int rows = q->examples < ORDO_EVAL_SEQ_CHUNK ? q->examples : ORDO_EVAL_SEQ_CHUNK;
         for (int n = max_n; n >= 1; n--) // the longest n that the scheme can go to
             if (!(m->cfg.pos == ORDO_POS_LEARNED && 2 * n + 2 > m->cfg.T_max)) {
-                forward_bytes(m, rows, 2 * n + 2, n, &p);
+                forward_bytes(m, q, rows, 2 * n + 2, n, &p);
                 break;
             }
     }
@@ -345,6 +366,22 @@ static ordo_status eval_rope(const ordo_eval_request *q, const ordo_train_config
     return ORDO_OK;
 }
 
+// q->extend_pos checked against the run: a known method, and a learned table to grow.
+static ordo_status eval_extend(const ordo_eval_request *q, const ordo_gpt *m) {
+    int how;
+    if (!q->extend_pos) return ORDO_OK;
+    ordo_status s = ordo_names_parse(&ordo_extend_pos_names, q->extend_pos, &how);
+    if (s) return s;
+    if (m->cfg.pos != ORDO_POS_LEARNED)
+        return ordo_error(ORDO_ERR_ARG,
+                          "--extend-pos %s grows a learned position table, but the run has "
+                          "--pos %s (no table to grow%s)",
+                          q->extend_pos, ordo_pos_name(m->cfg.pos),
+                          m->cfg.pos == ORDO_POS_ROPE ? "; --rope-scaling scales its rotation"
+                                                      : "");
+    return ORDO_OK;
+}
+
 ordo_status ordo_eval_run(const ordo_eval_request *q, json_t **report) {
     *report = NULL;
     ordo_train_config cfg;
@@ -362,7 +399,7 @@ ordo_status ordo_eval_run(const ordo_eval_request *q, json_t **report) {
         return s;
     }
     json_t *rope = NULL;
-    if ((s = eval_rope(q, &cfg, &m, &rope))) {
+    if ((s = eval_extend(q, &m)) || (s = eval_rope(q, &cfg, &m, &rope))) {
         ordo_gpt_free(&m);
         ordo_rundata_free(&data);
         return ordo_error_wrap(s, "%s", q->run_dir);
@@ -399,6 +436,13 @@ ordo_status ordo_eval_run(const ordo_eval_request *q, json_t **report) {
     json_object_set_new(o, "task", cfg.data ? json_null() : json_string(cfg.task));
     json_object_set_new(o, "train_context", json_integer(cfg.context));
     if (rope) json_object_set_new(o, "rope_scaling", rope); // which rotation scored it
+    if (q->extend_pos) { // how lengths past the learned table were scored
+        json_t *e = json_pack("{s:s, s:i, s:s}", "method", q->extend_pos, "table", m.cfg.T_max,
+                              "source", "eval");
+        if (strcmp(q->extend_pos, "fresh") == 0) // the rows' init
+            json_object_set_new(e, "seed", json_integer(cfg.seed));
+        json_object_set_new(o, "extend_pos", e);
+    }
     json_object_set_new(o, "mode", json_string(ordo_eval_mode_name(q->mode)));
     json_object_set_new(o, "parameters", json_integer((json_int_t)ordo_gpt_num_params(&m)));
     json_t *res = json_array();
@@ -406,7 +450,7 @@ ordo_status ordo_eval_run(const ordo_eval_request *q, json_t **report) {
     const int *lens = q->lengths ? q->lengths : &own;
     int nlen = q->lengths ? q->nlen : 1;
     for (int i = 0; i < nlen && !s; i++)
-        json_array_append_new(res, length_result(&m, &ctx, &data, q, lens[i], &s));
+        json_array_append_new(res, length_result(&m, &ctx, &cfg, &data, q, lens[i], &s));
     json_object_set_new(o, "results", res);
     int seq = data.is_corpus && data.corpus.task != ORDO_TASK_ORDER && !q->data;
     if (!s && seq && q->examples > 0)

@@ -97,6 +97,11 @@ typedef struct ordo_eval_request {
     const char *rope_scaling;
     double rope_factor;
     int rope_orig_context;
+    // issue 15, eval past a learned table: NULL (lengths past it are not scored) or
+    // "interpolate" | "fresh": each length past the table scored with the table grown to it
+    // as `ordo train --init RUN --context T --extend-pos` grows it (ordo_extend_model; fresh
+    // rows from the run's seed); lengths within it use the table as it is
+    const char *extend_pos;
 } ordo_eval_request;
 
 // Bytes of the context's arena that one forward of `rows` windows of T tokens takes without a
@@ -106,9 +111,11 @@ double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, int rows, int T);
 
 // Builds the report that RUN_DIR/eval.json holds (the format is in README.md): lengths the
 // scheme or the data cannot serve get "val_loss": null and a "note" saying why, as does a loss
-// that is not finite. Refused first, with ORDO_ERR_NOMEM and a message giving the estimate
-// and the limit, when its largest forward needs more memory than the process may use (the
-// machine's, ulimit -v / -d, the memory cgroup's) or than the system then gives.
+// that is not finite. With q->extend_pos the report and each grown length say so
+// ("extend_pos"); ORDO_ERR_ARG for a run without a learned table. Refused first, with
+// ORDO_ERR_NOMEM and a message giving the estimate and the limit, when its largest forward needs
+// more memory than the process may use (the machine's, ulimit -v / -d, the memory cgroup's) or than
+// the system then gives.
 ordo_status ordo_eval_run(const ordo_eval_request *q, json_t **report);
 
 #endif

@@ -862,6 +862,36 @@ void ordo_extend_table(float *dst, int T, const float *src, int T0, int C, ordo_
     }
 }
 
+void ordo_init_fit(ordo_gpt *m, const ordo_gpt *src, ordo_extend_pos how) {
+    for (int i = 0; i < m->params.count; i++) {
+        ordo_tensor *to = m->params.t[i];
+        const ordo_tensor *from = src->params.t[i];
+        if (to == m->wpe.table)
+            ordo_extend_table(to->data, m->cfg.T_max, from->data, src->cfg.T_max, m->cfg.C, how);
+        else
+            memcpy(to->data, from->data, to->n * sizeof *to->data);
+    }
+}
+
+ordo_status ordo_extend_model(const ordo_train_config *cfg, const ordo_gpt *src, int T,
+                              ordo_extend_pos how, ordo_gpt *dst) {
+    memset(dst, 0, sizeof *dst);
+    if (!src->wpe.table)
+        return ordo_error(ORDO_ERR_ARG, "a model with --pos %s has no learned table to extend",
+                          ordo_pos_name(src->cfg.pos));
+    // the model `ordo train --init RUN --context T` builds before it reads the weights: the
+    // run's config at context T and the run's seed (fresh rows are its init's rows)
+    ordo_train_config c = *cfg;
+    c.context = T;
+    ordo_gpt_config g;
+    ordo_status s = ordo_train_config_model(&c, src->cfg.V, &g);
+    if (!s) s = ordo_gpt_init(dst, &g, (uint64_t)cfg->seed);
+    if (s) return s;
+    ordo_init_fit(dst, src, how);
+    if ((s = ordo_gpt_set_precision(dst, src->precision))) ordo_gpt_free(dst);
+    return s;
+}
+
 // The metadata integer `key` of f (0 when absent or not a number).
 static long long meta_ll(ordo_safetensors *f, const char *key) {
     const char *v = ordo_safetensors_meta(f, key);
@@ -1036,13 +1066,7 @@ ordo_status ordo_init_load(const ordo_train_config *cfg, ordo_gpt *m) {
     g.rope = (ordo_rope_config){0};
     if ((s = ordo_gpt_init(&src, &g, 0))) return s;
     s = ordo_checkpoint_load_weights(r.file, &src);
-    for (int i = 0; i < m->params.count && !s; i++) {
-        ordo_tensor *to = m->params.t[i], *from = src.params.t[i];
-        if (to == m->wpe.table)
-            ordo_extend_table(to->data, m->cfg.T_max, from->data, T0, m->cfg.C, how);
-        else
-            memcpy(to->data, from->data, to->n * sizeof *to->data);
-    }
+    if (!s) ordo_init_fit(m, &src, how);
     ordo_gpt_free(&src);
     if (!s && ordo_dist_rank() == 0)
         fprintf(stderr, "ordo: --init %s: the learned table goes from %d to %d positions (%s)\n",

@@ -188,4 +188,17 @@ ordo_status ordo_init_load(const ordo_train_config *cfg, ordo_gpt *m);
 // T0.. as they are (the new table's own init). T <= T0: the first T rows, either way.
 void ordo_extend_table(float *dst, int T, const float *src, int T0, int C, ordo_extend_pos how);
 
+// Copies every parameter of src into m, two models of one config but for T_max: a learned
+// table of another length is fitted to m's T_max as `how` says (ordo_extend_table; fresh
+// rows keep m's own init). What ordo_init_load does once it has read the file.
+void ordo_init_fit(ordo_gpt *m, const ordo_gpt *src, ordo_extend_pos how);
+
+// The model that `ordo train --init RUN --context T --extend-pos how --seed <the run's>`
+// starts from, made from src (a learned-scheme model of run cfg) into *dst: built from cfg at
+// context T with cfg->seed (so fresh rows are the ones that run's init draws), then
+// ordo_init_fit, at src's precision. ORDO_ERR_ARG for a scheme without a learned table.
+// For `ordo eval --extend-pos`; free dst with ordo_gpt_free.
+ordo_status ordo_extend_model(const ordo_train_config *cfg, const ordo_gpt *src, int T,
+                              ordo_extend_pos how, ordo_gpt *dst);
+
 #endif
