@@ -2,19 +2,18 @@
 // checkpoint a run was initialised from (`ordo train --init`) is recorded by the digest that
 // `sha256sum` prints and that model hubs list. Integrity checks inside ordo use XXH3
 // (framework/hash.h), which is many times faster; this one is for provenance, not speed.
-// Written from the standard; nothing in ordo's other libraries provides it.
+// The digest is Nettle's (nettle-dev); ordo keeps only this wrapper and the file reader.
 #ifndef ORDO_SHA256_H
 #define ORDO_SHA256_H
 #include <stddef.h>
 #include <stdint.h>
 
+#include <nettle/sha2.h>
+
 #include "framework/error.h"
 
 typedef struct ordo_sha256 {
-    uint32_t h[8];
-    uint64_t bytes; // message length so far
-    unsigned char block[64];
-    size_t fill; // bytes waiting in block
+    struct sha256_ctx ctx;
 } ordo_sha256;
 
 void ordo_sha256_init(ordo_sha256 *s);

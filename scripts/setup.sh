@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 # libopenmpi-dev, openmpi-bin: data-parallel training (mpirun -np N ordo train) and its tests;
 # the build works without them (ORDO_MPI is off when CMake finds no MPI)
 need=(build-essential cmake pkg-config libopenblas-dev libopenblas-openmp-dev libpcre2-dev
-      libjansson-dev libxxhash-dev libdnnl-dev libopenmpi-dev openmpi-bin "$@")
+      libjansson-dev libxxhash-dev nettle-dev libdnnl-dev libopenmpi-dev openmpi-bin "$@")
 missing=()
 for p in "${need[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
