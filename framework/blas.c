@@ -27,17 +27,28 @@
 // for 1 thread / 2 threads: 512x192x64 224/202, 512x256x64 223/201, 1024x256x64 223/215,
 // 2048x256x64 229/385, 1024x384x128 231/382.
 #define OWN_THREADS_MIN ((size_t)1 << 24)
-// An OpenBLAS product at least this large, with one side of C at least BLAS_SLICE_RATIO
-// times the other (the LM head: 50257 by 512 or 2048), is cut along that side into one
-// slice per thread, each a one-thread sgemm. OpenBLAS's own threads share packed panels and
-// wait for each other with sched_yield; the slices share nothing. Each C element is
-// computed as before, so results do not change. Measured on the tiny config, 2 threads, 5
-// interleaved pairs: median 645 ms/step against 745 (CPU 282/313). Only with the OpenMP
-// build of OpenBLAS, which runs on one thread inside a parallel region (with the pthreads
-// build every slice would start OpenBLAS threads too).
-#define BLAS_SLICE_MIN   ((size_t)1 << 24)
-#define BLAS_SLICE_RATIO 4
-#define BLAS_SLICE_ALIGN 64 // rows or columns; slices start on a multiple of it
+// An OpenBLAS product is spread over threads only by ordo, never by OpenBLAS itself, and
+// never along a cut that depends on the thread count: with its Haswell and Zen kernels
+// (OPENBLAS_CORETYPE=Haswell on some of the project's machines) OpenBLAS computes an element
+// differently depending on where the call's tile edges fall, so a product threaded by
+// OpenBLAS (which splits C by the thread count), or sliced one slice per thread, comes out
+// different at 1 and 2 threads; measured on a Xeon (Sapphire Rapids): 128x96x32 differs in
+// 2111 of 12288 elements between 1 and 2 OpenBLAS threads under Haswell and Zen, in none
+// under SkylakeX, and one-thread calls on rows [0, 64) and [64, 128) differ from the whole
+// call under Haswell, and even under SkylakeX for some column cuts
+// (docs/reliability.md, "Thread-independent products"). So:
+// - a product below BLAS_PAR_MIN runs on one OpenBLAS thread;
+// - a larger one is cut along the longer side of C into blocks whose size depends on the
+//   product's shape alone (at most BLAS_BLOCKS of them, each a multiple of BLAS_BLOCK_ALIGN
+//   and at least BLAS_BLOCK_MIN), each block a one-thread sgemm, the blocks spread over the
+//   threads. At any thread count the same calls run on the same operands.
+// The LM head (50257 by 512 or 2048) was already cut like this (one slice per thread):
+// tiny config, 2 threads, 5 interleaved pairs: median 645 ms/step against 745 threaded by
+// OpenBLAS, whose threads share packed panels and wait for each other with sched_yield.
+#define BLAS_PAR_MIN     ((size_t)1 << 22)
+#define BLAS_BLOCKS      8
+#define BLAS_BLOCK_ALIGN 64 // rows or columns
+#define BLAS_BLOCK_MIN   256
 
 // ---- OpenBLAS as built and as configured
 
@@ -138,6 +149,52 @@ static void gemm_sliced(gemm_fn f, int nt, int unit, int split_m, int ta, int tb
     }
 }
 
+// The call on one OpenBLAS thread. Inside an active parallel region OpenBLAS's OpenMP build
+// already runs on one, and the pthreads build is held to one by
+// ordo_blas_single_thread_begin around the region. Outside, the OpenMP build threads a call
+// over omp_get_max_threads() threads, so that count is 1 for the call (an ICV of this task:
+// no other thread sees it); the pthreads build is set to 1 and back.
+static void blas_sgemm_one_thread(int ta, int tb, int M, int N, int K, float alpha, const float *A,
+                                  int lda, const float *B, int ldb, float beta, float *C, int ldc) {
+    int t = blas_threading();
+    if (omp_in_parallel() || t == 0) {
+        blas_sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    } else if (t == 2) {
+        int n = omp_get_max_threads();
+        omp_set_num_threads(1);
+        blas_sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        omp_set_num_threads(n);
+    } else {
+        int n = openblas_get_num_threads();
+        openblas_set_num_threads(1);
+        blas_sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        openblas_set_num_threads(n);
+    }
+}
+
+// The product as blocks of C along its longer side, their size from the shape alone (see
+// BLAS_PAR_MIN), each a one-thread sgemm over all of K, spread over nt threads.
+static void blas_blocked(int nt, int ta, int tb, int M, int N, int K, float alpha, const float *A,
+                         int lda, const float *B, int ldb, float beta, float *C, int ldc) {
+    int split_m = M >= N, len = split_m ? M : N;
+    int blk = ((len + BLAS_BLOCKS - 1) / BLAS_BLOCKS + BLAS_BLOCK_ALIGN - 1) / BLAS_BLOCK_ALIGN *
+              BLAS_BLOCK_ALIGN;
+    if (blk < BLAS_BLOCK_MIN) blk = BLAS_BLOCK_MIN;
+    int nb = (len + blk - 1) / blk;
+    int saved = ordo_blas_single_thread_begin();
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1 && nb > 1)
+    for (int p = 0; p < nb; p++) {
+        int lo = p * blk, n = len - lo < blk ? len - lo : blk;
+        if (split_m)
+            blas_sgemm_one_thread(ta, tb, n, N, K, alpha, ta ? A + lo : A + (size_t)lo * lda, lda,
+                                  B, ldb, beta, C + (size_t)lo * ldc, ldc);
+        else
+            blas_sgemm_one_thread(ta, tb, M, n, K, alpha, A, lda,
+                                  tb ? B + (size_t)lo * ldb : B + lo, ldb, beta, C + lo, ldc);
+    }
+    ordo_blas_single_thread_end(saved);
+}
+
 void ordo_gemm_own(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
                    const float *B, int ldb, float beta, float *C, int ldc) {
     if (omp_in_parallel() || (size_t)M * N * K < OWN_THREADS_MIN) {
@@ -166,13 +223,10 @@ void ordo_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A,
         return;
     }
     int nt = omp_in_parallel() ? 1 : omp_get_max_threads();
-    int split_m = M >= BLAS_SLICE_RATIO * N, split_n = N >= BLAS_SLICE_RATIO * M;
-    if (nt < 2 || (size_t)M * N * K < BLAS_SLICE_MIN || !(split_m || split_n) || !blas_openmp()) {
-        blas_sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-        return;
-    }
-    gemm_sliced(blas_sgemm, nt, BLAS_SLICE_ALIGN, split_m, ta, tb, M, N, K, alpha, A, lda, B, ldb,
-                beta, C, ldc);
+    if ((size_t)M * N * K < BLAS_PAR_MIN)
+        blas_sgemm_one_thread(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    else
+        blas_blocked(nt, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 // ---- threads
