@@ -153,7 +153,7 @@ static ordo_status run_config(ordo_train_config *c, const char *dir, ordo_opt *o
     ordo_status s = ordo_path(path, sizeof path, "%s/config.json", dir);
     if (s) return s;
     json_error_t err;
-    json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
+    json_t *j = ordo_json_load_file(path, JSON_REJECT_DUPLICATES, &err);
     if (!j)
         return ordo_error(ORDO_ERR_FORMAT, "%s: %s (is %s a run directory?)", path, err.text, dir);
     s = ordo_train_config_from_json(c, j, path, 1, opts);
@@ -167,7 +167,7 @@ static ordo_status run_config(ordo_train_config *c, const char *dir, ordo_opt *o
 // *tok is set when the file names the tokenizer.
 static ordo_status config_file(ordo_train_config *c, const char *file, ordo_opt *opts, int *tok) {
     json_error_t err;
-    json_t *j = json_load_file(file, JSON_REJECT_DUPLICATES, &err);
+    json_t *j = ordo_json_load_file(file, JSON_REJECT_DUPLICATES, &err);
     if (!j)
         return err.line > 0
                    ? ordo_error(ORDO_ERR_FORMAT, "%s: line %d: %s", file, err.line, err.text)

@@ -7,6 +7,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "data/tokfile.h"
+#include "framework/fileio.h"
 #include "framework/names.h"
 #include "train/feed.h"
 #include "train/trainer.h"
@@ -102,7 +103,7 @@ ordo_status ordo_cmd_train(int argc, char **argv) {
             goto done;
         }
         json_error_t err;
-        json_t *j = json_load_file(config_file, JSON_REJECT_DUPLICATES, &err);
+        json_t *j = ordo_json_load_file(config_file, JSON_REJECT_DUPLICATES, &err);
         if (!j) {
             s = err.line > 0 ? ordo_error(ORDO_ERR_FORMAT, "%s: line %d: %s", config_file, err.line,
                                           err.text)

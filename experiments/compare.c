@@ -697,7 +697,7 @@ ordo_status ordo_compare_sweep_runs(const char *dir, char ***out, int *n, int *i
         return s;
     }
     json_error_t err;
-    json_t *j = json_load_file(path, 0, &err);
+    json_t *j = ordo_json_load_file(path, 0, &err);
     if (!j) return ordo_error(ORDO_ERR_FORMAT, "%s: line %d: %s", path, err.line, err.text);
     json_t *runs = json_object_get(j, "runs");
     if (!json_is_array(runs) || json_array_size(runs) == 0) {

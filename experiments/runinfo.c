@@ -28,7 +28,7 @@ static double num_or_nan(json_t *v) {
 
 static ordo_status read_config(ordo_runinfo *r, const char *path) {
     json_error_t err;
-    json_t *j = json_load_file(path, 0, &err);
+    json_t *j = ordo_json_load_file(path, 0, &err);
     if (!j) return ordo_error(ORDO_ERR_FORMAT, "%s: line %d: %s", path, err.line, err.text);
     ordo_status s = ORDO_OK;
     const char *pos = json_string_value(json_object_get(j, "pos"));
@@ -212,7 +212,7 @@ static ordo_status read_metrics(ordo_runinfo *r, const char *path) {
 
 static ordo_status read_eval(ordo_runinfo *r, const char *path) {
     json_error_t err;
-    json_t *j = json_load_file(path, 0, &err);
+    json_t *j = ordo_json_load_file(path, 0, &err);
     if (!j) return ordo_error(ORDO_ERR_FORMAT, "%s: line %d: %s", path, err.line, err.text);
     json_t *res = json_object_get(j, "results");
     if (!json_is_array(res)) {

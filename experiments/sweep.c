@@ -175,7 +175,7 @@ static int eval_current(const char *dir, const int *lens, int n) {
     char path[ORDO_PATH_MAX];
     if (ordo_path(path, sizeof path, "%s/eval.json", dir)) return 0;
     json_error_t err;
-    json_t *j = json_load_file(path, 0, &err);
+    json_t *j = ordo_json_load_file(path, 0, &err);
     if (!j) return 0;
     json_t *res = json_object_get(j, "results");
     int ok = json_integer_value(json_object_get(j, "step")) == newest_step(dir) &&
@@ -257,7 +257,7 @@ static pid_t start(const ordo_sweep *sw, const ordo_sweep_entry *r) {
         fprintf(stderr, "ordo: sweep: %s: %s\n", r->name, ordo_error_message());
         _exit(EXIT_BUSY);
     }
-    int fd = s ? -1 : open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    int fd = s ? -1 : ordo_open_append(log, 1, 0644);
     if (fd >= 0) {
         ordo_dirlock_mark_written(&lock);
         dup2(fd, STDOUT_FILENO);
@@ -302,9 +302,11 @@ static const char *duration(char *buf, size_t cap, double s) {
 // second, and a display needs no more than the line's "step".
 static long long last_logged_step(const char *dir) {
     char path[ORDO_PATH_MAX], buf[2048];
-    if (ordo_path(path, sizeof path, "%s/metrics.jsonl", dir)) return -1;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -1;
+    size_t size;
+    int fd;
+    if (ordo_path(path, sizeof path, "%s/metrics.jsonl", dir) ||
+        ordo_open_regular(path, &fd, &size))
+        return -1;
     struct stat st;
     long long step = -1;
     if (fstat(fd, &st) == 0 && st.st_size > 0) {
@@ -392,7 +394,8 @@ static void report_run(const ordo_sweep *sw, const ordo_sweep_entry *r, double s
     char path[ORDO_PATH_MAX];
     json_error_t err;
     json_t *j = NULL; // a path that does not fit reads as none (the run failed on it already)
-    if (!ordo_path(path, sizeof path, "%s/eval.json", r->dir)) j = json_load_file(path, 0, &err);
+    if (!ordo_path(path, sizeof path, "%s/eval.json", r->dir))
+        j = ordo_json_load_file(path, 0, &err);
     json_t *first = j ? json_array_get(json_object_get(j, "results"), 0) : NULL;
     json_t *vl = first ? json_object_get(first, "val_loss") : NULL;
     json_t *ol = first ? json_object_get(first, "order_loss") : NULL;

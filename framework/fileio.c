@@ -130,6 +130,43 @@ void ordo_unmap_file(ordo_mapped_file *m) {
     memset(m, 0, sizeof *m);
 }
 
+json_t *ordo_json_load_file(const char *path, size_t flags, json_error_t *err) {
+    int fd;
+    size_t size;
+    if (ordo_open_regular(path, &fd, &size)) {
+        memset(err, 0, sizeof *err);
+        snprintf(err->text, sizeof err->text, "%s", ordo_error_message());
+        snprintf(err->source, sizeof err->source, "%s", path);
+        return NULL;
+    }
+    json_t *j = json_loadfd(fd, flags, err);
+    close(fd);
+    return j;
+}
+
+int ordo_open_append(const char *path, int create, mode_t mode) {
+    // O_NONBLOCK: opening a FIFO for writing would wait for a reader
+    int f = open(path, O_WRONLY | O_APPEND | O_NONBLOCK | O_CLOEXEC | (create ? O_CREAT : 0), mode);
+    if (f < 0) {
+        ordo_error(ORDO_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    int e = fstat(f, &st) != 0 ? errno : 0;
+    if (e || !S_ISREG(st.st_mode)) {
+        if (e)
+            ordo_error(ORDO_ERR_IO, "%s: cannot stat: %s", path, strerror(e));
+        else
+            ordo_error(ORDO_ERR_IO, "%s: is %s, expected a regular file", path,
+                       file_kind(st.st_mode));
+        close(f);
+        return -1;
+    }
+    int fl = fcntl(f, F_GETFL);
+    if (fl >= 0) fcntl(f, F_SETFL, fl & ~O_NONBLOCK);
+    return f;
+}
+
 ordo_status ordo_read_file(const char *path, size_t max_bytes, char **buf, size_t *len) {
     *buf = NULL;
     *len = 0;

@@ -77,6 +77,17 @@ ordo_status ordo_write_atomic_check(const char *path);
 typedef struct json_t json_t;
 ordo_status ordo_write_json_atomic(const char *path, const json_t *j);
 
+// json_load_file for a file that must be regular: ordo_open_regular's checks first, so that a
+// FIFO in place of config.json or eval.json is refused at once instead of blocking in open().
+// On any failure returns NULL with err->text saying why (the open error, or jansson's).
+typedef struct json_error_t json_error_t;
+json_t *ordo_json_load_file(const char *path, size_t flags, json_error_t *err);
+
+// Opens `path` for appending (O_WRONLY | O_APPEND, and O_CREAT with `mode` when create is
+// set) without blocking on a FIFO, and refuses anything but a regular file as
+// ordo_open_regular does. Returns the descriptor, or -1 with the error set.
+int ordo_open_append(const char *path, int create, mode_t mode);
+
 // Creates `path` and any missing parents with `mode` (e.g. 0755); an existing directory is
 // fine. Errors: ordo_path_check's, before anything is created; ORDO_ERR_IO naming the
 // component that could not be created.

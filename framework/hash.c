@@ -8,6 +8,10 @@
 
 #include "framework/hash.h"
 
+#include <unistd.h>
+
+#include "framework/fileio.h"
+
 _Static_assert(sizeof(XXH3_state_t) <= sizeof(((ordo_hasher *)0)->state),
                "ordo_hasher.state must hold an XXH3_state_t");
 _Static_assert(_Alignof(XXH3_state_t) <= 64, "ordo_hasher.state is 64-byte aligned");
@@ -49,8 +53,15 @@ ordo_status ordo_hash_parse(const char *what, const char *hex, uint64_t *h) {
 }
 
 ordo_status ordo_hash_file(const char *path, uint64_t *size, uint64_t *hash) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return ordo_error(ORDO_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    int fd;
+    size_t fsize;
+    ordo_status os = ordo_open_regular(path, &fd, &fsize); // a FIFO is refused, not waited on
+    if (os) return os;
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return ordo_error(ORDO_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    }
     ordo_hasher h;
     ordo_hasher_init(&h);
     static _Thread_local unsigned char buf[1 << 16];

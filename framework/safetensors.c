@@ -272,19 +272,11 @@ static ordo_status parse_header(ordo_safetensors *f) {
 
 ordo_status ordo_safetensors_open(const char *path, ordo_safetensors **out) {
     *out = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return ordo_error(ORDO_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        close(fd);
-        return ordo_error(ORDO_ERR_IO, "%s: cannot stat: %s", path, strerror(e));
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        return ordo_error(ORDO_ERR_IO, "%s: not a regular file", path);
-    }
-    uint64_t size = (uint64_t)st.st_size;
+    int fd;
+    size_t fsize;
+    ordo_status os = ordo_open_regular(path, &fd, &fsize); // a FIFO is refused, not waited on
+    if (os) return os;
+    uint64_t size = (uint64_t)fsize;
     if (size < 8) {
         close(fd);
         return ordo_error(ORDO_ERR_FORMAT,

@@ -6,6 +6,10 @@
 
 #include "framework/sha256.h"
 
+#include <unistd.h>
+
+#include "framework/fileio.h"
+
 void ordo_sha256_init(ordo_sha256 *s) {
     sha256_init(&s->ctx);
 }
@@ -26,8 +30,15 @@ void ordo_sha256_hex(ordo_sha256 *s, char out[65]) {
 }
 
 ordo_status ordo_sha256_file(const char *path, char out[65]) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return ordo_error(ORDO_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    int fd;
+    size_t size;
+    ordo_status os = ordo_open_regular(path, &fd, &size); // a FIFO is refused, not waited on
+    if (os) return os;
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return ordo_error(ORDO_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    }
     ordo_sha256 s;
     ordo_sha256_init(&s);
     static _Thread_local unsigned char buf[1 << 16];

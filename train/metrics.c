@@ -118,7 +118,7 @@ static void parse_line(const char *p, size_t len, ordo_metrics_line *l) {
 
 ordo_status ordo_metrics_read(const char *path, ordo_metrics *m) {
     memset(m, 0, sizeof *m);
-    ordo_status s = ordo_read_file(path, METRICS_MAX_BYTES, &m->text, &m->len);
+    ordo_status s = ordo_read_regular_file(path, METRICS_MAX_BYTES, &m->text, &m->len);
     if (s) return s;
     int cap = 0;
     for (size_t i = 0; i < m->len;) {

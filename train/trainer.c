@@ -187,9 +187,8 @@ static ordo_status metrics_open(trainer *tr, int64_t step) {
     free(text);
     ordo_metrics_free(&m);
     if (s) return s;
-    tr->metrics = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-    if (tr->metrics < 0)
-        return ordo_error(ORDO_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    tr->metrics = ordo_open_append(path, 0, 0);
+    if (tr->metrics < 0) return ORDO_ERR_IO;
     if (keep != len && prefix &&
         (ftruncate(tr->metrics, (off_t)keep) != 0 || fsync(tr->metrics) != 0))
         return ordo_error(ORDO_ERR_IO, "%s: cannot cut it back to step %" PRId64 ": %s", path, step,

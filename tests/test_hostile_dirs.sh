@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Issue 28, the hostile run directories, each case as the issue wrote it:
+#  13. a FIFO where a file is expected (the newest ckpt-N.safetensors, config.json,
+#      metrics.jsonl of a run; the file given to --init or to export): no command blocks; each
+#      skips the checkpoint with a warning or refuses, naming the file and what it is.
+# Every command runs under `timeout`: a hang is a failure, not a stuck suite.
+set -u
+ORDO=${ORDO_BIN:-build/ordo}
+dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
+pass=0 fail=0
+C=(--task order --corpus-tokens 20000 --context 16 --d-model 32 --layers 1 --heads 2 --batch 8 --threads 1)
+ok() { pass=$((pass+1)); }
+bad() { echo "FAIL: $*"; fail=$((fail+1)); }
+# expect NAME RC_WANTED TEXT CMD...: CMD ends within 30 s with RC_WANTED (0 or "nonzero") and
+# prints TEXT (a fixed string) on stdout or stderr
+expect() {
+  local name=$1 want=$2 text=$3 rc; shift 3
+  timeout 30 "$@" > "$dir/out" 2>&1; rc=$?
+  if [ $rc -eq 124 ]; then bad "$name: hung (killed after 30 s)"; return; fi
+  if [ "$want" = 0 ] && [ $rc -ne 0 ]; then bad "$name: exit $rc: $(head -c 400 "$dir/out")"; return; fi
+  if [ "$want" != 0 ] && [ $rc -eq 0 ]; then bad "$name: exit 0, expected a refusal: $(head -c 400 "$dir/out")"; return; fi
+  grep -qF -- "$text" "$dir/out" && ok || bad "$name: no '$text' in: $(head -c 400 "$dir/out")"
+}
+
+"$ORDO" train "${C[@]}" --steps 20 --ckpt-every 10 --out "$dir/base" > /dev/null 2>&1 || bad "base run failed"
+
+# 13. FIFOs
+fifo_run() { rm -rf "$dir/$1"; cp -a "$dir/base" "$dir/$1"; rm "$dir/$1/$2"; mkfifo "$dir/$1/$2"; }
+fifo_run ck ckpt-20.safetensors
+expect "eval, FIFO checkpoint" 0 "ckpt-20.safetensors: is a FIFO, expected a regular file" "$ORDO" eval "$dir/ck" --context 16
+expect "sample, FIFO checkpoint" 0 "is a FIFO" "$ORDO" sample "$dir/ck" --prompt "cat chased" --tokens 2
+expect "compare, FIFO checkpoint" 0 "| learned |" "$ORDO" compare "$dir/ck"
+expect "export, FIFO checkpoint" 0 "exported" "$ORDO" export "$dir/ck" --hf "$dir/x1"
+expect "resume, FIFO checkpoint" 0 "is a FIFO, expected a regular file" "$ORDO" train --resume "$dir/ck" --steps 30
+fifo_run cf config.json
+expect "compare, FIFO config.json" nonzero "config.json: is a FIFO, expected a regular file" "$ORDO" compare "$dir/cf"
+expect "eval, FIFO config.json" 0 "val_loss" "$ORDO" eval "$dir/cf" --context 16
+fifo_run mf metrics.jsonl
+expect "resume, FIFO metrics.jsonl" nonzero "metrics.jsonl: is a FIFO, expected a regular file" "$ORDO" train --resume "$dir/mf" --steps 30
+expect "compare, FIFO metrics.jsonl" nonzero "metrics.jsonl: is a FIFO, expected a regular file" "$ORDO" compare "$dir/mf"
+mkfifo "$dir/init.safetensors"
+expect "train --init FIFO" nonzero "init.safetensors: is a FIFO, expected a regular file" "$ORDO" train "${C[@]}" --steps 2 --init "$dir/init.safetensors" --out "$dir/r4"
+expect "export of a FIFO" nonzero "init.safetensors: is a FIFO, expected a regular file" "$ORDO" export "$dir/init.safetensors" --hf "$dir/x2"
+
+echo "test_hostile_dirs: $pass passed, $fail failed"
+[ $fail -eq 0 ]
