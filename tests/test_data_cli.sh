@@ -93,18 +93,18 @@ if [ -f "$ORDO_VOCAB_DIR/encoder.json" ]; then
   else
     echo "SKIP: the-verdict.txt not found (../shared/data or .cache/data); the book's head was checked"
   fi
-  # the README shows this command's output: it must be the real one
+  # docs/data.md ("See the data") shows this command's output: it must be the real one
   if [ -f "$src/.cache/data/the-verdict.txt" ]; then
     (cd "$src" && "$bin" data --data .cache/data/the-verdict.txt "${book[@]}") >"$tmp/readme_run" 2>&1
     awk '/^    build\/ordo data --data .cache\/data\/the-verdict.txt/ {on = 1; getline; getline; next}
          on && /^$/ {blank++; next}
          on && /^    / {for (; blank > 0; blank--) print ""; print substr($0, 5); next}
-         on {exit}' "$src/README.md" >"$tmp/readme_shown"
+         on {exit}' "$src/docs/data.md" >"$tmp/readme_shown"
     checks=$((checks + 1))
     cmp -s "$tmp/readme_run" "$tmp/readme_shown" ||
-      fail "README's 'ordo data' example is not the real output: $(diff "$tmp/readme_shown" "$tmp/readme_run")"
+      fail "docs/data.md's 'ordo data' example is not the real output: $(diff "$tmp/readme_shown" "$tmp/readme_run")"
   else
-    echo "SKIP: the README example (needs .cache/data/the-verdict.txt: data/fetch.sh verdict)"
+    echo "SKIP: the docs/data.md example (needs .cache/data/the-verdict.txt: data/fetch.sh verdict)"
   fi
 elif [ "${ORDO_ALLOW_MISSING_VOCAB:-0}" = 1 ]; then
   echo "SKIP: gpt2 cases (no vocab in $ORDO_VOCAB_DIR)"
