@@ -29,15 +29,15 @@ fifo_run() { rm -rf "$dir/$1"; cp -a "$dir/base" "$dir/$1"; rm "$dir/$1/$2"; mkf
 fifo_run ck ckpt-20.safetensors
 expect "eval, FIFO checkpoint" 0 "ckpt-20.safetensors: is a FIFO, expected a regular file" "$ORDO" eval "$dir/ck" --context 16
 expect "sample, FIFO checkpoint" 0 "is a FIFO" "$ORDO" sample "$dir/ck" --prompt "cat chased" --tokens 2
-expect "compare, FIFO checkpoint" 0 "| learned |" "$ORDO" compare "$dir/ck"
+expect "compare, FIFO checkpoint" 0 "| learned |" "$ORDO" compare "$dir/ck" --out "$dir/cmp"
 expect "export, FIFO checkpoint" 0 "exported" "$ORDO" export "$dir/ck" --hf "$dir/x1"
 expect "resume, FIFO checkpoint" 0 "is a FIFO, expected a regular file" "$ORDO" train --resume "$dir/ck" --steps 30
 fifo_run cf config.json
-expect "compare, FIFO config.json" nonzero "config.json: is a FIFO, expected a regular file" "$ORDO" compare "$dir/cf"
+expect "compare, FIFO config.json" nonzero "config.json: is a FIFO, expected a regular file" "$ORDO" compare "$dir/cf" --out "$dir/cmp"
 expect "eval, FIFO config.json" 0 "val_loss" "$ORDO" eval "$dir/cf" --context 16
 fifo_run mf metrics.jsonl
 expect "resume, FIFO metrics.jsonl" nonzero "metrics.jsonl: is a FIFO, expected a regular file" "$ORDO" train --resume "$dir/mf" --steps 30
-expect "compare, FIFO metrics.jsonl" nonzero "metrics.jsonl: is a FIFO, expected a regular file" "$ORDO" compare "$dir/mf"
+expect "compare, FIFO metrics.jsonl" nonzero "metrics.jsonl: is a FIFO, expected a regular file" "$ORDO" compare "$dir/mf" --out "$dir/cmp"
 mkfifo "$dir/init.safetensors"
 expect "train --init FIFO" nonzero "init.safetensors: is a FIFO, expected a regular file" "$ORDO" train "${C[@]}" --steps 2 --init "$dir/init.safetensors" --out "$dir/r4"
 expect "export of a FIFO" nonzero "init.safetensors: is a FIFO, expected a regular file" "$ORDO" export "$dir/init.safetensors" --hf "$dir/x2"
