@@ -45,7 +45,7 @@ static size_t first_missing(const char *dir) {
 // gives the message without the pid.
 static ordo_status busy(const ordo_dirlock *l, const char *what, int fd) {
     char buf[sizeof l->prev];
-    ssize_t n = pread(fd, buf, sizeof buf, 0);
+    ssize_t n = fd >= 0 ? pread(fd, buf, sizeof buf, 0) : -1;
     json_t *j = n > 0 ? json_loadb(buf, (size_t)n, 0, NULL) : NULL;
     json_int_t pid = json_integer_value(json_object_get(j, "pid"));
     const char *host = json_string_value(json_object_get(j, "host"));
@@ -97,6 +97,42 @@ static int no_lock_support(int e) {
     return e == ENOLCK || e == EOPNOTSUPP || e == ENOSYS;
 }
 
+// flock on the directory itself: *dfd open on it, or -1 where the file system cannot lock a
+// directory. Returns 1 when take must start a new round (the directory went away or was
+// replaced meanwhile, or a signal), else 0 with *s: ORDO_OK, ORDO_ERR_STATE naming the holder
+// (from the record in .lock) when another process holds it, ORDO_ERR_IO.
+static int lock_dir(ordo_dirlock *l, const char *what, int *dfd, ordo_status *s) {
+    *s = ORDO_OK;
+    *dfd = -1;
+    int d = open(l->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (d < 0) {
+        if (errno == ENOENT) return 1;
+        *s = ordo_error(ORDO_ERR_IO, "%s: cannot open the %s: %s", l->dir, what, strerror(errno));
+        return 0;
+    }
+    if (flock(d, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        if (e == EWOULDBLOCK) {
+            // the record: read without blocking (a FIFO at .lock) and never followed
+            int rfd = open(l->path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+            *s = busy(l, what, rfd);
+            if (rfd >= 0) close(rfd);
+        } else if (e != EINTR && e != EBADF && !no_lock_support(e)) {
+            *s = ordo_error(ORDO_ERR_IO, "%s: cannot lock the %s: %s", l->dir, what, strerror(e));
+        }
+        close(d);
+        return e == EINTR; // EBADF (NFS) and the like: the file's lock alone
+    }
+    struct stat a, b; // the name still the directory we locked (not removed and remade)
+    if (fstat(d, &a) != 0 || stat(l->dir, &b) != 0 || a.st_dev != b.st_dev ||
+        a.st_ino != b.st_ino) {
+        close(d);
+        return 1;
+    }
+    *dfd = d;
+    return 0;
+}
+
 static ordo_status take(ordo_dirlock *l, const char *what, const char *dir, int create) {
     ordo_status s = ordo_path(l->dir, sizeof l->dir, "%s", dir);
     if (!s) s = ordo_path(l->path, sizeof l->path, "%s/" ORDO_DIRLOCK_FILE, dir);
@@ -117,27 +153,56 @@ static ordo_status take(ordo_dirlock *l, const char *what, const char *dir, int 
                 return ordo_error(ORDO_ERR_IO, "%s: cannot open the %s: %s", l->dir, what,
                                   r != 0 ? strerror(errno) : "not a directory");
         }
+        // The directory's own lock first: a directory with files in it cannot be removed, so
+        // unlike the file's lock this one cannot be lost to `rm RUN/.lock` under a live
+        // holder (issue 28 item 8). Where directories cannot be flocked (NFS: EBADF) the
+        // file's lock below is the only one, as before.
+        int dfd;
+        if (lock_dir(l, what, &dfd, &s)) continue;
+        if (s) return s;
         int fd = open(l->path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         int made = fd >= 0;
         if (fd < 0 && errno == EEXIST) fd = open(l->path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0) {
-            if (errno == ENOENT) continue; // the directory went away meanwhile
+            int e = errno;
+            if (dfd >= 0) close(dfd);
+            if (e == ENOENT) continue; // the directory went away meanwhile
             return ordo_error(ORDO_ERR_IO, "%s: cannot open the lock file: %s", l->path,
-                              strerror(errno));
+                              strerror(e));
+        }
+        // A hard link to another file (or anything but a plain file) at .lock would get the
+        // record written into it (item 11): under the directory's lock, replace the name.
+        struct stat ls;
+        if (fstat(fd, &ls) == 0 && (!S_ISREG(ls.st_mode) || ls.st_nlink > 1)) {
+            close(fd);
+            if (dfd >= 0 && unlink(l->path) == 0) {
+                close(dfd);
+                continue;
+            }
+            if (dfd >= 0) close(dfd);
+            return ordo_error(ORDO_ERR_IO,
+                              "%s: is %s, expected a file of ordo's own; remove it (ordo will "
+                              "not write its record into it)",
+                              l->path,
+                              S_ISREG(ls.st_mode) ? "a hard link to another file"
+                                                  : "not a regular file");
         }
         if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
             int e = errno;
             if (e == EWOULDBLOCK) {
                 s = busy(l, what, fd);
                 close(fd);
+                if (dfd >= 0) close(dfd);
                 return s;
             }
             if (e == EINTR) {
                 close(fd);
+                if (dfd >= 0) close(dfd);
                 continue;
             }
             if (!no_lock_support(e)) {
                 close(fd);
+                if (dfd >= 0) close(dfd);
                 return ordo_error(ORDO_ERR_IO, "%s: cannot lock: %s", l->path, strerror(e));
             }
             fprintf(stderr,
@@ -150,9 +215,11 @@ static ordo_status take(ordo_dirlock *l, const char *what, const char *dir, int 
         if (fstat(fd, &a) != 0 || stat(l->path, &b) != 0 || a.st_dev != b.st_dev ||
             a.st_ino != b.st_ino) {
             close(fd);
+            if (dfd >= 0) close(dfd);
             continue;
         }
         l->fd = fd;
+        l->dfd = dfd;
         l->held = 1;
         l->made_file = made;
         write_record(l);
@@ -192,9 +259,12 @@ void ordo_dirlock_release(ordo_dirlock *l) {
             (void)!ftruncate(l->fd, (off_t)l->prev_len);
     }
     close(l->fd);
+    if (l->dfd >= 0) close(l->dfd);
     l->held = 0;
 }
 
 void ordo_dirlock_forget(const ordo_dirlock *l) {
-    if (l->held) close(l->fd);
+    if (!l->held) return;
+    close(l->fd);
+    if (l->dfd >= 0) close(l->dfd);
 }

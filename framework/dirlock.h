@@ -2,12 +2,15 @@
 // (and `ordo sweep` on its sweep directory), so that a second process started on the same
 // directory fails at once instead of mixing its config, metrics and checkpoints into it.
 //
-// It is flock(LOCK_EX | LOCK_NB) on DIR/.lock. The kernel drops it when the holder ends in
-// any way (exit, a crash, kill -9), so there is never a stale lock to clear by hand. The file
-// is kept (removing it would race with a process that has just opened it) and holds the
-// holder's record, {"pid", "host", "since"}, which the refused process quotes. The descriptor
-// is O_CLOEXEC: a program started with exec does not inherit the lock. Readers (eval, sample,
-// viz, compare) take no lock: every file a writer replaces is replaced atomically.
+// It is flock(LOCK_EX | LOCK_NB) on the directory itself and on DIR/.lock. The directory's
+// lock cannot be lost by removing .lock (a directory with files cannot be removed); the
+// file's remains for file systems that cannot lock a directory (NFS), and holds the record. The
+// kernel drops it when the holder ends in any way (exit, a crash, kill -9), so there is never a
+// stale lock to clear by hand. The file is kept (removing it would race with a process that has
+// just opened it) and holds the holder's record, {"pid", "host", "since"}, which the refused
+// process quotes. The descriptor is O_CLOEXEC: a program started with exec does not inherit the
+// lock. Readers (eval, sample, viz, compare) take no lock: every file a writer replaces is replaced
+// atomically.
 //
 // Deliberately not here: waiting for a lock, shared (reader) locks, breaking a lock.
 #ifndef ORDO_DIRLOCK_H
@@ -23,6 +26,7 @@
 typedef struct ordo_dirlock {
     int held;    // this process holds the lock (on MPI rank 0 only)
     int fd;      // DIR/.lock, open while held
+    int dfd;     // DIR itself, flocked while held; -1 where the file system cannot
     int written; // set by ordo_dirlock_mark_written: release then undoes nothing
     int made_file;
     size_t made_top; // take created the directories dir[0..k) for every k >= made_top (0: none)

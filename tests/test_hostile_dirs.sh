@@ -3,6 +3,9 @@
 #  13. a FIFO where a file is expected (the newest ckpt-N.safetensors, config.json,
 #      metrics.jsonl of a run; the file given to --init or to export): no command blocks; each
 #      skips the checkpoint with a warning or refuses, naming the file and what it is.
+#   8. `rm RUN/.lock` while RUN trains, then `train --resume RUN`: refused (the directory's
+#      own lock holds); after the trainer ends the resume works.
+#  11. a hard link at RUN/.lock to another file: that file is left as it was.
 # Every command runs under `timeout`: a hang is a failure, not a stuck suite.
 set -u
 ORDO=${ORDO_BIN:-build/ordo}
@@ -41,6 +44,21 @@ expect "compare, FIFO metrics.jsonl" nonzero "metrics.jsonl: is a FIFO, expected
 mkfifo "$dir/init.safetensors"
 expect "train --init FIFO" nonzero "init.safetensors: is a FIFO, expected a regular file" "$ORDO" train "${C[@]}" --steps 2 --init "$dir/init.safetensors" --out "$dir/r4"
 expect "export of a FIFO" nonzero "init.safetensors: is a FIFO, expected a regular file" "$ORDO" export "$dir/init.safetensors" --hf "$dir/x2"
+
+# 8. a deleted lock file: the live trainer still excludes a second one
+"$ORDO" train "${C[@]}" --steps 100000 --ckpt-every 1000 --out "$dir/live" > "$dir/live.log" 2>&1 &
+live=$!
+for _ in $(seq 300); do [ -s "$dir/live/metrics.jsonl" ] && break; sleep 0.1; done
+rm -f "$dir/live/.lock"
+expect "resume beside a live trainer whose .lock was removed" nonzero "is in use" "$ORDO" train --resume "$dir/live" --steps 5
+expect "a second new run into it" nonzero "is in use" "$ORDO" train "${C[@]}" --steps 5 --out "$dir/live"
+kill -INT $live; wait $live 2>/dev/null
+expect "resume after the trainer stopped" 0 "resuming" "$ORDO" train --resume "$dir/live" --steps 20000
+# 11. a hard link at .lock
+rm -rf "$dir/hl"; cp -a "$dir/base" "$dir/hl"; rm -f "$dir/hl/.lock"
+printf 'precious\n' > "$dir/victim"; ln "$dir/victim" "$dir/hl/.lock"
+expect "resume with .lock a hard link" 0 "resuming" "$ORDO" train --resume "$dir/hl" --steps 30
+[ "$(cat "$dir/victim")" = precious ] && ok || bad "the file hard-linked at .lock was overwritten: $(head -c 200 "$dir/victim")"
 
 echo "test_hostile_dirs: $pass passed, $fail failed"
 [ $fail -eq 0 ]
