@@ -18,7 +18,9 @@ static const char *SYNOPSIS =
     "computes the logits ordo computes (float32; a bf16 run's float32 weights are exported).\n"
     "From RUN_DIR the newest usable checkpoint is taken. Only --pos learned and none are\n"
     "exported (none as a table of zeros, which adds nothing: exactly no positions); rope,\n"
-    "alibi, t5 and sinusoidal are refused with the reason. docs/checkpoints.md has the details.";
+    "alibi, t5 and sinusoidal are refused with the reason. DIR is replaced whole (written\n"
+    "beside it, then swapped in): it must be new, empty or an earlier export. docs/checkpoints.md\n"
+    "has the details.";
 
 ordo_status ordo_cmd_export(int argc, char **argv) {
     const char *hf = NULL;

@@ -6,6 +6,11 @@
 #   8. `rm RUN/.lock` while RUN trains, then `train --resume RUN`: refused (the directory's
 #      own lock holds); after the trainer ends the resume works.
 #  11. a hard link at RUN/.lock to another file: that file is left as it was.
+#   4. export into a folder that held another export: nothing of the old one stays.
+#  10. export into a run directory (a config.json that is not an export's): refused, the run
+#      untouched; a folder holding files an export does not write: refused.
+#  14. an export killed at any moment leaves the folder as it was or whole and new, and the
+#      temporary folders of killed exports are removed by the next export.
 # Every command runs under `timeout`: a hang is a failure, not a stuck suite.
 set -u
 ORDO=${ORDO_BIN:-build/ordo}
@@ -59,6 +64,35 @@ rm -rf "$dir/hl"; cp -a "$dir/base" "$dir/hl"; rm -f "$dir/hl/.lock"
 printf 'precious\n' > "$dir/victim"; ln "$dir/victim" "$dir/hl/.lock"
 expect "resume with .lock a hard link" 0 "resuming" "$ORDO" train --resume "$dir/hl" --steps 30
 [ "$(cat "$dir/victim")" = precious ] && ok || bad "the file hard-linked at .lock was overwritten: $(head -c 200 "$dir/victim")"
+
+# 4, 10, 14: export folders
+"$ORDO" train "${C[@]}" --d-model 48 --steps 30 --out "$dir/wide" > /dev/null 2>&1 || bad "wide run failed"
+expect "export" 0 "exported" "$ORDO" export "$dir/base" --hf "$dir/X"
+touch "$dir/X/vocab.json" "$dir/X/merges.txt" # as a gpt2 run's export leaves them
+expect "export over an export" 0 "exported" "$ORDO" export "$dir/wide" --hf "$dir/X"
+[ ! -e "$dir/X/vocab.json" ] && [ ! -e "$dir/X/merges.txt" ] && ok || bad "the old export's vocab files stayed: $(ls "$dir/X")"
+grep -q '"n_embd": 48' "$dir/X/config.json" && ok || bad "X/config.json is not the new export's"
+cp "$dir/base/config.json" "$dir/base.config"
+expect "export into the run itself" nonzero "is not an ordo export's" "$ORDO" export "$dir/base" --hf "$dir/base"
+cmp -s "$dir/base/config.json" "$dir/base.config" && ok || bad "export into the run changed its config.json"
+mkdir -p "$dir/Y"; echo notes > "$dir/Y/README.md"
+expect "export into a folder with other files" nonzero "holds 'README.md'" "$ORDO" export "$dir/base" --hf "$dir/Y"
+# wte's width in model.safetensors' header and n_embd in config.json agree
+whole() { local w c; w=$(head -c 4096 "$1/model.safetensors" | grep -ao '"transformer.wte.weight":{[^}]*' | sed 's/.*"shape":\[[0-9]*,\([0-9]*\)\].*/\1/');
+  c=$(sed -n 's/.*"n_embd": \([0-9]*\).*/\1/p' "$1/config.json"); [ -n "$w" ] && [ "$w" = "$c" ]; }
+whole "$dir/X" && ok || bad "X is not whole before the kills"
+torn=0
+for i in 1 2 3 4 5 6 7 8; do
+  src=base; [ $((i % 2)) -eq 0 ] && src=wide
+  "$ORDO" export "$dir/$src" --hf "$dir/X" > /dev/null 2>&1 &
+  p=$!; sleep "0.0$((i * 3))"; kill -9 $p 2>/dev/null; wait $p 2>/dev/null
+  whole "$dir/X" || torn=$((torn + 1))
+done
+[ $torn -eq 0 ] && ok || bad "$torn of 8 killed exports left X torn (config.json and weights of different exports)"
+mkdir -p "$dir/X.export.999999"; touch "$dir/X.export.999999/model.safetensors" # a dead pid's
+expect "export after killed ones" 0 "exported" "$ORDO" export "$dir/base" --hf "$dir/X"
+left=$(ls -d "$dir"/X.export.* 2>/dev/null | wc -l)
+[ "$left" -eq 0 ] && ok || bad "$left temporary export folders left behind: $(ls -d "$dir"/X.export.*)"
 
 echo "test_hostile_dirs: $pass passed, $fail failed"
 [ $fail -eq 0 ]

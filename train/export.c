@@ -6,12 +6,16 @@
 //
 // Deliberately not here: the optimizer moments (a model folder has none), other formats
 // (GGUF, ONNX), and schemes GPT-2 cannot compute (they are refused, not approximated).
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "data/tokenizer.h"
 #include "train/checkpoint.h"
@@ -231,6 +235,165 @@ static ordo_status write_tokenizer(const ordo_train_config *cfg, const char *dir
     return s;
 }
 
+// ---- the folder, whole or not at all (issue 28 items 4, 10, 14)
+//
+// The export is written into a fresh folder beside DIR, "<DIR>.export.<pid>", then swapped in
+// with one rename (renameat2 RENAME_EXCHANGE when DIR exists, so that DIR never goes
+// missing), and the old folder removed. A kill at any moment leaves DIR as it was or whole
+// and new, never the new weights beside the old config.json or another model's vocab files;
+// the temporary folders of killed exports are removed by the next export beside them.
+
+// The names an export writes: a folder holding anything else is not replaced.
+static const char *const EXPORT_FILES[] = {"config.json", "model.safetensors", "vocab.json",
+                                           "merges.txt"};
+
+static int export_file_name(const char *name) {
+    for (size_t i = 0; i < sizeof EXPORT_FILES / sizeof EXPORT_FILES[0]; i++)
+        if (strcmp(name, EXPORT_FILES[i]) == 0) return 1;
+    return 0;
+}
+
+// An export's file, or ordo_write_atomic's temporary one of it ("<name>.tmp.<pid>"): what
+// the folder of a killed export may hold.
+static int export_or_temp_name(const char *name) {
+    const char *t = strstr(name, ".tmp.");
+    if (!t) return export_file_name(name);
+    char base[64];
+    if ((size_t)(t - name) >= sizeof base) return 0;
+    memcpy(base, name, (size_t)(t - name));
+    base[t - name] = 0;
+    return export_file_name(base) && t[5] && strspn(t + 5, "0123456789") == strlen(t + 5);
+}
+
+// Removes a folder that holds only an export's files (and nothing else); 0 when done.
+static int remove_export_folder(const char *dir) {
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    struct dirent *e;
+    char path[ORDO_PATH_MAX];
+    int r = 0;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            if (!export_or_temp_name(e->d_name) ||
+                ordo_path(path, sizeof path, "%s/%s", dir, e->d_name) || unlink(path) != 0)
+                r = -1;
+        }
+    closedir(d);
+    return r || rmdir(dir) != 0 ? -1 : 0;
+}
+
+// Whether DIR may be replaced by an export: missing, empty, or an earlier export (its
+// config.json a GPT2Config with ordo's "ordo" record, and only an export's files in it).
+// ORDO_ERR_ARG naming what is in the way otherwise: a run directory's config.json (item 10),
+// a file an export does not write.
+static ordo_status check_target(const char *dir) {
+    struct stat st;
+    if (lstat(dir, &st) != 0)
+        return errno == ENOENT ? ORDO_OK
+                               : ordo_error(ORDO_ERR_IO, "--hf %s: %s", dir, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return ordo_error(ORDO_ERR_ARG, "--hf %s: is not a directory (expected a folder to write)",
+                          dir);
+    DIR *d = opendir(dir);
+    if (!d) return ordo_error(ORDO_ERR_IO, "--hf %s: cannot open: %s", dir, strerror(errno));
+    char other[256] = "";
+    int has_config = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        if (!strcmp(e->d_name, "config.json")) has_config = 1;
+        if (!export_file_name(e->d_name) && !other[0])
+            snprintf(other, sizeof other, "%s", e->d_name);
+    }
+    closedir(d);
+    char path[ORDO_PATH_MAX];
+    if (has_config) {
+        json_error_t err;
+        ordo_status s = ordo_path(path, sizeof path, "%s/config.json", dir);
+        if (s) return s;
+        json_t *j = ordo_json_load_file(path, 0, &err);
+        int ours = j && json_is_object(json_object_get(j, "ordo")) &&
+                   json_is_string(json_object_get(j, "model_type"));
+        json_decref(j);
+        if (!ours)
+            return ordo_error(ORDO_ERR_ARG,
+                              "--hf %s: its config.json is not an ordo export's (a run "
+                              "directory?); an export replaces the whole folder: choose a new "
+                              "or empty one",
+                              dir);
+    }
+    if (other[0])
+        return ordo_error(ORDO_ERR_ARG,
+                          "--hf %s: holds '%s', which an export does not write; an export "
+                          "replaces the whole folder: choose a new or empty one",
+                          dir, other);
+    return ORDO_OK;
+}
+
+// Removes "<dir>.export.<pid>" folders of exports that are no longer running.
+static void sweep_stale(const char *dir) {
+    char parent[ORDO_PATH_MAX], prefix[ORDO_PATH_MAX];
+    snprintf(parent, sizeof parent, "%s", dir);
+    char *slash = strrchr(parent, '/');
+    const char *base = slash ? slash + 1 : dir;
+    if (slash == parent)
+        parent[1] = 0;
+    else if (slash)
+        *slash = 0;
+    else
+        snprintf(parent, sizeof parent, ".");
+    snprintf(prefix, sizeof prefix, "%s.export.", base);
+    DIR *d = opendir(parent);
+    if (!d) return;
+    struct dirent *e;
+    size_t n = strlen(prefix);
+    char path[ORDO_PATH_MAX];
+    while ((e = readdir(d))) {
+        if (strncmp(e->d_name, prefix, n) != 0) continue;
+        char *end;
+        long pid = strtol(e->d_name + n, &end, 10);
+        if (*end || pid <= 0 || pid == (long)getpid()) continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; // alive, or not ours to ask
+        if (!ordo_path(path, sizeof path, "%s/%s", parent, e->d_name))
+            (void)remove_export_folder(path);
+    }
+    closedir(d);
+}
+
+// Makes the renames in the folder that holds dir durable.
+static void sync_parent(const char *dir) {
+    char parent[ORDO_PATH_MAX];
+    snprintf(parent, sizeof parent, "%s", dir);
+    char *slash = strrchr(parent, '/');
+    if (slash && slash != parent)
+        *slash = 0;
+    else if (slash)
+        parent[1] = 0;
+    else
+        snprintf(parent, sizeof parent, ".");
+    int fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) (void)!fsync(fd), close(fd);
+}
+
+// Puts the finished folder tmp in place of dir.
+static ordo_status swap_in(const char *tmp, const char *dir) {
+    if (rename(tmp, dir) == 0) { // dir was missing (or an empty folder)
+        sync_parent(dir);
+        return ORDO_OK;
+    }
+    if (errno != EEXIST && errno != ENOTEMPTY)
+        return ordo_error(ORDO_ERR_IO, "--hf %s: cannot move the export in place: %s", dir,
+                          strerror(errno));
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE) != 0)
+        return ordo_error(ORDO_ERR_IO, "--hf %s: cannot swap the export in place: %s", dir,
+                          strerror(errno));
+    sync_parent(dir);
+    // tmp now holds the previous export
+    if (remove_export_folder(tmp) != 0)
+        fprintf(stderr, "ordo: warning: %s: the previous export could not be removed\n", tmp);
+    return ORDO_OK;
+}
+
 ordo_status ordo_export_hf(const char *src, const char *dir, int n_positions,
                            ordo_export_info *info) {
     memset(info, 0, sizeof *info);
@@ -264,18 +427,32 @@ ordo_status ordo_export_hf(const char *src, const char *dir, int n_positions,
                        n_positions, info->checkpoint, T_max);
     info->pos = ordo_pos_name(m.cfg.pos);
     info->n_positions = n_positions;
-    char path[ORDO_PATH_MAX];
-    if (!s) s = ordo_mkdir_p(dir, 0755);
-    if (!s) s = ordo_path(path, sizeof path, "%s/model.safetensors", dir);
+    char path[ORDO_PATH_MAX], tmp[ORDO_PATH_MAX], parent[ORDO_PATH_MAX];
+    if (!s) s = check_target(dir);
+    if (!s) s = ordo_path(tmp, sizeof tmp, "%s.export.%ld", dir, (long)getpid());
+    if (!s) { // the parent must exist for the folder to be renamed into it
+        snprintf(parent, sizeof parent, "%s", dir);
+        char *slash = strrchr(parent, '/');
+        if (slash && slash != parent) *slash = 0, s = ordo_mkdir_p(parent, 0755);
+    }
+    if (!s) sweep_stale(dir);
+    if (!s)
+        s = mkdir(tmp, 0755) == 0
+                ? ORDO_OK
+                : ordo_error(ORDO_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+    int made_tmp = !s;
+    if (!s) s = ordo_path(path, sizeof path, "%s/model.safetensors", tmp);
     if (!s) s = write_weights(&m, path, n_positions);
-    if (!s) s = ordo_path(path, sizeof path, "%s/config.json", dir);
+    if (!s) s = ordo_path(path, sizeof path, "%s/config.json", tmp);
     if (!s) {
         json_t *j = hf_config(&m, &cfg, n_positions, info->step);
         s = ordo_write_json_atomic(path, j);
         json_decref(j);
     }
     int gpt2 = cfg.data && cfg.tokenizer && strcmp(cfg.tokenizer, "gpt2") == 0;
-    if (!s && gpt2) s = write_tokenizer(&cfg, dir, &info->tokenizer_files);
+    if (!s && gpt2) s = write_tokenizer(&cfg, tmp, &info->tokenizer_files);
+    if (!s) s = swap_in(tmp, dir);
+    if (s && made_tmp) (void)remove_export_folder(tmp);
     ordo_gpt_free(&m);
     return s;
 }
