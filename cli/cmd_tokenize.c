@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -291,6 +292,32 @@ static ordo_status check_out(const char *out, const struct stat *in, const char 
     return ORDO_OK;
 }
 
+// Ctrl-C (or SIGTERM, SIGHUP) while a token file is written: the handler removes the
+// temporary file (unlink is async-signal-safe), then the signal takes its default course.
+static char g_tmp[ORDO_PATH_MAX];
+static struct sigaction g_old[3];
+static const int g_sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+
+static void remove_tmp_and_die(int sig) {
+    if (g_tmp[0]) unlink(g_tmp);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void guard_tmp(const char *tmp) {
+    snprintf(g_tmp, sizeof g_tmp, "%s", tmp);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = remove_tmp_and_die;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < 3; i++) sigaction(g_sigs[i], &sa, &g_old[i]);
+}
+
+static void unguard_tmp(void) {
+    for (int i = 0; i < 3; i++) sigaction(g_sigs[i], &g_old[i], NULL);
+    g_tmp[0] = 0;
+}
+
 // Encodes the open input (streamed in pieces of o->chunk bytes, or read whole when it is 0)
 // to stdout, a count or a token file.
 static ordo_status encode_input(const tokenize_opts *o, ordo_tokenizer_kind kind,
@@ -301,6 +328,7 @@ static ordo_status encode_input(const tokenize_opts *o, ordo_tokenizer_kind kind
     if (o->out && (s = ordo_tokfile_create(&w, o->out, ordo_tokenizer_kind_name(kind),
                                            ordo_tokenizer_vocab_size(tok))))
         return s;
+    if (o->out) guard_tmp(w.tmp);
     uint64_t bytes = 0;
     if (o->chunk > 0) {
         s = ordo_tokenizer_encode_fd(tok, fd, name, (size_t)o->chunk, o->allow_special, take_ids,
@@ -324,6 +352,7 @@ static ordo_status encode_input(const tokenize_opts *o, ordo_tokenizer_kind kind
             s = ordo_tokfile_finish(&w);
         else
             ordo_tokfile_abort(&w);
+        unguard_tmp();
     }
     if (s) return s;
     if (o->count)

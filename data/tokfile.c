@@ -252,6 +252,22 @@ static void pack_header(const ordo_tokfile_writer *w, unsigned char *p) {
     memcpy(p + 40, w->tokenizer, strlen(w->tokenizer));
 }
 
+// The temporary files "<path>.tmp.<pid>" that killed writers of path left (a Ctrl-C before
+// the signal cleanup existed, a kill -9): 7-29 MB each for a real corpus.
+static void remove_dead_tmp_of(const char *path) {
+    char dir[ORDO_PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    const char *base = slash ? path + (slash - dir) + 1 : path;
+    if (slash == dir)
+        dir[1] = 0;
+    else if (slash)
+        *slash = 0;
+    else
+        snprintf(dir, sizeof dir, ".");
+    ordo_remove_dead_tmp(dir, base);
+}
+
 ordo_status ordo_tokfile_create(ordo_tokfile_writer *w, const char *path, const char *tokenizer,
                                 int vocab_size) {
     memset(w, 0, sizeof *w);
@@ -265,6 +281,7 @@ ordo_status ordo_tokfile_create(ordo_tokfile_writer *w, const char *path, const 
     ordo_status s = ordo_path(w->path, sizeof w->path, "%s", path);
     if (!s) s = ordo_path(w->tmp, sizeof w->tmp, "%s.tmp.%ld", path, (long)getpid());
     if (s) return s;
+    remove_dead_tmp_of(path);
     memcpy(w->tokenizer, tokenizer, k + 1);
     w->width = ordo_tokfile_width(vocab_size);
     w->vocab_size = vocab_size;

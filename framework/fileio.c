@@ -5,10 +5,12 @@
 // and checked with fstat before a byte is read, and can be mapped instead of read.
 // Deliberately not here: streaming readers, locking, or cleaning up temporary files left by
 // a process that was killed (they never carry the final name, so they are only litter).
+#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -165,6 +167,31 @@ int ordo_open_append(const char *path, int create, mode_t mode) {
     int fl = fcntl(f, F_GETFL);
     if (fl >= 0) fcntl(f, F_SETFL, fl & ~O_NONBLOCK);
     return f;
+}
+
+long ordo_tmp_name_pid(const char *name, const char *base) {
+    const char *t = strstr(name, ".tmp.");
+    if (!t || t == name || !t[5] || strspn(t + 5, "0123456789") != strlen(t + 5)) return 0;
+    if (base && (strlen(base) != (size_t)(t - name) || strncmp(name, base, (size_t)(t - name))))
+        return 0;
+    errno = 0;
+    long pid = strtol(t + 5, NULL, 10);
+    return errno || pid <= 0 ? 0 : pid;
+}
+
+void ordo_remove_dead_tmp(const char *dir, const char *base) {
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    char path[ORDO_PATH_MAX];
+    while ((e = readdir(d))) {
+        long pid = ordo_tmp_name_pid(e->d_name, base);
+        if (pid <= 0 || pid > INT_MAX) continue;
+        // alive (or not ours to signal: EPERM) means a writer is at work
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+        if (ordo_path(path, sizeof path, "%s/%s", dir, e->d_name) == ORDO_OK) unlink(path);
+    }
+    closedir(d);
 }
 
 ordo_status ordo_read_file(const char *path, size_t max_bytes, char **buf, size_t *len) {

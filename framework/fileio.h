@@ -88,6 +88,17 @@ json_t *ordo_json_load_file(const char *path, size_t flags, json_error_t *err);
 // ordo_open_regular does. Returns the descriptor, or -1 with the error set.
 int ordo_open_append(const char *path, int create, mode_t mode);
 
+// The pid in a temporary file's name as ordo_write_atomic makes them, "<name>.tmp.<pid>"
+// (name not empty, pid all digits), with <name> equal to `base` when base is not NULL; 0 for
+// any other name (a user's "notes.tmp.txt" is not ours).
+long ordo_tmp_name_pid(const char *name, const char *base);
+// Removes dir's temporary files (ordo_tmp_name_pid's names, of `base` or of any file) whose
+// process is gone: a temporary file of a live process (a writer beside us) is left alone.
+// On a file system shared between machines a pid names a process of this machine only, so
+// temporary files of live writers elsewhere would be taken for dead: ordo does not promise
+// two machines writing one directory at once.
+void ordo_remove_dead_tmp(const char *dir, const char *base);
+
 // Creates `path` and any missing parents with `mode` (e.g. 0755); an existing directory is
 // fine. Errors: ordo_path_check's, before anything is created; ORDO_ERR_IO naming the
 // component that could not be created.

@@ -11,11 +11,16 @@
 #      untouched; a folder holding files an export does not write: refused.
 #  14. an export killed at any moment leaves the folder as it was or whole and new, and the
 #      temporary folders of killed exports are removed by the next export.
+#  15. Ctrl-C during `tokenize --out F.bin` leaves no F.bin.tmp.<pid>; a stale one of a dead
+#      process is removed by the next tokenize of F.bin, a live process's is not.
+#  24. a resume removes only the temporary files of dead processes from its run (a live
+#      `eval --save` writes its own beside it).
 # Every command runs under `timeout`: a hang is a failure, not a stuck suite.
 set -u
 ORDO=${ORDO_BIN:-build/ordo}
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 pass=0 fail=0
+dead=$(sh -c 'echo $$') # a pid whose process has ended
 C=(--task order --corpus-tokens 20000 --context 16 --d-model 32 --layers 1 --heads 2 --batch 8 --threads 1)
 ok() { pass=$((pass+1)); }
 bad() { echo "FAIL: $*"; fail=$((fail+1)); }
@@ -89,10 +94,32 @@ for i in 1 2 3 4 5 6 7 8; do
   whole "$dir/X" || torn=$((torn + 1))
 done
 [ $torn -eq 0 ] && ok || bad "$torn of 8 killed exports left X torn (config.json and weights of different exports)"
-mkdir -p "$dir/X.export.999999"; touch "$dir/X.export.999999/model.safetensors" # a dead pid's
+mkdir -p "$dir/X.export.$dead"; touch "$dir/X.export.$dead/model.safetensors" # a dead pid's
 expect "export after killed ones" 0 "exported" "$ORDO" export "$dir/base" --hf "$dir/X"
 left=$(ls -d "$dir"/X.export.* 2>/dev/null | wc -l)
 [ "$left" -eq 0 ] && ok || bad "$left temporary export folders left behind: $(ls -d "$dir"/X.export.*)"
+
+# 15. tokenize --out interrupted
+mkfifo "$dir/slow.txt"
+( printf 'some text\n'; sleep 20 ) > "$dir/slow.txt" &
+writer=$!
+"$ORDO" tokenize --tokenizer byte --out "$dir/F.bin" "$dir/slow.txt" > /dev/null 2>&1 &
+tk=$!
+for _ in $(seq 100); do ls "$dir"/F.bin.tmp.* > /dev/null 2>&1 && break; sleep 0.1; done
+ls "$dir"/F.bin.tmp.* > /dev/null 2>&1 && ok || bad "tokenize --out made no temporary file to test with"
+kill -INT $tk; wait $tk 2>/dev/null; kill $writer 2>/dev/null; wait $writer 2>/dev/null
+n=$(ls "$dir"/F.bin.tmp.* 2>/dev/null | wc -l)
+[ "$n" -eq 0 ] && ok || bad "Ctrl-C left $n temporary token files"
+printf 'abc' > "$dir/in.txt"; touch "$dir/F.bin.tmp.$dead" "$dir/F.bin.tmp.$$"
+expect "tokenize --out after a killed one" 0 "wrote 3 tokens" "$ORDO" tokenize --tokenizer byte --out "$dir/F.bin" "$dir/in.txt"
+[ ! -e "$dir/F.bin.tmp.$dead" ] && ok || bad "a dead process's temporary token file stayed"
+[ -e "$dir/F.bin.tmp.$$" ] && ok || bad "a live process's temporary token file was removed"
+# 24. resume's cleanup
+rm -rf "$dir/tm"; cp -a "$dir/base" "$dir/tm"; rm -f "$dir/tm/.lock"
+touch "$dir/tm/eval.json.tmp.$$" "$dir/tm/ckpt-30.safetensors.tmp.$dead"
+expect "resume beside a live writer's temporary file" 0 "resuming" "$ORDO" train --resume "$dir/tm" --steps 30
+[ -e "$dir/tm/eval.json.tmp.$$" ] && ok || bad "resume removed a live process's temporary file"
+[ ! -e "$dir/tm/ckpt-30.safetensors.tmp.$dead" ] && ok || bad "resume kept a dead process's temporary file"
 
 echo "test_hostile_dirs: $pass passed, $fail failed"
 [ $fail -eq 0 ]

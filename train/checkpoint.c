@@ -70,18 +70,9 @@ ordo_status ordo_checkpoint_list(const char *dir, int64_t **steps, int *n) {
 }
 
 void ordo_checkpoint_clean_tmp(const char *dir) {
-    DIR *d = opendir(dir);
-    if (!d) return;
-    struct dirent *e;
-    char path[ORDO_PATH_MAX];
-    while ((e = readdir(d))) {
-        // "<name>.tmp.<pid>" as ordo_write_atomic makes them, nothing else: a user's
-        // "notes.tmp.txt" in the run dir is not ours to delete
-        const char *t = strstr(e->d_name, ".tmp.");
-        if (!t || t == e->d_name || !t[5] || strspn(t + 5, "0123456789") != strlen(t + 5)) continue;
-        if (ordo_path(path, sizeof path, "%s/%s", dir, e->d_name) == ORDO_OK) unlink(path);
-    }
-    closedir(d);
+    // only those of dead processes: `eval --save` beside a starting resume writes its own
+    // (issue 28 item 24)
+    ordo_remove_dead_tmp(dir, NULL);
 }
 
 ordo_status ordo_checkpoint_save(const char *dir, const ordo_gpt *m, const ordo_optim *o,

@@ -60,8 +60,9 @@ ordo_status ordo_checkpoint_load(ordo_safetensors *f, ordo_gpt *m, ordo_optim *o
 // ordo_checkpoint_open and ordo_checkpoint_load check (the checksum when the file has one, with
 // the same note when not; the step against a ckpt-<step> name; finite weights).
 ordo_status ordo_checkpoint_load_weights(const char *path, ordo_gpt *m);
-// Removes temporary files (*.tmp.<pid>) that a killed writer left in dir (best effort: one
-// whose path does not fit ORDO_PATH_MAX is left alone).
+// Removes temporary files (*.tmp.<pid>) that a killed writer left in dir: only those whose
+// process is gone (ordo_remove_dead_tmp), so that a live `eval --save` beside a resume keeps
+// its own (best effort: one whose path does not fit ORDO_PATH_MAX is left alone).
 void ordo_checkpoint_clean_tmp(const char *dir);
 
 #endif
