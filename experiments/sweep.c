@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "experiments/compare.h"
 #include "framework/clock.h"
 #include "framework/dirlock.h"
 #include "framework/fileio.h"
@@ -159,14 +160,72 @@ void ordo_sweep_free(ordo_sweep *sw) {
 
 // ---- one run, in its own process
 
-// The newest checkpoint's step in dir, or -1.
+// The newest usable checkpoint's step in dir (one that opens and passes its checksum, as
+// resume and eval take it), or -1. Not the newest file's name: a corrupt newest checkpoint
+// would make the run look done to every later sweep, and its eval.json (of the usable one)
+// always stale (issue 28 item 26).
 static long long newest_step(const char *dir) {
     int64_t *steps;
     int n;
     if (ordo_checkpoint_list(dir, &steps, &n) != ORDO_OK) return -1;
-    long long s = n ? (long long)steps[0] : -1;
+    long long found = -1;
+    char path[ORDO_PATH_MAX];
+    for (int i = 0; i < n && found < 0; i++) {
+        ordo_safetensors *f = NULL;
+        json_t *config = NULL;
+        ordo_train_state st;
+        if (!ordo_checkpoint_path(path, sizeof path, dir, steps[i]) &&
+            !ordo_checkpoint_open(path, &f, &config, &st))
+            found = (long long)steps[i];
+        else
+            ordo_error_clear();
+        json_decref(config);
+        ordo_safetensors_close(f);
+    }
     free(steps);
-    return s;
+    return found;
+}
+
+// Whether the run already in r->dir (config.json at `path`) is the one this sweep trains
+// there: every setting of its config.json but the step budget and those that do not define
+// the experiment (threads, cadences: ordo_cmp_key_ignored) equal to the sweep's. A sweep over
+// a folder of another shape must not report the other shape's results as its own, nor resume
+// a foreign run with the foreign run's settings (issue 28 item 3). ORDO_ERR_STATE naming the
+// first keys that differ, with both values.
+static ordo_status check_same_run(const ordo_train_config *c, const char *dir, const char *path) {
+    json_error_t err;
+    json_t *have = ordo_json_load_file(path, 0, &err);
+    if (!have) return ordo_error(ORDO_ERR_FORMAT, "%s: %s", path, err.text);
+    ordo_train_config copy = *c;
+    json_t *want = ordo_train_config_to_json(&copy);
+    char diff[512] = "";
+    size_t k = 0;
+    int ndiff = 0;
+    const char *key;
+    json_t *w;
+    json_object_foreach(want, key, w) {
+        json_t *h = json_object_get(have, key);
+        // a key the run's config.json lacks is one added since: its default
+        if (!h || !strcmp(key, "steps") || (ordo_cmp_key_ignored(key) && strcmp(key, "seed")))
+            continue;
+        if (json_equal(h, w)) continue;
+        if (ndiff++ < 3 && k < sizeof diff) {
+            char *hs = json_dumps(h, JSON_ENCODE_ANY | JSON_COMPACT);
+            char *ws = json_dumps(w, JSON_ENCODE_ANY | JSON_COMPACT);
+            int m = snprintf(diff + k, sizeof diff - k, "%s%s %.60s (this sweep: %.60s)",
+                             k ? ", " : "", key, hs ? hs : "?", ws ? ws : "?");
+            if (m > 0) k += (size_t)m;
+            free(hs);
+            free(ws);
+        }
+    }
+    json_decref(want);
+    json_decref(have);
+    if (!ndiff) return ORDO_OK;
+    return ordo_error(ORDO_ERR_STATE,
+                      "%s holds a run of another configuration: %s%s; give this sweep another "
+                      "--out, or move that run away",
+                      dir, diff, ndiff > 3 ? ", ..." : "");
 }
 
 // Whether dir/eval.json is of the newest checkpoint at exactly these lengths (not when its
@@ -198,6 +257,7 @@ static ordo_status train_run(const ordo_sweep *sw, const ordo_sweep_entry *r, or
     ordo_status s = ordo_path(path, sizeof path, "%s/config.json", r->dir);
     if (s) return s;
     int exists = access(path, F_OK) == 0;
+    if (exists && (s = check_same_run(&c, r->dir, path))) return s;
     if (exists && newest_step(r->dir) >= c.steps) return ORDO_OK;
     ordo_opt *opts = ordo_train_config_options(&c);
     ordo_options_find(opts, "steps")->seen = 1; // a resumed run takes this sweep's budget
@@ -240,11 +300,28 @@ static ordo_status eval_run(const ordo_sweep *sw, const ordo_sweep_entry *r) {
 // to RUN/train.log, trains, evaluates and leaves with _exit: it must never return into the
 // sweep's loop, and the parent's stdio buffers (flushed before the fork) are not its to
 // flush again. A run another process holds is left alone, train.log included.
-static pid_t start(const ordo_sweep *sw, const ordo_sweep_entry *r) {
+// *locked says whether the child took the run's lock: it writes one byte to a pipe once it
+// holds it, so that the sweep announces "started" only for a run that really starts (not
+// for one another process holds: issue 28 item 23).
+static pid_t start(const ordo_sweep *sw, const ordo_sweep_entry *r, int *locked) {
     fflush(stdout);
     fflush(stderr);
+    *locked = 0;
+    int fds[2];
+    if (pipe(fds) != 0) fds[0] = fds[1] = -1;
     pid_t pid = fork();
-    if (pid != 0) return pid;
+    if (pid != 0) {
+        if (fds[1] >= 0) close(fds[1]);
+        char c;
+        ssize_t n = 0;
+        if (pid > 0 && fds[0] >= 0)
+            while ((n = read(fds[0], &c, 1)) < 0 && errno == EINTR) {
+            }
+        *locked = pid > 0 && (fds[0] < 0 || n == 1); // no pipe: as before, assume it did
+        if (fds[0] >= 0) close(fds[0]);
+        return pid;
+    }
+    if (fds[0] >= 0) close(fds[0]);
     // the sweep directory stays locked while the sweep lives, not while its runs do: a run
     // left training by a killed sweep must not lock the next sweep out (its own lock is
     // what keeps that sweep off the run)
@@ -256,6 +333,10 @@ static pid_t start(const ordo_sweep *sw, const ordo_sweep_entry *r) {
     if (s == ORDO_ERR_STATE) {
         fprintf(stderr, "ordo: sweep: %s: %s\n", r->name, ordo_error_message());
         _exit(EXIT_BUSY);
+    }
+    if (fds[1] >= 0) {
+        if (!s) (void)!write(fds[1], "L", 1);
+        close(fds[1]);
     }
     int fd = s ? -1 : ordo_open_append(log, 1, 0644);
     if (fd >= 0) {
@@ -417,13 +498,14 @@ static void start_more(ordo_sweep *sw, progress *p) {
         if (r->step0 < 0) r->step0 = 0;
         r->step = r->step0;
         r->quarter = (int)(4 * r->step0 / sw->cfg.steps);
-        if (sw->progress != ORDO_PROGRESS_OFF && r->step0 < sw->cfg.steps) {
+        int locked;
+        r->pid = start(sw, r, &locked);
+        if (locked && sw->progress != ORDO_PROGRESS_OFF && r->step0 < sw->cfg.steps) {
             view_clear(p);
             printf("sweep: [%d/%d] %-16s started", p->next, sw->nruns, r->name);
             if (r->step0 > 0) printf(" (resumed from step %lld)", r->step0);
             printf("\n");
         }
-        r->pid = start(sw, r);
         if (r->pid < 0) { // counted as failed: the sweep ends with "k of n runs failed"
             p->failed++;
             r->done = 1;

@@ -15,6 +15,10 @@
 #      process is removed by the next tokenize of F.bin, a live process's is not.
 #  24. a resume removes only the temporary files of dead processes from its run (a live
 #      `eval --save` writes its own beside it).
+#   3. a sweep into a folder that holds runs of another shape: each such run fails with the
+#      keys that differ, never "done" with the other shape's result, never resumed.
+#  23. a sweep whose run another process holds prints BUSY, and no "started" line for it.
+#  26. a corrupt newest checkpoint does not make a sweep take the run for done.
 # Every command runs under `timeout`: a hang is a failure, not a stuck suite.
 set -u
 ORDO=${ORDO_BIN:-build/ordo}
@@ -120,6 +124,20 @@ touch "$dir/tm/eval.json.tmp.$$" "$dir/tm/ckpt-30.safetensors.tmp.$dead"
 expect "resume beside a live writer's temporary file" 0 "resuming" "$ORDO" train --resume "$dir/tm" --steps 30
 [ -e "$dir/tm/eval.json.tmp.$$" ] && ok || bad "resume removed a live process's temporary file"
 [ ! -e "$dir/tm/ckpt-30.safetensors.tmp.$dead" ] && ok || bad "resume kept a dead process's temporary file"
+
+# 3, 23, 26: sweeps
+SW=(--pos learned --seeds 1 --task order --corpus-tokens 20000 --context 16 --layers 1 --heads 2 --batch 8 --threads 1 --eval-lengths 1)
+expect "sweep" 0 "all 1 runs done" "$ORDO" sweep "${SW[@]}" --d-model 32 --steps 20 --out "$dir/S"
+expect "sweep of another shape into it" nonzero "holds a run of another configuration: d-model 32 (this sweep: 64)" "$ORDO" sweep "${SW[@]}" --d-model 64 --steps 20 --out "$dir/S"
+grep -q '"d-model": 32' "$dir/S/learned-s1/config.json" && ok || bad "the d-model 64 sweep changed the d-model 32 run"
+printf 'garbage' > "$dir/S/learned-s1/ckpt-30.safetensors"
+expect "sweep past a corrupt newest checkpoint" 0 "started (resumed from step 20)" "$ORDO" sweep "${SW[@]}" --d-model 32 --steps 30 --out "$dir/S"
+"$ORDO" train --resume "$dir/S/learned-s1" --steps 100000 --ckpt-every 1000 > "$dir/hold.log" 2>&1 &
+holder=$!
+for _ in $(seq 300); do grep -q '"step":3[1-9]' "$dir/S/learned-s1/metrics.jsonl" 2>/dev/null && break; sleep 0.1; done
+expect "sweep beside a holder" nonzero "BUSY" "$ORDO" sweep "${SW[@]}" --d-model 32 --steps 40 --out "$dir/S"
+grep -q "learned-s1 *started" "$dir/out" && bad "the sweep said the busy run started: $(grep started "$dir/out")" || ok
+kill -INT $holder; wait $holder 2>/dev/null
 
 echo "test_hostile_dirs: $pass passed, $fail failed"
 [ $fail -eq 0 ]
