@@ -9,6 +9,7 @@
 #include "data/tokfile.h"
 #include "framework/names.h"
 #include "train/feed.h"
+#include "train/init.h"
 #include "train/trainer.h"
 
 static const char *SYNOPSIS =

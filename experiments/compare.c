@@ -21,7 +21,7 @@
 #include "framework/fileio.h"
 #include "framework/strbuf.h"
 #include "train/config.h"
-#include "train/run.h"
+#include "train/rundata.h"
 
 static const int mults[ORDO_CMP_NMULT] = {1, 2, 4, 8};
 

@@ -3,6 +3,7 @@
 // q and k is the rope op of the framework, and the learned biases are ops too (ops.h).
 // Everything here is computed in double and rounded once.
 #include <math.h>
+#include <string.h>
 
 #include "models/positional.h"
 
@@ -197,5 +198,25 @@ void ordo_kerple_clamp(float *r1, float *r2, int NH, int power) {
         if (r1[h] < ORDO_KERPLE_EPS) r1[h] = ORDO_KERPLE_EPS;
         if (r2[h] < ORDO_KERPLE_EPS) r2[h] = ORDO_KERPLE_EPS;
         if (power && r2[h] > ORDO_KERPLE_POWER_MAX) r2[h] = ORDO_KERPLE_POWER_MAX;
+    }
+}
+
+static const char *const extend_pos_names[] = {"interpolate", "fresh"};
+_Static_assert(sizeof extend_pos_names / sizeof extend_pos_names[0] == ORDO_EXTEND_COUNT,
+               "a name per ordo_extend_pos");
+const ordo_names ordo_extend_pos_names = ORDO_NAMES("--extend-pos value", extend_pos_names);
+
+void ordo_extend_table(float *dst, int T, const float *src, int T0, int C, ordo_extend_pos how) {
+    if (T <= T0 || how == ORDO_EXTEND_FRESH) {
+        int n = T < T0 ? T : T0;
+        memcpy(dst, src, (size_t)n * C * sizeof *dst);
+        return;
+    }
+    for (int p = 0; p < T; p++) {
+        double x = T > 1 ? (double)p * (T0 - 1) / (T - 1) : 0;
+        int i0 = (int)x, i1 = i0 + 1 < T0 ? i0 + 1 : T0 - 1;
+        double w = x - i0;
+        const float *a = src + (size_t)i0 * C, *b = src + (size_t)i1 * C;
+        for (int c = 0; c < C; c++) dst[(size_t)p * C + c] = (float)((1 - w) * a[c] + w * b[c]);
     }
 }

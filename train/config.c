@@ -79,11 +79,6 @@ _Static_assert(sizeof resume_sched_names / sizeof resume_sched_names[0] == ORDO_
                "a name per ordo_resume_sched");
 const ordo_names ordo_resume_sched_names = ORDO_NAMES("resume schedule", resume_sched_names);
 
-static const char *const extend_pos_names[] = {"interpolate", "fresh"};
-_Static_assert(sizeof extend_pos_names / sizeof extend_pos_names[0] == ORDO_EXTEND_COUNT,
-               "a name per ordo_extend_pos");
-const ordo_names ordo_extend_pos_names = ORDO_NAMES("--extend-pos value", extend_pos_names);
-
 // The token-embedding conventions of --embed-style (ordo_train_config_embed gives their numbers).
 enum { EMBED_GPT2, EMBED_VASWANI };
 static const char *const embed_style_names[] = {"gpt2", "vaswani"};
