@@ -74,17 +74,12 @@ void ordo_train_config_defaults(ordo_train_config *c) {
     c->extend_pos = "interpolate";
 }
 
-static const char *const resume_sched_names[] = {"continue", "replan-decay", "replan"};
-_Static_assert(sizeof resume_sched_names / sizeof resume_sched_names[0] == ORDO_RESUME_REPLAN + 1,
-               "a name per ordo_resume_sched");
-const ordo_names ordo_resume_sched_names = ORDO_NAMES("resume schedule", resume_sched_names);
+ORDO_NAMES_TABLE(ordo_resume_sched_names, "resume schedule", ORDO_RESUME_REPLAN + 1, "continue",
+                 "replan-decay", "replan");
 
 // The token-embedding conventions of --embed-style (ordo_train_config_embed gives their numbers).
 enum { EMBED_GPT2, EMBED_VASWANI };
-static const char *const embed_style_names[] = {"gpt2", "vaswani"};
-_Static_assert(sizeof embed_style_names / sizeof embed_style_names[0] == EMBED_VASWANI + 1,
-               "a name per embedding style");
-static const ordo_names embed_styles = ORDO_NAMES("embedding style", embed_style_names);
+ORDO_NAMES_STATIC_TABLE(embed_styles, "embedding style", EMBED_VASWANI + 1, "gpt2", "vaswani");
 
 // "<help>: a | b | c" for an option that names an enum value, the names from its layer's
 // table. Static, written once: the text must outlive every copy of the option table (the CLI

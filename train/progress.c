@@ -13,10 +13,8 @@
 
 #include "framework/clock.h"
 
-static const char *const progress_names[] = {"auto", "live", "plain", "off"};
-_Static_assert(sizeof progress_names / sizeof progress_names[0] == ORDO_PROGRESS_OFF + 1,
-               "a name per progress mode");
-const ordo_names ordo_progress_names = ORDO_NAMES("progress mode", progress_names);
+ORDO_NAMES_TABLE(ordo_progress_names, "progress mode", ORDO_PROGRESS_OFF + 1, "auto", "live",
+                 "plain", "off");
 
 #define LIVE_INTERVAL_S 0.2 // at most 5 redraws a second: readable, and no cost to the step
 
