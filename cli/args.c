@@ -12,3 +12,13 @@ ordo_status ordo_args_command(const char *cmd, const char *synopsis, ordo_opt *o
     if (!s && *help) ordo_options_usage(stdout, cmd, synopsis, opts);
     return s;
 }
+
+ordo_status ordo_args_one_run(int npos, const long long *step) {
+    if (npos != 1)
+        return ordo_error(ORDO_ERR_ARG, "expected one RUN_DIR or checkpoint file, got %d arguments",
+                          npos);
+    if (step && *step < -1)
+        return ordo_error(ORDO_ERR_ARG, "--step is %lld, expected a checkpoint's step (or -1)",
+                          *step);
+    return ORDO_OK;
+}

@@ -9,5 +9,9 @@
 // parses as ordo_options_parse, and on --help prints the usage to stdout and sets *help.
 ordo_status ordo_args_command(const char *cmd, const char *synopsis, ordo_opt *opts, int argc,
                               char **argv, const char ***pos, int *npos, int *help);
+// What a command on one run (eval, sample, viz, export) asks of its arguments: exactly one
+// RUN_DIR or checkpoint file, and a --step that names a checkpoint or is -1 (step NULL: the
+// command has no --step). ORDO_ERR_ARG saying which otherwise.
+ordo_status ordo_args_one_run(int npos, const long long *step);
 
 #endif

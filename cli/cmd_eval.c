@@ -240,11 +240,7 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
                            .examples = (int)examples,
                            .max_n = (int)max_n,
                            .stride = 0}; // set below, once --sliding-stride is known
-    if (!s && npos != 1)
-        s = ordo_error(ORDO_ERR_ARG, "expected one RUN_DIR or checkpoint file, got %d arguments",
-                       npos);
-    if (!s && step < -1)
-        s = ordo_error(ORDO_ERR_ARG, "--step is %lld, expected a checkpoint's step (or -1)", step);
+    if (!s) s = ordo_args_one_run(npos, &step);
     if (!s && save && data)
         s = ordo_error(ORDO_ERR_ARG, "--save writes RUN_DIR/eval.json, the run's own validation "
                                      "scores for compare; with --data the scores are on other "

@@ -35,9 +35,7 @@ ordo_status ordo_cmd_export(int argc, char **argv) {
     int npos, help;
     ordo_status s = ordo_args_command("export", SYNOPSIS, opts, argc, argv, &pos, &npos, &help);
     if (!s && help) goto done;
-    if (!s && npos != 1)
-        s = ordo_error(ORDO_ERR_ARG, "expected one RUN_DIR or checkpoint file, got %d arguments",
-                       npos);
+    if (!s) s = ordo_args_one_run(npos, NULL);
     if (!s && !hf)
         s = ordo_error(ORDO_ERR_ARG, "--hf DIR is required (the folder to write; see 'ordo export "
                                      "--help')");

@@ -76,11 +76,7 @@ ordo_status ordo_cmd_sample(int argc, char **argv) {
         free(pos);
         return ORDO_OK;
     }
-    if (!s && npos != 1)
-        s = ordo_error(ORDO_ERR_ARG, "expected one RUN_DIR or checkpoint file, got %d arguments",
-                       npos);
-    if (!s && step < -1)
-        s = ordo_error(ORDO_ERR_ARG, "--step is %lld, expected a checkpoint's step (or -1)", step);
+    if (!s) s = ordo_args_one_run(npos, &step);
     if (!s && !prompt) s = ordo_error(ORDO_ERR_ARG, "--prompt is required");
     if (!s && (tokens < 0 || tokens > 100000))
         s = ordo_error(ORDO_ERR_ARG, "--tokens %lld, expected 0..100000", tokens);

@@ -10,6 +10,7 @@
 #include "framework/fileio.h"
 #include "framework/names.h"
 #include "train/feed.h"
+#include "train/init.h"
 #include "train/trainer.h"
 
 static const char *SYNOPSIS =
@@ -54,9 +55,7 @@ static ordo_status refuse_command_keys(json_t *j, const char *file) {
 }
 
 // What --data-changed takes.
-static const char *const data_changed_names[] = {"refuse", "ok"};
-static const ordo_names data_changed_choices =
-    ORDO_NAMES("--data-changed value", data_changed_names);
+ORDO_NAMES_STATIC_TABLE(data_changed_choices, "--data-changed value", 2, "refuse", "ok");
 
 ordo_status ordo_cmd_train(int argc, char **argv) {
     ordo_train_config cfg;

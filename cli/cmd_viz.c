@@ -34,11 +34,7 @@ ordo_status ordo_cmd_viz(int argc, char **argv) {
         free(pos);
         return ORDO_OK;
     }
-    if (!s && npos != 1)
-        s = ordo_error(ORDO_ERR_ARG, "expected one RUN_DIR or checkpoint file, got %d arguments",
-                       npos);
-    if (!s && step < -1)
-        s = ordo_error(ORDO_ERR_ARG, "--step is %lld, expected a checkpoint's step (or -1)", step);
+    if (!s) s = ordo_args_one_run(npos, &step);
     if (!s && rope_factor != 0 && !(rope_factor >= 1 && rope_factor <= 1e4))
         s = ordo_error(ORDO_ERR_ARG, "--rope-factor is %g, expected 1..1e4 (0 = the run's)",
                        rope_factor);

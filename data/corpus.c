@@ -27,21 +27,8 @@ static const char *const seq_words[ORDO_SEQ_FIRST + ORDO_SEQ_MAX_ALPHABET] = {
     "<pad>", "<bos>", "<sep>", "<eos>", "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k",
     "l",     "m",     "n",     "o",     "p", "q", "r", "s", "t", "u", "v", "w", "x", "y", "z"};
 
-static const char *const task_names[] = {"order", "copy", "reverse"};
-_Static_assert(sizeof task_names / sizeof task_names[0] == ORDO_TASK_REVERSE + 1,
-               "a name per ordo_task");
-const ordo_names ordo_task_names = ORDO_NAMES("task", task_names);
-
-ordo_status ordo_task_parse(const char *name, ordo_task *out) {
-    int v;
-    ordo_status s = ordo_names_parse(&ordo_task_names, name, &v);
-    if (!s) *out = (ordo_task)v;
-    return s;
-}
-
-const char *ordo_task_name(ordo_task t) {
-    return ordo_names_name(&ordo_task_names, (int)t);
-}
+ORDO_NAMES_ENUM(ordo_task, ordo_task_parse, ordo_task_name, ordo_task_names, "task",
+                ORDO_TASK_REVERSE + 1, "order", "copy", "reverse");
 
 void ordo_corpus_default_opts(ordo_task t, ordo_corpus_opts *o) {
     (void)t;

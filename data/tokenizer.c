@@ -20,21 +20,8 @@
 // GPT-2's encoder.json is 1.0 MB and vocab.bpe 0.45 MB; anything past this is not a vocab.
 #define VOCAB_FILE_MAX ((size_t)64 << 20)
 
-static const char *const kind_names[] = {"byte", "gpt2"};
-_Static_assert(sizeof kind_names / sizeof kind_names[0] == ORDO_TOK_GPT2 + 1,
-               "a name per ordo_tokenizer_kind");
-const ordo_names ordo_tokenizer_kind_names = ORDO_NAMES("tokenizer", kind_names);
-
-ordo_status ordo_tokenizer_parse_kind(const char *name, ordo_tokenizer_kind *out) {
-    int v;
-    ordo_status s = ordo_names_parse(&ordo_tokenizer_kind_names, name, &v);
-    if (!s) *out = (ordo_tokenizer_kind)v;
-    return s;
-}
-
-const char *ordo_tokenizer_kind_name(ordo_tokenizer_kind kind) {
-    return ordo_names_name(&ordo_tokenizer_kind_names, (int)kind);
-}
+ORDO_NAMES_ENUM(ordo_tokenizer_kind, ordo_tokenizer_parse_kind, ordo_tokenizer_kind_name,
+                ordo_tokenizer_kind_names, "tokenizer", ORDO_TOK_GPT2 + 1, "byte", "gpt2");
 
 static int file_exists(const char *path) {
     return access(path, R_OK) == 0;

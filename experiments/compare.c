@@ -21,48 +21,7 @@
 #include "framework/fileio.h"
 #include "framework/strbuf.h"
 #include "train/config.h"
-#include "train/run.h"
-
-static const int mults[ORDO_CMP_NMULT] = {1, 2, 4, 8};
-
-// The config keys that do not define the experiment: runs that differ only in these are
-// seeds of one row. Everything else in config.json (lr, schedule, warmup, optimizer and its
-// betas/eps, weight decay, clip, the embedding convention, model shape, context, tokenizer,
-// val-frac, eval-batches, steps, batch, precision, init, and keys added later) must agree.
-static const char *const ignored_keys[] = {
-    "seed",       // what varies between the runs of a row
-    "out",        // where the run was written
-    "threads",    // how fast it ran, not what it computed
-    "eval-every", // when the val loss was measured (and logged), not the training
-    "log-every",  // ...
-    "ckpt-every", // when checkpoints were written
-    "keep",       // how many were kept
-    "vocab",      // where the GPT-2 files were read from (--tokenizer says which)
-    NULL};
-// Keys that are not settings, or compared on their own.
-static const char *const other_keys[] = {
-    "backend", // the machine's BLAS/oneDNN record (config.json only)
-    // the data: compared on their own (ordo_runinfo.data_id, the file's size and hash when
-    // recorded); runs on different data are refused, and one file may have two paths
-    "data", "task", ORDO_CONFIG_DATA_KEY,
-    ORDO_CONFIG_UNIGRAM_KEY, // a fact about the val split, not a setting
-    // the val file: compared by its size and hash (experiment_of), not by its path
-    "val-data", ORDO_CONFIG_VAL_DATA_KEY,
-    ORDO_CONFIG_PLAN_KEY, // the lr curve: its resume history is compared (experiment_of)
-    // --init: the starting weights, compared by the file's SHA-256 (experiment_of), not path
-    "init", ORDO_CONFIG_INIT_KEY, NULL};
-
-int ordo_cmp_key_ignored(const char *key) {
-    for (int i = 0; ignored_keys[i]; i++)
-        if (strcmp(key, ignored_keys[i]) == 0) return 1;
-    for (int i = 0; other_keys[i]; i++)
-        if (strcmp(key, other_keys[i]) == 0) return 1;
-    return 0;
-}
-
-int ordo_cmp_col_shown(const ordo_cmp *c, int col) {
-    return col != ORDO_CMP_ORDER || c->has_order;
-}
+#include "train/rundata.h"
 
 // ---------------------------------------------------------------------------------------
 // statistics and text
@@ -81,88 +40,6 @@ static ordo_cmp_cell cell_of(const double *v, int n, int of) {
         e.sd = sqrt(ss / (e.n - 1));
     }
     return e;
-}
-
-static int col_decimals(int col) {
-    return col == ORDO_CMP_TPS ? 0 : col == ORDO_CMP_WALL ? 2 : col == ORDO_CMP_PPL ? 3 : 4;
-}
-
-// 1 if the cell has a value resting on fewer than ORDO_CMP_FEW_WINDOWS windows (marked ‡).
-static int few_windows(const ordo_cmp_cell *e) {
-    return e->n > 0 && e->windows >= 0 && e->windows < ORDO_CMP_FEW_WINDOWS;
-}
-
-void ordo_cmp_cell_str(const ordo_cmp_cell *e, int col, char *buf, size_t cap) {
-    if (e->n == 0) {
-        if (e->note)
-            snprintf(buf, cap, "n/a (%s)", e->note);
-        else
-            snprintf(buf, cap, "-");
-        return;
-    }
-    int d = col_decimals(col);
-    int k = e->nonfinite && e->nonfinite < e->n
-                ? snprintf(buf, cap, "inf (%d of %d runs not finite)", e->nonfinite, e->n)
-            : e->nonfinite ? snprintf(buf, cap, "inf")
-            // a diverging run's huge numbers in %g, not as a hundred digits
-            : fabs(e->mean) >= 1e9 ? (e->n > 1 ? snprintf(buf, cap, "%.4g ± %.4g", e->mean, e->sd)
-                                               : snprintf(buf, cap, "%.4g ± -", e->mean))
-            : e->n > 1             ? snprintf(buf, cap, "%.*f ± %.*f", d, e->mean, d, e->sd)
-                                   : snprintf(buf, cap, "%.*f ± -", d, e->mean);
-    if (e->n < e->of && k > 0 && (size_t)k < cap)
-        k += snprintf(buf + k, cap - (size_t)k, " (%d of %d runs)", e->n, e->of);
-    if (few_windows(e) && k > 0 && (size_t)k < cap)
-        snprintf(buf + k, cap - (size_t)k, " \xe2\x80\xa1"); // ‡, see the notes
-}
-
-void ordo_cmp_unigram_str(const ordo_cmp_group *g, char *buf, size_t cap) {
-    if (g->uni_n == 0)
-        snprintf(buf, cap, "unknown");
-    else if (g->uni_flagged == g->uni_n)
-        snprintf(buf, cap, "learned no use of context");
-    else if (g->uni_flagged)
-        snprintf(buf, cap, "learned no use of context (%d of %d runs)", g->uni_flagged, g->uni_n);
-    else
-        snprintf(buf, cap, "%.4f below", g->uni_gap);
-}
-
-// The eval.json entry of r at m times its training length (NULL if none).
-static const ordo_eval_point *eval_at_mult(const ordo_runinfo *r, int m) {
-    return r->has_eval ? ordo_runinfo_eval_point(r, mults[m] * r->eval_train_context) : NULL;
-}
-
-void ordo_cmp_header(const ordo_cmp *c, int col, char *buf, size_t cap) {
-    static const char *names[] = {"final train loss", "best val loss", "val ppl", "tokens/s"};
-    if (col < ORDO_CMP_WALL) {
-        snprintf(buf, cap, "%s", names[col]);
-        return;
-    }
-    if (col == ORDO_CMP_WALL) {
-        snprintf(buf, cap, "%s", c->wall_derived ? "train time (s)*" : "wall time (s)");
-        return;
-    }
-    int m = col == ORDO_CMP_ORDER ? 0 : col - ORDO_CMP_X1;
-    int k = col == ORDO_CMP_ORDER ? snprintf(buf, cap, "order-dep. loss@1x")
-                                  : snprintf(buf, cap, "loss@%dx", mults[m]);
-    // the windows per run that the values rest on, as a range over the runs
-    long long wmin = -1, wmax = -1;
-    for (int i = 0; i < c->nruns; i++) {
-        const ordo_eval_point *p = eval_at_mult(&c->runs[i], m);
-        double v = !p ? NAN : col == ORDO_CMP_ORDER ? p->order_loss : p->val_loss;
-        if (!p || isnan(v) || p->windows < 0) continue;
-        if (wmin < 0 || p->windows < wmin) wmin = p->windows;
-        if (p->windows > wmax) wmax = p->windows;
-    }
-    char w[64] = "";
-    if (wmin >= 0 && wmin == wmax)
-        snprintf(w, sizeof w, "%s%lld windows", c->context > 0 ? ", " : "", wmin);
-    else if (wmin >= 0)
-        snprintf(w, sizeof w, "%s%lld-%lld windows", c->context > 0 ? ", " : "", wmin, wmax);
-    if (k < 0 || (size_t)k >= cap) return;
-    if (c->context > 0)
-        snprintf(buf + k, cap - (size_t)k, " (T=%lld%s)", mults[m] * c->context, w);
-    else if (w[0])
-        snprintf(buf + k, cap - (size_t)k, " (%s)", w);
 }
 
 static void params_str(const ordo_cmp_group *g, char *buf, size_t cap) {
@@ -201,77 +78,6 @@ static void csv_num(ordo_strbuf *b, double v) {
         ordo_strbuf_puts(b, ",");
     else
         ordo_strbuf_printf(b, "%.9g,", v);
-}
-
-// Text into b, escaped for XHTML when html.
-static void put(ordo_strbuf *b, int html, const char *s) {
-    if (html)
-        ordo_svg_escape(b, s);
-    else
-        ordo_strbuf_puts(b, s);
-}
-
-void ordo_cmp_notes(const ordo_cmp *c, int html, ordo_strbuf *b) {
-    const char *p0 = html ? "<p class=\"note\">" : "\n", *p1 = html ? "</p>\n" : "\n";
-    ordo_strbuf_printf(
-        b,
-        "%smean ± sample sd over the seeds of each row (%s). Val loss: "
-        "the best evaluated during training; ppl: exp of it. loss@Nx: eval.json at N times "
-        "the training length, with the windows per run it rests on (\"-\": no eval.json or "
-        "no such length, n/a: the run cannot go there). Embedding: xS std D, the token "
-        "embeddings multiplied by S and their table initialised with std D (--embed-style, "
-        "--embed-scale, --embed-std).%s",
-        p0, html ? "one seed: no sd" : "\"± -\": one seed, no sd", p1);
-    ordo_strbuf_printf(b, "%sA row pools the runs whose config.json agree on every setting but ",
-                       p0);
-    for (int i = 0; ignored_keys[i]; i++)
-        ordo_strbuf_printf(b, "%s%s", i ? ", " : "", ignored_keys[i]);
-    ordo_strbuf_puts(b, "; the data must be the same (a file by its recorded size and hash, "
-                        "wherever its path pointed).");
-    if (c->differs[0]) {
-        ordo_strbuf_puts(b, " The runs differ in ");
-        put(b, html, c->differs);
-        ordo_strbuf_puts(b, ": the column \"differs in\" gives each row's values; rows that "
-                            "differ in them are not on equal terms.");
-    }
-    ordo_strbuf_puts(b, p1);
-    if (c->few_windows)
-        ordo_strbuf_printf(b,
-                           "%s\xe2\x80\xa1 rests on fewer than %d windows per run at that "
-                           "length: a noisy estimate (more val text, --val-frac, or a shorter "
-                           "length gives more).%s",
-                           p0, ORDO_CMP_FEW_WINDOWS, p1);
-    if (c->has_order)
-        ordo_strbuf_printf(b,
-                           "%sorder-dep. loss@1x: eval.json's loss on the order-dependent "
-                           "tokens alone at the training length (the order task: each "
-                           "sentence's subject is the previous sentence's object); ln 2 = "
-                           "%.4f is a guess between the two nouns that the bag of words "
-                           "leaves open.%s",
-                           p0, log(2.0), p1);
-    ordo_strbuf_printf(b, "%svs unigram level: ", p0);
-    if (!isnan(c->unigram))
-        ordo_strbuf_printf(b, "H = %.4f nats/token, ", c->unigram);
-    else if (c->unigram_mixed)
-        ordo_strbuf_puts(b, "H (it differs between the runs' val splits), ");
-    else
-        ordo_strbuf_puts(b, "H (unknown: not recorded and the data could not be read), ");
-    ordo_strbuf_printf(b,
-                       "the entropy of the val split's token distribution, the lowest loss "
-                       "that a predictor ignoring the context can reach there. \"x below\": H "
-                       "minus the val loss at the training length (eval.json at 1x, else the "
-                       "best val loss), mean over the seeds. A run whose loss is above %g%% of "
-                       "H is flagged \"learned no use of context\": it does no better than "
-                       "token frequencies.%s",
-                       100 * (1 - ORDO_CMP_UNIGRAM_MARGIN), p1);
-    if (c->wall_derived)
-        ordo_strbuf_printf(b,
-                           "%s*train time is derived from metrics.jsonl (no elapsed_s there): "
-                           "the sum over log intervals of steps x batch x context / "
-                           "tokens_per_s, i.e. the training loop with its evaluations, without "
-                           "start-up.%s",
-                           p0, p1);
-    ordo_cmp_nonfinite_notes(c, html, b);
 }
 
 // The Markdown document (table and notes) into b.
@@ -314,23 +120,6 @@ static void write_md(const ordo_cmp *c, ordo_strbuf *b) {
     ordo_cmp_notes(c, 0, b);
 }
 
-void ordo_cmp_nonfinite_notes(const ordo_cmp *c, int html, ordo_strbuf *b) {
-    for (int i = 0; i < c->nruns; i++) {
-        const ordo_runinfo *r = &c->runs[i];
-        if (isnan(r->nonfinite_step)) continue;
-        ordo_strbuf_puts(b, html ? "<p class=\"note\">" : "\n");
-        if (html)
-            ordo_svg_escape(b, r->dir);
-        else
-            ordo_strbuf_puts(b, r->dir);
-        ordo_strbuf_printf(b,
-                           ": values that were not finite (null in metrics.jsonl) first at "
-                           "step %.0f: the run diverged. They are gaps in the curves, inf in "
-                           "the table.%s\n",
-                           r->nonfinite_step, html ? "</p>" : "");
-    }
-}
-
 static ordo_status write_csv(const ordo_cmp *c, const char *path) {
     static const char *keys[] = {"final_train_loss", "best_val_loss", "best_val_ppl",
                                  "tokens_per_s", "wall_s"};
@@ -345,7 +134,7 @@ static ordo_status write_csv(const ordo_cmp *c, const char *path) {
         else if (k == ORDO_CMP_ORDER)
             snprintf(key, sizeof key, "order_loss_1x");
         else
-            snprintf(key, sizeof key, "loss_%dx", mults[k - ORDO_CMP_X1]);
+            snprintf(key, sizeof key, "loss_%dx", ordo_cmp_mults[k - ORDO_CMP_X1]);
         ordo_strbuf_printf(b, ",%s_mean,%s_sd,%s_n", key, key, key);
         if (k >= ORDO_CMP_X1) ordo_strbuf_printf(b, ",%s_note,%s_windows", key, key);
     }
@@ -514,7 +303,7 @@ static void unigram_from_data(ordo_cmp *c) {
 
 // The val loss of r at its training length: eval.json at 1x, else the best val loss.
 static double loss_at_train_length(const ordo_runinfo *r) {
-    const ordo_eval_point *p = eval_at_mult(r, 0);
+    const ordo_eval_point *p = ordo_cmp_eval_at_mult(r, 0);
     return p && !isnan(p->val_loss) ? p->val_loss : r->best_val_loss;
 }
 
@@ -616,7 +405,7 @@ static void build(ordo_cmp *c) {
             const char *note = NULL;
             long long windows = -1;
             for (int k = 0; k < g->n; k++) {
-                const ordo_eval_point *p = eval_at_mult(&c->runs[g->runs[k]], m);
+                const ordo_eval_point *p = ordo_cmp_eval_at_mult(&c->runs[g->runs[k]], m);
                 v[k] = !p ? NAN : col == ORDO_CMP_ORDER ? p->order_loss : p->val_loss;
                 if (p && isnan(v[k]) && col != ORDO_CMP_ORDER && !note)
                     note = p->note ? p->note : "null in eval.json";
@@ -626,7 +415,8 @@ static void build(ordo_cmp *c) {
             g->cell[col] = cell_of(v, g->n, g->n);
             g->cell[col].note = note;
             g->cell[col].windows = windows;
-            if (few_windows(&g->cell[col]) && ordo_cmp_col_shown(c, col)) c->few_windows = 1;
+            if (ordo_cmp_few_windows(&g->cell[col]) && ordo_cmp_col_shown(c, col))
+                c->few_windows = 1;
         }
         // against the unigram level
         double gap = 0;
@@ -698,7 +488,10 @@ ordo_status ordo_compare_sweep_runs(const char *dir, char ***out, int *n, int *i
     }
     json_error_t err;
     json_t *j = ordo_json_load_file(path, 0, &err);
-    if (!j) return ordo_error(ORDO_ERR_FORMAT, "%s: line %d: %s", path, err.line, err.text);
+    if (!j) // no line for a file that did not open (a FIFO, a missing file)
+        return err.line > 0
+                   ? ordo_error(ORDO_ERR_FORMAT, "%s: line %d: %s", path, err.line, err.text)
+                   : ordo_error(ORDO_ERR_FORMAT, "%s: %s", path, err.text);
     json_t *runs = json_object_get(j, "runs");
     if (!json_is_array(runs) || json_array_size(runs) == 0) {
         json_decref(j);

@@ -3,7 +3,8 @@
 // ordo_cmp_key_ignored), so that a row's runs are seeds of one experiment; each row shows the
 // mean and sample sd over them, the keys the rows differ in, the windows the eval losses rest
 // on, and whether the runs beat the val split's unigram (context-free) level. compare.c
-// builds it and writes the tables; compare_report.c draws the plots and report.html from it.
+// builds it and writes the tables; compare_report.c draws the plots and report.html from it;
+// compare_text.c gives both the headers, cells and notes as text.
 #ifndef ORDO_COMPARE_H
 #define ORDO_COMPARE_H
 #include "framework/error.h"
@@ -74,6 +75,12 @@ typedef struct ordo_cmp {
     const char *source; // what was compared (the sweep dir, or "N run directories")
 } ordo_cmp;
 
+// The lengths the extrapolation columns are at, in multiples of the training length: 1, 2, 4, 8.
+extern const int ordo_cmp_mults[ORDO_CMP_NMULT];
+// The eval.json entry of r at ordo_cmp_mults[m] times its training length (NULL if none).
+const ordo_eval_point *ordo_cmp_eval_at_mult(const ordo_runinfo *r, int m);
+// 1 if the cell has a value resting on fewer than ORDO_CMP_FEW_WINDOWS windows (marked ‡).
+int ordo_cmp_few_windows(const ordo_cmp_cell *e);
 // 1 if config key `key` does not define the experiment (seed, out, threads, logging and
 // checkpoint cadence, ...): runs that differ only in such keys are pooled into one row.
 int ordo_cmp_key_ignored(const char *key);

@@ -367,17 +367,6 @@ typedef struct progress {
     int drawn, width;
 } progress;
 
-// "m:ss", or "h:mm:ss" from an hour on; "?" when not known.
-static const char *duration(char *buf, size_t cap, double s) {
-    if (!(s >= 0 && s < 1e9)) return "?";
-    long long t = (long long)(s + 0.5);
-    if (t >= 3600)
-        snprintf(buf, cap, "%lld:%02lld:%02lld", t / 3600, t / 60 % 60, t % 60);
-    else
-        snprintf(buf, cap, "%lld:%02lld", t / 60, t % 60);
-    return buf;
-}
-
 // The step of the last whole line of dir/metrics.jsonl (-1: none yet). Only the file's tail
 // is read (a line is at most ORDO_METRICS_LINE_MAX bytes): the sweep looks a few times a
 // second, and a display needs no more than the line's "step".
@@ -449,7 +438,7 @@ static void view_update(ordo_sweep *sw, progress *p) {
             r->quarter = q;
             printf("sweep: [%d/%d] %s step %lld/%lld, sweep ETA %s\n", i + 1, sw->nruns, r->name,
                    r->step, sw->cfg.steps,
-                   duration(eta, sizeof eta, sweep_eta(sw, p, now - p->t0)));
+                   ordo_duration_text(eta, sizeof eta, sweep_eta(sw, p, now - p->t0)));
             fflush(stdout);
         }
         if (n > 0 && (size_t)n < sizeof line)
@@ -459,8 +448,8 @@ static void view_update(ordo_sweep *sw, progress *p) {
     if (sw->progress != ORDO_PROGRESS_LIVE || n < 0) return;
     if ((size_t)n < sizeof line)
         n += snprintf(line + n, sizeof line - (size_t)n, " | %s ETA %s",
-                      duration(el, sizeof el, now - p->t0),
-                      duration(eta, sizeof eta, sweep_eta(sw, p, now - p->t0)));
+                      ordo_duration_text(el, sizeof el, now - p->t0),
+                      ordo_duration_text(eta, sizeof eta, sweep_eta(sw, p, now - p->t0)));
     if (n > p->width - 1) n = p->width - 1;
     if (n > (int)sizeof line - 1) n = (int)sizeof line - 1;
     line[n] = 0;

@@ -1,12 +1,13 @@
 // The tape: a growable array of nodes (it stops growing after the first step) and the
-// reverse walk. What each op does backward lives beside its forward in ops.c.
+// reverse walk. What each op does backward lives beside its forward in ops.c; the walk calls
+// the rule each node was pushed with, so the tape knows nothing of the ops.
 #include <stdlib.h>
 #include <string.h>
 
 #include "framework/autograd.h"
 #include "framework/error.h"
 
-ordo_node *ordo_tape_push(ordo_ctx *ctx, ordo_op op, ordo_tensor *out) {
+ordo_node *ordo_tape_push(ordo_ctx *ctx, ordo_op op, ordo_tensor *out, ordo_backward_fn backward) {
     if (ctx->ntape == ctx->cap_tape) {
         ctx->cap_tape = ctx->cap_tape ? 2 * ctx->cap_tape : 256;
         ctx->tape = ordo_xrealloc(ctx->tape, (size_t)ctx->cap_tape * sizeof *ctx->tape);
@@ -14,6 +15,7 @@ ordo_node *ordo_tape_push(ordo_ctx *ctx, ordo_op op, ordo_tensor *out) {
     ordo_node *n = &ctx->tape[ctx->ntape++];
     memset(n, 0, sizeof *n);
     n->op = op;
+    n->backward = backward;
     n->out = out;
     out->flags |= ORDO_REQUIRES_GRAD;
     return n;
@@ -29,7 +31,7 @@ static void walk(ordo_ctx *ctx) {
     for (int i = ctx->ntape - 1; i >= 0; i--) {
         ordo_node *n = &ctx->tape[i];
         if (!n->out->grad) continue; // nothing flowed into this node's output
-        ordo_node_backward(ctx, n);
+        n->backward(ctx, n);
         // every op that read n->out ran backward before n (the tape is in forward order),
         // so its gradient is complete and no longer needed
         ordo_tensor_release_grad(ctx, n->out);

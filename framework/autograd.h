@@ -33,10 +33,13 @@ typedef enum ordo_op {
     ORDO_OP_COUNT
 } ordo_op;
 
+// A node's backward rule: adds into the gradients of n's inputs from n->out->grad.
+typedef void (*ordo_backward_fn)(ordo_ctx *ctx, ordo_node *n);
 // One recorded op. The slots mean what each op makes them mean: the comment above each
 // forward in ops.c says what that op stores here.
 struct ordo_node {
     ordo_op op;
+    ordo_backward_fn backward; // set at push: the tape calls it, knowing no op (ops.c's switch)
     ordo_tensor *out, *in[3];
     float *saved[2];     // per-op buffers kept for backward (e.g. mean/rstd, attention)
     const int32_t *ids;  // embedding ids, targets, bucket map
@@ -45,8 +48,9 @@ struct ordo_node {
     float farg[2];       // eps, scale, ...
 };
 
-// Appends a node (called by ops only when an input requires a gradient).
-ordo_node *ordo_tape_push(ordo_ctx *ctx, ordo_op op, ordo_tensor *out);
+// Appends a node whose backward rule is `backward` (called by ops only when an input requires
+// a gradient; ops.c passes its one switch over the ops, ordo_node_backward).
+ordo_node *ordo_tape_push(ordo_ctx *ctx, ordo_op op, ordo_tensor *out, ordo_backward_fn backward);
 // Whether an op over these inputs must record (grad enabled and some input needs grad).
 int ordo_needs_grad(const ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *b, ordo_tensor *c);
 
@@ -54,8 +58,6 @@ int ordo_needs_grad(const ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *b, ordo_te
 void ordo_backward(ordo_ctx *ctx, ordo_tensor *loss);
 // Backpropagates from any tensor with a given upstream gradient dout (copied).
 void ordo_backward_from(ordo_ctx *ctx, ordo_tensor *out, const float *dout);
-// Runs one node's backward rule (ops.c).
-void ordo_node_backward(ordo_ctx *ctx, ordo_node *n);
 const char *ordo_op_name(ordo_op op);
 
 #endif

@@ -9,21 +9,8 @@
 #include "framework/bf16.h"
 #include "framework/blas.h"
 
-static const char *const precision_names[] = {"fp32", "bf16"};
-_Static_assert(sizeof precision_names / sizeof precision_names[0] == ORDO_PRECISION_COUNT,
-               "a name per precision");
-const ordo_names ordo_precision_names = ORDO_NAMES("precision", precision_names);
-
-ordo_status ordo_precision_parse(const char *name, ordo_precision *out) {
-    int v;
-    ordo_status s = ordo_names_parse(&ordo_precision_names, name, &v);
-    if (!s) *out = (ordo_precision)v;
-    return s;
-}
-
-const char *ordo_precision_name(ordo_precision p) {
-    return ordo_names_name(&ordo_precision_names, (int)p);
-}
+ORDO_NAMES_ENUM(ordo_precision, ordo_precision_parse, ordo_precision_name, ordo_precision_names,
+                "precision", ORDO_PRECISION_COUNT, "fp32", "bf16");
 
 // Round to nearest even on the upper 16 bits: add 0x7fff plus the lowest kept bit, then
 // truncate; a carry out of the mantissa correctly bumps the exponent (up to infinity). A NaN

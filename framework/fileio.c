@@ -137,7 +137,11 @@ json_t *ordo_json_load_file(const char *path, size_t flags, json_error_t *err) {
     size_t size;
     if (ordo_open_regular(path, &fd, &size)) {
         memset(err, 0, sizeof *err);
-        snprintf(err->text, sizeof err->text, "%s", ordo_error_message());
+        // the reason alone: callers print the path before it, as with jansson's own texts
+        const char *m = ordo_error_message();
+        size_t n = strlen(path);
+        if (strncmp(m, path, n) == 0 && m[n] == ':' && m[n + 1] == ' ') m += n + 2;
+        snprintf(err->text, sizeof err->text, "%s", m);
         snprintf(err->source, sizeof err->source, "%s", path);
         return NULL;
     }

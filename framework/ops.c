@@ -109,12 +109,22 @@ static void matmul_backward_bf16(ordo_ctx *ctx, ordo_tensor *out, ordo_tensor *a
     mm_backward_bf16(ctx, da, dw, g, dw ? bf16_of(ctx, a) : NULL, w->bf16, tw, M, N, K);
 }
 
+// Records a node of this file's ops: its rule is found by the switch at the end.
+static ordo_node *push(ordo_ctx *ctx, ordo_op op, ordo_tensor *out) {
+    return ordo_tape_push(ctx, op, out, ordo_node_backward);
+}
+
 // Node: in[0] = t (out is a view of t's data, so the rule copies the gradient back).
 ordo_tensor *ordo_reshape(ordo_ctx *ctx, ordo_tensor *t, int ndim, const int *shape) {
     ORDO_ASSERT(ordo_shape_numel(ndim, shape) == t->n);
     ordo_tensor *v = ordo_tensor_wrap(ctx, t->data, ndim, shape);
-    if (ordo_needs_grad(ctx, t, NULL, NULL)) ordo_tape_push(ctx, ORDO_OP_RESHAPE, v)->in[0] = t;
+    if (ordo_needs_grad(ctx, t, NULL, NULL)) push(ctx, ORDO_OP_RESHAPE, v)->in[0] = t;
     return v;
+}
+
+ordo_tensor *ordo_tensor_view(ordo_ctx *ctx, ordo_tensor *t, int ndim, const int *shape) {
+    // A view records a node so that its gradient flows back to the viewed tensor.
+    return ordo_reshape(ctx, t, ndim, shape);
 }
 
 static void reshape_backward(ordo_ctx *ctx, const ordo_node *n) {
@@ -140,7 +150,7 @@ ordo_tensor *ordo_matmul(ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *w, int tran
         ordo_gemm(0, transpose_w, M, N, K, 1.0f, a->data, K, w->data, w->shape[1], 0.0f, out->data,
                   N);
     if (ordo_needs_grad(ctx, a, w, NULL)) {
-        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_MATMUL, out);
+        ordo_node *n = push(ctx, ORDO_OP_MATMUL, out);
         n->in[0] = a;
         n->in[1] = w;
         n->iarg[0] = transpose_w;
@@ -173,7 +183,7 @@ ordo_tensor *ordo_linear(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *w, ordo_ten
     else
         ordo_gemm(0, 0, M, N, K, 1.0f, x->data, K, w->data, N, b ? 1.0f : 0.0f, out->data, N);
     if (ordo_needs_grad(ctx, x, w, b)) {
-        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_LINEAR, out);
+        ordo_node *n = push(ctx, ORDO_OP_LINEAR, out);
         n->in[0] = x;
         n->in[1] = w;
         n->in[2] = b;
@@ -206,7 +216,7 @@ ordo_tensor *ordo_bmm(ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *b, int ta, int
         ordo_gemm(ta, tb, M, N, K, 1.0f, a->data + (size_t)i * M * K, a->shape[2],
                   b->data + (size_t)i * K * N, b->shape[2], 0.0f, out->data + (size_t)i * M * N, N);
     if (ordo_needs_grad(ctx, a, b, NULL)) {
-        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_BMM, out);
+        ordo_node *n = push(ctx, ORDO_OP_BMM, out);
         n->in[0] = a;
         n->in[1] = b;
         n->iarg[0] = ta;
@@ -238,7 +248,7 @@ static ordo_tensor *binary(ordo_ctx *ctx, ordo_op op, ordo_tensor *a, ordo_tenso
     else
         ordo_mul_forward(out->data, a->data, b->data, outer, inner);
     if (ordo_needs_grad(ctx, a, b, NULL)) {
-        ordo_node *n = ordo_tape_push(ctx, op, out);
+        ordo_node *n = push(ctx, op, out);
         n->in[0] = a;
         n->in[1] = b;
     }
@@ -270,7 +280,7 @@ ordo_tensor *ordo_scale(ordo_ctx *ctx, ordo_tensor *a, float s) {
     ordo_tensor *out = ordo_tensor_new(ctx, a->ndim, a->shape);
     for (size_t i = 0; i < a->n; i++) out->data[i] = a->data[i] * s;
     if (ordo_needs_grad(ctx, a, NULL, NULL)) {
-        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_SCALE, out);
+        ordo_node *n = push(ctx, ORDO_OP_SCALE, out);
         n->in[0] = a;
         n->farg[0] = s;
     }
@@ -298,7 +308,7 @@ ordo_tensor *ordo_embedding(ordo_ctx *ctx, ordo_tensor *table, const int32_t *id
     ordo_tensor *out = ordo_tensor_new(ctx, ndim + 1, oshape);
     ordo_embedding_forward(out->data, table->data, ids, (int)n, C);
     if (ordo_needs_grad(ctx, table, NULL, NULL)) {
-        ordo_node *nd = ordo_tape_push(ctx, ORDO_OP_EMBEDDING, out);
+        ordo_node *nd = push(ctx, ORDO_OP_EMBEDDING, out);
         nd->in[0] = table;
         nd->ids = copy_ids(ctx, ids, n);
         nd->iarg[0] = (int)n;
@@ -322,7 +332,7 @@ ordo_tensor *ordo_layernorm(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *w, ordo_
     float *rstd = ordo_arena_alloc(&ctx->arena, N * sizeof(float));
     ordo_layernorm_forward(out->data, mean, rstd, x->data, w->data, b->data, N, C, eps);
     if (ordo_needs_grad(ctx, x, w, b)) {
-        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_LAYERNORM, out);
+        ordo_node *n = push(ctx, ORDO_OP_LAYERNORM, out);
         n->in[0] = x;
         n->in[1] = w;
         n->in[2] = b;
@@ -343,7 +353,7 @@ static void layernorm_backward(ordo_ctx *ctx, const ordo_node *n) {
 ordo_tensor *ordo_gelu(ordo_ctx *ctx, ordo_tensor *x) {
     ordo_tensor *out = ordo_tensor_new(ctx, x->ndim, x->shape);
     ordo_gelu_forward(out->data, x->data, x->n);
-    if (ordo_needs_grad(ctx, x, NULL, NULL)) ordo_tape_push(ctx, ORDO_OP_GELU, out)->in[0] = x;
+    if (ordo_needs_grad(ctx, x, NULL, NULL)) push(ctx, ORDO_OP_GELU, out)->in[0] = x;
     return out;
 }
 
@@ -357,7 +367,7 @@ static void gelu_backward(ordo_ctx *ctx, const ordo_node *n) {
 ordo_tensor *ordo_softmax(ordo_ctx *ctx, ordo_tensor *x) {
     ordo_tensor *out = ordo_tensor_new(ctx, x->ndim, x->shape);
     ordo_softmax_forward(out->data, x->data, rows(x), last_dim(x));
-    if (ordo_needs_grad(ctx, x, NULL, NULL)) ordo_tape_push(ctx, ORDO_OP_SOFTMAX, out)->in[0] = x;
+    if (ordo_needs_grad(ctx, x, NULL, NULL)) push(ctx, ORDO_OP_SOFTMAX, out)->in[0] = x;
     return out;
 }
 
@@ -397,7 +407,7 @@ ordo_tensor *ordo_attention_dropout(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor
     ordo_attention_forward(out->data, att, qkv->data, bias ? bias->data : NULL, keep, keep_scale,
                            scratch, B, T, C, NH);
     if (ordo_needs_grad(ctx, qkv, bias, NULL)) {
-        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_ATTENTION, out);
+        ordo_node *n = push(ctx, ORDO_OP_ATTENTION, out);
         n->in[0] = qkv;
         n->in[1] = bias;
         n->saved[0] = att;
@@ -431,7 +441,7 @@ ordo_tensor *ordo_cross_entropy(ordo_ctx *ctx, ordo_tensor *logits, const int32_
     int count = 0;
     out->data[0] = (float)ordo_crossentropy_forward(stats, logits->data, targets, N, V, &count);
     if (ordo_needs_grad(ctx, logits, NULL, NULL)) {
-        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_CROSS_ENTROPY, out);
+        ordo_node *n = push(ctx, ORDO_OP_CROSS_ENTROPY, out);
         n->in[0] = logits;
         n->saved[0] = stats;
         n->ids = copy_ids(ctx, targets, N);
@@ -466,7 +476,7 @@ static ordo_tensor *reduce(ordo_ctx *ctx, ordo_op op, ordo_tensor *a) {
     double s = 0.0;
     for (size_t i = 0; i < a->n; i++) s += a->data[i];
     out->data[0] = (float)(op == ORDO_OP_MEAN ? s / a->n : s);
-    if (ordo_needs_grad(ctx, a, NULL, NULL)) ordo_tape_push(ctx, op, out)->in[0] = a;
+    if (ordo_needs_grad(ctx, a, NULL, NULL)) push(ctx, op, out)->in[0] = a;
     return out;
 }
 
@@ -493,7 +503,7 @@ static ordo_tensor *rope_apply(ordo_ctx *ctx, ordo_tensor *qkv, int NH, float *c
     ordo_tensor *out = ordo_tensor_new(ctx, 3, qkv->shape);
     ordo_rope_forward(out->data, qkv->data, cosv, sinv, B, T, C, NH);
     if (ordo_needs_grad(ctx, qkv, NULL, NULL)) {
-        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_ROPE, out);
+        ordo_node *n = push(ctx, ORDO_OP_ROPE, out);
         n->in[0] = qkv;
         n->saved[0] = cosv;
         n->saved[1] = sinv;
@@ -549,7 +559,7 @@ ordo_tensor *ordo_rel_bias(ordo_ctx *ctx, ordo_tensor *table, const int32_t *buc
     ordo_tensor *out = ordo_tensor_new3(ctx, NH, T, T);
     ordo_relbias_forward(out->data, table->data, bucket, (int)TT, NH);
     if (ordo_needs_grad(ctx, table, NULL, NULL)) {
-        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_REL_BIAS, out);
+        ordo_node *n = push(ctx, ORDO_OP_REL_BIAS, out);
         n->in[0] = table;
         n->ids = copy_ids(ctx, bucket, TT);
         n->iarg[0] = T;
@@ -595,7 +605,7 @@ ordo_tensor *ordo_dropout(ordo_ctx *ctx, ordo_tensor *x, float p, uint64_t seed,
     float s = 1.0f / (1.0f - p);
     for (size_t i = 0; i < x->n; i++) out->data[i] = keep[i] ? x->data[i] * s : 0.0f;
     if (ordo_needs_grad(ctx, x, NULL, NULL)) {
-        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_DROPOUT, out);
+        ordo_node *n = push(ctx, ORDO_OP_DROPOUT, out);
         n->in[0] = x;
         n->keep = keep;
         n->farg[0] = s;
@@ -625,7 +635,7 @@ static double sgn(double x) {
 ordo_tensor *ordo_relu(ordo_ctx *ctx, ordo_tensor *x) {
     ordo_tensor *out = ordo_tensor_new(ctx, x->ndim, x->shape);
     for (size_t i = 0; i < x->n; i++) out->data[i] = x->data[i] > 0 ? x->data[i] : 0.0f;
-    if (ordo_needs_grad(ctx, x, NULL, NULL)) ordo_tape_push(ctx, ORDO_OP_RELU, out)->in[0] = x;
+    if (ordo_needs_grad(ctx, x, NULL, NULL)) push(ctx, ORDO_OP_RELU, out)->in[0] = x;
     return out;
 }
 
@@ -651,7 +661,7 @@ ordo_tensor *ordo_fire_dist(ordo_ctx *ctx, ordo_tensor *c, ordo_tensor *lmul, in
         for (int j = 0; j <= i; j++) u[j] = (float)(log1p(ca * (i - j)) / den);
     }
     if (ordo_needs_grad(ctx, c, lmul, NULL)) {
-        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_FIRE_DIST, out);
+        ordo_node *n = push(ctx, ORDO_OP_FIRE_DIST, out);
         n->in[0] = c;
         n->in[1] = lmul;
         n->iarg[0] = T;
@@ -702,7 +712,7 @@ ordo_tensor *ordo_pair_bias(ordo_ctx *ctx, ordo_tensor *x, int T) {
             for (int j = i + 1; j < T; j++) row[j] = 0.0f;
         }
     if (ordo_needs_grad(ctx, x, NULL, NULL)) {
-        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_PAIR_BIAS, out);
+        ordo_node *n = push(ctx, ORDO_OP_PAIR_BIAS, out);
         n->in[0] = x;
         n->iarg[0] = T;
     }
@@ -754,7 +764,7 @@ ordo_tensor *ordo_kerple_bias(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2, i
         }
     }
     if (ordo_needs_grad(ctx, r1, r2, NULL)) {
-        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_KERPLE_BIAS, out);
+        ordo_node *n = push(ctx, ORDO_OP_KERPLE_BIAS, out);
         n->in[0] = r1;
         n->in[1] = r2;
         n->iarg[0] = T;

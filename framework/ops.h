@@ -10,6 +10,12 @@
 // A view of t with another shape of equal size (shares t's data); its gradient is copied
 // back into t's.
 ordo_tensor *ordo_reshape(ordo_ctx *ctx, ordo_tensor *t, int ndim, const int *shape);
+// The same data seen with another shape of equal size (a view: shares data and grad), as
+// ordo_reshape.
+ordo_tensor *ordo_tensor_view(ordo_ctx *ctx, ordo_tensor *t, int ndim, const int *shape);
+// Runs one node's backward rule: the switch over the op enum that every op of ops.c pushes
+// its nodes with (ordo_tape_push's `backward`).
+void ordo_node_backward(ordo_ctx *ctx, ordo_node *n);
 // out[*, N] = a[*, K] @ w, w [K, N] (or [N, K] with transpose_w, as for a tied LM head).
 // When w has a bf16 copy (w->bf16: --precision bf16), the product and both backward products
 // take bf16 operands (a rounded once, kept in a->bf16) and accumulate in float32 on oneDNN

@@ -19,21 +19,8 @@ void ordo_optim_defaults(ordo_optim_config *c) {
     c->decay_pos = 1;
 }
 
-static const char *const kind_names[] = {"adamw", "sgd"};
-_Static_assert(sizeof kind_names / sizeof kind_names[0] == ORDO_OPTIM_SGD + 1,
-               "a name per ordo_optim_kind");
-const ordo_names ordo_optim_kind_names = ORDO_NAMES("optimizer", kind_names);
-
-ordo_status ordo_optim_parse_kind(const char *name, ordo_optim_kind *out) {
-    int v;
-    ordo_status s = ordo_names_parse(&ordo_optim_kind_names, name, &v);
-    if (!s) *out = (ordo_optim_kind)v;
-    return s;
-}
-
-const char *ordo_optim_kind_name(ordo_optim_kind k) {
-    return ordo_names_name(&ordo_optim_kind_names, (int)k);
-}
+ORDO_NAMES_ENUM(ordo_optim_kind, ordo_optim_parse_kind, ordo_optim_kind_name, ordo_optim_kind_names,
+                "optimizer", ORDO_OPTIM_SGD + 1, "adamw", "sgd");
 
 ordo_status ordo_optim_init(ordo_optim *o, ordo_params *p, const ordo_optim_config *cfg) {
     memset(o, 0, sizeof *o);
@@ -145,21 +132,8 @@ double ordo_clip_grad_norm(ordo_params *p, double max_norm) {
     return norm;
 }
 
-static const char *const sched_names[] = {"cosine", "constant", "linear"};
-_Static_assert(sizeof sched_names / sizeof sched_names[0] == ORDO_SCHED_LINEAR + 1,
-               "a name per ordo_schedule");
-const ordo_names ordo_schedule_names = ORDO_NAMES("schedule", sched_names);
-
-ordo_status ordo_schedule_parse(const char *name, ordo_schedule *out) {
-    int v;
-    ordo_status s = ordo_names_parse(&ordo_schedule_names, name, &v);
-    if (!s) *out = (ordo_schedule)v;
-    return s;
-}
-
-const char *ordo_schedule_name(ordo_schedule s) {
-    return ordo_names_name(&ordo_schedule_names, (int)s);
-}
+ORDO_NAMES_ENUM(ordo_schedule, ordo_schedule_parse, ordo_schedule_name, ordo_schedule_names,
+                "schedule", ORDO_SCHED_LINEAR + 1, "cosine", "constant", "linear");
 
 double ordo_lr_at(ordo_schedule s, int64_t step, int64_t total, int64_t warmup, double lr,
                   double min_lr) {

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "framework/ops.h"
 #include "framework/error.h"
 #include "framework/tensor.h"
 
@@ -85,11 +84,6 @@ ordo_tensor *ordo_tensor_wrap(ordo_ctx *ctx, float *data, int ndim, const int *s
     ordo_tensor *t = header(ctx, ndim, shape);
     t->data = data;
     return t;
-}
-
-ordo_tensor *ordo_tensor_view(ordo_ctx *ctx, ordo_tensor *t, int ndim, const int *shape) {
-    // A view records a node so that its gradient flows back to the viewed tensor.
-    return ordo_reshape(ctx, t, ndim, shape);
 }
 
 // The smallest recycled buffer that holds n floats (removed from the list), or NULL.

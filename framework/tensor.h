@@ -77,8 +77,6 @@ ordo_tensor *ordo_tensor_new3(ordo_ctx *ctx, int d0, int d1, int d2);
 ordo_tensor *ordo_tensor_zeros(ordo_ctx *ctx, int ndim, const int *shape);
 // A tensor header in the arena over memory the caller owns (no copy).
 ordo_tensor *ordo_tensor_wrap(ordo_ctx *ctx, float *data, int ndim, const int *shape);
-// The same data seen with another shape of equal size (a view: shares data and grad).
-ordo_tensor *ordo_tensor_view(ordo_ctx *ctx, ordo_tensor *t, int ndim, const int *shape);
 
 size_t ordo_shape_numel(int ndim, const int *shape);
 int ordo_tensor_same_shape(const ordo_tensor *a, const ordo_tensor *b);

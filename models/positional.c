@@ -3,24 +3,13 @@
 // q and k is the rope op of the framework, and the learned biases are ops too (ops.h).
 // Everything here is computed in double and rounded once.
 #include <math.h>
+#include <string.h>
 
 #include "models/positional.h"
 
-static const char *const pos_names[] = {"none", "learned", "sinusoidal", "rope", "alibi",
-                                        "t5",   "fire",    "kerple",     "xpos", "kerple-power"};
-_Static_assert(sizeof pos_names / sizeof pos_names[0] == ORDO_POS_COUNT, "a name per ordo_pos");
-const ordo_names ordo_pos_names = ORDO_NAMES("position scheme", pos_names);
-
-ordo_status ordo_pos_parse(const char *name, ordo_pos *out) {
-    int v;
-    ordo_status s = ordo_names_parse(&ordo_pos_names, name, &v);
-    if (!s) *out = (ordo_pos)v;
-    return s;
-}
-
-const char *ordo_pos_name(ordo_pos p) {
-    return ordo_names_name(&ordo_pos_names, (int)p);
-}
+ORDO_NAMES_ENUM(ordo_pos, ordo_pos_parse, ordo_pos_name, ordo_pos_names, "position scheme",
+                ORDO_POS_COUNT, "none", "learned", "sinusoidal", "rope", "alibi", "t5", "fire",
+                "kerple", "xpos", "kerple-power");
 
 int ordo_pos_extrapolates(ordo_pos p) {
     return p != ORDO_POS_LEARNED;
@@ -76,21 +65,9 @@ void ordo_t5_bucket_map(int32_t *out, int T) {
 
 // ---- RoPE frequencies and their scaling ----
 
-static const char *const rope_scaling_names[] = {"none", "pi", "ntk", "yarn"};
-_Static_assert(sizeof rope_scaling_names / sizeof rope_scaling_names[0] == ORDO_ROPE_SCALING_COUNT,
-               "a name per ordo_rope_scaling");
-const ordo_names ordo_rope_scaling_names = ORDO_NAMES("rope scaling", rope_scaling_names);
-
-ordo_status ordo_rope_scaling_parse(const char *name, ordo_rope_scaling *out) {
-    int v;
-    ordo_status s = ordo_names_parse(&ordo_rope_scaling_names, name, &v);
-    if (!s) *out = (ordo_rope_scaling)v;
-    return s;
-}
-
-const char *ordo_rope_scaling_name(ordo_rope_scaling s) {
-    return ordo_names_name(&ordo_rope_scaling_names, (int)s);
-}
+ORDO_NAMES_ENUM(ordo_rope_scaling, ordo_rope_scaling_parse, ordo_rope_scaling_name,
+                ordo_rope_scaling_names, "rope scaling", ORDO_ROPE_SCALING_COUNT, "none", "pi",
+                "ntk", "yarn");
 
 ordo_status ordo_rope_config_check(const ordo_rope_config *rc, int hs) {
     if (rc->scaling < 0 || rc->scaling >= ORDO_ROPE_SCALING_COUNT)
@@ -197,5 +174,23 @@ void ordo_kerple_clamp(float *r1, float *r2, int NH, int power) {
         if (r1[h] < ORDO_KERPLE_EPS) r1[h] = ORDO_KERPLE_EPS;
         if (r2[h] < ORDO_KERPLE_EPS) r2[h] = ORDO_KERPLE_EPS;
         if (power && r2[h] > ORDO_KERPLE_POWER_MAX) r2[h] = ORDO_KERPLE_POWER_MAX;
+    }
+}
+
+ORDO_NAMES_TABLE(ordo_extend_pos_names, "--extend-pos value", ORDO_EXTEND_COUNT, "interpolate",
+                 "fresh");
+
+void ordo_extend_table(float *dst, int T, const float *src, int T0, int C, ordo_extend_pos how) {
+    if (T <= T0 || how == ORDO_EXTEND_FRESH) {
+        int n = T < T0 ? T : T0;
+        memcpy(dst, src, (size_t)n * C * sizeof *dst);
+        return;
+    }
+    for (int p = 0; p < T; p++) {
+        double x = T > 1 ? (double)p * (T0 - 1) / (T - 1) : 0;
+        int i0 = (int)x, i1 = i0 + 1 < T0 ? i0 + 1 : T0 - 1;
+        double w = x - i0;
+        const float *a = src + (size_t)i0 * C, *b = src + (size_t)i1 * C;
+        for (int c = 0; c < C; c++) dst[(size_t)p * C + c] = (float)((1 - w) * a[c] + w * b[c]);
     }
 }

@@ -114,4 +114,18 @@ void ordo_xpos_scale_table(float *out, int T, int C, int NH);
 // forward. NaN stays NaN (the trainer's non-finite check then stops the run).
 void ordo_kerple_clamp(float *r1, float *r2, int NH, int power);
 
+// How --extend-pos grows a learned table past its length (ordo_extend_table).
+typedef enum ordo_extend_pos {
+    ORDO_EXTEND_INTERPOLATE, // rows linearly interpolated over the old ones, ends kept
+    ORDO_EXTEND_FRESH,       // the old rows kept, the new ones as a new table's init draws them
+    ORDO_EXTEND_COUNT
+} ordo_extend_pos;
+extern const ordo_names ordo_extend_pos_names; // "interpolate", "fresh"
+
+// Fits a position table src [T0, C] to dst [T, C]. T > T0: interpolate sets row p to the
+// linear interpolation of src at x = p (T0-1)/(T-1) (both ends kept; PyTorch's
+// F.interpolate(mode="linear", align_corners=True)); fresh copies the T0 rows and leaves rows
+// T0.. as they are (the new table's own init). T <= T0: the first T rows, either way.
+void ordo_extend_table(float *dst, int T, const float *src, int T0, int C, ordo_extend_pos how);
+
 #endif

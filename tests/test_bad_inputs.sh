@@ -11,19 +11,14 @@
 # it the read-only cases run as user nobody (setpriv) when that is possible, and the full-disk
 # cases are skipped with a message.
 set -u
-ORDO=${ORDO_BIN:-build/ordo}
-ORDO=$(cd "$(dirname "$ORDO")" && pwd)/$(basename "$ORDO")
+. "$(dirname "$0")/lib.sh"
 VOCAB=${ORDO_VOCAB_DIR:-.cache/gpt2}
-dir=$(mktemp -d)
 mounts=()
 cleanup() {
   for m in "${mounts[@]}"; do umount "$m" 2>/dev/null; done
   rm -rf "$dir"
 }
 trap cleanup EXIT
-pass=0 fail=0 skip=0
-ok() { pass=$((pass+1)); }
-bad() { echo "FAIL: $*"; fail=$((fail+1)); }
 
 # Every file under the guarded dirs, names and contents, as one checksum.
 snapshot() {
@@ -135,7 +130,7 @@ check "corrupt config JSON"      "broken.json: line 2:"          "$ORDO" train -
 check "unknown config key"       "unknown key \"stepz\""         "$ORDO" train --config data/unknown.json --out "$F"
 check "config value of wrong type" "\"steps\" must be an integer" "$ORDO" train --config data/type.json --out "$F"
 check "duplicate config key"     "duplicate object key"          "$ORDO" train --config data/dup.json --out "$F"
-check "config file missing"      "unable to open data/nope.json" "$ORDO" train --config data/nope.json --out "$F"
+check "config file missing"      "data/nope.json: cannot open: No such file or directory" "$ORDO" train --config data/nope.json --out "$F"
 check "config with resume"       "--config and --resume do not go together" "$ORDO" train --config data/unknown.json --resume "$G"
 
 # --- --init weights
@@ -693,5 +688,4 @@ check "xpos with an odd head size" "--pos xpos needs an even head size, but d-mo
 check "eval extend-pos on rope"  "--extend-pos interpolate grows a learned position table, but the run has --pos rope (no table to grow; --rope-scaling scales its rotation)" "$ORDO" eval "$R" --context 32 --extend-pos interpolate
 check "eval extend-pos unknown"  "unknown --extend-pos value 'cubic' (expected interpolate or fresh)" "$ORDO" eval "$G" --context 32 --extend-pos cubic
 check "eval extend-pos --save"   "with --extend-pos the lengths past its table are those of another model (use --json > FILE)" "$ORDO" eval "$G" --context 32 --extend-pos fresh --save
-echo "$pass passed, $fail failed, $skip skipped"
-[ $fail -eq 0 ]
+finish

@@ -8,12 +8,7 @@
 # The damage is made python-free: od reads the header length (the first 8 bytes,
 # little-endian) and the offsets, dd with conv=notrunc writes single bytes.
 set -u
-ORDO=${ORDO_BIN:-build/ordo}
-ORDO=$(cd "$(dirname "$ORDO")" && pwd)/$(basename "$ORDO")
-dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass+1)); }
-bad() { echo "FAIL: $*"; fail=$((fail+1)); }
+. "$(dirname "$0")/lib.sh"
 # expect NAME TEXT PATTERN: PATTERN (fixed string) occurs in TEXT
 expect() { if grep -qF -- "$3" <<<"$2"; then ok; else bad "$1: no '$3' in: $(head -c 600 <<<"$2")"; fi; }
 expect_not() { if grep -qF -- "$3" <<<"$2"; then bad "$1: unexpected '$3' in: $(head -c 600 <<<"$2")"; else ok; fi; }
@@ -168,5 +163,4 @@ for cmd in eval sample viz resume; do
 done
 [ "$sums" = "$(cd "$dir/allbad" && sha256sum ./*)" ] && ok || bad "all bad: the run directory changed"
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # The ordo CLI's top level: help, version, and clear errors with non-zero exits.
 set -u
-ORDO=${ORDO_BIN:-build/ordo}
-fail=0 pass=0
+. "$(dirname "$0")/lib.sh"
 expect() { # expect <want-rc: 0|nonzero> <stderr/stdout substring> <args...>
   local want=$1 pat=$2; shift 2
   local out rc
@@ -21,5 +20,4 @@ expect 0 ", OpenBLAS core " --version # the GEMM that train would use (framework
 expect nonzero "usage: ordo" 
 expect nonzero "unknown command 'frobnicate'" frobnicate
 expect nonzero "unknown option '--no-such-flag'" tokenize --no-such-flag
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

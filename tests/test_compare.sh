@@ -10,11 +10,7 @@
 # level is flagged; windows per eval length are shown and few-window cells marked; the loss
 # on order-dependent tokens is a column of the terminal table and the report.
 set -u
-ORDO=$(realpath "${ORDO_BIN:-build/ordo}")
-dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass+1)); }
-bad() { echo "FAIL: $*"; fail=$((fail+1)); }
+. "$(dirname "$0")/lib.sh"
 command -v xmllint > /dev/null || { echo "FAIL: xmllint missing (Debian libxml2-utils)"; echo "0 passed, 1 failed"; exit 1; }
 
 tiny=(--d-model 16 --layers 1 --heads 2 --context 16 --steps 20 --corpus-tokens 5000
@@ -310,5 +306,4 @@ mkdir -p "$dir/badeval" && cp -r "$sw/learned-s1/." "$dir/badeval/" && echo '{"r
 expect_err "eval.json: expected a \"results\" array" compare "$dir/badeval"
 [ ! -e "$dir/compare/x" ] && ok
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

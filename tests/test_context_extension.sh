@@ -6,12 +6,8 @@
 # is in the checkpoint's flat metadata, eval may score a run with a scaling it was not trained
 # with and says which it used, and a changed --init file is refused when a run restarts.
 set -u
-ORDO=${ORDO_BIN:-build/ordo}
-EQUAL=${ORDO_BUILD_DIR:-build}/test_train_resume
-dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass+1)); }
-bad() { echo "FAIL: $*"; fail=$((fail+1)); }
+. "$(dirname "$0")/lib.sh"
+EQUAL=$BUILD/test_train_resume
 key() { # key FILE KEY: the JSON value of a top-level key of config.json (one line)
   python3 -c 'import json,sys; v=json.load(open(sys.argv[1])).get(sys.argv[2]); print(json.dumps(v, sort_keys=True))' "$1" "$2"
 }
@@ -162,5 +158,4 @@ out=$("$ORDO" eval "$dir/learned64" --context 128 --max-windows 2 --extend-pos i
   && ok || bad "eval --extend-pos --save should be refused: rc $rc: $out"
 "$ORDO" eval --help | grep -qF -- "--extend-pos S" && ok || bad "eval --help lacks --extend-pos S"
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

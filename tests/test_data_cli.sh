@@ -7,29 +7,24 @@
 # gpt2 cases need the vocab in $ORDO_VOCAB_DIR: missing, the test fails unless
 # ORDO_ALLOW_MISSING_VOCAB=1 (then only the byte and corpus cases run).
 set -uo pipefail
-src=${ORDO_SOURCE_DIR:-$(cd "$(dirname "$0")/.." && pwd)}
-bin=${ORDO_BIN:-$src/build/ordo}
+. "$(dirname "$0")/lib.sh"
 export ORDO_VOCAB_DIR=${ORDO_VOCAB_DIR:-$src/.cache/gpt2}
 head_txt=$src/tests/ref/fixtures/the-verdict-head.txt
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0 checks=0
+checks=0
 
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
-
-# run NAME CMD...: stdout into $tmp/NAME, exit 0 required
+# run NAME CMD...: stdout into $dir/NAME, exit 0 required
 run() {
   local name=$1 rc
   shift
   checks=$((checks + 1))
-  "$@" >"$tmp/$name" 2>"$tmp/$name.err"; rc=$?
-  [ $rc = 0 ] || fail "$* exited $rc: $(cat "$tmp/$name.err")"
+  "$@" >"$dir/$name" 2>"$dir/$name.err"; rc=$?
+  [ $rc = 0 ] || bad "$* exited $rc: $(cat "$dir/$name.err")"
 }
 
 # has NAME TEXT: the output NAME holds the line TEXT exactly
 has() {
   checks=$((checks + 1))
-  grep -qxF -- "$2" "$tmp/$1" || fail "$1: no line '$2' in: $(head -20 "$tmp/$1")"
+  grep -qxF -- "$2" "$dir/$1" || bad "$1: no line '$2' in: $(head -20 "$dir/$1")"
 }
 
 book=(--tokenizer gpt2 --context 4 --stride 4 --batch 8 --no-shuffle)
@@ -56,8 +51,8 @@ targets:
 check_book() {
   checks=$((checks + 1))
   local got
-  got=$(sed -n '/^inputs:$/,/^text/p' "$tmp/$1" | sed '1d;$d')
-  [ "$got" = "$book_batch" ] || fail "$1: the first batch is not the book's:
+  got=$(sed -n '/^inputs:$/,/^text/p' "$dir/$1" | sed '1d;$d')
+  [ "$got" = "$book_batch" ] || bad "$1: the first batch is not the book's:
 $got"
   has "$1" '    input  "I HAD always"'
   has "$1" '    target " HAD always thought"'
@@ -66,7 +61,7 @@ $got"
 }
 
 if [ -f "$ORDO_VOCAB_DIR/encoder.json" ]; then
-  run head "$bin" data --data "$head_txt" "${book[@]}"
+  run head "$ORDO" data --data "$head_txt" "${book[@]}"
   check_book head
   has head "data: $head_txt, gpt2 tokenizer (50257 ids): 323 tokens"
   has head "split: --val-frac 0.1: train tokens [0, 290) (290), val tokens [290, 323) (33)"
@@ -75,10 +70,10 @@ if [ -f "$ORDO_VOCAB_DIR/encoder.json" ]; then
   has head "batch 1 (epoch 1, batch 1 of 9): 8 rows x 4 tokens"
 
   # the same ids from a token file, whose header names the tokenizer
-  run tok "$bin" tokenize --out "$tmp/head.bin" "$head_txt"
-  run tokfile "$bin" data --data "$tmp/head.bin" --context 4 --stride 4 --batch 8 --no-shuffle
+  run tok "$ORDO" tokenize --out "$dir/head.bin" "$head_txt"
+  run tokfile "$ORDO" data --data "$dir/head.bin" --context 4 --stride 4 --batch 8 --no-shuffle
   check_book tokfile
-  has tokfile "data: $tmp/head.bin, gpt2 tokenizer (50257 ids): 323 tokens"
+  has tokfile "data: $dir/head.bin, gpt2 tokenizer (50257 ids): 323 tokens"
 
   # the whole book, when it is beside the checkout or in the cache (data/fetch.sh verdict)
   verdict=
@@ -86,7 +81,7 @@ if [ -f "$ORDO_VOCAB_DIR/encoder.json" ]; then
     [ -f "$f" ] && verdict=$f && break
   done
   if [ -n "$verdict" ]; then
-    run book "$bin" data --data "$verdict" "${book[@]}"
+    run book "$ORDO" data --data "$verdict" "${book[@]}"
     check_book book
     has book "data: $verdict, gpt2 tokenizer (50257 ids): 5145 tokens"
     has book "windows: --context 4, --stride 4: train 1157, val 128"
@@ -95,27 +90,27 @@ if [ -f "$ORDO_VOCAB_DIR/encoder.json" ]; then
   fi
   # docs/data.md ("See the data") shows this command's output: it must be the real one
   if [ -f "$src/.cache/data/the-verdict.txt" ]; then
-    (cd "$src" && "$bin" data --data .cache/data/the-verdict.txt "${book[@]}") >"$tmp/readme_run" 2>&1
+    (cd "$src" && "$ORDO" data --data .cache/data/the-verdict.txt "${book[@]}") >"$dir/readme_run" 2>&1
     awk '/^    build\/ordo data --data .cache\/data\/the-verdict.txt/ {on = 1; getline; getline; next}
          on && /^$/ {blank++; next}
          on && /^    / {for (; blank > 0; blank--) print ""; print substr($0, 5); next}
-         on {exit}' "$src/docs/data.md" >"$tmp/readme_shown"
+         on {exit}' "$src/docs/data.md" >"$dir/readme_shown"
     checks=$((checks + 1))
-    cmp -s "$tmp/readme_run" "$tmp/readme_shown" ||
-      fail "docs/data.md's 'ordo data' example is not the real output: $(diff "$tmp/readme_shown" "$tmp/readme_run")"
+    cmp -s "$dir/readme_run" "$dir/readme_shown" ||
+      bad "docs/data.md's 'ordo data' example is not the real output: $(diff "$dir/readme_shown" "$dir/readme_run")"
   else
     echo "SKIP: the docs/data.md example (needs .cache/data/the-verdict.txt: data/fetch.sh verdict)"
   fi
 elif [ "${ORDO_ALLOW_MISSING_VOCAB:-0}" = 1 ]; then
   echo "SKIP: gpt2 cases (no vocab in $ORDO_VOCAB_DIR)"
 else
-  fail "no gpt2 vocab in $ORDO_VOCAB_DIR (data/fetch.sh vocab, or ORDO_ALLOW_MISSING_VOCAB=1)"
+  bad "no gpt2 vocab in $ORDO_VOCAB_DIR (data/fetch.sh vocab, or ORDO_ALLOW_MISSING_VOCAB=1)"
 fi
 
 # byte tokenizer: ids are the bytes, targets the next bytes, a newline shows escaped
-printf 'ab\ncd"ef\\gh%.0s' $(seq 1 20) >"$tmp/bytes.txt"
-run bytes "$bin" data --data "$tmp/bytes.txt" --tokenizer byte --context 5 --batch 2 --no-shuffle --batches 2
-has bytes "data: $tmp/bytes.txt, byte tokenizer (256 ids): 220 tokens"
+printf 'ab\ncd"ef\\gh%.0s' $(seq 1 20) >"$dir/bytes.txt"
+run bytes "$ORDO" data --data "$dir/bytes.txt" --tokenizer byte --context 5 --batch 2 --no-shuffle --batches 2
+has bytes "data: $dir/bytes.txt, byte tokenizer (256 ids): 220 tokens"
 has bytes "windows: --context 5, --stride 5: train 39, val 4"
 has bytes " [[97, 98, 10, 99, 100],"
 has bytes "  [34, 101, 102, 92, 103]]"
@@ -127,50 +122,50 @@ has bytes "batch 2 (epoch 1, batch 2 of 19): 2 rows x 5 tokens"
 has bytes "  window 3 (token 15)"
 
 # epochs wrap as in train: with drop_last the 3rd batch of a 2-batch epoch starts epoch 2
-printf 'abcdefghijklmnopqrstuvwxyz' >"$tmp/az.txt"
-run wrap "$bin" data --data "$tmp/az.txt" --tokenizer byte --context 2 --batch 5 --no-shuffle --batches 3
+printf 'abcdefghijklmnopqrstuvwxyz' >"$dir/az.txt"
+run wrap "$ORDO" data --data "$dir/az.txt" --tokenizer byte --context 2 --batch 5 --no-shuffle --batches 3
 has wrap "batches: --batch 5, --no-shuffle, --drop-last, --seed 1: 2 per epoch"
 has wrap "batch 3 (epoch 2, batch 1 of 2): 5 rows x 2 tokens"
 # without drop_last the partial batch is shown as train gets it
-run wrap2 "$bin" data --data "$tmp/az.txt" --tokenizer byte --context 2 --batch 5 --no-shuffle --no-drop-last --batches 3
+run wrap2 "$ORDO" data --data "$dir/az.txt" --tokenizer byte --context 2 --batch 5 --no-shuffle --no-drop-last --batches 3
 has wrap2 "batch 3 (epoch 1, batch 3 of 3): 1 rows x 2 tokens"
 has wrap2 " [[117, 118]]"
 
 # shuffling: the order is a function of the seed, the same on every call
-opts=(data --data "$tmp/bytes.txt" --tokenizer byte --context 5 --batch 4 --batches 2)
-run s1 "$bin" "${opts[@]}" --seed 7
-run s1b "$bin" "${opts[@]}" --seed 7
-run s2 "$bin" "${opts[@]}" --seed 8
+opts=(data --data "$dir/bytes.txt" --tokenizer byte --context 5 --batch 4 --batches 2)
+run s1 "$ORDO" "${opts[@]}" --seed 7
+run s1b "$ORDO" "${opts[@]}" --seed 7
+run s2 "$ORDO" "${opts[@]}" --seed 8
 checks=$((checks + 2))
-cmp -s "$tmp/s1" "$tmp/s1b" || fail "two calls with --seed 7 differ"
-cmp -s "$tmp/s1" "$tmp/s2" && fail "--seed 7 and --seed 8 give the same batches"
+cmp -s "$dir/s1" "$dir/s1b" || bad "two calls with --seed 7 differ"
+cmp -s "$dir/s1" "$dir/s2" && bad "--seed 7 and --seed 8 give the same batches"
 has s1 "batches: --batch 4, --shuffle, --drop-last, --seed 7: 9 per epoch"
 
 # a built-in task: windows start on examples, masked targets show as -1 and _
-run copy "$bin" data --task copy --context 40 --batch 2 --max-len 4 --min-len 2
+run copy "$ORDO" data --task copy --context 40 --batch 2 --max-len 4 --min-len 2
 has copy "windows: --context 40, --stride 11: train 16360, val 1816"
 checks=$((checks + 1))
-grep -q '^ \[\[-1, -1, -1' "$tmp/copy" || fail "copy: no masked targets (-1): $(cat "$tmp/copy")"
-grep -q '^    target _____"' "$tmp/copy" || fail "copy: masked targets not shown as _: $(cat "$tmp/copy")"
-run counts "$bin" data --task copy --context 40 --batch 2 --max-len 4 --min-len 2 --batches 0
+grep -q '^ \[\[-1, -1, -1' "$dir/copy" || bad "copy: no masked targets (-1): $(cat "$dir/copy")"
+grep -q '^    target _____"' "$dir/copy" || bad "copy: masked targets not shown as _: $(cat "$dir/copy")"
+run counts "$ORDO" data --task copy --context 40 --batch 2 --max-len 4 --min-len 2 --batches 0
 checks=$((checks + 1))
-grep -q '^batch [0-9]' "$tmp/counts" && fail "--batches 0 printed a batch"
+grep -q '^batch [0-9]' "$dir/counts" && bad "--batches 0 printed a batch"
 
 # a run directory: its config.json gives the options, flags go on top
-run train "$bin" train --data "$tmp/bytes.txt" --tokenizer byte --context 5 --batch 2 --d-model 8 \
-  --heads 1 --layers 1 --steps 1 --eval-every 0 --threads 1 --seed 3 --out "$tmp/run"
-run fromrun "$bin" data "$tmp/run" --batches 2
-run fromflags "$bin" data --data "$tmp/bytes.txt" --tokenizer byte --context 5 --batch 2 --seed 3 --batches 2
+run train "$ORDO" train --data "$dir/bytes.txt" --tokenizer byte --context 5 --batch 2 --d-model 8 \
+  --heads 1 --layers 1 --steps 1 --eval-every 0 --threads 1 --seed 3 --out "$dir/run"
+run fromrun "$ORDO" data "$dir/run" --batches 2
+run fromflags "$ORDO" data --data "$dir/bytes.txt" --tokenizer byte --context 5 --batch 2 --seed 3 --batches 2
 checks=$((checks + 1))
-cmp -s "$tmp/fromrun" "$tmp/fromflags" || fail "data RUN_DIR differs from the run's flags: $(diff "$tmp/fromrun" "$tmp/fromflags")"
-run fromrun2 "$bin" data "$tmp/run" --batch 4 --no-shuffle
+cmp -s "$dir/fromrun" "$dir/fromflags" || bad "data RUN_DIR differs from the run's flags: $(diff "$dir/fromrun" "$dir/fromflags")"
+run fromrun2 "$ORDO" data "$dir/run" --batch 4 --no-shuffle
 has fromrun2 "batches: --batch 4, --no-shuffle, --drop-last, --seed 3: 9 per epoch"
 
-run help "$bin" data --help
+run help "$ORDO" data --help
 has help "  --batches N            batches to show (0 = only the counts) (default: 1)"
 checks=$((checks + 1))
-grep -q "^  --context" "$tmp/help" || fail "data --help lacks train's --context"
-"$bin" --help | grep -q "^  data " || fail "ordo --help does not list data"
+grep -q "^  --context" "$dir/help" || bad "data --help lacks train's --context"
+"$ORDO" --help | grep -q "^  data " || bad "ordo --help does not list data"
 
-echo "$checks checks, $fails failed"
-[ $fails = 0 ]
+echo "$checks checks, $fail failed"
+[ $fail -eq 0 ]

@@ -13,14 +13,9 @@
 #    token file that changed is refused on resume like a text file.
 # The gpt2 cases need the vocab ($ORDO_VOCAB_DIR or .cache/gpt2); without it they are skipped.
 set -u
-ORDO=${ORDO_BIN:-build/ordo}
-ORDO=$(cd "$(dirname "$ORDO")" && pwd)/$(basename "$ORDO")
+. "$(dirname "$0")/lib.sh"
 VOCAB=${ORDO_VOCAB_DIR:-.cache/gpt2}
 VOCAB=$(cd "$VOCAB" 2>/dev/null && pwd || echo "$VOCAB")
-dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-pass=0 fail=0 skip=0
-ok() { pass=$((pass+1)); }
-bad() { echo "FAIL: $*"; fail=$((fail+1)); }
 has_vocab() { [ -f "$VOCAB/encoder.json" ] && [ -f "$VOCAB/vocab.bpe" ]; }
 
 # SHA-256 of a checkpoint's tensor data (everything after its JSON header), which does not
@@ -159,5 +154,4 @@ head -c 5000 "$dir/text.txt" | "$ORDO" tokenize --tokenizer byte --out "$b" > /d
 out=$("$ORDO" train --resume "$dir/stop" --steps 12 2>&1); rc=$?
 [ $rc -eq 1 ] && grep -qF "data file $b changed since the run started: size $((64 + 2 * bytes)) -> $((64 + 2 * 5000)) bytes" <<<"$out" && ok || bad "changed token file: exit $rc: $out"
 
-echo "test_data_files: $pass passed, $fail failed, $skip skipped"
-[ $fail -eq 0 ]
+finish test_data_files

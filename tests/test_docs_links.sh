@@ -5,7 +5,7 @@
 # code (fenced blocks, `spans`) and web links (http:, https:, mailto:) are not checked.
 # Also: README.md stays a front page, at most 220 lines (issue 29).
 set -uo pipefail
-src=${ORDO_SOURCE_DIR:-$(cd "$(dirname "$0")/.." && pwd)}
+. "$(dirname "$0")/lib.sh"
 cd "$src" || exit 1
 fails=0 checks=0
 fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
@@ -27,7 +27,7 @@ links() {
 
 files=(README.md docs/*.md)
 for f in "${files[@]}"; do
-  dir=$(dirname "$f")
+  fdir=$(dirname "$f")
   while IFS= read -r link; do
     [ -n "$link" ] || continue
     case $link in http:* | https:* | mailto:*) continue ;; esac
@@ -38,7 +38,7 @@ for f in "${files[@]}"; do
     if [ -z "$path" ]; then
       target=$f
     else
-      target=$dir/$path
+      target=$fdir/$path
       target=${target#./}
     fi
     if [ ! -e "$target" ]; then

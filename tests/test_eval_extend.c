@@ -9,6 +9,7 @@
 #include "test.h"
 #include "train/config.h"
 #include "train/evaluate.h"
+#include "train/init.h"
 #include "train/run.h"
 #include "train/trainer.h"
 

@@ -1,5 +1,5 @@
 // Fitting a learned position table to another length (`ordo train --init RUN --context T`,
-// train/run.h ordo_extend_table): interpolate against PyTorch's
+// models/positional.h ordo_extend_table): interpolate against PyTorch's
 // F.interpolate(mode="linear", align_corners=True) (tests/ref/fixtures/extend.safetensors),
 // fresh keeping the old rows and leaving the new ones as they were, a shorter table taking
 // the first rows, and a one-row table.
@@ -7,7 +7,7 @@
 
 #include "fixture.h"
 #include "test.h"
-#include "train/run.h"
+#include "models/positional.h"
 
 static void check_case(ordo_safetensors *f, const char *name) {
     char key[32];

@@ -5,14 +5,8 @@
 # and 1/0; eval's sliding-window step is --sliding-stride (train's --stride is another thing),
 # with --stride kept as a deprecated alias that warns.
 set -u
-ORDO=${ORDO_BIN:-build/ordo}
-ORDO=$(cd "$(dirname "$ORDO")" && pwd)/$(basename "$ORDO")
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+. "$(dirname "$0")/lib.sh"
 cd "$dir"
-fail=0 pass=0
-ok() { pass=$((pass+1)); }
-bad() { echo "FAIL: $*"; fail=$((fail+1)); }
 
 # --- one default per option, for every command `ordo --help` lists
 commands=$("$ORDO" --help | awk '/^commands:/ {on=1; next} on && /^  [a-z]/ {print $1} on && /^$/ {on=0}')
@@ -80,5 +74,4 @@ grep -q '"stride": 4' <<<"$a" && ok || bad "--sliding-stride 4 is not the report
 grep -qF "ordo: warning: eval --stride is deprecated, use --sliding-stride" err && ok || bad "no deprecation warning: $(cat err)"
 "$ORDO" eval r_default --mode sliding --sliding-stride 4 > /dev/null 2>err; [ -s err ] && bad "--sliding-stride warns: $(cat err)" || ok
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

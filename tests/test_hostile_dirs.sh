@@ -21,13 +21,9 @@
 #  26. a corrupt newest checkpoint does not make a sweep take the run for done.
 # Every command runs under `timeout`: a hang is a failure, not a stuck suite.
 set -u
-ORDO=${ORDO_BIN:-build/ordo}
-dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-pass=0 fail=0
+. "$(dirname "$0")/lib.sh"
 dead=$(sh -c 'echo $$') # a pid whose process has ended
 C=(--task order --corpus-tokens 20000 --context 16 --d-model 32 --layers 1 --heads 2 --batch 8 --threads 1)
-ok() { pass=$((pass+1)); }
-bad() { echo "FAIL: $*"; fail=$((fail+1)); }
 # expect NAME RC_WANTED TEXT CMD...: CMD ends within 30 s with RC_WANTED (0 or "nonzero") and
 # prints TEXT (a fixed string) on stdout or stderr
 expect() {
@@ -139,5 +135,4 @@ expect "sweep beside a holder" nonzero "BUSY" "$ORDO" sweep "${SW[@]}" --d-model
 grep -q "learned-s1 *started" "$dir/out" && bad "the sweep said the busy run started: $(grep started "$dir/out")" || ok
 kill -INT $holder; wait $holder 2>/dev/null
 
-echo "test_hostile_dirs: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish test_hostile_dirs

@@ -8,11 +8,7 @@
 #    is not JSON), with a warning, and the resumed run's log is complete: every step once, in
 #    order, the same losses as a run never interrupted.
 set -u
-ORDO=$(realpath "${ORDO_BIN:-build/ordo}")
-dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass+1)); }
-bad() { echo "FAIL: $*"; fail=$((fail+1)); }
+. "$(dirname "$0")/lib.sh"
 command -v xmllint > /dev/null || { echo "FAIL: xmllint missing (Debian libxml2-utils)"; echo "0 passed, 1 failed"; exit 1; }
 
 # json_lines FILE: 0 when every line of FILE is a JSON object ending in a newline
@@ -120,5 +116,4 @@ for r in torn damaged; do
   ls "$dir/$r" | grep -q '\.tmp\.' && bad "$r: a temporary file was left" || ok
 done
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

@@ -15,14 +15,9 @@
 #    sample work, the PyTorch reference loads it, resume continues bit for bit, bf16 runs it.
 #  - every key in config.json, and `ordo sweep` passes them to its runs.
 set -u
-ORDO=${ORDO_BIN:-build/ordo}
-EQUAL=${ORDO_BUILD_DIR:-build}/test_train_resume
-SRC=${ORDO_SOURCE_DIR:-$(cd "$(dirname "$0")/.." && pwd)}
+. "$(dirname "$0")/lib.sh"
+EQUAL=$BUILD/test_train_resume
 PY=/usr/bin/python3
-dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-pass=0 fail=0 skip=0
-ok() { pass=$((pass+1)); }
-bad() { echo "FAIL: $*"; fail=$((fail+1)); }
 # the numbers of a metrics line's key at a step
 metric() { grep "\"step\":$2," "$1/metrics.jsonl" | sed "s/.*\"$3\":\([0-9.e+-]*\).*/\1/"; }
 close() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && b != "" && d <= t * (b < 0 ? -b : b)) }'; }
@@ -58,7 +53,7 @@ for pair in "b8 b4x2 4" "b10 b5x2 20"; do
       || bad "$2: $key at step $3 $(metric "$dir/$2" "$3" "$key") vs $1's $(metric "$dir/$1" "$3" "$key")"
   done
   if [ $have_py -eq 1 ]; then
-    "$PY" "$SRC/tests/ref/st_diff.py" "$dir/$1/ckpt-$3.safetensors" "$dir/$2/ckpt-$3.safetensors" --tol 1e-5 > "$dir/diff" \
+    "$PY" "$src/tests/ref/st_diff.py" "$dir/$1/ckpt-$3.safetensors" "$dir/$2/ckpt-$3.safetensors" --tol 1e-5 > "$dir/diff" \
       && ok || bad "$2: weights differ from $1's: $(cat "$dir/diff")"
     echo "grad-accum $2 against $1, SGD: $(cat "$dir/diff")"
   fi
@@ -123,7 +118,7 @@ echo '{"untied-head": true, "grad-accum": 2, "dropout": 0.25}' > "$dir/opts.json
 grep -q '"untied-head": 1' "$dir/cfg/config.json" && grep -q '"grad-accum": 2' "$dir/cfg/config.json" \
   && grep -q '"dropout": 0.25' "$dir/cfg/config.json" && ok || bad "config file's model options not taken"
 if [ $have_py -eq 1 ] && "$PY" -c 'import torch' > /dev/null 2>&1; then
-  "$PY" "$SRC/tests/ref/gpt_ref.py" --check-checkpoint "$dir/u/ckpt-6.safetensors" --idx "1 2 3 4; 5 6 7 8" > "$dir/ref.out" 2>&1 \
+  "$PY" "$src/tests/ref/gpt_ref.py" --check-checkpoint "$dir/u/ckpt-6.safetensors" --idx "1 2 3 4; 5 6 7 8" > "$dir/ref.out" 2>&1 \
     && ok || bad "the PyTorch reference does not load the untied checkpoint: $(tail -3 "$dir/ref.out")"
 else
   echo "SKIP: PyTorch reference load (no torch)"; skip=$((skip+1))
@@ -145,5 +140,4 @@ for r in "$dir"/sw/*-s1; do
     && grep -q '"dropout": 0.1' "$r/config.json" && ok || bad "sweep run $r lacks the model options"
 done
 
-echo "$pass passed, $fail failed, $skip skipped"
-[ $fail -eq 0 ]
+finish

@@ -7,16 +7,13 @@
 # killing one rank ends the job within seconds, and the run then resumes to the same end.
 # Prints SKIP and passes when mpirun is missing or ordo was built without MPI.
 set -u
-ORDO=${ORDO_BIN:-build/ordo}
-BUILD=${ORDO_BUILD_DIR:-build}
+. "$(dirname "$0")/lib.sh"
 if ! command -v mpirun > /dev/null 2>&1; then echo "SKIP: mpirun not found (openmpi-bin)"; echo "0 passed, 0 failed"; exit 0; fi
 if ! "$ORDO" --version | grep -q MPI; then echo "SKIP: $ORDO built without MPI"; echo "0 passed, 0 failed"; exit 0; fi
 root=(); [ "$(id -u)" -eq 0 ] && root=(--allow-run-as-root)
 # loopback TCP only: no shared-memory or network setup needed; one thread per rank
 MPIRUN=(mpirun "${root[@]}" --oversubscribe --bind-to none --mca btl self,tcp
         --mca btl_tcp_if_include lo -x OMP_NUM_THREADS=1)
-dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-pass=0 fail=0
 ok() { echo "ok: $1"; pass=$((pass+1)); }
 bad() { echo "FAIL: $1"; fail=$((fail+1)); }
 
@@ -111,5 +108,4 @@ fi
 # them where a gradient is near zero), so np=2 and np=1 drift apart slowly; print how far
 echo "  info, np=2 vs np=1 after 1000 steps: $("$BUILD/test_dist" --close "$dir/long-np2/ckpt-1000.safetensors" "$dir/long-np1/ckpt-1000.safetensors" 1)"
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

@@ -6,12 +6,8 @@
 # none; eval runs past the training length; a sweep over them evaluates every run at 1x and
 # 4x and compare tables them; viz draws the learned biases (heatmap and curves per head).
 set -u
-ORDO=${ORDO_BIN:-build/ordo}
-EQUAL=${ORDO_BUILD_DIR:-build}/test_train_resume
-dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass+1)); }
-bad() { echo "FAIL: $*"; fail=$((fail+1)); }
+. "$(dirname "$0")/lib.sh"
+EQUAL=$BUILD/test_train_resume
 command -v xmllint > /dev/null || { echo "FAIL: xmllint missing (Debian libxml2-utils)"; echo "0 passed, 1 failed"; exit 1; }
 
 tiny=(--d-model 16 --layers 2 --heads 2 --context 16 --batch 8 --steps 20 --corpus-tokens 6000
@@ -96,5 +92,4 @@ grep -q "(r1, r2) per head: ([0-9.e-]*, [0-9.e-]*) (" "$dir/kerple/viz/kerple_bi
 "$ORDO" viz "$dir/xpos" > "$dir/xpos.viz" 2>&1 && grep -q "xpos: no position table or bias to draw" "$dir/xpos.viz" \
   && ok || bad "xpos viz: $(cat "$dir/xpos.viz")"
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

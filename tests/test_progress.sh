@@ -7,14 +7,8 @@
 # final checkpoint), also when stopped; `ordo sweep` shows which run of how many, its
 # step/total and the sweep's ETA.
 set -u
-ORDO=${ORDO_BIN:-build/ordo}
-ORDO=$(cd "$(dirname "$ORDO")" && pwd)/$(basename "$ORDO")
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+. "$(dirname "$0")/lib.sh"
 cd "$dir"
-fail=0 pass=0 skip=0
-ok() { pass=$((pass+1)); }
-bad() { echo "FAIL: $*"; fail=$((fail+1)); }
 tiny=(--corpus-tokens 3000 --context 16 --d-model 16 --heads 2 --layers 1 --batch 4 --threads 1)
 line_re='^step [0-9]+/[0-9]+ loss [0-9.]+ val ([0-9.]+@[0-9]+|-) lr [0-9.]+e[-+][0-9]+ [0-9.]+[kM]? tok/s [0-9]+:[0-9]{2} ETA [0-9]+:[0-9]{2}$'
 
@@ -104,5 +98,4 @@ grep -q started sw2.out && bad "a kept run is said to start: $(cat sw2.out)" || 
 "$ORDO" sweep "${tiny[@]}" --pos learned --seeds 1 --steps 1500 --eval-lengths 1 --progress off --out so > so.out 2>&1 || bad "sweep --progress off failed"
 grep -qE 'started|step [0-9]' so.out && bad "sweep --progress off shows progress: $(cat so.out)" || ok
 
-echo "$pass passed, $fail failed, $skip skipped"
-[ $fail -eq 0 ]
+finish

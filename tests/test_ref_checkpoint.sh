@@ -4,14 +4,14 @@
 # file's metadata). Runs when /usr/bin/python3 has torch; SKIP otherwise
 # (the round trip inside ordo is tests/test_gpt_io.c and always runs).
 set -eu
+. "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
 if ! "$PY" -c 'import torch' 2>/dev/null; then
   echo "SKIP: no torch for /usr/bin/python3"; exit 0
 fi
-dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-"$ORDO_BUILD_DIR/test_gpt_io" --write-sample "$dir"
+"$BUILD/test_gpt_io" --write-sample "$dir"
 for name in learned learned_scaled; do
-  "$PY" "$ORDO_SOURCE_DIR/tests/ref/gpt_ref.py" --check-checkpoint "$dir/ordo_$name.safetensors" \
+  "$PY" "$src/tests/ref/gpt_ref.py" --check-checkpoint "$dir/ordo_$name.safetensors" \
     --compare "$dir/ordo_${name}_out.safetensors" --rtol 1e-5 --atol 1e-5 | tee "$dir/$name.log"
   grep -q "compare:.*: match" "$dir/$name.log"
 done

@@ -8,17 +8,12 @@
 # ORDO_REPORT_SHOT=FILE.png keeps the screenshot (to look at). Prints SKIP when Chromium or
 # ImageMagick is not installed.
 set -u
-ORDO=$(realpath "${ORDO_BIN:-build/ordo}")
-src=${ORDO_SOURCE_DIR:-$(pwd)}
+. "$(dirname "$0")/lib.sh"
 if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/convert ]; then
   echo "SKIP: needs /usr/bin/chromium and ImageMagick (apt-get install chromium imagemagick)"
   echo "0 passed, 0 failed"
   exit 0
 fi
-dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass+1)); }
-bad() { echo "FAIL: $*"; fail=$((fail+1)); }
 
 tiny=(--d-model 16 --layers 1 --heads 2 --context 16 --corpus-tokens 5000 --eval-every 5 --log-every 5 --threads 1)
 for r in learned:20:1e-3 sinusoidal:20:1e-3 learned:60:1e-2 learned:20:1e-5; do
@@ -41,5 +36,4 @@ grep -v '^<polyline' "$dir/cmp/report.html" > "$dir/cmp/nolines.html"
 if "$src/scripts/check_report.sh" "$dir/cmp/nolines.html" "$dir/shot2.png" > "$dir/neg.txt"; then
   bad "check_report.sh accepted a report without plot lines: $(tail -2 "$dir/neg.txt")"
 else ok; fi
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

@@ -8,12 +8,8 @@
 # - --keep never deletes the checkpoint at the end of an earlier invocation's --steps (a
 #   milestone, recorded in the checkpoint itself), also across a stop and a resume.
 set -u
-ORDO=${ORDO_BIN:-build/ordo}
-EQUAL=${ORDO_BUILD_DIR:-build}/test_train_resume
-dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass+1)); }
-bad() { echo "FAIL: $*"; fail=$((fail+1)); }
+. "$(dirname "$0")/lib.sh"
+EQUAL=$BUILD/test_train_resume
 
 args=(--task order --corpus-tokens 4000 --context 16 --d-model 16 --layers 1 --heads 2 --batch 4
       --warmup 2 --lr 1e-3 --min-lr 1e-4 --eval-every 0 --log-every 1 --threads 1)
@@ -100,5 +96,4 @@ k=(--task order --corpus-tokens 4000 --context 16 --d-model 16 --layers 1 --head
 out=$("$ORDO" eval "$dir/keep" --step 7 2>&1) && bad "eval --step 7 of a run without it succeeded" || ok
 grep -qF "no checkpoint of step 7 (ckpt-7.safetensors); the run has checkpoints at steps 30 (milestone), 20 (milestone), 10 (milestone)" <<<"$out" && ok || bad "--step 7: $out"
 
-echo "test_resume_schedule: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish test_resume_schedule

@@ -11,17 +11,13 @@
 # holder's pid in DIR/.lock or its first metrics line, and every live run is made far longer
 # than the test and stopped by the test itself.
 set -u
-ORDO=${ORDO_BIN:-build/ordo}
-dir=$(mktemp -d)
+. "$(dirname "$0")/lib.sh"
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
   rm -rf "$dir"
 }
 trap cleanup EXIT
-pass=0 fail=0
-ok() { pass=$((pass+1)); }
-bad() { echo "FAIL: $*"; fail=$((fail+1)); }
 
 tiny=(--task order --corpus-tokens 4000 --context 16 --d-model 16 --heads 2 --layers 1 --batch 4
       --eval-every 0 --threads 1)
@@ -159,5 +155,4 @@ else
   echo "SKIP: the mpirun case (no mpirun, or ordo built without MPI)"
 fi
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

@@ -9,12 +9,7 @@
 #   recorded with its hash and checked on resume;
 # - eval, sample and viz take --step N or a checkpoint file.
 set -u
-ORDO=${ORDO_BIN:-build/ordo}
-ORDO=$(cd "$(dirname "$ORDO")" && pwd)/$(basename "$ORDO")
-dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass+1)); }
-bad() { echo "FAIL: $*"; fail=$((fail+1)); }
+. "$(dirname "$0")/lib.sh"
 
 mkdir -p "$dir/tree/A" "$dir/tree/B" "$dir/tree/data"
 python3 - "$dir/tree/data" <<'EOF'
@@ -137,5 +132,4 @@ cp ../data/t.txt data.txt
 out=$("$ORDO" eval ../A/runs/old 2>&1) && ok || bad "old-style run from its working directory: $out"
 grep -qF "ordo: note: --data" <<<"$out" && bad "old-style run: the working directory's file was not tried first: $out" || ok
 
-echo "test_run_standalone: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish test_run_standalone

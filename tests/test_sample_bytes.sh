@@ -4,11 +4,7 @@
 # bytes, the output is the prompt, exactly N bytes and a newline. (printf "%s" once cut the
 # output at the first NUL: 3000 tokens printed 420 bytes.)
 set -u
-ORDO=${ORDO_BIN:-build/ordo}
-dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass+1)); }
-bad() { echo "FAIL: $*"; fail=$((fail+1)); }
+. "$(dirname "$0")/lib.sh"
 
 for i in $(seq 1 60); do echo "the quick brown fox jumps over the lazy dog $i"; done > "$dir/text.txt"
 "$ORDO" train --data "$dir/text.txt" --tokenizer byte --steps 2 --context 16 --d-model 16 --heads 2 \
@@ -29,5 +25,4 @@ nuls=$(tr -cd '\000' < "$dir/out" | wc -c)
 "$ORDO" sample "$dir/run" --prompt "the " --tokens 3000 --temperature 3 --seed 1 2> /dev/null | cmp -s - "$dir/out" \
   && ok || bad "sample is not reproducible byte for byte"
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

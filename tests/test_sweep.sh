@@ -4,12 +4,8 @@
 # sweep interrupted with SIGINT continues, when run again, to the same end; the embedding
 # options reach every run.
 set -u
-ORDO=${ORDO_BIN:-build/ordo}
-EQUAL=${ORDO_BUILD_DIR:-build}/test_train_resume
-dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass+1)); }
-bad() { echo "FAIL: $*"; fail=$((fail+1)); }
+. "$(dirname "$0")/lib.sh"
+EQUAL=$BUILD/test_train_resume
 args=(--pos learned,alibi --seeds 2 --steps 24 --context 16 --d-model 32 --layers 1 --heads 2
       --corpus-tokens 8000 --eval-every 12 --ckpt-every 4 --threads 1 --eval-lengths 1,2)
 
@@ -80,5 +76,4 @@ out=$("$ORDO" sweep --pos rope,rope --out "$dir/x" 2>&1); rc=$?
 out=$("$ORDO" sweep --seeds 0 --out "$dir/x" 2>&1); rc=$?
 [ $rc -ne 0 ] && grep -q -- "--seeds is 0" <<<"$out" && ok || bad "--seeds 0: $out"
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

@@ -6,10 +6,8 @@
 # products are cut into blocks (d-model 128, 1024 rows). A core type this CPU cannot run is
 # skipped with a note.
 set -u
-ORDO=${ORDO_BIN:-build/ordo}
-EQUAL=${ORDO_BUILD_DIR:-build}/test_train_resume
-dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-pass=0 fail=0
+. "$(dirname "$0")/lib.sh"
+EQUAL=$BUILD/test_train_resume
 [ -x "$EQUAL" ] || { echo "missing $EQUAL (build first)"; exit 1; }
 flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null)
 has() { grep -qw "$1" <<<"$flags"; }
@@ -29,17 +27,15 @@ for core in "" Haswell SkylakeX Zen; do
         OPENBLAS_CORETYPE=$core "$ORDO" train "${args[@]}" --threads $t --out "$out" > "$out.log" 2>&1
       else
         env -u OPENBLAS_CORETYPE "$ORDO" train "${args[@]}" --threads $t --out "$out" > "$out.log" 2>&1
-      fi || { echo "FAIL: ${core:-unset} $model --threads $t did not train:"; cat "$out.log"; fail=$((fail+1)); }
+      fi || bad "${core:-unset} $model --threads $t did not train: $(cat "$out.log")"
     done
     steps=$(sed -n 's/.*--steps \([0-9]*\).*/\1/p' <<<"${args[*]}")
     a="$dir/${core:-unset}-$model-1/ckpt-$steps.safetensors" b="$dir/${core:-unset}-$model-2/ckpt-$steps.safetensors"
     if "$EQUAL" --equal "$a" "$b"; then
-      pass=$((pass+1))
+      ok
     else
-      echo "FAIL: OPENBLAS_CORETYPE=${core:-unset} $model: --threads 2 differs from --threads 1"
-      fail=$((fail+1))
+      bad "OPENBLAS_CORETYPE=${core:-unset} $model: --threads 2 differs from --threads 1"
     fi
   done
 done
-echo "test_threads_coretype: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish test_threads_coretype

@@ -7,8 +7,7 @@
 # gpt2 vocab in $ORDO_VOCAB_DIR (data/fetch.sh vocab). A missing vocab fails the test unless
 # ORDO_ALLOW_MISSING_VOCAB=1, which turns it into a skip.
 set -euo pipefail
-src=${ORDO_SOURCE_DIR:-$(cd "$(dirname "$0")/.." && pwd)}
-bin=${ORDO_BIN:-$src/build/ordo}
+. "$(dirname "$0")/lib.sh"
 vocab=${ORDO_VOCAB_DIR:-$src/.cache/gpt2}
 par=$src/tests/parity
 
@@ -25,18 +24,16 @@ fi
 if [ ! -d "$par/node_modules/tiktoken" ]; then
   echo "FAIL: tiktoken is not installed; run (cd tests/parity && npm install)" >&2; exit 1
 fi
-[ -x "$bin" ] || { echo "FAIL: no ordo binary at $bin" >&2; exit 1; }
+[ -x "$ORDO" ] || { echo "FAIL: no ordo binary at $ORDO" >&2; exit 1; }
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-node "$par/parity.js" gen "$tmp"
+node "$par/parity.js" gen "$dir"
 fail=0
 for set in plain special codepoints; do
   flags=()
   [ "$set" = special ] && flags=(--allow-special)
-  "$bin" tokenize --vocab "$vocab" --jsonl "${flags[@]}" "$tmp/$set.jsonl" >"$tmp/$set.got" || {
+  "$ORDO" tokenize --vocab "$vocab" --jsonl "${flags[@]}" "$dir/$set.jsonl" >"$dir/$set.got" || {
     echo "FAIL: ordo tokenize --jsonl $set exited with $?" >&2; fail=1; continue; }
-  node "$par/parity.js" compare "$set" "$tmp/$set.got" || fail=1
+  node "$par/parity.js" compare "$set" "$dir/$set.got" || fail=1
 done
 [ "$fail" = 0 ] && echo "PASS: ordo gpt2 == tiktoken gpt2 on every string"
 exit "$fail"

@@ -5,104 +5,99 @@
 # gpt2 cases need the vocab in $ORDO_VOCAB_DIR: missing, the test fails unless
 # ORDO_ALLOW_MISSING_VOCAB=1 (then only the byte and vocab-free cases run).
 set -uo pipefail
-src=${ORDO_SOURCE_DIR:-$(cd "$(dirname "$0")/.." && pwd)}
-bin=${ORDO_BIN:-$src/build/ordo}
+. "$(dirname "$0")/lib.sh"
 vocab=${ORDO_VOCAB_DIR:-$src/.cache/gpt2}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0 checks=0
-
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+checks=0
 
 # expect_out WANT CMD... : stdout equals WANT, exit 0
 expect_out() {
   local want=$1 got rc
   shift
   checks=$((checks + 1))
-  got=$("$@" 2>"$tmp/err"); rc=$?
-  [ $rc = 0 ] || { fail "$* exited $rc: $(cat "$tmp/err")"; return; }
-  [ "$got" = "$want" ] || fail "$*: got '$got', want '$want'"
+  got=$("$@" 2>"$dir/err"); rc=$?
+  [ $rc = 0 ] || { bad "$* exited $rc: $(cat "$dir/err")"; return; }
+  [ "$got" = "$want" ] || bad "$*: got '$got', want '$want'"
 }
 
-# expect_err NEEDLE CMD... (stdin from $tmp/in): exit 1 and stderr has "ordo: tokenize:" and NEEDLE
+# expect_err NEEDLE CMD... (stdin from $dir/in): exit 1 and stderr has "ordo: tokenize:" and NEEDLE
 expect_err() {
   local needle=$1 rc
   shift
   checks=$((checks + 1))
-  "$@" <"$tmp/in" >/dev/null 2>"$tmp/err"; rc=$?
-  if [ $rc -ge 128 ]; then fail "$*: killed by signal $((rc - 128)): $(cat "$tmp/err")"; return; fi
-  [ $rc = 1 ] || { fail "$*: exit $rc, want 1"; return; }
-  grep -q "^ordo: tokenize: " "$tmp/err" || fail "$*: stderr lacks 'ordo: tokenize:': $(cat "$tmp/err")"
-  grep -qF -- "$needle" "$tmp/err" || fail "$*: stderr lacks '$needle': $(cat "$tmp/err")"
+  "$@" <"$dir/in" >/dev/null 2>"$dir/err"; rc=$?
+  if [ $rc -ge 128 ]; then bad "$*: killed by signal $((rc - 128)): $(cat "$dir/err")"; return; fi
+  [ $rc = 1 ] || { bad "$*: exit $rc, want 1"; return; }
+  grep -q "^ordo: tokenize: " "$dir/err" || bad "$*: stderr lacks 'ordo: tokenize:': $(cat "$dir/err")"
+  grep -qF -- "$needle" "$dir/err" || bad "$*: stderr lacks '$needle': $(cat "$dir/err")"
 }
 
-: >"$tmp/in"
-expect_out "104 105 0 255" bash -c "printf 'hi\\000\\377' | '$bin' tokenize --tokenizer byte"
-expect_out "hi!" bash -c "echo '104 105 33' | '$bin' tokenize --tokenizer byte --decode"
-expect_out "3" bash -c "printf 'abc' | '$bin' tokenize --tokenizer byte --count"
-"$bin" tokenize --help >"$tmp/help" 2>&1 || fail "--help exited non-zero"
-grep -q ORDO_VOCAB_DIR "$tmp/help" || fail "--help does not mention ORDO_VOCAB_DIR"
+: >"$dir/in"
+expect_out "104 105 0 255" bash -c "printf 'hi\\000\\377' | '$ORDO' tokenize --tokenizer byte"
+expect_out "hi!" bash -c "echo '104 105 33' | '$ORDO' tokenize --tokenizer byte --decode"
+expect_out "3" bash -c "printf 'abc' | '$ORDO' tokenize --tokenizer byte --count"
+"$ORDO" tokenize --help >"$dir/help" 2>&1 || bad "--help exited non-zero"
+grep -q ORDO_VOCAB_DIR "$dir/help" || bad "--help does not mention ORDO_VOCAB_DIR"
 checks=$((checks + 1))
 
-: >"$tmp/empty"
-expect_err "empty input" "$bin" tokenize --tokenizer byte "$tmp/empty"
-expect_err "empty input" "$bin" tokenize --tokenizer byte -
-echo "104 256" >"$tmp/in"
-expect_err "256" "$bin" tokenize --tokenizer byte --decode
-echo "104 abc" >"$tmp/in"
-expect_err "'abc' is not an integer" "$bin" tokenize --tokenizer byte --decode
-echo "   " >"$tmp/in"
-expect_err "no token ids" "$bin" tokenize --tokenizer byte --decode
-: >"$tmp/in"
-expect_err "No such file" "$bin" tokenize --tokenizer byte "$tmp/nope.txt"
-expect_err "unknown tokenizer 'bpe'" "$bin" tokenize --tokenizer bpe "$tmp/empty"
-expect_err "unknown option '--bogus'" "$bin" tokenize --bogus
-expect_err "at most one input" "$bin" tokenize a b
-echo hi >"$tmp/hi.txt"
-expect_err "/nonexistent/encoder.json" "$bin" tokenize --vocab /nonexistent "$tmp/hi.txt"
-expect_err "gpt2 only" "$bin" tokenize --tokenizer byte --vocab "$vocab" "$tmp/hi.txt"
+: >"$dir/empty"
+expect_err "empty input" "$ORDO" tokenize --tokenizer byte "$dir/empty"
+expect_err "empty input" "$ORDO" tokenize --tokenizer byte -
+echo "104 256" >"$dir/in"
+expect_err "256" "$ORDO" tokenize --tokenizer byte --decode
+echo "104 abc" >"$dir/in"
+expect_err "'abc' is not an integer" "$ORDO" tokenize --tokenizer byte --decode
+echo "   " >"$dir/in"
+expect_err "no token ids" "$ORDO" tokenize --tokenizer byte --decode
+: >"$dir/in"
+expect_err "No such file" "$ORDO" tokenize --tokenizer byte "$dir/nope.txt"
+expect_err "unknown tokenizer 'bpe'" "$ORDO" tokenize --tokenizer bpe "$dir/empty"
+expect_err "unknown option '--bogus'" "$ORDO" tokenize --bogus
+expect_err "at most one input" "$ORDO" tokenize a b
+echo hi >"$dir/hi.txt"
+expect_err "/nonexistent/encoder.json" "$ORDO" tokenize --vocab /nonexistent "$dir/hi.txt"
+expect_err "gpt2 only" "$ORDO" tokenize --tokenizer byte --vocab "$vocab" "$dir/hi.txt"
 
 if [ -f "$vocab/encoder.json" ] && [ -f "$vocab/vocab.bpe" ]; then
-  g=("$bin" tokenize --tokenizer gpt2 --vocab "$vocab")
-  printf 'Hello, world!' >"$tmp/t1"
-  expect_out "15496 11 995 0" "${g[@]}" "$tmp/t1"
-  expect_out "4" "${g[@]}" --count "$tmp/t1"
-  printf 'Hello world <|endoftext|>' >"$tmp/t2"
-  expect_out "15496 995 1279 91 437 1659 5239 91 29" "${g[@]}" "$tmp/t2"
-  expect_out "15496 995 220 50256" "${g[@]}" --allow-special "$tmp/t2"
+  g=("$ORDO" tokenize --tokenizer gpt2 --vocab "$vocab")
+  printf 'Hello, world!' >"$dir/t1"
+  expect_out "15496 11 995 0" "${g[@]}" "$dir/t1"
+  expect_out "4" "${g[@]}" --count "$dir/t1"
+  printf 'Hello world <|endoftext|>' >"$dir/t2"
+  expect_out "15496 995 1279 91 437 1659 5239 91 29" "${g[@]}" "$dir/t2"
+  expect_out "15496 995 220 50256" "${g[@]}" --allow-special "$dir/t2"
   expect_out "Hello world <|endoftext|>" bash -c "echo '15496 995 220 50256' | $(printf '%q ' "${g[@]}") --decode"
   # ORDO_VOCAB_DIR is the default vocab dir
-  expect_out "15496 11 995 0" env ORDO_VOCAB_DIR="$vocab" "$bin" tokenize "$tmp/t1"
+  expect_out "15496 11 995 0" env ORDO_VOCAB_DIR="$vocab" "$ORDO" tokenize "$dir/t1"
   # invalid UTF-8 and every byte value: no error, and decode gives the same bytes back
-  head -c 3000 /dev/urandom >"$tmp/bin.dat"
-  printf 'caf\xc3\xa9 \xff\xfe x\xf0\x9f\x98' >>"$tmp/bin.dat"
+  head -c 3000 /dev/urandom >"$dir/bin.dat"
+  printf 'caf\xc3\xa9 \xff\xfe x\xf0\x9f\x98' >>"$dir/bin.dat"
   checks=$((checks + 1))
-  if "${g[@]}" "$tmp/bin.dat" >"$tmp/bin.ids" 2>"$tmp/err" &&
-    "${g[@]}" --decode "$tmp/bin.ids" >"$tmp/bin.back" 2>>"$tmp/err"; then
-    cmp -s "$tmp/bin.dat" "$tmp/bin.back" || fail "random bytes: decode(encode(x)) != x"
+  if "${g[@]}" "$dir/bin.dat" >"$dir/bin.ids" 2>"$dir/err" &&
+    "${g[@]}" --decode "$dir/bin.ids" >"$dir/bin.back" 2>>"$dir/err"; then
+    cmp -s "$dir/bin.dat" "$dir/bin.back" || bad "random bytes: decode(encode(x)) != x"
   else
-    fail "random bytes: $(cat "$tmp/err")"
+    bad "random bytes: $(cat "$dir/err")"
   fi
-  : >"$tmp/in"
-  echo "15496 50257" >"$tmp/ids"
-  expect_err "token id 50257" "${g[@]}" --decode "$tmp/ids"
-  expect_err "0..50256" "${g[@]}" --decode "$tmp/ids"
-  expect_err "empty input" "${g[@]}" "$tmp/empty"
+  : >"$dir/in"
+  echo "15496 50257" >"$dir/ids"
+  expect_err "token id 50257" "${g[@]}" --decode "$dir/ids"
+  expect_err "0..50256" "${g[@]}" --decode "$dir/ids"
+  expect_err "empty input" "${g[@]}" "$dir/empty"
   # corrupt vocab dirs
-  mkdir -p "$tmp/v1" "$tmp/v2" "$tmp/v3"
-  cp "$vocab/encoder.json" "$tmp/v1/"
-  expect_err "vocab.bpe: No such file" "${g[@]}" --vocab "$tmp/v1" "$tmp/t1"
-  head -c 300000 "$vocab/encoder.json" >"$tmp/v2/encoder.json"
-  cp "$vocab/vocab.bpe" "$tmp/v2/"
-  expect_err "not valid JSON" "${g[@]}" --vocab "$tmp/v2" "$tmp/t1"
-  cp "$vocab/encoder.json" "$tmp/v3/"
-  head -n 20000 "$vocab/vocab.bpe" >"$tmp/v3/vocab.bpe"
-  expect_err "merges, expected 50000" "${g[@]}" --vocab "$tmp/v3" "$tmp/t1"
+  mkdir -p "$dir/v1" "$dir/v2" "$dir/v3"
+  cp "$vocab/encoder.json" "$dir/v1/"
+  expect_err "vocab.bpe: No such file" "${g[@]}" --vocab "$dir/v1" "$dir/t1"
+  head -c 300000 "$vocab/encoder.json" >"$dir/v2/encoder.json"
+  cp "$vocab/vocab.bpe" "$dir/v2/"
+  expect_err "not valid JSON" "${g[@]}" --vocab "$dir/v2" "$dir/t1"
+  cp "$vocab/encoder.json" "$dir/v3/"
+  head -n 20000 "$vocab/vocab.bpe" >"$dir/v3/vocab.bpe"
+  expect_err "merges, expected 50000" "${g[@]}" --vocab "$dir/v3" "$dir/t1"
 elif [ "${ORDO_ALLOW_MISSING_VOCAB:-0}" = 1 ]; then
   echo "SKIP: gpt2 cases, no vocab in $vocab (ORDO_ALLOW_MISSING_VOCAB=1)"
 else
-  fail "no gpt2 vocab in $vocab; run data/fetch.sh vocab (or set ORDO_VOCAB_DIR)"
+  bad "no gpt2 vocab in $vocab; run data/fetch.sh vocab (or set ORDO_VOCAB_DIR)"
 fi
 
-echo "test_tokenize_cli: $checks checks, $fails failed"
-[ $fails = 0 ]
+echo "test_tokenize_cli: $checks checks, $fail failed"
+[ $fail -eq 0 ]

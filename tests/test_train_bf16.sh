@@ -7,12 +7,8 @@
 # `ordo --version` says whether bf16 runs here. Where the CPU has no bf16 the training part
 # is skipped and the refusal is checked instead (test_bad_inputs.sh checks it everywhere).
 set -u
-ORDO=${ORDO_BIN:-build/ordo}
-EQUAL=${ORDO_BUILD_DIR:-build}/test_train_resume
-dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass+1)); }
-bad() { echo "FAIL: $*"; fail=$((fail+1)); }
+. "$(dirname "$0")/lib.sh"
+EQUAL=$BUILD/test_train_resume
 
 ver=$("$ORDO" --version)
 grep -q "oneDNN [0-9.]* on [a-z0-9_]*" <<<"$ver" && ok || bad "--version does not name oneDNN and its ISA: $ver"
@@ -93,5 +89,4 @@ done
 "$ORDO" eval "$dir/r-rope" --context 32,64 > "$dir/eval.txt" 2>&1 && ok || bad "eval of a bf16 run: $(cat "$dir/eval.txt")"
 "$ORDO" sample "$dir/r-rope" --prompt "cat chased" --tokens 5 > "$dir/sample.txt" 2>&1 && ok || bad "sample of a bf16 run: $(cat "$dir/sample.txt")"
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

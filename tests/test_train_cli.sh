@@ -5,11 +5,7 @@
 # options are refused with a message naming them; the embedding-convention options
 # round-trip through config.json, the checkpoint and --resume.
 set -u
-ORDO=${ORDO_BIN:-build/ordo}
-dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass+1)); }
-bad() { echo "FAIL: $*"; fail=$((fail+1)); }
+. "$(dirname "$0")/lib.sh"
 
 # 1. learning: the order corpus has 16 words, ln 16 = 2.77 (its entropy floor is about 0.98)
 start=$(date +%s)
@@ -81,7 +77,7 @@ expect_err 'unknown key "backend"' train --config "$dir/backend.json" --out "$di
 
 # 6. the token-embedding convention: documented; kept in config.json and the checkpoint;
 # continued bit for bit by --resume; a change on resume refused; bad values refused
-EQUAL=${ORDO_BUILD_DIR:-build}/test_train_resume
+EQUAL=$BUILD/test_train_resume
 help=$("$ORDO" train --help)
 for o in "--embed-style S" "--embed-scale S" "--embed-std X"; do
   grep -qF -- "$o" <<<"$help" && ok || bad "train --help does not document $o"
@@ -113,5 +109,4 @@ expect_err "--embed-style: unknown embedding style 'bert' (expected gpt2 or vasw
 expect_err "--embed-std is -1, expected in (0, 100]" train --embed-std -1 --out "$dir/x"
 [ ! -e "$dir/x" ] && ok || bad "a refused embedding option created its --out"
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

@@ -2,9 +2,8 @@
 # kill -9 at random moments during a short run, then --resume, over and over: the run must
 # always resume and end bit-identical (weights, moments, state) to an uninterrupted run.
 set -u
-ORDO=${ORDO_BIN:-build/ordo}
-EQUAL=${ORDO_BUILD_DIR:-build}/test_train_resume
-dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
+. "$(dirname "$0")/lib.sh"
+EQUAL=$BUILD/test_train_resume
 args=(--task order --corpus-tokens 20000 --context 16 --d-model 32 --layers 1 --heads 2
       --batch 8 --steps 120 --ckpt-every 3 --keep 2 --eval-every 10 --eval-batches 2 --threads 2)
 t0=$(date +%s%N)
@@ -54,5 +53,4 @@ done
 # every trial's first attempt kills before 60% of a whole run: fewer kills means the test
 # tested nothing
 if [ $total_kills -lt 4 ]; then echo "FAIL: only $total_kills kills in all trials"; fail=$((fail+1)); fi
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

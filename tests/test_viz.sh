@@ -5,11 +5,7 @@
 # the sinusoidal table's first row has the known values (sin 0 = 0, cos 0 = 1); output is
 # deterministic; bad input is refused with a clear message.
 set -u
-ORDO=$(realpath "${ORDO_BIN:-build/ordo}")
-dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass+1)); }
-bad() { echo "FAIL: $*"; fail=$((fail+1)); }
+. "$(dirname "$0")/lib.sh"
 command -v xmllint > /dev/null || { echo "FAIL: xmllint missing (Debian libxml2-utils)"; echo "0 passed, 1 failed"; exit 1; }
 
 tiny=(--d-model 16 --layers 2 --heads 2 --context 16 --steps 10 --corpus-tokens 5000
@@ -98,5 +94,4 @@ done
 grep -qF "yarn s=2, q,k x1.07 (the run" "$dir/ropey/viz/rope_spectrum.svg" && ok || bad "the yarn run's spectrum does not mark its scaling"
 expect_err "--rope-factor is 0.5, expected 1..1e4" viz "$dir/rope" --rope-factor 0.5
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

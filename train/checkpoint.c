@@ -2,7 +2,7 @@
 // requires: the config as JSON, the state as decimal integers and hex RNG words, the data
 // checksum as 16 hex digits. Here a checkpoint is checked (checksum, step against name, finite
 // values) and refused with a reason; nothing here decides which one to use instead: train/run.c
-// walks the list newest first.
+// and train/resume.c walk the list newest first.
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>

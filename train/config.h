@@ -25,7 +25,7 @@ typedef struct ordo_data_record {
 } ordo_data_record;
 
 // The learning-rate curve after warmup, as it stands after any resume that changed --steps
-// (train/run.h, ordo_resume_schedule): the decay (cosine or linear; none for constant) goes
+// (train/resume.h, ordo_resume_schedule): the decay (cosine or linear; none for constant) goes
 // from from_lr at step from_step to min-lr at step to_step, then stays at min-lr. A new run's
 // is from_lr = lr over [warmup, steps - 1], which is ordo_lr_at's. Recorded in config.json and
 // every checkpoint's config (key ORDO_CONFIG_PLAN_KEY); a fact, not an option.
@@ -45,7 +45,7 @@ typedef enum ordo_resume_sched {
 extern const ordo_names ordo_resume_sched_names; // in enum order: continue, replan-decay, replan
 // Where a run's weights came from (`ordo train --init`): recorded in config.json and every
 // checkpoint's config (key ORDO_CONFIG_INIT_KEY). A fact found by ordo_init_resolve
-// (train/run.h), not an option; a --config file's is ignored (a new run records its own).
+// (train/init.h), not an option; a --config file's is ignored (a new run records its own).
 typedef struct ordo_init_record {
     int have;          // 0: no --init, or a run from an older ordo
     const char *file;  // the weights file read (a run directory's checkpoint, resolved)
@@ -197,14 +197,6 @@ double ordo_train_config_lr_at(const ordo_train_config *c, const ordo_lr_plan *p
 // The key of the init record in config.json and the checkpoint metadata's config:
 // {"file": path, "run": dir or null, "step": N or null, "context": N or null, "sha256": hex}.
 #define ORDO_CONFIG_INIT_KEY "init_from"
-
-// How --extend-pos grows the learned table (ordo_init_load).
-typedef enum ordo_extend_pos {
-    ORDO_EXTEND_INTERPOLATE, // rows linearly interpolated over the old ones, ends kept
-    ORDO_EXTEND_FRESH,       // the old rows kept, the new ones as a new table's init draws them
-    ORDO_EXTEND_COUNT
-} ordo_extend_pos;
-extern const ordo_names ordo_extend_pos_names; // "interpolate", "fresh"
 
 // The RoPE scaling of c for the model (models/positional.h): the names parsed, the factor 0
 // resolved to context / orig (orig 0: the context). ORDO_ERR_ARG naming the option.

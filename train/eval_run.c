@@ -11,6 +11,7 @@
 #include "framework/fileio.h"
 #include "framework/hash.h"
 #include "train/evaluate.h"
+#include "train/init.h"
 #include "train/run.h"
 
 static json_t *num_or_null(double v) {

@@ -13,21 +13,8 @@
 // Logits are (rows, T, V) floats: keep a forward's logits near 256 MiB at most.
 #define MAX_LOGIT_FLOATS ((size_t)64 << 20)
 
-static const char *const mode_names[] = {"nonoverlap", "sliding"};
-_Static_assert(sizeof mode_names / sizeof mode_names[0] == ORDO_EVAL_SLIDING + 1,
-               "a name per ordo_eval_mode");
-const ordo_names ordo_eval_modes = ORDO_NAMES("evaluation mode", mode_names);
-
-ordo_status ordo_eval_mode_parse(const char *name, ordo_eval_mode *out) {
-    int v;
-    ordo_status s = ordo_names_parse(&ordo_eval_modes, name, &v);
-    if (!s) *out = (ordo_eval_mode)v;
-    return s;
-}
-
-const char *ordo_eval_mode_name(ordo_eval_mode m) {
-    return ordo_names_name(&ordo_eval_modes, (int)m);
-}
+ORDO_NAMES_ENUM(ordo_eval_mode, ordo_eval_mode_parse, ordo_eval_mode_name, ordo_eval_modes,
+                "evaluation mode", ORDO_EVAL_SLIDING + 1, "nonoverlap", "sliding");
 
 // -log softmax(logits)[target], in double.
 static double token_loss(const float *logits, int V, int target) {

@@ -13,10 +13,8 @@
 
 #include "framework/clock.h"
 
-static const char *const progress_names[] = {"auto", "live", "plain", "off"};
-_Static_assert(sizeof progress_names / sizeof progress_names[0] == ORDO_PROGRESS_OFF + 1,
-               "a name per progress mode");
-const ordo_names ordo_progress_names = ORDO_NAMES("progress mode", progress_names);
+ORDO_NAMES_TABLE(ordo_progress_names, "progress mode", ORDO_PROGRESS_OFF + 1, "auto", "live",
+                 "plain", "off");
 
 #define LIVE_INTERVAL_S 0.2 // at most 5 redraws a second: readable, and no cost to the step
 
@@ -49,17 +47,6 @@ void ordo_progress_val(ordo_progress *p, int64_t step, double val) {
     }
 }
 
-// "m:ss", or "h:mm:ss" from an hour on; "?" when not known (yet).
-static const char *duration(char *buf, size_t cap, double s) {
-    if (!isfinite(s) || s < 0) return "?";
-    long long t = (long long)(s + 0.5);
-    if (t >= 3600)
-        snprintf(buf, cap, "%lld:%02lld:%02lld", t / 3600, t / 60 % 60, t % 60);
-    else
-        snprintf(buf, cap, "%lld:%02lld", t / 60, t % 60);
-    return buf;
-}
-
 // 950, 12.3k, 1.25M
 static const char *rate(char *buf, size_t cap, double x) {
     if (!isfinite(x) || x < 0) return "?";
@@ -82,7 +69,8 @@ static int format_line(const ordo_progress *p, char *buf, size_t cap, int64_t st
     double left = done > 0 ? (double)(p->total - step) * spent / done : NAN;
     return snprintf(buf, cap, "step %lld/%lld loss %.4f %s lr %.2e %s tok/s %s ETA %s",
                     (long long)step, (long long)p->total, loss, val, lr, rate(tp, sizeof tp, tps),
-                    duration(el, sizeof el, p->elapsed0 + spent), duration(eta, sizeof eta, left));
+                    ordo_duration_text(el, sizeof el, p->elapsed0 + spent),
+                    ordo_duration_text(eta, sizeof eta, left));
 }
 
 void ordo_progress_step(ordo_progress *p, int64_t step, double loss, double lr, double tokens,
@@ -129,7 +117,7 @@ void ordo_progress_summary(ordo_progress *p, int64_t step, int interrupted, cons
     if (run_s < 60) // a short run: its seconds, not "0:03"
         snprintf(el, sizeof el, "%.1f s", run_s);
     else
-        duration(el, sizeof el, run_s);
+        ordo_duration_text(el, sizeof el, run_s);
     fprintf(p->out, "ordo: %s at step %lld/%lld after %s", interrupted ? "stopped" : "done",
             (long long)step, (long long)p->total, el);
     if (step > p->step0)

@@ -35,6 +35,7 @@
 #include "train/checkpoint.h"
 #include "train/evaluate.h"
 #include "train/feed.h"
+#include "train/init.h"
 #include "train/metrics.h"
 #include "train/trainer.h"
 #include "framework/clock.h"

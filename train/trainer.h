@@ -1,13 +1,13 @@
 // The training loop behind `ordo train`: build (or restore) a run from its config, step the
 // optimizer, validate, log metrics.jsonl, checkpoint, and stop safely on a signal or a
 // non-finite loss. The config comes resolved: a resumed run's is merged from its checkpoint
-// and the command line beforehand (ordo_resume_open, train/run.h).
+// and the command line beforehand (ordo_resume_open, train/resume.h).
 #ifndef ORDO_TRAINER_H
 #define ORDO_TRAINER_H
 #include "framework/dirlock.h"
 #include "train/config.h"
 #include "train/progress.h"
-#include "train/run.h"
+#include "train/resume.h"
 
 typedef struct ordo_train_request {
     // the config to train with: the options (defaults, --config, flags) of a new run, or the

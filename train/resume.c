@@ -1,0 +1,237 @@
+// Continuing a run (`ordo train --resume`, see resume.h): the config to train with, resolved
+// from the newest checkpoint that belongs to the run and the options given again; the
+// checkpoints to restore, newest first; the lr schedule when --steps changes on resume.
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "framework/dist.h"
+#include "framework/fileio.h"
+#include "train/checkpoint.h"
+#include "train/resume.h"
+#include "train/run.h"
+
+// dir/config.json, when it reads: a checkpoint whose fixed settings differ from it was
+// copied in from another run, and is skipped like a damaged one. Errors: only a path that
+// does not fit.
+static ordo_status read_run_config(ordo_resume *r) {
+    char path[ORDO_PATH_MAX];
+    ordo_status s = ordo_path(path, sizeof path, "%s/config.json", r->dir);
+    if (s) return s;
+    json_t *j = json_load_file(path, 0, NULL);
+    ordo_train_config_defaults(&r->run);
+    r->have_run = j && ordo_train_config_from_json(&r->run, j, path, 0, NULL) == ORDO_OK;
+    json_decref(j);
+    return ORDO_OK;
+}
+
+// Opens the next checkpoint of r that belongs to the run (*f; NULL when the run has none at
+// all), with its state, its config *ck and, if cj, its config's JSON (the caller decrefs).
+// One that does not open, or differs from config.json, is skipped with a warning; one whose
+// config is invalid is an error, as is running out of checkpoints.
+static ordo_status next_own(ordo_resume *r, ordo_safetensors **f, json_t **cj, ordo_train_state *st,
+                            ordo_train_config *ck) {
+    *f = NULL;
+    while (r->next < r->n) {
+        ordo_status s = ordo_checkpoint_path(r->path, sizeof r->path, r->dir, r->steps[r->next++]);
+        if (s) return s; // its message quotes the start of the path; the whole is too long
+        json_t *j;
+        if (ordo_checkpoint_open(r->path, f, &j, st)) {
+            ordo_run_skip(&r->skipped, r->path);
+            continue;
+        }
+        s = ordo_run_checkpoint_config(r->path, r->dir, j, ck);
+        int foreign = !s && r->have_run && ordo_train_config_compare(ck, &r->run);
+        if (foreign) {
+            ordo_error_wrap(ORDO_ERR_ARG, "it is not a checkpoint of this run (%s/config.json)",
+                            r->dir);
+            ordo_run_skip(&r->skipped, r->path);
+        }
+        if (s || foreign) {
+            json_decref(j);
+            ordo_safetensors_close(*f);
+            *f = NULL;
+            if (s) return ordo_error_wrap(s, "--resume %s", r->dir);
+            continue;
+        }
+        if (cj)
+            *cj = j;
+        else
+            json_decref(j);
+        return ORDO_OK;
+    }
+    // Checkpoints that exist but none of which loads are damage to report, not a run killed
+    // before its first checkpoint: starting over would cut metrics.jsonl back to step 0 and
+    // overwrite them.
+    if (r->n > 0)
+        return ordo_error(ORDO_ERR_FORMAT,
+                          "--resume %s: none of its %d checkpoint(s) could be loaded, so the run "
+                          "is not started over (move the damaged or foreign files away to resume "
+                          "from config.json at step 0):%s",
+                          r->dir, r->n, r->skipped.buf ? r->skipped.buf : "");
+    return ORDO_OK;
+}
+
+// cfg, the options as parsed, takes the checkpoint's config (cj) for every option that was
+// not given (opts: seen), as a --config file's keys do: the given options stay on top.
+static ordo_status given_over(ordo_train_config *cfg, ordo_opt *opts, json_t *cj,
+                              const char *path) {
+    ordo_opt *table = ordo_train_config_options(cfg);
+    for (ordo_opt *p = table; p->name; p++) {
+        ordo_opt *given = ordo_options_find(opts, p->name);
+        p->seen = given && given->seen;
+    }
+    ordo_status s = ordo_train_config_from_json(cfg, cj, path, 1, table);
+    free(table);
+    return s;
+}
+
+// The resumed config from the newest checkpoint of the run; r->next is left on it, so that
+// ordo_resume_next hands it out first.
+static ordo_status resolve_from_checkpoint(ordo_resume *r, ordo_train_config *cfg, ordo_opt *opts) {
+    ordo_safetensors *f;
+    json_t *cj;
+    ordo_train_state st;
+    ordo_train_config ck;
+    ordo_status s = next_own(r, &f, &cj, &st, &ck);
+    if (s) return s;
+    ordo_safetensors_close(f);
+    r->next--;
+    s = given_over(cfg, opts, cj, r->path);
+    json_decref(cj);
+    cfg->out = r->dir;
+    if (!s) s = ordo_train_config_compare(&ck, cfg); // only resumable options may differ
+    return s ? ordo_error_wrap(s, "--resume %s", r->dir) : ORDO_OK;
+}
+
+// A run killed before its first checkpoint restarts from its config.json, as it is: the
+// options given now are not applied (nor checked against it).
+static ordo_status resolve_from_config_json(ordo_resume *r, ordo_train_config *cfg) {
+    char path[ORDO_PATH_MAX];
+    ordo_status s = ordo_path(path, sizeof path, "%s/config.json", r->dir);
+    if (s) return s;
+    json_error_t err;
+    json_t *j = json_load_file(path, 0, &err);
+    if (!j)
+        return ordo_error(ORDO_ERR_ARG,
+                          "--resume %s: no usable checkpoint and no readable config.json (%s)",
+                          r->dir, err.text);
+    ordo_train_config_defaults(cfg);
+    s = ordo_train_config_from_json(cfg, j, path, 0, NULL);
+    json_decref(j);
+    if (s) return s;
+    cfg->out = r->dir;
+    if ((s = ordo_train_config_check(cfg))) return ordo_error_wrap(s, "%s", path);
+    return ORDO_OK;
+}
+
+ordo_status ordo_resume_open(ordo_resume *r, const char *dir, ordo_train_config *cfg,
+                             ordo_opt *opts) {
+    memset(r, 0, sizeof *r);
+    r->dir = dir;
+    // the options as given, as for a new run; but the RoPE scaling's only with the scheme and
+    // the other RoPE options they go with, which a resume names alone: after the merge
+    ordo_train_config given = *cfg;
+    given.rope_scaling = "none";
+    given.rope_factor = 0;
+    given.rope_orig_context = 0;
+    ordo_status s = ordo_train_config_check(&given);
+    if (!s) s = ordo_checkpoint_list(dir, &r->steps, &r->n);
+    if (!s) s = read_run_config(r);
+    if (!s) s = r->n ? resolve_from_checkpoint(r, cfg, opts) : resolve_from_config_json(r, cfg);
+    if (!s) cfg->data_check = ORDO_DATA_REFUSE; // a changed data file is refused (see run.h)
+    if (!s) r->cfg = *cfg;
+    return ordo_dist_agree(s);
+}
+
+ordo_status ordo_resume_next(ordo_resume *r, ordo_safetensors **f, ordo_train_state *st) {
+    ordo_train_config ck;
+    ordo_status s = next_own(r, f, NULL, st, &ck);
+    if (s || !*f) return s;
+    // the checkpoint resolved from agrees by construction; an older one must agree too
+    if ((s = ordo_train_config_compare(&ck, &r->cfg))) {
+        ordo_safetensors_close(*f);
+        *f = NULL;
+        return ordo_error_wrap(s, "--resume %s", r->dir);
+    }
+    r->last = ck;
+    return ORDO_OK;
+}
+
+void ordo_resume_skip(ordo_resume *r) {
+    ordo_run_skip(&r->skipped, r->path);
+}
+
+// "cosine, warmup 2: lr 0.001 at step 2 -> min-lr 0.0001 at step 9, then 0.0001" into b.
+static void describe_plan(ordo_strbuf *b, const ordo_train_config *c, const ordo_lr_plan *p) {
+    ordo_strbuf_printf(b, "%s, warmup %lld", c->schedule, c->warmup);
+    if (strcmp(c->schedule, "constant") == 0) {
+        ordo_strbuf_printf(b, ", then lr %g", c->lr);
+        return;
+    }
+    ordo_strbuf_printf(b, ": lr %g at step %lld -> min-lr %g at step %lld, then %g", p->from_lr,
+                       p->from_step, c->min_lr, p->to_step, c->min_lr);
+}
+
+void ordo_resume_schedule(ordo_resume *r, int64_t step, ordo_train_config *cfg) {
+    ordo_lr_plan old = ordo_train_config_plan(&r->last);
+    old.have = 1;
+    cfg->plan = old;
+    long long before = r->last.steps, after = cfg->steps;
+    if (after == before) return; // the checkpoint's curve, bit for bit
+    int mode = ORDO_RESUME_CONTINUE;
+    ordo_names_parse(&ordo_resume_sched_names, cfg->resume_schedule, &mode); // checked before
+    ordo_lr_plan replan = {
+        .have = 1, .from_step = cfg->warmup, .to_step = after - 1, .from_lr = cfg->lr};
+    ordo_lr_plan decay = replan;
+    if (step > cfg->warmup) // still warming up: replan-decay is replan
+        decay.from_step = step, decay.from_lr = ordo_train_config_lr_at(cfg, &old, step);
+    const ordo_lr_plan *now = mode == ORDO_RESUME_CONTINUE       ? &old
+                              : mode == ORDO_RESUME_REPLAN_DECAY ? &decay
+                                                                 : &replan;
+    cfg->plan = *now;
+    double lr_old = ordo_train_config_lr_at(cfg, &old, step),
+           lr_new = ordo_train_config_lr_at(cfg, now, step);
+    // the history: the checkpoint's entries and this one
+    json_t *h = old.history ? json_loads(old.history, 0, NULL) : NULL;
+    if (!json_is_array(h)) {
+        json_decref(h);
+        h = json_array();
+    }
+    json_array_append_new(
+        h, json_pack("{s:I, s:I, s:I, s:s, s:f, s:f}", "at_step", (json_int_t)step, "steps_before",
+                     (json_int_t)before, "steps_after", (json_int_t)after, "mode",
+                     cfg->resume_schedule, "lr_before", lr_old, "lr_after", lr_new));
+    free(r->history);
+    r->history = json_dumps(h, JSON_COMPACT);
+    json_decref(h);
+    cfg->plan.history = r->history;
+    if (ordo_dist_rank() != 0) return;
+    ordo_strbuf b = {0};
+    describe_plan(&b, cfg, &old);
+    ordo_strbuf_printf(&b, "; lr at step %" PRId64 ": %.6g", step, lr_old);
+    fprintf(stderr,
+            "ordo: --steps %lld -> %lld on resume at step %" PRId64 ", --resume-schedule %s\n"
+            "  old schedule (%lld steps): %s\n",
+            before, after, step, cfg->resume_schedule, before, b.buf);
+    b.len = 0;
+    b.buf[0] = 0;
+    describe_plan(&b, cfg, now);
+    ordo_strbuf_printf(&b, "; lr at step %" PRId64 ": %.6g", step, lr_new);
+    fprintf(stderr, "  new schedule (%lld steps): %s\n", after, b.buf);
+    fprintf(stderr,
+            "  (lr at step %" PRId64 " under each --resume-schedule: continue %.6g, "
+            "replan-decay %.6g, replan %.6g)\n",
+            step, lr_old, ordo_train_config_lr_at(cfg, &decay, step),
+            ordo_train_config_lr_at(cfg, &replan, step));
+    ordo_strbuf_free(&b);
+}
+
+void ordo_resume_free(ordo_resume *r) {
+    free(r->history);
+    free(r->steps);
+    ordo_strbuf_free(&r->skipped);
+    memset(r, 0, sizeof *r);
+}
