@@ -20,7 +20,9 @@ static ordo_status read_run_config(ordo_resume *r) {
     char path[ORDO_PATH_MAX];
     ordo_status s = ordo_path(path, sizeof path, "%s/config.json", r->dir);
     if (s) return s;
-    json_t *j = json_load_file(path, 0, NULL);
+    json_error_t err;
+    json_t *j = ordo_json_load_file(path, 0, &err); // a FIFO there must not block
+    ordo_error_clear();
     ordo_train_config_defaults(&r->run);
     r->have_run = j && ordo_train_config_from_json(&r->run, j, path, 0, NULL) == ORDO_OK;
     json_decref(j);
@@ -113,7 +115,7 @@ static ordo_status resolve_from_config_json(ordo_resume *r, ordo_train_config *c
     ordo_status s = ordo_path(path, sizeof path, "%s/config.json", r->dir);
     if (s) return s;
     json_error_t err;
-    json_t *j = json_load_file(path, 0, &err);
+    json_t *j = ordo_json_load_file(path, 0, &err);
     if (!j)
         return ordo_error(ORDO_ERR_ARG,
                           "--resume %s: no usable checkpoint and no readable config.json (%s)",
