@@ -96,4 +96,12 @@ k=(--task order --corpus-tokens 4000 --context 16 --d-model 16 --layers 1 --head
 out=$("$ORDO" eval "$dir/keep" --step 7 2>&1) && bad "eval --step 7 of a run without it succeeded" || ok
 grep -qF "no checkpoint of step 7 (ckpt-7.safetensors); the run has checkpoints at steps 30 (milestone), 20 (milestone), 10 (milestone)" <<<"$out" && ok || bad "--step 7: $out"
 
+# --- issue 28 item 1: a smoke run whose warmup reached its --steps, extended: continue has no
+# decay to continue, so the decay is planned over the new --steps (not the peak for ever)
+"$ORDO" train "${args[@]}" --warmup 10 --steps 10 --out "$dir/smoke" > /dev/null 2>&1 || bad "smoke run"
+out=$("$ORDO" train --resume "$dir/smoke" --steps 40 2>&1) && ok || bad "smoke run extended: $out"
+grep -qF "the old schedule had no decay" <<<"$out" && ok || bad "no note that the old schedule had no decay: $out"
+close "$(lr 40 "$dir/smoke")" 1e-4 && ok || bad "smoke run extended: lr at the last step $(lr 40 "$dir/smoke"), expected min-lr 1e-4"
+close "$(lr 25 "$dir/smoke")" "$(cosine 24 10 39 1e-3)" && ok || bad "smoke run extended: lr at step 25 $(lr 25 "$dir/smoke"), expected the cosine over 10..39 $(cosine 24 10 39 1e-3)"
+
 finish test_resume_schedule

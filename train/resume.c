@@ -173,6 +173,10 @@ static void describe_plan(ordo_strbuf *b, const ordo_train_config *c, const ordo
         ordo_strbuf_printf(b, ", then lr %g", c->lr);
         return;
     }
+    if (p->to_step <= p->from_step) { // the warmup reaches the last step: nothing decays
+        ordo_strbuf_printf(b, ", then lr %g (no decay)", p->from_lr);
+        return;
+    }
     ordo_strbuf_printf(b, ": lr %g at step %lld -> min-lr %g at step %lld, then %g", p->from_lr,
                        p->from_step, c->min_lr, p->to_step, c->min_lr);
 }
@@ -190,6 +194,11 @@ void ordo_resume_schedule(ordo_resume *r, int64_t step, ordo_train_config *cfg) 
     ordo_lr_plan decay = replan;
     if (step > cfg->warmup) // still warming up: replan-decay is replan
         decay.from_step = step, decay.from_lr = ordo_train_config_lr_at(cfg, &old, step);
+    // An old curve with no decay span (its warmup reached its --steps: a smoke run) has no
+    // decay to continue: `continue` would hold the peak lr for every new step (issue 28 item
+    // 1). The decay is then planned over the new --steps, as replan does, and said so.
+    int no_decay = old.to_step <= old.from_step && strcmp(cfg->schedule, "constant") != 0;
+    if (mode == ORDO_RESUME_CONTINUE && no_decay && after > before) mode = ORDO_RESUME_REPLAN;
     const ordo_lr_plan *now = mode == ORDO_RESUME_CONTINUE       ? &old
                               : mode == ORDO_RESUME_REPLAN_DECAY ? &decay
                                                                  : &replan;
@@ -223,6 +232,12 @@ void ordo_resume_schedule(ordo_resume *r, int64_t step, ordo_train_config *cfg) 
     describe_plan(&b, cfg, now);
     ordo_strbuf_printf(&b, "; lr at step %" PRId64 ": %.6g", step, lr_new);
     fprintf(stderr, "  new schedule (%lld steps): %s\n", after, b.buf);
+    if (no_decay && after > before && strcmp(cfg->resume_schedule, "continue") == 0)
+        fprintf(stderr,
+                "  (the old schedule had no decay: its warmup of %lld steps reached its --steps "
+                "%lld; `continue` would hold lr %g for every new step, so the decay is planned "
+                "over the new --steps, as --resume-schedule replan does)\n",
+                cfg->warmup, before, cfg->lr);
     fprintf(stderr,
             "  (lr at step %" PRId64 " under each --resume-schedule: continue %.6g, "
             "replan-decay %.6g, replan %.6g)\n",
