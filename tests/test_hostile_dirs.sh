@@ -19,6 +19,9 @@
 #      keys that differ, never "done" with the other shape's result, never resumed.
 #  23. a sweep whose run another process holds prints BUSY, and no "started" line for it.
 #  26. a corrupt newest checkpoint does not make a sweep take the run for done.
+#   2. another run's checkpoint (another seed, another d-model) copied into RUN as its newest:
+#      eval, eval --save, sample, viz and export skip it with a warning, as resume does, and
+#      `--step` of it is refused.
 # Every command runs under `timeout`: a hang is a failure, not a stuck suite.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -56,6 +59,22 @@ mkfifo "$dir/init.safetensors"
 expect "train --init FIFO" nonzero "init.safetensors: is a FIFO, expected a regular file" "$ORDO" train "${C[@]}" --steps 2 --init "$dir/init.safetensors" --out "$dir/r4"
 expect "export of a FIFO" nonzero "init.safetensors: is a FIFO, expected a regular file" "$ORDO" export "$dir/init.safetensors" --hf "$dir/x2"
 
+# 2. a foreign checkpoint
+"$ORDO" train "${C[@]}" --seed 7 --steps 40 --out "$dir/seed7" > /dev/null 2>&1 || bad "seed 7 run failed"
+"$ORDO" train "${C[@]}" --d-model 48 --steps 30 --out "$dir/wide" > /dev/null 2>&1 || bad "wide run failed"
+for other in seed7 wide; do
+  rm -rf "$dir/fo"; cp -a "$dir/base" "$dir/fo"; rm -f "$dir/fo/.lock"
+  cp "$dir/$other/ckpt-$( [ $other = wide ] && echo 30 || echo 40).safetensors" "$dir/fo/"
+  expect "eval, $other's checkpoint in the run" 0 "it is not a checkpoint of this run" "$ORDO" eval "$dir/fo" --context 16 --save
+  grep -q '"step": 20' "$dir/fo/eval.json" && ok || bad "eval --save with $other's checkpoint: eval.json not of step 20: $(head -c 300 "$dir/fo/eval.json")"
+  expect "sample, $other's checkpoint in the run" 0 "it is not a checkpoint of this run" "$ORDO" sample "$dir/fo" --prompt "cat chased" --tokens 2
+  expect "viz, $other's checkpoint in the run" 0 "it is not a checkpoint of this run" "$ORDO" viz "$dir/fo"
+  rm -rf "$dir/fx"
+  expect "export, $other's checkpoint in the run" 0 "it is not a checkpoint of this run" "$ORDO" export "$dir/fo" --hf "$dir/fx"
+  grep -q '"step": 20' "$dir/fx/config.json" && ok || bad "export with $other's checkpoint did not export step 20"
+done
+expect "eval --step of a foreign checkpoint" nonzero "it is not a checkpoint of this run" "$ORDO" eval "$dir/fo" --context 16 --step 30
+
 # 8. a deleted lock file: the live trainer still excludes a second one
 "$ORDO" train "${C[@]}" --steps 100000 --ckpt-every 1000 --out "$dir/live" > "$dir/live.log" 2>&1 &
 live=$!
@@ -72,7 +91,6 @@ expect "resume with .lock a hard link" 0 "resuming" "$ORDO" train --resume "$dir
 [ "$(cat "$dir/victim")" = precious ] && ok || bad "the file hard-linked at .lock was overwritten: $(head -c 200 "$dir/victim")"
 
 # 4, 10, 14: export folders
-"$ORDO" train "${C[@]}" --d-model 48 --steps 30 --out "$dir/wide" > /dev/null 2>&1 || bad "wide run failed"
 expect "export" 0 "exported" "$ORDO" export "$dir/base" --hf "$dir/X"
 touch "$dir/X/vocab.json" "$dir/X/merges.txt" # as a gpt2 run's export leaves them
 expect "export over an export" 0 "exported" "$ORDO" export "$dir/wide" --hf "$dir/X"

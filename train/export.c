@@ -21,6 +21,7 @@
 #include "train/checkpoint.h"
 #include "train/config.h"
 #include "train/export.h"
+#include "train/run.h"
 
 // The vocab files are small (about 1 MB and 0.5 MB); this bounds a mistaken path.
 #define MAX_VOCAB_FILE_BYTES ((size_t)64 << 20)
@@ -125,7 +126,11 @@ static ordo_status open_run(const char *dir, ordo_train_config *cfg, ordo_gpt *m
     for (i = 0; i < n; i++) {
         char *path = info->checkpoint;
         if ((s = ordo_checkpoint_path(path, sizeof info->checkpoint, dir, steps[i]))) break;
-        if (!(s = open_one(path, cfg, m, &info->step, &refused)) || refused) break;
+        if (!(s = open_one(path, cfg, m, &info->step, &refused))) {
+            if (!(s = ordo_run_check_own(dir, cfg))) break;
+            ordo_gpt_free(m); // another run's checkpoint copied in: skipped, as resume does
+        } else if (refused)
+            break;
         fprintf(stderr, "ordo: warning: skipping %s: %s\n", path, ordo_error_message());
     }
     if (i == n)

@@ -34,11 +34,31 @@ ordo_status ordo_run_checkpoint_config(const char *path, const char *dir, json_t
     return s;
 }
 
+// (run.h) A checkpoint copied in from another run is refused, so that eval, sample, viz and
+// export skip it as resume does, and nothing reports its numbers under this run's config
+// (issue 28 item 2).
+ordo_status ordo_run_check_own(const char *dir, ordo_train_config *ck) {
+    char path[ORDO_PATH_MAX];
+    if (ordo_path(path, sizeof path, "%s/config.json", dir)) return ORDO_OK;
+    json_error_t err;
+    json_t *j = ordo_json_load_file(path, 0, &err);
+    ordo_train_config run;
+    ordo_train_config_defaults(&run);
+    int have = j && ordo_train_config_from_json(&run, j, path, 0, NULL) == ORDO_OK;
+    json_decref(j);
+    ordo_error_clear();
+    if (!have) return ORDO_OK;
+    ordo_status s = ordo_train_config_compare(ck, &run);
+    if (s) s = ordo_error_wrap(s, "it is not a checkpoint of this run (%s)", path);
+    return s;
+}
+
 // Opens checkpoint `path` of run dir and rebuilds the run from it into cfg, data and m (freed
-// again on failure). *step receives its step.
+// again on failure). *step receives its step. With own, the checkpoint must belong to dir's
+// run (check_own).
 static ordo_status open_one(const char *path, const char *dir, const ordo_run_select *sel,
                             ordo_train_config *cfg, ordo_rundata *data, ordo_gpt *m, int64_t *step,
-                            int *data_err) {
+                            int *data_err, int own) {
     *data_err = 0;
     ordo_safetensors *f;
     json_t *cj;
@@ -50,6 +70,11 @@ static ordo_status open_one(const char *path, const char *dir, const ordo_run_se
     memset(m, 0, sizeof *m);
     s = ordo_run_checkpoint_config(path, dir, cj, cfg);
     json_decref(cj);
+    if (!s && own) s = ordo_run_check_own(dir, cfg);
+    if (s) {
+        ordo_safetensors_close(f);
+        return s;
+    }
     cfg->data_check = ORDO_DATA_WARN; // read-only: a changed data file is only warned about
     ordo_gpt_config g;
     if (!s) {
@@ -88,7 +113,8 @@ static ordo_status open_file(const char *target, const ordo_run_select *sel, ord
         s = ordo_path(v->dir, sizeof v->dir, "%.*s", (int)(slash - target), target);
     if (!s) s = ordo_path(v->ckpt, sizeof v->ckpt, "%s", target);
     int data_err;
-    if (!s) s = open_one(v->ckpt, v->dir, sel, cfg, data, m, &v->step, &data_err);
+    // a file named by the user is taken as it is, whatever folder it sits in
+    if (!s) s = open_one(v->ckpt, v->dir, sel, cfg, data, m, &v->step, &data_err, 0);
     return s;
 }
 
@@ -127,7 +153,7 @@ ordo_status ordo_run_open(const char *target, const ordo_run_select *sel, ordo_t
         }
         if (!s) s = ordo_checkpoint_path(v->ckpt, sizeof v->ckpt, target, sel->step);
         int data_err;
-        if (!s) s = open_one(v->ckpt, target, sel, cfg, data, m, &v->step, &data_err);
+        if (!s) s = open_one(v->ckpt, target, sel, cfg, data, m, &v->step, &data_err, 1);
         free(steps);
         return s;
     }
@@ -136,7 +162,7 @@ ordo_status ordo_run_open(const char *target, const ordo_run_select *sel, ordo_t
     for (i = 0; i < n; i++) {
         if ((s = ordo_checkpoint_path(v->ckpt, sizeof v->ckpt, target, steps[i]))) break;
         int data_err;
-        if (!(s = open_one(v->ckpt, target, sel, cfg, data, m, &v->step, &data_err))) break;
+        if (!(s = open_one(v->ckpt, target, sel, cfg, data, m, &v->step, &data_err, 1))) break;
         if (data_err) break; // the run's data, not this checkpoint: an older one would not help
         ordo_run_skip(&skipped, v->ckpt);
     }

@@ -27,6 +27,12 @@ typedef struct ordo_run_view {
     int64_t step;             // its step
 } ordo_run_view;
 
+// Whether ck, the config a checkpoint of run dir was trained with, is dir's own run: when
+// dir/config.json reads, their fixed settings (seed, shape, data, ... as resume compares
+// them) must agree; ORDO_ERR_ARG "it is not a checkpoint of this run (DIR/config.json): ..."
+// naming the first difference otherwise. A config.json that does not read decides nothing.
+ordo_status ordo_run_check_own(const char *dir, ordo_train_config *ck);
+
 // Loads a run for evaluation or sampling. target is a run directory or a checkpoint file (any
 // path; its directory is then the run's, for finding the data); sel NULL means the newest.
 // From a directory, without sel->step: the newest usable checkpoint (one that does not open,
