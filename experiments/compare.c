@@ -531,6 +531,36 @@ static void cmp_free(ordo_cmp *c) {
     free(c->differs);
 }
 
+// A row pools seeds: one run given twice (`compare A A`, or A and a copy of it) would be
+// counted as two seeds with sd 0 (issue 28 item 6). Refused: the same directory twice, or
+// two runs of one experiment with the same seed.
+static ordo_status check_distinct(ordo_cmp *c) {
+    ordo_status s = ORDO_OK;
+    json_t **exp = ordo_xcalloc((size_t)c->nruns, sizeof *exp);
+    for (int i = 0; i < c->nruns; i++) exp[i] = experiment_of(&c->runs[i]);
+    for (int i = 0; i < c->nruns && !s; i++) {
+        struct stat a;
+        int ha = stat(c->runs[i].dir, &a) == 0;
+        for (int j = i + 1; j < c->nruns && !s; j++) {
+            const ordo_runinfo *x = &c->runs[i], *y = &c->runs[j];
+            struct stat b;
+            if (ha && stat(y->dir, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+                s = ordo_error(ORDO_ERR_ARG,
+                               "%s and %s are one run directory given twice: a row pools "
+                               "different seeds",
+                               x->dir, y->dir);
+            else if (x->seed == y->seed && json_equal(exp[i], exp[j]))
+                s = ordo_error(ORDO_ERR_ARG,
+                               "%s and %s are the same experiment with the same seed %lld (a "
+                               "copy?): a row pools different seeds; give one of them",
+                               x->dir, y->dir, x->seed);
+        }
+    }
+    for (int i = 0; i < c->nruns; i++) json_decref(exp[i]);
+    free(exp);
+    return s;
+}
+
 ordo_status ordo_compare_write(const char **dirs, int ndirs, const char *out_dir,
                                const char *source) {
     ordo_cmp c = {.nruns = ndirs, .source = source};
@@ -548,6 +578,7 @@ ordo_status ordo_compare_write(const char **dirs, int ndirs, const char *out_dir
                            "%s was trained on %s but %s on %s: compare runs of one task/data",
                            a->dir, a->data_id, b->dir, b->data_id);
     }
+    if (!s) s = check_distinct(&c);
     if (s) {
         cmp_free(&c);
         return s;

@@ -22,6 +22,8 @@
 #   2. another run's checkpoint (another seed, another d-model) copied into RUN as its newest:
 #      eval, eval --save, sample, viz and export skip it with a warning, as resume does, and
 #      `--step` of it is refused.
+#   6. `compare A A`, or A and a copy of it: refused (a row pools seeds; one run twice is not
+#      two seeds).
 # Every command runs under `timeout`: a hang is a failure, not a stuck suite.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -74,6 +76,13 @@ for other in seed7 wide; do
   grep -q '"step": 20' "$dir/fx/config.json" && ok || bad "export with $other's checkpoint did not export step 20"
 done
 expect "eval --step of a foreign checkpoint" nonzero "it is not a checkpoint of this run" "$ORDO" eval "$dir/fo" --context 16 --step 30
+
+# 6. one run twice in compare
+expect "compare A A" nonzero "one run directory given twice" "$ORDO" compare "$dir/seed7" "$dir/seed7" --out "$dir/cmp"
+rm -rf "$dir/seed7copy"; cp -a "$dir/seed7" "$dir/seed7copy"
+expect "compare A and its copy" nonzero "the same experiment with the same seed 7" "$ORDO" compare "$dir/seed7" "$dir/seed7copy" --out "$dir/cmp"
+"$ORDO" train "${C[@]}" --seed 3 --steps 40 --out "$dir/seed3" > /dev/null 2>&1 || bad "seed 3 run failed"
+expect "compare two seeds" 0 "| learned | 2 |" "$ORDO" compare "$dir/seed7" "$dir/seed3" --out "$dir/cmp"
 
 # 8. a deleted lock file: the live trainer still excludes a second one
 "$ORDO" train "${C[@]}" --steps 100000 --ckpt-every 1000 --out "$dir/live" > "$dir/live.log" 2>&1 &
