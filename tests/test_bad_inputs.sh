@@ -529,6 +529,8 @@ check "eval context and batch past the memory" "use a smaller --context or --bat
 # a sanitizer build cannot start under ulimit -v (its shadow memory): those cases need one that can
 if bash -c 'ulimit -v 3000000 && exec "$0" eval "$1" --threads 1' "$ORDO" "$G" > /dev/null 2>&1; then
 check "eval context past ulimit -v" "of address space allowed (ulimit -v); use a smaller --context" bash -c 'ulimit -v 3000000 && exec "$0" eval runs/long --context 8000 --max-windows 1 --threads 1' "$ORDO"
+# issue 28 item 25: training's check reads the same limits (it used physical memory only)
+check "train past ulimit -v" "of address space allowed (ulimit -v); make some of them smaller" bash -c 'ulimit -v 3000000 && exec "$0" train --task order --corpus-tokens 20000 --context 4096 --batch 64 --d-model 512 --layers 8 --heads 8 --steps 1 --out runs/toobig --threads 1' "$ORDO"
 # a limit just above the estimate (3.80 GiB): the estimate passes, but the process already
 # holds more than the difference, so the arena's reservation is refused: an error, no abort
 est=$(cd "$dir" && bash -c 'ulimit -v 3000000 && exec "$0" eval runs/long --context 2800 --max-windows 1 --threads 1' "$ORDO" 2>&1 |

@@ -8,6 +8,7 @@
 #include "train/config.h"
 #include "data/corpus.h"
 #include "data/tokenizer.h"
+#include "framework/memlimit.h"
 #include "framework/dnnl.h"
 #include "framework/error.h"
 #include "framework/optim.h"
@@ -418,15 +419,17 @@ ordo_status ordo_train_config_check(const ordo_train_config *c) {
     // Sizes that pass the ranges above can still multiply into terabytes (--context 65536
     // --pos alibi): refuse them here rather than abort on a failed malloc or be OOM-killed.
     double need = ordo_train_config_bytes(c);
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    double have = pages > 0 && page > 0 ? (double)pages * (double)page : 64.0 * (1 << 30);
+    // not only the machine's memory: a cgroup or ulimit -v kills a run that cannot fit
+    // instead of refusing it (issue 28 item 25)
+    const char *what;
+    double have = ordo_memory_limit(&what);
     if (need > have)
         return ordo_error(ORDO_ERR_ARG,
                           "--context %lld, --batch %lld, --d-model %lld, --layers %lld, --heads "
                           "%lld (--pos %s) need about %.3g GiB for the model and one step, more "
-                          "than the %.3g GiB of memory of this machine; make some of them smaller",
+                          "than the %.3g GiB %s; make some of them smaller",
                           c->context, c->batch, c->d_model, c->layers, c->heads, c->pos,
-                          need / (1 << 30), have / (1 << 30));
+                          need / (1 << 30), have / (1 << 30), what);
     return ORDO_OK;
 }
 

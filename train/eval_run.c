@@ -10,6 +10,7 @@
 #include "framework/dist.h"
 #include "framework/fileio.h"
 #include "framework/hash.h"
+#include "framework/memlimit.h"
 #include "train/evaluate.h"
 #include "train/init.h"
 #include "train/run.h"
@@ -248,44 +249,6 @@ static eval_peak plan(const ordo_gpt *m, const ordo_train_config *cfg, const ord
     return p;
 }
 
-// Lowers *have to the number in the cgroup file at path, when it holds a smaller one ("max",
-// or v1's huge "no limit", leave it).
-static void cgroup_limit(const char *path, double *have, const char **what) {
-    FILE *f = fopen(path, "r");
-    double v;
-    if (f && fscanf(f, "%lf", &v) == 1 && v > 0 && v < *have)
-        *have = v, *what = "allowed by the memory cgroup (a container or batch-job limit)";
-    if (f) fclose(f);
-}
-
-// The memory this process may use, in bytes, and what sets it (*what): the machine's, or
-// less under a limit (ulimit -v or -d; the memory cgroup of a container or a batch job).
-static double memory_limit(const char **what) {
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    double have = pages > 0 && page > 0 ? (double)pages * (double)page : INFINITY;
-    *what = "of memory on this machine";
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-        (double)rl.rlim_cur < have)
-        have = (double)rl.rlim_cur, *what = "of address space allowed (ulimit -v)";
-    if (getrlimit(RLIMIT_DATA, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-        (double)rl.rlim_cur < have)
-        have = (double)rl.rlim_cur, *what = "of data allowed (ulimit -d)";
-    // cgroup v2: the group named by "0::/path" in /proc/self/cgroup, or the namespace's root;
-    // v1: the memory controller's root as a container sees it
-    char line[512] = "", path[ORDO_PATH_MAX];
-    FILE *f = fopen("/proc/self/cgroup", "r");
-    int found = 0;
-    while (f && !found && fgets(line, sizeof line, f)) found = strncmp(line, "0::", 3) == 0;
-    if (f) fclose(f);
-    line[strcspn(line, "\n")] = 0;
-    if (found && !ordo_path(path, sizeof path, "/sys/fs/cgroup%s/memory.max", line + 3))
-        cgroup_limit(path, &have, what);
-    cgroup_limit("/sys/fs/cgroup/memory.max", &have, what);
-    cgroup_limit("/sys/fs/cgroup/memory/memory.limit_in_bytes", &have, what);
-    return have;
-}
-
 // GiB for "%.*f": its precision and its value (4768, 74.67, 0.05).
 #define GIB(x) ((x) < 100.0 * (1 << 30) ? 2 : 0), ((x) / (double)(1 << 30))
 
@@ -307,7 +270,7 @@ static ordo_status reserve_memory(const ordo_gpt *m, const ordo_train_config *cf
              p.acc_n ? (p.rows > 1 ? "--max-n or --examples" : "--max-n")
                      : (p.rows > 1 ? "--context or --batch" : "--context"));
     const char *limit;
-    double have = memory_limit(&limit);
+    double have = ordo_memory_limit(&limit);
     if (p.bytes > have || p.arena > 0x1p62) // (have: INFINITY when sysconf cannot tell)
         return ordo_error(ORDO_ERR_NOMEM,
                           "%s needs about %.*f GiB (the attention alone %.*f GiB: %d x %d "
