@@ -101,7 +101,7 @@ check "unknown task"             "--task: unknown task 'sort' (expected order, c
 check "heads not dividing"       "--heads 4 does not divide --d-model 30" "$ORDO" train --d-model 30 --heads 4 --out "$F"
 check "odd head dim with rope"   "even head size, but d-model/heads = 30/2 = 15" "$ORDO" train --pos rope --d-model 30 --heads 2 --out "$F"
 check "odd d-model sinusoidal"   "needs an even --d-model, got 15" "$ORDO" train --pos sinusoidal --d-model 15 --heads 3 --out "$F"
-check "terabytes of attention"   "of memory of this machine"     "$ORDO" train --corpus-tokens 2000000 --context 65536 --pos alibi --heads 256 --d-model 256 --layers 1 --batch 1 --out "$F"
+check "terabytes of attention"   "of memory on this machine"     "$ORDO" train --corpus-tokens 2000000 --context 65536 --pos alibi --heads 256 --d-model 256 --layers 1 --batch 1 --out "$F"
 check "eval context garbage"     "expected positive lengths like 64,128" "$ORDO" eval "$G" --context 32,abc
 check "sample negative tokens"   "--tokens -1, expected 0.."     "$ORDO" sample "$G" --tokens -1 --prompt the
 check "sample unknown word"      "'zebra' is not a word of the order corpus" "$ORDO" sample "$G" --prompt zebra
@@ -165,8 +165,8 @@ for name in os.listdir(d):
     nh = json.dumps(h).encode(); nh += b" " * (-len(nh) % 8)
     open(p, "wb").write(struct.pack("<Q", len(nh)) + nh + b[8 + n:])
 EOF
-  check "resume of a hand-edited huge config" "of memory of this machine" "$ORDO" train --resume runs/edited --steps 8
-  check "eval of a hand-edited huge config"   "of memory of this machine" "$ORDO" eval runs/edited
+  check "resume of a hand-edited huge config" "of memory on this machine" "$ORDO" train --resume runs/edited --steps 8
+  check "eval of a hand-edited huge config"   "of memory on this machine" "$ORDO" eval runs/edited
   # a checkpoint from a newer ordo with an option this one does not know (once a segfault)
   cp -r "$G" "$dir/runs/newer"
   python3 - "$dir/runs/newer" <<'EOF'
