@@ -107,6 +107,67 @@ ordo_status ordo_read_regular_file(const char *path, size_t max_bytes, char **bu
     return read_fd(path, fd, max_bytes, buf, len);
 }
 
+// ---- a mapped file that shrinks under us (issue 28 item 16)
+//
+// A read past the end of a file truncated while mapped raises SIGBUS, which kills the process
+// with "Bus error" and no word of which file. The mappings are registered here; a SIGBUS
+// inside one prints which file changed and that the run's checkpoints are as they were, then
+// ends the process (exit status 1). The fault may come from any OpenMP thread, so there is no
+// unwinding to an error return: checkpoints are written atomically, so stopping here loses
+// only the step in progress. A SIGBUS elsewhere gets the default action, as before.
+
+enum { MAPS_MAX = 8 };
+static struct {
+    const char *lo, *hi;
+    char msg[ORDO_PATH_MAX + 256]; // composed when mapped: a handler may not format
+    size_t len;
+} g_maps[MAPS_MAX];
+static volatile sig_atomic_t g_bus_installed;
+
+static void on_sigbus(int sig, siginfo_t *info, void *ctx) {
+    (void)ctx;
+    const char *a = (const char *)info->si_addr;
+    for (int i = 0; i < MAPS_MAX; i++)
+        if (g_maps[i].lo && a >= g_maps[i].lo && a < g_maps[i].hi) {
+            (void)!write(STDERR_FILENO, g_maps[i].msg, g_maps[i].len);
+            _exit(1);
+        }
+    signal(sig, SIG_DFL); // not ours: the fault repeats and takes its default course
+}
+
+static void maps_register(const char *path, const void *p, size_t len) {
+    if (!g_bus_installed) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_sigbus;
+        sa.sa_flags = SA_SIGINFO;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGBUS, &sa, NULL);
+        g_bus_installed = 1;
+    }
+    for (int i = 0; i < MAPS_MAX; i++)
+        if (!g_maps[i].lo) {
+            int n = snprintf(g_maps[i].msg, sizeof g_maps[i].msg,
+                             "ordo: error: %s changed while ordo read it (it is shorter than "
+                             "when it was opened; was it truncated or rewritten in place?); "
+                             "stopped. Checkpoints are written whole, so the run resumes from "
+                             "its newest one once the file is back as it was (replace a data "
+                             "file by renaming a new one into place)\n",
+                             path);
+            g_maps[i].len = n < 0                              ? 0
+                            : (size_t)n < sizeof g_maps[i].msg ? (size_t)n
+                                                               : sizeof g_maps[i].msg - 1;
+            g_maps[i].hi = (const char *)p + len;
+            g_maps[i].lo = p;
+            return;
+        }
+}
+
+static void maps_unregister(const void *p) {
+    for (int i = 0; i < MAPS_MAX; i++)
+        if (g_maps[i].lo == p) g_maps[i].lo = g_maps[i].hi = NULL;
+}
+
 ordo_status ordo_map_file(const char *path, ordo_mapped_file *m) {
     memset(m, 0, sizeof *m);
     int fd;
@@ -124,11 +185,12 @@ ordo_status ordo_map_file(const char *path, ordo_mapped_file *m) {
         return ordo_error(ORDO_ERR_IO, "%s: cannot map %zu bytes: %s", path, size, strerror(e));
     m->data = p;
     m->len = size;
+    maps_register(path, p, size);
     return ORDO_OK;
 }
 
 void ordo_unmap_file(ordo_mapped_file *m) {
-    if (m->data) munmap((void *)m->data, m->len);
+    if (m->data) maps_unregister(m->data), munmap((void *)m->data, m->len);
     memset(m, 0, sizeof *m);
 }
 

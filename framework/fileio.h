@@ -48,7 +48,9 @@ typedef struct ordo_mapped_file {
 
 // Maps all of `path` (ordo_open_regular's checks and errors; ORDO_ERR_IO when mmap fails).
 // The mapping outlives the descriptor; unmap it with ordo_unmap_file. As with any mapping, a
-// file truncated by another process while mapped raises SIGBUS on access.
+// file truncated by another process while mapped raises SIGBUS on access: ordo's handler
+// then says which file changed and ends the process with status 1 (up to 8 mappings at once
+// are named; a fault elsewhere keeps the default action).
 ordo_status ordo_map_file(const char *path, ordo_mapped_file *m);
 
 // Unmaps m (a zeroed or already unmapped one is fine) and zeroes it.

@@ -24,6 +24,8 @@
 #      `--step` of it is refused.
 #   6. `compare A A`, or A and a copy of it: refused (a row pools seeds; one run twice is not
 #      two seeds).
+#  16. a token file truncated while a run trains on it: the run stops with a message naming
+#      the file (not "Bus error"), and resumes once the file is back.
 # Every command runs under `timeout`: a hang is a failure, not a stuck suite.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -83,6 +85,24 @@ rm -rf "$dir/seed7copy"; cp -a "$dir/seed7" "$dir/seed7copy"
 expect "compare A and its copy" nonzero "the same experiment with the same seed 7" "$ORDO" compare "$dir/seed7" "$dir/seed7copy" --out "$dir/cmp"
 "$ORDO" train "${C[@]}" --seed 3 --steps 40 --out "$dir/seed3" > /dev/null 2>&1 || bad "seed 3 run failed"
 expect "compare two seeds" 0 "| learned | 2 |" "$ORDO" compare "$dir/seed7" "$dir/seed3" --out "$dir/cmp"
+
+# 16. a token file truncated under a training run
+head -c 3000000 /dev/urandom | base64 > "$dir/noise.txt"
+"$ORDO" tokenize --tokenizer byte --out "$dir/noise.bin" "$dir/noise.txt" > /dev/null 2>&1 || bad "tokenize noise"
+cp "$dir/noise.bin" "$dir/noise.bin.orig"
+"$ORDO" train --data "$dir/noise.bin" --context 16 --d-model 32 --layers 1 --heads 2 --batch 8 --threads 1 \
+  --steps 1000000 --ckpt-every 50 --eval-every 0 --out "$dir/tr" > "$dir/tr.log" 2>&1 &
+trp=$!
+for _ in $(seq 300); do [ -f "$dir/tr/ckpt-50.safetensors" ] && break; sleep 0.1; done
+truncate -s 100000 "$dir/noise.bin"
+for _ in $(seq 300); do kill -0 $trp 2>/dev/null || break; sleep 0.1; done
+kill -0 $trp 2>/dev/null && { kill -9 $trp; bad "training went on over a truncated token file"; }
+wait $trp; rc=$?
+[ $rc -eq 1 ] && ok || bad "training over a truncated token file ended with status $rc (expected 1): $(tail -c 300 "$dir/tr.log")"
+grep -qF "noise.bin changed while ordo read it" "$dir/tr.log" && ok || bad "no message naming the truncated file: $(tail -c 300 "$dir/tr.log")"
+cp "$dir/noise.bin.orig" "$dir/noise.bin"
+last=$(ls "$dir/tr" | sed -n 's/^ckpt-\([0-9]*\)\.safetensors$/\1/p' | sort -n | tail -1)
+expect "resume once the token file is back" 0 "resuming" "$ORDO" train --resume "$dir/tr" --steps $((last + 10))
 
 # 8. a deleted lock file: the live trainer still excludes a second one
 "$ORDO" train "${C[@]}" --steps 100000 --ckpt-every 1000 --out "$dir/live" > "$dir/live.log" 2>&1 &
