@@ -43,8 +43,8 @@ tiny=(--context 16 --d-model 16 --heads 2 --layers 1 --batch 4 --eval-every 4 --
 cp "$dir/text.txt" "$dir/d.txt"
 "$ORDO" train "${tiny[@]}" --data "$dir/d.txt" --tokenizer byte --steps 4 --ckpt-every 2 --keep 5 \
   --out "$dir/r" > "$dir/r.log" 2>&1 || bad "identity: first run: $(tail -2 "$dir/r.log")"
-grep -A3 '"data_file"' "$dir/r/config.json" | grep -q "\"size\": $bytes," && ok || bad "config.json lacks data_file.size $bytes"
-grep -A3 '"data_file"' "$dir/r/config.json" | grep -Eq '"xxh3": "[0-9a-f]{16}"' && ok || bad "config.json lacks data_file.xxh3"
+grep -A5 '"data_file"' "$dir/r/config.json" | grep -q "\"size\": $bytes," && ok || bad "config.json lacks data_file.size $bytes"
+grep -A5 '"data_file"' "$dir/r/config.json" | grep -Eq '"xxh3": "[0-9a-f]{16}"' && ok || bad "config.json lacks data_file.xxh3"
 head -c 8192 "$dir/r/ckpt-4.safetensors" | grep -aq "data_file\\\\\":{[^}]*\\\\\"size\\\\\":$bytes," && ok || bad "the checkpoint's config lacks data_file"
 # the same content with a new mtime: accepted
 touch -d '2001-01-01' "$dir/d.txt"
@@ -153,5 +153,17 @@ b="$dir/t.byte.bin"
 head -c 5000 "$dir/text.txt" | "$ORDO" tokenize --tokenizer byte --out "$b" > /dev/null
 out=$("$ORDO" train --resume "$dir/stop" --steps 12 2>&1); rc=$?
 [ $rc -eq 1 ] && grep -qF "data file $b changed since the run started: size $((64 + 2 * bytes)) -> $((64 + 2 * 5000)) bytes" <<<"$out" && ok || bad "changed token file: exit $rc: $out"
+
+# issue 28 item 29: a run moved from its text to the token file made from it (and back) is
+# the same data: a note, no --data-changed ok, and the same tensors as a run that never moved
+small=(--tokenizer byte --context 16 --d-model 16 --layers 1 --heads 2 --batch 4 --threads 1 --eval-every 0)
+"$ORDO" tokenize --tokenizer byte --out "$dir/same.bin" "$dir/text.txt" > /dev/null || bad "tokenize text.txt"
+"$ORDO" train --data "$dir/text.txt" "${small[@]}" --steps 12 --out "$dir/straight" > /dev/null 2>&1 || bad "straight run"
+"$ORDO" train --data "$dir/text.txt" "${small[@]}" --steps 6 --out "$dir/moved" > /dev/null 2>&1 || bad "moved run, first half"
+out=$("$ORDO" train --resume "$dir/moved" --data "$dir/same.bin" --steps 12 2>&1) && ok || bad "text -> its .bin refused: $out"
+grep -qF "holds the same token ids as the data the run recorded" <<<"$out" && ok || bad "text -> its .bin: no note: $out"
+"$BUILD/test_train_resume" --equal "$dir/straight/ckpt-12.safetensors" "$dir/moved/ckpt-12.safetensors" && ok || bad "text -> its .bin: not the tensors of the run that stayed on the text"
+out=$("$ORDO" train --resume "$dir/moved" --data "$dir/text.txt" --steps 14 2>&1) && ok || bad ".bin -> its text refused: $out"
+grep -qF "holds the same token ids" <<<"$out" && ok || bad ".bin -> its text: no note: $out"
 
 finish test_data_files

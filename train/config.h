@@ -19,6 +19,13 @@ typedef struct ordo_data_record {
     int have;       // 0: no record (a built-in corpus, or a run from an older ordo)
     long long size; // the file's size in bytes
     uint64_t hash;  // XXH3-64 of the text file's bytes; of a token file, its header's hash
+    // XXH3-64 of the token ids as a token file stores them (little-endian, 2 bytes each for a
+    // vocabulary of up to 65535, else 4): a token file's header hash, and for a text the hash
+    // its `ordo tokenize --out` file would carry; so that moving a run from its text to the
+    // .bin made from it (or back) is recognised as the same data. have_ids 0: not recorded
+    // (an older ordo's run).
+    int have_ids;
+    uint64_t ids_hash;
     // The file's path relative to the run directory (NULL: not recorded), tried when the
     // absolute path of the config does not exist (the run and its data moved together).
     const char *rel;

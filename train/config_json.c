@@ -15,6 +15,10 @@ static json_t *record_json(const ordo_data_record *r) {
     ordo_hash_hex(r->hash, hex);
     json_t *o = json_pack("{s:I, s:s}", "size", (json_int_t)r->size, "xxh3", hex);
     if (r->rel) json_object_set_new(o, "run_relative", json_string(r->rel));
+    if (r->have_ids) {
+        ordo_hash_hex(r->ids_hash, hex);
+        json_object_set_new(o, "ids_xxh3", json_string(hex));
+    }
     return o;
 }
 
@@ -85,6 +89,13 @@ static ordo_status data_record_from_json(ordo_data_record *r, json_t *v, const c
     if (s) return ordo_error_wrap(s, "%s", source);
     r->size = json_integer_value(size);
     r->rel = rel ? keep_string(json_string_value(rel)) : NULL;
+    json_t *ids = json_object_get(v, "ids_xxh3");
+    if (ids) {
+        if ((s = ordo_hash_parse(ORDO_CONFIG_DATA_KEY ".ids_xxh3", json_string_value(ids),
+                                 &r->ids_hash)))
+            return ordo_error_wrap(s, "%s", source);
+        r->have_ids = 1;
+    }
     r->have = 1;
     return ORDO_OK;
 }

@@ -45,6 +45,23 @@ static ordo_status load_corpus(ordo_rundata *d, const ordo_train_config *cfg) {
 
 // Compares the file `path` now (d->record) with the run's record `was` (NULL: nothing to
 // compare, as for a new run or an eval set), as cfg->data_check says.
+// The hash a token file of these ids carries in its header (data/tokfile.h): XXH3-64 of the
+// ids little-endian, ordo_tokfile_width(vocab) bytes each.
+static uint64_t ids_hash(const int32_t *ids, size_t n, int vocab) {
+    int width = ordo_tokfile_width(vocab);
+    ordo_hasher h;
+    ordo_hasher_init(&h);
+    unsigned char buf[4096];
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t v = (uint32_t)ids[i];
+        for (int b = 0; b < width; b++) buf[k++] = (unsigned char)(v >> (8 * b));
+        if (k + 4 > sizeof buf) ordo_hasher_update(&h, buf, k), k = 0;
+    }
+    ordo_hasher_update(&h, buf, k);
+    return ordo_hasher_digest(&h);
+}
+
 static ordo_status check_record(const ordo_rundata *d, const ordo_train_config *cfg,
                                 const char *path, const ordo_data_record *was) {
     const ordo_data_record *now = &d->record;
@@ -61,6 +78,18 @@ static ordo_status check_record(const ordo_rundata *d, const ordo_train_config *
     }
     if (was->size == now->size && was->hash == now->hash) return ORDO_OK;
     char h0[17], h1[17], what[ORDO_PATH_MAX + 160];
+    if (was->have_ids && now->have_ids && was->ids_hash == now->ids_hash) {
+        // a text and the token file made from it, or two token files of one stream: the
+        // same ids, so the same windows, batches and losses (issue 28 item 29)
+        ordo_hash_hex(now->ids_hash, h1);
+        if (rank0 && cfg->data_check != ORDO_DATA_WARN)
+            fprintf(stderr,
+                    "ordo: note: %s holds the same token ids as the data the run recorded "
+                    "(ids hash %s; the file itself is %lld bytes, was %lld): the same data, "
+                    "not a change\n",
+                    path, h1, now->size, was->size);
+        return ORDO_OK;
+    }
     ordo_hash_hex(was->hash, h0);
     ordo_hash_hex(now->hash, h1);
     snprintf(what, sizeof what,
@@ -130,7 +159,10 @@ static ordo_status load_text(ordo_rundata *d, const ordo_train_config *cfg, cons
     // what is tokenized; before tokenizing, so that a refused resume is quick
     d->record =
         (ordo_data_record){.have = 1, .size = (long long)len, .hash = ordo_hash64(text, len)};
-    if ((s = check_record(d, cfg, path, was))) {
+    // a refusal before tokenizing is quick; only a record with the ids' hash needs the ids
+    // to tell a text from its token file apart
+    int same = !was || !was->have || (was->size == d->record.size && was->hash == d->record.hash);
+    if ((same || !was->have_ids) && (s = check_record(d, cfg, path, was))) {
         free(text);
         return s;
     }
@@ -138,6 +170,9 @@ static ordo_status load_text(ordo_rundata *d, const ordo_train_config *cfg, cons
     free(text);
     if (s) return ordo_error_wrap(s, "%s", path);
     d->vocab_size = ordo_tokenizer_vocab_size(d->tok);
+    d->record.ids_hash = ids_hash(d->tokens, d->n, d->vocab_size);
+    d->record.have_ids = 1;
+    if (!same && was->have_ids) return check_record(d, cfg, path, was);
     return ORDO_OK;
 }
 
@@ -164,8 +199,11 @@ static ordo_status load_tokens(ordo_rundata *d, const ordo_train_config *cfg, co
                           h->vocab_size, h->tokenizer, ordo_tokenizer_kind_vocab_size(kind));
     d->n = (size_t)h->count;
     d->vocab_size = (int)h->vocab_size;
-    d->record =
-        (ordo_data_record){.have = 1, .size = (long long)d->file.file_bytes, .hash = h->hash};
+    d->record = (ordo_data_record){.have = 1,
+                                   .size = (long long)d->file.file_bytes,
+                                   .hash = h->hash,
+                                   .have_ids = 1,
+                                   .ids_hash = h->hash};
     return check_record(d, cfg, path, was);
 }
 
