@@ -488,10 +488,7 @@ ordo_status ordo_compare_sweep_runs(const char *dir, char ***out, int *n, int *i
     }
     json_error_t err;
     json_t *j = ordo_json_load_file(path, 0, &err);
-    if (!j) // no line for a file that did not open (a FIFO, a missing file)
-        return err.line > 0
-                   ? ordo_error(ORDO_ERR_FORMAT, "%s: line %d: %s", path, err.line, err.text)
-                   : ordo_error(ORDO_ERR_FORMAT, "%s: %s", path, err.text);
+    if (!j) return ordo_json_load_error(path, &err);
     json_t *runs = json_object_get(j, "runs");
     if (!json_is_array(runs) || json_array_size(runs) == 0) {
         json_decref(j);

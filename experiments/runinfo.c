@@ -29,10 +29,7 @@ static double num_or_nan(json_t *v) {
 static ordo_status read_config(ordo_runinfo *r, const char *path) {
     json_error_t err;
     json_t *j = ordo_json_load_file(path, 0, &err);
-    if (!j) // no line for a file that did not open (a FIFO, a missing file)
-        return err.line > 0
-                   ? ordo_error(ORDO_ERR_FORMAT, "%s: line %d: %s", path, err.line, err.text)
-                   : ordo_error(ORDO_ERR_FORMAT, "%s: %s", path, err.text);
+    if (!j) return ordo_json_load_error(path, &err);
     ordo_status s = ORDO_OK;
     const char *pos = json_string_value(json_object_get(j, "pos"));
     json_t *ctx = json_object_get(j, "context");
@@ -216,10 +213,7 @@ static ordo_status read_metrics(ordo_runinfo *r, const char *path) {
 static ordo_status read_eval(ordo_runinfo *r, const char *path) {
     json_error_t err;
     json_t *j = ordo_json_load_file(path, 0, &err);
-    if (!j) // no line for a file that did not open (a FIFO, a missing file)
-        return err.line > 0
-                   ? ordo_error(ORDO_ERR_FORMAT, "%s: line %d: %s", path, err.line, err.text)
-                   : ordo_error(ORDO_ERR_FORMAT, "%s: %s", path, err.text);
+    if (!j) return ordo_json_load_error(path, &err);
     json_t *res = json_object_get(j, "results");
     if (!json_is_array(res)) {
         json_decref(j);

@@ -212,6 +212,26 @@ json_t *ordo_json_load_file(const char *path, size_t flags, json_error_t *err) {
     return j;
 }
 
+ordo_status ordo_json_load_error(const char *path, const json_error_t *err) {
+    return err->line > 0
+               ? ordo_error(ORDO_ERR_FORMAT, "%s: line %d: %s", path, err->line, err->text)
+               : ordo_error(ORDO_ERR_FORMAT, "%s: %s", path, err->text);
+}
+
+ordo_status ordo_fopen_regular(const char *path, FILE **f) {
+    int fd;
+    size_t size;
+    *f = NULL;
+    ordo_status s = ordo_open_regular(path, &fd, &size); // a FIFO is refused, not waited on
+    if (s) return s;
+    if (!(*f = fdopen(fd, "rb"))) {
+        int e = errno;
+        close(fd);
+        return ordo_error(ORDO_ERR_IO, "%s: cannot open: %s", path, strerror(e));
+    }
+    return ORDO_OK;
+}
+
 int ordo_open_append(const char *path, int create, mode_t mode) {
     // O_NONBLOCK: opening a FIFO for writing would wait for a reader
     int f = open(path, O_WRONLY | O_APPEND | O_NONBLOCK | O_CLOEXEC | (create ? O_CREAT : 0), mode);

@@ -4,6 +4,7 @@
 #ifndef ORDO_FILEIO_H
 #define ORDO_FILEIO_H
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "framework/error.h"
@@ -84,6 +85,14 @@ ordo_status ordo_write_json_atomic(const char *path, const json_t *j);
 // On any failure returns NULL with err->text saying why (the open error, or jansson's).
 typedef struct json_error_t json_error_t;
 json_t *ordo_json_load_file(const char *path, size_t flags, json_error_t *err);
+
+// The error for a JSON file that did not load (err from ordo_json_load_file): ORDO_ERR_FORMAT
+// "PATH: line N: why", without the line for a file that did not open.
+ordo_status ordo_json_load_error(const char *path, const json_error_t *err);
+
+// ordo_open_regular's checks, then the descriptor as a stdio stream for reading (*f; the
+// caller fcloses it).
+ordo_status ordo_fopen_regular(const char *path, FILE **f);
 
 // Opens `path` for appending (O_WRONLY | O_APPEND, and O_CREAT with `mode` when create is
 // set) without blocking on a FIFO, and refuses anything but a regular file as

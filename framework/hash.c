@@ -53,15 +53,9 @@ ordo_status ordo_hash_parse(const char *what, const char *hex, uint64_t *h) {
 }
 
 ordo_status ordo_hash_file(const char *path, uint64_t *size, uint64_t *hash) {
-    int fd;
-    size_t fsize;
-    ordo_status os = ordo_open_regular(path, &fd, &fsize); // a FIFO is refused, not waited on
+    FILE *f;
+    ordo_status os = ordo_fopen_regular(path, &f);
     if (os) return os;
-    FILE *f = fdopen(fd, "rb");
-    if (!f) {
-        close(fd);
-        return ordo_error(ORDO_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    }
     ordo_hasher h;
     ordo_hasher_init(&h);
     static _Thread_local unsigned char buf[1 << 16];

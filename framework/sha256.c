@@ -30,15 +30,9 @@ void ordo_sha256_hex(ordo_sha256 *s, char out[65]) {
 }
 
 ordo_status ordo_sha256_file(const char *path, char out[65]) {
-    int fd;
-    size_t size;
-    ordo_status os = ordo_open_regular(path, &fd, &size); // a FIFO is refused, not waited on
+    FILE *f;
+    ordo_status os = ordo_fopen_regular(path, &f);
     if (os) return os;
-    FILE *f = fdopen(fd, "rb");
-    if (!f) {
-        close(fd);
-        return ordo_error(ORDO_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    }
     ordo_sha256 s;
     ordo_sha256_init(&s);
     static _Thread_local unsigned char buf[1 << 16];
