@@ -16,6 +16,8 @@
 #include "models/bias_tiles.h"
 #include "models/positional.h"
 
+#define LANES 8 // partial sums per reduction: a fixed order that vectorises
+
 // The causal columns of row i in a tile from column j0 with nc columns: [0, return).
 static int causal_end(int i, int j0, int nc) {
     int e = i - j0 + 1;
@@ -125,7 +127,9 @@ void ordo_t5_tiles(ordo_bias_tiles *out, ordo_ctx *ctx, ordo_tensor *table, int 
 
 typedef struct kerple_state {
     int NH, T;
-    float *v;        // (NH, T) the bias at distance d, as ordo_kerple_bias rounds it
+    // by (head, distance), the distances stored backwards (x = T - 1 - d) so that a row's
+    // columns read them forwards (column c of row i: x = T - 1 - i + j0 + c)
+    float *v;        // (NH, T) the bias, as ordo_kerple_bias rounds it
     double *d1, *d2; // (NH, T) its derivatives in r1 and r2
 } kerple_state;
 
@@ -151,8 +155,29 @@ static void kerple_fill(const void *self, int h, int i0, int nr, int j0, int nc,
     for (int r = 0; r < nr; r++) {
         int i = i0 + r, e = causal_end(i, j0, nc);
         float *row = s + (size_t)r * ld;
-        for (int c = 0; c < e; c++) row[c] += v[i - j0 - c];
+        const float *vr = v + (st->T - 1 - i + j0);
+        for (int c = 0; c < e; c++) row[c] += vr[c];
     }
+}
+
+// The sums over a row of dS d1 and dS d2 in LANES partial sums each: a fixed order that
+// vectorises (a function of its own, with restrict pointers, so that GCC 12 does).
+__attribute__((noinline)) static void kerple_row_sums(double *out, const float *restrict ds,
+                                                      const double *restrict d1,
+                                                      const double *restrict d2, int e) {
+    double v1[LANES] = {0}, v2[LANES] = {0};
+    int c = 0;
+    for (; c + LANES <= e; c += LANES)
+        for (int l = 0; l < LANES; l++) {
+            v1[l] += ds[c + l] * d1[c + l];
+            v2[l] += ds[c + l] * d2[c + l];
+        }
+    for (; c < e; c++) {
+        v1[0] += ds[c] * d1[c];
+        v2[0] += ds[c] * d2[c];
+    }
+    out[0] = out[1] = 0;
+    for (int l = 0; l < LANES; l++) out[0] += v1[l], out[1] += v2[l];
 }
 
 // g = [dr1 (NH), dr2 (NH)].
@@ -164,12 +189,11 @@ static void kerple_grad(const void *self, int h, int i0, int nr, int j0, int nc,
     double s1 = 0, s2 = 0;
     for (int r = 0; r < nr; r++) {
         int i = i0 + r, e = causal_end(i, j0, nc);
-        const float *row = ds + (size_t)r * ld;
-        for (int c = 0; c < e; c++) {
-            int d = i - j0 - c;
-            s1 += row[c] * d1[d];
-            s2 += row[c] * d2[d];
-        }
+        size_t x0 = (size_t)st->T - 1 - i + j0; // column c: d1[x0 + c]
+        double sums[2];
+        kerple_row_sums(sums, ds + (size_t)r * ld, d1 + x0, d2 + x0, e);
+        s1 += sums[0];
+        s2 += sums[1];
     }
     g[h] += (float)s1;
     g[st->NH + h] += (float)s2;
@@ -188,7 +212,7 @@ void ordo_kerple_tiles(ordo_bias_tiles *out, ordo_ctx *ctx, ordo_tensor *r1, ord
     st->d2 = ordo_arena_alloc(&ctx->arena, n * sizeof(double));
     for (int h = 0; h < NH; h++)
         for (int d = 0; d < T; d++) {
-            size_t x = (size_t)h * T + d;
+            size_t x = (size_t)h * T + T - 1 - d;
             st->v[x] = (float)kerple_at(r1->data[h], r2->data[h], d, power, &st->d1[x], &st->d2[x]);
         }
     memset(out, 0, sizeof *out);
@@ -216,7 +240,9 @@ void ordo_kerple_tiles(ordo_bias_tiles *out, ordo_ctx *ctx, ordo_tensor *r1, ord
 
 typedef struct fire_state {
     int NH, T, W, nk;
-    double *num;  // (T) log(|c| d + 1) by distance
+    // by distance, stored backwards (x = T - 1 - d), so that a row's columns read them forwards
+    // (column c of row i: x = T - 1 - i + j0 + c); loops over both then vectorise
+    double *num;  // (T) log(|c| d + 1)
     double *dnum; // (T) its derivative in c: sgn(c) d / (|c| d + 1)
     double *den;  // (T) log(|c| max(i, L) + 1) + eps by row
     double *kc;   // (T) d den/dc / den^2 by row
@@ -250,7 +276,14 @@ static int fire_segment(const fire_state *st, float u, int s) {
 
 // u of pair (i, j) as ordo_fire_dist rounds it.
 static inline float fire_u(const fire_state *st, int i, int d) {
-    return (float)(st->num[d] / st->den[i]);
+    return (float)(st->num[st->T - 1 - d] / st->den[i]);
+}
+
+// The segment of a row's first causal column (the largest u) and of its last (the smallest):
+// when they agree, the whole row is one linear piece and the loops below vectorise.
+static int fire_row_segments(const fire_state *st, int i, int j0, int e, int *last) {
+    *last = fire_segment(st, fire_u(st, i, i - j0 - (e - 1)), st->nk + 1);
+    return fire_segment(st, fire_u(st, i, i - j0), st->nk + 1);
 }
 
 static void fire_fill(const void *self, int h, int i0, int nr, int j0, int nc, float *s, int ld) {
@@ -259,14 +292,54 @@ static void fire_fill(const void *self, int h, int i0, int nr, int j0, int nc, f
     int nseg = st->nk + 1;
     const double *a = st->a + (size_t)h * nseg, *b = st->b + (size_t)h * nseg;
     for (int r = 0; r < nr; r++) {
-        int i = i0 + r, e = causal_end(i, j0, nc), seg = nseg;
+        int i = i0 + r, e = causal_end(i, j0, nc), last;
+        if (e == 0) continue;
         float *row = s + (size_t)r * ld;
+        int seg = fire_row_segments(st, i, j0, e, &last);
+        if (seg == last) {                                      // one piece: a u + b
+            const double *num = st->num + (st->T - 1 - i + j0); // num[c]: column c's
+            double den = st->den[i], A = a[seg], B = b[seg];
+            for (int c = 0; c < e; c++) {
+                float u = (float)(num[c] / den);
+                row[c] += (float)(A * u + B);
+            }
+            continue;
+        }
         for (int c = 0; c < e; c++) {
             float u = fire_u(st, i, i - j0 - c);
             seg = fire_segment(st, u, seg);
             row[c] += (float)(a[seg] * u + b[seg]);
         }
     }
+}
+
+// The sums over a one-piece row of dS, dS u, dS dnum and dS num (u = (float)(num / den)), in
+// LANES partial sums each: a fixed order that vectorises. A function of its own, with restrict
+// pointers, so that GCC 12 vectorises it.
+__attribute__((noinline)) static void fire_row_sums(double *out, const float *restrict ds,
+                                                    const double *restrict num,
+                                                    const double *restrict dnum, double den,
+                                                    int e) {
+    double v0[LANES] = {0}, v1[LANES] = {0}, vc[LANES] = {0}, vn[LANES] = {0};
+    int c = 0;
+    for (; c + LANES <= e; c += LANES)
+        for (int l = 0; l < LANES; l++) {
+            double gs = ds[c + l], u = (float)(num[c + l] / den);
+            v0[l] += gs;
+            v1[l] += gs * u;
+            vc[l] += gs * dnum[c + l];
+            vn[l] += gs * num[c + l];
+        }
+    for (; c < e; c++) {
+        double gs = ds[c], u = (float)(num[c] / den);
+        v0[0] += gs;
+        v1[0] += gs * u;
+        vc[0] += gs * dnum[c];
+        vn[0] += gs * num[c];
+    }
+    out[0] = out[1] = out[2] = out[3] = 0;
+    for (int l = 0; l < LANES; l++)
+        out[0] += v0[l], out[1] += v1[l], out[2] += vc[l], out[3] += vn[l];
 }
 
 // g = [dw1 (W), db1 (W), dw2 (W, NH), db2 (NH), dc (1), dlmul (1)].
@@ -279,26 +352,42 @@ static void fire_grad(const void *self, int h, int i0, int nr, int j0, int nc, c
     double S0[FIRE_MAX_SEG] = {0}, S1[FIRE_MAX_SEG] = {0}; // sum of dS, of dS u, per segment
     double sum_c = 0, sum_L = 0;
     for (int r = 0; r < nr; r++) {
-        int i = i0 + r, e = causal_end(i, j0, nc), seg = nseg;
+        int i = i0 + r, e = causal_end(i, j0, nc), last;
+        if (e == 0) continue;
         const float *row = ds + (size_t)r * ld;
+        int seg = fire_row_segments(st, i, j0, e, &last);
         // dL/du = dS a_seg; through u = num/den: row sums of dL/du dnum and of dL/du num
-        double rc = 0, rn = 0, s0 = 0, s1 = 0;
-        for (int c = 0; c < e; c++) {
-            int d = i - j0 - c;
-            float u = fire_u(st, i, d);
-            int s = fire_segment(st, u, seg);
-            if (s != seg) { // a run of one segment ends: flush its sums
-                if (seg < nseg) S0[seg] += s0, S1[seg] += s1;
-                s0 = s1 = 0;
-                seg = s;
+        double rc = 0, rn = 0;
+        if (seg == last) { // one piece: a_seg factors out of the row's sums
+            size_t x0 = (size_t)st->T - 1 - i + j0; // column c: num[x0 + c]
+            double sums[4];
+            fire_row_sums(sums, row, st->num + x0, st->dnum + x0, st->den[i], e);
+            double s0 = sums[0], s1 = sums[1];
+            rc = sums[2];
+            rn = sums[3];
+            S0[seg] += s0;
+            S1[seg] += s1;
+            rc *= a[seg];
+            rn *= a[seg];
+        } else {
+            double s0 = 0, s1 = 0;
+            for (int c = 0; c < e; c++) {
+                int d = i - j0 - c;
+                float u = fire_u(st, i, d);
+                int s = fire_segment(st, u, seg);
+                if (s != seg) { // a run of one segment ends: flush its sums
+                    S0[seg] += s0, S1[seg] += s1;
+                    s0 = s1 = 0;
+                    seg = s;
+                }
+                double gs = row[c], gu = gs * a[seg];
+                s0 += gs;
+                s1 += gs * u;
+                rc += gu * st->dnum[st->T - 1 - d];
+                rn += gu * st->num[st->T - 1 - d];
             }
-            double gs = row[c], gu = gs * a[seg];
-            s0 += gs;
-            s1 += gs * u;
-            rc += gu * st->dnum[d];
-            rn += gu * st->num[d];
+            S0[seg] += s0, S1[seg] += s1;
         }
-        if (seg < nseg) S0[seg] += s0, S1[seg] += s1;
         sum_c += rc / st->den[i] - rn * st->kc[i];
         sum_L -= rn * st->kL[i];
     }
@@ -373,8 +462,8 @@ void ordo_fire_tiles(ordo_bias_tiles *out, ordo_ctx *ctx, ordo_tensor *w1, ordo_
     double cv = c->data[0], ca = fabs(cv), sc = (cv > 0) - (cv < 0);
     double lv = (double)lmul->data[0] * init_L, L = fabs(lv), sl = (lv > 0) - (lv < 0);
     for (int x = 0; x < T; x++) {
-        st->num[x] = log1p(ca * x);
-        st->dnum[x] = sc * x / (ca * x + 1);
+        st->num[T - 1 - x] = log1p(ca * x);
+        st->dnum[T - 1 - x] = sc * x / (ca * x + 1);
         double nrm = fmax((double)x, L), den = log1p(ca * nrm) + eps;
         double wL = L > x ? 1.0 : L == x ? 0.5 : 0.0;
         st->den[x] = den;
