@@ -129,12 +129,11 @@ int main(int argc, char **argv) {
     lm->data[0] = 0.25f; // L = 128: most rows of a long T past it
     ordo_ctx ctx;
     ordo_ctx_init(&ctx);
-    ordo_bias_tiles al, t5, ke, kp, fi;
-    ordo_alibi_tiles(&al, &ctx, NH, T);
-    ordo_t5_tiles(&t5, &ctx, table, T);
-    ordo_kerple_tiles(&ke, &ctx, r1, r2, T, 0);
-    ordo_kerple_tiles(&kp, &ctx, r1, r2, T, 1);
-    ordo_fire_tiles(&fi, &ctx, w1, b1, w2, b2, c, lm, T, ORDO_FIRE_INIT_L, ORDO_FIRE_EPS);
+    ordo_bias_tiles al = *ordo_alibi_tiles(&ctx, NH, T), t5 = *ordo_t5_tiles(&ctx, table, T),
+                    ke = *ordo_kerple_tiles(&ctx, r1, r2, T, 0),
+                    kp = *ordo_kerple_tiles(&ctx, r1, r2, T, 1),
+                    fi = *ordo_fire_tiles(&ctx, w1, b1, w2, b2, c, lm, T, ORDO_FIRE_INIT_L,
+                                          ORDO_FIRE_EPS);
     int saved = ordo_blas_single_thread_begin();
     printf("T %d, tiles %dx%d, %d heads, one thread\n", T, BT, BT, NH);
     report("alibi fill", &al, do_fill, NULL, 1);

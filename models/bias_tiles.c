@@ -42,14 +42,15 @@ static void alibi_fill(const void *self, int h, int i0, int nr, int j0, int nc, 
     }
 }
 
-void ordo_alibi_tiles(ordo_bias_tiles *out, ordo_ctx *ctx, int NH, int T) {
+ordo_bias_tiles *ordo_alibi_tiles(ordo_ctx *ctx, int NH, int T) {
     ORDO_ASSERT(NH >= 1 && NH <= 256 && T >= 1);
     alibi_state *st = ordo_arena_alloc(&ctx->arena, sizeof *st);
     st->NH = NH;
     st->T = T;
     ordo_alibi_slopes(st->slope, NH);
-    memset(out, 0, sizeof *out);
+    ordo_bias_tiles *out = ordo_arena_calloc(&ctx->arena, sizeof *out);
     out->bias = (ordo_attn_bias){.self = st, .fill = alibi_fill, .grad = NULL, .n_grad = 0};
+    return out;
 }
 
 // ---- t5: table[bucket(d), h]. Buckets are log-spaced up to ORDO_T5_MAX_DISTANCE and every
@@ -100,7 +101,7 @@ static void t5_grad(const void *self, int h, int i0, int nr, int j0, int nc, con
     for (int k = 0; k < ORDO_T5_BUCKETS; k++) g[(size_t)k * st->NH + h] += (float)acc[k];
 }
 
-void ordo_t5_tiles(ordo_bias_tiles *out, ordo_ctx *ctx, ordo_tensor *table, int T) {
+ordo_bias_tiles *ordo_t5_tiles(ordo_ctx *ctx, ordo_tensor *table, int T) {
     ORDO_ASSERT(table->ndim == 2 && table->shape[0] == ORDO_T5_BUCKETS && T >= 1);
     // every distance from T5_NEAR on is in the last bucket (the bucket grows with the distance)
     ORDO_ASSERT(ordo_t5_bucket(T5_NEAR) == ORDO_T5_BUCKETS - 1);
@@ -116,11 +117,12 @@ void ordo_t5_tiles(ordo_bias_tiles *out, ordo_ctx *ctx, ordo_tensor *table, int 
             st->near[(size_t)h * T5_NEAR + d] = table->data[(size_t)st->bucket[d] * NH + h];
         st->far[h] = table->data[(size_t)(ORDO_T5_BUCKETS - 1) * NH + h];
     }
-    memset(out, 0, sizeof *out);
+    ordo_bias_tiles *out = ordo_arena_calloc(&ctx->arena, sizeof *out);
     out->bias = (ordo_attn_bias){
         .self = st, .fill = t5_fill, .grad = t5_grad, .n_grad = (size_t)ORDO_T5_BUCKETS * NH};
     out->params[0] = table;
     out->n_params = 1;
+    return out;
 }
 
 // ---- kerple: a value per (head, distance), and the partial derivatives in r1 and r2
@@ -199,8 +201,8 @@ static void kerple_grad(const void *self, int h, int i0, int nr, int j0, int nc,
     g[st->NH + h] += (float)s2;
 }
 
-void ordo_kerple_tiles(ordo_bias_tiles *out, ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2, int T,
-                       int power) {
+ordo_bias_tiles *ordo_kerple_tiles(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2, int T,
+                                   int power) {
     ORDO_ASSERT(r1->ndim == 1 && r2->ndim == 1 && r1->n == r2->n && T >= 1);
     int NH = (int)r1->n;
     kerple_state *st = ordo_arena_alloc(&ctx->arena, sizeof *st);
@@ -215,12 +217,13 @@ void ordo_kerple_tiles(ordo_bias_tiles *out, ordo_ctx *ctx, ordo_tensor *r1, ord
             size_t x = (size_t)h * T + T - 1 - d;
             st->v[x] = (float)kerple_at(r1->data[h], r2->data[h], d, power, &st->d1[x], &st->d2[x]);
         }
-    memset(out, 0, sizeof *out);
+    ordo_bias_tiles *out = ordo_arena_calloc(&ctx->arena, sizeof *out);
     out->bias = (ordo_attn_bias){
         .self = st, .fill = kerple_fill, .grad = kerple_grad, .n_grad = 2 * (size_t)NH};
     out->params[0] = r1;
     out->params[1] = r2;
     out->n_params = 2;
+    return out;
 }
 
 // ---- fire. u(i, j) = num[d] / den[i]: a numerator per distance, a normaliser per row. The
@@ -440,9 +443,9 @@ static void fire_segments(fire_state *st) {
     }
 }
 
-void ordo_fire_tiles(ordo_bias_tiles *out, ordo_ctx *ctx, ordo_tensor *w1, ordo_tensor *b1,
-                     ordo_tensor *w2, ordo_tensor *b2, ordo_tensor *c, ordo_tensor *lmul, int T,
-                     float init_L, float eps) {
+ordo_bias_tiles *ordo_fire_tiles(ordo_ctx *ctx, ordo_tensor *w1, ordo_tensor *b1, ordo_tensor *w2,
+                                 ordo_tensor *b2, ordo_tensor *c, ordo_tensor *lmul, int T,
+                                 float init_L, float eps) {
     int W = (int)w1->n, NH = (int)b2->n;
     ORDO_ASSERT(W >= 1 && W <= ORDO_FIRE_MAX_WIDTH && NH >= 1 && NH <= 256 && T >= 1);
     ORDO_ASSERT(b1->n == (size_t)W && w2->ndim == 2 && w2->shape[0] == W && w2->shape[1] == NH);
@@ -499,7 +502,7 @@ void ordo_fire_tiles(ordo_bias_tiles *out, ordo_ctx *ctx, ordo_tensor *w1, ordo_
         for (int k = 0; k < W; k++) st->on_from[k] = 0, st->on_to[k] = 1;
         for (int h = 0; h < NH; h++) st->a[h] = st->b[h] = NAN;
     }
-    memset(out, 0, sizeof *out);
+    ordo_bias_tiles *out = ordo_arena_calloc(&ctx->arena, sizeof *out);
     out->bias = (ordo_attn_bias){.self = st,
                                  .fill = fire_fill,
                                  .grad = fire_grad,
@@ -507,4 +510,5 @@ void ordo_fire_tiles(ordo_bias_tiles *out, ordo_ctx *ctx, ordo_tensor *w1, ordo_
     ordo_tensor *p[6] = {w1, b1, w2, b2, c, lmul};
     for (int k = 0; k < 6; k++) out->params[k] = p[k];
     out->n_params = 6;
+    return out;
 }

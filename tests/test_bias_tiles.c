@@ -121,8 +121,7 @@ static void test_alibi(int NH, int T) {
     ordo_ctx_init(&ctx);
     float *ref = malloc((size_t)NH * T * T * sizeof(float));
     ordo_alibi_bias(ref, NH, T);
-    ordo_bias_tiles bt;
-    ordo_alibi_tiles(&bt, &ctx, NH, T);
+    ordo_bias_tiles bt = *ordo_alibi_tiles(&ctx, NH, T);
     CHECK(bt.bias.grad == NULL && bt.bias.n_grad == 0 && bt.n_params == 0);
     char what[64];
     snprintf(what, sizeof what, "alibi NH %d T %d", NH, T);
@@ -144,8 +143,7 @@ static void test_t5(int NH, int T) {
     ordo_tensor *ref = ordo_rel_bias(&ctx, table, buckets, T); // (NH, T, T)
     float *ds = random_ds(NH, T);
     ordo_backward_from(&ctx, ref, ds);
-    ordo_bias_tiles bt;
-    ordo_t5_tiles(&bt, &ctx, table, T);
+    ordo_bias_tiles bt = *ordo_t5_tiles(&ctx, table, T);
     char what[64];
     snprintf(what, sizeof what, "t5 NH %d T %d", NH, T);
     check_fill(what, &bt, ref->data, NH, T, 0);
@@ -173,8 +171,7 @@ static void test_kerple(int NH, int T, int power) {
     ordo_tensor *ref = ordo_kerple_bias(&ctx, r1, r2, T, power);
     float *ds = random_ds(NH, T);
     ordo_backward_from(&ctx, ref, ds);
-    ordo_bias_tiles bt;
-    ordo_kerple_tiles(&bt, &ctx, r1, r2, T, power);
+    ordo_bias_tiles bt = *ordo_kerple_tiles(&ctx, r1, r2, T, power);
     char what[64];
     snprintf(what, sizeof what, "kerple%s NH %d T %d", power ? "-power" : "", NH, T);
     check_fill(what, &bt, ref->data, NH, T, 0);
@@ -217,8 +214,8 @@ static void test_fire(int NH, int T, double c, double lmul, int zero_unit) {
     ordo_tensor *ref = ordo_pair_bias(&ctx, ordo_linear(&ctx, hdn, w2, b2), T);
     float *ds = random_ds(NH, T);
     ordo_backward_from(&ctx, ref, ds);
-    ordo_bias_tiles bt;
-    ordo_fire_tiles(&bt, &ctx, w1, b1, w2, b2, cc, lm, T, ORDO_FIRE_INIT_L, ORDO_FIRE_EPS);
+    ordo_bias_tiles bt =
+        *ordo_fire_tiles(&ctx, w1, b1, w2, b2, cc, lm, T, ORDO_FIRE_INIT_L, ORDO_FIRE_EPS);
     char what[96];
     snprintf(what, sizeof what, "fire NH %d T %d c %g L %g%s", NH, T, c, fabs(lmul) * 512,
              zero_unit ? " (flat units)" : "");
@@ -249,8 +246,7 @@ static void test_fire_nan(void) {
     t[0]->data[5] = NAN;
     ordo_ctx ctx;
     ordo_ctx_init(&ctx);
-    ordo_bias_tiles bt;
-    ordo_fire_tiles(&bt, &ctx, t[0], t[1], t[2], t[3], t[4], t[5], T, 512, 1e-6f);
+    ordo_bias_tiles bt = *ordo_fire_tiles(&ctx, t[0], t[1], t[2], t[3], t[4], t[5], T, 512, 1e-6f);
     float s[81] = {0};
     bt.bias.fill(bt.bias.self, 1, 0, T, 0, T, s, T);
     CHECK(isnan(s[0]) && isnan(s[80]));
