@@ -1,0 +1,71 @@
+// The fused attention's tile product on AVX-512 (flash_kernel.h): a register tile of R rows
+// by NV zmm columns of C, each step of p broadcasting R scalars of A against NV vectors of
+// one row of B. The operands are the attention's [64, hs] and [hs, 64] tiles, already packed
+// and zero-padded by flash.c, so there is no packing here and no edge case: m and n are
+// multiples of 16. Compiled with -mavx512f (CMakeLists.txt); called only where the CPU has it.
+#include "framework/flash_kernel.h"
+
+#include <stdlib.h>
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+
+// R x NV accumulators (R*NV <= 16 leaves room for the NV rows of B and the broadcast, in 32
+// zmm registers). Inlined with constant R and NV, so the arrays live in registers.
+static inline __attribute__((always_inline)) void block(int R, int NV, int k, const float *A,
+                                                        long ars, long acs, const float *B,
+                                                        long ldb, float *C, long ldc, int acc) {
+    __m512 c[8][4];
+#pragma GCC unroll 8
+    for (int r = 0; r < R; r++)
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++) c[r][v] = _mm512_setzero_ps();
+    for (int p = 0; p < k; p++) {
+        __m512 b[4];
+        const float *bp = B + (long)p * ldb, *ap = A + (long)p * acs;
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++) b[v] = _mm512_loadu_ps(bp + 16 * v);
+#pragma GCC unroll 8
+        for (int r = 0; r < R; r++) {
+            __m512 a = _mm512_set1_ps(ap[r * ars]);
+#pragma GCC unroll 4
+            for (int v = 0; v < NV; v++) c[r][v] = _mm512_fmadd_ps(a, b[v], c[r][v]);
+        }
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < R; r++)
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; v++) {
+            float *cp = C + (long)r * ldc + 16 * v;
+            __m512 x = acc ? _mm512_add_ps(_mm512_loadu_ps(cp), c[r][v]) : c[r][v];
+            _mm512_storeu_ps(cp, x);
+        }
+}
+
+void ordo_flash_tile_avx512(int m, int n, int k, const float *A, long ars, long acs, const float *B,
+                            long ldb, float *C, long ldc, int acc) {
+    int j = 0;
+    for (; j + 64 <= n; j += 64) // 4 zmm of columns, 4 rows: 16 accumulators
+        for (int i = 0; i < m; i += 4)
+            block(4, 4, k, A + (long)i * ars, ars, acs, B + j, ldb, C + (long)i * ldc + j, ldc,
+                  acc);
+    for (; j + 32 <= n; j += 32) // 2 zmm of columns, 8 rows
+        for (int i = 0; i < m; i += 8)
+            block(8, 2, k, A + (long)i * ars, ars, acs, B + j, ldb, C + (long)i * ldc + j, ldc,
+                  acc);
+    for (; j < n; j += 16) // 1 zmm, 8 rows
+        for (int i = 0; i < m; i += 8)
+            block(8, 1, k, A + (long)i * ars, ars, acs, B + j, ldb, C + (long)i * ldc + j, ldc,
+                  acc);
+}
+
+#else // a build without AVX-512: flash.c never calls this (ordo_gemm_own_available() is 0)
+
+void ordo_flash_tile_avx512(int m, int n, int k, const float *A, long ars, long acs, const float *B,
+                            long ldb, float *C, long ldc, int acc) {
+    (void)m, (void)n, (void)k, (void)A, (void)ars, (void)acs, (void)B, (void)ldb, (void)C;
+    (void)ldc, (void)acc;
+    abort();
+}
+
+#endif
