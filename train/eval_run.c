@@ -404,6 +404,7 @@ ordo_status ordo_eval_run(const ordo_eval_request *q, json_t **report) {
         ordo_rundata_free(&data);
         return ordo_error_wrap(s, "%s", q->run_dir);
     }
+    m.attention = q->attention;
     ordo_ctx ctx;
     ordo_ctx_init(&ctx);
     // every rank refuses together (their limits may differ)
@@ -444,6 +445,7 @@ ordo_status ordo_eval_run(const ordo_eval_request *q, json_t **report) {
         json_object_set_new(o, "extend_pos", e);
     }
     json_object_set_new(o, "mode", json_string(ordo_eval_mode_name(q->mode)));
+    json_object_set_new(o, "attention", json_string(ordo_attn_impl_name(q->attention)));
     json_object_set_new(o, "parameters", json_integer((json_int_t)ordo_gpt_num_params(&m)));
     json_t *res = json_array();
     int own = (int)cfg.context;

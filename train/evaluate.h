@@ -102,6 +102,9 @@ typedef struct ordo_eval_request {
     // as `ordo train --init RUN --context T --extend-pos` grows it (ordo_extend_model; fresh
     // rows from the run's seed); lengths within it use the table as it is
     const char *extend_pos;
+    // issue 25: how attention computes the scores (models/gpt.h); 0 = fused, the default,
+    // whatever the run trained with (the same model to float rounding)
+    ordo_attn_impl attention;
 } ordo_eval_request;
 
 // Bytes of the context's arena that one forward of `rows` windows of T tokens takes without a
