@@ -181,6 +181,64 @@ static void test_kerple(int NH, int T, int power) {
     ordo_params_free(&p);
 }
 
+// FIRE's parameter gradients for dS in double, pair by pair (the MLP on the float u that
+// ordo_fire_dist makes, everything after it in double): the reference that both the tiles
+// and the materialised ops are measured against. out: the tiles' layout.
+static void fire_grad_double(double *out, ordo_tensor *const *t, const float *ds, int NH, int T,
+                             float init_L, float eps) {
+    int W = (int)t[0]->n;
+    const float *w1 = t[0]->data, *b1 = t[1]->data, *w2 = t[2]->data;
+    double cv = t[4]->data[0], ca = fabs(cv), sc = (cv > 0) - (cv < 0);
+    double lv = (double)t[5]->data[0] * init_L, L = fabs(lv), sl = (lv > 0) - (lv < 0);
+    double *dw1 = out, *db1 = out + W, *dw2 = out + 2 * W, *db2 = dw2 + W * NH;
+    memset(out, 0, (2 * W + W * NH + NH + 2) * sizeof(double));
+    for (int i = 0; i < T; i++) {
+        double nrm = fmax((double)i, L), den = log1p(ca * nrm) + eps;
+        double wL = L > i ? 1.0 : L == i ? 0.5 : 0.0;
+        for (int j = 0; j <= i; j++) {
+            int d = i - j;
+            double num = log1p(ca * d), u = (float)(num / den), du = 0;
+            for (int h = 0; h < NH; h++) {
+                double g = ds[((size_t)h * T + i) * T + j];
+                db2[h] += g;
+                for (int k = 0; k < W; k++) {
+                    double pre = (double)w1[k] * u + b1[k];
+                    if (pre <= 0) continue;
+                    dw2[k * NH + h] += g * pre;
+                    double dh = g * w2[k * NH + h];
+                    dw1[k] += dh * u;
+                    db1[k] += dh;
+                    du += dh * w1[k];
+                }
+            }
+            db2[NH] +=
+                du * (sc * d / (ca * d + 1) / den - num * sc * nrm / (ca * nrm + 1) / (den * den));
+            db2[NH + 1] -= du * num * wL * ca / (ca * nrm + 1) / (den * den) * sl * init_L;
+        }
+    }
+}
+
+// max over the tensors of FIRE (tiles' layout) of max |x - ref| / max |ref|. fc2.bias's
+// gradient is the sum of dS, zero but for rounding when each row of dS sums to zero: it is
+// measured against fc2.weight's scale (the same dS times hidden values of about 1).
+static double fire_rel_err(const float *x, const double *ref, ordo_tensor *const *t) {
+    double worst = 0, w2max = 0;
+    size_t at = 0;
+    for (int p = 0; p < 6; p++) {
+        double err = 0, mx = 0;
+        for (size_t k = 0; k < t[p]->n; k++) {
+            double e = fabs(x[at + k] - ref[at + k]);
+            if (!(e <= err)) err = e; // NaN sticks
+            mx = fmax(mx, fabs(ref[at + k]));
+        }
+        if (p == 2) w2max = mx;
+        if (p == 3) mx = fmax(mx, w2max);
+        if (mx > 0 && !(err / mx <= worst)) worst = err / mx;
+        at += t[p]->n;
+    }
+    return worst;
+}
+
 // FIRE as gpt.c's fire_bias composes it, with L = |lmul| * 512.
 static void test_fire(int NH, int T, double c, double lmul, int zero_unit) {
     int W = ORDO_FIRE_WIDTH;
@@ -223,6 +281,46 @@ static void test_fire(int NH, int T, double c, double lmul, int zero_unit) {
     // the terms' size (about 1), where the tiles evaluate it in double
     check_fill(what, &bt, ref->data, NH, T, 5e-7);
     check_grad(what, &bt, ds, NH, T, 1e-5);
+    // both against the double reference, with dS as softmax's backward makes it (each row
+    // summing to zero: the sums over pairs cancel)
+    for (int h = 0; h < NH; h++)
+        for (int i = 0; i < T; i++) {
+            float *row = ds + ((size_t)h * T + i) * T;
+            double mean = 0;
+            for (int j = 0; j <= i; j++) mean += row[j];
+            mean /= i + 1;
+            for (int j = 0; j <= i; j++) row[j] -= (float)mean;
+        }
+    ordo_ctx_reset(&ctx);
+    ordo_params_zero_grad(&p);
+    u = ordo_fire_dist(&ctx, cc, lm, T, ORDO_FIRE_INIT_L, ORDO_FIRE_EPS);
+    hdn = ordo_relu(&ctx, ordo_linear(&ctx, u, w1, b1));
+    ref = ordo_pair_bias(&ctx, ordo_linear(&ctx, hdn, w2, b2), T);
+    ordo_backward_from(&ctx, ref, ds);
+    bt = *ordo_fire_tiles(&ctx, w1, b1, w2, b2, cc, lm, T, ORDO_FIRE_INIT_L, ORDO_FIRE_EPS);
+    size_t n = bt.bias.n_grad;
+    double *exact = malloc(n * sizeof(double));
+    float *g = calloc(n, sizeof(float)), *mat = malloc(n * sizeof(float));
+    fire_grad_double(exact, bt.params, ds, NH, T, ORDO_FIRE_INIT_L, ORDO_FIRE_EPS);
+    for (int h = 0; h < NH; h++)
+        for (int i0 = 0; i0 < T; i0 += 64) {
+            int nr = i0 + 64 < T ? 64 : T - i0;
+            for (int j0 = 0; j0 <= i0; j0 += 64)
+                bt.bias.grad(bt.bias.self, h, i0, nr, j0, j0 + 64 < T ? 64 : T - j0,
+                             ds + ((size_t)h * T + i0) * T + j0, T, g);
+        }
+    size_t at = 0;
+    for (int k = 0; k < 6; k++) {
+        memcpy(mat + at, bt.params[k]->grad, bt.params[k]->n * sizeof(float));
+        at += bt.params[k]->n;
+    }
+    double et = fire_rel_err(g, exact, bt.params), em = fire_rel_err(mat, exact, bt.params);
+    printf("%s, dS rows summing to 0: tiles %.3g, materialised %.3g from the double sums\n", what,
+           et, em);
+    CHECK_MSG(et <= 1e-6, "%s: the tiles' gradient is %.3g from the double sums", what, et);
+    free(exact);
+    free(g);
+    free(mat);
     free(ds);
     ordo_ctx_free(&ctx);
     ordo_params_free(&p);
