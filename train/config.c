@@ -169,9 +169,7 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
                "matmul operands (bf16: float32 sums and weights, needs AVX512-BF16 or AMX)",
                help[5]),
         CHOICE("attention", attention, ordo_attn_impl_names,
-               "fused (tiled, memory linear in T) or the T x T reference; the same model "
-               "to float rounding",
-               help[8]),
+               "how the scores are computed (the same model to rounding)", help[8]),
         OPT("init", ORDO_OPT_STRING, init, "start from these weights (.safetensors, same names)"),
         OPT("out", ORDO_OPT_STRING, out, "run directory"),
         // issue 19: runs that stand on their own, resume says what it does
