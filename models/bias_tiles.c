@@ -289,6 +289,32 @@ static int fire_row_segments(const fire_state *st, int i, int j0, int e, int *la
     return fire_segment(st, fire_u(st, i, i - j0), st->nk + 1);
 }
 
+// The end of the run of piece s that starts at column c of row i: the first column after c
+// whose u is at or below t[s-1] (u does not rise along a row), e for piece 0. Binary search.
+static int fire_run_end(const fire_state *st, int i, int j0, int c, int e, int s) {
+    if (s == 0) return e;
+    double t = st->t[s - 1];
+    int lo = c + 1, hi = e;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (!(t < fire_u(st, i, i - j0 - mid)))
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+// row[c] += A u + B over a run of one piece, u = (float)(num[c] / den). A function of its own,
+// with restrict pointers, so that GCC 12 vectorises it.
+__attribute__((noinline)) static void fire_fill_run(float *restrict row, const double *restrict num,
+                                                    double den, double A, double B, int n) {
+    for (int c = 0; c < n; c++) {
+        float u = (float)(num[c] / den);
+        row[c] += (float)(A * u + B);
+    }
+}
+
 static void fire_fill(const void *self, int h, int i0, int nr, int j0, int nc, float *s, int ld) {
     const fire_state *st = self;
     ORDO_ASSERT(h >= 0 && h < st->NH && i0 >= 0 && i0 + nr <= st->T && j0 >= 0);
@@ -298,51 +324,55 @@ static void fire_fill(const void *self, int h, int i0, int nr, int j0, int nc, f
         int i = i0 + r, e = causal_end(i, j0, nc), last;
         if (e == 0) continue;
         float *row = s + (size_t)r * ld;
+        const double *num = st->num + (st->T - 1 - i + j0); // num[c]: column c's
         int seg = fire_row_segments(st, i, j0, e, &last);
-        if (seg == last) {                                      // one piece: a u + b
-            const double *num = st->num + (st->T - 1 - i + j0); // num[c]: column c's
-            double den = st->den[i], A = a[seg], B = b[seg];
-            for (int c = 0; c < e; c++) {
-                float u = (float)(num[c] / den);
-                row[c] += (float)(A * u + B);
-            }
-            continue;
-        }
-        for (int c = 0; c < e; c++) {
-            float u = fire_u(st, i, i - j0 - c);
-            seg = fire_segment(st, u, seg);
-            row[c] += (float)(a[seg] * u + b[seg]);
+        // the row in runs of one piece each (usually one run: the whole row)
+        for (int c = 0; c < e;) {
+            int end = seg == last ? e : fire_run_end(st, i, j0, c, e, seg);
+            fire_fill_run(row + c, num + c, st->den[i], a[seg], b[seg], end - c);
+            c = end;
+            if (c < e) seg = fire_segment(st, fire_u(st, i, i - j0 - c), seg);
         }
     }
 }
 
-// The sums over a one-piece row of dS, dS u, dS dnum and dS num (u = (float)(num / den)), in
-// LANES partial sums each: a fixed order that vectorises. A function of its own, with restrict
-// pointers, so that GCC 12 vectorises it.
-__attribute__((noinline)) static void fire_row_sums(double *out, const float *restrict ds,
-                                                    const double *restrict num,
-                                                    const double *restrict dnum, double den,
-                                                    int e) {
-    double v0[LANES] = {0}, v1[LANES] = {0}, vc[LANES] = {0}, vn[LANES] = {0};
+// The sums over a run of one piece of dS, dS u, dS dnum and dS num (u = (float)(num / den)), in
+// 8 partial sums each (two vectors of 4, GCC's vector extension: GCC 12 does not vectorise the
+// plain loop well), added up in a fixed order.
+typedef double v4d __attribute__((vector_size(32)));
+typedef float v4f __attribute__((vector_size(16)));
+static void fire_row_sums(double *out, const float *restrict ds, const double *restrict num,
+                          const double *restrict dnum, double den, int e) {
+    v4d v0[2] = {{0}}, v1[2] = {{0}}, vc[2] = {{0}}, vn[2] = {{0}};
     int c = 0;
-    for (; c + LANES <= e; c += LANES)
-        for (int l = 0; l < LANES; l++) {
-            double gs = ds[c + l], u = (float)(num[c + l] / den);
-            v0[l] += gs;
-            v1[l] += gs * u;
-            vc[l] += gs * dnum[c + l];
-            vn[l] += gs * num[c + l];
+    for (; c + 8 <= e; c += 8)
+        for (int k = 0; k < 2; k++) {
+            v4f gf;
+            v4d nm, dn;
+            memcpy(&gf, ds + c + 4 * k, sizeof gf);
+            memcpy(&nm, num + c + 4 * k, sizeof nm);
+            memcpy(&dn, dnum + c + 4 * k, sizeof dn);
+            v4d gs = __builtin_convertvector(gf, v4d);
+            v4d u = __builtin_convertvector(__builtin_convertvector(nm / den, v4f), v4d);
+            v0[k] += gs;
+            v1[k] += gs * u;
+            vc[k] += gs * dn;
+            vn[k] += gs * nm;
         }
+    double t0 = 0, t1 = 0, tc = 0, tn = 0;
     for (; c < e; c++) {
         double gs = ds[c], u = (float)(num[c] / den);
-        v0[0] += gs;
-        v1[0] += gs * u;
-        vc[0] += gs * dnum[c];
-        vn[0] += gs * num[c];
+        t0 += gs;
+        t1 += gs * u;
+        tc += gs * dnum[c];
+        tn += gs * num[c];
     }
-    out[0] = out[1] = out[2] = out[3] = 0;
-    for (int l = 0; l < LANES; l++)
-        out[0] += v0[l], out[1] += v1[l], out[2] += vc[l], out[3] += vn[l];
+    for (int k = 0; k < 2; k++)
+        for (int l = 0; l < 4; l++) t0 += v0[k][l], t1 += v1[k][l], tc += vc[k][l], tn += vn[k][l];
+    out[0] = t0;
+    out[1] = t1;
+    out[2] = tc;
+    out[3] = tn;
 }
 
 // g = [dw1 (W), db1 (W), dw2 (W, NH), db2 (NH), dc (1), dlmul (1)].
@@ -359,37 +389,20 @@ static void fire_grad(const void *self, int h, int i0, int nr, int j0, int nc, c
         if (e == 0) continue;
         const float *row = ds + (size_t)r * ld;
         int seg = fire_row_segments(st, i, j0, e, &last);
-        // dL/du = dS a_seg; through u = num/den: row sums of dL/du dnum and of dL/du num
+        // dL/du = dS a_seg; through u = num/den: row sums of dL/du dnum and of dL/du num, run
+        // by run of one piece (a_seg factors out of a run's sums)
+        size_t x0 = (size_t)st->T - 1 - i + j0; // column c: num[x0 + c]
         double rc = 0, rn = 0;
-        if (seg == last) { // one piece: a_seg factors out of the row's sums
-            size_t x0 = (size_t)st->T - 1 - i + j0; // column c: num[x0 + c]
+        for (int c = 0; c < e;) {
+            int end = seg == last ? e : fire_run_end(st, i, j0, c, e, seg);
             double sums[4];
-            fire_row_sums(sums, row, st->num + x0, st->dnum + x0, st->den[i], e);
-            double s0 = sums[0], s1 = sums[1];
-            rc = sums[2];
-            rn = sums[3];
-            S0[seg] += s0;
-            S1[seg] += s1;
-            rc *= a[seg];
-            rn *= a[seg];
-        } else {
-            double s0 = 0, s1 = 0;
-            for (int c = 0; c < e; c++) {
-                int d = i - j0 - c;
-                float u = fire_u(st, i, d);
-                int s = fire_segment(st, u, seg);
-                if (s != seg) { // a run of one segment ends: flush its sums
-                    S0[seg] += s0, S1[seg] += s1;
-                    s0 = s1 = 0;
-                    seg = s;
-                }
-                double gs = row[c], gu = gs * a[seg];
-                s0 += gs;
-                s1 += gs * u;
-                rc += gu * st->dnum[st->T - 1 - d];
-                rn += gu * st->num[st->T - 1 - d];
-            }
-            S0[seg] += s0, S1[seg] += s1;
+            fire_row_sums(sums, row + c, st->num + x0 + c, st->dnum + x0 + c, st->den[i], end - c);
+            S0[seg] += sums[0];
+            S1[seg] += sums[1];
+            rc += a[seg] * sums[2];
+            rn += a[seg] * sums[3];
+            c = end;
+            if (c < e) seg = fire_segment(st, fire_u(st, i, i - j0 - c), seg);
         }
         sum_c += rc / st->den[i] - rn * st->kc[i];
         sum_L -= rn * st->kL[i];
