@@ -223,7 +223,8 @@ void ordo_flash_forward(float *out, float *lse, const float *qkv, const ordo_att
                         int i = i0 + r, n = i - j0 + 1 < nc ? i - j0 + 1 : nc; // causal keys, >= 1
                         float *sr = s + (size_t)r * BLOCK;
                         float mx = m[r];
-                        for (int c = 0; c < n; c++) mx = sr[c] > mx ? sr[c] : mx;
+                        _Pragma("omp simd reduction(max : mx)") for (int c = 0; c < n; c++) mx =
+                            sr[c] > mx ? sr[c] : mx;
                         // rescale what was summed under the old max (nothing yet: factor 0)
                         float corr = m[r] == -INFINITY ? 0.0f : expf(m[r] - mx);
                         float sum = ordo_exp_sum(sr, sr, mx, n);
