@@ -112,6 +112,14 @@ static void tile_mm(int m, int n, int k, const float *A, int ars, int acs, const
     }
 }
 
+// p[c] = exp(p[c] - shift) for c < n, 0 for n <= c < BLOCK; returns the sum of p[0..n).
+static float exp_row(float *p, float shift, int n) {
+    if (tile_impl() == TILE_AVX512) return ordo_flash_exp_row_avx512(p, shift, n, BLOCK);
+    float sum = n > 0 ? ordo_exp_sum(p, p, shift, n) : 0.0f;
+    memset(p + n, 0, (size_t)(BLOCK - n) * sizeof(float));
+    return sum;
+}
+
 // hs padded to whole zmm vectors, T to whole blocks.
 static int pad16(int x) {
     return (x + 15) / 16 * 16;
@@ -227,8 +235,7 @@ void ordo_flash_forward(float *out, float *lse, const float *qkv, const ordo_att
                             sr[c] > mx ? sr[c] : mx;
                         // rescale what was summed under the old max (nothing yet: factor 0)
                         float corr = m[r] == -INFINITY ? 0.0f : expf(m[r] - mx);
-                        float sum = ordo_exp_sum(sr, sr, mx, n);
-                        memset(sr + n, 0, (size_t)(BLOCK - n) * sizeof(float));
+                        float sum = exp_row(sr, mx, n);
                         l[r] = l[r] * corr + sum;
                         m[r] = mx;
                         if (corr != 1.0f) {
@@ -335,8 +342,7 @@ void ordo_flash_backward(float *dqkv, float *g_bias, const float *dout, const fl
                         int i = i0 + r, n = r >= nr ? 0 : i - j0 + 1 < nc ? i - j0 + 1 : nc;
                         float *pr = P + (size_t)r * BLOCK, *dpr = dP + (size_t)r * BLOCK;
                         float *pdr = Pd + (size_t)r * BLOCK;
-                        if (n > 0) ordo_exp_sum(pr, pr, L[i], n);
-                        memset(pr + n, 0, (size_t)(BLOCK - n) * sizeof(float));
+                        exp_row(pr, L[i], n);
                         if (p_drop > 0.0f) {
                             drop_row(pdr, pr, n, bh, i, j0, T, seed, offset, below, ks);
                             // the gradient of the undropped probabilities: dP * keep * ks

@@ -63,12 +63,46 @@ void ordo_flash_tile_avx512(int m, int n, int k, const float *A, long ars, long 
     for (; j < n; j += 16) ROWS(16, 4, 1);       // 1 zmm, 16 rows
 }
 
+static inline __m512 exp16(__m512 x) {
+    x = _mm512_max_ps(x, _mm512_set1_ps(-87.0f));
+    x = _mm512_min_ps(x, _mm512_set1_ps(88.0f));
+    __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+    __m512 y = _mm512_set1_ps(1.9875691500e-4f);
+    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(1.3981999507e-3f));
+    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(8.3334519073e-3f));
+    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(4.1665795894e-2f));
+    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(1.6666665459e-1f));
+    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(5.0000001201e-1f));
+    y = _mm512_fmadd_ps(_mm512_mul_ps(y, r), r, _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+    return _mm512_scalef_ps(y, n);
+}
+
+float ordo_flash_exp_row_avx512(float *p, float shift, int n, int nfull) {
+    __m512 sh = _mm512_set1_ps(shift), sum = _mm512_setzero_ps();
+    for (int c = 0; c < nfull; c += 16) {
+        int left = n - c;
+        __mmask16 m = left >= 16 ? 0xffff : left <= 0 ? 0 : (__mmask16)((1u << left) - 1);
+        __m512 e = _mm512_maskz_mov_ps(m, exp16(_mm512_sub_ps(_mm512_loadu_ps(p + c), sh)));
+        sum = _mm512_add_ps(sum, e);
+        _mm512_storeu_ps(p + c, e);
+    }
+    return _mm512_reduce_add_ps(sum);
+}
+
 #else // a build without AVX-512: flash.c never calls this (ordo_gemm_own_available() is 0)
 
 void ordo_flash_tile_avx512(int m, int n, int k, const float *A, long ars, long acs, const float *B,
                             long ldb, float *C, long ldc, int acc) {
     (void)m, (void)n, (void)k, (void)A, (void)ars, (void)acs, (void)B, (void)ldb, (void)C;
     (void)ldc, (void)acc;
+    abort();
+}
+
+float ordo_flash_exp_row_avx512(float *p, float shift, int n, int nfull) {
+    (void)p, (void)shift, (void)n, (void)nfull;
     abort();
 }
 
