@@ -32,10 +32,12 @@
 #endif
 
 // Query and key rows per tile (one size for both, so the diagonal tile of a query block is
-// the key block of the same index). Measured with bench_flash at T 4096 (hs 64 and 32): 64
-// keeps a tile's working set (q, k^T, v and O tiles of 16 KB each at hs 64, S 16 KB) in L2
-// with the row being worked on in L1, and amortises the per-tile softmax bookkeeping over
-// 64 keys; see the comment on the measurements in bench/bench_flash.c.
+// the key block of the same index). At hs 64 a tile's operands (q, k^T, v, O: 16 KB each;
+// S: 16 KB) stay in L2 (2 MB) and the row in work in L1 (48 KB), and 64 keys amortise the
+// softmax's per-row bookkeeping. Measured with bench_flash, T 4096, 2 threads of a shared
+// Xeon (Sapphire Rapids class), % of the GEMM peak, forward / backward, hs 64 and hs 32:
+// 32: 43/62, 30/51; 64: 50/72, 38/60; 96: 51/69, 37/58; 128: 55/74, 28/39 (why hs 32 drops
+// at 128 was not looked into). 64 is the best all round; medians of 3, machine under load.
 #define BLOCK 64
 
 // Denormals: the probabilities of far keys under a strong bias (ALiBi at distance 4096: e^-2000)
