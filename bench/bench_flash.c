@@ -51,25 +51,27 @@ static void cpu_model(char *buf, size_t n) {
     fclose(f);
 }
 
-// Median GFLOP/s of ordo_gemm at 2048^3 over reps (after a warm-up): the peak the issue's
-// targets are fractions of.
-static double gemm_peak(int reps) {
-    const int n = 2048;
-    float *a = malloc((size_t)n * n * sizeof *a), *b = malloc((size_t)n * n * sizeof *b),
-          *c = malloc((size_t)n * n * sizeof *c);
-    for (size_t i = 0; i < (size_t)n * n; i++) {
-        a[i] = (float)(i % 7) * 0.1f;
-        b[i] = (float)(i % 5) * 0.1f;
+// The peak's operands: ordo_gemm at 2048^3, the product whose rate the targets are
+// fractions of. Timed once before every repetition of an attention, so that each attention
+// figure is a ratio to a peak measured seconds apart (the machine is shared: its load moves
+// within a run).
+#define PEAK_N 2048
+static float *pa, *pb, *pc;
+
+static void peak_init(void) {
+    size_t n2 = (size_t)PEAK_N * PEAK_N;
+    pa = malloc(n2 * sizeof *pa), pb = malloc(n2 * sizeof *pb), pc = malloc(n2 * sizeof *pc);
+    for (size_t i = 0; i < n2; i++) {
+        pa[i] = (float)(i % 7) * 0.1f;
+        pb[i] = (float)(i % 5) * 0.1f;
     }
-    double *t = malloc((size_t)reps * sizeof *t);
-    for (int r = -1; r < reps; r++) {
-        double t0 = ordo_now_s();
-        ordo_gemm(0, 0, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
-        if (r >= 0) t[r] = ordo_now_s() - t0;
-    }
-    double s = median(t, reps);
-    free(a), free(b), free(c), free(t);
-    return 2.0 * n * n * n / s / 1e9;
+}
+
+// GFLOP/s of one 2048^3 product.
+static double peak_once(void) {
+    double t0 = ordo_now_s();
+    ordo_gemm(0, 0, PEAK_N, PEAK_N, PEAK_N, 1.0f, pa, PEAK_N, pb, PEAK_N, 0.0f, pc, PEAK_N);
+    return 2.0 * PEAK_N * PEAK_N * PEAK_N / (ordo_now_s() - t0) / 1e9;
 }
 
 // An ALiBi-like bias with no parameters (slope 2^-(h+1) times the distance): what a
@@ -83,49 +85,48 @@ static void slope_fill(const void *self, int h, int i0, int nr, int j0, int nc, 
     }
 }
 
+// Medians over the repetitions: times, the peak, and each repetition's rate over its peak.
 typedef struct result {
-    double fwd_ms, bwd_ms;
+    double fwd_ms, bwd_ms, peak, fwd_frac, bwd_frac;
 } result;
 
-static result time_fused(const float *qkv, const float *dout, float *out, float *lse, float *dqkv,
-                         float *scratch, const ordo_attn_bias *bias, int B, int T, int C, int NH,
-                         int reps) {
-    double *tf = malloc((size_t)reps * sizeof *tf), *tb = malloc((size_t)reps * sizeof *tb);
-    for (int r = -1; r < reps; r++) {
-        double t0 = ordo_now_s();
-        ordo_flash_forward(out, lse, qkv, bias, 0.0f, 0, 0, scratch, B, T, C, NH);
-        double t1 = ordo_now_s();
-        ordo_flash_backward(dqkv, NULL, dout, qkv, out, lse, bias, 0.0f, 0, 0, scratch, B, T, C,
-                            NH);
-        double t2 = ordo_now_s();
-        if (r >= 0) tf[r] = t1 - t0, tb[r] = t2 - t1;
-    }
-    result x = {1e3 * median(tf, reps), 1e3 * median(tb, reps)};
-    free(tf), free(tb);
-    return x;
-}
+typedef struct problem {
+    const float *qkv, *dout;
+    float *out, *lse, *dqkv, *scratch;
+    const ordo_attn_bias *bias;
+    int B, T, C, NH;
+    int materialized; // 1: attention.c's kernels (att: the probabilities, [B, NH, T, T])
+    float *att;
+} problem;
 
-static result time_materialized(const float *qkv, const float *dout, float *out, float *dqkv, int B,
-                                int T, int C, int NH, int reps) {
-    size_t natt = (size_t)B * NH * T * T;
-    float *att = malloc(natt * sizeof(float));
-    float *scratch = malloc(ordo_attention_scratch_floats(T, 0) * sizeof(float));
-    result x = {-1, -1};
-    if (att && scratch) {
-        double *tf = malloc((size_t)reps * sizeof *tf), *tb = malloc((size_t)reps * sizeof *tb);
-        for (int r = -1; r < reps; r++) {
-            double t0 = ordo_now_s();
-            ordo_attention_forward(out, att, qkv, NULL, NULL, 1.0f, NULL, B, T, C, NH);
-            double t1 = ordo_now_s();
-            ordo_attention_backward(dqkv, NULL, dout, qkv, att, NULL, 1.0f, scratch, B, T, C, NH);
-            double t2 = ordo_now_s();
-            if (r >= 0) tf[r] = t1 - t0, tb[r] = t2 - t1;
-        }
-        x = (result){1e3 * median(tf, reps), 1e3 * median(tb, reps)};
-        free(tf), free(tb);
+static result measure(const problem *p, int reps) {
+    double *v = malloc(5 * (size_t)reps * sizeof *v);
+    double *tf = v, *tb = v + reps, *pk = v + 2 * reps, *ff = v + 3 * reps, *fb = v + 4 * reps;
+    double fl = 2.0 * p->B * (double)p->T * p->T * p->C, flb = 2.5 * fl;
+    for (int r = -1; r < reps; r++) { // r = -1: a warm-up
+        double peak = peak_once();
+        double t0 = ordo_now_s();
+        if (p->materialized)
+            ordo_attention_forward(p->out, p->att, p->qkv, NULL, NULL, 1.0f, NULL, p->B, p->T, p->C,
+                                   p->NH);
+        else
+            ordo_flash_forward(p->out, p->lse, p->qkv, p->bias, 0.0f, 0, 0, p->scratch, p->B, p->T,
+                               p->C, p->NH);
+        double t1 = ordo_now_s();
+        if (p->materialized)
+            ordo_attention_backward(p->dqkv, NULL, p->dout, p->qkv, p->att, NULL, 1.0f, p->scratch,
+                                    p->B, p->T, p->C, p->NH);
+        else
+            ordo_flash_backward(p->dqkv, NULL, p->dout, p->qkv, p->out, p->lse, p->bias, 0.0f, 0, 0,
+                                p->scratch, p->B, p->T, p->C, p->NH);
+        double t2 = ordo_now_s();
+        if (r < 0) continue;
+        tf[r] = t1 - t0, tb[r] = t2 - t1, pk[r] = peak;
+        ff[r] = fl / tf[r] / 1e9 / peak, fb[r] = flb / tb[r] / 1e9 / peak;
     }
-    free(att);
-    free(scratch);
+    result x = {1e3 * median(tf, reps), 1e3 * median(tb, reps), median(pk, reps), median(ff, reps),
+                median(fb, reps)};
+    free(v);
     return x;
 }
 
@@ -172,13 +173,14 @@ static ordo_status run(int argc, char **argv) {
     char cpu[256], blas[512];
     cpu_model(cpu, sizeof cpu);
     ordo_blas_describe(blas, sizeof blas);
-    double peak = gemm_peak((int)reps);
+    peak_init();
     printf("CPU: %s, %d threads\n%s\ntiles: %s\n", cpu, nt, blas, ordo_flash_describe());
-    printf("fp32 GEMM peak (ordo_gemm 2048^3, median of %lld): %.1f GFLOP/s\n", reps, peak);
-    printf("causal FLOPs: forward 2 B T^2 C, backward 2.5x that; B %lld, C %lld; median of %lld\n",
+    printf("causal FLOPs: forward 2 B T^2 C, backward 2.5x that; B %lld, C %lld; medians of %lld\n"
+           "peak: ordo_gemm 2048^3 timed before each repetition; %% = median of each repetition's\n"
+           "rate over its peak\n",
            B, C, reps);
-    printf("%-6s %-3s %-4s %-22s %10s %9s %6s %10s %9s %6s\n", "T", "hs", "NH", "path", "fwd ms",
-           "fwd GF/s", "peak", "bwd ms", "bwd GF/s", "peak");
+    printf("%-6s %-3s %-4s %-23s %7s %8s %9s %5s %8s %9s %5s\n", "T", "hs", "NH", "path", "peak",
+           "fwd ms", "fwd GF/s", "%", "bwd ms", "bwd GF/s", "%");
     for (int a = 0; a < nT; a++) {
         for (int c = 0; c < nhs; c++) {
             int T = Ts[a], hs = hss[c], NH = (int)C / hs, Bi = (int)B, Ci = (int)C;
@@ -208,25 +210,31 @@ static ordo_status run(int argc, char **argv) {
                 // the materialised attention keeps B*NH*T^2 floats (+ T^2 per thread): where
                 // they pass 2 GiB it is left out (T 16384: 4 GiB at NH 4, on a shared machine)
                 if (k == 3 && (no_mat || (double)Bi * NH * T * T * 4 > 2.0 * (1 << 30))) continue;
-                result x;
-                if (k == 3)
-                    x = time_materialized(qkv, dout, out, dqkv, Bi, T, Ci, NH, (int)reps);
-                else {
-                    if (k == 2) ordo_flash_set_tiles(ORDO_FLASH_TILES_GEMM);
-                    x = time_fused(qkv, dout, out, lse, dqkv, scratch, k == 1 ? &bias : NULL, Bi, T,
-                                   Ci, NH, (int)reps);
-                    ordo_flash_set_tiles(ORDO_FLASH_TILES_AUTO);
+                problem pr = {qkv, dout, out, lse, dqkv,   scratch, k == 1 ? &bias : NULL,
+                              Bi,  T,    Ci,  NH,  k == 3, NULL};
+                float *mscratch = NULL;
+                if (k == 3) { // the materialised attention's own buffers
+                    pr.att = malloc((size_t)Bi * NH * T * T * sizeof(float));
+                    pr.scratch = mscratch =
+                        malloc(ordo_attention_scratch_floats(T, 0) * sizeof(float));
+                    if (!pr.att || !mscratch) {
+                        free(pr.att), free(mscratch);
+                        continue;
+                    }
                 }
-                if (x.fwd_ms < 0) continue;
-                double gf = fl / x.fwd_ms / 1e6, gb = flb / x.bwd_ms / 1e6;
-                printf("%-6d %-3d %-4d %-22s %10.1f %9.1f %5.0f%% %10.1f %9.1f %5.0f%%\n", T, hs,
-                       NH, rows[k].name, x.fwd_ms, gf, 100 * gf / peak, x.bwd_ms, gb,
-                       100 * gb / peak);
+                if (k == 2) ordo_flash_set_tiles(ORDO_FLASH_TILES_GEMM);
+                result x = measure(&pr, (int)reps);
+                ordo_flash_set_tiles(ORDO_FLASH_TILES_AUTO);
+                free(pr.att), free(mscratch);
+                printf("%-6d %-3d %-4d %-23s %7.1f %8.1f %9.1f %4.0f%% %8.1f %9.1f %4.0f%%\n", T,
+                       hs, NH, rows[k].name, x.peak, x.fwd_ms, fl / x.fwd_ms / 1e6,
+                       100 * x.fwd_frac, x.bwd_ms, flb / x.bwd_ms / 1e6, 100 * x.bwd_frac);
                 fflush(stdout);
             }
             free(qkv), free(dqkv), free(out), free(dout), free(lse), free(scratch);
         }
     }
+    free(pa), free(pb), free(pc);
     return ORDO_OK;
 }
 
