@@ -27,12 +27,41 @@
 #include "framework/gemm.h"
 #include "framework/kernels.h"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#endif
+
 // Query and key rows per tile (one size for both, so the diagonal tile of a query block is
-// the key block of the same index). Measured with bench_flash at T 4096 (hs 64 and 32): 64
-// keeps a tile's working set (q, k^T, v and O tiles of 16 KB each at hs 64, S 16 KB) in L2
-// with the row being worked on in L1, and amortises the per-tile softmax bookkeeping over
-// 64 keys; see the comment on the measurements in bench/bench_flash.c.
+// the key block of the same index). At hs 64 a tile's operands (q, k^T, v, O: 16 KB each;
+// S: 16 KB) stay in L2 (2 MB) and the row in work in L1 (48 KB), and 64 keys amortise the
+// softmax's per-row bookkeeping. Measured with bench_flash, T 4096, 2 threads of a shared
+// Xeon (Sapphire Rapids class), % of the GEMM peak, forward / backward, hs 64 and hs 32:
+// 32: 43/62, 30/51; 64: 50/72, 38/60; 96: 51/69, 37/58; 128: 55/74, 28/39 (why hs 32 drops
+// at 128 was not looked into). 64 is the best all round; medians of 3, machine under load.
 #define BLOCK 64
+
+// Denormals: the probabilities of far keys under a strong bias (ALiBi at distance 4096: e^-2000)
+// come out of exp at its floor, ~1e-38, and their products (P v, dS = P (dP - D), dS k) fall
+// below FLT_MIN, where an Intel core takes a microcode assist per operation: measured, the
+// backward with an ALiBi-like bias at T 4096 ran 80x slower. Each thread flushes them to zero
+// (FTZ, DAZ) for the kernel's duration and puts its MXCSR back after; what that changes in a
+// result is below 1e-38 absolute.
+static unsigned flush_begin(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned csr = _mm_getcsr();
+    _mm_setcsr(csr | 0x8040); // FTZ | DAZ
+    return csr;
+#else
+    return 0;
+#endif
+}
+static void flush_end(unsigned csr) {
+#if defined(__x86_64__) || defined(__i386__)
+    _mm_setcsr(csr);
+#else
+    (void)csr;
+#endif
+}
 
 enum { TILE_C, TILE_AVX512, TILE_GEMM };
 static ordo_flash_tiles tiles_forced; // ordo_flash_set_tiles
@@ -83,6 +112,14 @@ static void tile_mm(int m, int n, int k, const float *A, int ars, int acs, const
             for (int j = 0; j < n; j++) c[j] += a * b[j];
         }
     }
+}
+
+// p[c] = exp(p[c] - shift) for c < n, 0 for n <= c < BLOCK; returns the sum of p[0..n).
+static float exp_row(float *p, float shift, int n) {
+    if (tile_impl() == TILE_AVX512) return ordo_flash_exp_row_avx512(p, shift, n, BLOCK);
+    float sum = n > 0 ? ordo_exp_sum(p, p, shift, n) : 0.0f;
+    memset(p + n, 0, (size_t)(BLOCK - n) * sizeof(float));
+    return sum;
 }
 
 // hs padded to whole zmm vectors, T to whole blocks.
@@ -163,60 +200,68 @@ void ordo_flash_forward(float *out, float *lse, const float *qkv, const ordo_att
 
     // Query blocks of one (b, h) cost 1, 2, ... nb key tiles: dynamic scheduling balances
     // them; which thread runs a block does not change its result.
-#pragma omp parallel for collapse(2) schedule(dynamic, 1)
-    for (int bh = 0; bh < BH; bh++) {
-        for (int ib = 0; ib < nb; ib++) {
-            int b = bh / NH, h = bh % NH, i0 = ib * BLOCK;
-            int nr = T - i0 < BLOCK ? T - i0 : BLOCK;
-            float *qs = threads + (size_t)omp_get_thread_num() * fwd_thread(hsp); // (BLOCK, hsp)
-            float *o = qs + (size_t)BLOCK * hsp;                                  // (BLOCK, hsp)
-            float *s = o + (size_t)BLOCK * hsp; // (BLOCK, BLOCK) scores, then probabilities
-            float *m = s + (size_t)BLOCK * BLOCK, *l = m + BLOCK; // (BLOCK) running max, sum
-            const float *q = qkv + (size_t)b * T * C3 + h * hs;
-            const float *kt = packed + (size_t)bh * 2 * Tp * hsp;
-            const float *vp = kt + (size_t)Tp * hsp;
-            // q scaled once here, so the score tile is one product
-            for (int r = 0; r < BLOCK; r++)
-                for (int d = 0; d < hsp; d++)
-                    qs[(size_t)r * hsp + d] =
-                        r < nr && d < hs ? scale * q[(size_t)(i0 + r) * C3 + d] : 0.0f;
-            memset(o, 0, (size_t)BLOCK * hsp * sizeof(float));
-            for (int r = 0; r < BLOCK; r++) m[r] = -INFINITY, l[r] = 0.0f;
+#pragma omp parallel
+    {
+        unsigned csr = flush_begin();
+#pragma omp for collapse(2) schedule(dynamic, 1)
+        for (int bh = 0; bh < BH; bh++) {
+            for (int ib = 0; ib < nb; ib++) {
+                int b = bh / NH, h = bh % NH, i0 = ib * BLOCK;
+                int nr = T - i0 < BLOCK ? T - i0 : BLOCK;
+                float *qs =
+                    threads + (size_t)omp_get_thread_num() * fwd_thread(hsp); // (BLOCK, hsp)
+                float *o = qs + (size_t)BLOCK * hsp;                          // (BLOCK, hsp)
+                float *s = o + (size_t)BLOCK * hsp; // (BLOCK, BLOCK) scores, then probabilities
+                float *m = s + (size_t)BLOCK * BLOCK, *l = m + BLOCK; // (BLOCK) running max, sum
+                const float *q = qkv + (size_t)b * T * C3 + h * hs;
+                const float *kt = packed + (size_t)bh * 2 * Tp * hsp;
+                const float *vp = kt + (size_t)Tp * hsp;
+                // q scaled once here, so the score tile is one product
+                for (int r = 0; r < BLOCK; r++)
+                    for (int d = 0; d < hsp; d++)
+                        qs[(size_t)r * hsp + d] =
+                            r < nr && d < hs ? scale * q[(size_t)(i0 + r) * C3 + d] : 0.0f;
+                memset(o, 0, (size_t)BLOCK * hsp * sizeof(float));
+                for (int r = 0; r < BLOCK; r++) m[r] = -INFINITY, l[r] = 0.0f;
 
-            for (int jb = 0; jb <= ib; jb++) { // key blocks up to the diagonal
-                int j0 = jb * BLOCK, nc = T - j0 < BLOCK ? T - j0 : BLOCK;
-                tile_mm(BLOCK, BLOCK, hsp, qs, hsp, 1, kt + (size_t)jb * hsp * BLOCK, BLOCK, s,
-                        BLOCK, 0);
-                if (bias) bias->fill(bias->self, h, i0, nr, j0, nc, s, BLOCK);
-                for (int r = 0; r < nr; r++) {
-                    int i = i0 + r, n = i - j0 + 1 < nc ? i - j0 + 1 : nc; // causal keys, >= 1
-                    float *sr = s + (size_t)r * BLOCK;
-                    float mx = m[r];
-                    for (int c = 0; c < n; c++) mx = sr[c] > mx ? sr[c] : mx;
-                    // rescale what was summed under the old max (nothing yet: factor 0)
-                    float corr = m[r] == -INFINITY ? 0.0f : expf(m[r] - mx);
-                    float sum = ordo_exp_sum(sr, sr, mx, n);
-                    memset(sr + n, 0, (size_t)(BLOCK - n) * sizeof(float));
-                    l[r] = l[r] * corr + sum;
-                    m[r] = mx;
-                    if (corr != 1.0f) {
-                        float *orow = o + (size_t)r * hsp;
-                        for (int d = 0; d < hsp; d++) orow[d] *= corr;
+                for (int jb = 0; jb <= ib; jb++) { // key blocks up to the diagonal
+                    int j0 = jb * BLOCK, nc = T - j0 < BLOCK ? T - j0 : BLOCK;
+                    tile_mm(BLOCK, BLOCK, hsp, qs, hsp, 1, kt + (size_t)jb * hsp * BLOCK, BLOCK, s,
+                            BLOCK, 0);
+                    if (bias) bias->fill(bias->self, h, i0, nr, j0, nc, s, BLOCK);
+                    for (int r = 0; r < nr; r++) {
+                        int i = i0 + r, n = i - j0 + 1 < nc ? i - j0 + 1 : nc; // causal keys, >= 1
+                        float *sr = s + (size_t)r * BLOCK;
+                        float mx = m[r];
+                        _Pragma("omp simd reduction(max : mx)") for (int c = 0; c < n; c++) mx =
+                            sr[c] > mx ? sr[c] : mx;
+                        // rescale what was summed under the old max (nothing yet: factor 0)
+                        float corr = m[r] == -INFINITY ? 0.0f : expf(m[r] - mx);
+                        float sum = exp_row(sr, mx, n);
+                        l[r] = l[r] * corr + sum;
+                        m[r] = mx;
+                        if (corr != 1.0f) {
+                            float *orow = o + (size_t)r * hsp;
+                            for (int d = 0; d < hsp; d++) orow[d] *= corr;
+                        }
+                        // the sum is of the undropped probabilities; P v reads the dropped ones
+                        if (p_drop > 0.0f)
+                            drop_row(sr, sr, n, bh, i, j0, T, seed, offset, below, ks);
                     }
-                    // the sum is of the undropped probabilities; P v reads the dropped ones
-                    if (p_drop > 0.0f) drop_row(sr, sr, n, bh, i, j0, T, seed, offset, below, ks);
+                    if (nr < BLOCK)
+                        memset(s + (size_t)nr * BLOCK, 0, (size_t)(BLOCK - nr) * BLOCK * 4);
+                    // O (BLOCK, hsp) += P (BLOCK, BLOCK) @ v[j0 : j0 + BLOCK] (BLOCK, hsp)
+                    tile_mm(BLOCK, hsp, BLOCK, s, BLOCK, 1, vp + (size_t)j0 * hsp, hsp, o, hsp, 1);
                 }
-                if (nr < BLOCK) memset(s + (size_t)nr * BLOCK, 0, (size_t)(BLOCK - nr) * BLOCK * 4);
-                // O (BLOCK, hsp) += P (BLOCK, BLOCK) @ v[j0 : j0 + BLOCK] (BLOCK, hsp)
-                tile_mm(BLOCK, hsp, BLOCK, s, BLOCK, 1, vp + (size_t)j0 * hsp, hsp, o, hsp, 1);
-            }
-            for (int r = 0; r < nr; r++) {
-                float inv = 1.0f / l[r];
-                float *orow = out + ((size_t)b * T + i0 + r) * C + h * hs;
-                for (int d = 0; d < hs; d++) orow[d] = o[(size_t)r * hsp + d] * inv;
-                lse[(size_t)bh * T + i0 + r] = m[r] + logf(l[r]);
+                for (int r = 0; r < nr; r++) {
+                    float inv = 1.0f / l[r];
+                    float *orow = out + ((size_t)b * T + i0 + r) * C + h * hs;
+                    for (int d = 0; d < hs; d++) orow[d] = o[(size_t)r * hsp + d] * inv;
+                    lse[(size_t)bh * T + i0 + r] = m[r] + logf(l[r]);
+                }
             }
         }
+        flush_end(csr);
     }
     ordo_blas_single_thread_end(saved);
 }
@@ -240,90 +285,97 @@ void ordo_flash_backward(float *dqkv, float *g_bias, const float *dout, const fl
 
     // (b, h) pairs cost the same: static would do, dynamic keeps a loaded core from holding
     // the others up; the result does not depend on it (each pair is one thread's work).
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int bh = 0; bh < BH; bh++) {
-        int b = bh / NH, h = bh % NH;
-        float *qs = threads + (size_t)omp_get_thread_num() * bwd_thread(T, hsp); // (Tp, hsp)
-        float *go = qs + (size_t)Tp * hsp;                                       // (Tp, hsp)
-        float *dq = go + (size_t)Tp * hsp;                                       // (Tp, hsp)
-        float *D = dq + (size_t)Tp * hsp, *L = D + Tp;                           // (Tp)
-        float *kt = L + Tp, *vt = kt + (size_t)hsp * BLOCK;                      // (hsp, BLOCK)
-        float *kr = vt + (size_t)hsp * BLOCK;                                    // (BLOCK, hsp)
-        float *dk = kr + (size_t)BLOCK * hsp, *dv = dk + (size_t)BLOCK * hsp;    // (BLOCK, hsp)
-        float *P = dv + (size_t)BLOCK * hsp, *dP = P + BLOCK * BLOCK;            // (BLOCK, BLOCK)
-        float *Pd = dP + BLOCK * BLOCK; // the dropped probabilities that the forward's P v read
-        float *g = with_g ? gbuf + (size_t)bh * ng : NULL;
-        const float *q = qkv + (size_t)b * T * C3 + h * hs, *k = q + C, *v = q + 2 * C;
-        const float *gout = dout + (size_t)b * T * C + h * hs,
-                    *o = out + (size_t)b * T * C + h * hs;
-        float *dqg = dqkv + (size_t)b * T * C3 + h * hs, *dkg = dqg + C, *dvg = dqg + 2 * C;
+#pragma omp parallel
+    {
+        unsigned csr = flush_begin();
+#pragma omp for schedule(dynamic, 1)
+        for (int bh = 0; bh < BH; bh++) {
+            int b = bh / NH, h = bh % NH;
+            float *qs = threads + (size_t)omp_get_thread_num() * bwd_thread(T, hsp); // (Tp, hsp)
+            float *go = qs + (size_t)Tp * hsp;                                       // (Tp, hsp)
+            float *dq = go + (size_t)Tp * hsp;                                       // (Tp, hsp)
+            float *D = dq + (size_t)Tp * hsp, *L = D + Tp;                           // (Tp)
+            float *kt = L + Tp, *vt = kt + (size_t)hsp * BLOCK;                      // (hsp, BLOCK)
+            float *kr = vt + (size_t)hsp * BLOCK;                                    // (BLOCK, hsp)
+            float *dk = kr + (size_t)BLOCK * hsp, *dv = dk + (size_t)BLOCK * hsp;    // (BLOCK, hsp)
+            float *P = dv + (size_t)BLOCK * hsp, *dP = P + BLOCK * BLOCK; // (BLOCK, BLOCK)
+            float *Pd = dP + BLOCK * BLOCK; // the dropped probabilities that the forward's P v read
+            float *g = with_g ? gbuf + (size_t)bh * ng : NULL;
+            const float *q = qkv + (size_t)b * T * C3 + h * hs, *k = q + C, *v = q + 2 * C;
+            const float *gout = dout + (size_t)b * T * C + h * hs,
+                        *o = out + (size_t)b * T * C + h * hs;
+            float *dqg = dqkv + (size_t)b * T * C3 + h * hs, *dkg = dqg + C, *dvg = dqg + 2 * C;
 
-        for (int i = 0; i < Tp; i++) {
-            float dot = 0.0f;
-            for (int d = 0; d < hsp; d++) {
-                int in = i < T && d < hs;
-                qs[(size_t)i * hsp + d] = in ? scale * q[(size_t)i * C3 + d] : 0.0f;
-                go[(size_t)i * hsp + d] = in ? gout[(size_t)i * C + d] : 0.0f;
-                if (in) dot += gout[(size_t)i * C + d] * o[(size_t)i * C + d];
-            }
-            D[i] = dot; // rowsum(dO * O): sum_j P_ij dP_ij, also with dropout
-            L[i] = i < T ? lse[(size_t)bh * T + i] : 0.0f;
-        }
-        memset(dq, 0, (size_t)Tp * hsp * sizeof(float));
-        if (g) memset(g, 0, ng * sizeof(float));
-
-        for (int jb = 0; jb < nb; jb++) {
-            int j0 = jb * BLOCK, nc = T - j0 < BLOCK ? T - j0 : BLOCK;
-            for (int c = 0; c < BLOCK; c++) {
+            for (int i = 0; i < Tp; i++) {
+                float dot = 0.0f;
                 for (int d = 0; d < hsp; d++) {
-                    int in = c < nc && d < hs;
-                    float kv = in ? k[(size_t)(j0 + c) * C3 + d] : 0.0f;
-                    kt[(size_t)d * BLOCK + c] = kv;
-                    kr[(size_t)c * hsp + d] = kv;
-                    vt[(size_t)d * BLOCK + c] = in ? v[(size_t)(j0 + c) * C3 + d] : 0.0f;
+                    int in = i < T && d < hs;
+                    qs[(size_t)i * hsp + d] = in ? scale * q[(size_t)i * C3 + d] : 0.0f;
+                    go[(size_t)i * hsp + d] = in ? gout[(size_t)i * C + d] : 0.0f;
+                    if (in) dot += gout[(size_t)i * C + d] * o[(size_t)i * C + d];
                 }
+                D[i] = dot; // rowsum(dO * O): sum_j P_ij dP_ij, also with dropout
+                L[i] = i < T ? lse[(size_t)bh * T + i] : 0.0f;
             }
-            memset(dk, 0, 2 * (size_t)BLOCK * hsp * sizeof(float)); // dk, dv
-            for (int ib = jb; ib < nb; ib++) { // query blocks at or below the diagonal
-                int i0 = ib * BLOCK, nr = T - i0 < BLOCK ? T - i0 : BLOCK;
-                const float *qi = qs + (size_t)i0 * hsp, *gi = go + (size_t)i0 * hsp;
-                // P = exp(S - lse), S = (scale q) k^T (+ bias), as the forward made it
-                tile_mm(BLOCK, BLOCK, hsp, qi, hsp, 1, kt, BLOCK, P, BLOCK, 0);
-                if (bias) bias->fill(bias->self, h, i0, nr, j0, nc, P, BLOCK);
-                // dP (of the dropped probabilities) = dO v^T
-                tile_mm(BLOCK, BLOCK, hsp, gi, hsp, 1, vt, BLOCK, dP, BLOCK, 0);
-                for (int r = 0; r < BLOCK; r++) {
-                    int i = i0 + r, n = r >= nr ? 0 : i - j0 + 1 < nc ? i - j0 + 1 : nc;
-                    float *pr = P + (size_t)r * BLOCK, *dpr = dP + (size_t)r * BLOCK;
-                    float *pdr = Pd + (size_t)r * BLOCK;
-                    if (n > 0) ordo_exp_sum(pr, pr, L[i], n);
-                    memset(pr + n, 0, (size_t)(BLOCK - n) * sizeof(float));
-                    if (p_drop > 0.0f) {
-                        drop_row(pdr, pr, n, bh, i, j0, T, seed, offset, below, ks);
-                        // the gradient of the undropped probabilities: dP * keep * ks
-                        drop_row(dpr, dpr, n, bh, i, j0, T, seed, offset, below, ks);
-                        memset(pdr + n, 0, (size_t)(BLOCK - n) * sizeof(float));
+            memset(dq, 0, (size_t)Tp * hsp * sizeof(float));
+            if (g) memset(g, 0, ng * sizeof(float));
+
+            for (int jb = 0; jb < nb; jb++) {
+                int j0 = jb * BLOCK, nc = T - j0 < BLOCK ? T - j0 : BLOCK;
+                for (int c = 0; c < BLOCK; c++) {
+                    for (int d = 0; d < hsp; d++) {
+                        int in = c < nc && d < hs;
+                        float kv = in ? k[(size_t)(j0 + c) * C3 + d] : 0.0f;
+                        kt[(size_t)d * BLOCK + c] = kv;
+                        kr[(size_t)c * hsp + d] = kv;
+                        vt[(size_t)d * BLOCK + c] = in ? v[(size_t)(j0 + c) * C3 + d] : 0.0f;
                     }
-                    // dS = P (dP - D_i), in place of dP; zero above the diagonal and outside
-                    for (int c = 0; c < n; c++) dpr[c] = pr[c] * (dpr[c] - D[i]);
-                    memset(dpr + n, 0, (size_t)(BLOCK - n) * sizeof(float));
                 }
-                // dV (BLOCK, hsp) += P^T (BLOCK keys, BLOCK queries) @ dO (BLOCK, hsp)
-                tile_mm(BLOCK, hsp, BLOCK, p_drop > 0.0f ? Pd : P, 1, BLOCK, gi, hsp, dv, hsp, 1);
-                if (g) bias->grad(bias->self, h, i0, nr, j0, nc, dP, BLOCK, g);
-                // dK += dS^T (scale q): the scale of S = scale q k^T is already in qs
-                tile_mm(BLOCK, hsp, BLOCK, dP, 1, BLOCK, qi, hsp, dk, hsp, 1);
-                // dQ += dS k, scaled once at the end
-                tile_mm(BLOCK, hsp, BLOCK, dP, BLOCK, 1, kr, hsp, dq + (size_t)i0 * hsp, hsp, 1);
+                memset(dk, 0, 2 * (size_t)BLOCK * hsp * sizeof(float)); // dk, dv
+                for (int ib = jb; ib < nb; ib++) { // query blocks at or below the diagonal
+                    int i0 = ib * BLOCK, nr = T - i0 < BLOCK ? T - i0 : BLOCK;
+                    const float *qi = qs + (size_t)i0 * hsp, *gi = go + (size_t)i0 * hsp;
+                    // P = exp(S - lse), S = (scale q) k^T (+ bias), as the forward made it
+                    tile_mm(BLOCK, BLOCK, hsp, qi, hsp, 1, kt, BLOCK, P, BLOCK, 0);
+                    if (bias) bias->fill(bias->self, h, i0, nr, j0, nc, P, BLOCK);
+                    // dP (of the dropped probabilities) = dO v^T
+                    tile_mm(BLOCK, BLOCK, hsp, gi, hsp, 1, vt, BLOCK, dP, BLOCK, 0);
+                    for (int r = 0; r < BLOCK; r++) {
+                        int i = i0 + r, n = r >= nr ? 0 : i - j0 + 1 < nc ? i - j0 + 1 : nc;
+                        float *pr = P + (size_t)r * BLOCK, *dpr = dP + (size_t)r * BLOCK;
+                        float *pdr = Pd + (size_t)r * BLOCK;
+                        exp_row(pr, L[i], n);
+                        if (p_drop > 0.0f) {
+                            drop_row(pdr, pr, n, bh, i, j0, T, seed, offset, below, ks);
+                            // the gradient of the undropped probabilities: dP * keep * ks
+                            drop_row(dpr, dpr, n, bh, i, j0, T, seed, offset, below, ks);
+                            memset(pdr + n, 0, (size_t)(BLOCK - n) * sizeof(float));
+                        }
+                        // dS = P (dP - D_i), in place of dP; zero above the diagonal and outside
+                        for (int c = 0; c < n; c++) dpr[c] = pr[c] * (dpr[c] - D[i]);
+                        memset(dpr + n, 0, (size_t)(BLOCK - n) * sizeof(float));
+                    }
+                    // dV (BLOCK, hsp) += P^T (BLOCK keys, BLOCK queries) @ dO (BLOCK, hsp)
+                    tile_mm(BLOCK, hsp, BLOCK, p_drop > 0.0f ? Pd : P, 1, BLOCK, gi, hsp, dv, hsp,
+                            1);
+                    if (g) bias->grad(bias->self, h, i0, nr, j0, nc, dP, BLOCK, g);
+                    // dK += dS^T (scale q): the scale of S = scale q k^T is already in qs
+                    tile_mm(BLOCK, hsp, BLOCK, dP, 1, BLOCK, qi, hsp, dk, hsp, 1);
+                    // dQ += dS k, scaled once at the end
+                    tile_mm(BLOCK, hsp, BLOCK, dP, BLOCK, 1, kr, hsp, dq + (size_t)i0 * hsp, hsp,
+                            1);
+                }
+                for (int c = 0; c < nc; c++)
+                    for (int d = 0; d < hs; d++) {
+                        dkg[(size_t)(j0 + c) * C3 + d] += dk[(size_t)c * hsp + d];
+                        dvg[(size_t)(j0 + c) * C3 + d] += dv[(size_t)c * hsp + d];
+                    }
             }
-            for (int c = 0; c < nc; c++)
-                for (int d = 0; d < hs; d++) {
-                    dkg[(size_t)(j0 + c) * C3 + d] += dk[(size_t)c * hsp + d];
-                    dvg[(size_t)(j0 + c) * C3 + d] += dv[(size_t)c * hsp + d];
-                }
+            for (int i = 0; i < T; i++)
+                for (int d = 0; d < hs; d++)
+                    dqg[(size_t)i * C3 + d] += scale * dq[(size_t)i * hsp + d];
         }
-        for (int i = 0; i < T; i++)
-            for (int d = 0; d < hs; d++) dqg[(size_t)i * C3 + d] += scale * dq[(size_t)i * hsp + d];
+        flush_end(csr);
     }
 
     // g_bias += the (b, h) buffers in order: each element by one thread, over bh in sequence

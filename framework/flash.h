@@ -12,6 +12,10 @@
 //
 // Deterministic: the result does not depend on the thread count (fixed tile order per
 // (b, h); the bias gradients summed over (b, h) in a fixed order; no atomics).
+//
+// Threads: fill and grad are called from several threads at once (for different tiles), so
+// they must only read self; each grad call gets the g of its own (b, h), which no other
+// thread touches meanwhile. The tile pointer s (ds) has ld = the kernel's tile width.
 #ifndef ORDO_FLASH_H
 #define ORDO_FLASH_H
 #include <stddef.h>
@@ -36,7 +40,8 @@ typedef struct ordo_attn_bias {
 
 // Floats of scratch that ordo_flash_forward and ordo_flash_backward need (one buffer serves
 // both), for the OpenMP thread count in effect (omp_get_max_threads()): the kernels must be
-// called with the same count. Linear in T: per (b, h) a packed copy of k and v, per thread
+// called with the same count, outside any parallel region (each thread of theirs takes its
+// slice of the scratch by omp_get_thread_num()). Linear in T: per (b, h) a packed copy of k and v, per thread
 // a few [64, hs] tiles and, for backward, a packed copy of one head's q, dout and dq; plus
 // B*NH*n_grad floats for the per-(b, h) bias gradients. n_grad: bias ? bias->n_grad : 0.
 size_t ordo_flash_scratch_floats(int B, int T, int C, int NH, size_t n_grad);

@@ -11,4 +11,9 @@
 void ordo_flash_tile_avx512(int m, int n, int k, const float *A, long ars, long acs, const float *B,
                             long ldb, float *C, long ldc, int acc);
 
+// p[c] = exp(p[c] - shift) for c < n and 0 for n <= c < nfull (nfull a multiple of 16), in
+// place; returns the sum of p[0..n). Cephes' expf as kernels.c's (within 2 ulp of expf, x
+// clamped to [-87, 88]) on 16 lanes, 2^n by scalef. Requires AVX-512 as above.
+float ordo_flash_exp_row_avx512(float *p, float shift, int n, int nfull);
+
 #endif
