@@ -1,7 +1,8 @@
 // The fused attention against the materialised one through the whole model, for every
 // position scheme: the loss and every parameter's gradient of one forward and backward agree
-// to 1e-6 relative (per tensor: max |fused - materialised| <= 1e-6 max |materialised|; the
-// bias parameters' to BIAS_RTOL, see there), at
+// to 1e-6 relative (per tensor: |fused - materialised| <= 1e-6 |materialised| in the 2-norm,
+// and no element further than 4e-6 of the tensor's largest; the bias parameters' to
+// BIAS_RTOL, see there), at
 // T = 1, the kernel's tile (64), a length that is no multiple of it (100) and four tiles
 // (256). Also with attention dropout in training mode (the same keep bits on both paths),
 // fire with L inside the sequence (rows on both sides of max(i, L)), and the materialised
@@ -17,8 +18,8 @@
 // The bias parameters' gradients (t5 table, kerple r1 r2, fire's MLP, c and L) are sums over
 // the T(T+1)/2 pairs of dS, whose rows sum to zero: the sums cancel, and the materialised
 // reference sums FIRE's in float GEMMs over all pairs. Against double sums (test_bias_tiles)
-// the tiles measure within 6e-7, the materialised ops up to 3.5e-6; here the two differ by up
-// to 9e-6 (fire.fc2.weight, T 256) and kerple-power's r2 by 1.4e-6.
+// the tiles measure within 6e-7, the materialised ops up to 3.5e-6; here the two differed by
+// up to 9e-6 of the largest element (fire.fc2.weight, T 256), kerple-power's r2 by 1.4e-6.
 #define BIAS_RTOL 2e-5
 
 static const int Ts[] = {1, 64, 100, 256};
@@ -56,27 +57,32 @@ static void compare(ordo_gpt *m, int B, int T, const char *what, double *worst) 
     pass fus = run(m, ORDO_ATTN_FUSED, idx, tg, B, T);
     CHECK_MSG(fabs(fus.loss - mat.loss) <= RTOL * fabs(mat.loss),
               "%s T %d: loss %.9g fused, %.9g materialised", what, T, fus.loss, mat.loss);
-    double w2_scale = 0; // fire.fc2.weight's largest gradient (declared before fc2.bias)
+    double w2_scale = 0; // fire.fc2.weight's gradient norm (declared before fc2.bias)
     for (int k = 0; k < m->params.count; k++) {
         const ordo_tensor *t = m->params.t[k];
         size_t at = (size_t)(t->grad - m->params.grad);
-        double err = 0, ref = 0;
+        double e2 = 0, r2 = 0, emax = 0, rmax = 0;
         for (size_t i = 0; i < t->n; i++) {
-            double e = fabs((double)fus.grad[at + i] - mat.grad[at + i]);
-            if (!(e <= err)) err = e; // NaN sticks
-            ref = fmax(ref, fabs(mat.grad[at + i]));
+            double e = (double)fus.grad[at + i] - mat.grad[at + i], g = mat.grad[at + i];
+            e2 += e * e;
+            r2 += g * g;
+            if (!(fabs(e) <= emax)) emax = fabs(e); // NaN sticks
+            rmax = fmax(rmax, fabs(g));
         }
+        double err = sqrt(e2), ref = sqrt(r2);
         // fc2.bias's gradient is the sum of dS, zero but for rounding (softmax's dS rows sum
         // to zero): measured at fc2.weight's scale (the same dS times hidden values near 1)
-        if (t == m->fire_b2) ref = fmax(ref, w2_scale);
+        if (t == m->fire_b2) ref = fmax(ref, w2_scale), rmax = fmax(rmax, w2_scale);
         if (t == m->fire_w2) w2_scale = ref;
-        double rel = ref > 0 ? err / ref : err;
+        double rel = ref > 0 ? err / ref : err, relmax = rmax > 0 ? emax / rmax : emax;
         int bias = t->name && (strncmp(t->name, "fire.", 5) == 0 ||
                                strncmp(t->name, "kerple.", 7) == 0 || t == m->rel_bias);
         double tol = bias ? BIAS_RTOL : RTOL;
         if (!(rel <= *worst)) *worst = rel;
-        CHECK_MSG(rel <= tol, "%s T %d: %s's gradient differs by %.3g relative (max %.3g)", what, T,
-                  t->name, rel, ref);
+        CHECK_MSG(rel <= tol, "%s T %d: %s's gradient differs by %.3g relative (norm %.3g)", what,
+                  T, t->name, rel, ref);
+        CHECK_MSG(relmax <= 4 * tol, "%s T %d: %s's gradient differs by %.3g of its largest (%.3g)",
+                  what, T, t->name, relmax, rmax);
     }
     free(mat.grad);
     free(fus.grad);
