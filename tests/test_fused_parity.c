@@ -2,15 +2,16 @@
 // position scheme: the loss and every parameter's gradient of one forward and backward agree
 // to 1e-6 relative (per tensor: |fused - materialised| <= 1e-6 |materialised| in the 2-norm,
 // and no element further than 4e-6 of the tensor's largest; the bias parameters' to
-// BIAS_RTOL, see there), at
-// T = 1, the kernel's tile (64), a length that is no multiple of it (100) and four tiles
-// (256). Also with attention dropout in training mode (the same keep bits on both paths),
-// fire with L inside the sequence (rows on both sides of max(i, L)), and the materialised
-// path's own limits: its T x T alibi table and t5 bucket map exist only when it runs.
+// BIAS_RTOL, see there), at T = 1, the kernel's tile (64), a length that is no multiple of it
+// (100) and four tiles (256). Also with attention dropout in training mode (the same keep
+// bits on both paths), fire with L inside the sequence (rows on both sides of max(i, L)), the
+// fused path's results bit for bit at 1 and 3 threads, and the materialised path's T x T
+// alibi table and t5 bucket map made only when it runs.
 #include <math.h>
 #include <string.h>
 
 #include "framework/rng.h"
+#include "framework/threads.h"
 #include "models/gpt.h"
 #include "test.h"
 
@@ -125,6 +126,34 @@ int main(void) {
         double worst = 0;
         compare(&m, 2, 100, "dropout", &worst);
         printf("%-13s with dropout: worst relative difference %.3g\n", ordo_pos_name(c.pos), worst);
+        ordo_gpt_free(&m);
+    }
+    // thread-independent: the fused path's loss and gradients bit for bit at 1 and 3 threads
+    // (the bias gradients are summed per (b, h) and then in a fixed order)
+    const ordo_pos biased[] = {ORDO_POS_ALIBI, ORDO_POS_T5, ORDO_POS_FIRE, ORDO_POS_KERPLE,
+                               ORDO_POS_KERPLE_POWER};
+    for (int k = 0; k < 5; k++) {
+        ordo_gpt_config c = small(biased[k]);
+        ordo_gpt m;
+        CHECK(ordo_gpt_init(&m, &c, 7) == ORDO_OK);
+        if (m.fire_lmul) m.fire_lmul->data[0] = 0.1f;
+        int B = 3, T = 100;
+        int32_t *idx = malloc((size_t)B * T * sizeof *idx),
+                *tg = malloc((size_t)B * T * sizeof *tg);
+        for (int i = 0; i < B * T; i++) idx[i] = (i * 7 + 1) % c.V, tg[i] = (i * 5 + 2) % c.V;
+        int before = ordo_get_threads();
+        ordo_set_threads(1);
+        pass one = run(&m, ORDO_ATTN_FUSED, idx, tg, B, T);
+        ordo_set_threads(3);
+        pass three = run(&m, ORDO_ATTN_FUSED, idx, tg, B, T);
+        ordo_set_threads(before);
+        CHECK_MSG(one.loss == three.loss &&
+                      memcmp(one.grad, three.grad, m.params.total * sizeof(float)) == 0,
+                  "%s: 1 and 3 threads differ", ordo_pos_name(c.pos));
+        free(one.grad);
+        free(three.grad);
+        free(idx);
+        free(tg);
         ordo_gpt_free(&m);
     }
     // the fused path makes no T x T table; the materialised one makes them for its length
