@@ -236,8 +236,11 @@ ordo_bias_tiles *ordo_kerple_tiles(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *
 //
 // Segments: the kinks sorted, t[0] <= ... <= t[nk-1]; u lies in segment s = #{k: t[k] < u}.
 // Unit k with w1_k > 0 is on (w1_k u + b1_k > 0) exactly in the segments s > rank(k); with
-// w1_k < 0 in the segments s <= rank(k) (at u = t_k itself it is at 0 either way); with
-// w1_k = 0 in all of them when b1_k > 0, in none otherwise.
+// w1_k < 0 in the segments s <= rank(k), its kink stored one double below t_k so that u = t_k
+// (where the unit is at 0) falls above it; with w1_k = 0 in all of them when b1_k > 0, in
+// none otherwise. So a unit is on where its pre-activation is > 0 in exact arithmetic, and
+// its gradient at 0 is 0, as torch's relu (the materialised path decides on the float
+// pre-activation, which can differ within rounding of the kink).
 
 #define FIRE_MAX_SEG (ORDO_FIRE_MAX_WIDTH + 1)
 
@@ -434,16 +437,22 @@ static int all_finite(const ordo_tensor *t) {
 // The kinks of the hidden units, sorted, and each unit's segments.
 static void fire_segments(fire_state *st) {
     int W = st->W, idx[ORDO_FIRE_MAX_WIDTH], nk = 0;
-    for (int k = 0; k < W; k++)
-        if (st->w1[k] != 0) idx[nk++] = k;
+    double tk[ORDO_FIRE_MAX_WIDTH];
+    for (int k = 0; k < W; k++) {
+        if (st->w1[k] == 0) continue;
+        // w1 < 0: on where u < t, strictly (at u = t the unit is at 0, and its gradient 0 as
+        // torch's relu gives it): the kink one double below t puts u = t above it
+        double t = -st->b1[k] / st->w1[k];
+        tk[k] = st->w1[k] > 0 ? t : nextafter(t, -INFINITY);
+        idx[nk++] = k;
+    }
     for (int x = 1; x < nk; x++) // insertion sort by kink: at most 64 of them
-        for (int y = x; y > 0; y--) {
-            int p = idx[y - 1], q = idx[y];
-            if (-st->b1[p] / st->w1[p] <= -st->b1[q] / st->w1[q]) break;
-            idx[y - 1] = q;
+        for (int y = x; y > 0 && tk[idx[y - 1]] > tk[idx[y]]; y--) {
+            int p = idx[y - 1];
+            idx[y - 1] = idx[y];
             idx[y] = p;
         }
-    for (int x = 0; x < nk; x++) st->t[x] = -st->b1[idx[x]] / st->w1[idx[x]];
+    for (int x = 0; x < nk; x++) st->t[x] = tk[idx[x]];
     st->nk = nk;
     for (int k = 0; k < W; k++) { // w1 = 0: always on (b1 > 0) or always off
         st->on_from[k] = 0;

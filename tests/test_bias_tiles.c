@@ -262,6 +262,9 @@ static void test_fire(int NH, int T, double c, double lmul, int zero_unit) {
         w1->data[0] = 0, b1->data[0] = 0.5f;
         w1->data[1] = 0, b1->data[1] = -0.5f;
         w1->data[3] = w1->data[2], b1->data[3] = b1->data[2];
+        // kinks at u = 0, the diagonal's: the units are at 0 there, with no gradient
+        w1->data[4] = -0.7f, b1->data[4] = 0;
+        w1->data[5] = 0.6f, b1->data[5] = 0;
     }
     cc->data[0] = (float)c;
     lm->data[0] = (float)lmul;
