@@ -86,11 +86,8 @@ static void slope_fill(const void *self, int h, int i0, int nr, int j0, int nc, 
 }
 
 // Medians over the repetitions: times, the peak, and each repetition's rate over its peak.
-// And the best of each (fastest time over the highest peak of the run): on a shared machine
-// the least disturbed figure, beside the median.
 typedef struct result {
     double fwd_ms, bwd_ms, peak, fwd_frac, bwd_frac;
-    double best_fwd_frac, best_bwd_frac;
 } result;
 
 typedef struct problem {
@@ -127,15 +124,8 @@ static result measure(const problem *p, int reps) {
         tf[r] = t1 - t0, tb[r] = t2 - t1, pk[r] = peak;
         ff[r] = fl / tf[r] / 1e9 / peak, fb[r] = flb / tb[r] / 1e9 / peak;
     }
-    double bf = 1e30, bb = 1e30, bp = 0;
-    for (int r = 0; r < reps; r++) {
-        bf = tf[r] < bf ? tf[r] : bf;
-        bb = tb[r] < bb ? tb[r] : bb;
-        bp = pk[r] > bp ? pk[r] : bp;
-    }
-    result x = {1e3 * median(tf, reps), 1e3 * median(tb, reps), median(pk, reps),
-                median(ff, reps),       median(fb, reps),       fl / bf / 1e9 / bp,
-                flb / bb / 1e9 / bp};
+    result x = {1e3 * median(tf, reps), 1e3 * median(tb, reps), median(pk, reps), median(ff, reps),
+                median(fb, reps)};
     free(v);
     return x;
 }
@@ -189,9 +179,8 @@ static ordo_status run(int argc, char **argv) {
            "peak: ordo_gemm 2048^3 timed before each repetition; %% = median of each repetition's\n"
            "rate over its peak\n",
            B, C, reps);
-    printf("(best: the fastest repetition over the highest peak)\n");
-    printf("%-6s %-3s %-4s %-23s %7s %8s %9s %5s %5s %8s %9s %5s %5s\n", "T", "hs", "NH", "path",
-           "peak", "fwd ms", "fwd GF/s", "%", "best", "bwd ms", "bwd GF/s", "%", "best");
+    printf("%-6s %-3s %-4s %-23s %7s %8s %9s %5s %8s %9s %5s\n", "T", "hs", "NH", "path", "peak",
+           "fwd ms", "fwd GF/s", "%", "bwd ms", "bwd GF/s", "%");
     for (int a = 0; a < nT; a++) {
         for (int c = 0; c < nhs; c++) {
             int T = Ts[a], hs = hss[c], NH = (int)C / hs, Bi = (int)B, Ci = (int)C;
@@ -237,11 +226,9 @@ static ordo_status run(int argc, char **argv) {
                 result x = measure(&pr, (int)reps);
                 ordo_flash_set_tiles(ORDO_FLASH_TILES_AUTO);
                 free(pr.att), free(mscratch);
-                printf("%-6d %-3d %-4d %-23s %7.1f %8.1f %9.1f %4.0f%% %4.0f%% %8.1f %9.1f %4.0f%% "
-                       "%4.0f%%\n",
-                       T, hs, NH, rows[k].name, x.peak, x.fwd_ms, fl / x.fwd_ms / 1e6,
-                       100 * x.fwd_frac, 100 * x.best_fwd_frac, x.bwd_ms, flb / x.bwd_ms / 1e6,
-                       100 * x.bwd_frac, 100 * x.best_bwd_frac);
+                printf("%-6d %-3d %-4d %-23s %7.1f %8.1f %9.1f %4.0f%% %8.1f %9.1f %4.0f%%\n", T,
+                       hs, NH, rows[k].name, x.peak, x.fwd_ms, fl / x.fwd_ms / 1e6,
+                       100 * x.fwd_frac, x.bwd_ms, flb / x.bwd_ms / 1e6, 100 * x.bwd_frac);
                 fflush(stdout);
             }
             free(qkv), free(dqkv), free(out), free(dout), free(lse), free(scratch);
