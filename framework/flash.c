@@ -175,6 +175,7 @@ void ordo_flash_forward(float *out, float *lse, const float *qkv, const ordo_att
     float scale = 1.0f / sqrtf((float)hs), ks = 1.0f / (1.0f - p_drop);
     uint64_t below = ordo_dropout_below(p_drop);
     int BH = B * NH;
+    ORDO_ASSERT(!bias || bias->fill);
     float *packed = scratch, *threads = scratch + fwd_shared(B, T, NH, hsp);
     int saved = ordo_blas_single_thread_begin();
 
@@ -278,6 +279,7 @@ void ordo_flash_backward(float *dqkv, float *g_bias, const float *dout, const fl
     uint64_t below = ordo_dropout_below(p_drop);
     int BH = B * NH;
     // the bias's gradient: one buffer per (b, h), summed below in (b, h) order
+    ORDO_ASSERT(!bias || bias->fill);
     int with_g = bias && bias->grad && g_bias && bias->n_grad > 0;
     size_t ng = with_g ? up16(bias->n_grad) : 0;
     float *gbuf = scratch, *threads = scratch + (size_t)BH * ng;
