@@ -11,7 +11,8 @@
 // float32 sums: the MFU denominator of --precision bf16).
 //
 // usage: bench_train --ids FILE.bin --V 50257 --T 256 --B 8 --C 256 --L 4 --NH 4
-//                    [--pos learned] [--precision fp32] [--steps 15] [--warmup 3] [--threads 2]
+//                    [--pos learned] [--precision fp32] [--attention fused] [--steps 15]
+//                    [--warmup 3] [--threads 2]
 //        bench_train --peak [--threads 2]
 #include <cblas.h>
 #include <stdio.h>
@@ -98,7 +99,7 @@ static double sgemm_peak(int which) {
 }
 
 static ordo_status run(int argc, char **argv) {
-    const char *ids_path = NULL, *pos_name = "learned", *prec_name = "fp32";
+    const char *ids_path = NULL, *pos_name = "learned", *prec_name = "fp32", *attn_name = "fused";
     long long V = 50257, T = 256, B = 8, C = 256, L = 4, NH = 4, steps = 15, warmup = 3,
               threads = 0;
     int peak = 0;
@@ -112,6 +113,7 @@ static ordo_status run(int argc, char **argv) {
         {"NH", ORDO_OPT_INT, &NH, "heads", 0},
         {"pos", ORDO_OPT_STRING, &pos_name, "position scheme", 0},
         {"precision", ORDO_OPT_STRING, &prec_name, "matmul precision: fp32 | bf16", 0},
+        {"attention", ORDO_OPT_STRING, &attn_name, "fused | materialized", 0},
         {"steps", ORDO_OPT_INT, &steps, "timed steps", 0},
         {"warmup", ORDO_OPT_INT, &warmup, "untimed steps first", 0},
         {"threads", ORDO_OPT_INT, &threads, "threads (0 = all cores)", 0},
@@ -162,9 +164,12 @@ static ordo_status run(int argc, char **argv) {
     if ((s = ordo_dataloader_init(&dl, &ds, (int)B, 0, 1, 1))) return s;
     ordo_precision prec;
     if ((s = ordo_precision_parse(prec_name, &prec))) return s;
+    ordo_attn_impl attn;
+    if ((s = ordo_attn_impl_parse(attn_name, &attn))) return s;
     ordo_gpt m;
     if ((s = ordo_gpt_init(&m, &g, 1))) return s;
     if ((s = ordo_gpt_set_precision(&m, prec))) return s; // (leaks m on a refusal: we exit)
+    m.attention = attn;
     ordo_optim_config oc;
     ordo_optim_defaults(&oc); // AdamW 0.9/0.95, eps 1e-8, weight decay 0.1
     ordo_optim opt;
@@ -198,9 +203,9 @@ static ordo_status run(int argc, char **argv) {
     if (!s) {
         double Nw = 12.0 * L * C * C + (double)V * C;
         double flop = 6.0 * Nw * B * T + 12.0 * L * T * C * B * T;
-        printf("{\"impl\":\"ordo\",\"pos\":\"%s\",\"precision\":\"%s\",\"threads\":%d,"
-               "\"steps_ms\":[",
-               pos_name, ordo_precision_name(prec), nt);
+        printf("{\"impl\":\"ordo\",\"pos\":\"%s\",\"precision\":\"%s\",\"attention\":\"%s\","
+               "\"threads\":%d,\"steps_ms\":[",
+               pos_name, ordo_precision_name(prec), ordo_attn_impl_name(attn), nt);
         for (long long i = 0; i < steps; i++) printf("%s%.3f", i ? "," : "", ms[i]);
         double med = median(ms, (int)steps);
         printf("],\"ms\":%.3f,\"cpu_ms\":%.3f,\"tokens_per_s\":%.1f,\"gflop\":%.3f,"

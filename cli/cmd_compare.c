@@ -22,13 +22,13 @@ ordo_status ordo_cmd_compare(int argc, char **argv) {
                                       argv, &pos, &npos, &help);
     if (!s && help) {
         printf("\nPools runs into one row when their config.json agree on every setting but the "
-               "seed\n(and out, threads, eval/log/ckpt cadence, keep, vocab); runs that differ "
-               "are separate\nrows, the differing keys named. Runs on different data are "
-               "refused. Flags a run whose\nval loss is not below the val split's unigram "
-               "level (\"learned no use of context\"), marks\neval losses resting on fewer "
-               "than 10 windows, and shows the loss on order-dependent\ntokens when eval.json "
-               "has it. Writes compare.md, compare.csv, loss_curves.svg,\nextrapolation.svg "
-               "and report.html (docs/experiments.md, \"Reading ordo compare\").\nA SWEEP_DIR "
+               "seed\n(and out, threads, eval/log/ckpt cadence, keep, vocab, attention); runs that "
+               "differ are\nseparate rows, the differing keys named. Runs on different data are "
+               "refused. Flags a\nrun whose val loss is not below the val split's unigram "
+               "level (\"learned no use of\ncontext\"), marks eval losses resting on fewer "
+               "than 10 windows, and shows the loss on\norder-dependent tokens when eval.json "
+               "has it. Writes compare.md, compare.csv,\nloss_curves.svg, extrapolation.svg "
+               "and report.html (docs/experiments.md, \"Reading ordo\ncompare\").\nA SWEEP_DIR "
                "has sweep.json ({\"runs\": [...]}) or else holds the run dirs directly.\n");
         free(pos);
         return ORDO_OK;

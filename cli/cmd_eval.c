@@ -178,7 +178,12 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
     long long batch = 8, max_windows = 0, threads = 0, stride = 0, old_stride = 0, examples = 200,
               max_n = 0;
     long long step = -1;
-    const char *data = NULL, *extend_pos = NULL;
+    const char *data = NULL, *extend_pos = NULL, *attention = "fused";
+    char attn_help[128];
+    snprintf(attn_help, sizeof attn_help, "how attention computes the scores: ");
+    ordo_names_join(&ordo_attn_impl_names, " | ", " | ", attn_help + strlen(attn_help),
+                    sizeof attn_help - strlen(attn_help));
+    strncat(attn_help, " (the T x T reference)", sizeof attn_help - strlen(attn_help) - 1);
     int json = 0, save = 0;
     // RoPE scaling other than the run's (issue 15)
     const char *rope_scaling = NULL;
@@ -224,6 +229,8 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
          "learned: score lengths past the table with it grown as train --init grows it\n"
          "                         (interpolate | fresh; fresh rows from the run's seed)",
          0},
+        // issue 25
+        {"attention", ORDO_OPT_STRING, &attention, attn_help, 0},
         {0},
     };
     const char **pos;
@@ -290,6 +297,8 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
         s = ordo_names_parse(&ordo_extend_pos_names, extend_pos, &how);
     }
     q.extend_pos = extend_pos;
+    if (!s && (s = ordo_attn_impl_parse(attention, &q.attention)))
+        s = ordo_error_wrap(s, "--attention");
     json_t *report = NULL;
     if (!s) {
         ordo_set_threads((int)threads);

@@ -25,6 +25,7 @@ static const char *const ignored_keys[] = {
     "ckpt-every", // when checkpoints were written
     "keep",       // how many were kept
     "vocab",      // where the GPT-2 files were read from (--tokenizer says which)
+    "attention",  // fused or materialized: how the scores were computed, the same model
     NULL};
 
 // Keys that are not settings, or compared on their own.

@@ -30,6 +30,8 @@ typedef enum ordo_op {
     ORDO_OP_FIRE_DIST,   // FIRE's log-normalised distance of each causal pair, from c and L
     ORDO_OP_PAIR_BIAS,   // [pairs, NH] values scattered into a causal bias [NH, T, T]
     ORDO_OP_KERPLE_BIAS, // -r1 log(1 + r2 d) or -r1 d^r2 per head, into a bias [NH, T, T]
+    // issue 25
+    ORDO_OP_ATTENTION_FUSED, // tiled causal attention, bias computed in the tile (flash.h)
     ORDO_OP_COUNT
 } ordo_op;
 
@@ -46,6 +48,7 @@ struct ordo_node {
     const uint8_t *keep; // dropout masks (dropout, attention with dropout): 1 keeps
     int iarg[4];         // NH, transpose flags, counts, ...
     float farg[2];       // eps, scale, ...
+    const void *extra;   // an op's own arguments in the arena (the fused attention's)
 };
 
 // Appends a node whose backward rule is `backward` (called by ops only when an input requires

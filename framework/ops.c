@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "framework/dnnl.h"
+#include "framework/dropout.h"
 #include "framework/error.h"
 #include "framework/kernels.h"
 #include "framework/ops.h"
@@ -580,19 +581,10 @@ static void rel_bias_backward(ordo_ctx *ctx, const ordo_node *n) {
 // (data-parallel ranks) or micro-batches (gradient accumulation): the caller passes each
 // share's offset into the whole batch.
 
-// splitmix64's output at counter x from state seed (Steele et al.): a strong 64-bit mix.
-static uint64_t mix64(uint64_t seed, uint64_t x) {
-    uint64_t z = seed + (x + 1) * 0x9e3779b97f4a7c15ULL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 void ordo_dropout_mask(uint8_t *keep, size_t n, float p, uint64_t seed, size_t offset) {
-    // drop when the top 32 bits fall below p * 2^32: probability p to within 2^-32
-    uint64_t below = (uint64_t)((double)p * 4294967296.0);
+    uint64_t below = ordo_dropout_below(p); // the bits: dropout.h (flash.c draws the same)
 #pragma omp parallel for schedule(static) if (n > ORDO_PAR_LOOP_MIN)
-    for (size_t i = 0; i < n; i++) keep[i] = (mix64(seed, offset + i) >> 32) >= below;
+    for (size_t i = 0; i < n; i++) keep[i] = ordo_dropout_keeps(seed, offset + i, below);
 }
 
 // Node: in[0] = x; keep = the mask (arena, x->n bytes); farg[0] = 1/(1-p).
@@ -824,6 +816,7 @@ void ordo_node_backward(ordo_ctx *ctx, ordo_node *n) {
     case ORDO_OP_FIRE_DIST:     fire_dist_backward(ctx, n);     break;
     case ORDO_OP_PAIR_BIAS:     pair_bias_backward(ctx, n);     break;
     case ORDO_OP_KERPLE_BIAS:   kerple_bias_backward(ctx, n);   break;
+    case ORDO_OP_ATTENTION_FUSED: ordo_attention_fused_backward(ctx, n); break;
     case ORDO_OP_COUNT:         ORDO_ASSERT(!"not an op");      break;
     }
 }

@@ -5,6 +5,7 @@
 #ifndef ORDO_OPS_H
 #define ORDO_OPS_H
 #include "framework/autograd.h"
+#include "framework/flash.h"
 #include "framework/tensor.h"
 
 // A view of t with another shape of equal size (shares t's data); its gradient is copied
@@ -49,6 +50,20 @@ ordo_tensor *ordo_attention(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor *bias, 
 // ordo_attention exactly.
 ordo_tensor *ordo_attention_dropout(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor *bias, int NH,
                                     float p, uint64_t seed, size_t offset);
+// The same attention fused and tiled (flash.h; ops_flash.c): memory linear in T, nothing
+// T x T made or kept (ctx->last_att untouched). bias NULL for none; else its fill adds the
+// scores' bias inside each tile, and backward hands its grad the tiles' dS: the summed
+// gradient, laid out as the concatenation of bias_params[0..n_params)'s grads in order
+// (so bias->n_grad must equal the sum of their sizes), is added into those tensors' grads.
+// n_params 0: the bias is a constant (or has no parameters). The bias struct, what it
+// points to and the bias_params array are the caller's: they must stay alive and unchanged
+// until backward has run (the array is copied; the struct is not). Dropout p in [0, 1) with
+// the bits of ordo_attention_dropout (same seed and offset: the same keep mask).
+ordo_tensor *ordo_attention_fused(ordo_ctx *ctx, ordo_tensor *qkv, const ordo_attn_bias *bias,
+                                  ordo_tensor *const *bias_params, int n_params, int NH, float p,
+                                  uint64_t seed, size_t offset);
+// The fused attention's backward rule (ops_flash.c), for ordo_node_backward's switch.
+void ordo_attention_fused_backward(ordo_ctx *ctx, const ordo_node *n);
 // Mean cross-entropy of softmax(logits[..., V]) against targets (copied; < 0 ignored).
 // Returns a scalar [1]; 0 if every target is ignored.
 ordo_tensor *ordo_cross_entropy(ordo_ctx *ctx, ordo_tensor *logits, const int32_t *targets);

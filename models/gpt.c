@@ -2,9 +2,11 @@
 // coarse op (about ten tape nodes per block). Position schemes plug in at three points:
 // added at the input (learned, sinusoidal), rotating q and k (rope, xpos), biasing the scores
 // (alibi, t5, fire, kerple, kerple-power; the bias is made once per forward and shared by
-// the layers). Dropout (training mode only) at GPT-2's three places: after the input
-// embeddings, on the attention probabilities, on each residual branch's output. No KV cache:
-// ordo trains small models for comparisons.
+// the layers). Attention is fused by default (m->attention): the bias is then a pair of tile
+// functions (models/bias_tiles.h) and nothing T x T exists; the materialised path makes the
+// [NH, T, T] bias and every head's scores (the reference, and viz's maps). Dropout (training mode
+// only) at GPT-2's three places: after the input embeddings, on the attention probabilities, on
+// each residual branch's output. No KV cache: ordo trains small models for comparisons.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,9 +16,26 @@
 #include "framework/ops.h"
 #include "framework/rng.h"
 #include "framework/safetensors.h"
+#include "models/bias_tiles.h"
 #include "models/gpt.h"
 
 #define MAX_SIZE (1 << 20) // no dimension of a model ordo trains comes near this
+
+static const char *const attn_impl_names[] = {"fused", "materialized"};
+_Static_assert(sizeof attn_impl_names / sizeof attn_impl_names[0] == ORDO_ATTN_COUNT,
+               "a name per ordo_attn_impl");
+const ordo_names ordo_attn_impl_names = ORDO_NAMES("attention", attn_impl_names);
+
+ordo_status ordo_attn_impl_parse(const char *name, ordo_attn_impl *out) {
+    int v;
+    ordo_status s = ordo_names_parse(&ordo_attn_impl_names, name, &v);
+    if (!s) *out = (ordo_attn_impl)v;
+    return s;
+}
+
+const char *ordo_attn_impl_name(ordo_attn_impl a) {
+    return ordo_names_name(&ordo_attn_impl_names, (int)a);
+}
 
 // The RoPE scaling of c with its zero fields resolved (factor 1, orig_T = T_max).
 static ordo_rope_config rope_of(const ordo_gpt_config *c) {
@@ -223,6 +242,7 @@ void ordo_gpt_free(ordo_gpt *m) {
     ordo_params_free(&m->params);
     free(m->h);
     free(m->pos_table);
+    free(m->alibi_table);
     free(m->buckets);
     free(m->positions);
     free(m->rope_cos);
@@ -254,32 +274,23 @@ ordo_status ordo_gpt_set_rope(ordo_gpt *m, const ordo_rope_config *rc) {
     return ORDO_OK;
 }
 
-// Rebuilds the fixed position constants when the sequence length changes.
+// Rebuilds the fixed position constants when the sequence length changes. Linear in T: the
+// materialised path's T x T tables are bias_tables'.
 static void position_cache(ordo_gpt *m, int T) {
     if (m->cache_T == T) return;
     const ordo_gpt_config *c = &m->cfg;
     free(m->pos_table);
-    free(m->buckets);
     free(m->positions);
     free(m->rope_cos);
     free(m->rope_sin);
     m->rope_cos = m->rope_sin = NULL;
     m->pos_table = NULL;
-    m->buckets = NULL;
     m->positions = ordo_xmalloc((size_t)T * sizeof(int32_t));
     for (int t = 0; t < T; t++) m->positions[t] = t;
     switch (c->pos) {
     case ORDO_POS_SINUSOIDAL:
         m->pos_table = ordo_xmalloc((size_t)T * c->C * sizeof(float));
         ordo_sinusoidal_table(m->pos_table, T, c->C);
-        break;
-    case ORDO_POS_ALIBI:
-        m->pos_table = ordo_xmalloc((size_t)c->NH * T * T * sizeof(float));
-        ordo_alibi_bias(m->pos_table, c->NH, T);
-        break;
-    case ORDO_POS_T5:
-        m->buckets = ordo_xmalloc((size_t)T * T * sizeof(int32_t));
-        ordo_t5_bucket_map(m->buckets, T);
         break;
     case ORDO_POS_XPOS: // the rotation's tables as rope's, and the decay on top
         m->pos_table = ordo_xmalloc((size_t)T * 3 * c->C * sizeof(float));
@@ -294,6 +305,8 @@ static void position_cache(ordo_gpt *m, int T) {
     }
     case ORDO_POS_NONE:
     case ORDO_POS_LEARNED:
+    case ORDO_POS_ALIBI:
+    case ORDO_POS_T5:
     case ORDO_POS_FIRE:
     case ORDO_POS_KERPLE:
     case ORDO_POS_KERPLE_POWER:
@@ -301,6 +314,25 @@ static void position_cache(ordo_gpt *m, int T) {
         break;
     }
     m->cache_T = T;
+}
+
+// The materialised path's fixed T x T tables (alibi's bias, t5's bucket map) for length T,
+// made only when that path runs: the fused one computes both from the distance in the tile.
+static void bias_tables(ordo_gpt *m, int T) {
+    const ordo_gpt_config *c = &m->cfg;
+    if (m->bias_T == T || (c->pos != ORDO_POS_ALIBI && c->pos != ORDO_POS_T5)) return;
+    free(m->alibi_table);
+    free(m->buckets);
+    m->alibi_table = NULL;
+    m->buckets = NULL;
+    if (c->pos == ORDO_POS_ALIBI) {
+        m->alibi_table = ordo_xmalloc((size_t)c->NH * T * T * sizeof(float));
+        ordo_alibi_bias(m->alibi_table, c->NH, T);
+    } else {
+        m->buckets = ordo_xmalloc((size_t)T * T * sizeof(int32_t));
+        ordo_t5_bucket_map(m->buckets, T);
+    }
+    m->bias_T = T;
 }
 
 // FIRE's bias: the log-normalised distance of every causal pair through the MLP, scattered
@@ -314,10 +346,10 @@ static ordo_tensor *fire_bias(ordo_gpt *m, ordo_ctx *ctx, int T) {
 
 ordo_tensor *ordo_gpt_position_bias(ordo_gpt *m, ordo_ctx *ctx, int T) {
     const ordo_gpt_config *c = &m->cfg;
-    position_cache(m, T);
+    bias_tables(m, T);
     switch (c->pos) {
     case ORDO_POS_ALIBI:
-        return ordo_tensor_wrap(ctx, m->pos_table, 3, (int[]){c->NH, T, T});
+        return ordo_tensor_wrap(ctx, m->alibi_table, 3, (int[]){c->NH, T, T});
     case ORDO_POS_T5:
         return ordo_rel_bias(ctx, m->rel_bias, m->buckets, T);
     case ORDO_POS_FIRE:
@@ -340,6 +372,36 @@ ordo_tensor *ordo_gpt_position_bias(ordo_gpt *m, ordo_ctx *ctx, int T) {
     return NULL;
 }
 
+// The fused path's bias for length T as tile functions, from the parameters as they are now
+// (kerple's clamped first, as on the materialised path), in ctx's arena; NULL for a scheme
+// without one. One for all layers, as the materialised bias.
+static ordo_bias_tiles *gpt_bias_tiles(ordo_gpt *m, ordo_ctx *ctx, int T) {
+    const ordo_gpt_config *c = &m->cfg;
+    switch (c->pos) {
+    case ORDO_POS_ALIBI:
+        return ordo_alibi_tiles(ctx, c->NH, T);
+    case ORDO_POS_T5:
+        return ordo_t5_tiles(ctx, m->rel_bias, T);
+    case ORDO_POS_FIRE:
+        return ordo_fire_tiles(ctx, m->fire_w1, m->fire_b1, m->fire_w2, m->fire_b2, m->fire_c,
+                               m->fire_lmul, T, ORDO_FIRE_INIT_L, ORDO_FIRE_EPS);
+    case ORDO_POS_KERPLE:
+    case ORDO_POS_KERPLE_POWER: {
+        int power = c->pos == ORDO_POS_KERPLE_POWER;
+        ordo_kerple_clamp(m->kerple_r1->data, m->kerple_r2->data, c->NH, power);
+        return ordo_kerple_tiles(ctx, m->kerple_r1, m->kerple_r2, T, power);
+    }
+    case ORDO_POS_NONE:
+    case ORDO_POS_LEARNED:
+    case ORDO_POS_SINUSOIDAL:
+    case ORDO_POS_ROPE:
+    case ORDO_POS_XPOS:
+    case ORDO_POS_COUNT:
+        break;
+    }
+    return NULL;
+}
+
 ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const int32_t *targets,
                              int B, int T, ordo_tensor **logits, ordo_tensor **loss) {
     const ordo_gpt_config *c = &m->cfg;
@@ -350,10 +412,13 @@ ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, con
                           "length %d is past the learned position table (%d positions); the "
                           "learned scheme cannot describe positions it was not trained on",
                           T, c->T_max);
-    if (c->pos == ORDO_POS_FIRE && T > ORDO_FIRE_MAX_T)
+    // viz's attention maps are the materialised path's probabilities
+    int fused = m->attention == ORDO_ATTN_FUSED && !m->record_attention;
+    if (!fused && c->pos == ORDO_POS_FIRE && T > ORDO_FIRE_MAX_T)
         return ordo_error(ORDO_ERR_ARG,
-                          "length %d is past what --pos fire runs at (%d): its MLP takes the "
-                          "T(T+1)/2 causal pairs in one int-indexed batch",
+                          "length %d is past what --pos fire runs at (%d) with the materialized "
+                          "attention: its MLP takes the T(T+1)/2 causal pairs in one int-indexed "
+                          "batch (the fused attention has no such limit)",
                           T, ORDO_FIRE_MAX_T);
     for (size_t i = 0; i < (size_t)B * T; i++) {
         if (idx[i] < 0 || idx[i] >= c->V)
@@ -370,7 +435,9 @@ ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, con
     // scaled before positions join; the tied head below reads the table unscaled, so wte's
     // gradient gathers both uses (the scale op's, through the embedding, and the head's)
     if (c->embed_scale != 1.0f) x = ordo_scale(ctx, x, c->embed_scale);
-    ordo_tensor *bias = ordo_gpt_position_bias(m, ctx, T); // (NH, T, T) or NULL, shared
+    // the scores' bias, shared by the layers: tile functions (fused) or (NH, T, T), or none
+    ordo_bias_tiles *tiles = fused ? gpt_bias_tiles(m, ctx, T) : NULL;
+    ordo_tensor *bias = fused ? NULL : ordo_gpt_position_bias(m, ctx, T);
     switch (c->pos) {
     case ORDO_POS_LEARNED:
         x = ordo_add(ctx, x,
@@ -410,8 +477,13 @@ ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, con
         if (ordo_pos_rotary(c->pos)) qkv = ordo_rope_cs(ctx, qkv, NH, m->rope_cos, m->rope_sin);
         if (c->pos == ORDO_POS_XPOS) // after the rotation, q up and k down by the xPos decay
             qkv = ordo_mul(ctx, qkv, ordo_tensor_wrap(ctx, m->pos_table, 2, (int[]){T, 3 * C}));
-        ordo_tensor *a = ordo_attention_dropout(ctx, qkv, bias, NH, p_attn, s_attn,
-                                                off_att);   // (B, T, C)
+        ordo_tensor *a; // (B, T, C)
+        if (fused)      // the same dropout bits (seed, offset) as the materialised path's
+            a = ordo_attention_fused(ctx, qkv, tiles ? &tiles->bias : NULL,
+                                     tiles ? tiles->params : NULL, tiles ? tiles->n_params : 0, NH,
+                                     p_attn, s_attn, off_att);
+        else
+            a = ordo_attention_dropout(ctx, qkv, bias, NH, p_attn, s_attn, off_att);
         if (m->record_attention) m->att[l] = ctx->last_att; // (B, NH, T, T)
         h = ordo_linear_layer_forward(&b->attn_proj, ctx, a);
         x = ordo_add(ctx, x, ordo_dropout(ctx, h, p_resid, s_r1, off_x));

@@ -13,6 +13,22 @@
 #include "framework/tensor.h"
 #include "models/positional.h"
 
+// How attention computes its scores (issue 25). fused, the default: tiled with an online
+// softmax (framework/flash.h), each scheme's bias computed inside the tile (models/bias_tiles.h),
+// memory linear in T. materialized: every head's T x T scores and bias made and kept (the
+// reference that tests compare against; viz's attention maps read them). Not architecture:
+// both compute the same model, to float rounding.
+typedef enum ordo_attn_impl {
+    ORDO_ATTN_FUSED,
+    ORDO_ATTN_MATERIALIZED,
+    ORDO_ATTN_COUNT
+} ordo_attn_impl;
+// "fused", "materialized", in enum order.
+extern const ordo_names ordo_attn_impl_names;
+// The implementation named `name`; ORDO_ERR_ARG naming the value and the choices otherwise.
+ordo_status ordo_attn_impl_parse(const char *name, ordo_attn_impl *out);
+const char *ordo_attn_impl_name(ordo_attn_impl a); // "?" out of range
+
 typedef struct ordo_gpt_config {
     int V;     // vocabulary size
     int C;     // channels (d_model)
@@ -51,6 +67,7 @@ typedef struct ordo_gpt_block {
 typedef struct ordo_gpt {
     ordo_gpt_config cfg;
     ordo_precision precision; // of the matmuls (ordo_gpt_set_precision); fp32 after init
+    ordo_attn_impl attention; // fused after init; record_attention forces materialized
     ordo_params params;
     ordo_embedding_layer wte; // (V, C), also the LM head
     ordo_embedding_layer wpe; // (T_max, C), learned only (table NULL otherwise)
@@ -65,13 +82,18 @@ typedef struct ordo_gpt {
     ordo_gpt_block *h; // L blocks
     // fixed position constants for the last length seen (rebuilt only when T changes)
     int cache_T;
-    float *pos_table;           // sinusoidal (T, C), alibi bias (NH, T, T) or xpos scale (T, 3C)
-    int32_t *buckets;           // t5 bucket map (T*T)
+    float *pos_table; // sinusoidal (T, C) or xpos scale (T, 3C)
+    // the materialised path's alibi bias (NH, T, T) and t5 bucket map (T*T), for length
+    // bias_T; never made on the fused path
+    int bias_T;
+    float *alibi_table;
+    int32_t *buckets;
     int32_t *positions;         // 0..T-1 for the learned table
     float *rope_cos, *rope_sin; // rope (T, hs/2) each, from rope_inv_freq, times rope_mscale
     double *rope_inv_freq;      // (hs/2) under cfg.rope's scaling
     double rope_mscale;         // the factor on q and k (yarn's temperature; 1 otherwise)
     // attention probabilities per layer from the last forward when record_attention is set
+    // (the materialised attention then runs, whatever `attention` says)
     int record_attention;
     const float **att; // L pointers into the context's arena, each (B, NH, T, T)
     // training mode (ordo_gpt_train_mode): dropout on, masks from drop_seed, batch row offset
@@ -104,15 +126,18 @@ void ordo_gpt_train_mode(ordo_gpt *m, int on, uint64_t seed, int64_t row0);
 
 // Forward over idx (B, T). Returns logits (B, T, V) and, when targets is non-NULL, the mean
 // cross-entropy (targets < 0 ignored). T past T_max with the learned scheme is an
-// ORDO_ERR_ARG; ids out of [0, V) too. Records the tape when ctx->grad_enabled. With
-// logits NULL, backward writes the logits' gradient over them (one [B*T, V] buffer less).
-// Kerple's r1 and r2 are clamped in place first (ordo_kerple_clamp), as its official code.
+// ORDO_ERR_ARG; ids out of [0, V) too; fire past ORDO_FIRE_MAX_T on the materialised path too.
+// Attention as m->attention says (materialised when record_attention is set). Records the tape when
+// ctx->grad_enabled. With logits NULL, backward writes the logits' gradient over them (one [B*T, V]
+// buffer less). Kerple's r1 and r2 are clamped in place first (ordo_kerple_clamp), as its official
+// code.
 ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const int32_t *targets,
                              int B, int T, ordo_tensor **logits, ordo_tensor **loss);
 
 // The attention-score bias [NH, T, T] of the bias schemes (alibi, t5, fire, kerple,
-// kerple-power) for length T, as the forward computes it (zero above the diagonal), in
-// ctx's arena; NULL for the other schemes. For viz and tests; records the tape as any op.
+// kerple-power) for length T, as the materialized forward computes it (zero above the
+// diagonal), in ctx's arena; NULL for the other schemes. For viz and tests; records the tape
+// as any op. (The fused forward computes the same bias tile by tile: models/bias_tiles.h.)
 ordo_tensor *ordo_gpt_position_bias(ordo_gpt *m, ordo_ctx *ctx, int T);
 
 // The precision of the model's matmuls (bf16.h). bf16: the four linear layers of every

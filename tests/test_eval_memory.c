@@ -1,7 +1,7 @@
 // What `ordo eval` relies on to refuse a context too long for the machine instead of aborting:
 // - ordo_eval_forward_arena_bytes is on the high side of what a forward without a tape takes
-//   from the arena, for every position scheme, and not wildly above it (measured: the arena's
-//   high-water mark after a real forward from a fresh context);
+//   from the arena, for every position scheme and both attentions, and not wildly above it
+//   (measured: the arena's high-water mark after a real forward from a fresh context);
 // - ordo_arena_reserve returns ORDO_ERR_NOMEM for a size the system refuses (the arena stays
 //   usable), and after a reservation a forward within it takes nothing more from the system.
 #include <string.h>
@@ -18,9 +18,11 @@ const char *__asan_default_options(void) {
 }
 
 // The forward of rows x T random tokens for scheme pos; returns the arena's high-water mark.
-static size_t forward_high_water(const ordo_gpt_config *c, int rows, int T, ordo_ctx *ctx) {
+static size_t forward_high_water(const ordo_gpt_config *c, ordo_attn_impl attn, int rows, int T,
+                                 ordo_ctx *ctx) {
     ordo_gpt m;
     CHECK(ordo_gpt_init(&m, c, 5) == ORDO_OK);
+    m.attention = attn;
     int32_t *in = malloc((size_t)rows * T * sizeof *in);
     for (int i = 0; i < rows * T; i++) in[i] = (int32_t)((i * 7 + 3) % c->V);
     ctx->grad_enabled = 0;
@@ -33,7 +35,8 @@ static size_t forward_high_water(const ordo_gpt_config *c, int rows, int T, ordo
     return hw;
 }
 
-static void check_estimate(ordo_pos pos, int rows, int T, int C, int L, int NH, int V) {
+static void check_estimate(ordo_pos pos, ordo_attn_impl attn, int rows, int T, int C, int L, int NH,
+                           int V) {
     // sinusoidal with the Vaswani scale: the scale op's copy of the embeddings too
     ordo_gpt_config c = {.V = V,
                          .C = C,
@@ -45,20 +48,21 @@ static void check_estimate(ordo_pos pos, int rows, int T, int C, int L, int NH, 
                          .embed_scale = pos == ORDO_POS_SINUSOIDAL ? 4.0f : 0.0f};
     ordo_ctx ctx;
     ordo_ctx_init(&ctx);
-    double est = ordo_eval_forward_arena_bytes(&c, rows, T);
-    size_t hw = forward_high_water(&c, rows, T, &ctx);
+    double est = ordo_eval_forward_arena_bytes(&c, attn, rows, T);
+    size_t hw = forward_high_water(&c, attn, rows, T, &ctx);
     CHECK_MSG((double)hw <= est,
-              "pos %d rows %d T %d C %d L %d NH %d V %d: used %zu > estimate %.0f", (int)pos, rows,
-              T, C, L, NH, V, hw, est);
+              "pos %d %s rows %d T %d C %d L %d NH %d V %d: used %zu > estimate %.0f", (int)pos,
+              ordo_attn_impl_name(attn), rows, T, C, L, NH, V, hw, est);
     // high side, but within half again plus the fixed margin (1 MiB)
     CHECK_MSG(est <= 1.5 * (double)hw + (2 << 20),
-              "pos %d rows %d T %d: estimate %.0f is far above the %zu used", (int)pos, rows, T,
-              est, hw);
+              "pos %d %s rows %d T %d: estimate %.0f is far above the %zu used", (int)pos,
+              ordo_attn_impl_name(attn), rows, T, est, hw);
     // reserved, the same forward takes nothing more from the system
     CHECK(ordo_arena_reserve(&ctx.arena, (size_t)est) == ORDO_OK);
     size_t allocs = ctx.arena.system_allocs;
     ordo_gpt m;
     CHECK(ordo_gpt_init(&m, &c, 5) == ORDO_OK);
+    m.attention = attn;
     int32_t *in = calloc((size_t)rows * T, sizeof *in);
     ordo_tensor *logits;
     ctx.grad_enabled = 0;
@@ -88,10 +92,12 @@ static void check_reserve(void) {
 
 int main(void) {
     check_reserve();
-    for (int pos = 0; pos < ORDO_POS_COUNT; pos++) {
-        check_estimate((ordo_pos)pos, 2, 256, 32, 2, 4, 50); // attention-bound
-        check_estimate((ordo_pos)pos, 3, 64, 64, 1, 2, 500); // logits and activations
-        check_estimate((ordo_pos)pos, 1, 8, 16, 3, 2, 11);   // tiny: the margin
-    }
+    for (int pos = 0; pos < ORDO_POS_COUNT; pos++)
+        for (int a = 0; a < ORDO_ATTN_COUNT; a++) {
+            ordo_attn_impl at = (ordo_attn_impl)a;
+            check_estimate((ordo_pos)pos, at, 2, 256, 32, 2, 4, 50); // attention-bound
+            check_estimate((ordo_pos)pos, at, 3, 64, 64, 1, 2, 500); // logits and activations
+            check_estimate((ordo_pos)pos, at, 1, 8, 16, 3, 2, 11);   // tiny: the margin
+        }
     TEST_MAIN_END();
 }

@@ -145,14 +145,17 @@ static void test_learned_refuses_long(void) {
         CHECK(ordo_gpt_forward(&m2, &ctx, idx, NULL, 1, 5, &lg, NULL) == ORDO_OK);
         ordo_gpt_free(&m2);
     }
-    // fire numbers its causal pairs in an int: a length past that is an error, not an abort
+    // fire's materialised path numbers its causal pairs in an int: a length past that is an
+    // error, not an abort (the fused path has no such limit)
     cfg.pos = ORDO_POS_FIRE;
     ordo_gpt mf;
     CHECK(ordo_gpt_init(&mf, &cfg, 1) == ORDO_OK);
+    mf.attention = ORDO_ATTN_MATERIALIZED;
     int32_t *many = calloc(ORDO_FIRE_MAX_T + 1, sizeof *many);
     CHECK(ordo_gpt_forward(&mf, &ctx, many, NULL, 1, ORDO_FIRE_MAX_T + 1, &lg, NULL) ==
               ORDO_ERR_ARG &&
-          strstr(ordo_error_message(), "length 46341 is past what --pos fire runs at (46340)"));
+          strstr(ordo_error_message(),
+                 "length 46341 is past what --pos fire runs at (46340) with the materialized"));
     free(many);
     ordo_gpt_free(&mf);
     // an id outside the vocabulary is an error, not a crash

@@ -61,6 +61,7 @@ void ordo_train_config_defaults(ordo_train_config *c) {
     c->threads = 0;
     c->out = "runs/run";
     c->precision = ordo_precision_name(ORDO_PRECISION_FP32);
+    c->attention = ordo_attn_impl_name(ORDO_ATTN_FUSED);
     c->resume_schedule = ordo_resume_sched_names.names[ORDO_RESUME_CONTINUE];
     // model options (issue 19): no dropout, the tied head, one batch per step, as GPT-2 trains
     c->dropout = 0.0;
@@ -97,7 +98,7 @@ static const char *choice_help(char *buf, size_t cap, const char *help, const or
 #define CHOICE(name, field, names, help, buf)                                                      \
     { name, ORDO_OPT_STRING, &c->field, choice_help(buf, sizeof buf, help, &names), 0 }
 ordo_opt *ordo_train_config_options(ordo_train_config *c) {
-    static char help[8][192];
+    static char help[9][192];
     ordo_opt table[] = {
         CHOICE("task", task, ordo_task_names, "built-in corpus when no --data", help[0]),
         OPT("data", ORDO_OPT_STRING, data,
@@ -157,6 +158,8 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
         CHOICE("precision", precision, ordo_precision_names,
                "matmul operands (bf16: float32 sums and weights, needs AVX512-BF16 or AMX)",
                help[5]),
+        CHOICE("attention", attention, ordo_attn_impl_names,
+               "how the scores are computed (the same model to rounding)", help[8]),
         OPT("init", ORDO_OPT_STRING, init, "start from these weights (.safetensors, same names)"),
         OPT("out", ORDO_OPT_STRING, out, "run directory"),
         // issue 19: runs that stand on their own, resume says what it does
@@ -210,7 +213,9 @@ int ordo_config_resumable(const char *key) {
                                      // issue 19
                                      "val-data", "resume-schedule",
                                      // only read when a run starts from --init
-                                     "extend-pos", NULL};
+                                     "extend-pos",
+                                     // issue 25: how, not what (the same model to rounding)
+                                     "attention", NULL};
     for (int i = 0; ok[i]; i++)
         if (strcmp(ok[i], key) == 0) return 1;
     return 0;
@@ -239,6 +244,8 @@ static ordo_status check_names(const ordo_train_config *c) {
     if ((s = ordo_optim_parse_kind(c->optimizer, &kind))) return ordo_error_wrap(s, "--optimizer");
     if ((s = ordo_schedule_parse(c->schedule, &sched))) return ordo_error_wrap(s, "--schedule");
     if ((s = ordo_precision_parse(c->precision, &prec))) return ordo_error_wrap(s, "--precision");
+    ordo_attn_impl attn;
+    if ((s = ordo_attn_impl_parse(c->attention, &attn))) return ordo_error_wrap(s, "--attention");
     int rsched;
     if ((s = ordo_names_parse(&ordo_resume_sched_names, c->resume_schedule, &rsched)))
         return ordo_error_wrap(s, "--resume-schedule");

@@ -98,6 +98,10 @@ typedef struct ordo_train_config {
     int no_decay_pos;
     // run
     const char *precision; // of the matmuls: fp32 | bf16 (framework/bf16.h); must match on resume
+    // fused | materialized (ordo_attn_impl_names, models/gpt.h). May change on resume: the
+    // run then continues to float rounding, not bit for bit; a config without it (runs before
+    // issue 25, which computed materialized) reads as fused, the default
+    const char *attention;
     long long steps, eval_every, eval_batches, ckpt_every, keep, log_every, seed, threads;
     const char *init, *out;
     // issue 19 (runs that stand on their own, resume says what it does)

@@ -9,6 +9,7 @@
 
 #include "framework/dist.h"
 #include "framework/fileio.h"
+#include "framework/flash.h"
 #include "framework/hash.h"
 #include "framework/memlimit.h"
 #include "train/evaluate.h"
@@ -156,24 +157,56 @@ typedef struct eval_peak {
     int T, rows, acc_n; // its window length, windows, and the copy/reverse n (0: a length)
 } eval_peak;
 
-double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, int rows, int T) {
-    double R = rows, t = T, C = g->C, L = g->L, NH = g->NH, V = g->V;
-    // per layer: the attention probabilities, about 22 (R, T, C) activations (18, rope 21), the
-    // layernorm statistics; then the embeddings, the final layernorm and the logits
-    double floats = L * (R * NH * t * t + 22 * R * t * C + 4 * R * t) + 4 * R * t * C + R * t * V;
+// The floats of g of the fused attention's bias for scheme `pos` (models/bias_tiles.h).
+static double bias_grad_floats(const ordo_gpt_config *g) {
+    int NH = g->NH, W = ORDO_FIRE_WIDTH;
     switch (g->pos) {
     case ORDO_POS_T5:
-        floats += NH * t * t; // the bias gathered from the bucket map
+        return (double)ORDO_T5_BUCKETS * NH;
+    case ORDO_POS_FIRE:
+        return 2.0 * W + (double)W * NH + NH + 2;
+    case ORDO_POS_KERPLE:
+    case ORDO_POS_KERPLE_POWER:
+        return 2.0 * NH;
+    case ORDO_POS_NONE:
+    case ORDO_POS_LEARNED:
+    case ORDO_POS_SINUSOIDAL:
+    case ORDO_POS_ROPE:
+    case ORDO_POS_ALIBI:
+    case ORDO_POS_XPOS:
+    case ORDO_POS_COUNT:
+        break;
+    }
+    return 0;
+}
+
+double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, ordo_attn_impl attn, int rows,
+                                     int T) {
+    double R = rows, t = T, C = g->C, L = g->L, NH = g->NH, V = g->V;
+    int fused = attn == ORDO_ATTN_FUSED;
+    // per layer: the attention (materialized: its probabilities; fused: the row log-sum-exp
+    // and the kernel's scratch, linear in T), about 22 (R, T, C) activations (18, rope 21), the
+    // layernorm statistics; then the embeddings, the final layernorm and the logits
+    double att = fused ? R * NH * t + (double)ordo_flash_scratch_floats(rows, T, g->C, g->NH,
+                                                                        (size_t)bias_grad_floats(g))
+                       : R * NH * t * t;
+    double floats = L * (att + 22 * R * t * C + 4 * R * t) + 4 * R * t * C + R * t * V;
+    // the scheme's own: fused, its tile state (models/bias_tiles.c: values by distance and
+    // row, doubles counted as two floats); materialized, its (NH, T, T) bias and what makes it
+    switch (g->pos) {
+    case ORDO_POS_T5:
+        floats += fused ? NH * (ORDO_T5_MAX_DISTANCE + 1) : NH * t * t;
         break;
     case ORDO_POS_LEARNED:
         floats += t * C; // the gathered rows of the table
         break;
     case ORDO_POS_FIRE: // the MLP over the T(T+1)/2 causal pairs (input, 2 x 32 hidden, NH out)
-        floats += t * (t + 1) / 2 * (1 + 2 * ORDO_FIRE_WIDTH + NH) + NH * t * t;
+        floats += fused ? 10 * t + 4 * NH * (ORDO_FIRE_WIDTH + 1)
+                        : t * (t + 1) / 2 * (1 + 2 * ORDO_FIRE_WIDTH + NH) + NH * t * t;
         break;
     case ORDO_POS_KERPLE:
     case ORDO_POS_KERPLE_POWER:
-        floats += NH * t * t + t; // the bias and its values by distance
+        floats += fused ? 5 * NH * t : NH * t * t + t; // the bias and its values by distance
         break;
     case ORDO_POS_XPOS:
         floats += L * 3 * R * t * C; // the decayed copy of the rotated qkv
@@ -197,19 +230,20 @@ double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, int rows, int T) 
 static void forward_bytes(const ordo_gpt *m, const ordo_eval_request *q, int rows, int T, int acc_n,
                           eval_peak *p) {
     const ordo_gpt_config *g = &m->cfg;
+    int mat = m->attention == ORDO_ATTN_MATERIALIZED; // the T x T tables are its alone
     double t = T, tables = g->pos == ORDO_POS_SINUSOIDAL ? t * g->C
-                           : g->pos == ORDO_POS_ALIBI    ? g->NH * t * t
-                           : g->pos == ORDO_POS_T5       ? t * t        // the bucket map (int32)
+                           : g->pos == ORDO_POS_ALIBI    ? mat * g->NH * t * t
+                           : g->pos == ORDO_POS_T5       ? mat * t * t  // the bucket map (int32)
                            : g->pos == ORDO_POS_XPOS     ? t * 3 * g->C // the scale table
                                                          : 0;
-    double arena = ordo_eval_forward_arena_bytes(g, rows, T);
+    double arena = ordo_eval_forward_arena_bytes(g, m->attention, rows, T);
     double total = arena + 4 * tables + 8.0 * (double)m->params.total + 16.0 * rows * t;
     if (g->pos == ORDO_POS_LEARNED && T > g->T_max && q->extend_pos)
         total += 8.0 * ((double)m->params.total + (t - g->T_max) * g->C);
     if (total <= p->bytes) return;
     *p = (eval_peak){.bytes = total,
                      .arena = arena,
-                     .attention = 4.0 * g->L * rows * g->NH * t * t,
+                     .attention = mat ? 4.0 * g->L * rows * g->NH * t * t : 0,
                      .T = T,
                      .rows = rows,
                      .acc_n = acc_n};
@@ -271,6 +305,9 @@ static ordo_status reserve_memory(const ordo_gpt *m, const ordo_train_config *cf
                      : (p.rows > 1 ? "--context or --batch" : "--context"));
     const char *limit;
     double have = ordo_memory_limit(&limit);
+    if ((p.bytes > have || p.arena > 0x1p62) && !p.attention) // fused: nothing T x T to name
+        return ordo_error(ORDO_ERR_NOMEM, "%s needs about %.*f GiB, more than the %.*f GiB %s; %s",
+                          what, GIB(p.bytes), GIB(have), limit, fix);
     if (p.bytes > have || p.arena > 0x1p62) // (have: INFINITY when sysconf cannot tell)
         return ordo_error(ORDO_ERR_NOMEM,
                           "%s needs about %.*f GiB (the attention alone %.*f GiB: %d x %d "
@@ -368,6 +405,7 @@ ordo_status ordo_eval_run(const ordo_eval_request *q, json_t **report) {
         ordo_rundata_free(&data);
         return ordo_error_wrap(s, "%s", q->run_dir);
     }
+    m.attention = q->attention;
     ordo_ctx ctx;
     ordo_ctx_init(&ctx);
     // every rank refuses together (their limits may differ)
@@ -408,6 +446,7 @@ ordo_status ordo_eval_run(const ordo_eval_request *q, json_t **report) {
         json_object_set_new(o, "extend_pos", e);
     }
     json_object_set_new(o, "mode", json_string(ordo_eval_mode_name(q->mode)));
+    json_object_set_new(o, "attention", json_string(ordo_attn_impl_name(q->attention)));
     json_object_set_new(o, "parameters", json_integer((json_int_t)ordo_gpt_num_params(&m)));
     json_t *res = json_array();
     int own = (int)cfg.context;

@@ -102,12 +102,17 @@ typedef struct ordo_eval_request {
     // as `ordo train --init RUN --context T --extend-pos` grows it (ordo_extend_model; fresh
     // rows from the run's seed); lengths within it use the table as it is
     const char *extend_pos;
+    // issue 25: how attention computes the scores (models/gpt.h); 0 = fused, the default,
+    // whatever the run trained with (the same model to float rounding)
+    ordo_attn_impl attention;
 } ordo_eval_request;
 
 // Bytes of the context's arena that one forward of `rows` windows of T tokens takes without a
-// tape, on the high side (the (rows, NH, T, T) attention probabilities of every layer dominate
-// at long contexts): what ordo_eval_run reserves before it evaluates anything.
-double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, int rows, int T);
+// tape with attention `attn`, on the high side (materialized: the (rows, NH, T, T) attention
+// probabilities of every layer dominate at long contexts; fused: linear in T): what
+// ordo_eval_run reserves before it evaluates anything. For the thread count in effect.
+double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, ordo_attn_impl attn, int rows,
+                                     int T);
 
 // Builds the report that RUN_DIR/eval.json holds (the format is in README.md): lengths the
 // scheme or the data cannot serve get "val_loss": null and a "note" saying why, as does a loss

@@ -40,6 +40,7 @@ ordo_status ordo_extend_model(const ordo_train_config *cfg, const ordo_gpt *src,
     if (!s) s = ordo_gpt_init(dst, &g, (uint64_t)cfg->seed);
     if (s) return s;
     ordo_init_fit(dst, src, how);
+    dst->attention = src->attention;
     if ((s = ordo_gpt_set_precision(dst, src->precision))) ordo_gpt_free(dst);
     return s;
 }

@@ -101,6 +101,8 @@ static ordo_status build(trainer *tr) {
     if ((s = ordo_precision_parse(c->precision, &prec)) ||
         (s = ordo_gpt_set_precision(&tr->model, prec)))
         return ordo_error_wrap(s, "--precision");
+    if ((s = ordo_attn_impl_parse(c->attention, &tr->model.attention)))
+        return ordo_error_wrap(s, "--attention");
     ordo_optim_config oc;
     ordo_optim_defaults(&oc);
     if ((s = ordo_optim_parse_kind(c->optimizer, &oc.kind))) return s;

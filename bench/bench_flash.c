@@ -1,0 +1,248 @@
+// The fused attention alone (framework/flash.h), forward and backward, in GFLOP/s against
+// the fp32 GEMM peak measured in the same run (ordo_gemm at 2048^3, as bench_train --peak
+// times it) and against the materialised attention (framework/attention.c) where its
+// [B, NH, T, T] probabilities fit. FLOPs are the causal ones of issue 25: 4 T^2 C / 2 per
+// forward (2 B T^2 C: the score and value products over the lower triangle), 2.5x that
+// backward. Each figure is the median of --reps runs after one warm-up. Prints the CPU model,
+// the thread count, what runs the products (ordo_blas_describe) and the tiles
+// (ordo_flash_describe) with every table.
+//
+// usage: bench_flash [--T 1024,4096] [--hs 64,32] [--C 256] [--B 1] [--reps 5] [--threads 0]
+//                    [--bias] [--gemm-tiles] [--no-materialized]
+//
+// The tile size (flash.c, BLOCK) was chosen with this bench: see the comment there.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "framework/blas.h"
+#include "framework/clock.h"
+#include "framework/error.h"
+#include "framework/flash.h"
+#include "framework/kernels.h"
+#include "framework/threads.h"
+#include "train/options.h"
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void cpu_model(char *buf, size_t n) {
+    snprintf(buf, n, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "model name", 10) == 0) {
+            char *c = strchr(line, ':');
+            if (c) {
+                c += c[1] == ' ' ? 2 : 1;
+                c[strcspn(c, "\n")] = 0;
+                snprintf(buf, n, "%s", c);
+            }
+            break;
+        }
+    fclose(f);
+}
+
+// The peak's operands: ordo_gemm at 2048^3, the product whose rate the issue's targets are
+// fractions of. Timed once before every repetition of an attention, so that each attention
+// figure is a ratio to a peak measured seconds apart (the machine is shared: its load moves
+// within a run).
+#define PEAK_N 2048
+static float *pa, *pb, *pc;
+
+static void peak_init(void) {
+    size_t n2 = (size_t)PEAK_N * PEAK_N;
+    pa = malloc(n2 * sizeof *pa), pb = malloc(n2 * sizeof *pb), pc = malloc(n2 * sizeof *pc);
+    for (size_t i = 0; i < n2; i++) {
+        pa[i] = (float)(i % 7) * 0.1f;
+        pb[i] = (float)(i % 5) * 0.1f;
+    }
+}
+
+// GFLOP/s of one 2048^3 product.
+static double peak_once(void) {
+    double t0 = ordo_now_s();
+    ordo_gemm(0, 0, PEAK_N, PEAK_N, PEAK_N, 1.0f, pa, PEAK_N, pb, PEAK_N, 0.0f, pc, PEAK_N);
+    return 2.0 * PEAK_N * PEAK_N * PEAK_N / (ordo_now_s() - t0) / 1e9;
+}
+
+// An ALiBi-like bias with no parameters (slope 2^-(h+1) times the distance): what a
+// scheme's fill costs on top of the products.
+static void slope_fill(const void *self, int h, int i0, int nr, int j0, int nc, float *s, int ld) {
+    float m = 1.0f / (float)(2 << h);
+    for (int r = 0; r < nr; r++) {
+        float *row = s + (size_t)r * ld;
+        float d0 = (float)(i0 + r - j0);
+        for (int c = 0; c < nc; c++) row[c] -= m * (d0 - (float)c);
+    }
+}
+
+// Medians over the repetitions: times, the peak, and each repetition's rate over its peak.
+typedef struct result {
+    double fwd_ms, bwd_ms, peak, fwd_frac, bwd_frac;
+} result;
+
+typedef struct problem {
+    const float *qkv, *dout;
+    float *out, *lse, *dqkv, *scratch;
+    const ordo_attn_bias *bias;
+    int B, T, C, NH;
+    int materialized; // 1: attention.c's kernels (att: the probabilities, [B, NH, T, T])
+    float *att;
+} problem;
+
+static result measure(const problem *p, int reps) {
+    double *v = malloc(5 * (size_t)reps * sizeof *v);
+    double *tf = v, *tb = v + reps, *pk = v + 2 * reps, *ff = v + 3 * reps, *fb = v + 4 * reps;
+    double fl = 2.0 * p->B * (double)p->T * p->T * p->C, flb = 2.5 * fl;
+    for (int r = -1; r < reps; r++) { // r = -1: a warm-up
+        double peak = peak_once();
+        double t0 = ordo_now_s();
+        if (p->materialized)
+            ordo_attention_forward(p->out, p->att, p->qkv, NULL, NULL, 1.0f, NULL, p->B, p->T, p->C,
+                                   p->NH);
+        else
+            ordo_flash_forward(p->out, p->lse, p->qkv, p->bias, 0.0f, 0, 0, p->scratch, p->B, p->T,
+                               p->C, p->NH);
+        double t1 = ordo_now_s();
+        if (p->materialized)
+            ordo_attention_backward(p->dqkv, NULL, p->dout, p->qkv, p->att, NULL, 1.0f, p->scratch,
+                                    p->B, p->T, p->C, p->NH);
+        else
+            ordo_flash_backward(p->dqkv, NULL, p->dout, p->qkv, p->out, p->lse, p->bias, 0.0f, 0, 0,
+                                p->scratch, p->B, p->T, p->C, p->NH);
+        double t2 = ordo_now_s();
+        if (r < 0) continue;
+        tf[r] = t1 - t0, tb[r] = t2 - t1, pk[r] = peak;
+        ff[r] = fl / tf[r] / 1e9 / peak, fb[r] = flb / tb[r] / 1e9 / peak;
+    }
+    result x = {1e3 * median(tf, reps), 1e3 * median(tb, reps), median(pk, reps), median(ff, reps),
+                median(fb, reps)};
+    free(v);
+    return x;
+}
+
+// "1024,4096" into up to n ints; returns the count.
+static int parse_list(const char *s, int *v, int n) {
+    int k = 0;
+    while (s && *s && k < n) {
+        v[k++] = atoi(s);
+        s = strchr(s, ',');
+        if (s) s++;
+    }
+    return k;
+}
+
+static ordo_status run(int argc, char **argv) {
+    const char *Ts_s = "1024,4096", *hss_s = "64,32";
+    long long C = 256, B = 1, reps = 5, threads = 0;
+    int with_bias = 0, gemm_tiles = 0, no_mat = 0;
+    ordo_opt opts[] = {
+        {"T", ORDO_OPT_STRING, &Ts_s, "contexts, comma-separated", 0},
+        {"hs", ORDO_OPT_STRING, &hss_s, "head sizes, comma-separated (NH = C / hs)", 0},
+        {"C", ORDO_OPT_INT, &C, "d_model", 0},
+        {"B", ORDO_OPT_INT, &B, "batch", 0},
+        {"reps", ORDO_OPT_INT, &reps, "timed repetitions (median)", 0},
+        {"threads", ORDO_OPT_INT, &threads, "threads (0 = all cores)", 0},
+        {"bias", ORDO_OPT_FLAG, &with_bias, "also time with an ALiBi-like bias tile", 0},
+        {"gemm-tiles", ORDO_OPT_FLAG, &gemm_tiles, "also time the tiles on ordo_gemm", 0},
+        {"no-materialized", ORDO_OPT_FLAG, &no_mat, "skip the materialised attention", 0},
+        {NULL, 0, NULL, NULL, 0},
+    };
+    const char *pos[64];
+    int npos, help;
+    if (argc > 64) return ordo_error(ORDO_ERR_ARG, "too many arguments");
+    ordo_status s = ordo_options_parse("bench_flash", opts, argc, argv, pos, &npos, &help);
+    if (s) return s;
+    if (help || npos) {
+        ordo_options_usage(help ? stdout : stderr, "bench_flash", "[options]", opts);
+        return help ? ORDO_OK : ordo_error(ORDO_ERR_ARG, "no positional arguments expected");
+    }
+    if (reps < 1 || B < 1 || C < 1)
+        return ordo_error(ORDO_ERR_ARG, "--reps, --B, --C must be >= 1");
+    int nt = ordo_set_threads((int)threads);
+    int Ts[8], hss[8], nT = parse_list(Ts_s, Ts, 8), nhs = parse_list(hss_s, hss, 8);
+    char cpu[256], blas[512];
+    cpu_model(cpu, sizeof cpu);
+    ordo_blas_describe(blas, sizeof blas);
+    peak_init();
+    printf("CPU: %s, %d threads\n%s\ntiles: %s\n", cpu, nt, blas, ordo_flash_describe());
+    printf("causal FLOPs: forward 2 B T^2 C, backward 2.5x that; B %lld, C %lld; medians of %lld\n"
+           "peak: ordo_gemm 2048^3 timed before each repetition; %% = median of each repetition's\n"
+           "rate over its peak\n",
+           B, C, reps);
+    printf("%-6s %-3s %-4s %-23s %7s %8s %9s %5s %8s %9s %5s\n", "T", "hs", "NH", "path", "peak",
+           "fwd ms", "fwd GF/s", "%", "bwd ms", "bwd GF/s", "%");
+    for (int a = 0; a < nT; a++) {
+        for (int c = 0; c < nhs; c++) {
+            int T = Ts[a], hs = hss[c], NH = (int)C / hs, Bi = (int)B, Ci = (int)C;
+            if (T < 1 || hs < 1 || C % hs)
+                return ordo_error(ORDO_ERR_ARG, "bad T %d or hs %d", T, hs);
+            size_t nq = (size_t)Bi * T * 3 * Ci, no = (size_t)Bi * T * Ci;
+            float *qkv = malloc(nq * sizeof(float)), *dqkv = calloc(nq, sizeof(float));
+            float *out = malloc(no * sizeof(float)), *dout = malloc(no * sizeof(float));
+            float *lse = malloc((size_t)Bi * NH * T * sizeof(float));
+            float *scratch = malloc(ordo_flash_scratch_floats(Bi, T, Ci, NH, 0) * sizeof(float));
+            if (!qkv || !dqkv || !out || !dout || !lse || !scratch)
+                return ordo_error(ORDO_ERR_ARG, "out of memory at T %d", T);
+            for (size_t i = 0; i < nq; i++)
+                qkv[i] = (float)((i * 2654435761u) % 1000) * 1e-3f - 0.5f;
+            for (size_t i = 0; i < no; i++) dout[i] = (float)((i * 40503u) % 1000) * 1e-3f - 0.5f;
+            double fl = 2.0 * Bi * (double)T * T * Ci, flb = 2.5 * fl;
+            struct {
+                const char *name;
+                int kind; // 0 fused, 1 fused with bias, 2 fused on ordo_gemm, 3 materialised
+            } rows[] = {{"fused", 0},
+                        {"fused + alibi-like fill", 1},
+                        {"fused, tiles ordo_gemm", 2},
+                        {"materialized", 3}};
+            ordo_attn_bias bias = {NULL, slope_fill, NULL, 0};
+            for (int k = 0; k < 4; k++) {
+                if ((k == 1 && !with_bias) || (k == 2 && !gemm_tiles)) continue;
+                // the materialised attention keeps B*NH*T^2 floats (+ T^2 per thread): where
+                // they pass 2 GiB it is left out (T 16384: 4 GiB at NH 4, on a shared machine)
+                if (k == 3 && (no_mat || (double)Bi * NH * T * T * 4 > 2.0 * (1 << 30))) continue;
+                problem pr = {qkv, dout, out, lse, dqkv,   scratch, k == 1 ? &bias : NULL,
+                              Bi,  T,    Ci,  NH,  k == 3, NULL};
+                float *mscratch = NULL;
+                if (k == 3) { // the materialised attention's own buffers
+                    pr.att = malloc((size_t)Bi * NH * T * T * sizeof(float));
+                    pr.scratch = mscratch =
+                        malloc(ordo_attention_scratch_floats(T, 0) * sizeof(float));
+                    if (!pr.att || !mscratch) {
+                        free(pr.att), free(mscratch);
+                        continue;
+                    }
+                }
+                if (k == 2) ordo_flash_set_tiles(ORDO_FLASH_TILES_GEMM);
+                result x = measure(&pr, (int)reps);
+                ordo_flash_set_tiles(ORDO_FLASH_TILES_AUTO);
+                free(pr.att), free(mscratch);
+                printf("%-6d %-3d %-4d %-23s %7.1f %8.1f %9.1f %4.0f%% %8.1f %9.1f %4.0f%%\n", T,
+                       hs, NH, rows[k].name, x.peak, x.fwd_ms, fl / x.fwd_ms / 1e6,
+                       100 * x.fwd_frac, x.bwd_ms, flb / x.bwd_ms / 1e6, 100 * x.bwd_frac);
+                fflush(stdout);
+            }
+            free(qkv), free(dqkv), free(out), free(dout), free(lse), free(scratch);
+        }
+    }
+    free(pa), free(pb), free(pc);
+    return ORDO_OK;
+}
+
+int main(int argc, char **argv) {
+    ordo_status s = run(argc - 1, argv + 1);
+    if (s) {
+        fprintf(stderr, "bench_flash: %s\n", ordo_error_message());
+        return 1;
+    }
+    return 0;
+}

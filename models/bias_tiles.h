@@ -1,0 +1,51 @@
+// The position biases of the score-biasing schemes (alibi, t5, fire, kerple, kerple-power) as
+// the fused attention's tile functions (framework/flash.h): `fill` adds the bias of a block of
+// (query, key) pairs of one head, `grad` accumulates the bias parameters' gradients from that
+// block's dL/dscore. Nothing T x T is ever made: each scheme keeps what depends on one index
+// only (a value per distance, a normaliser per query row), at most O(NH * T) floats.
+//
+// Each reproduces the materialised bias (ordo_gpt_position_bias, framework/ops.c) and its
+// parameter gradients: alibi, t5 and kerple bit for bit in the bias; fire to float rounding
+// (its MLP is evaluated as the piecewise-linear function it is, in double). The gradients
+// agree to float rounding (sums in another order).
+//
+// Each constructor returns the bias and its state in the context's arena (alive until the
+// next reset, so through backward), made from the parameters' values at the call (build it
+// once per forward, after any clamp); the state is read only: fill and grad may run on many
+// threads at once. g is the concatenation of the gradients of params[0..n_params), in order,
+// which is what the fused op's backward scatters into those tensors' grads.
+#ifndef ORDO_BIAS_TILES_H
+#define ORDO_BIAS_TILES_H
+#include "framework/flash.h"
+#include "framework/tensor.h"
+
+#define ORDO_BIAS_TILES_MAX_PARAMS 6
+#define ORDO_FIRE_MAX_WIDTH        64 // the hidden width the fire tiles take (ordo uses 32)
+
+typedef struct ordo_bias_tiles {
+    ordo_attn_bias bias;
+    ordo_tensor *params[ORDO_BIAS_TILES_MAX_PARAMS]; // whose grads g concatenates, in order
+    int n_params;
+} ordo_bias_tiles;
+
+// ALiBi at lengths up to T: -m_h (i - j) for NH heads, the slopes of ordo_alibi_slopes,
+// computed in double and rounded once as ordo_alibi_bias. No parameters (grad NULL).
+ordo_bias_tiles *ordo_alibi_tiles(ordo_ctx *ctx, int NH, int T);
+// T5 at lengths up to T: table[ordo_t5_bucket(i - j), h], table [ORDO_T5_BUCKETS, NH]; the
+// bucket of each distance below ORDO_T5_MAX_DISTANCE is looked up once, every farther one is
+// the last bucket. params: {table}.
+ordo_bias_tiles *ordo_t5_tiles(ordo_ctx *ctx, ordo_tensor *table, int T);
+// Kerple at lengths up to T from r1, r2 [NH] as they are now (the caller clamps first, as the
+// model does before each forward): -r1 log(1 + r2 d), or with `power` -r1 d^r2, a value per
+// (head, distance) as ordo_kerple_bias makes them. params: {r1, r2}.
+ordo_bias_tiles *ordo_kerple_tiles(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2, int T,
+                                   int power);
+// FIRE at lengths up to T (no limit but memory: 5 doubles per position): the MLP
+// w2^T relu(w1 u + b1) + b2 of u = log(|c| d + 1) / (log(|c| max(i, L) + 1) + eps), L =
+// |lmul * init_L|, as ordo_fire_dist and the model's fire_bias. w1 [1, W], b1 [W], w2 [W, NH],
+// b2 [NH], c and lmul [1]; W <= ORDO_FIRE_MAX_WIDTH. params: {w1, b1, w2, b2, c, lmul}.
+ordo_bias_tiles *ordo_fire_tiles(ordo_ctx *ctx, ordo_tensor *w1, ordo_tensor *b1, ordo_tensor *w2,
+                                 ordo_tensor *b2, ordo_tensor *c, ordo_tensor *lmul, int T,
+                                 float init_L, float eps);
+
+#endif

@@ -1,0 +1,374 @@
+// The bias tiles of models/bias_tiles.c against the materialised biases they replace: every
+// scheme's fill, tile by tile, against the [NH, T, T] bias that the model's ops make
+// (ordo_alibi_bias, ordo_rel_bias, ordo_kerple_bias, FIRE's fire_dist -> MLP -> pair_bias),
+// and every grad, summed over the tiles of a random dS, against the ops' parameter gradients
+// for the same dS. Tiles of several shapes (square, thin, wider than T) so that they straddle
+// the diagonal and T is no multiple of them; T = 1; t5 past its last bucket's distance; fire
+// on both sides of L (and at a row equal to L), with c and the L multiplier of either sign.
+#include <math.h>
+#include <string.h>
+
+#include "framework/autograd.h"
+#include "framework/ops.h"
+#include "framework/params.h"
+#include "framework/rng.h"
+#include "models/bias_tiles.h"
+#include "models/positional.h"
+#include "test.h"
+
+static ordo_rng rng;
+
+static double uniform(double lo, double hi) {
+    return lo + (hi - lo) * ordo_rng_uniform(&rng);
+}
+
+static const int TILES[][2] = {{16, 16}, {7, 5}, {64, 32}, {5, 64}, {128, 128}};
+#define NTILES (int)(sizeof TILES / sizeof TILES[0])
+
+// dS [NH, T, T]: random below and on the diagonal, zero above (as the kernel hands it).
+static float *random_ds(int NH, int T) {
+    float *ds = calloc((size_t)NH * T * T, sizeof(float));
+    for (int h = 0; h < NH; h++)
+        for (int i = 0; i < T; i++)
+            for (int j = 0; j <= i; j++)
+                ds[((size_t)h * T + i) * T + j] = (float)ordo_rng_normal(&rng);
+    return ds;
+}
+
+#define SENTINEL 12345.0f
+
+// Fills every tile that holds a causal pair, for every head and tile shape, and compares the
+// causal entries with ref [NH, T, T]: |fill - ref| <= atol (0: bit for bit). Checks that the
+// entries past nc (the row's padding up to ld) are untouched and that all others are finite.
+static void check_fill(const char *what, const ordo_bias_tiles *bt, const float *ref, int NH, int T,
+                       double atol) {
+    double worst = 0;
+    int bad_pad = 0, nonfinite = 0;
+    for (int t = 0; t < NTILES; t++) {
+        int Br = TILES[t][0], Bc = TILES[t][1], ld = Bc + 3;
+        float *s = malloc((size_t)Br * ld * sizeof(float));
+        for (int h = 0; h < NH; h++)
+            for (int i0 = 0; i0 < T; i0 += Br) {
+                int nr = i0 + Br < T ? Br : T - i0;
+                for (int j0 = 0; j0 <= i0 + nr - 1; j0 += Bc) {
+                    int nc = j0 + Bc < T ? Bc : T - j0;
+                    for (int r = 0; r < nr; r++)
+                        for (int c = 0; c < ld; c++) s[r * ld + c] = c < nc ? 0.0f : SENTINEL;
+                    bt->bias.fill(bt->bias.self, h, i0, nr, j0, nc, s, ld);
+                    for (int r = 0; r < nr; r++)
+                        for (int c = 0; c < ld; c++) {
+                            float v = s[r * ld + c];
+                            int i = i0 + r, j = j0 + c;
+                            if (c >= nc)
+                                bad_pad += v != SENTINEL;
+                            else if (j > i)
+                                nonfinite += !isfinite(v);
+                            else {
+                                double e = fabs(v - ref[((size_t)h * T + i) * T + j]);
+                                if (!(e <= worst)) worst = e; // NaN sticks
+                            }
+                        }
+                }
+            }
+        free(s);
+    }
+    CHECK_MSG(worst <= atol, "%s: fill differs from the materialised bias by %.3g (allowed %.3g)",
+              what, worst, atol);
+    CHECK_MSG(!bad_pad, "%s: fill wrote %d entries past nc", what, bad_pad);
+    CHECK_MSG(!nonfinite, "%s: %d non-finite entries above the diagonal", what, nonfinite);
+}
+
+// Sums grad over the tiles of dS for each tile shape and compares g with the materialised
+// gradients of params (read from their ->grad): per tensor, max |g - ref| <= rtol * max |ref|
+// (+ a floor for tensors whose gradient is 0).
+static void check_grad(const char *what, const ordo_bias_tiles *bt, const float *ds, int NH, int T,
+                       double rtol) {
+    float *g = malloc(bt->bias.n_grad * sizeof(float));
+    for (int t = 0; t < NTILES; t++) {
+        int Br = TILES[t][0], Bc = TILES[t][1];
+        memset(g, 0, bt->bias.n_grad * sizeof(float));
+        for (int h = 0; h < NH; h++)
+            for (int i0 = 0; i0 < T; i0 += Br) {
+                int nr = i0 + Br < T ? Br : T - i0;
+                for (int j0 = 0; j0 <= i0 + nr - 1; j0 += Bc) {
+                    int nc = j0 + Bc < T ? Bc : T - j0;
+                    bt->bias.grad(bt->bias.self, h, i0, nr, j0, nc,
+                                  ds + ((size_t)h * T + i0) * T + j0, T, g);
+                }
+            }
+        size_t at = 0;
+        for (int p = 0; p < bt->n_params; p++) {
+            const ordo_tensor *x = bt->params[p];
+            double mx = 0, err = 0;
+            for (size_t k = 0; k < x->n; k++) {
+                double e = fabs(g[at + k] - x->grad[k]);
+                mx = fmax(mx, fabs(x->grad[k]));
+                if (!(e <= err)) err = e;
+            }
+            CHECK_MSG(err <= rtol * mx + 1e-30,
+                      "%s: tiles %dx%d: %s's gradient differs by %.3g "
+                      "(max |ref| %.3g, allowed %.3g)",
+                      what, Br, Bc, x->name, err, mx, rtol * mx);
+            at += x->n;
+        }
+        CHECK(at == bt->bias.n_grad);
+    }
+    free(g);
+}
+
+static void test_alibi(int NH, int T) {
+    ordo_ctx ctx;
+    ordo_ctx_init(&ctx);
+    float *ref = malloc((size_t)NH * T * T * sizeof(float));
+    ordo_alibi_bias(ref, NH, T);
+    ordo_bias_tiles bt = *ordo_alibi_tiles(&ctx, NH, T);
+    CHECK(bt.bias.grad == NULL && bt.bias.n_grad == 0 && bt.n_params == 0);
+    char what[64];
+    snprintf(what, sizeof what, "alibi NH %d T %d", NH, T);
+    check_fill(what, &bt, ref, NH, T, 0);
+    free(ref);
+    ordo_ctx_free(&ctx);
+}
+
+static void test_t5(int NH, int T) {
+    ordo_params p;
+    ordo_params_init(&p);
+    ordo_tensor *table = ordo_params_add(&p, "rel_bias.weight", 2, (int[]){ORDO_T5_BUCKETS, NH}, 0);
+    ordo_params_alloc(&p);
+    for (size_t k = 0; k < table->n; k++) table->data[k] = (float)ordo_rng_normal(&rng);
+    ordo_ctx ctx;
+    ordo_ctx_init(&ctx);
+    int32_t *buckets = malloc((size_t)T * T * sizeof(int32_t));
+    ordo_t5_bucket_map(buckets, T);
+    ordo_tensor *ref = ordo_rel_bias(&ctx, table, buckets, T); // (NH, T, T)
+    float *ds = random_ds(NH, T);
+    ordo_backward_from(&ctx, ref, ds);
+    ordo_bias_tiles bt = *ordo_t5_tiles(&ctx, table, T);
+    char what[64];
+    snprintf(what, sizeof what, "t5 NH %d T %d", NH, T);
+    check_fill(what, &bt, ref->data, NH, T, 0);
+    check_grad(what, &bt, ds, NH, T, 1e-5);
+    free(ds);
+    free(buckets);
+    ordo_ctx_free(&ctx);
+    ordo_params_free(&p);
+}
+
+static void test_kerple(int NH, int T, int power) {
+    ordo_params p;
+    ordo_params_init(&p);
+    ordo_tensor *r1 = ordo_params_add(&p, "kerple.r1", 1, (int[]){NH}, 0);
+    ordo_tensor *r2 = ordo_params_add(&p, "kerple.r2", 1, (int[]){NH}, 0);
+    ordo_params_alloc(&p);
+    for (int h = 0; h < NH; h++) {
+        r1->data[h] = (float)uniform(0, power ? 1 : 2);
+        r2->data[h] = (float)uniform(0, power ? 2.2 : 1);
+    }
+    r1->data[0] = 0.001f; // below the clamp
+    ordo_kerple_clamp(r1->data, r2->data, NH, power);
+    ordo_ctx ctx;
+    ordo_ctx_init(&ctx);
+    ordo_tensor *ref = ordo_kerple_bias(&ctx, r1, r2, T, power);
+    float *ds = random_ds(NH, T);
+    ordo_backward_from(&ctx, ref, ds);
+    ordo_bias_tiles bt = *ordo_kerple_tiles(&ctx, r1, r2, T, power);
+    char what[64];
+    snprintf(what, sizeof what, "kerple%s NH %d T %d", power ? "-power" : "", NH, T);
+    check_fill(what, &bt, ref->data, NH, T, 0);
+    check_grad(what, &bt, ds, NH, T, 1e-5);
+    free(ds);
+    ordo_ctx_free(&ctx);
+    ordo_params_free(&p);
+}
+
+// FIRE's parameter gradients for dS in double, pair by pair (the MLP on the float u that
+// ordo_fire_dist makes, everything after it in double): the reference that both the tiles
+// and the materialised ops are measured against. out: the tiles' layout.
+static void fire_grad_double(double *out, ordo_tensor *const *t, const float *ds, int NH, int T,
+                             float init_L, float eps) {
+    int W = (int)t[0]->n;
+    const float *w1 = t[0]->data, *b1 = t[1]->data, *w2 = t[2]->data;
+    double cv = t[4]->data[0], ca = fabs(cv), sc = (cv > 0) - (cv < 0);
+    double lv = (double)t[5]->data[0] * init_L, L = fabs(lv), sl = (lv > 0) - (lv < 0);
+    double *dw1 = out, *db1 = out + W, *dw2 = out + 2 * W, *db2 = dw2 + W * NH;
+    memset(out, 0, (2 * W + W * NH + NH + 2) * sizeof(double));
+    for (int i = 0; i < T; i++) {
+        double nrm = fmax((double)i, L), den = log1p(ca * nrm) + eps;
+        double wL = L > i ? 1.0 : L == i ? 0.5 : 0.0;
+        for (int j = 0; j <= i; j++) {
+            int d = i - j;
+            double num = log1p(ca * d), u = (float)(num / den), du = 0;
+            for (int h = 0; h < NH; h++) {
+                double g = ds[((size_t)h * T + i) * T + j];
+                db2[h] += g;
+                for (int k = 0; k < W; k++) {
+                    double pre = (double)w1[k] * u + b1[k];
+                    if (pre <= 0) continue;
+                    dw2[k * NH + h] += g * pre;
+                    double dh = g * w2[k * NH + h];
+                    dw1[k] += dh * u;
+                    db1[k] += dh;
+                    du += dh * w1[k];
+                }
+            }
+            db2[NH] +=
+                du * (sc * d / (ca * d + 1) / den - num * sc * nrm / (ca * nrm + 1) / (den * den));
+            db2[NH + 1] -= du * num * wL * ca / (ca * nrm + 1) / (den * den) * sl * init_L;
+        }
+    }
+}
+
+// max over the tensors of FIRE (tiles' layout) of max |x - ref| / max |ref|. fc2.bias's
+// gradient is the sum of dS, zero but for rounding when each row of dS sums to zero: it is
+// measured against fc2.weight's scale (the same dS times hidden values of about 1).
+static double fire_rel_err(const float *x, const double *ref, ordo_tensor *const *t) {
+    double worst = 0, w2max = 0;
+    size_t at = 0;
+    for (int p = 0; p < 6; p++) {
+        double err = 0, mx = 0;
+        for (size_t k = 0; k < t[p]->n; k++) {
+            double e = fabs(x[at + k] - ref[at + k]);
+            if (!(e <= err)) err = e; // NaN sticks
+            mx = fmax(mx, fabs(ref[at + k]));
+        }
+        if (p == 2) w2max = mx;
+        if (p == 3) mx = fmax(mx, w2max);
+        if (mx > 0 && !(err / mx <= worst)) worst = err / mx;
+        at += t[p]->n;
+    }
+    return worst;
+}
+
+// FIRE as gpt.c's fire_bias composes it, with L = |lmul| * 512.
+static void test_fire(int NH, int T, double c, double lmul, int zero_unit) {
+    int W = ORDO_FIRE_WIDTH;
+    ordo_params p;
+    ordo_params_init(&p);
+    ordo_tensor *w1 = ordo_params_add(&p, "fire.fc1.weight", 2, (int[]){1, W}, 0);
+    ordo_tensor *b1 = ordo_params_add(&p, "fire.fc1.bias", 1, (int[]){W}, 0);
+    ordo_tensor *w2 = ordo_params_add(&p, "fire.fc2.weight", 2, (int[]){W, NH}, 0);
+    ordo_tensor *b2 = ordo_params_add(&p, "fire.fc2.bias", 1, (int[]){NH}, 0);
+    ordo_tensor *cc = ordo_params_add(&p, "fire.c", 1, (int[]){1}, 0);
+    ordo_tensor *lm = ordo_params_add(&p, "fire.L_multiplier", 1, (int[]){1}, 0);
+    ordo_params_alloc(&p);
+    double k2 = 1 / sqrt((double)W);
+    for (int k = 0; k < W; k++) {
+        w1->data[k] = (float)uniform(-1, 1);
+        b1->data[k] = (float)uniform(-1, 1);
+        for (int h = 0; h < NH; h++) w2->data[k * NH + h] = (float)uniform(-k2, k2);
+    }
+    for (int h = 0; h < NH; h++) b2->data[h] = (float)uniform(-k2, k2);
+    if (zero_unit) { // a unit with no kink (always on), one always off, two with one kink
+        w1->data[0] = 0, b1->data[0] = 0.5f;
+        w1->data[1] = 0, b1->data[1] = -0.5f;
+        w1->data[3] = w1->data[2], b1->data[3] = b1->data[2];
+        // kinks at u = 0, the diagonal's: the units are at 0 there, with no gradient
+        w1->data[4] = -0.7f, b1->data[4] = 0;
+        w1->data[5] = 0.6f, b1->data[5] = 0;
+    }
+    cc->data[0] = (float)c;
+    lm->data[0] = (float)lmul;
+    ordo_ctx ctx;
+    ordo_ctx_init(&ctx);
+    ordo_tensor *u = ordo_fire_dist(&ctx, cc, lm, T, ORDO_FIRE_INIT_L, ORDO_FIRE_EPS);
+    ordo_tensor *hdn = ordo_relu(&ctx, ordo_linear(&ctx, u, w1, b1));
+    ordo_tensor *ref = ordo_pair_bias(&ctx, ordo_linear(&ctx, hdn, w2, b2), T);
+    float *ds = random_ds(NH, T);
+    ordo_backward_from(&ctx, ref, ds);
+    ordo_bias_tiles bt =
+        *ordo_fire_tiles(&ctx, w1, b1, w2, b2, cc, lm, T, ORDO_FIRE_INIT_L, ORDO_FIRE_EPS);
+    char what[96];
+    snprintf(what, sizeof what, "fire NH %d T %d c %g L %g%s", NH, T, c, fabs(lmul) * 512,
+             zero_unit ? " (flat units)" : "");
+    // the materialised MLP rounds each of its 32 products and sums in float: a few ulp of
+    // the terms' size (about 1), where the tiles evaluate it in double
+    check_fill(what, &bt, ref->data, NH, T, 5e-7);
+    check_grad(what, &bt, ds, NH, T, 1e-5);
+    // both against the double reference, with dS as softmax's backward makes it (each row
+    // summing to zero: the sums over pairs cancel)
+    for (int h = 0; h < NH; h++)
+        for (int i = 0; i < T; i++) {
+            float *row = ds + ((size_t)h * T + i) * T;
+            double mean = 0;
+            for (int j = 0; j <= i; j++) mean += row[j];
+            mean /= i + 1;
+            for (int j = 0; j <= i; j++) row[j] -= (float)mean;
+        }
+    ordo_ctx_reset(&ctx);
+    ordo_params_zero_grad(&p);
+    u = ordo_fire_dist(&ctx, cc, lm, T, ORDO_FIRE_INIT_L, ORDO_FIRE_EPS);
+    hdn = ordo_relu(&ctx, ordo_linear(&ctx, u, w1, b1));
+    ref = ordo_pair_bias(&ctx, ordo_linear(&ctx, hdn, w2, b2), T);
+    ordo_backward_from(&ctx, ref, ds);
+    bt = *ordo_fire_tiles(&ctx, w1, b1, w2, b2, cc, lm, T, ORDO_FIRE_INIT_L, ORDO_FIRE_EPS);
+    size_t n = bt.bias.n_grad;
+    double *exact = malloc(n * sizeof(double));
+    float *g = calloc(n, sizeof(float)), *mat = malloc(n * sizeof(float));
+    fire_grad_double(exact, bt.params, ds, NH, T, ORDO_FIRE_INIT_L, ORDO_FIRE_EPS);
+    for (int h = 0; h < NH; h++)
+        for (int i0 = 0; i0 < T; i0 += 64) {
+            int nr = i0 + 64 < T ? 64 : T - i0;
+            for (int j0 = 0; j0 <= i0; j0 += 64)
+                bt.bias.grad(bt.bias.self, h, i0, nr, j0, j0 + 64 < T ? 64 : T - j0,
+                             ds + ((size_t)h * T + i0) * T + j0, T, g);
+        }
+    size_t at = 0;
+    for (int k = 0; k < 6; k++) {
+        memcpy(mat + at, bt.params[k]->grad, bt.params[k]->n * sizeof(float));
+        at += bt.params[k]->n;
+    }
+    double et = fire_rel_err(g, exact, bt.params), em = fire_rel_err(mat, exact, bt.params);
+    printf("%s, dS rows summing to 0: tiles %.3g, materialised %.3g from the double sums\n", what,
+           et, em);
+    CHECK_MSG(et <= 1e-6, "%s: the tiles' gradient is %.3g from the double sums", what, et);
+    free(exact);
+    free(g);
+    free(mat);
+    free(ds);
+    ordo_ctx_free(&ctx);
+    ordo_params_free(&p);
+}
+
+// A NaN in FIRE's first layer makes the whole bias NaN (the trainer's check then stops the
+// run), and the kinks' sort does not run on it.
+static void test_fire_nan(void) {
+    int W = ORDO_FIRE_WIDTH, NH = 2, T = 9;
+    ordo_params p;
+    ordo_params_init(&p);
+    ordo_tensor *t[6] = {ordo_params_add(&p, "w1", 2, (int[]){1, W}, 0),
+                         ordo_params_add(&p, "b1", 1, (int[]){W}, 0),
+                         ordo_params_add(&p, "w2", 2, (int[]){W, NH}, 0),
+                         ordo_params_add(&p, "b2", 1, (int[]){NH}, 0),
+                         ordo_params_add(&p, "c", 1, (int[]){1}, 0),
+                         ordo_params_add(&p, "l", 1, (int[]){1}, 0)};
+    ordo_params_alloc(&p);
+    for (int k = 0; k < 6; k++)
+        for (size_t x = 0; x < t[k]->n; x++) t[k]->data[x] = (float)uniform(0.1, 1);
+    t[0]->data[5] = NAN;
+    ordo_ctx ctx;
+    ordo_ctx_init(&ctx);
+    ordo_bias_tiles bt = *ordo_fire_tiles(&ctx, t[0], t[1], t[2], t[3], t[4], t[5], T, 512, 1e-6f);
+    float s[81] = {0};
+    bt.bias.fill(bt.bias.self, 1, 0, T, 0, T, s, T);
+    CHECK(isnan(s[0]) && isnan(s[80]));
+    ordo_ctx_free(&ctx);
+    ordo_params_free(&p);
+}
+
+int main(void) {
+    ordo_rng_seed(&rng, 25);
+    const int Ts[] = {1, 2, 37, 129, 300};
+    for (int x = 0; x < 5; x++) {
+        int T = Ts[x];
+        test_alibi(4, T);
+        test_alibi(6, T); // not a power of 2: interleaved slopes
+        test_t5(3, T);
+        test_kerple(3, T, 0);
+        test_kerple(3, T, 1);
+        test_fire(4, T, 0.1, 1.0, 0);      // L = 512: every row below L
+        test_fire(4, T, 0.7, 0.1, 0);      // L = 51.2: rows on both sides
+        test_fire(3, T, -0.3, -0.0625, 1); // L = 32 exactly (a tie at row 32), c < 0
+    }
+    test_fire_nan();
+    TEST_MAIN_END();
+}

@@ -1,0 +1,280 @@
+// The fused attention (framework/flash.h, ordo_attention_fused) against the materialised one
+// (ordo_attention_dropout with the bias made whole, [NH, T, T]): output, dqkv and the bias
+// parameters' gradients within 1e-6 of the largest element, at T = 1, one tile (64), a
+// non-multiple (100) and four tiles (256), with no bias, with a test bias that has parameters
+// (a per-head slope times the distance, plus a table looked up by the distance) and with
+// dropout; on every tile-product path (AVX-512 where the CPU has it, portable C, ordo_gemm).
+// Then a finite-difference gradient check of the op with its bias parameters, and bit-equal
+// results at 1 and 2 threads.
+#include <string.h>
+
+#include "framework/gradcheck.h"
+#include "framework/flash.h"
+#include "framework/ops.h"
+#include "framework/params.h"
+#include "framework/rng.h"
+#include "framework/threads.h"
+#include "test.h"
+
+#define NDIST 6 // table rows: distances 0..4 exactly, 5 and beyond share the last
+
+// The test's bias: b(h, i, j) = -slope[h] (i - j) + table[min(i - j, NDIST - 1), h].
+// Parameters, in the order of g: slope [NH], then table [NDIST, NH].
+typedef struct test_bias {
+    const float *slope, *table;
+    int NH;
+} test_bias;
+
+static int dist_row(int d) {
+    d = d < 0 ? 0 : d; // above the diagonal: any finite value will do (flash.h)
+    return d < NDIST - 1 ? d : NDIST - 1;
+}
+
+static void tb_fill(const void *self, int h, int i0, int nr, int j0, int nc, float *s, int ld) {
+    const test_bias *t = self;
+    for (int r = 0; r < nr; r++)
+        for (int c = 0; c < nc; c++) {
+            int d = i0 + r - (j0 + c);
+            s[(size_t)r * ld + c] += -t->slope[h] * (float)d + t->table[dist_row(d) * t->NH + h];
+        }
+}
+
+// dS elements above the diagonal that were not 0 (tb_grad runs on several threads at once)
+static _Atomic int nonzero_above;
+
+static void tb_grad(const void *self, int h, int i0, int nr, int j0, int nc, const float *ds,
+                    int ld, float *g) {
+    const test_bias *t = self;
+    for (int r = 0; r < nr; r++)
+        for (int c = 0; c < nc; c++) {
+            int d = i0 + r - (j0 + c);
+            float x = ds[(size_t)r * ld + c];
+            if (d < 0) {
+                if (x != 0.0f) nonzero_above++; // the kernel promises zeros above the diagonal
+                continue;
+            }
+            g[h] += -(float)d * x;
+            g[t->NH + dist_row(d) * t->NH + h] += x;
+        }
+}
+
+// The reference of tb_grad over the materialised dL/dbias [NH, T, T], in double, with the
+// sum of the contributions' magnitudes beside each element (ref_abs): the parameters'
+// gradients are sums with heavy cancellation (each row of dS sums to 0), so a float error
+// of e in each dS element moves them by up to e times ref_abs, not e times their value.
+static void ref_grad(double *ref, double *ref_abs, const float *db, int T, int NH) {
+    int ng = NH + NDIST * NH;
+    memset(ref, 0, ng * sizeof(double));
+    memset(ref_abs, 0, ng * sizeof(double));
+    for (int h = 0; h < NH; h++)
+        for (int i = 0; i < T; i++)
+            for (int j = 0; j <= i; j++) {
+                double x = db[((size_t)h * T + i) * T + j];
+                int d = i - j, e = NH + dist_row(d) * NH + h;
+                ref[h] += -d * x;
+                ref_abs[h] += fabs(d * x);
+                ref[e] += x;
+                ref_abs[e] += fabs(x);
+            }
+}
+
+static ordo_rng rng;
+
+static void fill_normal(float *x, size_t n, double s) {
+    for (size_t i = 0; i < n; i++) x[i] = (float)(s * ordo_rng_normal(&rng));
+}
+
+// max |a - b| / max |b|: the error against the scale of the tensor
+static double rel_err(const float *a, const float *b, size_t n) {
+    double e = 0, m = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = fabs((double)a[i] - b[i]);
+        e = d > e ? d : e;
+        m = fabs(b[i]) > m ? fabs(b[i]) : m;
+    }
+    return m > 0 ? e / m : e;
+}
+
+// One parity case: B=2, NH=2, T and hs given; with the test bias or not; dropout p.
+static void parity(int T, int hs, int with_bias, float p, const char *tiles) {
+    int B = 2, NH = 2, C = NH * hs;
+    ordo_params P;
+    ordo_params_init(&P);
+    ordo_tensor *qkv = ordo_params_add(&P, "qkv", 3, (int[]){B, T, 3 * C}, 0);
+    ordo_tensor *slope = ordo_params_add(&P, "slope", 1, (int[]){NH}, 0);
+    ordo_tensor *table = ordo_params_add(&P, "table", 2, (int[]){NDIST, NH}, 0);
+    ordo_params_alloc(&P);
+    fill_normal(qkv->data, qkv->n, 1.0);
+    for (int h = 0; h < NH; h++) slope->data[h] = 0.05f * (h + 1);
+    fill_normal(table->data, table->n, 0.5);
+    size_t nout = (size_t)B * T * C;
+    float *dout = malloc(nout * sizeof(float));
+    fill_normal(dout, nout, 1.0);
+    test_bias tb = {slope->data, table->data, NH};
+    ordo_attn_bias bias = {&tb, tb_fill, tb_grad, (size_t)NH + NDIST * NH};
+    ordo_tensor *params[2] = {slope, table};
+    uint64_t seed = 77;
+    size_t offset = 1000;
+
+    // materialised: the bias made whole, [NH, T, T], as a leaf; its gradient [NH, T, T]
+    // turned into the parameters' by the same grad function over the whole square
+    ordo_ctx ctx;
+    ordo_ctx_init(&ctx);
+    ordo_tensor *mb = NULL;
+    if (with_bias) {
+        mb = ordo_tensor_zeros(&ctx, 3, (int[]){NH, T, T});
+        for (int h = 0; h < NH; h++) tb_fill(&tb, h, 0, T, 0, T, mb->data + (size_t)h * T * T, T);
+        mb->flags |= ORDO_REQUIRES_GRAD;
+    }
+    ordo_tensor *ref = ordo_attention_dropout(&ctx, qkv, mb, NH, p, seed, offset);
+    ordo_backward_from(&ctx, ref, dout);
+    float *ref_out = malloc(nout * sizeof(float)), *ref_dqkv = malloc(qkv->n * sizeof(float));
+    double ref_g[2 + NDIST * 2], ref_abs[2 + NDIST * 2];
+    memcpy(ref_out, ref->data, nout * sizeof(float));
+    memcpy(ref_dqkv, qkv->grad, qkv->n * sizeof(float));
+    if (with_bias) ref_grad(ref_g, ref_abs, mb->grad, T, NH);
+    ordo_ctx_reset(&ctx);
+    ordo_params_zero_grad(&P);
+
+    ordo_tensor *fo = ordo_attention_fused(&ctx, qkv, with_bias ? &bias : NULL, params,
+                                           with_bias ? 2 : 0, NH, p, seed, offset);
+    ordo_backward_from(&ctx, fo, dout);
+    double eo = rel_err(fo->data, ref_out, nout), eq = rel_err(qkv->grad, ref_dqkv, qkv->n);
+    double eg = 0;
+    if (with_bias) {
+        float g[2 + NDIST * 2];
+        memcpy(g, slope->grad, NH * sizeof(float));
+        memcpy(g + NH, table->grad, NDIST * NH * sizeof(float));
+        for (size_t x = 0; x < bias.n_grad; x++) { // against the contributions' scale
+            double e = fabs(g[x] - ref_g[x]) / (ref_abs[x] > 0 ? ref_abs[x] : 1.0);
+            eg = e > eg ? e : eg;
+        }
+    }
+    printf("  %-20s T=%3d hs=%2d %-9s p=%.2f: out %.1e, dqkv %.1e, dparams %.1e\n", tiles, T, hs,
+           with_bias ? "bias" : "no bias", p, eo, eq, eg);
+    CHECK_MSG(eo <= 1e-6 && eq <= 1e-6 && eg <= 1e-6,
+              "%s T=%d hs=%d bias=%d p=%.2f: out %.3g dqkv %.3g dparams %.3g", tiles, T, hs,
+              with_bias, p, eo, eq, eg);
+    ordo_ctx_free(&ctx);
+    ordo_params_free(&P);
+    free(dout);
+    free(ref_out);
+    free(ref_dqkv);
+}
+
+// ---- gradient check: the op with the test bias, its parameters among the inputs
+
+typedef struct gc_args {
+    int NH;
+    float p;
+} gc_args;
+
+static ordo_tensor *g_fused(ordo_ctx *c, ordo_tensor **in, void *u) {
+    const gc_args *a = u;
+    // the struct must outlive the forward until backward: static, rebuilt on every call from
+    // the (perturbed) inputs, which it reads through pointers
+    static test_bias tb;
+    static ordo_attn_bias bias;
+    tb = (test_bias){in[1]->data, in[2]->data, a->NH};
+    bias = (ordo_attn_bias){&tb, tb_fill, tb_grad, in[1]->n + in[2]->n};
+    return ordo_attention_fused(c, in[0], &bias, in + 1, 2, a->NH, a->p, 5, 0);
+}
+
+static void gradcheck(float p) {
+    int B = 2, T = 70, NH = 2, hs = 3, C = NH * hs; // T past one tile, hs not a multiple of 16
+    ordo_params P;
+    ordo_params_init(&P);
+    ordo_tensor *in[3];
+    in[0] = ordo_params_add(&P, "qkv", 3, (int[]){B, T, 3 * C}, 0);
+    in[1] = ordo_params_add(&P, "slope", 1, (int[]){NH}, 0);
+    in[2] = ordo_params_add(&P, "table", 2, (int[]){NDIST, NH}, 0);
+    ordo_params_alloc(&P);
+    fill_normal(in[0]->data, in[0]->n, 0.5);
+    for (int h = 0; h < NH; h++) in[1]->data[h] = 0.1f * (h + 1);
+    fill_normal(in[2]->data, in[2]->n, 0.5);
+    gc_args a = {NH, p};
+    ordo_gradcheck_result res;
+    ordo_gradcheck(g_fused, in, 3, &a, 40, 3e-2, 99, &res);
+    printf("  gradcheck p=%.2f: %d coords, max rel err %.2e (input %d)\n", p, res.checked,
+           res.max_rel_err, res.worst_input);
+    CHECK_MSG(
+        res.max_rel_err < 1e-3 && res.checked > 0 && res.op_nodes[ORDO_OP_ATTENTION_FUSED] == 1,
+        "gradcheck p=%.2f: max rel err %.3g at input %d index %zu (%.8g vs %.8g)", p,
+        res.max_rel_err, res.worst_input, res.worst_index, res.worst_analytic, res.worst_numeric);
+    ordo_params_free(&P);
+}
+
+// ---- thread independence: forward and backward bit for bit at 1 and 2 threads
+
+static void run_threads(int nt, float *o, float *dq, float *g) {
+    int B = 1, T = 200, NH = 3, hs = 16, C = NH * hs;
+    ordo_set_threads(nt);
+    ordo_rng_seed(&rng, 4242);
+    ordo_params P;
+    ordo_params_init(&P);
+    ordo_tensor *qkv = ordo_params_add(&P, "qkv", 3, (int[]){B, T, 3 * C}, 0);
+    ordo_tensor *slope = ordo_params_add(&P, "slope", 1, (int[]){NH}, 0);
+    ordo_tensor *table = ordo_params_add(&P, "table", 2, (int[]){NDIST, NH}, 0);
+    ordo_params_alloc(&P);
+    fill_normal(qkv->data, qkv->n, 1.0);
+    for (int h = 0; h < NH; h++) slope->data[h] = 0.03f * (h + 1);
+    fill_normal(table->data, table->n, 0.5);
+    float *dout = malloc((size_t)B * T * C * sizeof(float));
+    fill_normal(dout, (size_t)B * T * C, 1.0);
+    test_bias tb = {slope->data, table->data, NH};
+    ordo_attn_bias bias = {&tb, tb_fill, tb_grad, (size_t)NH + NDIST * NH};
+    ordo_tensor *params[2] = {slope, table};
+    ordo_ctx ctx;
+    ordo_ctx_init(&ctx);
+    ordo_tensor *out = ordo_attention_fused(&ctx, qkv, &bias, params, 2, NH, 0.1f, 3, 0);
+    ordo_backward_from(&ctx, out, dout);
+    memcpy(o, out->data, out->n * sizeof(float));
+    memcpy(dq, qkv->grad, qkv->n * sizeof(float));
+    memcpy(g, slope->grad, NH * sizeof(float));
+    memcpy(g + NH, table->grad, table->n * sizeof(float));
+    ordo_ctx_free(&ctx);
+    ordo_params_free(&P);
+    free(dout);
+}
+
+static void threads(void) {
+    size_t no = 200 * 48, nq = 3 * no, ng = 3 + NDIST * 3;
+    float *o[2], *dq[2], g[2][3 + NDIST * 3];
+    for (int k = 0; k < 2; k++) {
+        o[k] = malloc(no * sizeof(float));
+        dq[k] = malloc(nq * sizeof(float));
+        run_threads(k + 1, o[k], dq[k], g[k]);
+    }
+    int same = !memcmp(o[0], o[1], no * sizeof(float)) &&
+               !memcmp(dq[0], dq[1], nq * sizeof(float)) && !memcmp(g[0], g[1], ng * sizeof(float));
+    printf("  1 and 2 threads: %s\n", same ? "bit-identical" : "DIFFERENT");
+    CHECK(same);
+    for (int k = 0; k < 2; k++) free(o[k]), free(dq[k]);
+    ordo_set_threads(2);
+}
+
+int main(void) {
+    ordo_rng_seed(&rng, 2025);
+    const ordo_flash_tiles paths[] = {ORDO_FLASH_TILES_AUTO, ORDO_FLASH_TILES_C,
+                                      ORDO_FLASH_TILES_GEMM};
+    // T: 1, a tile edge, a non-multiple of the tile, 4x a tile; hs: odd, 16, 64, 32
+    const int Ts[] = {1, 64, 100, 256}, hss[] = {5, 16, 64, 32};
+    for (size_t k = 0; k < sizeof paths / sizeof paths[0]; k++) {
+        ordo_flash_set_tiles(paths[k]);
+        const char *name = ordo_flash_describe();
+        for (int c = 0; c < 4; c++) {
+            // every path at every T is slow only on the 4-tile case; the extra paths
+            // (portable C, ordo_gemm) check it once without bias
+            if (k > 0 && Ts[c] == 256) continue;
+            parity(Ts[c], hss[c], 0, 0.0f, name);
+            parity(Ts[c], hss[c], 1, 0.0f, name);
+            parity(Ts[c], hss[c], 1, 0.2f, name);
+        }
+    }
+    ordo_flash_set_tiles(ORDO_FLASH_TILES_AUTO);
+    gradcheck(0.0f);
+    gradcheck(0.3f);
+    threads();
+    CHECK_MSG(nonzero_above == 0, "%d dS elements above the diagonal were not 0", nonzero_above);
+    TEST_MAIN_END();
+}

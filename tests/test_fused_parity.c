@@ -1,0 +1,177 @@
+// The fused attention against the materialised one through the whole model, for every
+// position scheme: the loss and every parameter's gradient of one forward and backward agree
+// to 1e-6 relative (per tensor: |fused - materialised| <= 1e-6 |materialised| in the 2-norm,
+// and no element further than 4e-6 of the tensor's largest; the bias parameters' to
+// BIAS_RTOL, see there), at T = 1, the kernel's tile (64), a length that is no multiple of it
+// (100) and four tiles (256). Also with attention dropout in training mode (the same keep
+// bits on both paths), fire with L inside the sequence (rows on both sides of max(i, L)), the
+// fused path's results bit for bit at 1 and 3 threads, and the materialised path's T x T
+// alibi table and t5 bucket map made only when it runs.
+#include <math.h>
+#include <string.h>
+
+#include "framework/rng.h"
+#include "framework/threads.h"
+#include "models/gpt.h"
+#include "test.h"
+
+#define RTOL 1e-6
+// The bias parameters' gradients (t5 table, kerple r1 r2, fire's MLP, c and L) are sums over
+// the T(T+1)/2 pairs of dS, whose rows sum to zero: the sums cancel, and the materialised
+// reference sums FIRE's in float GEMMs over all pairs. Against double sums (test_bias_tiles)
+// the tiles measure within 6e-7, the materialised ops up to 3.5e-6; here the two differed by
+// up to 9e-6 of the largest element (fire.fc2.weight, T 256), kerple-power's r2 by 1.4e-6.
+#define BIAS_RTOL 2e-5
+
+static const int Ts[] = {1, 64, 100, 256};
+
+typedef struct pass {
+    float loss;
+    float *grad; // a copy of the parameters' gradient block
+} pass;
+
+static pass run(ordo_gpt *m, ordo_attn_impl a, const int32_t *idx, const int32_t *tg, int B,
+                int T) {
+    ordo_ctx ctx;
+    ordo_ctx_init(&ctx);
+    m->attention = a;
+    ordo_params_zero_grad(&m->params);
+    ordo_tensor *loss;
+    CHECK(ordo_gpt_forward(m, &ctx, idx, tg, B, T, NULL, &loss) == ORDO_OK);
+    ordo_backward(&ctx, loss);
+    pass p = {loss->data[0], malloc(m->params.total * sizeof(float))};
+    memcpy(p.grad, m->params.grad, m->params.total * sizeof(float));
+    ordo_ctx_free(&ctx);
+    return p;
+}
+
+// One model, one batch, both paths; the worst relative difference goes to *worst.
+static void compare(ordo_gpt *m, int B, int T, const char *what, double *worst) {
+    ordo_rng r;
+    ordo_rng_seed(&r, (uint64_t)T * 7 + 3);
+    int32_t *idx = malloc((size_t)B * T * sizeof *idx), *tg = malloc((size_t)B * T * sizeof *tg);
+    for (int i = 0; i < B * T; i++) {
+        idx[i] = (int32_t)ordo_rng_below(&r, (uint64_t)m->cfg.V);
+        tg[i] = (int32_t)ordo_rng_below(&r, (uint64_t)m->cfg.V);
+    }
+    pass mat = run(m, ORDO_ATTN_MATERIALIZED, idx, tg, B, T);
+    pass fus = run(m, ORDO_ATTN_FUSED, idx, tg, B, T);
+    CHECK_MSG(fabs(fus.loss - mat.loss) <= RTOL * fabs(mat.loss),
+              "%s T %d: loss %.9g fused, %.9g materialised", what, T, fus.loss, mat.loss);
+    double w2_scale = 0; // fire.fc2.weight's gradient norm (declared before fc2.bias)
+    for (int k = 0; k < m->params.count; k++) {
+        const ordo_tensor *t = m->params.t[k];
+        size_t at = (size_t)(t->grad - m->params.grad);
+        double e2 = 0, r2 = 0, emax = 0, rmax = 0;
+        for (size_t i = 0; i < t->n; i++) {
+            double e = (double)fus.grad[at + i] - mat.grad[at + i], g = mat.grad[at + i];
+            e2 += e * e;
+            r2 += g * g;
+            if (!(fabs(e) <= emax)) emax = fabs(e); // NaN sticks
+            rmax = fmax(rmax, fabs(g));
+        }
+        double err = sqrt(e2), ref = sqrt(r2);
+        // fc2.bias's gradient is the sum of dS, zero but for rounding (softmax's dS rows sum
+        // to zero): measured at fc2.weight's scale (the same dS times hidden values near 1)
+        if (t == m->fire_b2) ref = fmax(ref, w2_scale), rmax = fmax(rmax, w2_scale);
+        if (t == m->fire_w2) w2_scale = ref;
+        double rel = ref > 0 ? err / ref : err, relmax = rmax > 0 ? emax / rmax : emax;
+        int bias = t->name && (strncmp(t->name, "fire.", 5) == 0 ||
+                               strncmp(t->name, "kerple.", 7) == 0 || t == m->rel_bias);
+        double tol = bias ? BIAS_RTOL : RTOL;
+        if (!(rel <= *worst)) *worst = rel;
+        CHECK_MSG(rel <= tol, "%s T %d: %s's gradient differs by %.3g relative (norm %.3g)", what,
+                  T, t->name, rel, ref);
+        CHECK_MSG(relmax <= 4 * tol, "%s T %d: %s's gradient differs by %.3g of its largest (%.3g)",
+                  what, T, t->name, relmax, rmax);
+    }
+    free(mat.grad);
+    free(fus.grad);
+    free(idx);
+    free(tg);
+}
+
+static ordo_gpt_config small(ordo_pos pos) {
+    ordo_gpt_config c = {
+        .V = 37, .C = 32, .L = 2, .NH = 4, .T_max = 256, .pos = pos, .ln_eps = 1e-5f};
+    return c;
+}
+
+int main(void) {
+    for (int p = 0; p < ORDO_POS_COUNT; p++) {
+        ordo_gpt_config c = small((ordo_pos)p);
+        ordo_gpt m;
+        CHECK(ordo_gpt_init(&m, &c, 5) == ORDO_OK);
+        // the T5 table starts at zero and FIRE's L past every length here: make both bite
+        if (m.rel_bias)
+            for (size_t i = 0; i < m.rel_bias->n; i++)
+                m.rel_bias->data[i] = (float)(0.5 * sin(3.0 * i));
+        double worst = 0;
+        for (int x = 0; x < 4; x++) compare(&m, 2, Ts[x], ordo_pos_name(c.pos), &worst);
+        if (m.fire_lmul) { // L = 51.2: rows on both sides of max(i, L)
+            m.fire_lmul->data[0] = 0.1f;
+            for (int x = 0; x < 4; x++) compare(&m, 2, Ts[x], "fire (L 51.2)", &worst);
+        }
+        printf("%-13s worst relative difference %.3g\n", ordo_pos_name(c.pos), worst);
+        ordo_gpt_free(&m);
+    }
+    // attention dropout in training mode: the same keep bits on both paths
+    const ordo_pos dropped[] = {ORDO_POS_ALIBI, ORDO_POS_FIRE, ORDO_POS_ROPE};
+    for (int k = 0; k < 3; k++) {
+        ordo_gpt_config c = small(dropped[k]);
+        c.dropout_attn = 0.2f;
+        ordo_gpt m;
+        CHECK(ordo_gpt_init(&m, &c, 6) == ORDO_OK);
+        ordo_gpt_train_mode(&m, 1, 99, 3); // row 3 of a larger batch: a non-zero offset
+        double worst = 0;
+        compare(&m, 2, 100, "dropout", &worst);
+        printf("%-13s with dropout: worst relative difference %.3g\n", ordo_pos_name(c.pos), worst);
+        ordo_gpt_free(&m);
+    }
+    // thread-independent: the fused path's loss and gradients bit for bit at 1 and 3 threads
+    // (the bias gradients are summed per (b, h) and then in a fixed order)
+    const ordo_pos biased[] = {ORDO_POS_ALIBI, ORDO_POS_T5, ORDO_POS_FIRE, ORDO_POS_KERPLE,
+                               ORDO_POS_KERPLE_POWER};
+    for (int k = 0; k < 5; k++) {
+        ordo_gpt_config c = small(biased[k]);
+        ordo_gpt m;
+        CHECK(ordo_gpt_init(&m, &c, 7) == ORDO_OK);
+        if (m.fire_lmul) m.fire_lmul->data[0] = 0.1f;
+        int B = 3, T = 100;
+        int32_t *idx = malloc((size_t)B * T * sizeof *idx),
+                *tg = malloc((size_t)B * T * sizeof *tg);
+        for (int i = 0; i < B * T; i++) idx[i] = (i * 7 + 1) % c.V, tg[i] = (i * 5 + 2) % c.V;
+        int before = ordo_get_threads();
+        ordo_set_threads(1);
+        pass one = run(&m, ORDO_ATTN_FUSED, idx, tg, B, T);
+        ordo_set_threads(3);
+        pass three = run(&m, ORDO_ATTN_FUSED, idx, tg, B, T);
+        ordo_set_threads(before);
+        CHECK_MSG(one.loss == three.loss &&
+                      memcmp(one.grad, three.grad, m.params.total * sizeof(float)) == 0,
+                  "%s: 1 and 3 threads differ", ordo_pos_name(c.pos));
+        free(one.grad);
+        free(three.grad);
+        free(idx);
+        free(tg);
+        ordo_gpt_free(&m);
+    }
+    // the fused path makes no T x T table; the materialised one makes them for its length
+    for (int k = 0; k < 2; k++) {
+        ordo_gpt_config c = small(k ? ORDO_POS_T5 : ORDO_POS_ALIBI);
+        ordo_gpt m;
+        CHECK(ordo_gpt_init(&m, &c, 1) == ORDO_OK);
+        ordo_ctx ctx;
+        ordo_ctx_init(&ctx);
+        int32_t idx[64] = {0};
+        ordo_tensor *lg;
+        CHECK(ordo_gpt_forward(&m, &ctx, idx, NULL, 1, 64, &lg, NULL) == ORDO_OK);
+        CHECK(m.alibi_table == NULL && m.buckets == NULL);
+        m.attention = ORDO_ATTN_MATERIALIZED;
+        CHECK(ordo_gpt_forward(&m, &ctx, idx, NULL, 1, 64, &lg, NULL) == ORDO_OK);
+        CHECK(k ? m.buckets != NULL : m.alibi_table != NULL);
+        ordo_ctx_free(&ctx);
+        ordo_gpt_free(&m);
+    }
+    TEST_MAIN_END();
+}
