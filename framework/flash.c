@@ -241,8 +241,7 @@ void ordo_flash_forward(float *out, float *lse, const float *qkv, const ordo_att
                     for (int r = 0; r < nr; r++) {
                         int i = i0 + r, n = i - j0 + 1 < nc ? i - j0 + 1 : nc; // causal keys, >= 1
                         float *sr = s + (size_t)r * BLOCK;
-                        float mx = m[r];
-                        mx = row_max(sr, n, mx);
+                        float mx = row_max(sr, n, m[r]);
                         // rescale what was summed under the old max (nothing yet: factor 0)
                         float corr = m[r] == -INFINITY ? 0.0f : expf(m[r] - mx);
                         float sum = exp_row(sr, mx, n);
