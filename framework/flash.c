@@ -122,6 +122,14 @@ static float exp_row(float *p, float shift, int n) {
     return sum;
 }
 
+// max(init, x[0..n)), vectorised.
+static float row_max(const float *x, int n, float init) {
+    float mx = init;
+#pragma omp simd reduction(max : mx)
+    for (int c = 0; c < n; c++) mx = x[c] > mx ? x[c] : mx;
+    return mx;
+}
+
 // hs padded to whole zmm vectors, T to whole blocks.
 static int pad16(int x) {
     return (x + 15) / 16 * 16;
@@ -233,9 +241,7 @@ void ordo_flash_forward(float *out, float *lse, const float *qkv, const ordo_att
                     for (int r = 0; r < nr; r++) {
                         int i = i0 + r, n = i - j0 + 1 < nc ? i - j0 + 1 : nc; // causal keys, >= 1
                         float *sr = s + (size_t)r * BLOCK;
-                        float mx = m[r];
-                        _Pragma("omp simd reduction(max : mx)") for (int c = 0; c < n; c++) mx =
-                            sr[c] > mx ? sr[c] : mx;
+                        float mx = row_max(sr, n, m[r]);
                         // rescale what was summed under the old max (nothing yet: factor 0)
                         float corr = m[r] == -INFINITY ? 0.0f : expf(m[r] - mx);
                         float sum = exp_row(sr, mx, n);
@@ -250,7 +256,8 @@ void ordo_flash_forward(float *out, float *lse, const float *qkv, const ordo_att
                             drop_row(sr, sr, n, bh, i, j0, T, seed, offset, below, ks);
                     }
                     if (nr < BLOCK)
-                        memset(s + (size_t)nr * BLOCK, 0, (size_t)(BLOCK - nr) * BLOCK * 4);
+                        memset(s + (size_t)nr * BLOCK, 0,
+                               (size_t)(BLOCK - nr) * BLOCK * sizeof(float));
                     // O (BLOCK, hsp) += P (BLOCK, BLOCK) @ v[j0 : j0 + BLOCK] (BLOCK, hsp)
                     tile_mm(BLOCK, hsp, BLOCK, s, BLOCK, 1, vp + (size_t)j0 * hsp, hsp, o, hsp, 1);
                 }

@@ -55,10 +55,11 @@ ordo_tensor *ordo_attention_dropout(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor
 // scores' bias inside each tile, and backward hands its grad the tiles' dS: the summed
 // gradient, laid out as the concatenation of bias_params[0..n_params)'s grads in order
 // (so bias->n_grad must equal the sum of their sizes), is added into those tensors' grads.
-// n_params 0: the bias is a constant (or has no parameters). The bias struct, what it
-// points to and the bias_params array are the caller's: they must stay alive and unchanged
-// until backward has run (the array is copied; the struct is not). Dropout p in [0, 1) with
-// the bits of ordo_attention_dropout (same seed and offset: the same keep mask).
+// n_params 0: the bias is a constant (or has no parameters). The bias struct and what it
+// points to are the caller's and are not copied: they must stay alive and unchanged until
+// backward has run (backward calls fill again, then grad). The bias_params array is copied.
+// Dropout p in [0, 1) with the bits of ordo_attention_dropout (same seed and offset: the
+// same keep mask).
 ordo_tensor *ordo_attention_fused(ordo_ctx *ctx, ordo_tensor *qkv, const ordo_attn_bias *bias,
                                   ordo_tensor *const *bias_params, int n_params, int NH, float p,
                                   uint64_t seed, size_t offset);
