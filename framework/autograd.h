@@ -30,6 +30,8 @@ typedef enum ordo_op {
     ORDO_OP_FIRE_DIST,   // FIRE's log-normalised distance of each causal pair, from c and L
     ORDO_OP_PAIR_BIAS,   // [pairs, NH] values scattered into a causal bias [NH, T, T]
     ORDO_OP_KERPLE_BIAS, // -r1 log(1 + r2 d) or -r1 d^r2 per head, into a bias [NH, T, T]
+    // issue 25
+    ORDO_OP_LM_HEAD_LOSS, // the LM head and mean cross-entropy in row chunks (lmhead.h)
     ORDO_OP_COUNT
 } ordo_op;
 
