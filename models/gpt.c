@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "framework/dnnl.h"
+#include "framework/lmhead.h"
 #include "framework/ops.h"
 #include "framework/rng.h"
 #include "framework/safetensors.h"
@@ -340,8 +341,11 @@ ordo_tensor *ordo_gpt_position_bias(ordo_gpt *m, ordo_ctx *ctx, int T) {
     return NULL;
 }
 
-ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const int32_t *targets,
-                             int B, int T, ordo_tensor **logits, ordo_tensor **loss) {
+// The forward of both entry points below: logits and the loss from them (logits non-NULL), or
+// the loss alone through the chunked head, with each row's loss into row_loss when non-NULL.
+static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const int32_t *targets,
+                           int B, int T, ordo_tensor **logits, ordo_tensor **loss,
+                           double *row_loss) {
     const ordo_gpt_config *c = &m->cfg;
     int C = c->C, NH = c->NH;
     if (B <= 0 || T <= 0) return ordo_error(ORDO_ERR_ARG, "batch %d x length %d is empty", B, T);
@@ -422,13 +426,25 @@ ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, con
     }
     x = ordo_layernorm_layer_forward(&m->ln_f, ctx, x);
     ordo_tensor *head = m->lm_head ? m->lm_head : m->wte.table; // (V, C), tied or not
-    ordo_tensor *lg = ordo_matmul(ctx, x, head, 1);             // (B, T, V)
-    if (logits)
-        *logits = lg;
-    else
-        lg->flags |= ORDO_GRAD_IN_PLACE; // the caller never sees them: backward may reuse them
+    if (!logits) { // the loss alone: the head in row chunks, no (B, T, V) logits (lmhead.h)
+        if (loss) *loss = targets ? ordo_lm_head_loss(ctx, x, head, targets, 0, row_loss) : NULL;
+        return ORDO_OK;
+    }
+    ordo_tensor *lg = ordo_matmul(ctx, x, head, 1); // (B, T, V)
+    *logits = lg;
     if (loss) *loss = targets ? ordo_cross_entropy(ctx, lg, targets) : NULL;
     return ORDO_OK;
+}
+
+ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const int32_t *targets,
+                             int B, int T, ordo_tensor **logits, ordo_tensor **loss) {
+    return forward(m, ctx, idx, targets, B, T, logits, loss, NULL);
+}
+
+ordo_status ordo_gpt_forward_loss(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx,
+                                  const int32_t *targets, int B, int T, double *row_loss,
+                                  ordo_tensor **loss) {
+    return forward(m, ctx, idx, targets, B, T, NULL, loss, row_loss);
 }
 
 // The weights that multiply in bf16 are chosen here: those of the four linear layers of each
