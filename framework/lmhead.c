@@ -70,14 +70,18 @@ ordo_tensor *ordo_lm_head_loss(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *head,
     int gx = grad && count > 0 && (x->flags & ORDO_REQUIRES_GRAD);
     int gw = grad && count > 0 && (head->flags & ORDO_REQUIRES_GRAD);
     int bf = head->bf16 != NULL;
-    const ordo_bf16 *xb = bf ? bf16_of(ctx, x) : NULL;                            // (N, C)
+    const ordo_bf16 *xb = bf ? bf16_of(ctx, x) : NULL;                              // (N, C)
+    float *dx = gx ? ordo_arena_alloc(&ctx->arena, x->n * sizeof(float)) : NULL;    // (N, C)
+    float *dw = gw ? ordo_arena_alloc(&ctx->arena, head->n * sizeof(float)) : NULL; // (V, C)
+    ordo_tensor *out = ordo_tensor_new(ctx, 1, (int[]){1});
+    // the chunk's buffers are dead once the loop is done: released then, so that backward's
+    // buffers take their memory rather than more of the system's
+    ordo_arena_pos chunk_start = ordo_arena_mark(&ctx->arena);
     float *lg = ordo_arena_alloc(&ctx->arena, (size_t)chunk * V * sizeof(float)); // (R, V)
     float *stats = ordo_arena_alloc(&ctx->arena, 2 * (size_t)chunk * sizeof(float));
     ordo_bf16 *lgb = bf && (gx || gw) // (R, V): the bf16 operand of the backward products
                          ? ordo_arena_alloc(&ctx->arena, (size_t)chunk * V * sizeof(ordo_bf16))
                          : NULL;
-    float *dx = gx ? ordo_arena_alloc(&ctx->arena, x->n * sizeof(float)) : NULL;    // (N, C)
-    float *dw = gw ? ordo_arena_alloc(&ctx->arena, head->n * sizeof(float)) : NULL; // (V, C)
     float scale = count ? 1.0f / (float)count : 0.0f; // d mean / d row loss
     double total = 0.0;                               // over the counted rows, in row order
     for (int r0 = 0; r0 < N; r0 += chunk) {
@@ -119,7 +123,7 @@ ordo_tensor *ordo_lm_head_loss(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *head,
                           r0 > 0 ? 1.0f : 0.0f, dw, C);
         }
     }
-    ordo_tensor *out = ordo_tensor_new(ctx, 1, (int[]){1});
+    ordo_arena_release(&ctx->arena, chunk_start);
     out->data[0] = count ? (float)(total / count) : 0.0f;
     if (grad) {
         ordo_node *n = ordo_tape_push(ctx, ORDO_OP_LM_HEAD_LOSS, out);

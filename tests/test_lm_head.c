@@ -212,8 +212,8 @@ static void check_all_ignored(void) {
 
 // The chunk size is a function of V alone, a multiple of 16.
 static void check_chunk_rows(void) {
-    CHECK(ordo_lm_head_chunk_rows(50257) == 80); // 4Mi floats / 50257 = 83.4
-    CHECK(ordo_lm_head_chunk_rows(256) == 16384);
+    CHECK(ordo_lm_head_chunk_rows(50257) == 320); // 16Mi floats / 50257 = 333.8
+    CHECK(ordo_lm_head_chunk_rows(256) == 65536);
     CHECK(ordo_lm_head_chunk_rows(1 << 30) == 16);
 }
 
