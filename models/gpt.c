@@ -405,7 +405,14 @@ static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const
     size_t off_x = row0 * T * C, off_att = row0 * NH * T * T; // (B, T, C), (B, NH, T, T)
     x = ordo_dropout(ctx, x, p_embd, ordo_rng_u64(&sites), off_x);
 
+    // Without a tape (eval, sampling) nothing reads a layer's buffers once the next layer has
+    // its input: each layer's are released at its end and the residual stream is kept in one
+    // buffer, so that one layer's activations are alive at a time, not L layers'. Not when
+    // the attention maps are recorded (viz reads every layer's).
+    int release = !ctx->grad_enabled && !m->record_attention;
+    ordo_tensor *resid = release ? ordo_tensor_new3(ctx, B, T, C) : NULL; // (B, T, C)
     for (int l = 0; l < c->L; l++) {
+        ordo_arena_pos layer_start = ordo_arena_mark(&ctx->arena);
         ordo_gpt_block *b = &m->h[l];
         uint64_t s_attn = ordo_rng_u64(&sites), s_r1 = ordo_rng_u64(&sites),
                  s_r2 = ordo_rng_u64(&sites);
@@ -423,6 +430,12 @@ static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const
         h = ordo_gelu(ctx, ordo_linear_layer_forward(&b->c_fc, ctx, h)); // (B, T, 4C)
         h = ordo_linear_layer_forward(&b->mlp_proj, ctx, h);
         x = ordo_add(ctx, x, ordo_dropout(ctx, h, p_resid, s_r2, off_x));
+        if (release) {
+            memcpy(resid->data, x->data, resid->n * sizeof(float));
+            ordo_arena_release(&ctx->arena, layer_start);
+            ctx->last_att = NULL;
+            x = resid;
+        }
     }
     x = ordo_layernorm_layer_forward(&m->ln_f, ctx, x);
     ordo_tensor *head = m->lm_head ? m->lm_head : m->wte.table; // (V, C), tied or not
