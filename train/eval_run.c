@@ -10,6 +10,7 @@
 #include "framework/dist.h"
 #include "framework/fileio.h"
 #include "framework/hash.h"
+#include "framework/lmhead.h"
 #include "train/evaluate.h"
 #include "train/run.h"
 
@@ -146,19 +147,29 @@ static json_t *accuracy(ordo_gpt *m, ordo_ctx *ctx, const ordo_train_config *cfg
 // (as train refuses its sizes), then the arena is reserved for it, so that a machine that
 // cannot give the memory is an error and never an abort half-way through.
 
-// The largest single forward of a report: what ordo_gpt_forward holds with no tape.
+// The largest single forward of a report: what the forward holds with no tape (one layer's
+// buffers at a time, the LM head in row chunks).
 typedef struct eval_peak {
     double bytes;       // the process at that forward: model, activations, position tables
     double arena;       // of which the context's arena
-    double attention;   // of which the (rows, NH, T, T) attention probabilities
+    double attention;   // of which one layer's (rows, NH, T, T) attention probabilities (0: fused)
     int T, rows, acc_n; // its window length, windows, and the copy/reverse n (0: a length)
 } eval_peak;
 
-double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, int rows, int T) {
-    double R = rows, t = T, C = g->C, L = g->L, NH = g->NH, V = g->V;
-    // per layer: the attention probabilities, about 22 (R, T, C) activations (18, rope 21), the
-    // layernorm statistics; then the embeddings, the final layernorm and the logits
-    double floats = L * (R * NH * t * t + 22 * R * t * C + 4 * R * t) + 4 * R * t * C + R * t * V;
+double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, int rows, int T, int logits,
+                                     int fused_attention) {
+    double R = rows, t = T, C = g->C, NH = g->NH, V = g->V;
+    // The forward frees each layer's buffers before the next (models/gpt.c), so one layer's are
+    // counted: about 22 (R, T, C) activations (18, rope 21), the layernorm statistics, and the
+    // materialised attention's probabilities (R, NH, T, T), or the fused one's row statistics
+    // (R, NH, T). Around the layers: the embeddings (with a scaled copy), the residual stream
+    // that the layers hand on, the final layernorm.
+    double layer = 22 * R * t * C + 4 * R * t + (fused_attention ? 2 * R * NH * t : R * NH * t * t);
+    double floats = layer + 4 * R * t * C;
+    // the head: the whole (R, T, V) logits where the caller takes them (exact match), else one
+    // chunk of rows of the chunked head (framework/lmhead.h) and its statistics
+    double chunk = fmin((double)ordo_lm_head_chunk_rows(g->V), R * t);
+    floats += logits ? R * t * V : chunk * (V + 2);
     switch (g->pos) {
     case ORDO_POS_T5:
         floats += NH * t * t; // the bias gathered from the bucket map
@@ -174,7 +185,7 @@ double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, int rows, int T) 
         floats += NH * t * t + t; // the bias and its values by distance
         break;
     case ORDO_POS_XPOS:
-        floats += L * 3 * R * t * C; // the decayed copy of the rotated qkv
+        floats += 3 * R * t * C; // the decayed copy of the rotated qkv (one layer's)
         break;
     case ORDO_POS_NONE:
     case ORDO_POS_SINUSOIDAL:
@@ -184,7 +195,7 @@ double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, int rows, int T) 
         break;
     }
     // 64-byte rounding and the tensor headers of about 30 allocations per layer, and a margin
-    return 4 * floats + 256.0 * (30 * L + 30) + (1 << 20);
+    return 4 * floats + 256.0 * (30 * g->L + 30) + (1 << 20);
 }
 
 // Bytes of the process during one forward of `rows` windows of T tokens (acc_n: the
@@ -194,20 +205,23 @@ double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, int rows, int T) 
 // the grown table, ordo_extend_model, live together).
 static void forward_bytes(const ordo_gpt *m, const ordo_eval_request *q, int rows, int T, int acc_n,
                           eval_peak *p) {
+    int fused = q->fused_attention;
     const ordo_gpt_config *g = &m->cfg;
     double t = T, tables = g->pos == ORDO_POS_SINUSOIDAL ? t * g->C
                            : g->pos == ORDO_POS_ALIBI    ? g->NH * t * t
                            : g->pos == ORDO_POS_T5       ? t * t        // the bucket map (int32)
                            : g->pos == ORDO_POS_XPOS     ? t * 3 * g->C // the scale table
                                                          : 0;
-    double arena = ordo_eval_forward_arena_bytes(g, rows, T);
+    // exact match (acc_n) takes the logits whole, to find each position's argmax
+    double arena = ordo_eval_forward_arena_bytes(g, rows, T, acc_n > 0, fused);
+    // the windows' ids and targets (int32) and their row losses (double)
     double total = arena + 4 * tables + 8.0 * (double)m->params.total + 16.0 * rows * t;
     if (g->pos == ORDO_POS_LEARNED && T > g->T_max && q->extend_pos)
         total += 8.0 * ((double)m->params.total + (t - g->T_max) * g->C);
     if (total <= p->bytes) return;
     *p = (eval_peak){.bytes = total,
                      .arena = arena,
-                     .attention = 4.0 * g->L * rows * g->NH * t * t,
+                     .attention = fused ? 0.0 : 4.0 * rows * g->NH * t * t, // one layer's
                      .T = T,
                      .rows = rows,
                      .acc_n = acc_n};
@@ -307,12 +321,16 @@ static ordo_status reserve_memory(const ordo_gpt *m, const ordo_train_config *cf
                      : (p.rows > 1 ? "--context or --batch" : "--context"));
     const char *limit;
     double have = memory_limit(&limit);
+    char att[160] = ""; // what the materialised attention takes, when it is what runs
+    if (p.attention > 0)
+        snprintf(att, sizeof att,
+                 " (the attention alone %.*f GiB: %d x %d head(s) x %d^2 floats, one layer at "
+                 "a time)",
+                 GIB(p.attention), p.rows, m->cfg.NH, p.T);
     if (p.bytes > have || p.arena > 0x1p62) // (have: INFINITY when sysconf cannot tell)
         return ordo_error(ORDO_ERR_NOMEM,
-                          "%s needs about %.*f GiB (the attention alone %.*f GiB: %d x %d "
-                          "head(s) x %d layer(s) x %d^2 floats), more than the %.*f GiB %s; %s",
-                          what, GIB(p.bytes), GIB(p.attention), p.rows, m->cfg.NH, m->cfg.L, p.T,
-                          GIB(have), limit, fix);
+                          "%s needs about %.*f GiB%s, more than the %.*f GiB %s; %s", what,
+                          GIB(p.bytes), att, GIB(have), limit, fix);
     ordo_ctx_reset(ctx);
     if (!ordo_arena_reserve(&ctx->arena, (size_t)p.arena)) return ORDO_OK;
     char why[256];

@@ -102,12 +102,19 @@ typedef struct ordo_eval_request {
     // as `ordo train --init RUN --context T --extend-pos` grows it (ordo_extend_model; fresh
     // rows from the run's seed); lengths within it use the table as it is
     const char *extend_pos;
+    // issue 25: the attention the model runs, for the memory estimate: 0 materialised (every
+    // head's T x T scores), 1 fused (for `--attention fused`, when eval has that option)
+    int fused_attention;
 } ordo_eval_request;
 
 // Bytes of the context's arena that one forward of `rows` windows of T tokens takes without a
-// tape, on the high side (the (rows, NH, T, T) attention probabilities of every layer dominate
-// at long contexts): what ordo_eval_run reserves before it evaluates anything.
-double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, int rows, int T);
+// tape, on the high side: what ordo_eval_run reserves before it evaluates anything. The
+// forward holds one layer's buffers at a time and the LM head's logits one chunk of rows at a
+// time, unless `logits` (the caller takes them whole: exact match). fused_attention 0 counts
+// the materialised attention's (rows, NH, T, T) probabilities, which dominate at long
+// contexts; 1 the fused attention's (rows, NH, T) row statistics instead.
+double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, int rows, int T, int logits,
+                                     int fused_attention);
 
 // Builds the report that RUN_DIR/eval.json holds (the format is in README.md): lengths the
 // scheme or the data cannot serve get "val_loss": null and a "note" saying why, as does a loss
