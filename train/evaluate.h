@@ -53,7 +53,9 @@ ordo_status ordo_eval_stream(ordo_gpt *m, ordo_ctx *ctx, const int32_t *tokens,
 void ordo_eval_result_free(ordo_eval_result *r);
 
 // The windows of length T that ordo_eval_stream puts in one forward when asked for B: fewer
-// when B windows' logits would pass 256 MiB (at least 1).
+// when B windows' logits would pass 256 MiB (at least 1). The logits are no longer held whole
+// (the head runs in chunks); the cap stays as a bound on one forward's size, and decides only
+// which windows share a forward, not a number eval reports.
 int ordo_eval_windows_per_forward(const ordo_gpt_config *g, int T, int B);
 
 // The trainer's validation loss: the mean over the counted targets of ds's windows [0,
