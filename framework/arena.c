@@ -101,6 +101,23 @@ void ordo_arena_reset(ordo_arena *a) {
     a->used = 0;
 }
 
+ordo_arena_pos ordo_arena_mark(const ordo_arena *a) {
+    return (ordo_arena_pos){.cur = a->cur, .cur_used = a->cur ? a->cur->used : 0, .used = a->used};
+}
+
+void ordo_arena_release(ordo_arena *a, ordo_arena_pos m) {
+    ORDO_ASSERT(m.used <= a->used);
+    if (!m.cur) { // marked before the first allocation since the reset
+        ordo_arena_reset(a);
+        return;
+    }
+    // chunks after m.cur are taken up again from their start (ordo_arena_alloc zeroes a
+    // chunk's use when it moves on to it)
+    a->cur = m.cur;
+    a->cur->used = m.cur_used;
+    a->used = m.used;
+}
+
 void ordo_arena_free(ordo_arena *a) {
     chunks_free(a->first);
     memset(a, 0, sizeof *a);

@@ -32,6 +32,17 @@ ordo_status ordo_arena_reserve(ordo_arena *a, size_t bytes);
 // Forgets every allocation and keeps every chunk: a step that allocates what the last
 // one did takes nothing from the system.
 void ordo_arena_reset(ordo_arena *a);
+// A point in the arena's allocations, to go back to: ordo_arena_release(a, ordo_arena_mark(a))
+// forgets what was allocated after the mark and keeps every chunk, as a reset does for all.
+// What an inference forward uses to free each layer's buffers before the next (models/gpt.c).
+typedef struct ordo_arena_pos {
+    ordo_arena_chunk *cur;
+    size_t cur_used, used;
+} ordo_arena_pos;
+ordo_arena_pos ordo_arena_mark(const ordo_arena *a);
+// Back to mark m, taken since the last reset: later allocations are forgotten (their memory is
+// handed out again), earlier ones stay valid.
+void ordo_arena_release(ordo_arena *a, ordo_arena_pos m);
 void ordo_arena_free(ordo_arena *a);
 
 #endif

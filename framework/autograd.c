@@ -77,6 +77,7 @@ static const char *const op_names[] = {
     [ORDO_OP_PAIR_BIAS] = "pair_bias",
     [ORDO_OP_KERPLE_BIAS] = "kerple_bias",
     [ORDO_OP_ATTENTION_FUSED] = "attention_fused",
+    [ORDO_OP_LM_HEAD_LOSS] = "lm_head_loss",
 };
 _Static_assert(sizeof op_names / sizeof op_names[0] == ORDO_OP_COUNT,
                "op_names must name every op of enum ordo_op");

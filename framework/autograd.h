@@ -32,6 +32,7 @@ typedef enum ordo_op {
     ORDO_OP_KERPLE_BIAS, // -r1 log(1 + r2 d) or -r1 d^r2 per head, into a bias [NH, T, T]
     // issue 25
     ORDO_OP_ATTENTION_FUSED, // tiled causal attention, bias computed in the tile (flash.h)
+    ORDO_OP_LM_HEAD_LOSS, // the LM head and mean cross-entropy in row chunks (lmhead.h)
     ORDO_OP_COUNT
 } ordo_op;
 

@@ -14,6 +14,7 @@
 #include "framework/dropout.h"
 #include "framework/error.h"
 #include "framework/kernels.h"
+#include "framework/lmhead.h"
 #include "framework/ops.h"
 
 static int last_dim(const ordo_tensor *t) {
@@ -817,6 +818,7 @@ void ordo_node_backward(ordo_ctx *ctx, ordo_node *n) {
     case ORDO_OP_PAIR_BIAS:     pair_bias_backward(ctx, n);     break;
     case ORDO_OP_KERPLE_BIAS:   kerple_bias_backward(ctx, n);   break;
     case ORDO_OP_ATTENTION_FUSED: ordo_attention_fused_backward(ctx, n); break;
+    case ORDO_OP_LM_HEAD_LOSS:  ordo_lm_head_loss_backward(ctx, n); break;
     case ORDO_OP_COUNT:         ORDO_ASSERT(!"not an op");      break;
     }
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "framework/dnnl.h"
+#include "framework/lmhead.h"
 #include "framework/ops.h"
 #include "framework/rng.h"
 #include "framework/safetensors.h"
@@ -402,8 +403,11 @@ static ordo_bias_tiles *gpt_bias_tiles(ordo_gpt *m, ordo_ctx *ctx, int T) {
     return NULL;
 }
 
-ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const int32_t *targets,
-                             int B, int T, ordo_tensor **logits, ordo_tensor **loss) {
+// The forward of both entry points below: logits and the loss from them (logits non-NULL), or
+// the loss alone through the chunked head, with each row's loss into row_loss when non-NULL.
+static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const int32_t *targets,
+                           int B, int T, ordo_tensor **logits, ordo_tensor **loss,
+                           double *row_loss) {
     const ordo_gpt_config *c = &m->cfg;
     int C = c->C, NH = c->NH;
     if (B <= 0 || T <= 0) return ordo_error(ORDO_ERR_ARG, "batch %d x length %d is empty", B, T);
@@ -468,7 +472,14 @@ ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, con
     size_t off_x = row0 * T * C, off_att = row0 * NH * T * T; // (B, T, C), (B, NH, T, T)
     x = ordo_dropout(ctx, x, p_embd, ordo_rng_u64(&sites), off_x);
 
+    // Without a tape (eval, sampling) nothing reads a layer's buffers once the next layer has
+    // its input: each layer's are released at its end and the residual stream is kept in one
+    // buffer, so that one layer's activations are alive at a time, not L layers'. Not when
+    // the attention maps are recorded (viz reads every layer's).
+    int release = !ctx->grad_enabled && !m->record_attention;
+    ordo_tensor *resid = release ? ordo_tensor_new3(ctx, B, T, C) : NULL; // (B, T, C)
     for (int l = 0; l < c->L; l++) {
+        ordo_arena_pos layer_start = ordo_arena_mark(&ctx->arena);
         ordo_gpt_block *b = &m->h[l];
         uint64_t s_attn = ordo_rng_u64(&sites), s_r1 = ordo_rng_u64(&sites),
                  s_r2 = ordo_rng_u64(&sites);
@@ -491,16 +502,34 @@ ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, con
         h = ordo_gelu(ctx, ordo_linear_layer_forward(&b->c_fc, ctx, h)); // (B, T, 4C)
         h = ordo_linear_layer_forward(&b->mlp_proj, ctx, h);
         x = ordo_add(ctx, x, ordo_dropout(ctx, h, p_resid, s_r2, off_x));
+        if (release) {
+            memcpy(resid->data, x->data, resid->n * sizeof(float));
+            ordo_arena_release(&ctx->arena, layer_start);
+            ctx->last_att = NULL;
+            x = resid;
+        }
     }
     x = ordo_layernorm_layer_forward(&m->ln_f, ctx, x);
     ordo_tensor *head = m->lm_head ? m->lm_head : m->wte.table; // (V, C), tied or not
-    ordo_tensor *lg = ordo_matmul(ctx, x, head, 1);             // (B, T, V)
-    if (logits)
-        *logits = lg;
-    else
-        lg->flags |= ORDO_GRAD_IN_PLACE; // the caller never sees them: backward may reuse them
+    if (!logits) { // the loss alone: the head in row chunks, no (B, T, V) logits (lmhead.h)
+        if (loss) *loss = targets ? ordo_lm_head_loss(ctx, x, head, targets, 0, row_loss) : NULL;
+        return ORDO_OK;
+    }
+    ordo_tensor *lg = ordo_matmul(ctx, x, head, 1); // (B, T, V)
+    *logits = lg;
     if (loss) *loss = targets ? ordo_cross_entropy(ctx, lg, targets) : NULL;
     return ORDO_OK;
+}
+
+ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const int32_t *targets,
+                             int B, int T, ordo_tensor **logits, ordo_tensor **loss) {
+    return forward(m, ctx, idx, targets, B, T, logits, loss, NULL);
+}
+
+ordo_status ordo_gpt_forward_loss(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx,
+                                  const int32_t *targets, int B, int T, double *row_loss,
+                                  ordo_tensor **loss) {
+    return forward(m, ctx, idx, targets, B, T, NULL, loss, row_loss);
 }
 
 // The weights that multiply in bf16 are chosen here: those of the four linear layers of each

@@ -127,12 +127,19 @@ void ordo_gpt_train_mode(ordo_gpt *m, int on, uint64_t seed, int64_t row0);
 // Forward over idx (B, T). Returns logits (B, T, V) and, when targets is non-NULL, the mean
 // cross-entropy (targets < 0 ignored). T past T_max with the learned scheme is an
 // ORDO_ERR_ARG; ids out of [0, V) too; fire past ORDO_FIRE_MAX_T on the materialised path too.
-// Attention as m->attention says (materialised when record_attention is set). Records the tape when
-// ctx->grad_enabled. With logits NULL, backward writes the logits' gradient over them (one [B*T, V]
-// buffer less). Kerple's r1 and r2 are clamped in place first (ordo_kerple_clamp), as its official
-// code.
+// Attention as m->attention says (materialised when record_attention is set). Records the tape
+// when ctx->grad_enabled. With logits NULL, the loss comes from ordo_lm_head_loss (lmhead.h):
+// the head in row chunks, so that the (B, T, V) logits and their gradient never exist whole
+// (training, validation). Kerple's r1 and r2 are clamped in place first (ordo_kerple_clamp), as
+// its official code.
 ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const int32_t *targets,
                              int B, int T, ordo_tensor **logits, ordo_tensor **loss);
+// ordo_gpt_forward without logits (the chunked head), and each row's loss into row_loss
+// (B*T) in double, NaN where the target is ignored (ordo_lm_head_loss's row_loss): what `ordo
+// eval` scores, the loss by position included. *loss is then the mean of row_loss.
+ordo_status ordo_gpt_forward_loss(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx,
+                                  const int32_t *targets, int B, int T, double *row_loss,
+                                  ordo_tensor **loss);
 
 // The attention-score bias [NH, T, T] of the bias schemes (alibi, t5, fire, kerple,
 // kerple-power) for length T, as the materialized forward computes it (zero above the

@@ -520,24 +520,25 @@ else
   echo "SKIP: metrics and config.json on a full disk (needs root to mount a small tmpfs)"; skip=$((skip+5))
 fi
 # eval past the memory: refused with the estimate (never "internal error" and SIGABRT). A rope
-# run with a validation split of 110000 tokens; 16 heads x 8 layers x 100000^2 floats is
-# 5 TB of attention, past any machine; under ulimit -v the limit is named. The materialised
-# attention's estimates (the fused one's grow linearly in T: test_eval_memory)
+# run with a validation split of 110000 tokens; 16 heads x 100000^2 floats is 640 GB of
+# attention (the materialised attention, one layer at a time), past any machine; under ulimit
+# -v the limit is named. The materialised attention's estimates (the fused one's grow
+# linearly in T: test_eval_memory)
 "$ORDO" train --task order --corpus-tokens 1100000 --context 16 --d-model 32 --heads 16 --layers 8 \
   --batch 4 --steps 1 --eval-every 0 --threads 1 --pos rope --out "$dir/runs/long" > /dev/null 2>&1 || bad "fixture run (long)"
-check "eval context past the memory" "eval at context 100000 (1 window per forward) needs about 4771 GiB (the attention alone 4768 GiB: 1 x 16 head(s) x 8 layer(s) x 100000^2 floats), more than the" "$ORDO" eval runs/long --context 100000 --attention materialized
+check "eval context past the memory" "eval at context 100000 (1 window per forward) needs about 596 GiB (the attention alone 596 GiB: 1 x 16 head(s) x 100000^2 floats, one layer at a time), more than the" "$ORDO" eval runs/long --context 100000 --attention materialized
 check "eval context and batch past the memory" "use a smaller --context or --batch" "$ORDO" eval runs/long --context 50000 --attention materialized
 # a sanitizer build cannot start under ulimit -v (its shadow memory): those cases need one that can
 if bash -c 'ulimit -v 3000000 && exec "$0" eval "$1" --threads 1' "$ORDO" "$G" > /dev/null 2>&1; then
 check "eval context past ulimit -v" "of address space allowed (ulimit -v); use a smaller --context" bash -c 'ulimit -v 3000000 && exec "$0" eval runs/long --context 8000 --max-windows 1 --threads 1 --attention materialized' "$ORDO"
 # issue 28 item 25: training's check reads the same limits (it used physical memory only)
 check "train past ulimit -v" "of address space allowed (ulimit -v); make some of them smaller" bash -c 'ulimit -v 3000000 && exec "$0" train --task order --corpus-tokens 20000 --context 4096 --batch 64 --d-model 512 --layers 8 --heads 8 --steps 1 --out runs/toobig --threads 1' "$ORDO"
-# a limit just above the estimate (3.80 GiB): the estimate passes, but the process already
-# holds more than the difference, so the arena's reservation is refused: an error, no abort
-est=$(cd "$dir" && bash -c 'ulimit -v 3000000 && exec "$0" eval runs/long --context 2800 --max-windows 1 --threads 1 --attention materialized' "$ORDO" 2>&1 |
+# a limit just above the estimate: the estimate passes, but the process already holds more
+# than the difference, so the arena's reservation is refused: an error, no abort
+est=$(cd "$dir" && bash -c 'ulimit -v 3000000 && exec "$0" eval runs/long --context 8000 --max-windows 1 --threads 1 --attention materialized' "$ORDO" 2>&1 |
       sed -n 's/.*needs about \([0-9.]*\) GiB.*/\1/p')
 kb=$(awk -v g="${est:-0}" 'BEGIN { printf "%d", (g + 0.01) * 1048576 }')
-check "eval within ulimit -v but refused by the system" "and the system refused it (cannot allocate" bash -c 'ulimit -v "$1" && exec "$0" eval runs/long --context 2800 --max-windows 1 --threads 1 --attention materialized' "$ORDO" "$kb"
+check "eval within ulimit -v but refused by the system" "and the system refused it (cannot allocate" bash -c 'ulimit -v "$1" && exec "$0" eval runs/long --context 8000 --max-windows 1 --threads 1 --attention materialized' "$ORDO" "$kb"
 "$ORDO" train --task copy --corpus-tokens 3000 --context 64 --d-model 16 --heads 2 --layers 1 --batch 4 \
   --steps 1 --eval-every 0 --threads 1 --pos rope --out "$dir/runs/copy" > /dev/null 2>&1 || bad "fixture run (copy)"
 check "copy exact match past the memory" "exact match at n = 4096 (context 8194, 64 examples per forward) needs about" bash -c 'ulimit -v 3000000 && exec "$0" eval runs/copy --max-n 4096 --threads 1 --attention materialized' "$ORDO"

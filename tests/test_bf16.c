@@ -341,10 +341,18 @@ static void test_gpt(void) {
                   s1.primitives_created - s0.primitives_created);
         CHECK(ctx.arena.system_allocs == allocs);
         CHECK(l16b == l16 && memcmp(again, g16, n * sizeof(float)) == 0);
-        // the head's gradient rounded in the cross-entropy pass, or after it: the same bits
+        // the logits taken (ordo_matmul + ordo_cross_entropy) or not (the chunked head,
+        // lmhead.h): the same up to the order of float sums (the loss's, the head gradient's
+        // over the chunks)
         float l16t = gpt_step_logits(&m, in, tg, again, &ctx, 1);
-        CHECK_MSG(l16t == l16 && memcmp(again, g16, n * sizeof(float)) == 0,
-                  "pos %s: bf16 gradients differ with the logits taken", ordo_pos_name(pos));
+        double dt = 0, gt = 0;
+        for (size_t i = 0; i < n; i++) {
+            dt = fmax(dt, fabs((double)again[i] - g16[i]));
+            gt = fmax(gt, fabs((double)g16[i]));
+        }
+        CHECK_MSG(fabs(l16t - l16) <= 1e-6 * l16 && dt <= 1e-6 * gt,
+                  "pos %s: bf16 with the logits taken: loss %.9g vs %.9g, gradient %.3g of %.3g",
+                  ordo_pos_name(pos), l16t, l16, dt, gt);
         omp_set_num_threads(1);
         float l16c = gpt_step(&m, in, tg, again, &ctx);
         omp_set_num_threads(2);

@@ -65,6 +65,49 @@ static void check_mode(const int32_t *tokens, const int32_t *targets, size_t n, 
     ordo_eval_result_free(&r);
 }
 
+// Issue 25: eval scores through the chunked LM head without a tape, each layer's buffers
+// released as the forward goes. The numbers are those of the path before it, which took the
+// (rows, T, V) logits of a forward and scored each target from them in double: the same loss
+// by position (here: the loss of every target at each position), to double-rounding of the
+// same float logits. And the inference forward gives the very logits of a taped one.
+static void check_as_before(const int32_t *tokens, const int32_t *targets, size_t n, int T) {
+    ordo_eval_result r;
+    CHECK(ordo_eval_stream(&model, &ctx, tokens, targets, n, T, ORDO_EVAL_NONOVERLAP, 0, 2, 0,
+                           &r) == ORDO_OK);
+    int V = model.cfg.V;
+    double pos_sum[64] = {0}, sum = 0;
+    size_t pos_cnt[64] = {0}, cnt = 0;
+    float *taped = malloc((size_t)T * V * sizeof(float));
+    for (size_t b = 0; b + (size_t)T < n; b += (size_t)T) {
+        ordo_tensor *lg; // (1, T, V)
+        ordo_ctx_reset(&ctx);
+        CHECK(ordo_gpt_forward(&model, &ctx, tokens + b, NULL, 1, T, &lg, NULL) == ORDO_OK);
+        memcpy(taped, lg->data, (size_t)T * V * sizeof(float));
+        ctx.grad_enabled = 0;
+        ordo_ctx_reset(&ctx);
+        CHECK(ordo_gpt_forward(&model, &ctx, tokens + b, NULL, 1, T, &lg, NULL) == ORDO_OK);
+        ctx.grad_enabled = 1;
+        CHECK(memcmp(lg->data, taped, (size_t)T * V * sizeof(float)) == 0);
+        for (int t = 0; t < T; t++) {
+            int32_t y = targets ? targets[b + t + 1] : tokens[b + t + 1];
+            if (y < 0) continue;
+            const float *x = lg->data + (size_t)t * V; // evaluate.c's token_loss, as it was
+            float mx = x[0];
+            for (int v = 1; v < V; v++) mx = x[v] > mx ? x[v] : mx;
+            double e = 0;
+            for (int v = 0; v < V; v++) e += exp((double)x[v] - mx);
+            double l = mx + log(e) - x[y];
+            sum += l, cnt++, pos_sum[t] += l, pos_cnt[t]++;
+        }
+    }
+    free(taped);
+    CHECK(r.targets == cnt);
+    CHECK_CLOSE(r.loss, sum / cnt, 0, 1e-12);
+    for (int t = 0; t < T; t++)
+        if (pos_cnt[t]) CHECK_CLOSE(r.pos_loss[t], pos_sum[t] / pos_cnt[t], 0, 1e-12);
+    ordo_eval_result_free(&r);
+}
+
 static void run_scheme(ordo_pos pos) {
     ordo_gpt_config c = {
         .V = 11, .C = 16, .L = 2, .NH = 2, .T_max = 8, .pos = pos, .ln_eps = 1e-5f};
@@ -85,6 +128,8 @@ static void run_scheme(ordo_pos pos) {
     check_mode(tokens, NULL, 61, 8, ORDO_EVAL_SLIDING, 3);
     check_mode(tokens, targets, 61, 8, ORDO_EVAL_SLIDING, 8);
     check_mode(tokens, NULL, 9, 8, ORDO_EVAL_SLIDING, 2); // exactly one window
+    check_as_before(tokens, NULL, 61, 8);
+    check_as_before(tokens, targets, 61, 7); // the order-dependent figure's kind: some unscored
     ordo_eval_result res;
     if (pos == ORDO_POS_LEARNED) { // past the table: refused, with the reason
         CHECK(ordo_eval_stream(&model, &ctx, tokens, NULL, 61, 12, ORDO_EVAL_NONOVERLAP, 0, 2, 0,

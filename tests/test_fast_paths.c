@@ -1,6 +1,7 @@
 // Speed-ups must not change the numbers: a GPT step with activation-gradient recycling
-// (ctx.reuse_grads) and with the logits' gradient written in place (logits not taken) gives
-// bit-identical parameter gradients to the plain path, for every position scheme, and the
+// (ctx.reuse_grads) and with the chunked LM head (logits not taken; lmhead.h: here one chunk,
+// the same products as the logits path) gives bit-identical parameter gradients to the plain
+// path, for every position scheme, and the
 // recycled step uses less arena memory; ordo_gemm's split of long products over threads
 // agrees with a double-precision product for every transpose and both split sides.
 #include <omp.h>
@@ -88,7 +89,7 @@ int main(void) {
         step(&m, 0, 0, in, tg, g2, &l2);
         CHECK_MSG(memcmp(g0, g1, n * sizeof(float)) == 0, "pos %s: recycled grads differ",
                   ordo_pos_name(pos));
-        CHECK_MSG(memcmp(g0, g2, n * sizeof(float)) == 0, "pos %s: in-place logits grads differ",
+        CHECK_MSG(memcmp(g0, g2, n * sizeof(float)) == 0, "pos %s: chunked-head grads differ",
                   ordo_pos_name(pos));
         CHECK(l0 == l1 && l0 == l2);
         CHECK_MSG(hw1 < hw0, "pos %s: arena %zu with recycling, %zu without", ordo_pos_name(pos),

@@ -9,6 +9,7 @@
 
 #include "framework/autograd.h"
 #include "framework/gradcheck.h"
+#include "framework/lmhead.h"
 #include "framework/ops.h"
 #include "framework/params.h"
 #include "framework/rng.h"
@@ -331,6 +332,27 @@ static void case_cross_entropy(gc_round *r) { // with an ignored target
     leaf(&L, 3, (int[]){B, T, V});
     leaves_fill(&L, 2.0);
     run(r, "cross_entropy", g_xent, &L, &a);
+}
+
+// issue 25: the chunked LM head + cross-entropy, 2 rows per chunk (the last one short when
+// B*T is odd), with an ignored target; x and the head both checked.
+static ordo_tensor *g_lm_head(ordo_ctx *c, ordo_tensor **in, void *u) {
+    return ordo_lm_head_loss(c, in[0], in[1], ((args *)u)->ids, 2, NULL);
+}
+
+static void case_lm_head(gc_round *r) {
+    int B = r->B, T = r->T, Cx = r->K;
+    int V = 2 + pick(CS, 4);
+    int32_t tg[64];
+    for (int i = 0; i < B * T; i++) tg[i] = (int32_t)ordo_rng_below(&rng, V);
+    if (B * T > 2) tg[1] = -1;
+    leaves L;
+    args a = {.ids = tg};
+    leaves_begin(&L);
+    leaf(&L, 3, (int[]){B, T, Cx});
+    leaf(&L, 2, (int[]){V, Cx});
+    leaves_fill(&L, 1.0);
+    run(r, "lm_head_loss", g_lm_head, &L, &a);
 }
 
 static void case_sum(gc_round *r) {
@@ -801,6 +823,8 @@ static const gc_case cases[] = {
     // issue 25
     {"attention_fused", OP(ORDO_OP_ATTENTION_FUSED), STEP, case_attention_fused},
     {"fused bias tiles", OP(ORDO_OP_ATTENTION_FUSED), STEP, case_fused_tiles},
+    // a scalar output like cross_entropy's, hence its step
+    {"lm_head_loss", OP(ORDO_OP_LM_HEAD_LOSS), STEP * 3, case_lm_head},
 };
 
 // Negative control: the first evaluation (the analytic pass) scales by 1, later ones by

@@ -11,6 +11,7 @@
 #include "framework/memlimit.h"
 #include "framework/dnnl.h"
 #include "framework/error.h"
+#include "framework/lmhead.h"
 #include "framework/optim.h"
 #include "models/positional.h"
 
@@ -351,9 +352,10 @@ ordo_status ordo_train_config_embed(const ordo_train_config *c, double *scale, d
 
 // Bytes a training run of c needs, roughly and on the high side: parameters with their
 // gradients and AdamW moments, the position tables, and one step's activations and their
-// gradients (the (B, NH, T, T) attention matrices dominate at long contexts, the (B, T, V)
-// logits with the gpt2 vocabulary), for the largest vocabulary the data can have.
-double ordo_train_config_bytes(const ordo_train_config *c) {
+// gradients (the materialised attention's (B, NH, T, T) matrices dominate at long contexts),
+// for the largest vocabulary the data can have. The LM head runs in row chunks
+// (framework/lmhead.h): one chunk's logits, and the gradients of its input and of the head.
+double ordo_train_config_bytes(const ordo_train_config *c, int fused_attention) {
     int pos = ordo_names_find(&ordo_pos_names, c->pos);
     double V = vocab_bound(c);
     double T = (double)c->context, C = (double)c->d_model, L = (double)c->layers;
@@ -361,7 +363,11 @@ double ordo_train_config_bytes(const ordo_train_config *c) {
     double params = V * C * (1 + (c->untied_head != 0)) + T * C + L * (12 * C * C + 13 * C) +
                     2 * C + ORDO_T5_BUCKETS * NH;
     double tables = pos == ORDO_POS_ALIBI ? NH * T * T : pos == ORDO_POS_T5 ? T * T : T * C;
-    double step = 2 * (L * (16 * B * T * C + B * NH * T * T) + 2 * B * T * V) + 2 * T * T;
+    // the attention per layer: the scores (B, NH, T, T), or the fused op's row statistics
+    double att = fused_attention ? 2 * B * NH * T : B * NH * T * T;
+    double chunk = fmin((double)ordo_lm_head_chunk_rows((int)fmin(V, 1 << 30)), B * T);
+    double head = 2 * chunk * V + B * T * C + V * C; // logits + bf16 gradient, dx, dhead
+    double step = 2 * L * (16 * B * T * C + att) + head + (fused_attention ? 0 : 2 * T * T);
     if (pos == ORDO_POS_FIRE) // its MLP over the T(T+1)/2 causal pairs, with gradients
         step += 2 * T * (T + 1) / 2 * (1 + 2 * ORDO_FIRE_WIDTH + NH) + 2 * NH * T * T;
     return 4 * (4 * params + tables + step);
@@ -425,7 +431,9 @@ ordo_status ordo_train_config_check(const ordo_train_config *c) {
     if (c->val_data && !*c->val_data) return ordo_error(ORDO_ERR_ARG, "--val-data is empty");
     // Sizes that pass the ranges above can still multiply into terabytes (--context 65536
     // --pos alibi): refuse them here rather than abort on a failed malloc or be OOM-killed.
-    double need = ordo_train_config_bytes(c);
+    // the attention this run trains with: fused unless --attention materialized
+    int fused = !c->attention || strcmp(c->attention, "materialized") != 0;
+    double need = ordo_train_config_bytes(c, fused);
     // not only the machine's memory: a cgroup or ulimit -v kills a run that cannot fit
     // instead of refusing it (issue 28 item 25)
     const char *what;

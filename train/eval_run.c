@@ -11,6 +11,7 @@
 #include "framework/fileio.h"
 #include "framework/flash.h"
 #include "framework/hash.h"
+#include "framework/lmhead.h"
 #include "framework/memlimit.h"
 #include "train/evaluate.h"
 #include "train/init.h"
@@ -149,11 +150,12 @@ static json_t *accuracy(ordo_gpt *m, ordo_ctx *ctx, const ordo_train_config *cfg
 // (as train refuses its sizes), then the arena is reserved for it, so that a machine that
 // cannot give the memory is an error and never an abort half-way through.
 
-// The largest single forward of a report: what ordo_gpt_forward holds with no tape.
+// The largest single forward of a report: what the forward holds with no tape (one layer's
+// buffers at a time, the LM head in row chunks).
 typedef struct eval_peak {
     double bytes;       // the process at that forward: model, activations, position tables
     double arena;       // of which the context's arena
-    double attention;   // of which the (rows, NH, T, T) attention probabilities
+    double attention;   // of which one layer's (rows, NH, T, T) attention probabilities (0: fused)
     int T, rows, acc_n; // its window length, windows, and the copy/reverse n (0: a length)
 } eval_peak;
 
@@ -180,17 +182,23 @@ static double bias_grad_floats(const ordo_gpt_config *g) {
     return 0;
 }
 
-double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, ordo_attn_impl attn, int rows,
-                                     int T) {
-    double R = rows, t = T, C = g->C, L = g->L, NH = g->NH, V = g->V;
+double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, ordo_attn_impl attn, int rows, int T,
+                                     int logits) {
+    double R = rows, t = T, C = g->C, NH = g->NH, V = g->V;
     int fused = attn == ORDO_ATTN_FUSED;
-    // per layer: the attention (materialized: its probabilities; fused: the row log-sum-exp
-    // and the kernel's scratch, linear in T), about 22 (R, T, C) activations (18, rope 21), the
-    // layernorm statistics; then the embeddings, the final layernorm and the logits
+    // The forward frees each layer's buffers before the next (models/gpt.c), so one layer's are
+    // counted: about 22 (R, T, C) activations (18, rope 21), the layernorm statistics, and the
+    // attention (materialized: its probabilities (R, NH, T, T); fused: the row log-sum-exp and
+    // the kernel's scratch, linear in T). Around the layers: the embeddings (with a scaled
+    // copy), the residual stream that the layers hand on, the final layernorm.
     double att = fused ? R * NH * t + (double)ordo_flash_scratch_floats(rows, T, g->C, g->NH,
                                                                         (size_t)bias_grad_floats(g))
                        : R * NH * t * t;
-    double floats = L * (att + 22 * R * t * C + 4 * R * t) + 4 * R * t * C + R * t * V;
+    double floats = 22 * R * t * C + 4 * R * t + att + 4 * R * t * C;
+    // the head: the whole (R, T, V) logits where the caller takes them (exact match), else one
+    // chunk of rows of the chunked head (framework/lmhead.h) and its statistics
+    double chunk = fmin((double)ordo_lm_head_chunk_rows(g->V), R * t);
+    floats += logits ? R * t * V : chunk * (V + 2);
     // the scheme's own: fused, its tile state (models/bias_tiles.c: values by distance and
     // row, doubles counted as two floats); materialized, its (NH, T, T) bias and what makes it
     switch (g->pos) {
@@ -209,7 +217,7 @@ double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, ordo_attn_impl at
         floats += fused ? 5 * NH * t : NH * t * t + t; // the bias and its values by distance
         break;
     case ORDO_POS_XPOS:
-        floats += L * 3 * R * t * C; // the decayed copy of the rotated qkv
+        floats += 3 * R * t * C; // the decayed copy of the rotated qkv (one layer's)
         break;
     case ORDO_POS_NONE:
     case ORDO_POS_SINUSOIDAL:
@@ -219,7 +227,7 @@ double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, ordo_attn_impl at
         break;
     }
     // 64-byte rounding and the tensor headers of about 30 allocations per layer, and a margin
-    return 4 * floats + 256.0 * (30 * L + 30) + (1 << 20);
+    return 4 * floats + 256.0 * (30 * g->L + 30) + (1 << 20);
 }
 
 // Bytes of the process during one forward of `rows` windows of T tokens (acc_n: the
@@ -236,14 +244,16 @@ static void forward_bytes(const ordo_gpt *m, const ordo_eval_request *q, int row
                            : g->pos == ORDO_POS_T5       ? mat * t * t  // the bucket map (int32)
                            : g->pos == ORDO_POS_XPOS     ? t * 3 * g->C // the scale table
                                                          : 0;
-    double arena = ordo_eval_forward_arena_bytes(g, m->attention, rows, T);
+    // exact match (acc_n) takes the logits whole, to find each position's argmax
+    double arena = ordo_eval_forward_arena_bytes(g, m->attention, rows, T, acc_n > 0);
+    // the windows' ids and targets (int32) and their row losses (double)
     double total = arena + 4 * tables + 8.0 * (double)m->params.total + 16.0 * rows * t;
     if (g->pos == ORDO_POS_LEARNED && T > g->T_max && q->extend_pos)
         total += 8.0 * ((double)m->params.total + (t - g->T_max) * g->C);
     if (total <= p->bytes) return;
     *p = (eval_peak){.bytes = total,
                      .arena = arena,
-                     .attention = mat ? 4.0 * g->L * rows * g->NH * t * t : 0,
+                     .attention = mat ? 4.0 * rows * g->NH * t * t : 0, // one layer's
                      .T = T,
                      .rows = rows,
                      .acc_n = acc_n};
@@ -305,15 +315,16 @@ static ordo_status reserve_memory(const ordo_gpt *m, const ordo_train_config *cf
                      : (p.rows > 1 ? "--context or --batch" : "--context"));
     const char *limit;
     double have = ordo_memory_limit(&limit);
-    if ((p.bytes > have || p.arena > 0x1p62) && !p.attention) // fused: nothing T x T to name
-        return ordo_error(ORDO_ERR_NOMEM, "%s needs about %.*f GiB, more than the %.*f GiB %s; %s",
-                          what, GIB(p.bytes), GIB(have), limit, fix);
+    char att[160] = ""; // what the materialised attention takes, when it is what runs
+    if (p.attention > 0)
+        snprintf(att, sizeof att,
+                 " (the attention alone %.*f GiB: %d x %d head(s) x %d^2 floats, one layer at "
+                 "a time)",
+                 GIB(p.attention), p.rows, m->cfg.NH, p.T);
     if (p.bytes > have || p.arena > 0x1p62) // (have: INFINITY when sysconf cannot tell)
         return ordo_error(ORDO_ERR_NOMEM,
-                          "%s needs about %.*f GiB (the attention alone %.*f GiB: %d x %d "
-                          "head(s) x %d layer(s) x %d^2 floats), more than the %.*f GiB %s; %s",
-                          what, GIB(p.bytes), GIB(p.attention), p.rows, m->cfg.NH, m->cfg.L, p.T,
-                          GIB(have), limit, fix);
+                          "%s needs about %.*f GiB%s, more than the %.*f GiB %s; %s", what,
+                          GIB(p.bytes), att, GIB(have), limit, fix);
     ordo_ctx_reset(ctx);
     if (!ordo_arena_reserve(&ctx->arena, (size_t)p.arena)) return ORDO_OK;
     char why[256];

@@ -1,7 +1,10 @@
 // Evaluation at any context length (see evaluate.h), in one loop over windows for both
-// `ordo eval` and the trainer's validation. `ordo eval`'s losses are computed here from the
-// logits, in double, per scored position, so that the loss by position comes for free; the
-// trainer's validation keeps the model's fused cross-entropy, the number training reports.
+// `ordo eval` and the trainer's validation, in inference mode: no tape, each layer's buffers
+// released before the next (models/gpt.c), the LM head in row chunks (framework/lmhead.h), so
+// that neither L layers' activations nor the (rows, T, V) logits are ever held. `ordo eval`'s
+// losses are per scored position, in double (the chunked head's row losses), so that the loss
+// by position comes for free; the trainer's validation keeps the model's fused cross-entropy,
+// the number training reports.
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,21 +12,13 @@
 #include "train/evaluate.h"
 #include "framework/dist.h"
 #include "framework/names.h"
+#include "train/progress.h"
 
 // Logits are (rows, T, V) floats: keep a forward's logits near 256 MiB at most.
 #define MAX_LOGIT_FLOATS ((size_t)64 << 20)
 
 ORDO_NAMES_ENUM(ordo_eval_mode, ordo_eval_mode_parse, ordo_eval_mode_name, ordo_eval_modes,
                 "evaluation mode", ORDO_EVAL_SLIDING + 1, "nonoverlap", "sliding");
-
-// -log softmax(logits)[target], in double.
-static double token_loss(const float *logits, int V, int target) {
-    float mx = logits[0];
-    for (int v = 1; v < V; v++) mx = logits[v] > mx ? logits[v] : mx;
-    double sum = 0;
-    for (int v = 0; v < V; v++) sum += exp((double)logits[v] - mx);
-    return mx + log(sum) - logits[target];
-}
 
 static int argmax(const float *x, int n) {
     int best = 0;
@@ -65,19 +60,20 @@ typedef struct eval_job {
     size_t n, max_windows;           // max_windows 0: every window
     int T, B, stride;                // window length, windows per forward, window_iter's S
     ordo_eval_mode mode;
-    int fused; // score as training does (see score_fused), not per target (score_targets)
+    int fused;    // score as training does (see score_fused), not per target (score_targets)
+    int progress; // a live line on a terminal (ordo eval; not the trainer's validation)
 } eval_job;
 
-// Every target of the batch from the logits, in double, also by window position.
+// Every target of the batch, -log softmax in double (ordo_gpt_forward_loss's row losses: the
+// LM head in row chunks, no (rows, T, V) logits), also by window position. rl: (rows, T).
 static ordo_status score_targets(ordo_gpt *m, ordo_ctx *ctx, const int32_t *in, const int32_t *tg,
-                                 int rows, int T, double *sum, ordo_eval_result *r) {
-    ordo_tensor *logits; // (rows, T, V)
-    ordo_status s = ordo_gpt_forward(m, ctx, in, NULL, rows, T, &logits, NULL);
+                                 int rows, int T, double *rl, double *sum, ordo_eval_result *r) {
+    ordo_tensor *loss;
+    ordo_status s = ordo_gpt_forward_loss(m, ctx, in, tg, rows, T, rl, &loss);
     if (s) return s;
-    int V = m->cfg.V;
     for (int i = 0; i < rows * T; i++) {
         if (tg[i] < 0) continue;
-        double l = token_loss(logits->data + (size_t)i * V, V, tg[i]);
+        double l = rl[i];
         *sum += l;
         r->targets++;
         r->pos_loss[i % T] += l;
@@ -101,6 +97,16 @@ static ordo_status score_fused(ordo_gpt *m, ordo_ctx *ctx, const int32_t *in, co
     return s;
 }
 
+// The windows of the job that rank `rank` of `size` runs (for the progress line).
+static size_t windows_of_rank(const eval_job *job, int rank, int size) {
+    window_iter it = {.mode = job->mode, .n = job->n, .T = job->T, .S = job->stride};
+    size_t b, seen = 0, mine = 0;
+    int from;
+    while (next_window(&it, &b, &from) && !(job->max_windows && seen >= job->max_windows))
+        mine += seen++ % (size_t)size == (size_t)rank;
+    return mine;
+}
+
 // The one evaluation loop (ordo_eval_stream, ordo_eval_loss): the job's windows in stream
 // order, up to B per forward, without a tape. Under MPI window k goes to rank k % size and
 // the sums are reduced at the end, so that every rank returns the totals. r's arrays are
@@ -112,12 +118,18 @@ static ordo_status eval_windows(ordo_gpt *m, ordo_ctx *ctx, const eval_job *job,
     int32_t *tg = ordo_xmalloc((size_t)B * T * sizeof *tg); // (B, T); -1: not scored
     r->pos_loss = ordo_xcalloc((size_t)T, sizeof *r->pos_loss);
     r->pos_count = ordo_xcalloc((size_t)T, sizeof *r->pos_count);
+    double *rl = job->fused ? NULL : ordo_xmalloc((size_t)B * T * sizeof *rl); // (B, T)
     window_iter it = {.mode = job->mode, .n = job->n, .T = T, .S = job->stride};
     int rank = ordo_dist_rank(), size = ordo_dist_size();
-    size_t seen = 0;
+    size_t seen = 0, mine = 0;
     double sum = 0;
+    ordo_eval_progress prog;
+    char what[64];
+    snprintf(what, sizeof what, "eval context %d", T);
+    ordo_eval_progress_init(&prog, job->progress && rank == 0 ? stderr : NULL, what,
+                            windows_of_rank(job, rank, size));
     int saved = ctx->grad_enabled;
-    ctx->grad_enabled = 0;
+    ctx->grad_enabled = 0; // inference: no tape, and the forward frees each layer as it goes
     ordo_status s = ORDO_OK;
     for (int more = 1; more && !s;) {
         int rows = 0;
@@ -140,11 +152,14 @@ static ordo_status eval_windows(ordo_gpt *m, ordo_ctx *ctx, const eval_job *job,
         if (!rows) break;
         ordo_ctx_reset(ctx);
         s = job->fused ? score_fused(m, ctx, in, tg, rows, T, &sum, r)
-                       : score_targets(m, ctx, in, tg, rows, T, &sum, r);
+                       : score_targets(m, ctx, in, tg, rows, T, rl, &sum, r);
+        ordo_eval_progress_update(&prog, mine += (size_t)rows);
     }
+    ordo_eval_progress_end(&prog);
     ctx->grad_enabled = saved;
     free(in);
     free(tg);
+    free(rl);
     r->windows = seen;
     if (size > 1) {
         double *acc = ordo_xmalloc((2 * (size_t)T + 2) * sizeof *acc);
@@ -199,7 +214,8 @@ ordo_status ordo_eval_stream(ordo_gpt *m, ordo_ctx *ctx, const int32_t *tokens,
                     .T = T,
                     .B = B,
                     .stride = stride,
-                    .mode = mode};
+                    .mode = mode,
+                    .progress = 1};
     return eval_windows(m, ctx, &job, r);
 }
 

@@ -53,7 +53,9 @@ ordo_status ordo_eval_stream(ordo_gpt *m, ordo_ctx *ctx, const int32_t *tokens,
 void ordo_eval_result_free(ordo_eval_result *r);
 
 // The windows of length T that ordo_eval_stream puts in one forward when asked for B: fewer
-// when B windows' logits would pass 256 MiB (at least 1).
+// when B windows' logits would pass 256 MiB (at least 1). The logits are no longer held whole
+// (the head runs in chunks); the cap stays as a bound on one forward's size, and decides only
+// which windows share a forward, not a number eval reports.
 int ordo_eval_windows_per_forward(const ordo_gpt_config *g, int T, int B);
 
 // The trainer's validation loss: the mean over the counted targets of ds's windows [0,
@@ -108,11 +110,13 @@ typedef struct ordo_eval_request {
 } ordo_eval_request;
 
 // Bytes of the context's arena that one forward of `rows` windows of T tokens takes without a
-// tape with attention `attn`, on the high side (materialized: the (rows, NH, T, T) attention
-// probabilities of every layer dominate at long contexts; fused: linear in T): what
-// ordo_eval_run reserves before it evaluates anything. For the thread count in effect.
+// tape with attention `attn`, on the high side: what ordo_eval_run reserves before it evaluates
+// anything. The forward holds one layer's buffers at a time and the LM head's logits one chunk
+// of rows at a time, unless `logits` (the caller takes them whole: exact match). Materialized,
+// the (rows, NH, T, T) attention probabilities dominate at long contexts; fused, all is linear
+// in T. For the thread count in effect.
 double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, ordo_attn_impl attn, int rows,
-                                     int T);
+                                     int T, int logits);
 
 // Builds the report that RUN_DIR/eval.json holds (the format is in README.md): lengths the
 // scheme or the data cannot serve get "val_loss": null and a "note" saying why, as does a loss

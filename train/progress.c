@@ -135,3 +135,43 @@ void ordo_progress_summary(ordo_progress *p, int64_t step, int interrupted, cons
     if (ckpt) fprintf(p->out, "ordo: checkpoint: %s\n", ckpt);
     fflush(p->out);
 }
+
+void ordo_eval_progress_init(ordo_eval_progress *p, FILE *out, const char *what, size_t total) {
+    memset(p, 0, sizeof *p);
+    int fd = out ? fileno(out) : -1;
+    if (fd < 0 || !isatty(fd)) return;
+    p->out = out;
+    snprintf(p->what, sizeof p->what, "%s", what);
+    p->total = total;
+    struct winsize ws;
+    p->width = ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20 ? ws.ws_col : 80;
+    p->t0 = ordo_now_s();
+}
+
+void ordo_eval_progress_update(ordo_eval_progress *p, size_t done) {
+    if (!p->out) return;
+    double now = ordo_now_s(), spent = now - p->t0;
+    if (spent < ORDO_EVAL_PROGRESS_DELAY_S || now - p->t_draw < LIVE_INTERVAL_S) return;
+    p->t_draw = now;
+    char line[160], el[24], eta[24];
+    double left = done > 0 ? (double)(p->total - done) * spent / (double)done : NAN;
+    int n = snprintf(line, sizeof line, "%s: window %zu/%zu %.0f%% %s ETA %s", p->what, done,
+                     p->total, p->total ? 100.0 * (double)done / (double)p->total : 100.0,
+                     ordo_duration_text(el, sizeof el, spent),
+                     ordo_duration_text(eta, sizeof eta, left));
+    if (n < 0) return;
+    if (n > p->width - 1) n = p->width - 1;
+    if (n > (int)sizeof line - 1) n = (int)sizeof line - 1;
+    line[n] = 0;
+    int pad = p->drawn > n ? p->drawn - n : 0;
+    fprintf(p->out, "\r%s%*s", line, pad, "");
+    fflush(p->out);
+    p->drawn = n;
+}
+
+void ordo_eval_progress_end(ordo_eval_progress *p) {
+    if (!p->out || !p->drawn) return;
+    fprintf(p->out, "\r%*s\r", p->drawn, "");
+    fflush(p->out);
+    p->drawn = 0;
+}

@@ -56,4 +56,28 @@ void ordo_progress_break(ordo_progress *p);
 // that holds the run now (ckpt: its path; NULL: none). Printed in every mode.
 void ordo_progress_summary(ordo_progress *p, int64_t step, int interrupted, const char *ckpt);
 
+// ---- an evaluation's live line (issue 25): "eval context 4096: window 12/40 30% 0:11 ETA
+// 0:26", rewritten in place on a terminal only, and only once the evaluation has run for
+// ORDO_EVAL_PROGRESS_DELAY_S (a short one prints nothing); erased at the end, so that what eval
+// prints after it starts on a clean line. Nothing at all when out is not a terminal (files,
+// pipes, the tests).
+#define ORDO_EVAL_PROGRESS_DELAY_S 3.0
+typedef struct ordo_eval_progress {
+    FILE *out;     // NULL: off (not a terminal)
+    char what[64]; // "eval context 4096"
+    size_t total;  // windows this process will run
+    double t0;     // start (ordo_now_s)
+    double t_draw; // the last redraw
+    int width;     // the terminal's columns
+    int drawn;     // characters on the line now
+} ordo_eval_progress;
+
+// Sets p up for `total` windows of the evaluation described by `what`, on out when out is a
+// terminal (else p stays silent).
+void ordo_eval_progress_init(ordo_eval_progress *p, FILE *out, const char *what, size_t total);
+// `done` of the total windows are scored: redraws at most 5 times a second.
+void ordo_eval_progress_update(ordo_eval_progress *p, size_t done);
+// Erases the line, if one was drawn.
+void ordo_eval_progress_end(ordo_eval_progress *p);
+
 #endif

@@ -1,0 +1,167 @@
+// The chunked LM head + cross-entropy (see lmhead.h): forward and backward side by side.
+//
+// Per chunk of R rows, in row order:
+//   logits (R, V) = x[r0:r0+R] @ head^T                 the chunk's products, fp32 or bf16
+//   stats, loss                                          ordo_crossentropy_forward's kernel
+//   dlogits (R, V) = (softmax - onehot) / count          in place over the logits (training)
+//   dx[r0:r0+R] (R, C) = dlogits @ head                  each chunk writes its own rows
+//   dhead (V, C) += dlogits^T @ x[r0:r0+R]               summed over the chunks in row order
+// The chunk size is a function of V (or the caller's), never of the thread count, and each
+// product's elements do not depend on it either (blas.h, dnnl.h): a run gives the same bits
+// at any --threads.
+//
+// Deliberately not here: recomputing the logits in backward (one more [N, V, C] product, a
+// third of a GPT-2-vocabulary model's step), or keeping them (the memory this op exists to
+// save). Forming the gradient in the forward costs nothing when backward follows, as it does
+// whenever a tape is recorded; the upstream gradient (1 in training, a share's weight with
+// data parallelism or accumulation) is a scalar applied to the two products in backward.
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+#include "framework/dnnl.h"
+#include "framework/error.h"
+#include "framework/kernels.h"
+#include "framework/lmhead.h"
+#include "framework/ops.h"
+
+int ordo_lm_head_chunk_rows(int V) {
+    size_t r = ORDO_LM_HEAD_CHUNK_FLOATS / (size_t)(V > 0 ? V : 1) / 16 * 16;
+    if (r < 16) r = 16;
+    if (r > (size_t)1 << 24) r = (size_t)1 << 24;
+    return (int)r;
+}
+
+// -log softmax(x)[target] over x [V], summed in double: how `ordo eval` has always scored a
+// target (and the loss by position with it).
+static double row_loss_double(const float *x, int V, int target) {
+    float mx = x[0];
+    for (int v = 1; v < V; v++) mx = x[v] > mx ? x[v] : mx;
+    double sum = 0;
+    for (int v = 0; v < V; v++) sum += exp((double)x[v] - mx);
+    return mx + log(sum) - x[target];
+}
+
+// t's data as bf16, made once and kept on t (ops.c's bf16 products share it).
+static const ordo_bf16 *bf16_of(ordo_ctx *ctx, ordo_tensor *t) {
+    if (!t->bf16) {
+        t->bf16 = ordo_arena_alloc(&ctx->arena, t->n * sizeof(ordo_bf16));
+        ordo_bf16_convert(t->bf16, t->data, t->n);
+    }
+    return t->bf16;
+}
+
+// Node: in[0] = x, in[1] = head; saved[0] = x's gradient for an upstream gradient of 1 (N, C)
+// or NULL, saved[1] = the head's (V, C), in bf16 transposed (C, V), or NULL; iarg[0] = 1 for
+// the transposed (bf16) layout.
+ordo_tensor *ordo_lm_head_loss(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *head,
+                               const int32_t *targets, int chunk, double *row_loss) {
+    ORDO_ASSERT(head->ndim == 2 && x->ndim >= 1);
+    int C = x->shape[x->ndim - 1], V = head->shape[0];
+    ORDO_ASSERT(head->shape[1] == C && C > 0 && V > 0);
+    int N = (int)(x->n / (size_t)C), count = 0;
+    for (int i = 0; i < N; i++) {
+        ORDO_ASSERT(targets[i] < V);
+        count += targets[i] >= 0;
+    }
+    if (chunk <= 0) chunk = ordo_lm_head_chunk_rows(V);
+    if (chunk > N) chunk = N;
+    int grad = ordo_needs_grad(ctx, x, head, NULL);
+    // the gradients worth forming: none when no target counts (the loss is then constant)
+    int gx = grad && count > 0 && (x->flags & ORDO_REQUIRES_GRAD);
+    int gw = grad && count > 0 && (head->flags & ORDO_REQUIRES_GRAD);
+    int bf = head->bf16 != NULL;
+    const ordo_bf16 *xb = bf ? bf16_of(ctx, x) : NULL;                              // (N, C)
+    float *dx = gx ? ordo_arena_alloc(&ctx->arena, x->n * sizeof(float)) : NULL;    // (N, C)
+    float *dw = gw ? ordo_arena_alloc(&ctx->arena, head->n * sizeof(float)) : NULL; // (V, C)
+    ordo_tensor *out = ordo_tensor_new(ctx, 1, (int[]){1});
+    // the chunk's buffers are dead once the loop is done: released then, so that backward's
+    // buffers take their memory rather than more of the system's
+    ordo_arena_pos chunk_start = ordo_arena_mark(&ctx->arena);
+    float *lg = ordo_arena_alloc(&ctx->arena, (size_t)chunk * V * sizeof(float)); // (R, V)
+    float *stats = ordo_arena_alloc(&ctx->arena, 2 * (size_t)chunk * sizeof(float));
+    ordo_bf16 *lgb = bf && (gx || gw) // (R, V): the bf16 operand of the backward products
+                         ? ordo_arena_alloc(&ctx->arena, (size_t)chunk * V * sizeof(ordo_bf16))
+                         : NULL;
+    float scale = count ? 1.0f / (float)count : 0.0f; // d mean / d row loss
+    double total = 0.0;                               // over the counted rows, in row order
+    for (int r0 = 0; r0 < N; r0 += chunk) {
+        int R = N - r0 < chunk ? N - r0 : chunk;
+        const int32_t *tg = targets + r0;
+        if (bf)
+            ordo_dnnl_gemm_bf16(0, 1, R, V, C, xb + (size_t)r0 * C, C, head->bf16, C, 0, lg, V);
+        else
+            ordo_gemm(0, 1, R, V, C, 1.0f, x->data + (size_t)r0 * C, C, head->data, C, 0.0f, lg, V);
+        if (row_loss) {
+            double *rl = row_loss + r0;
+#pragma omp parallel for if ((size_t)R * V > ORDO_PAR_LOOP_MIN)
+            for (int i = 0; i < R; i++)
+                rl[i] = tg[i] < 0 ? NAN : row_loss_double(lg + (size_t)i * V, V, tg[i]);
+            for (int i = 0; i < R; i++)
+                if (tg[i] >= 0) total += rl[i];
+        }
+        if (row_loss && !(gx || gw)) continue;
+        int cnt;
+        ordo_crossentropy_forward(stats, lg, tg, R, V, &cnt); // stats (2R): row max, log-sum
+        if (!row_loss) // the fused kernel's loss of each row, summed here in a fixed order
+            for (int i = 0; i < R; i++)
+                if (tg[i] >= 0)
+                    total += ((double)stats[i] - lg[(size_t)i * V + tg[i]]) + stats[R + i];
+        if (!(gx || gw)) continue;
+        // the logits become their gradient, row by row (and its bf16 rounding in the same pass)
+        ordo_crossentropy_backward(lg, lgb, lg, stats, tg, R, V, scale);
+        if (bf) { // as ops.c's bf16 matmul backward: the head's gradient made transposed
+            if (gx)
+                ordo_dnnl_gemm_bf16(0, 0, R, C, V, lgb, V, head->bf16, C, 0, dx + (size_t)r0 * C,
+                                    C);
+            if (gw)
+                ordo_dnnl_gemm_bf16(1, 0, C, V, R, xb + (size_t)r0 * C, C, lgb, V, r0 > 0, dw, V);
+        } else {
+            if (gx)
+                ordo_gemm(0, 0, R, C, V, 1.0f, lg, V, head->data, C, 0.0f, dx + (size_t)r0 * C, C);
+            if (gw)
+                ordo_gemm(1, 0, V, C, R, 1.0f, lg, V, x->data + (size_t)r0 * C, C,
+                          r0 > 0 ? 1.0f : 0.0f, dw, C);
+        }
+    }
+    ordo_arena_release(&ctx->arena, chunk_start);
+    out->data[0] = count ? (float)(total / count) : 0.0f;
+    if (grad) {
+        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_LM_HEAD_LOSS, out, ordo_node_backward);
+        n->in[0] = x;
+        n->in[1] = head;
+        n->saved[0] = dx;
+        n->saved[1] = dw;
+        n->iarg[0] = bf;
+    }
+    return out;
+}
+
+// dst[i] += g * src[i] (exactly src[i] when g is 1, the training case).
+static void add_scaled(float *dst, const float *src, float g, size_t n) {
+    if (g == 1.0f) {
+#pragma omp parallel for simd if (n > ORDO_PAR_LOOP_MIN)
+        for (size_t i = 0; i < n; i++) dst[i] += src[i];
+    } else {
+#pragma omp parallel for simd if (n > ORDO_PAR_LOOP_MIN)
+        for (size_t i = 0; i < n; i++) dst[i] += g * src[i];
+    }
+}
+
+void ordo_lm_head_loss_backward(ordo_ctx *ctx, const ordo_node *n) {
+    ordo_tensor *x = n->in[0], *head = n->in[1];
+    float g = n->out->grad[0];
+    int V = head->shape[0], C = head->shape[1];
+    float *dx = n->saved[0] ? ordo_tensor_grad(ctx, x) : NULL;
+    if (dx) add_scaled(dx, n->saved[0], g, x->n);
+    float *dw = n->saved[1] ? ordo_tensor_grad(ctx, head) : NULL;
+    if (!dw) return;
+    if (!n->iarg[0]) {
+        add_scaled(dw, n->saved[1], g, head->n);
+        return;
+    }
+    float *t = n->saved[1]; // (C, V): scaled in place (nothing reads it after this rule)
+    if (g != 1.0f)
+        for (size_t i = 0; i < head->n; i++) t[i] *= g;
+    ordo_add_transposed(dw, t, C, V);
+}
