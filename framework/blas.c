@@ -85,9 +85,10 @@ static int blas_has_avx512(void) {
 // small, to ordo's kernel (the tests run the PyTorch parity checks so); ORDO_GEMM=onednn sends
 // the products of at least OWN_KERNEL_MIN to oneDNN's float32 matmul instead of ordo's kernel
 // (GEMM_DNNL: to measure one against the other, docs/performance.md). That one is never the
-// default: for some shapes its result depends on the thread count (it splits the sum over k),
-// which ordo_gemm promises not to. Decided once per process, so that a run never mixes the
-// policies.
+// default. Left to thread a product itself, oneDNN splits the sum over k by the thread count
+// for some shapes; dnnl.c prevents that as this file does for OpenBLAS (one-thread plans,
+// blocks of C sized by the shape), so it too gives the same bits at any thread count.
+// Decided once per process, so that a run never mixes the policies.
 enum { GEMM_BLAS, GEMM_AUTO, GEMM_OWN, GEMM_DNNL };
 
 static int gemm_policy(void) {
@@ -211,7 +212,8 @@ void ordo_gemm_own(int ta, int tb, int M, int N, int K, float alpha, const float
 void ordo_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
                const float *B, int ldb, float beta, float *C, int ldc) {
     int policy = gemm_policy();
-    // oneDNN's matmul: outside parallel regions (it runs its own), alpha 1, beta 0 or 1
+    // oneDNN's matmul: outside parallel regions (it runs its own over the blocks of C, and
+    // its primitive cache is one caller's), alpha 1, beta 0 or 1
     if (policy == GEMM_DNNL && (size_t)M * N * K >= OWN_KERNEL_MIN && !omp_in_parallel() &&
         alpha == 1.0f && (beta == 0.0f || beta == 1.0f)) {
         ordo_dnnl_sgemm(ta, tb, M, N, K, A, lda, B, ldb, beta == 1.0f, C, ldc);

@@ -1,11 +1,14 @@
-// The oneDNN wrapper (see dnnl.h): one CPU engine and stream for the process, and a cache
-// of matmul primitives keyed by everything that shapes one (transposes, sizes, leading
-// dimensions, beta, data type, thread count). A cached entry keeps its primitive and its
-// memory objects; a call only points them at the caller's buffers (no allocation) and runs
-// the primitive. The scratchpad is ordo's (user mode): one buffer, grown when a primitive
-// that needs more is created, so that oneDNN allocates nothing while a step runs.
-// Deliberately no tuning, no reorders into blocked layouts and no bf16 kernels of ordo's
-// own: oneDNN's brgemm matmul takes the plain row-major operands as they are.
+// The oneDNN wrapper (see dnnl.h): one CPU engine for the process, and a cache of matmul
+// primitives, each planned for one thread, keyed by everything that shapes one (transposes,
+// sizes, leading dimensions, beta, data type). ordo spreads a product over threads itself, as
+// blocks of C whose size depends on the shape alone (DNNL_PAR_MIN below), so that no element
+// depends on the thread count. A cached entry keeps its primitive and, for each thread slot
+// that ran it, its memory objects; a call only points them at the caller's buffers (no
+// allocation) and runs the primitive. Each slot has its stream and its scratchpad, ordo's
+// (user mode), grown only when a primitive that needs more is created, so that oneDNN
+// allocates nothing while a step runs. Deliberately no tuning at run time, no reorders into
+// blocked layouts and no bf16 kernels of ordo's own: oneDNN takes the plain row-major
+// operands as they are.
 #include <oneapi/dnnl/dnnl.h>
 #include <oneapi/dnnl/dnnl_debug.h>
 #include <omp.h>
@@ -19,27 +22,64 @@
 #error "ordo uses the oneDNN 2.x C API (Debian's libdnnl-dev 2.6): dnnl_matmul_desc_init & co."
 #endif
 
-// Distinct product shapes a process keeps primitives for: a training run of the GPT needs
-// about 20 (four linear layers and the LM head, forward and two backward products each, and
-// the evaluation batch); past this the least recently used one is destroyed.
-#define CACHE_SIZE 64
+// How a product is spread over threads. oneDNN's brgemm matmul plans its work by the thread
+// count it sees when the primitive is made, and for a small C with a long K (1000x37x3000, or
+// a small model's weight gradient X^T dY) it splits the sum over k between threads: on a
+// Xeon with AMX (Sapphire Rapids) 1000x37x3000 came out other on 2 threads than on 1 or 3. So,
+// as blas.c does for OpenBLAS, ordo never lets oneDNN thread a product and never cuts one by
+// the thread count: every primitive is planned for one thread (omp_get_max_threads() is 1
+// while it is made and while it runs, so it never splits k), and
+// - a product below DNNL_PAR_MIN multiply-adds is one call on one thread (blas.c's
+//   threshold, not measured again for oneDNN);
+// - a larger one is cut into blocks of C whose size depends on the shape alone (at most
+//   DNNL_BLOCKS of them, each a multiple of DNNL_BLOCK_ALIGN and at least DNNL_BLOCK_MIN
+//   rows or columns), each block a one-thread call over all of K, the blocks spread over the
+//   threads of an OpenMP loop (oneDNN called inside a parallel region runs on the calling
+//   thread). At any thread count the same calls run on the same operands.
+// Rows are cut where A is not transposed and there are at least two blocks of them, else the
+// longer side. Why rows first: oneDNN 2.6's brgemm (its AMX and AVX512-BF16 kernels) takes
+// only dense operands, and a block of columns writes a strided C, which sends it to oneDNN's
+// slower gemm:jit; measured on the Xeon, one thread, small's logits 2048x50257x256 (B^T): 8
+// column blocks 318-410 ms, 8 row blocks 132-169, the whole product 101-148 (noisy: other
+// builds ran). A block of A^T is strided too, so the weight gradients (A^T) run on gemm:jit
+// either way: 256x768x2048 as 3 blocks of 256 columns 1.26-1.32 ms against 1.04 whole, on
+// one thread; blocks of 128 columns were slower still (1.47-1.49), hence DNNL_BLOCK_MIN.
+#define DNNL_PAR_MIN     ((size_t)1 << 22)
+#define DNNL_BLOCKS      8
+#define DNNL_BLOCK_ALIGN 64 // rows or columns
+#define DNNL_BLOCK_MIN   256
+// Threads that run blocks of one product at once: at most one per block. Each has its own
+// slot (stream, scratchpad, memory objects), since a memory object or a scratchpad in use
+// by one execution cannot serve another at the same time.
+#define SLOTS DNNL_BLOCKS
+
+// Distinct block shapes a process keeps primitives for: a training run of the GPT needs
+// about 30 (four linear layers and the LM head, forward and two backward products each, the
+// evaluation batch, and a second, shorter last block where a side does not divide evenly);
+// past this the least recently used one is destroyed.
+#define CACHE_SIZE 96
 
 typedef struct entry {
-    long key[11]; // ta, tb, M, N, K, lda, ldb, ldc, beta, data type, threads
+    long key[10]; // ta, tb, M, N, K, lda, ldb, ldc, beta, data type (of one block)
     dnnl_primitive_t prim;
-    dnnl_memory_t a, b, c, scratch; // scratch NULL when the primitive needs none
+    dnnl_memory_desc_t md[4]; // A, B, C, scratchpad (zero size when it needs none)
+    // per thread slot, made the first time the slot runs this primitive: A, B, C, scratchpad
+    // (NULL when it needs none)
+    dnnl_memory_t mem[SLOTS][4];
     long last_use;
 } entry;
 
 static struct {
     int init;
     dnnl_engine_t engine;
-    dnnl_stream_t stream;
+    dnnl_stream_t stream[SLOTS]; // NULL until the slot first runs
     entry cache[CACHE_SIZE];
     int n;
-    void *scratch; // the one scratchpad, `scratch_bytes` long
-    size_t scratch_bytes;
-    long clock; // calls so far: the entries' last_use
+    // the scratchpads, one a slot, each scratch_have[s] long; grown to scratch_bytes (the
+    // largest any primitive made so far needs) before a product runs, on the calling thread
+    void *scratch[SLOTS];
+    size_t scratch_have[SLOTS], scratch_bytes;
+    long clock; // lookups so far: the entries' last_use
     ordo_dnnl_stats stats;
 } g;
 
@@ -53,7 +93,6 @@ static void check(dnnl_status_t st, const char *what) {
 static void init(void) {
     if (g.init) return;
     check(dnnl_engine_create(&g.engine, dnnl_cpu, 0), "engine");
-    check(dnnl_stream_create(&g.stream, g.engine, dnnl_stream_default_flags), "stream");
     g.init = 1;
 }
 
@@ -130,14 +169,18 @@ done:
 
 static void entry_free(entry *e) {
     dnnl_primitive_destroy(e->prim);
-    dnnl_memory_destroy(e->a);
-    dnnl_memory_destroy(e->b);
-    dnnl_memory_destroy(e->c);
-    if (e->scratch) dnnl_memory_destroy(e->scratch);
+    for (int s = 0; s < SLOTS; s++)
+        for (int i = 0; i < 4; i++)
+            if (e->mem[s][i]) dnnl_memory_destroy(e->mem[s][i]);
     memset(e, 0, sizeof *e);
 }
 
+// The primitive for key, planned for one thread: oneDNN reads omp_get_max_threads() when it
+// makes the descriptor and the primitive, and keys its own cache by it (an ICV of this task:
+// no other thread sees the change).
 static void entry_make(entry *e, const long *key, dnnl_data_type_t dt) {
+    int nt = omp_get_max_threads();
+    omp_set_num_threads(1);
     dnnl_status_t st;
     dnnl_primitive_desc_t pd =
         matmul_pd((int)key[0], (int)key[1], (int)key[2], (int)key[3], (int)key[4], (int)key[5],
@@ -145,23 +188,18 @@ static void entry_make(entry *e, const long *key, dnnl_data_type_t dt) {
     check(st, "matmul primitive descriptor");
     memcpy(e->key, key, sizeof e->key);
     check(dnnl_primitive_create(&e->prim, pd), "matmul primitive");
-    const dnnl_memory_desc_t *ma = dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
-    const dnnl_memory_desc_t *mb = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
-    const dnnl_memory_desc_t *mc = dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
-    const dnnl_memory_desc_t *ms = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
-    check(dnnl_memory_create(&e->a, ma, g.engine, DNNL_MEMORY_NONE), "memory");
-    check(dnnl_memory_create(&e->b, mb, g.engine, DNNL_MEMORY_NONE), "memory");
-    check(dnnl_memory_create(&e->c, mc, g.engine, DNNL_MEMORY_NONE), "memory");
-    size_t need = ms ? dnnl_memory_desc_get_size(ms) : 0;
-    if (need) {
-        check(dnnl_memory_create(&e->scratch, ms, g.engine, DNNL_MEMORY_NONE), "memory");
-        if (need > g.scratch_bytes) { // grown only here, when a primitive is made
-            free(g.scratch);
-            g.scratch_bytes = (need + 4095) / 4096 * 4096;
-            g.scratch = aligned_alloc(64, g.scratch_bytes);
-            if (!g.scratch) ordo_panic(__FILE__, __LINE__, "oneDNN scratchpad: out of memory");
-        }
+    omp_set_num_threads(nt);
+    const dnnl_query_t q[4] = {dnnl_query_src_md, dnnl_query_weights_md, dnnl_query_dst_md,
+                               dnnl_query_scratchpad_md};
+    for (int i = 0; i < 4; i++) {
+        const dnnl_memory_desc_t *md = dnnl_primitive_desc_query_md(pd, q[i], 0);
+        if (md)
+            e->md[i] = *md;
+        else
+            memset(&e->md[i], 0, sizeof e->md[i]); // no scratchpad: a zero-size descriptor
     }
+    size_t need = dnnl_memory_desc_get_size(&e->md[3]);
+    if (need > g.scratch_bytes) g.scratch_bytes = (need + 4095) / 4096 * 4096;
     dnnl_primitive_desc_destroy(pd);
     g.stats.primitives_created++;
 }
@@ -188,30 +226,93 @@ static entry *lookup(const long *key, dnnl_data_type_t dt) {
     return e;
 }
 
+// Slots [0, ns) ready to run e: their streams, e's memory objects and scratchpads as large as
+// any primitive needs. Made once; a steady training step finds them all and allocates nothing.
+static void slots_ready(entry *e, int ns) {
+    for (int s = 0; s < ns; s++) {
+        if (!g.stream[s]) {
+            check(dnnl_stream_create(&g.stream[s], g.engine, dnnl_stream_default_flags), "stream");
+            g.stats.objects_created++;
+        }
+        if (g.scratch_have[s] < g.scratch_bytes) { // grown only when a primitive needs more
+            free(g.scratch[s]);
+            g.scratch[s] = aligned_alloc(64, g.scratch_bytes);
+            if (!g.scratch[s]) ordo_panic(__FILE__, __LINE__, "oneDNN scratchpad: out of memory");
+            g.scratch_have[s] = g.scratch_bytes;
+            g.stats.objects_created++;
+        }
+        int n = dnnl_memory_desc_get_size(&e->md[3]) ? 4 : 3;
+        for (int i = 0; i < n; i++)
+            if (!e->mem[s][i]) {
+                check(dnnl_memory_create(&e->mem[s][i], &e->md[i], g.engine, DNNL_MEMORY_NONE),
+                      "memory");
+                g.stats.objects_created++;
+            }
+    }
+}
+
+// One block on this thread, with slot s's objects (no other thread uses them meanwhile).
+static void run_block(const entry *e, int s, const void *A, const void *B, float *C) {
+    dnnl_memory_t const *m = e->mem[s];
+    // oneDNN reads A and B only; its handles are not const
+    check(dnnl_memory_set_data_handle(m[0], (void *)A), "set A");
+    check(dnnl_memory_set_data_handle(m[1], (void *)B), "set B");
+    check(dnnl_memory_set_data_handle(m[2], C), "set C");
+    dnnl_exec_arg_t args[4] = {
+        {DNNL_ARG_SRC, m[0]}, {DNNL_ARG_WEIGHTS, m[1]}, {DNNL_ARG_DST, m[2]}};
+    int nargs = 3;
+    if (m[3]) {
+        check(dnnl_memory_set_data_handle(m[3], g.scratch[s]), "set scratchpad");
+        args[nargs++] = (dnnl_exec_arg_t){DNNL_ARG_SCRATCHPAD, m[3]};
+    }
+    check(dnnl_primitive_execute(e->prim, g.stream[s], nargs, args), "matmul");
+    check(dnnl_stream_wait(g.stream[s]), "stream wait");
+}
+
 static void matmul(int ta, int tb, int M, int N, int K, const void *A, int lda, const void *B,
                    int ldb, int beta, float *C, int ldc, dnnl_data_type_t dt) {
     ORDO_ASSERT(M > 0 && N > 0 && K > 0 && (beta == 0 || beta == 1));
-    // oneDNN runs its own parallel region over omp_get_max_threads() threads, fixed when the
-    // primitive is made: a call from inside a region would run it on one thread, unplanned
+    // the primitive cache and the slots are the calling thread's: one caller at a time
     ORDO_ASSERT(!omp_in_parallel());
     init();
     g.stats.calls++;
-    long key[11] = {
-        ta != 0, tb != 0, M, N, K, lda, ldb, ldc, beta, (long)dt, omp_get_max_threads()};
-    entry *e = lookup(key, dt);
-    // oneDNN reads A and B only; its handles are not const
-    check(dnnl_memory_set_data_handle(e->a, (void *)A), "set A");
-    check(dnnl_memory_set_data_handle(e->b, (void *)B), "set B");
-    check(dnnl_memory_set_data_handle(e->c, C), "set C");
-    dnnl_exec_arg_t args[4] = {
-        {DNNL_ARG_SRC, e->a}, {DNNL_ARG_WEIGHTS, e->b}, {DNNL_ARG_DST, e->c}};
-    int nargs = 3;
-    if (e->scratch) {
-        check(dnnl_memory_set_data_handle(e->scratch, g.scratch), "set scratchpad");
-        args[nargs++] = (dnnl_exec_arg_t){DNNL_ARG_SCRATCHPAD, e->scratch};
+    // the blocks (see DNNL_PAR_MIN): nb of blk rows (split_m) or columns, the last one rem
+    int split_m = M >= N || (!ta && M >= 2 * DNNL_BLOCK_MIN), len = split_m ? M : N, blk = len;
+    if ((size_t)M * N * K >= DNNL_PAR_MIN) {
+        blk = ((len + DNNL_BLOCKS - 1) / DNNL_BLOCKS + DNNL_BLOCK_ALIGN - 1) / DNNL_BLOCK_ALIGN *
+              DNNL_BLOCK_ALIGN;
+        if (blk < DNNL_BLOCK_MIN) blk = DNNL_BLOCK_MIN;
+        if (blk > len) blk = len;
     }
-    check(dnnl_primitive_execute(e->prim, g.stream, nargs, args), "matmul");
-    check(dnnl_stream_wait(g.stream), "stream wait");
+    int nb = (len + blk - 1) / blk, rem = len - (nb - 1) * blk;
+    // every primitive the call needs, made or found here, before any thread runs
+    long key[10] = {ta != 0, tb != 0, M, N, K, lda, ldb, ldc, beta, (long)dt};
+    key[split_m ? 2 : 3] = blk;
+    entry *full = lookup(key, dt), *last = full;
+    if (rem != blk) {
+        key[split_m ? 2 : 3] = rem;
+        last = lookup(key, dt); // never evicts `full`, just used
+    }
+    int nt = omp_get_max_threads(), ns = nt < nb ? nt : nb;
+    slots_ready(full, ns);
+    if (last != full) slots_ready(last, ns);
+    size_t es = dt == dnnl_bf16 ? sizeof(ordo_bf16) : sizeof(float);
+    const char *a = A, *b = B;
+    // one thread for oneDNN also where it asks when a primitive runs (its gemm-based kernels
+    // may): in the loop's threads (they inherit the count) and on the calling thread when one
+    // block runs there
+    omp_set_num_threads(1);
+#pragma omp parallel for num_threads(ns) schedule(dynamic, 1) if (ns > 1)
+    for (int p = 0; p < nb; p++) {
+        size_t lo = (size_t)p * blk;
+        const entry *e = p == nb - 1 ? last : full;
+        int s = omp_get_thread_num();
+        if (split_m)
+            run_block(e, s, a + (ta ? lo : lo * lda) * es, b, C + lo * ldc);
+        else
+            run_block(e, s, a, b + (tb ? lo * ldb : lo) * es, C + lo);
+    }
+    omp_set_num_threads(nt);
 }
 
 void ordo_dnnl_gemm_bf16(int ta, int tb, int M, int N, int K, const ordo_bf16 *A, int lda,

@@ -1,6 +1,6 @@
 // oneDNN (Debian's libdnnl, the 2.x C API) as ordo's second GEMM: the bf16 products of
 // --precision bf16, with float32 accumulation, on whatever oneDNN dispatches to at run time
-// (AMX, AVX512-BF16). One matmul primitive per product shape, created on the first call and
+// (AMX, AVX512-BF16). One matmul primitive per block shape, created on the first call and
 // kept: a training step creates none and allocates nothing.
 #ifndef ORDO_DNNL_H
 #define ORDO_DNNL_H
@@ -28,21 +28,24 @@ int ordo_dnnl_bf16_available(void);
 // C[M,N] = op(A) @ op(B) (+ C when beta is 1), row-major with leading dimensions as
 // cblas_sgemm, A and B bf16, C float32, every product accumulated in float32. beta is 0 (C
 // is not read) or 1. Requires ordo_dnnl_bf16_check() == ORDO_OK, M, N, K >= 1, and a caller
-// outside any OpenMP parallel region (oneDNN runs on the OpenMP threads). The same call gives
-// the same bits every time; with oneDNN 2.6 also for any thread count (tests/test_bf16.c).
+// outside any OpenMP parallel region (the blocks of C run on the OpenMP threads). The same
+// call gives the same bits every time and at any thread count, on every ISA: oneDNN threads
+// no product itself (dnnl.c; tests/test_bf16.c checks 1, 2 and 3 threads).
 // A primitive that cannot be created is a bug here (the check above passed) and aborts.
 void ordo_dnnl_gemm_bf16(int ta, int tb, int M, int N, int K, const ordo_bf16 *A, int lda,
                          const ordo_bf16 *B, int ldb, int beta, float *C, int ldc);
 // The same product in float32 (A, B and C float32) on oneDNN's float32 matmul, which needs
-// only AVX2 or better; aborts when oneDNN cannot create it. For the benches and the tests
-// that compare it with the other GEMMs; training uses ordo_gemm (blas.h).
+// only AVX2 or better, cut over threads the same way; aborts when oneDNN cannot create it.
+// For the benches and the tests that compare it with the other GEMMs; training uses
+// ordo_gemm (blas.h).
 void ordo_dnnl_sgemm(int ta, int tb, int M, int N, int K, const float *A, int lda, const float *B,
                      int ldb, int beta, float *C, int ldc);
 
-// Counters since the process started: calls of the two products above, and primitives
-// created (a steady training step creates none: tests/test_bf16.c checks it).
+// Counters since the process started: calls of the two products above, primitives created
+// and found in the cache, and other oneDNN objects and buffers made (streams, memory objects,
+// scratchpads). A steady training step creates none of either (tests/test_bf16.c checks it).
 typedef struct ordo_dnnl_stats {
-    long calls, primitives_created, cached;
+    long calls, primitives_created, cached, objects_created;
 } ordo_dnnl_stats;
 ordo_dnnl_stats ordo_dnnl_stats_get(void);
 

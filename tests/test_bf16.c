@@ -1,10 +1,11 @@
 // bf16 matmuls (--precision bf16): rounding to bf16; oneDNN's bf16 product against the exact
 // product of the rounded operands; each bf16 op (linear, matmul and its transposed form, forward
 // and both backward products) against its float32 result within a bound derived from bf16's
-// 8-bit significand; the same bits on every call and for any thread count; a GPT step of every
-// position scheme near its float32 step; a steady step creates no primitive and grows no
-// arena; and, where the CPU has no bf16 (or ONEDNN_MAX_CPU_ISA caps it: the second CTest run),
-// the refusal. Without bf16 the oneDNN checks are skipped (exit 77) after the rest ran.
+// 8-bit significand; the same bits on every call and for any thread count (oneDNN's float32
+// product too); a GPT step of every position scheme near its float32 step; a steady step
+// creates no primitive, no other oneDNN object and grows no arena; and, where the CPU has no
+// bf16 (or ONEDNN_MAX_CPU_ISA caps it: the second CTest run), the refusal. Without bf16 the
+// oneDNN checks are skipped (exit 77) after the rest ran.
 //
 // The bound. bf16 keeps 8 significant bits (7 stored and the implicit one), so rounding to
 // nearest moves a value by at most u = 2^-8 of itself: |fl(a) - a| <= u|a|. The product of two
@@ -182,6 +183,31 @@ static void check_dnnl(int ta, int tb, int M, int N, int K, int beta) {
     free(Bh);
 }
 
+// oneDNN's float32 product (ordo_dnnl_sgemm, beta 1): the same bits on 1, 2 and 3 threads.
+static void check_dnnl_f32(int ta, int tb, int M, int N, int K) {
+    ordo_rng r;
+    ordo_rng_seed(&r, (uint64_t)(M + N + K));
+    int lda = ta ? M : K, ldb = tb ? K : N;
+    size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
+    float *A = malloc(na * sizeof *A), *B = malloc(nb * sizeof *B), *C[3];
+    fill(A, na, &r, 1.0);
+    fill(B, nb, &r, 0.1);
+    for (int t = 0; t < 3; t++) {
+        C[t] = malloc(nc * sizeof(float));
+        for (size_t i = 0; i < nc; i++) C[t][i] = (float)i / (float)nc;
+        omp_set_num_threads(t + 1);
+        ordo_dnnl_sgemm(ta, tb, M, N, K, A, lda, B, ldb, 1, C[t], N);
+    }
+    omp_set_num_threads(2);
+    CHECK_MSG(memcmp(C[0], C[1], nc * sizeof(float)) == 0, "fp32 %dx%dx%d: 1 and 2 threads differ",
+              M, N, K);
+    CHECK_MSG(memcmp(C[0], C[2], nc * sizeof(float)) == 0, "fp32 %dx%dx%d: 1 and 3 threads differ",
+              M, N, K);
+    for (int t = 0; t < 3; t++) free(C[t]);
+    free(A);
+    free(B);
+}
+
 // ---- the ops: bf16 against float32
 
 typedef struct op_result {
@@ -339,6 +365,9 @@ static void test_gpt(void) {
         CHECK_MSG(s1.primitives_created == s0.primitives_created && s1.calls > s0.calls,
                   "pos %s: a steady step created %ld primitives", ordo_pos_name(pos),
                   s1.primitives_created - s0.primitives_created);
+        CHECK_MSG(s1.objects_created == s0.objects_created,
+                  "pos %s: a steady step made %ld oneDNN objects or buffers", ordo_pos_name(pos),
+                  s1.objects_created - s0.objects_created);
         CHECK(ctx.arena.system_allocs == allocs);
         CHECK(l16b == l16 && memcmp(again, g16, n * sizeof(float)) == 0);
         // the logits taken (ordo_matmul + ordo_cross_entropy) or not (the chunked head,
@@ -435,9 +464,21 @@ int main(void) {
     check_dnnl(0, 0, 16, 48, 50257, 1); // dx = dlogits @ wte
     check_dnnl(1, 0, 1000, 48, 300, 1); // dwte = dlogits^T @ x
     check_dnnl(1, 1, 33, 65, 17, 1);
-    check_dnnl(0, 1, 8, 8, 100000, 1);   // shapes where oneDNN's float32 matmul splits the sum
-    check_dnnl(1, 1, 1000, 37, 3000, 1); // over k by thread count (docs/performance.md)
-    check_op(-1, 45, 70, 33);            // linear
+    // shapes where oneDNN, left to thread a product itself, splits the sum over k by the
+    // thread count: its float32 matmul anywhere, its bf16 one on AMX (1000x37x3000 gave other
+    // bits on 2 threads than on 1 or 3 on a Sapphire Rapids Xeon); dnnl.c plans every
+    // primitive for one thread and cuts C by the shape alone
+    check_dnnl(0, 1, 8, 8, 100000, 1);
+    check_dnnl(1, 1, 1000, 37, 3000, 1);
+    check_dnnl(1, 0, 32, 96, 8192, 1);   // a small model's dW = X^T dY: small C, K = B*T
+    check_dnnl(1, 0, 256, 768, 2048, 1); // small's c_attn dW: 1 and 2 threads differed on AMX
+    // blocks of C: rows with a shorter last block, columns (A^T) with one
+    check_dnnl(0, 1, 600, 1000, 64, 0);
+    check_dnnl(1, 0, 200, 3000, 128, 1);
+    check_dnnl_f32(1, 1, 1000, 37, 3000);
+    check_dnnl_f32(0, 0, 8, 8, 100000);
+    check_dnnl_f32(1, 0, 200, 3000, 128);
+    check_op(-1, 45, 70, 33); // linear
     check_op(-1, 128, 256, 64);
     check_op(0, 40, 90, 24);  // matmul
     check_op(1, 64, 500, 32); // matmul with w^T: the tied LM head

@@ -3,7 +3,8 @@
 # few steps, near its fp32 run but not equal to it (the bf16 products ran);
 # the run records its precision and oneDNN's ISA (start line, config.json) and writes
 # float32 checkpoints; 10 steps + resume 10 give the same checkpoint bit for bit as 20
-# straight, also with another --threads on resume; eval and sample work on a bf16 run;
+# straight, also with another --threads on resume; a model with long-K weight gradients writes
+# the same checkpoint on 1, 2 and 3 threads; eval and sample work on a bf16 run;
 # `ordo --version` says whether bf16 runs here. Where the CPU has no bf16 the training part
 # is skipped and the refusal is checked instead (test_bad_inputs.sh checks it everywhere).
 set -u
@@ -68,7 +69,7 @@ hdr=$(head -c 8192 "$dir/rope-bf16/ckpt-150.safetensors" | tr -d '\0')
 grep -q '"dtype":"F32"' <<<"$hdr" && ! grep -q 'BF16' <<<"$hdr" && ok || bad "a bf16 run's checkpoint is not all F32"
 
 # 3. resume bit for bit: 10 + 10 against 20 straight, in bf16, for learned and rope; the
-# second half also on another thread count (oneDNN's products do not depend on it)
+# second half also on another thread count (no product depends on it: dnnl.c)
 res=(--layers 2 --d-model 32 --heads 4 --context 32 --batch 8 --corpus-tokens 20000 --steps 20
      --eval-every 10 --ckpt-every 0 --precision bf16)
 for pos in learned rope; do
@@ -83,6 +84,18 @@ for pos in learned rope; do
   "$ORDO" train --resume "$dir/t-$pos" --threads 2 > /dev/null 2>&1 || bad "$pos: resume on 2 threads failed"
   "$EQUAL" --equal "$dir/r-$pos/ckpt-20.safetensors" "$dir/t-$pos/ckpt-20.safetensors" && ok \
     || bad "$pos bf16: 10 on 1 thread + resume 10 on 2 differs from 20 straight on 2"
+done
+# weight gradients with a long K (B*T = 2048) and a small C, 64x192 and 64x64: oneDNN left to
+# thread them splits the sum over k on AMX, and these 3 steps differed on 2 and on 3 threads
+# from 1 (Sapphire Rapids) before dnnl.c planned every product for one thread
+long=(--layers 1 --d-model 64 --heads 2 --context 128 --batch 16 --corpus-tokens 40000 --steps 3
+      --ckpt-every 3 --eval-every 0 --precision bf16)
+for t in 1 2 3; do
+  "$ORDO" train "${long[@]}" --threads $t --out "$dir/k$t" > "$dir/k$t.log" 2>&1 || bad "long-K run on $t threads failed: $(tail -2 "$dir/k$t.log")"
+done
+for t in 2 3; do
+  "$EQUAL" --equal "$dir/k1/ckpt-3.safetensors" "$dir/k$t/ckpt-3.safetensors" && ok \
+    || bad "bf16 with long-K weight gradients: --threads $t differs from --threads 1"
 done
 
 # 4. eval and sample read a bf16 run (its checkpoints are float32)
