@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Issue 28, the runs that trust what they are given, each case as the issue wrote it:
+#  21. {"shuffle": 2} in --config: refused, as 0.5 is ("true/false or 0/1").
+# Every command runs under `timeout`: a hang is a failure, not a stuck suite.
+set -u
+. "$(dirname "$0")/lib.sh"
+C=(--task order --corpus-tokens 20000 --context 16 --d-model 32 --layers 1 --heads 2 --batch 8 --threads 1)
+# expect NAME RC_WANTED TEXT CMD...: CMD ends within 30 s with RC_WANTED (0 or "nonzero") and
+# prints TEXT (a fixed string) on stdout or stderr
+expect() {
+  local name=$1 want=$2 text=$3 rc; shift 3
+  timeout 30 "$@" > "$dir/out" 2>&1; rc=$?
+  if [ $rc -eq 124 ]; then bad "$name: hung (killed after 30 s)"; return; fi
+  if [ "$want" = 0 ] && [ $rc -ne 0 ]; then bad "$name: exit $rc: $(head -c 400 "$dir/out")"; return; fi
+  if [ "$want" != 0 ] && [ $rc -eq 0 ]; then bad "$name: exit 0, expected a refusal: $(head -c 400 "$dir/out")"; return; fi
+  grep -qF -- "$text" "$dir/out" && ok || bad "$name: no '$text' in: $(head -c 400 "$dir/out")"
+}
+
+# 21. a flag of 2 in --config
+echo '{"shuffle": 2}' > "$dir/shuffle2.json"
+expect "shuffle 2 in --config" nonzero '"shuffle" must be true/false or 0/1' \
+  "$ORDO" train --config "$dir/shuffle2.json" "${C[@]}" --steps 2 --out "$dir/r21"
+[ ! -e "$dir/r21" ] && ok || bad "the refused config made a run directory"
+echo '{"shuffle": 1, "drop-last": false}' > "$dir/flags.json"
+expect "flags 1 and false in --config" 0 "checkpoint" \
+  "$ORDO" train --config "$dir/flags.json" "${C[@]}" --steps 2 --out "$dir/r21b"
+
+finish test_hostile_runs
