@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Issue 28, the runs that trust what they are given, each case as the issue wrote it:
 #  21. {"shuffle": 2} in --config: refused, as 0.5 is ("true/false or 0/1").
+#  20. `eval --context 1048577`: the message names the cap (1048576), not "like 64,128".
 # Every command runs under `timeout`: a hang is a failure, not a stuck suite.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -24,5 +25,12 @@ expect "shuffle 2 in --config" nonzero '"shuffle" must be true/false or 0/1' \
 echo '{"shuffle": 1, "drop-last": false}' > "$dir/flags.json"
 expect "flags 1 and false in --config" 0 "checkpoint" \
   "$ORDO" train --config "$dir/flags.json" "${C[@]}" --steps 2 --out "$dir/r21b"
+
+"$ORDO" train "${C[@]}" --steps 20 --ckpt-every 10 --out "$dir/base" > /dev/null 2>&1 || bad "base run failed"
+
+# 20. an eval context past the cap
+expect "eval --context 1048577" nonzero "1048577 is longer than the longest context eval takes, 1048576" \
+  "$ORDO" eval "$dir/base" --context 1048577
+expect "eval --context 16,0" nonzero "0 is not a positive length" "$ORDO" eval "$dir/base" --context 16,0
 
 finish test_hostile_runs
