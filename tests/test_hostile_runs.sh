@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Issue 28, the runs that trust what they are given, each case as the issue wrote it:
 #  21. {"shuffle": 2} in --config: refused, as 0.5 is ("true/false or 0/1").
+#  19. `train --resume R --init OTHER`: refused, the run untouched; its own --init again is fine.
 #  20. `eval --context 1048577`: the message names the cap (1048576), not "like 64,128".
 # Every command runs under `timeout`: a hang is a failure, not a stuck suite.
 set -u
@@ -32,5 +33,20 @@ expect "flags 1 and false in --config" 0 "checkpoint" \
 expect "eval --context 1048577" nonzero "1048577 is longer than the longest context eval takes, 1048576" \
   "$ORDO" eval "$dir/base" --context 1048577
 expect "eval --context 16,0" nonzero "0 is not a positive length" "$ORDO" eval "$dir/base" --context 16,0
+
+# 19. --init on resume
+cp -a "$dir/base" "$dir/r19"; cp "$dir/base/config.json" "$dir/r19.config"
+expect "resume with --init of another run" nonzero "does not go with --resume" \
+  "$ORDO" train --resume "$dir/r19" --init "$dir/base" --steps 22
+cmp -s "$dir/r19/config.json" "$dir/r19.config" && [ ! -e "$dir/r19/ckpt-22.safetensors" ] && ok ||
+  bad "the refused resume changed the run"
+"$ORDO" train "${C[@]}" --steps 4 --init "$dir/base" --out "$dir/r19i" > /dev/null 2>&1 || bad "an --init run failed"
+expect "resume of an --init run with another --init" nonzero "started from $dir/base" \
+  "$ORDO" train --resume "$dir/r19i" --init "$dir/base/ckpt-10.safetensors" --steps 6
+expect "resume of an --init run with its own --init" 0 "resuming" \
+  "$ORDO" train --resume "$dir/r19i" --init "$dir/base" --steps 6
+mkdir "$dir/r19c"; cp "$dir/base/config.json" "$dir/r19c/" # killed before its first checkpoint
+expect "resume from config.json with --init" nonzero "does not go with --resume" \
+  "$ORDO" train --resume "$dir/r19c" --init "$dir/base" --steps 2
 
 finish test_hostile_runs

@@ -90,6 +90,22 @@ static ordo_status given_over(ordo_train_config *cfg, ordo_opt *opts, json_t *cj
     return s;
 }
 
+// --init given on resume: a resumed run goes on from its own weights, so another file would
+// only be recorded (config "init") beside an init_from that still names the first one, a
+// record of a start that never happened. The run's own file, given again, changes nothing.
+static ordo_status refuse_init(const ordo_resume *r, ordo_opt *opts, const char *given,
+                               const char *run_init) {
+    ordo_opt *o = opts ? ordo_options_find(opts, "init") : NULL;
+    if (!o || !o->seen || (given && run_init && strcmp(given, run_init) == 0)) return ORDO_OK;
+    return ordo_error(ORDO_ERR_ARG,
+                      "--init %s does not go with --resume: a resumed run continues from its own "
+                      "checkpoint's weights (%s %s%s); to start a new run from %s, give it "
+                      "another --out without --resume",
+                      given ? given : "(none)", r->dir,
+                      run_init ? "started from " : "started from scratch", run_init ? run_init : "",
+                      given ? given : "those weights");
+}
+
 // The resumed config from the newest checkpoint of the run; r->next is left on it, so that
 // ordo_resume_next hands it out first.
 static ordo_status resolve_from_checkpoint(ordo_resume *r, ordo_train_config *cfg, ordo_opt *opts) {
@@ -101,6 +117,10 @@ static ordo_status resolve_from_checkpoint(ordo_resume *r, ordo_train_config *cf
     if (s) return s;
     ordo_safetensors_close(f);
     r->next--;
+    if ((s = refuse_init(r, opts, cfg->init, ck.init))) {
+        json_decref(cj);
+        return s;
+    }
     s = given_over(cfg, opts, cj, r->path);
     json_decref(cj);
     cfg->out = r->dir;
@@ -110,7 +130,9 @@ static ordo_status resolve_from_checkpoint(ordo_resume *r, ordo_train_config *cf
 
 // A run killed before its first checkpoint restarts from its config.json, as it is: the
 // options given now are not applied (nor checked against it).
-static ordo_status resolve_from_config_json(ordo_resume *r, ordo_train_config *cfg) {
+static ordo_status resolve_from_config_json(ordo_resume *r, ordo_train_config *cfg,
+                                            ordo_opt *opts) {
+    const char *given_init = cfg->init;
     char path[ORDO_PATH_MAX];
     ordo_status s = ordo_path(path, sizeof path, "%s/config.json", r->dir);
     if (s) return s;
@@ -125,6 +147,7 @@ static ordo_status resolve_from_config_json(ordo_resume *r, ordo_train_config *c
     json_decref(j);
     if (s) return s;
     cfg->out = r->dir;
+    if ((s = refuse_init(r, opts, given_init, cfg->init))) return s;
     if ((s = ordo_train_config_check(cfg))) return ordo_error_wrap(s, "%s", path);
     return ORDO_OK;
 }
@@ -142,7 +165,8 @@ ordo_status ordo_resume_open(ordo_resume *r, const char *dir, ordo_train_config 
     ordo_status s = ordo_train_config_check(&given);
     if (!s) s = ordo_checkpoint_list(dir, &r->steps, &r->n);
     if (!s) s = read_run_config(r);
-    if (!s) s = r->n ? resolve_from_checkpoint(r, cfg, opts) : resolve_from_config_json(r, cfg);
+    if (!s)
+        s = r->n ? resolve_from_checkpoint(r, cfg, opts) : resolve_from_config_json(r, cfg, opts);
     if (!s) cfg->data_check = ORDO_DATA_REFUSE; // a changed data file is refused (see run.h)
     if (!s) r->cfg = *cfg;
     return ordo_dist_agree(s);
