@@ -2,6 +2,8 @@
 # Issue 28, the runs that trust what they are given, each case as the issue wrote it:
 #  21. {"shuffle": 2} in --config: refused, as 0.5 is ("true/false or 0/1").
 #  19. `train --resume R --init OTHER`: refused, the run untouched; its own --init again is fine.
+#  17. `train --init HF/model.safetensors` of ordo's own export (transformer. names): it
+#      starts (tests/test_export.c checks the weights come back bit for bit).
 #  20. `eval --context 1048577`: the message names the cap (1048576), not "like 64,128".
 # Every command runs under `timeout`: a hang is a failure, not a stuck suite.
 set -u
@@ -48,5 +50,13 @@ expect "resume of an --init run with its own --init" 0 "resuming" \
 mkdir "$dir/r19c"; cp "$dir/base/config.json" "$dir/r19c/" # killed before its first checkpoint
 expect "resume from config.json with --init" nonzero "does not go with --resume" \
   "$ORDO" train --resume "$dir/r19c" --init "$dir/base" --steps 2
+
+# 17. --init from ordo's own export
+"$ORDO" export "$dir/base" --hf "$dir/hf" > /dev/null 2>&1 || bad "export of base failed"
+expect "--init of an export" 0 "checkpoint: $dir/r17/ckpt-2.safetensors" \
+  "$ORDO" train "${C[@]}" --steps 2 --init "$dir/hf/model.safetensors" --out "$dir/r17"
+grep -q '"init": "'"$dir"'/hf/model.safetensors"' "$dir/r17/config.json" && ok || bad "r17/config.json does not record the export as its init"
+expect "--init of an export at a longer context" 0 "the learned table goes from 16 to 32 positions" \
+  "$ORDO" train "${C[@]}" --context 32 --steps 2 --init "$dir/hf/model.safetensors" --out "$dir/r17b"
 
 finish test_hostile_runs

@@ -306,6 +306,42 @@ ordo_status ordo_checkpoint_load(ordo_safetensors *f, ordo_gpt *m, ordo_optim *o
     return ORDO_OK;
 }
 
+// Whether f names the model's tensors as `ordo export` and GPT2LMHeadModel write them, under
+// "transformer." (lm_head.weight stays outside), rather than as ordo's checkpoints do.
+static int prefixed(const ordo_safetensors *f) {
+    return !ordo_safetensors_find(f, "wte.weight") &&
+           ordo_safetensors_find(f, "transformer.wte.weight");
+}
+
+// The name of model tensor `name` in f, into buf[cap] (ORDO_ST_NAME_MAX).
+static const char *file_name(const ordo_safetensors *f, const char *name, char *buf, size_t cap) {
+    int under = prefixed(f) && strcmp(name, "lm_head.weight") != 0;
+    snprintf(buf, cap, "%s%s", under ? "transformer." : "", name);
+    return buf;
+}
+
+const ordo_st_tensor *ordo_checkpoint_find_weight(const ordo_safetensors *f, const char *name) {
+    char buf[256];
+    return ordo_safetensors_find(f, file_name(f, name, buf, sizeof buf));
+}
+
+// A file without the token table under either naming is no GPT-2 file: the message lists a
+// few of its tensor names, so that a Llama or BERT file says what it is rather than that one
+// name is missing.
+static ordo_status no_token_table(const ordo_safetensors *f) {
+    ordo_strbuf b = {0};
+    int n = ordo_safetensors_count(f);
+    for (int i = 0; i < n && i < 4; i++)
+        ordo_strbuf_printf(&b, "%s%s", i ? ", " : "", ordo_safetensors_at(f, i)->name);
+    if (n > 4) ordo_strbuf_printf(&b, ", ... (%d in all)", n);
+    ordo_status s = ordo_error(ORDO_ERR_FORMAT,
+                               "%s: no tensor wte.weight or transformer.wte.weight: not GPT-2 "
+                               "names as ordo reads them (its tensors: %s)",
+                               ordo_safetensors_path(f), n ? b.buf : "none");
+    ordo_strbuf_free(&b);
+    return s;
+}
+
 ordo_status ordo_checkpoint_load_weights(const char *path, ordo_gpt *m) {
     ordo_safetensors *f;
     ordo_status s = ordo_safetensors_open(path, &f);
@@ -320,6 +356,7 @@ ordo_status ordo_checkpoint_load_weights(const char *path, ordo_gpt *m) {
     // not silently drop a trained one (ordo marks its untied files; HF files may hold a tied
     // copy of wte as lm_head.weight, which the tied model reads as wte anyway)
     const char *untied = ordo_safetensors_meta(f, "untied_head");
+    if (!s && !ordo_checkpoint_find_weight(f, "wte.weight")) s = no_token_table(f);
     if (!s && m->lm_head && !ordo_safetensors_find(f, "lm_head.weight"))
         s = ordo_error(ORDO_ERR_ARG,
                        "%s: no lm_head.weight: its LM head is tied to wte, but --untied-head "
@@ -330,9 +367,10 @@ ordo_status ordo_checkpoint_load_weights(const char *path, ordo_gpt *m) {
                        "%s: its LM head is untied (lm_head.weight), which a tied model would "
                        "drop; add --untied-head",
                        path);
+    char name[256];
     for (int i = 0; i < m->params.count && !s; i++) {
         ordo_tensor *t = m->params.t[i];
-        s = read_finite(f, t->name, t->shape, t->ndim, t->data);
+        s = read_finite(f, file_name(f, t->name, name, sizeof name), t->shape, t->ndim, t->data);
     }
     ordo_safetensors_close(f);
     return s;

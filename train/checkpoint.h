@@ -56,10 +56,16 @@ ordo_status ordo_checkpoint_open(const char *path, ordo_safetensors **f, json_t 
 // and optimizer are then partly overwritten (load another checkpoint over them, or free them).
 ordo_status ordo_checkpoint_load(ordo_safetensors *f, ordo_gpt *m, ordo_optim *o);
 // Loads the weights of any safetensors file with the model's tensor names into m (`train
-// --init`): an ordo checkpoint, an exported model or a Hugging Face GPT-2 file. Checked as
+// --init`): an ordo checkpoint, an exported model or a Hugging Face GPT-2 file, its names bare
+// (`wte.weight`) or under `transformer.` as `ordo export` writes them (ordo_checkpoint_find_
+// weight); a file with neither is ORDO_ERR_FORMAT listing some of its names. Checked as
 // ordo_checkpoint_open and ordo_checkpoint_load check (the checksum when the file has one, with
 // the same note when not; the step against a ckpt-<step> name; finite weights).
 ordo_status ordo_checkpoint_load_weights(const char *path, ordo_gpt *m);
+// Model tensor `name` ("wpe.weight") in a file that ordo_checkpoint_load_weights reads: under
+// that name, or "transformer.<name>" in a file named as `ordo export` writes (lm_head.weight
+// is never prefixed); NULL when absent.
+const ordo_st_tensor *ordo_checkpoint_find_weight(const ordo_safetensors *f, const char *name);
 // Removes temporary files (*.tmp.<pid>) that a killed writer left in dir: only those whose
 // process is gone (ordo_remove_dead_tmp), so that a live `eval --save` beside a resume keeps
 // its own (best effort: one whose path does not fit ORDO_PATH_MAX is left alone).
