@@ -4,6 +4,9 @@
 #  19. `train --resume R --init OTHER`: refused, the run untouched; its own --init again is fine.
 #  17. `train --init HF/model.safetensors` of ordo's own export (transformer. names): it
 #      starts (tests/test_export.c checks the weights come back bit for bit).
+#   5. --init from a Hugging Face-style file with more layers (h.0 and h.1, no ordo metadata)
+#      into a --layers 1 run: refused, naming the first unused tensors and both layer counts;
+#      nothing is made. What carries nothing (an export's table of zeros for --pos none) is fine.
 #  20. `eval --context 1048577`: the message names the cap (1048576), not "like 64,128".
 # Every command runs under `timeout`: a hang is a failure, not a stuck suite.
 set -u
@@ -58,5 +61,23 @@ expect "--init of an export" 0 "checkpoint: $dir/r17/ckpt-2.safetensors" \
 grep -q '"init": "'"$dir"'/hf/model.safetensors"' "$dir/r17/config.json" && ok || bad "r17/config.json does not record the export as its init"
 expect "--init of an export at a longer context" 0 "the learned table goes from 16 to 32 positions" \
   "$ORDO" train "${C[@]}" --context 32 --steps 2 --init "$dir/hf/model.safetensors" --out "$dir/r17b"
+
+# 5. --init from a file with more layers than the run
+"$ORDO" train "${C[@]}" --layers 2 --steps 10 --out "$dir/two" > /dev/null 2>&1 || bad "two-layer run failed"
+"$ORDO" export "$dir/two" --hf "$dir/hf2" > /dev/null 2>&1 || bad "export of the two-layer run failed"
+grep -aq '"format":"pt"' "$dir/hf2/model.safetensors" && ! grep -aq '"L":' "$dir/hf2/model.safetensors" && ok ||
+  bad "hf2/model.safetensors is not a file without ordo metadata"
+expect "--init of 2 layers into --layers 1" nonzero "transformer.h.1.attn.c_attn.bias, transformer.h.1.attn.c_attn.weight" \
+  "$ORDO" train "${C[@]}" --steps 2 --init "$dir/hf2/model.safetensors" --out "$dir/r5"
+grep -qF "the file holds 2 layers (h.0 .. h.1), this run has --layers 1" "$dir/out" && ok || bad "no layer counts in: $(cat "$dir/out")"
+[ ! -e "$dir/r5" ] && ok || bad "the refused --init left $dir/r5"
+expect "--init of 2 layers into --layers 2" 0 "checkpoint" \
+  "$ORDO" train "${C[@]}" --layers 2 --steps 2 --init "$dir/hf2/model.safetensors" --out "$dir/r5b"
+expect "--init of a learned export into --pos rope" nonzero "transformer.wpe.weight; a learned position table, but this run has --pos rope" \
+  "$ORDO" train "${C[@]}" --pos rope --steps 2 --init "$dir/hf/model.safetensors" --out "$dir/r5c"
+"$ORDO" train "${C[@]}" --pos none --steps 4 --out "$dir/nope" > /dev/null 2>&1 || bad "--pos none run failed"
+"$ORDO" export "$dir/nope" --hf "$dir/hfn" > /dev/null 2>&1 || bad "export of the --pos none run failed"
+expect "--init of a --pos none export (a table of zeros)" 0 "checkpoint" \
+  "$ORDO" train "${C[@]}" --pos none --steps 2 --init "$dir/hfn/model.safetensors" --out "$dir/r5d"
 
 finish test_hostile_runs

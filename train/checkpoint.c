@@ -342,6 +342,97 @@ static ordo_status no_token_table(const ordo_safetensors *f) {
     return s;
 }
 
+// The block index of a tensor name "h.<i>.<rest>" (bare or under "transformer."), with
+// *rest on what follows "h.<i>."; -1 for a name outside the blocks.
+static int block_of(const char *name, const char **rest) {
+    if (strncmp(name, "transformer.", 12) == 0) name += 12;
+    int i, used = 0;
+    if (sscanf(name, "h.%d.%n", &i, &used) != 1 || used == 0 || i < 0) return -1;
+    *rest = name + used;
+    return i;
+}
+
+// The layers f holds: 1 + the largest block index among its tensor names (0: none).
+static int file_layers(const ordo_safetensors *f) {
+    int L = 0;
+    const char *rest;
+    for (int i = 0; i < ordo_safetensors_count(f); i++) {
+        int b = block_of(ordo_safetensors_at(f, i)->name, &rest);
+        if (b >= L) L = b + 1;
+    }
+    return L;
+}
+
+static int all_zero(const ordo_safetensors *f, const ordo_st_tensor *t) {
+    const unsigned char *b = ordo_safetensors_data(f, t);
+    unsigned char any = 0;
+    for (size_t i = 0; i < t->nbytes; i++) any |= b[i];
+    return !any;
+}
+
+// Whether tensor t of f, which no parameter of m reads, carries nothing m would lose: an ordo
+// checkpoint's optimizer moments, GPT-2's causal-mask buffers (attn.bias, attn.masked_bias:
+// ordo's mask is causal), a tied head's copy of wte (as Hugging Face files hold it), or the
+// table of zeros an export of a --pos none run writes.
+static int droppable(const ordo_safetensors *f, const ordo_st_tensor *t, const ordo_gpt *m) {
+    const char *rest, *name = t->name;
+    if (strncmp(name, "optim.m.", 8) == 0 || strncmp(name, "optim.v.", 8) == 0) return 1;
+    if (block_of(name, &rest) >= 0 &&
+        (!strcmp(rest, "attn.bias") || !strcmp(rest, "attn.masked_bias")))
+        return 1;
+    if (!m->lm_head && strcmp(name, "lm_head.weight") == 0) {
+        const ordo_st_tensor *wte = ordo_checkpoint_find_weight(f, "wte.weight");
+        return wte && wte->nbytes == t->nbytes &&
+               memcmp(ordo_safetensors_data(f, wte), ordo_safetensors_data(f, t), t->nbytes) == 0;
+    }
+    if (!m->wpe.table && t == ordo_checkpoint_find_weight(f, "wpe.weight")) return all_zero(f, t);
+    return 0;
+}
+
+// Every tensor of f has a place in m, or is droppable: a run started from a file must not
+// silently leave out weights (a second layer, a learned position table, an untied head),
+// which would make every number of the run another model's. ORDO_ERR_ARG naming the first
+// few such tensors and, where the layers differ, both layer counts.
+static ordo_status refuse_unused(const ordo_safetensors *f, const ordo_gpt *m) {
+    int n = ordo_safetensors_count(f), unused = 0, wpe = 0, head = 0;
+    char *used = ordo_xcalloc((size_t)(n ? n : 1), 1);
+    const ordo_st_tensor *first = ordo_safetensors_at(f, 0);
+    for (int i = 0; i < m->params.count; i++) {
+        const ordo_st_tensor *t = ordo_checkpoint_find_weight(f, m->params.t[i]->name);
+        if (t) used[t - first] = 1;
+    }
+    ordo_strbuf list = {0};
+    for (int i = 0; i < n; i++) {
+        const ordo_st_tensor *t = ordo_safetensors_at(f, i);
+        if (used[i] || droppable(f, t, m)) continue;
+        if (unused++ < 4) ordo_strbuf_printf(&list, "%s%s", unused > 1 ? ", " : "", t->name);
+        wpe |= t == ordo_checkpoint_find_weight(f, "wpe.weight");
+        head |= strcmp(t->name, "lm_head.weight") == 0;
+    }
+    free(used);
+    ordo_status s = ORDO_OK;
+    if (unused) {
+        int L = file_layers(f);
+        char why[256] = "";
+        if (L > m->cfg.L)
+            snprintf(why, sizeof why,
+                     "; the file holds %d layers (h.0 .. h.%d), this run has "
+                     "--layers %d",
+                     L, L - 1, m->cfg.L);
+        else if (wpe)
+            snprintf(why, sizeof why, "; a learned position table, but this run has --pos %s",
+                     ordo_pos_name(m->cfg.pos));
+        else if (head)
+            snprintf(why, sizeof why, "; an LM head other than wte (untied): add --untied-head");
+        s = ordo_error(ORDO_ERR_ARG,
+                       "%s: %d tensor(s) of the file have no place in this model and would be "
+                       "dropped: %s%s%s; a run starts from all of a file's weights or not at all",
+                       ordo_safetensors_path(f), unused, list.buf, unused > 4 ? ", ..." : "", why);
+    }
+    ordo_strbuf_free(&list);
+    return s;
+}
+
 ordo_status ordo_checkpoint_load_weights(const char *path, ordo_gpt *m) {
     ordo_safetensors *f;
     ordo_status s = ordo_safetensors_open(path, &f);
@@ -367,6 +458,7 @@ ordo_status ordo_checkpoint_load_weights(const char *path, ordo_gpt *m) {
                        "%s: its LM head is untied (lm_head.weight), which a tied model would "
                        "drop; add --untied-head",
                        path);
+    if (!s) s = refuse_unused(f, m);
     char name[256];
     for (int i = 0; i < m->params.count && !s; i++) {
         ordo_tensor *t = m->params.t[i];
