@@ -7,6 +7,9 @@
 #   5. --init from a Hugging Face-style file with more layers (h.0 and h.1, no ordo metadata)
 #      into a --layers 1 run: refused, naming the first unused tensors and both layer counts;
 #      nothing is made. What carries nothing (an export's table of zeros for --pos none) is fine.
+#   9. a run directory without config.json (checkpoints and metrics.jsonl present): `train C
+#      --out RUN` is refused naming what is there and how to resume; metrics.jsonl and the
+#      checkpoints are untouched; the resume then works. A log alone is refused as well.
 #  20. `eval --context 1048577`: the message names the cap (1048576), not "like 64,128".
 # Every command runs under `timeout`: a hang is a failure, not a stuck suite.
 set -u
@@ -79,5 +82,17 @@ expect "--init of a learned export into --pos rope" nonzero "transformer.wpe.wei
 "$ORDO" export "$dir/nope" --hf "$dir/hfn" > /dev/null 2>&1 || bad "export of the --pos none run failed"
 expect "--init of a --pos none export (a table of zeros)" 0 "checkpoint" \
   "$ORDO" train "${C[@]}" --pos none --steps 2 --init "$dir/hfn/model.safetensors" --out "$dir/r5d"
+
+# 9. a run's files without config.json
+cp -a "$dir/base" "$dir/r9"; rm "$dir/r9/config.json"; cp "$dir/r9/metrics.jsonl" "$dir/r9.metrics"
+expect "a new run over checkpoints without config.json" nonzero "checkpoints at steps 20 (milestone), 10 and metrics.jsonl" \
+  "$ORDO" train "${C[@]}" --steps 5 --out "$dir/r9"
+grep -qF "ordo train --resume $dir/r9" "$dir/out" && ok || bad "no resume hint in: $(cat "$dir/out")"
+cmp -s "$dir/r9/metrics.jsonl" "$dir/r9.metrics" && [ ! -e "$dir/r9/ckpt-5.safetensors" ] && [ ! -e "$dir/r9/config.json" ] && ok ||
+  bad "the refused run changed $dir/r9: $(ls "$dir/r9")"
+expect "resume of it" 0 "resuming $dir/r9 from step 20" "$ORDO" train --resume "$dir/r9" --steps 22
+mkdir "$dir/r9m"; cp "$dir/r9.metrics" "$dir/r9m/metrics.jsonl"
+expect "a new run over a metrics.jsonl alone" nonzero "metrics.jsonl (" "$ORDO" train "${C[@]}" --steps 5 --out "$dir/r9m"
+cmp -s "$dir/r9m/metrics.jsonl" "$dir/r9.metrics" && ok || bad "the refused run cut r9m/metrics.jsonl"
 
 finish test_hostile_runs
