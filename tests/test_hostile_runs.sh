@@ -10,6 +10,8 @@
 #   9. a run directory without config.json (checkpoints and metrics.jsonl present): `train C
 #      --out RUN` is refused naming what is there and how to resume; metrics.jsonl and the
 #      checkpoints are untouched; the resume then works. A log alone is refused as well.
+#  12. a failed resume (metrics.jsonl cannot be opened: here a directory, as root ignores
+#      modes) leaves config.json as it was; a resume that works then writes it.
 #  20. `eval --context 1048577`: the message names the cap (1048576), not "like 64,128".
 # Every command runs under `timeout`: a hang is a failure, not a stuck suite.
 set -u
@@ -94,5 +96,15 @@ expect "resume of it" 0 "resuming $dir/r9 from step 20" "$ORDO" train --resume "
 mkdir "$dir/r9m"; cp "$dir/r9.metrics" "$dir/r9m/metrics.jsonl"
 expect "a new run over a metrics.jsonl alone" nonzero "metrics.jsonl (" "$ORDO" train "${C[@]}" --steps 5 --out "$dir/r9m"
 cmp -s "$dir/r9m/metrics.jsonl" "$dir/r9.metrics" && ok || bad "the refused run cut r9m/metrics.jsonl"
+
+# 12. a failed resume leaves config.json alone
+cp -a "$dir/base" "$dir/r12"; rm "$dir/r12/metrics.jsonl"; mkdir "$dir/r12/metrics.jsonl"
+cp "$dir/r12/config.json" "$dir/r12.config"
+expect "resume with a metrics.jsonl that does not open" nonzero "metrics.jsonl: is a directory" \
+  "$ORDO" train --resume "$dir/r12" --steps 40
+cmp -s "$dir/r12/config.json" "$dir/r12.config" && ok || bad "the failed resume changed config.json: $(diff "$dir/r12.config" "$dir/r12/config.json" | head -5)"
+rmdir "$dir/r12/metrics.jsonl"
+expect "the resume once metrics.jsonl is a file again" 0 "resuming" "$ORDO" train --resume "$dir/r12" --steps 22
+grep -q '"steps": 22' "$dir/r12/config.json" && ok || bad "the resume that ran did not write config.json"
 
 finish test_hostile_runs
