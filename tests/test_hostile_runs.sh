@@ -12,6 +12,8 @@
 #      checkpoints are untouched; the resume then works. A log alone is refused as well.
 #  12. a failed resume (metrics.jsonl cannot be opened: here a directory, as root ignores
 #      modes) leaves config.json as it was; a resume that works then writes it.
+#  18. a flipped bit in a config key of the newest checkpoint's header: eval and resume both
+#      skip it with a warning and use the one before (resume used to stop at "unknown key").
 #  20. `eval --context 1048577`: the message names the cap (1048576), not "like 64,128".
 # Every command runs under `timeout`: a hang is a failure, not a stuck suite.
 set -u
@@ -106,5 +108,16 @@ cmp -s "$dir/r12/config.json" "$dir/r12.config" && ok || bad "the failed resume 
 rmdir "$dir/r12/metrics.jsonl"
 expect "the resume once metrics.jsonl is a file again" 0 "resuming" "$ORDO" train --resume "$dir/r12" --steps 22
 grep -q '"steps": 22' "$dir/r12/config.json" && ok || bad "the resume that ran did not write config.json"
+
+# 18. a flipped bit in a config key: one rule for eval and resume
+cp -a "$dir/base" "$dir/r18"
+f18=$dir/r18/ckpt-20.safetensors
+at=$(grep -abo 'd-model' "$f18" | head -1 | cut -d: -f1)
+printf 'm' | dd of="$f18" bs=1 seek=$((at + 6)) conv=notrunc 2> /dev/null # "d-model" -> "d-modem"
+grep -aq 'd-modem' "$f18" && ok || bad "the bit flip did not land"
+expect "eval past a flipped config key" 0 "warning: skipping $f18" "$ORDO" eval "$dir/r18" --context 16
+grep -qF "step 10" "$dir/out" && ok || bad "eval did not use step 10: $(head -3 "$dir/out")"
+expect "resume past a flipped config key" 0 "warning: skipping $f18" "$ORDO" train --resume "$dir/r18" --steps 20
+grep -qF "resuming $dir/r18 from step 10" "$dir/out" && ok || bad "resume did not go on from step 10: $(head -3 "$dir/out")"
 
 finish test_hostile_runs

@@ -31,8 +31,10 @@ static ordo_status read_run_config(ordo_resume *r) {
 
 // Opens the next checkpoint of r that belongs to the run (*f; NULL when the run has none at
 // all), with its state, its config *ck and, if cj, its config's JSON (the caller decrefs).
-// One that does not open, or differs from config.json, is skipped with a warning; one whose
-// config is invalid is an error, as is running out of checkpoints.
+// One that does not open, whose config does not read (an unknown key, a value out of range:
+// a flipped bit in its header, say), or that differs from config.json is skipped with a
+// warning, as eval skips it (one rule for every command); running out of checkpoints is an
+// error listing each one and why.
 static ordo_status next_own(ordo_resume *r, ordo_safetensors **f, json_t **cj, ordo_train_state *st,
                             ordo_train_config *ck) {
     *f = NULL;
@@ -46,16 +48,14 @@ static ordo_status next_own(ordo_resume *r, ordo_safetensors **f, json_t **cj, o
         }
         s = ordo_run_checkpoint_config(r->path, r->dir, j, ck);
         int foreign = !s && r->have_run && ordo_train_config_compare(ck, &r->run);
-        if (foreign) {
+        if (foreign)
             ordo_error_wrap(ORDO_ERR_ARG, "it is not a checkpoint of this run (%s/config.json)",
                             r->dir);
-            ordo_run_skip(&r->skipped, r->path);
-        }
         if (s || foreign) {
+            ordo_run_skip(&r->skipped, r->path);
             json_decref(j);
             ordo_safetensors_close(*f);
             *f = NULL;
-            if (s) return ordo_error_wrap(s, "--resume %s", r->dir);
             continue;
         }
         if (cj)
@@ -110,7 +110,7 @@ static ordo_status refuse_init(const ordo_resume *r, ordo_opt *opts, const char 
 // ordo_resume_next hands it out first.
 static ordo_status resolve_from_checkpoint(ordo_resume *r, ordo_train_config *cfg, ordo_opt *opts) {
     ordo_safetensors *f;
-    json_t *cj;
+    json_t *cj = NULL;
     ordo_train_state st;
     ordo_train_config ck;
     ordo_status s = next_own(r, &f, &cj, &st, &ck);
