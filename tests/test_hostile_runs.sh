@@ -14,6 +14,8 @@
 #      modes) leaves config.json as it was; a resume that works then writes it.
 #  18. a flipped bit in a config key of the newest checkpoint's header: eval and resume both
 #      skip it with a warning and use the one before (resume used to stop at "unknown key").
+#  22. a 10 MB "data" or "init" path in --config: the message shortens the path, never the
+#      reason (tests/test_error_message.c has the buffer's cases).
 #  20. `eval --context 1048577`: the message names the cap (1048576), not "like 64,128".
 # Every command runs under `timeout`: a hang is a failure, not a stuck suite.
 set -u
@@ -119,5 +121,18 @@ expect "eval past a flipped config key" 0 "warning: skipping $f18" "$ORDO" eval 
 grep -qF "step 10" "$dir/out" && ok || bad "eval did not use step 10: $(head -3 "$dir/out")"
 expect "resume past a flipped config key" 0 "warning: skipping $f18" "$ORDO" train --resume "$dir/r18" --steps 20
 grep -qF "resuming $dir/r18 from step 10" "$dir/out" && ok || bad "resume did not go on from step 10: $(head -3 "$dir/out")"
+
+# 22. a 10 MB path in --config
+long=$dir/$(head -c 10485760 /dev/zero | tr '\0' a)
+printf '{"data": "%s"}' "$long" > "$dir/long_data.json"
+printf '{"init": "%s"}' "$long" > "$dir/long_init.json"
+expect "10 MB data path" nonzero "bytes left out)...aaaa" \
+  "$ORDO" train --config "$dir/long_data.json" "${C[@]}" --steps 2 --out "$dir/r22"
+grep -qF "aaaa: cannot open: File name too long" "$dir/out" && ok || bad "the reason is lost: $(tail -c 200 "$dir/out")"
+[ "$(wc -c < "$dir/out")" -lt 2200 ] && ok || bad "the message is $(wc -c < "$dir/out") bytes"
+expect "10 MB init path" nonzero "is over 4095 bytes" \
+  "$ORDO" train --config "$dir/long_init.json" "${C[@]}" --steps 2 --out "$dir/r22"
+grep -qF -- "--init $dir/aaaa" "$dir/out" && ok || bad "the message does not start with the path: $(head -c 200 "$dir/out")"
+unset long
 
 finish test_hostile_runs
