@@ -16,6 +16,11 @@
 #      skip it with a warning and use the one before (resume used to stop at "unknown key").
 #  22. a 10 MB "data" or "init" path in --config: the message shortens the path, never the
 #      reason (tests/test_error_message.c has the buffer's cases).
+#   7. header-only changes to the newest checkpoint (the dataloader cursor, the epoch, the
+#      optimizer step, the data_offsets of two same-shape tensors swapped): each is caught by
+#      the header checksum and skipped, and the resume goes on from the one before. An older
+#      ordo's checkpoint (no header checksum) still resumes with a note; a flipped bit in the
+#      header checksum's own key is refused as damage, not taken for an older file.
 #  20. `eval --context 1048577`: the message names the cap (1048576), not "like 64,128".
 # Every command runs under `timeout`: a hang is a failure, not a stuck suite.
 set -u
@@ -134,5 +139,39 @@ expect "10 MB init path" nonzero "is over 4095 bytes" \
   "$ORDO" train --config "$dir/long_init.json" "${C[@]}" --steps 2 --out "$dir/r22"
 grep -qF -- "--init $dir/aaaa" "$dir/out" && ok || bad "the message does not start with the path: $(head -c 200 "$dir/out")"
 unset long
+
+# 7. header-only edits
+# hdr_edit FILE PERL: the header (after the length word) edited in place by perl -0777 -pe;
+# the edit must keep its length
+hdr_edit() {
+  local n; n=$(od -An -t u8 -N8 "$1" | tr -d ' ')
+  tail -c +9 "$1" | head -c "$n" > "$dir/hdr"
+  perl -0777 -pe "$2" "$dir/hdr" > "$dir/hdr.new"
+  [ "$(wc -c < "$dir/hdr.new")" = "$n" ] && ! cmp -s "$dir/hdr" "$dir/hdr.new" || { bad "hdr_edit $2: no edit of the same length"; return; }
+  dd if="$dir/hdr.new" of="$1" bs=1 seek=8 conv=notrunc status=none
+}
+header_case() { # NAME PERL
+  rm -rf "$dir/r7"; cp -a "$dir/base" "$dir/r7"
+  hdr_edit "$dir/r7/ckpt-20.safetensors" "$2"
+  expect "$1: resume skips it" 0 "skipping $dir/r7/ckpt-20.safetensors: header checksum mismatch" \
+    "$ORDO" train --resume "$dir/r7" --steps 20
+  grep -qF "resuming $dir/r7 from step 10" "$dir/out" && ok || bad "$1: not resumed from step 10: $(head -3 "$dir/out")"
+}
+header_case "cursor" 's/(cursor\\":\d*)(\d)/$1.($2 ^ 1)/e' # its last digit changed
+header_case "epoch" 's/(epoch\\":)0/${1}1/'
+header_case "optim_t" 's/"optim_t":"20"/"optim_t":"21"/'
+header_case "swapped data_offsets" 's/("h\.0\.ln_1\.bias":\{[^}]*"data_offsets":)(\[\d+,\d+\])(.*?"h\.0\.ln_1\.weight":\{[^}]*"data_offsets":)(\[\d+,\d+\])/$1$4$3$2/'
+# an older ordo's checkpoint: a data checksum, no header checksum
+rm -rf "$dir/r7o"; cp -a "$dir/base" "$dir/r7o"
+hdr_edit "$dir/r7o/ckpt-20.safetensors" 's/,"ordo_header_xxh3":"[0-9a-f]{16}"/" " x 38/e'
+expect "no header checksum: resume notes it" 0 "ckpt-20.safetensors has no header checksum (written by an older ordo?)" \
+  "$ORDO" train --resume "$dir/r7o" --steps 22
+grep -qF "resuming $dir/r7o from step 20" "$dir/out" && ok || bad "no header checksum: not resumed from step 20"
+# the header checksum's key itself hit: damage, not an older file
+rm -rf "$dir/r7k"; cp -a "$dir/base" "$dir/r7k"
+hdr_edit "$dir/r7k/ckpt-20.safetensors" 's/"ordo_header_xxh3"/"ordo_header_xxh2"/'
+expect "a flipped bit in the header checksum's key" 0 'metadata key "ordo_header_xxh2" is none that ordo writes' \
+  "$ORDO" train --resume "$dir/r7k" --steps 20
+grep -qF "resuming $dir/r7k from step 10" "$dir/out" && ok || bad "flipped key: not resumed from step 10"
 
 finish test_hostile_runs

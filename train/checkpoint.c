@@ -183,9 +183,57 @@ static void note_unchecked(const char *path, const char *why) {
         fprintf(stderr, "ordo: note: %s has no checksum (%s); loading it unchecked\n", path, why);
 }
 
+// The metadata keys ordo has written into its checkpoints, before the header checksum.
+static const char *const KNOWN_KEYS[] = {"format",
+                                         "config",
+                                         "step",
+                                         "rng",
+                                         "dataloader",
+                                         "optim_t",
+                                         "V",
+                                         "C",
+                                         "L",
+                                         "NH",
+                                         "T_max",
+                                         "pos",
+                                         "embed_scale",
+                                         "untied_head",
+                                         "rope_scaling",
+                                         "rope_factor",
+                                         "rope_orig_context",
+                                         "milestone",
+                                         ORDO_ST_HASH_KEY};
+
+// A checkpoint with a data checksum but no header checksum: an older ordo's, whose header is
+// read on trust with a note (once per path, as the no-checksum note), unless a metadata key is
+// none that ordo ever wrote: then the header checksum's own key is the likeliest thing a
+// flipped bit changed, and the header is refused as damaged.
+static ordo_status check_old_header(const ordo_safetensors *f) {
+    const char *path = ordo_safetensors_path(f);
+    for (int i = 0; i < ordo_safetensors_meta_count(f); i++) {
+        const char *key = ordo_safetensors_meta_key(f, i);
+        size_t k = 0, n = sizeof KNOWN_KEYS / sizeof *KNOWN_KEYS;
+        while (k < n && strcmp(KNOWN_KEYS[k], key) != 0) k++;
+        if (k == n)
+            return ordo_error(ORDO_ERR_FORMAT,
+                              "%s: metadata key \"%s\" is none that ordo writes, and there is no "
+                              "header checksum (%s) to vouch for the header: the header is "
+                              "damaged",
+                              path, key, ORDO_ST_HEADER_HASH_KEY);
+    }
+    static char last[ORDO_PATH_MAX];
+    if (strcmp(last, path) != 0 && ordo_dist_rank() == 0)
+        fprintf(stderr,
+                "ordo: note: %s has no header checksum (written by an older ordo?); its step, "
+                "training state and config are taken unchecked\n",
+                path);
+    snprintf(last, sizeof last, "%s", path);
+    return ORDO_OK;
+}
+
 // What can be checked before the tensors are read: the step of the metadata (-1: none)
-// against a ckpt-<step> file name, then the data against its checksum (the costly part: one
-// pass over the file), or a note when the file has none.
+// against a ckpt-<step> file name, then the header and the data against their checksums (the
+// data the costly part: one pass over the file), or a note when the file has none.
 static ordo_status check_intact(const ordo_safetensors *f, int64_t step, const char *unchecked) {
     const char *path = ordo_safetensors_path(f);
     const char *slash = strrchr(path, '/');
@@ -197,7 +245,11 @@ static ordo_status check_intact(const ordo_safetensors *f, int64_t step, const c
                           path, step, named);
     int checked;
     ordo_status s = ordo_safetensors_verify(f, &checked);
-    if (!s && !checked) note_unchecked(path, unchecked);
+    if (!s && !(checked & ORDO_ST_CHECKED_DATA)) note_unchecked(path, unchecked);
+    const char *fmt = ordo_safetensors_meta(f, "format");
+    if (!s && (checked & ORDO_ST_CHECKED_DATA) && !(checked & ORDO_ST_CHECKED_HEADER) && fmt &&
+        strcmp(fmt, FORMAT) == 0)
+        s = check_old_header(f);
     return s;
 }
 

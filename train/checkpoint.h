@@ -4,7 +4,9 @@
 // state (step, rng, dataloader position). Written atomically; the newest K are kept.
 // Integrity: the metadata also holds ORDO_ST_HASH_KEY ("ordo_data_xxh3"), XXH3-64 of the whole
 // data section (every byte after the header, in file order: all tensors, weights and moments),
-// checked whenever a checkpoint is opened; the step in the metadata must match the file name;
+// and ORDO_ST_HEADER_HASH_KEY ("ordo_header_xxh3"), XXH3-64 of the length word and header
+// (framework/safetensors.h), both checked whenever a checkpoint is opened (an older ordo's
+// without the header one loads with a note); the step in the metadata must match the file name;
 // and loaded weights and moments must be finite. A checkpoint failing any of these is refused
 // with a message saying which, so that callers can fall back to an older one.
 #ifndef ORDO_CHECKPOINT_H
@@ -47,7 +49,8 @@ ordo_status ordo_checkpoint_path(char *buf, size_t cap, const char *dir, int64_t
 // Opens a checkpoint, parses its metadata (the config, which the caller decrefs, and the state)
 // and checks that it is intact: the data against its checksum, the step against a file name
 // of the form ckpt-<step>.safetensors. A file without a checksum (an older ordo's) opens with
-// a note on stderr, printed once per path. Errors: ORDO_ERR_IO, or ORDO_ERR_FORMAT naming the
+// a note on stderr, printed once per path; so does one with a data checksum but no header
+// checksum, unless a metadata key is none that ordo writes (ORDO_ERR_FORMAT: damaged). Errors: ORDO_ERR_IO, or ORDO_ERR_FORMAT naming the
 // file and what is wrong (*f and *config are then NULL).
 ordo_status ordo_checkpoint_open(const char *path, ordo_safetensors **f, json_t **config,
                                  ordo_train_state *st);
