@@ -1,8 +1,8 @@
 // Checkpoint files (see checkpoint.h). The metadata values are strings, as safetensors
-// requires: the config as JSON, the state as decimal integers and hex RNG words, the data
-// checksum as 16 hex digits. Here a checkpoint is checked (checksum, step against name, finite
-// values) and refused with a reason; nothing here decides which one to use instead: train/run.c
-// and train/resume.c walk the list newest first.
+// requires: the config as JSON, the state as decimal integers and hex RNG words, the data and
+// header checksums as 16 hex digits each. Here a checkpoint is checked (checksums, step against
+// name, finite values) and refused with a reason; nothing here decides which one to use instead:
+// train/run.c and train/resume.c walk the list newest first.
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>

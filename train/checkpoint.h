@@ -47,11 +47,12 @@ void ordo_checkpoint_steps_text(const char *dir, const int64_t *steps, int n, or
 // does not fit (buf is then "").
 ordo_status ordo_checkpoint_path(char *buf, size_t cap, const char *dir, int64_t step);
 // Opens a checkpoint, parses its metadata (the config, which the caller decrefs, and the state)
-// and checks that it is intact: the data against its checksum, the step against a file name
-// of the form ckpt-<step>.safetensors. A file without a checksum (an older ordo's) opens with
-// a note on stderr, printed once per path; so does one with a data checksum but no header
-// checksum, unless a metadata key is none that ordo writes (ORDO_ERR_FORMAT: damaged). Errors: ORDO_ERR_IO, or ORDO_ERR_FORMAT naming the
-// file and what is wrong (*f and *config are then NULL).
+// and checks that it is intact: the header and the data against their checksums, the step
+// against a file name of the form ckpt-<step>.safetensors. A file without a checksum (an
+// older ordo's) opens with a note on stderr, printed once per path; so does one with a data
+// checksum but no header checksum, unless a metadata key is none that ordo writes (then
+// ORDO_ERR_FORMAT: damaged). Errors: ORDO_ERR_IO, or ORDO_ERR_FORMAT naming the file and what
+// is wrong (*f and *config are then NULL).
 ordo_status ordo_checkpoint_open(const char *path, ordo_safetensors **f, json_t **config,
                                  ordo_train_state *st);
 // Loads weights and (if o) moments from an opened checkpoint into a model built from its
