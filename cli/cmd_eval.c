@@ -4,6 +4,7 @@
 // the loss by position within the window, and exact match per length for copy/reverse.
 // A learned position table cannot go past its length: the table says so instead of a number,
 // unless --extend-pos grows it for those lengths (as `ordo train --init --context` would).
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,15 +18,29 @@
 #include "train/config.h"
 #include "train/evaluate.h"
 
+// The longest window eval takes (the arena and the position tables are sized from it).
+#define MAX_EVAL_CONTEXT (1 << 20)
+
 static ordo_status parse_lengths(const char *s, int *out, int *n, int max) {
     *n = 0;
     const char *p = s;
     while (*p) {
         char *end;
+        errno = 0;
         long v = strtol(p, &end, 10);
-        if (end == p || v <= 0 || v > (1 << 20) || (*end && *end != ','))
+        if (end == p || (*end && *end != ','))
             return ordo_error(ORDO_ERR_ARG, "--context '%s': expected positive lengths like 64,128",
                               s);
+        // a number that parses but is out of range: say which bound, so that a user who asked
+        // for a very long context learns the cap rather than being told to write "64,128"
+        if (v <= 0)
+            return ordo_error(ORDO_ERR_ARG, "--context '%s': %.*s is not a positive length", s,
+                              (int)(end - p), p);
+        if (errno == ERANGE || v > MAX_EVAL_CONTEXT)
+            return ordo_error(ORDO_ERR_ARG,
+                              "--context '%s': %.*s is longer than the longest context eval "
+                              "takes, %d (2^20)",
+                              s, (int)(end - p), p, MAX_EVAL_CONTEXT);
         if (*n == max) return ordo_error(ORDO_ERR_ARG, "--context: at most %d lengths", max);
         out[(*n)++] = (int)v;
         p = *end ? end + 1 : end;

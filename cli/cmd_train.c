@@ -22,8 +22,8 @@ static const char *SYNOPSIS =
     "trains a run: another one started on it stops at once, naming the holder's pid).\n"
     "Ctrl-C (SIGINT) or SIGTERM finishes the step, writes a checkpoint and exits with\n"
     "status 130. On --resume, the options that may differ from the checkpoint's are:\n"
-    "steps, eval-every, eval-batches, ckpt-every, keep, log-every, threads, vocab, init,\n"
-    "data, val-data, extend-pos, resume-schedule (another --steps: see --resume-schedule; the\n"
+    "steps, eval-every, eval-batches, ckpt-every, keep, log-every, threads, vocab, data,\n"
+    "val-data, extend-pos, resume-schedule (another --steps: see --resume-schedule; the\n"
     "old and new lr schedule are printed). --keep never removes the checkpoint at the end of\n"
     "an earlier --steps. The data file's size and hash are recorded in config.json and every\n"
     "checkpoint; a resume on a file whose content changed is refused unless --data-changed ok.\n"
@@ -33,7 +33,8 @@ static const char *SYNOPSIS =
     "--init RUN_DIR (its newest checkpoint) or --init FILE.safetensors starts a new run from\n"
     "those weights, also at a longer --context: a learned table grows by --extend-pos, rope\n"
     "may take --rope-scaling pi|ntk|yarn (factor: the ratio of the contexts unless\n"
-    "--rope-factor). config.json records the file, its run, step and SHA-256 (init_from).";
+    "--rope-factor). config.json records the file, its run, step and SHA-256 (init_from).\n"
+    "--init with --resume is refused: a resumed run goes on from its own weights.";
 
 // A --config file holds settings, the keys of the option table; the table given to it also
 // holds this command's own options, and two of them are no settings: a "resume" key would

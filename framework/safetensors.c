@@ -9,8 +9,10 @@
 // - writing: tensors sorted by dtype (descending, reference order) then name (all ours are
 //   F32, so by name), `__metadata__` first, compact JSON with serde_json's escaping, header
 //   padded with spaces to a multiple of 8 so that the data starts 8-aligned.
-// - a checksum: ordo's writer can add XXH3-64 of the data section as a metadata entry
-//   (ORDO_ST_HASH_KEY), and ordo_safetensors_verify checks it; the format itself has none.
+// - checksums: ordo's writer can add XXH3-64 of the data section (ORDO_ST_HASH_KEY) and of
+//   the length word and header (ORDO_ST_HEADER_HASH_KEY) as metadata entries, so that every
+//   byte of the file is covered, and ordo_safetensors_verify checks them; the format itself
+//   has none.
 // Deliberately not here: dtype conversion (only F32 is read into floats), writing other
 // dtypes, big-endian hosts, lazy or partial loading beyond what the mapping gives for free.
 #include <errno.h>
@@ -620,7 +622,57 @@ static uint64_t data_hash(const ordo_st_write *tensors, const int *order, const 
     return ordo_hasher_digest(&h);
 }
 
-// Both writers: the metadata as given, plus the data checksum when `hashed`.
+// ---- header checksum
+
+#define HEADER_HASH_BLANK "0000000000000000"
+#define HEADER_HASH_AT    "\"" ORDO_ST_HEADER_HASH_KEY "\":\""
+
+// Where the value of ORDO_ST_HEADER_HASH_KEY begins in header h[0..n) (the JSON text, without
+// the length word): the one place `"ordo_header_xxh3":"` occurs, followed by 16 bytes and a
+// closing quote. A key or name ending in that text could make it occur twice; then, or when it
+// does not occur as written (another writer's escapes), -1: the entry cannot be checked.
+static long header_hash_at(const char *h, size_t n, int *count) {
+    size_t k = strlen(HEADER_HASH_AT);
+    long at = -1;
+    *count = 0;
+    for (const char *p = h; (p = memmem(p, n - (size_t)(p - h), HEADER_HASH_AT, k)); p++) {
+        ++*count;
+        at = (long)(p - h + (long)k);
+    }
+    if (*count != 1 || (size_t)at + 17 > n || h[at + 16] != '"') return -1;
+    return at;
+}
+
+// XXH3-64 of the length word and the header (padding included) with the 16 digits at `at`
+// read as ASCII '0's.
+static uint64_t header_hash(const unsigned char *len_word, const char *h, size_t n, size_t at) {
+    ordo_hasher x;
+    ordo_hasher_init(&x);
+    ordo_hasher_update(&x, len_word, 8);
+    ordo_hasher_update(&x, h, at);
+    ordo_hasher_update(&x, HEADER_HASH_BLANK, 16);
+    ordo_hasher_update(&x, h + at + 16, n - at - 16);
+    return ordo_hasher_digest(&x);
+}
+
+// Writes the header checksum into the built header h (whose entry holds HEADER_HASH_BLANK).
+static ordo_status seal_header(const char *path, ordo_strbuf *h) {
+    int count;
+    long at = header_hash_at(h->buf, h->len, &count);
+    if (at < 0)
+        return ordo_error(ORDO_ERR_ARG,
+                          "%s: a tensor name or metadata key ends in %s, which the header "
+                          "checksum's entry must be alone in",
+                          path, HEADER_HASH_AT);
+    unsigned char lenb[8];
+    for (int i = 0; i < 8; i++) lenb[i] = (unsigned char)((uint64_t)h->len >> (8 * i));
+    char hex[17];
+    ordo_hash_hex(header_hash(lenb, h->buf, h->len, (size_t)at), hex);
+    memcpy(h->buf + at, hex, 16);
+    return ORDO_OK;
+}
+
+// Both writers: the metadata as given, plus the data and header checksums when `hashed`.
 static ordo_status write_impl(const char *path, const ordo_st_write *tensors, int n,
                               const char *const *meta_keys, const char *const *meta_vals, int nmeta,
                               int hashed) {
@@ -630,7 +682,7 @@ static ordo_status write_impl(const char *path, const ordo_st_write *tensors, in
                           path ? path : "(null)");
     size_t *nbytes = ordo_xmalloc((size_t)(n ? n : 1) * sizeof *nbytes);
     int *order = ordo_xmalloc((size_t)(n ? n : 1) * sizeof *order);
-    int nm = nmeta + (hashed != 0);
+    int nm = nmeta + 2 * (hashed != 0);
     const char **keys = ordo_xmalloc((size_t)(nm ? nm : 1) * sizeof *keys);
     const char **vals = ordo_xmalloc((size_t)(nm ? nm : 1) * sizeof *vals);
     for (int i = 0; i < nmeta; i++) keys[i] = meta_keys[i], vals[i] = meta_vals[i];
@@ -641,6 +693,8 @@ static ordo_status write_impl(const char *path, const ordo_st_write *tensors, in
         ordo_hash_hex(data_hash(tensors, order, nbytes, n), hex);
         keys[nmeta] = ORDO_ST_HASH_KEY;
         vals[nmeta] = hex;
+        keys[nmeta + 1] = ORDO_ST_HEADER_HASH_KEY;
+        vals[nmeta + 1] = HEADER_HASH_BLANK; // the hash of the header as it is with this value
     }
     if (!s) s = check_meta(path, keys, vals, nm);
     if (!s) {
@@ -649,6 +703,7 @@ static ordo_status write_impl(const char *path, const ordo_st_write *tensors, in
             s = ordo_error(ORDO_ERR_ARG, "%s: header would be %zu bytes, more than the limit of %d",
                            path, h.len, ORDO_ST_MAX_HEADER);
     }
+    if (!s && hashed) s = seal_header(path, &h);
     if (!s) s = write_file(path, &h, tensors, order, nbytes, n);
     ordo_strbuf_free(&h);
     free(keys);
@@ -670,13 +725,50 @@ ordo_status ordo_safetensors_write_hashed(const char *path, const ordo_st_write 
     return write_impl(path, tensors, n, meta_keys, meta_vals, nmeta, 1);
 }
 
+// Checks the header of f against its ORDO_ST_HEADER_HASH_KEY entry `want` (present).
+static ordo_status verify_header(const ordo_safetensors *f, const char *want) {
+    uint64_t w;
+    if (ordo_hash_parse(ORDO_ST_HEADER_HASH_KEY, want, &w))
+        return ordo_error_wrap(ORDO_ERR_FORMAT, "%s: metadata", f->path);
+    const unsigned char *map = f->map;
+    size_t n = (size_t)(f->data - map) - 8;
+    const char *h = (const char *)map + 8;
+    int count;
+    long at = header_hash_at(h, n, &count);
+    if (at < 0 || memcmp(h + at, want, 16) != 0)
+        return ordo_error(ORDO_ERR_FORMAT,
+                          "%s: the header checksum's entry is not as ordo writes it (%s, then "
+                          "its 16 digits and a quote, once in the header; found %d times): the "
+                          "header is damaged",
+                          f->path, HEADER_HASH_AT, count);
+    uint64_t got = header_hash(map, h, n, (size_t)at);
+    if (got != w) {
+        char hex[17];
+        ordo_hash_hex(got, hex);
+        return ordo_error(ORDO_ERR_FORMAT,
+                          "%s: header checksum mismatch: the %zu bytes of the length word and "
+                          "header hash to %s, the metadata (%s) says %s: the header (step, "
+                          "training state, config or tensor offsets) is damaged or was edited",
+                          f->path, n + 8, hex, ORDO_ST_HEADER_HASH_KEY, want);
+    }
+    return ORDO_OK;
+}
+
 ordo_status ordo_safetensors_verify(const ordo_safetensors *f, int *checked) {
     *checked = 0;
     const char *want = ordo_safetensors_meta(f, ORDO_ST_HASH_KEY);
-    if (!want) return ORDO_OK;
-    uint64_t w;
-    if (ordo_hash_parse(ORDO_ST_HASH_KEY, want, &w))
+    const char *hwant = ordo_safetensors_meta(f, ORDO_ST_HEADER_HASH_KEY);
+    uint64_t w = 0;
+    // the data entry's form first, so that a malformed one is named as such; then the header
+    // (one small pass), then the data (a pass over the whole file)
+    if (want && ordo_hash_parse(ORDO_ST_HASH_KEY, want, &w))
         return ordo_error_wrap(ORDO_ERR_FORMAT, "%s: metadata", f->path);
+    if (hwant) {
+        ordo_status s = verify_header(f, hwant);
+        if (s) return s;
+        *checked |= ORDO_ST_CHECKED_HEADER;
+    }
+    if (!want) return ORDO_OK;
     uint64_t got = ordo_hash64(f->data, f->data_len);
     if (got != w) {
         char hex[17];
@@ -686,6 +778,6 @@ ordo_status ordo_safetensors_verify(const ordo_safetensors *f, int *checked) {
                           "metadata (%s) says %s: the file is corrupt",
                           f->path, f->data_len, hex, ORDO_ST_HASH_KEY, want);
     }
-    *checked = 1;
+    *checked |= ORDO_ST_CHECKED_DATA;
     return ORDO_OK;
 }

@@ -114,17 +114,33 @@ ordo_status ordo_safetensors_write(const char *path, const ordo_st_write *tensor
 // file, in file order, written as 16 lower-case hex digits.
 #define ORDO_ST_HASH_KEY "ordo_data_xxh3"
 
-// As ordo_safetensors_write, with ORDO_ST_HASH_KEY added after the given metadata. The hash is
-// taken from the callers' buffers before the write (no copy). Errors: those of
-// ordo_safetensors_write; ORDO_ERR_ARG when meta_keys already holds ORDO_ST_HASH_KEY.
+// The metadata key of the header checksum: XXH3-64 (seed 0) of the file's first 8 + N bytes
+// (the length word and the whole header, the padding spaces included) as they are with the 16
+// hex digits of this entry's own value read as sixteen ASCII '0' (0x30), written as 16
+// lower-case hex digits. The text `"ordo_header_xxh3":"` occurs exactly once in the header,
+// followed by the value: a reader finds the digits there, puts '0's in their place and hashes.
+// With the data checksum (whose entry the header holds) every byte of the file is covered.
+#define ORDO_ST_HEADER_HASH_KEY "ordo_header_xxh3"
+
+// As ordo_safetensors_write, with ORDO_ST_HASH_KEY and then ORDO_ST_HEADER_HASH_KEY added after
+// the given metadata. The data hash is taken from the callers' buffers before the write (no
+// copy). Errors: those of ordo_safetensors_write; ORDO_ERR_ARG when meta_keys already holds
+// either key, or a tensor name or key ends in `"ordo_header_xxh3":"` (its entry must be alone).
 ordo_status ordo_safetensors_write_hashed(const char *path, const ordo_st_write *tensors, int n,
                                           const char *const *meta_keys,
                                           const char *const *meta_vals, int nmeta);
 
-// Checks the data section of f against its ORDO_ST_HASH_KEY entry (a pass over the mapped
-// data). *checked is 1 when they agree, 0 when the file has no such entry (written by another
-// program or an older ordo: nothing to check, ORDO_OK). ORDO_ERR_FORMAT, naming the file and
-// both hashes, when they differ or the entry is not 16 hex digits.
+// What ordo_safetensors_verify checked (bits of *checked).
+#define ORDO_ST_CHECKED_DATA   1 // the data section against ORDO_ST_HASH_KEY
+#define ORDO_ST_CHECKED_HEADER 2 // the length word and header against ORDO_ST_HEADER_HASH_KEY
+
+// Checks f against its checksum entries: the header (a small pass) against
+// ORDO_ST_HEADER_HASH_KEY, then the data section (a pass over the mapped data) against
+// ORDO_ST_HASH_KEY. *checked holds ORDO_ST_CHECKED_* for each entry present and matching; an
+// absent entry (a file of another program, or of an older ordo: no header checksum) checks
+// nothing and is no error. ORDO_ERR_FORMAT, naming the file and both hashes, when one
+// differs, when an entry is not 16 hex digits, or when the header entry is not written once
+// as ordo writes it.
 ordo_status ordo_safetensors_verify(const ordo_safetensors *f, int *checked);
 
 #endif

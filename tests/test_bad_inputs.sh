@@ -162,6 +162,7 @@ for name in os.listdir(d):
     n = struct.unpack("<Q", b[:8])[0]; h = json.loads(b[8:8 + n])
     cfg = json.loads(h["__metadata__"]["config"]); cfg.update(big)
     h["__metadata__"]["config"] = json.dumps(cfg)
+    h["__metadata__"].pop("ordo_header_xxh3", None) # unsealed: read as an older ordo's
     nh = json.dumps(h).encode(); nh += b" " * (-len(nh) % 8)
     open(p, "wb").write(struct.pack("<Q", len(nh)) + nh + b[8 + n:])
 EOF
@@ -178,6 +179,9 @@ for name in os.listdir(d):
     n = struct.unpack("<Q", b[:8])[0]; h = json.loads(b[8:8 + n])
     cfg = json.loads(h["__metadata__"]["config"]); cfg["colour"] = "blue"
     h["__metadata__"]["config"] = json.dumps(cfg)
+    # no XXH3 here to seal the edited header with: without the entry the file reads as an
+    # older ordo's, whose header is taken on trust, and the config is what is refused
+    h["__metadata__"].pop("ordo_header_xxh3", None)
     nh = json.dumps(h).encode(); nh += b" " * (-len(nh) % 8)
     open(p, "wb").write(struct.pack("<Q", len(nh)) + nh + b[8 + n:])
 EOF
@@ -324,9 +328,12 @@ fi
 ck_data() { echo $((8 + $(od -An -t u8 -N8 "$1" | tr -d ' '))); }
 ck_put() { printf "$(printf '\\%03o' "$3")" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none; }
 ck_flip() { local at=$(($(ck_data "$1") + $2)); ck_put "$1" $at $(($(od -An -t u1 -j $at -N1 "$1") ^ 1)); }
-ck_nocheck() { # the checksum entry blanked out, as a file of an older ordo has none
-  local m; m=$(grep -abo ',"ordo_data_xxh3":"[0-9a-f]\{16\}"' "$1"); local e=${m#*:}
-  printf '%*s' ${#e} '' | dd of="$1" bs=1 seek="${m%%:*}" conv=notrunc status=none
+ck_nocheck() { # the checksum entries blanked out, as a file of an older ordo has none
+  local m e key
+  for key in ordo_header_xxh3 ordo_data_xxh3; do
+    m=$(grep -abo ',"'$key'":"[0-9a-f]\{16\}"' "$1"); e=${m#*:}
+    printf '%*s' ${#e} '' | dd of="$1" bs=1 seek="${m%%:*}" conv=notrunc status=none
+  done
 }
 ck_nan() { # the first float of the data section (h.0.attn.c_attn.bias) made a NaN
   local at; at=$(ck_data "$1"); ck_put "$1" $((at + 2)) 255; ck_put "$1" $((at + 3)) 255

@@ -27,14 +27,17 @@ tensor_at() {
 flip_bit() { local at=$((8 + $(hdr_len "$1") + $2)); put_byte "$1" $at $(($(get_byte "$1" $at) ^ 1)); }
 # makes float I of tensor NAME a NaN: its two high bytes (sign, exponent, top of the mantissa) 0xff
 make_nan() { local at=$(($(tensor_at "$1" "$2") + 4 * $3)); put_byte "$1" $((at + 2)) 255; put_byte "$1" $((at + 3)) 255; }
-# removes the checksum entry from the metadata, as an older ordo wrote it: the same header
-# length, the entry (with its comma) overwritten by spaces
+# removes the checksum entries from the metadata, as an older ordo wrote it: the same header
+# length, each entry (with its comma) overwritten by spaces; the header checksum's first (it
+# covers the data checksum's entry)
 drop_checksum() {
-  local m at entry
-  m=$(grep -abo ',"ordo_data_xxh3":"[0-9a-f]\{16\}"' "$1")
-  [ -n "$m" ] || { bad "drop_checksum: no checksum entry in $1"; return; }
-  at=${m%%:*} entry=${m#*:}
-  printf '%*s' ${#entry} '' | dd of="$1" bs=1 seek="$at" conv=notrunc status=none
+  local m at entry key
+  for key in ordo_header_xxh3 ordo_data_xxh3; do
+    m=$(grep -abo ',"'$key'":"[0-9a-f]\{16\}"' "$1")
+    [ -n "$m" ] || { bad "drop_checksum: no $key entry in $1"; return; }
+    at=${m%%:*} entry=${m#*:}
+    printf '%*s' ${#entry} '' | dd of="$1" bs=1 seek="$at" conv=notrunc status=none
+  done
 }
 
 # --- a finished run with three checkpoints (2, 4, 6) and an intact copy to compare against

@@ -87,6 +87,7 @@ for name in os.listdir(d):
     n = struct.unpack("<Q", b[:8])[0]; h = json.loads(b[8:8 + n])
     cfg = json.loads(h["__metadata__"]["config"]); del cfg["data_file"]
     h["__metadata__"]["config"] = json.dumps(cfg)
+    h["__metadata__"].pop("ordo_header_xxh3", None) # an older ordo wrote no header checksum
     nh = json.dumps(h).encode(); nh += b" " * (-len(nh) % 8)
     open(p, "wb").write(struct.pack("<Q", len(nh)) + nh + b[8 + n:])
 EOF

@@ -5,7 +5,8 @@
 // The export written now is checked name by name: GPT2LMHeadModel's state dict
 // (transformer.<name>, Conv1D weights [in, out]), F32, the checkpoint's values bit for bit, a
 // wpe of zeros for none, metadata format "pt", and config.json's GPT2Config keys.
-// tests/test_export_cli.sh checks that the bytes equal the committed folder's.
+// tests/test_export_cli.sh checks that the bytes equal the committed folder's. And the way
+// back: `train --init` of the export gives the same weights bit for bit.
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +137,42 @@ static void check_config(const char *dir, const ordo_gpt *m, int n_positions) {
     json_decref(j);
 }
 
+// `ordo train --init DIR/model.safetensors` reads an export back (issue 28 item 17): the
+// transformer. names are taken, and every weight comes back bit for bit.
+static void check_round_trip(const char *dir, const ordo_gpt *m) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/model.safetensors", dir);
+    ordo_gpt back;
+    CHECK(ordo_gpt_init(&back, &m->cfg, 7) == ORDO_OK); // another seed: other values to replace
+    ordo_status s = ordo_checkpoint_load_weights(path, &back);
+    CHECK_MSG(s == ORDO_OK, "--init of the export: %s", ordo_error_message());
+    CHECK(back.params.count == m->params.count);
+    for (int i = 0; !s && i < m->params.count; i++)
+        CHECK_MSG(memcmp(back.params.t[i]->data, m->params.t[i]->data,
+                         m->params.t[i]->n * sizeof(float)) == 0,
+                  "%s: not bit for bit after export -> --init", m->params.t[i]->name);
+    ordo_gpt_free(&back);
+}
+
+// A file with neither wte.weight nor transformer.wte.weight (a Llama file, say): the message
+// says what names it has, not only that one is missing.
+static void check_foreign_names(const char *tmp, const ordo_gpt *m) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/llama.safetensors", tmp);
+    float x[4] = {0};
+    ordo_st_write w[2] = {{"model.embed_tokens.weight", x, 2, {2, 2}},
+                          {"model.norm.weight", x, 1, {2}}};
+    CHECK(ordo_safetensors_write(path, w, 2, NULL, NULL, 0) == ORDO_OK);
+    ordo_gpt back;
+    CHECK(ordo_gpt_init(&back, &m->cfg, 7) == ORDO_OK);
+    CHECK(ordo_checkpoint_load_weights(path, &back) == ORDO_ERR_FORMAT);
+    CHECK_MSG(strstr(ordo_error_message(), "no tensor wte.weight or transformer.wte.weight") &&
+                  strstr(ordo_error_message(), "model.embed_tokens.weight, model.norm.weight"),
+              "%s", ordo_error_message());
+    ordo_error_clear();
+    ordo_gpt_free(&back);
+}
+
 static void test_pos(const char *pos, char *tmp) {
     char ckpt[64], dir[4096];
     snprintf(ckpt, sizeof ckpt, "export_%s.ckpt.safetensors", pos);
@@ -153,6 +190,8 @@ static void test_pos(const char *pos, char *tmp) {
     CHECK(!info.tokenizer_files);
     check_weights(dir, &m, 8);
     check_config(dir, &m, 8);
+    check_round_trip(dir, &m);
+    check_foreign_names(tmp, &m);
     // the position table's length: any for none (zeros), only its own for learned
     s = ordo_export_hf(ckpt_path, dir, 20, &info);
     if (m.cfg.pos == ORDO_POS_NONE) {

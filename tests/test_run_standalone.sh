@@ -121,6 +121,7 @@ for path in glob.glob(d + "/ckpt-*.safetensors"):
     c["data"] = "data.txt"  # relative, as an older ordo recorded it
     del c["data_file"]["run_relative"]
     h["__metadata__"]["config"] = json.dumps(c, sort_keys=True, separators=(",", ":"))
+    h["__metadata__"].pop("ordo_header_xxh3", None)  # an older ordo wrote no header checksum
     text = json.dumps(h).encode()
     text += b" " * (-len(text) % 8)
     open(path, "wb").write(struct.pack("<Q", len(text)) + text + raw[8 + n:])

@@ -1,8 +1,10 @@
-// The data checksum of safetensors files (ORDO_ST_HASH_KEY): what exactly is hashed (XXH3-64
-// of every byte after the header, in file order, recomputed here from the raw file), that the
-// hashed writer lays the tensors out byte for byte as the plain one does, that a flipped bit
-// anywhere in the data is caught and a file without the entry is reported as unchecked, and
-// that a malformed entry or a caller's own entry under the key is refused.
+// The checksums of safetensors files (ORDO_ST_HASH_KEY, ORDO_ST_HEADER_HASH_KEY): what exactly
+// is hashed (XXH3-64 of every byte after the header, in file order; of the length word and
+// header with the header entry's digits as '0's; both recomputed here from the raw file), that
+// the hashed writer lays the tensors out byte for byte as the plain one does, that a flipped
+// bit anywhere in the data or the header, or two tensors' data_offsets swapped, is caught, that
+// a file without an entry is reported as unchecked for it, and that a malformed entry or a
+// caller's own entry under a key is refused.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,12 +78,27 @@ int main(void) {
     CHECK(ordo_safetensors_open(hp, &f) == ORDO_OK);
     char want[17];
     ordo_hash_hex(ordo_hash64(hb + hd, hl - hd), want);
-    CHECK(ordo_safetensors_meta_count(f) == 3);
+    CHECK(ordo_safetensors_meta_count(f) == 4);
     CHECK(strcmp(ordo_safetensors_meta_key(f, 2), ORDO_ST_HASH_KEY) == 0);
+    CHECK(strcmp(ordo_safetensors_meta_key(f, 3), ORDO_ST_HEADER_HASH_KEY) == 0);
     CHECK(strcmp(ordo_safetensors_meta(f, ORDO_ST_HASH_KEY), want) == 0);
     CHECK(strcmp(ordo_safetensors_meta(f, "step"), "12") == 0);
+    // the header entry: XXH3-64 of the first hd bytes with its own 16 digits as '0's
+    const char *hk = "\"" ORDO_ST_HEADER_HASH_KEY "\":\"";
+    char *hat = strstr((char *)hb + 8, hk);
+    CHECK(hat && !strstr(hat + 1, hk));
+    char hwant[17] = "";
+    if (hat) {
+        unsigned char *blank = malloc(hd);
+        memcpy(blank, hb, hd);
+        memset(blank + (hat - (char *)hb) + strlen(hk), '0', 16);
+        ordo_hash_hex(ordo_hash64(blank, hd), hwant);
+        free(blank);
+        CHECK(strcmp(ordo_safetensors_meta(f, ORDO_ST_HEADER_HASH_KEY), hwant) == 0);
+    }
     int checked = -1;
-    CHECK(ordo_safetensors_verify(f, &checked) == ORDO_OK && checked == 1);
+    CHECK(ordo_safetensors_verify(f, &checked) == ORDO_OK &&
+          checked == (ORDO_ST_CHECKED_DATA | ORDO_ST_CHECKED_HEADER));
     ordo_safetensors_close(f);
     // the plain writer adds nothing; its files verify as unchecked
     CHECK(verify_file(pp, &checked) == ORDO_OK && checked == 0);
@@ -97,7 +114,58 @@ int main(void) {
         hb[at[k]] ^= 0x10;
     }
     overwrite(hp, hb, hl);
-    CHECK(verify_file(hp, &checked) == ORDO_OK && checked == 1);
+    CHECK(verify_file(hp, &checked) == ORDO_OK && checked == 3);
+
+    // one flipped bit in the header that leaves it a valid file (a metadata value, a tensor's
+    // name): caught by the header checksum, naming both hashes
+    const char *flips[] = {"\"12\"", "\"test\"", "mid.b"};
+    for (size_t k = 0; k < sizeof flips / sizeof *flips; k++) {
+        char *p = strstr((char *)hb + 8, flips[k]);
+        CHECK(p != NULL);
+        if (!p) continue;
+        p[1] ^= 0x01; // "12" -> "02", "test" -> "uest", "mid.b" -> "lid.b"
+        overwrite(hp, hb, hl);
+        CHECK_MSG(verify_file(hp, &checked) == ORDO_ERR_FORMAT, "flip in %s", flips[k]);
+        CHECK_MSG(strstr(ordo_error_message(), "header checksum mismatch") &&
+                      strstr(ordo_error_message(), hwant),
+                  "%s", ordo_error_message());
+        p[1] ^= 0x01;
+    }
+    overwrite(hp, hb, hl);
+    CHECK(verify_file(hp, &checked) == ORDO_OK && checked == 3);
+
+    // two tensors of one shape with their data_offsets swapped (a header-only edit that makes
+    // each read the other's values; the data is untouched): caught
+    {
+        float u[4] = {1, 2, 3, 4}, v[4] = {5, 6, 7, 8};
+        ordo_st_write two[2] = {{"u", u, 1, {4}}, {"v", v, 1, {4}}};
+        const char *sp = tpath("swap.safetensors");
+        CHECK(ordo_safetensors_write_hashed(sp, two, 2, NULL, NULL, 0) == ORDO_OK);
+        size_t sl, sd;
+        unsigned char *sb = slurp(sp, &sl, &sd);
+        char *x = sb ? strstr((char *)sb + 8, "[0,16]") : NULL;
+        char *y = sb ? strstr((char *)sb + 8, "[16,32]") : NULL;
+        CHECK(x && y && x < y);
+        if (x && y && x < y) { // the text from one to the other, the two swapped: same length
+            size_t seg = (size_t)(y + 7 - x);
+            char *swapped = malloc(seg + 1);
+            snprintf(swapped, seg + 1, "[16,32]%.*s[0,16]", (int)(y - x - 6), x + 6);
+            memcpy(x, swapped, seg);
+            free(swapped);
+            overwrite(sp, sb, sl);
+            ordo_safetensors *g;
+            CHECK(ordo_safetensors_open(sp, &g) == ORDO_OK); // still a valid file...
+            if (g) {
+                float got[4];
+                int shape[1] = {4};
+                CHECK(ordo_safetensors_read_f32(g, "u", shape, 1, got) == ORDO_OK && got[0] == 5);
+                ordo_safetensors_close(g); // ...whose u reads v's values
+            }
+            CHECK(verify_file(sp, &checked) == ORDO_ERR_FORMAT &&
+                  strstr(ordo_error_message(), "header checksum mismatch"));
+        }
+        free(sb);
+    }
 
     // an entry that is not 16 hex digits: refused, naming the key and the value
     char *e = strstr((char *)hb + 8, "\"" ORDO_ST_HASH_KEY "\":\"");
@@ -119,14 +187,21 @@ int main(void) {
     CHECK(ordo_safetensors_open(ep, &f) == ORDO_OK);
     ordo_hash_hex(ordo_hash64(NULL, 0), want);
     CHECK(strcmp(ordo_safetensors_meta(f, ORDO_ST_HASH_KEY), want) == 0);
-    CHECK(ordo_safetensors_verify(f, &checked) == ORDO_OK && checked == 1);
+    CHECK(ordo_safetensors_verify(f, &checked) == ORDO_OK && checked == 3);
     ordo_safetensors_close(f);
 
-    // the key is the writer's: a caller's entry under it is refused, nothing written
+    // the keys are the writer's: a caller's entry under it is refused, nothing written
     const char *own[] = {ORDO_ST_HASH_KEY}, *ownv[] = {"0123456789abcdef"};
     const char *xp = tpath("own.safetensors");
     CHECK(ordo_safetensors_write_hashed(xp, t, 3, own, ownv, 1) == ORDO_ERR_ARG);
     CHECK(strstr(ordo_error_message(), "used twice") && access(xp, F_OK) != 0);
+    own[0] = ORDO_ST_HEADER_HASH_KEY;
+    CHECK(ordo_safetensors_write_hashed(xp, t, 3, own, ownv, 1) == ORDO_ERR_ARG);
+    CHECK(strstr(ordo_error_message(), "used twice") && access(xp, F_OK) != 0);
+    // a key ending in the entry's text would make it occur twice: refused
+    const char *odd[] = {"x\"" ORDO_ST_HEADER_HASH_KEY}, *oddv[] = {"v"};
+    CHECK(ordo_safetensors_write_hashed(xp, t, 3, odd, oddv, 1) == ORDO_ERR_ARG);
+    CHECK(strstr(ordo_error_message(), "must be alone in") && access(xp, F_OK) != 0);
 
     free(hb);
     free(pb);

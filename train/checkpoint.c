@@ -1,8 +1,8 @@
 // Checkpoint files (see checkpoint.h). The metadata values are strings, as safetensors
-// requires: the config as JSON, the state as decimal integers and hex RNG words, the data
-// checksum as 16 hex digits. Here a checkpoint is checked (checksum, step against name, finite
-// values) and refused with a reason; nothing here decides which one to use instead: train/run.c
-// and train/resume.c walk the list newest first.
+// requires: the config as JSON, the state as decimal integers and hex RNG words, the data and
+// header checksums as 16 hex digits each. Here a checkpoint is checked (checksums, step against
+// name, finite values) and refused with a reason; nothing here decides which one to use instead:
+// train/run.c and train/resume.c walk the list newest first.
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -183,9 +183,57 @@ static void note_unchecked(const char *path, const char *why) {
         fprintf(stderr, "ordo: note: %s has no checksum (%s); loading it unchecked\n", path, why);
 }
 
+// The metadata keys ordo has written into its checkpoints, before the header checksum.
+static const char *const KNOWN_KEYS[] = {"format",
+                                         "config",
+                                         "step",
+                                         "rng",
+                                         "dataloader",
+                                         "optim_t",
+                                         "V",
+                                         "C",
+                                         "L",
+                                         "NH",
+                                         "T_max",
+                                         "pos",
+                                         "embed_scale",
+                                         "untied_head",
+                                         "rope_scaling",
+                                         "rope_factor",
+                                         "rope_orig_context",
+                                         "milestone",
+                                         ORDO_ST_HASH_KEY};
+
+// A checkpoint with a data checksum but no header checksum: an older ordo's, whose header is
+// read on trust with a note (once per path, as the no-checksum note), unless a metadata key is
+// none that ordo ever wrote: then the header checksum's own key is the likeliest thing a
+// flipped bit changed, and the header is refused as damaged.
+static ordo_status check_old_header(const ordo_safetensors *f) {
+    const char *path = ordo_safetensors_path(f);
+    for (int i = 0; i < ordo_safetensors_meta_count(f); i++) {
+        const char *key = ordo_safetensors_meta_key(f, i);
+        size_t k = 0, n = sizeof KNOWN_KEYS / sizeof *KNOWN_KEYS;
+        while (k < n && strcmp(KNOWN_KEYS[k], key) != 0) k++;
+        if (k == n)
+            return ordo_error(ORDO_ERR_FORMAT,
+                              "%s: metadata key \"%s\" is none that ordo writes, and there is no "
+                              "header checksum (%s) to vouch for the header: the header is "
+                              "damaged",
+                              path, key, ORDO_ST_HEADER_HASH_KEY);
+    }
+    static char last[ORDO_PATH_MAX];
+    if (strcmp(last, path) != 0 && ordo_dist_rank() == 0)
+        fprintf(stderr,
+                "ordo: note: %s has no header checksum (written by an older ordo?); its step, "
+                "training state and config are taken unchecked\n",
+                path);
+    snprintf(last, sizeof last, "%s", path);
+    return ORDO_OK;
+}
+
 // What can be checked before the tensors are read: the step of the metadata (-1: none)
-// against a ckpt-<step> file name, then the data against its checksum (the costly part: one
-// pass over the file), or a note when the file has none.
+// against a ckpt-<step> file name, then the header and the data against their checksums (the
+// data the costly part: one pass over the file), or a note when the file has none.
 static ordo_status check_intact(const ordo_safetensors *f, int64_t step, const char *unchecked) {
     const char *path = ordo_safetensors_path(f);
     const char *slash = strrchr(path, '/');
@@ -197,7 +245,11 @@ static ordo_status check_intact(const ordo_safetensors *f, int64_t step, const c
                           path, step, named);
     int checked;
     ordo_status s = ordo_safetensors_verify(f, &checked);
-    if (!s && !checked) note_unchecked(path, unchecked);
+    if (!s && !(checked & ORDO_ST_CHECKED_DATA)) note_unchecked(path, unchecked);
+    const char *fmt = ordo_safetensors_meta(f, "format");
+    if (!s && (checked & ORDO_ST_CHECKED_DATA) && !(checked & ORDO_ST_CHECKED_HEADER) && fmt &&
+        strcmp(fmt, FORMAT) == 0)
+        s = check_old_header(f);
     return s;
 }
 
@@ -306,6 +358,133 @@ ordo_status ordo_checkpoint_load(ordo_safetensors *f, ordo_gpt *m, ordo_optim *o
     return ORDO_OK;
 }
 
+// Whether f names the model's tensors as `ordo export` and GPT2LMHeadModel write them, under
+// "transformer." (lm_head.weight stays outside), rather than as ordo's checkpoints do.
+static int prefixed(const ordo_safetensors *f) {
+    return !ordo_safetensors_find(f, "wte.weight") &&
+           ordo_safetensors_find(f, "transformer.wte.weight");
+}
+
+// The name of model tensor `name` in f, into buf[cap] (ORDO_ST_NAME_MAX).
+static const char *file_name(const ordo_safetensors *f, const char *name, char *buf, size_t cap) {
+    int under = prefixed(f) && strcmp(name, "lm_head.weight") != 0;
+    snprintf(buf, cap, "%s%s", under ? "transformer." : "", name);
+    return buf;
+}
+
+const ordo_st_tensor *ordo_checkpoint_find_weight(const ordo_safetensors *f, const char *name) {
+    char buf[256];
+    return ordo_safetensors_find(f, file_name(f, name, buf, sizeof buf));
+}
+
+// A file without the token table under either naming is no GPT-2 file: the message lists a
+// few of its tensor names, so that a Llama or BERT file says what it is rather than that one
+// name is missing.
+static ordo_status no_token_table(const ordo_safetensors *f) {
+    ordo_strbuf b = {0};
+    int n = ordo_safetensors_count(f);
+    for (int i = 0; i < n && i < 4; i++)
+        ordo_strbuf_printf(&b, "%s%s", i ? ", " : "", ordo_safetensors_at(f, i)->name);
+    if (n > 4) ordo_strbuf_printf(&b, ", ... (%d in all)", n);
+    ordo_status s = ordo_error(ORDO_ERR_FORMAT,
+                               "%s: no tensor wte.weight or transformer.wte.weight: not GPT-2 "
+                               "names as ordo reads them (its tensors: %s)",
+                               ordo_safetensors_path(f), n ? b.buf : "none");
+    ordo_strbuf_free(&b);
+    return s;
+}
+
+// The block index of a tensor name "h.<i>.<rest>" (bare or under "transformer."), with
+// *rest on what follows "h.<i>."; -1 for a name outside the blocks.
+static int block_of(const char *name, const char **rest) {
+    if (strncmp(name, "transformer.", 12) == 0) name += 12;
+    int i, used = 0;
+    if (sscanf(name, "h.%d.%n", &i, &used) != 1 || used == 0 || i < 0) return -1;
+    *rest = name + used;
+    return i;
+}
+
+// The layers f holds: 1 + the largest block index among its tensor names (0: none).
+static int file_layers(const ordo_safetensors *f) {
+    int L = 0;
+    const char *rest;
+    for (int i = 0; i < ordo_safetensors_count(f); i++) {
+        int b = block_of(ordo_safetensors_at(f, i)->name, &rest);
+        if (b >= L) L = b + 1;
+    }
+    return L;
+}
+
+static int all_zero(const ordo_safetensors *f, const ordo_st_tensor *t) {
+    const unsigned char *b = ordo_safetensors_data(f, t);
+    unsigned char any = 0;
+    for (size_t i = 0; i < t->nbytes; i++) any |= b[i];
+    return !any;
+}
+
+// Whether tensor t of f, which no parameter of m reads, carries nothing m would lose: an ordo
+// checkpoint's optimizer moments, GPT-2's causal-mask buffers (attn.bias, attn.masked_bias:
+// ordo's mask is causal), a tied head's copy of wte (as Hugging Face files hold it), or the
+// table of zeros an export of a --pos none run writes.
+static int droppable(const ordo_safetensors *f, const ordo_st_tensor *t, const ordo_gpt *m) {
+    const char *rest, *name = t->name;
+    if (strncmp(name, "optim.m.", 8) == 0 || strncmp(name, "optim.v.", 8) == 0) return 1;
+    if (block_of(name, &rest) >= 0 &&
+        (!strcmp(rest, "attn.bias") || !strcmp(rest, "attn.masked_bias")))
+        return 1;
+    if (!m->lm_head && strcmp(name, "lm_head.weight") == 0) {
+        const ordo_st_tensor *wte = ordo_checkpoint_find_weight(f, "wte.weight");
+        return wte && wte->nbytes == t->nbytes &&
+               memcmp(ordo_safetensors_data(f, wte), ordo_safetensors_data(f, t), t->nbytes) == 0;
+    }
+    if (!m->wpe.table && t == ordo_checkpoint_find_weight(f, "wpe.weight")) return all_zero(f, t);
+    return 0;
+}
+
+// Every tensor of f has a place in m, or is droppable: a run started from a file must not
+// silently leave out weights (a second layer, a learned position table, an untied head),
+// which would make every number of the run another model's. ORDO_ERR_ARG naming the first
+// few such tensors and, where the layers differ, both layer counts.
+static ordo_status refuse_unused(const ordo_safetensors *f, const ordo_gpt *m) {
+    int n = ordo_safetensors_count(f), unused = 0, wpe = 0, head = 0;
+    char *used = ordo_xcalloc((size_t)(n ? n : 1), 1);
+    const ordo_st_tensor *first = ordo_safetensors_at(f, 0);
+    for (int i = 0; i < m->params.count; i++) {
+        const ordo_st_tensor *t = ordo_checkpoint_find_weight(f, m->params.t[i]->name);
+        if (t) used[t - first] = 1;
+    }
+    ordo_strbuf list = {0};
+    for (int i = 0; i < n; i++) {
+        const ordo_st_tensor *t = ordo_safetensors_at(f, i);
+        if (used[i] || droppable(f, t, m)) continue;
+        if (unused++ < 4) ordo_strbuf_printf(&list, "%s%s", unused > 1 ? ", " : "", t->name);
+        wpe |= t == ordo_checkpoint_find_weight(f, "wpe.weight");
+        head |= strcmp(t->name, "lm_head.weight") == 0;
+    }
+    free(used);
+    ordo_status s = ORDO_OK;
+    if (unused) {
+        int L = file_layers(f);
+        char why[256] = "";
+        if (L > m->cfg.L)
+            snprintf(why, sizeof why,
+                     "; the file holds %d layers (h.0 .. h.%d), this run has "
+                     "--layers %d",
+                     L, L - 1, m->cfg.L);
+        else if (wpe)
+            snprintf(why, sizeof why, "; a learned position table, but this run has --pos %s",
+                     ordo_pos_name(m->cfg.pos));
+        else if (head)
+            snprintf(why, sizeof why, "; an LM head other than wte (untied): add --untied-head");
+        s = ordo_error(ORDO_ERR_ARG,
+                       "%s: %d tensor(s) of the file have no place in this model and would be "
+                       "dropped: %s%s%s; a run starts from all of a file's weights or not at all",
+                       ordo_safetensors_path(f), unused, list.buf, unused > 4 ? ", ..." : "", why);
+    }
+    ordo_strbuf_free(&list);
+    return s;
+}
+
 ordo_status ordo_checkpoint_load_weights(const char *path, ordo_gpt *m) {
     ordo_safetensors *f;
     ordo_status s = ordo_safetensors_open(path, &f);
@@ -320,6 +499,7 @@ ordo_status ordo_checkpoint_load_weights(const char *path, ordo_gpt *m) {
     // not silently drop a trained one (ordo marks its untied files; HF files may hold a tied
     // copy of wte as lm_head.weight, which the tied model reads as wte anyway)
     const char *untied = ordo_safetensors_meta(f, "untied_head");
+    if (!s && !ordo_checkpoint_find_weight(f, "wte.weight")) s = no_token_table(f);
     if (!s && m->lm_head && !ordo_safetensors_find(f, "lm_head.weight"))
         s = ordo_error(ORDO_ERR_ARG,
                        "%s: no lm_head.weight: its LM head is tied to wte, but --untied-head "
@@ -330,9 +510,11 @@ ordo_status ordo_checkpoint_load_weights(const char *path, ordo_gpt *m) {
                        "%s: its LM head is untied (lm_head.weight), which a tied model would "
                        "drop; add --untied-head",
                        path);
+    if (!s) s = refuse_unused(f, m);
+    char name[256];
     for (int i = 0; i < m->params.count && !s; i++) {
         ordo_tensor *t = m->params.t[i];
-        s = read_finite(f, t->name, t->shape, t->ndim, t->data);
+        s = read_finite(f, file_name(f, t->name, name, sizeof name), t->shape, t->ndim, t->data);
     }
     ordo_safetensors_close(f);
     return s;

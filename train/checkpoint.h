@@ -4,7 +4,9 @@
 // state (step, rng, dataloader position). Written atomically; the newest K are kept.
 // Integrity: the metadata also holds ORDO_ST_HASH_KEY ("ordo_data_xxh3"), XXH3-64 of the whole
 // data section (every byte after the header, in file order: all tensors, weights and moments),
-// checked whenever a checkpoint is opened; the step in the metadata must match the file name;
+// and ORDO_ST_HEADER_HASH_KEY ("ordo_header_xxh3"), XXH3-64 of the length word and header
+// (framework/safetensors.h), both checked whenever a checkpoint is opened (an older ordo's
+// without the header one loads with a note); the step in the metadata must match the file name;
 // and loaded weights and moments must be finite. A checkpoint failing any of these is refused
 // with a message saying which, so that callers can fall back to an older one.
 #ifndef ORDO_CHECKPOINT_H
@@ -45,10 +47,12 @@ void ordo_checkpoint_steps_text(const char *dir, const int64_t *steps, int n, or
 // does not fit (buf is then "").
 ordo_status ordo_checkpoint_path(char *buf, size_t cap, const char *dir, int64_t step);
 // Opens a checkpoint, parses its metadata (the config, which the caller decrefs, and the state)
-// and checks that it is intact: the data against its checksum, the step against a file name
-// of the form ckpt-<step>.safetensors. A file without a checksum (an older ordo's) opens with
-// a note on stderr, printed once per path. Errors: ORDO_ERR_IO, or ORDO_ERR_FORMAT naming the
-// file and what is wrong (*f and *config are then NULL).
+// and checks that it is intact: the header and the data against their checksums, the step
+// against a file name of the form ckpt-<step>.safetensors. A file without a checksum (an
+// older ordo's) opens with a note on stderr, printed once per path; so does one with a data
+// checksum but no header checksum, unless a metadata key is none that ordo writes (then
+// ORDO_ERR_FORMAT: damaged). Errors: ORDO_ERR_IO, or ORDO_ERR_FORMAT naming the file and what
+// is wrong (*f and *config are then NULL).
 ordo_status ordo_checkpoint_open(const char *path, ordo_safetensors **f, json_t **config,
                                  ordo_train_state *st);
 // Loads weights and (if o) moments from an opened checkpoint into a model built from its
@@ -56,10 +60,16 @@ ordo_status ordo_checkpoint_open(const char *path, ordo_safetensors **f, json_t 
 // and optimizer are then partly overwritten (load another checkpoint over them, or free them).
 ordo_status ordo_checkpoint_load(ordo_safetensors *f, ordo_gpt *m, ordo_optim *o);
 // Loads the weights of any safetensors file with the model's tensor names into m (`train
-// --init`): an ordo checkpoint, an exported model or a Hugging Face GPT-2 file. Checked as
+// --init`): an ordo checkpoint, an exported model or a Hugging Face GPT-2 file, its names bare
+// (`wte.weight`) or under `transformer.` as `ordo export` writes them (ordo_checkpoint_find_
+// weight); a file with neither is ORDO_ERR_FORMAT listing some of its names. Checked as
 // ordo_checkpoint_open and ordo_checkpoint_load check (the checksum when the file has one, with
 // the same note when not; the step against a ckpt-<step> name; finite weights).
 ordo_status ordo_checkpoint_load_weights(const char *path, ordo_gpt *m);
+// Model tensor `name` ("wpe.weight") in a file that ordo_checkpoint_load_weights reads: under
+// that name, or "transformer.<name>" in a file named as `ordo export` writes (lm_head.weight
+// is never prefixed); NULL when absent.
+const ordo_st_tensor *ordo_checkpoint_find_weight(const ordo_safetensors *f, const char *name);
 // Removes temporary files (*.tmp.<pid>) that a killed writer left in dir: only those whose
 // process is gone (ordo_remove_dead_tmp), so that a live `eval --save` beside a resume keeps
 // its own (best effort: one whose path does not fit ORDO_PATH_MAX is left alone).

@@ -213,7 +213,9 @@ ordo_status ordo_train_config_from_json(ordo_train_config *c, json_t *obj, const
         if (skip_seen && p->seen) continue;
         switch (p->type) {
         case ORDO_OPT_FLAG:
-            if (json_is_integer(v) || json_is_boolean(v))
+            // 0 and 1 only: a 2 taken as true would accept what the message says is refused
+            if (json_is_boolean(v) ||
+                (json_is_integer(v) && (json_integer_value(v) == 0 || json_integer_value(v) == 1)))
                 *(int *)p->dst = json_is_integer(v) ? json_integer_value(v) != 0 : json_is_true(v);
             else
                 s = ordo_error(ORDO_ERR_FORMAT, "%s: \"%s\" must be true/false or 0/1", source,

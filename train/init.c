@@ -139,7 +139,7 @@ static ordo_status init_record(const ordo_train_config *cfg, const char *src, or
     int ordo_ckpt = fmt && strncmp(fmt, "ordo-checkpoint", 15) == 0;
     r->step = ordo_ckpt && ordo_safetensors_meta(f, "step") ? meta_ll(f, "step") : -1;
     r->context = meta_ll(f, "T_max");
-    const ordo_st_tensor *wpe = ordo_safetensors_find(f, "wpe.weight");
+    const ordo_st_tensor *wpe = ordo_checkpoint_find_weight(f, "wpe.weight");
     if (!r->context && wpe && wpe->ndim == 2) r->context = wpe->shape[0];
     ordo_safetensors_close(f);
     if (s) return s;
@@ -207,7 +207,7 @@ ordo_status ordo_init_load(const ordo_train_config *cfg, ordo_gpt *m) {
     if (m->wpe.table) { // the learned table: its length in the file
         ordo_safetensors *f;
         if ((s = ordo_safetensors_open(r.file, &f))) return s;
-        const ordo_st_tensor *t = ordo_safetensors_find(f, "wpe.weight");
+        const ordo_st_tensor *t = ordo_checkpoint_find_weight(f, "wpe.weight");
         if (t && t->ndim == 2 && t->shape[0] > 0 && t->shape[0] <= (1 << 20)) T0 = (int)t->shape[0];
         ordo_safetensors_close(f);
     }

@@ -31,8 +31,10 @@ static ordo_status read_run_config(ordo_resume *r) {
 
 // Opens the next checkpoint of r that belongs to the run (*f; NULL when the run has none at
 // all), with its state, its config *ck and, if cj, its config's JSON (the caller decrefs).
-// One that does not open, or differs from config.json, is skipped with a warning; one whose
-// config is invalid is an error, as is running out of checkpoints.
+// One that does not open, whose config does not read (an unknown key, a value out of range:
+// a flipped bit in its header, say), or that differs from config.json is skipped with a
+// warning, as eval skips it (one rule for every command); running out of checkpoints is an
+// error listing each one and why.
 static ordo_status next_own(ordo_resume *r, ordo_safetensors **f, json_t **cj, ordo_train_state *st,
                             ordo_train_config *ck) {
     *f = NULL;
@@ -46,16 +48,14 @@ static ordo_status next_own(ordo_resume *r, ordo_safetensors **f, json_t **cj, o
         }
         s = ordo_run_checkpoint_config(r->path, r->dir, j, ck);
         int foreign = !s && r->have_run && ordo_train_config_compare(ck, &r->run);
-        if (foreign) {
+        if (foreign)
             ordo_error_wrap(ORDO_ERR_ARG, "it is not a checkpoint of this run (%s/config.json)",
                             r->dir);
-            ordo_run_skip(&r->skipped, r->path);
-        }
         if (s || foreign) {
+            ordo_run_skip(&r->skipped, r->path);
             json_decref(j);
             ordo_safetensors_close(*f);
             *f = NULL;
-            if (s) return ordo_error_wrap(s, "--resume %s", r->dir);
             continue;
         }
         if (cj)
@@ -90,17 +90,37 @@ static ordo_status given_over(ordo_train_config *cfg, ordo_opt *opts, json_t *cj
     return s;
 }
 
+// --init given on resume: a resumed run goes on from its own weights, so another file would
+// only be recorded (config "init") beside an init_from that still names the first one, a
+// record of a start that never happened. The run's own file, given again, changes nothing.
+static ordo_status refuse_init(const ordo_resume *r, ordo_opt *opts, const char *given,
+                               const char *run_init) {
+    ordo_opt *o = opts ? ordo_options_find(opts, "init") : NULL;
+    if (!o || !o->seen || (given && run_init && strcmp(given, run_init) == 0)) return ORDO_OK;
+    return ordo_error(ORDO_ERR_ARG,
+                      "--init %s does not go with --resume: a resumed run continues from its own "
+                      "checkpoint's weights (%s %s%s); to start a new run from %s, give it "
+                      "another --out without --resume",
+                      given ? given : "(none)", r->dir,
+                      run_init ? "started from " : "started from scratch", run_init ? run_init : "",
+                      given ? given : "those weights");
+}
+
 // The resumed config from the newest checkpoint of the run; r->next is left on it, so that
 // ordo_resume_next hands it out first.
 static ordo_status resolve_from_checkpoint(ordo_resume *r, ordo_train_config *cfg, ordo_opt *opts) {
     ordo_safetensors *f;
-    json_t *cj;
+    json_t *cj = NULL;
     ordo_train_state st;
     ordo_train_config ck;
     ordo_status s = next_own(r, &f, &cj, &st, &ck);
     if (s) return s;
     ordo_safetensors_close(f);
     r->next--;
+    if ((s = refuse_init(r, opts, cfg->init, ck.init))) {
+        json_decref(cj);
+        return s;
+    }
     s = given_over(cfg, opts, cj, r->path);
     json_decref(cj);
     cfg->out = r->dir;
@@ -110,7 +130,9 @@ static ordo_status resolve_from_checkpoint(ordo_resume *r, ordo_train_config *cf
 
 // A run killed before its first checkpoint restarts from its config.json, as it is: the
 // options given now are not applied (nor checked against it).
-static ordo_status resolve_from_config_json(ordo_resume *r, ordo_train_config *cfg) {
+static ordo_status resolve_from_config_json(ordo_resume *r, ordo_train_config *cfg,
+                                            ordo_opt *opts) {
+    const char *given_init = cfg->init;
     char path[ORDO_PATH_MAX];
     ordo_status s = ordo_path(path, sizeof path, "%s/config.json", r->dir);
     if (s) return s;
@@ -125,6 +147,7 @@ static ordo_status resolve_from_config_json(ordo_resume *r, ordo_train_config *c
     json_decref(j);
     if (s) return s;
     cfg->out = r->dir;
+    if ((s = refuse_init(r, opts, given_init, cfg->init))) return s;
     if ((s = ordo_train_config_check(cfg))) return ordo_error_wrap(s, "%s", path);
     return ORDO_OK;
 }
@@ -142,7 +165,8 @@ ordo_status ordo_resume_open(ordo_resume *r, const char *dir, ordo_train_config 
     ordo_status s = ordo_train_config_check(&given);
     if (!s) s = ordo_checkpoint_list(dir, &r->steps, &r->n);
     if (!s) s = read_run_config(r);
-    if (!s) s = r->n ? resolve_from_checkpoint(r, cfg, opts) : resolve_from_config_json(r, cfg);
+    if (!s)
+        s = r->n ? resolve_from_checkpoint(r, cfg, opts) : resolve_from_config_json(r, cfg, opts);
     if (!s) cfg->data_check = ORDO_DATA_REFUSE; // a changed data file is refused (see run.h)
     if (!s) r->cfg = *cfg;
     return ordo_dist_agree(s);

@@ -32,11 +32,11 @@ typedef struct ordo_resume {
 // return cfg is the config of the newest checkpoint that opens and belongs to the run, with
 // the given options on top; with no checkpoint at all, dir/config.json's as it is. Errors: a
 // given option that may not change on resume and differs from the checkpoint's (ORDO_ERR_ARG
-// naming it and both values), an invalid checkpoint config, checkpoints none of which is
-// usable, a missing dir or config.json. cfg->data_check is ORDO_DATA_REFUSE on return (set
-// ORDO_DATA_ACCEPT to train on a changed data file). Skipped checkpoints are warned about on stderr
-// (rank 0). Collective under MPI: all ranks share the outcome. Free r with ordo_resume_free, also
-// after an error.
+// naming it and both values), checkpoints none of which is usable (one whose config does not
+// read is skipped with a warning, as a damaged one is), a missing dir or config.json.
+// cfg->data_check is ORDO_DATA_REFUSE on return (set ORDO_DATA_ACCEPT to train on a changed data
+// file). Skipped checkpoints are warned about on stderr (rank 0). Collective under MPI: all ranks
+// share the outcome. Free r with ordo_resume_free, also after an error.
 ordo_status ordo_resume_open(ordo_resume *r, const char *dir, ordo_train_config *cfg,
                              ordo_opt *opts);
 

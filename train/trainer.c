@@ -318,6 +318,50 @@ static ordo_status restore(trainer *tr, ordo_resume *r, int *restored) {
     return s;
 }
 
+// A run's files without its config.json (deleted, or lost in a copy): a new run there would
+// cut metrics.jsonl back to nothing and write its checkpoints beside the old ones, which a
+// later resume would take up again. Refused, naming what is there; the checkpoints carry the
+// config, so --resume continues that run.
+static ordo_status refuse_run_files(const char *dir) {
+    int64_t *steps;
+    int n;
+    if (ordo_checkpoint_list(dir, &steps, &n)) { // no directory yet: nothing to refuse
+        ordo_error_clear();
+        return ORDO_OK;
+    }
+    char path[ORDO_PATH_MAX];
+    struct stat sb;
+    int metrics = !ordo_path(path, sizeof path, "%s/metrics.jsonl", dir) && stat(path, &sb) == 0 &&
+                  sb.st_size > 0;
+    ordo_status s = ORDO_OK;
+    if (n > 0 || metrics) {
+        ordo_strbuf what = {0};
+        if (n > 0) {
+            ordo_strbuf_printf(&what, "checkpoints at steps ");
+            ordo_checkpoint_steps_text(dir, steps, n, &what);
+        }
+        if (metrics)
+            ordo_strbuf_printf(&what, "%smetrics.jsonl (%lld bytes)", n ? " and " : "",
+                               (long long)sb.st_size);
+        if (n > 0)
+            s = ordo_error(ORDO_ERR_ARG,
+                           "%s holds another run's files but no config.json: %s; a new run "
+                           "there would cut its metrics.jsonl and mix its checkpoints with "
+                           "these. Resume that run with 'ordo train --resume %s' (its "
+                           "checkpoints carry the config), or choose another --out",
+                           dir, what.buf, dir);
+        else // a log alone: nothing to resume from
+            s = ordo_error(ORDO_ERR_ARG,
+                           "%s holds another run's files but no config.json: %s; a new run "
+                           "there would cut it back to nothing. Move it away, or choose another "
+                           "--out",
+                           dir, what.buf);
+        ordo_strbuf_free(&what);
+    }
+    free(steps);
+    return s;
+}
+
 // A new run, or a resumed one killed before its first checkpoint (tr->cfg is then its
 // config.json, see ordo_resume_open).
 static ordo_status start_fresh(trainer *tr, const ordo_resume *resume) {
@@ -335,6 +379,7 @@ static ordo_status start_fresh(trainer *tr, const ordo_resume *resume) {
                           "%s already holds a run (config.json); resume it with "
                           "'ordo train --resume %s' or choose another --out",
                           tr->cfg.out, tr->cfg.out);
+    if ((s = refuse_run_files(tr->cfg.out))) return s;
     return build(tr);
 }
 
@@ -549,9 +594,12 @@ ordo_status ordo_train(const ordo_train_request *req) {
         json_object_set_new(run_json, ORDO_CONFIG_UNIGRAM_KEY,
                             json_pack("{s:f, s:I}", "entropy", uni, "targets", (json_int_t)nuni));
     ordo_dirlock_mark_written(lock); // from here on, a failure is the run's, not a refusal
+    // config.json last, once all else that can fail before the first step has worked: a resume
+    // refused here (a metrics.jsonl that does not open) leaves the run's config as it was, not
+    // one that names the --steps of a resume that never ran (issue 28 item 12)
     if (rank == 0 && !(s = ordo_path(path, sizeof path, "%s/config.json", tr.cfg.out)) &&
-        !(s = ordo_mkdir_p(tr.cfg.out, 0755)) && !(s = ordo_write_json_atomic(path, run_json)))
-        s = metrics_open(&tr, tr.step);
+        !(s = ordo_mkdir_p(tr.cfg.out, 0755)) && !(s = metrics_open(&tr, tr.step)))
+        s = ordo_write_json_atomic(path, run_json);
     json_decref(run_json);
     if ((s = ordo_dist_agree(s))) goto done;
     if (ranks > 1)

@@ -97,6 +97,10 @@ int ordo_fuzz_safetensors(const uint8_t *data, size_t size) {
         FUZZ_CHECK(k && v && ordo_safetensors_meta(f, k) == v);
     }
     FUZZ_CHECK(refused(ordo_safetensors_read_f32(f, "no such tensor \x01", NULL, 0, NULL)));
+    // the checksums (ordo's data and header entries, when present): checked or refused cleanly
+    int checked;
+    s = ordo_safetensors_verify(f, &checked);
+    FUZZ_CHECK(s == ORDO_OK || refused(s));
     ordo_safetensors_close(f);
     return sum == 0xFFFFFFFFu ? 0 : 0; // (sum keeps the reads from being optimised away)
 }
