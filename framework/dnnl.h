@@ -30,7 +30,7 @@ int ordo_dnnl_bf16_available(void);
 // is not read) or 1. Requires ordo_dnnl_bf16_check() == ORDO_OK, M, N, K >= 1, and a caller
 // outside any OpenMP parallel region (the blocks of C run on the OpenMP threads). The same
 // call gives the same bits every time and at any thread count, on every ISA: oneDNN threads
-// no product itself (dnnl.c; tests/test_bf16.c checks 1, 2 and 3 threads).
+// no product itself (dnnl.c; tests/framework/test_bf16.c checks 1, 2 and 3 threads).
 // A primitive that cannot be created is a bug here (the check above passed) and aborts.
 void ordo_dnnl_gemm_bf16(int ta, int tb, int M, int N, int K, const ordo_bf16 *A, int lda,
                          const ordo_bf16 *B, int ldb, int beta, float *C, int ldc);
@@ -43,7 +43,7 @@ void ordo_dnnl_sgemm(int ta, int tb, int M, int N, int K, const float *A, int ld
 
 // Counters since the process started: calls of the two products above, primitives created
 // and found in the cache, and other oneDNN objects and buffers made (streams, memory objects,
-// scratchpads). A steady training step creates none of either (tests/test_bf16.c checks it).
+// scratchpads). A steady training step creates none of either (tests/framework/test_bf16.c checks it).
 typedef struct ordo_dnnl_stats {
     long calls, primitives_created, cached, objects_created;
 } ordo_dnnl_stats;

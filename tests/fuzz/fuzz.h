@@ -3,7 +3,7 @@
 // a message, round trips), and returns 0 when the input was accepted, 1 when it was refused
 // with an error. Broken properties abort (FUZZ_CHECK), which libFuzzer reports as a crash.
 // Linked into the libFuzzer executables (fuzz_main.c, -DORDO_FUZZ=ON with clang) and into
-// tests/test_fuzz_regressions.c, which replays the seeds and tests/fuzz/regressions/ in the
+// tests/fuzz/test_fuzz_regressions.c, which replays the seeds and tests/fuzz/regressions/ in the
 // normal and sanitizer builds.
 #ifndef ORDO_FUZZ_H
 #define ORDO_FUZZ_H

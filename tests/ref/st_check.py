@@ -152,7 +152,7 @@ def raw(t):
 
 
 def sample_tensors():
-    """Must match write_sample() in tests/test_safetensors.c."""
+    """Must match write_sample() in tests/framework/test_safetensors.c."""
     import torch
     f32 = torch.float32
     return {

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# The position schemes of issue 15 (fire, kerple, kerple-power, xpos) through the real CLI, as
+# the first six are tested: each trains and learns; 10 steps + --resume 10 equal 20 straight
+# bit for bit (weights, moments, state, losses); the checkpoint holds the scheme's tensors
+# under their documented names (docs/positions.md) with their optimizer moments, and xpos
+# none; eval runs past the training length; a sweep over them evaluates every run at 1x and
+# 4x and compare tables them; viz draws the learned biases (heatmap and curves per head).
+set -u
+. "$(dirname "$0")/../lib.sh"
+EQUAL=$BUILD/test_train_resume
+command -v xmllint > /dev/null || { echo "FAIL: xmllint missing (Debian libxml2-utils)"; echo "0 passed, 1 failed"; exit 1; }
+
+tiny=(--d-model 16 --layers 2 --heads 2 --context 16 --batch 8 --steps 20 --corpus-tokens 6000
+      --lr 3e-3 --warmup 2 --eval-every 10 --ckpt-every 0 --log-every 5 --threads 1)
+loss_at() { grep "\"step\":$2," "$1/metrics.jsonl" | sed 's/.*"train_loss":\([0-9.e+-]*\).*/\1/'; }
+
+for pos in fire kerple kerple-power xpos; do
+  case $pos in
+    fire) own="fire.fc1.weight fire.fc1.bias fire.fc2.weight fire.fc2.bias fire.c fire.L_multiplier" ;;
+    kerple*) own="kerple.r1 kerple.r2" ;;
+    *) own="" ;;
+  esac
+  r=$dir/$pos
+  "$ORDO" train "${tiny[@]}" --pos $pos --out "$r" > "$r.log" 2>&1 || bad "$pos: training failed: $(tail -2 "$r.log")"
+  l5=$(loss_at "$r" 5) l20=$(loss_at "$r" 20)
+  awk -v a="$l5" -v b="$l20" 'BEGIN { exit !(b != "" && b < a - 0.05) }' && ok || bad "$pos: loss $l5 -> $l20 did not fall"
+  # resume bit for bit
+  "$ORDO" train "${tiny[@]}" --pos $pos --stop-after 10 --out "$r-half" > /dev/null 2>&1 # exits 130, as after SIGINT
+  "$ORDO" train --resume "$r-half" > "$r-half.log" 2>&1 || bad "$pos: resume failed: $(tail -2 "$r-half.log")"
+  "$EQUAL" --equal "$r/ckpt-20.safetensors" "$r-half/ckpt-20.safetensors" && ok || bad "$pos: 10 + resume 10 differs from 20 straight"
+  cmp -s <(sed "s/,\"tokens_per_s.*//" "$r/metrics.jsonl") <(sed "s/,\"tokens_per_s.*//" "$r-half/metrics.jsonl") && ok || bad "$pos: the resumed run's losses differ"
+  # the scheme's own tensors and their moments, by name; xpos has none
+  hdr=$(head -c 20000 "$r/ckpt-20.safetensors" | tr -d '\0')
+  for n in $own; do
+    grep -qF "\"$n\":" <<<"$hdr" && grep -qF "\"optim.m.$n\":" <<<"$hdr" && grep -qF "\"optim.v.$n\":" <<<"$hdr" \
+      && ok || bad "$pos: checkpoint lacks $n or its moments"
+  done
+  [ "$(grep -o '"\(fire\|kerple\|rel_bias\|wpe\)[^"]*":' <<<"$hdr" | wc -l)" = "$(wc -w <<<"$own")" ] \
+    && ok || bad "$pos: checkpoint has position tensors other than $own"
+  grep -q "\"pos\":\"$pos\"" <<<"$hdr" && ok || bad "$pos: checkpoint metadata lacks pos $pos"
+  # eval at the training length and 4x past it
+  "$ORDO" eval "$r" --context 16,64 --json > "$r.eval" 2> "$r.eval.err" || bad "$pos: eval failed: $(cat "$r.eval.err")"
+  [ "$(grep -c '"val_loss": [0-9]' "$r.eval")" = 2 ] && ok || bad "$pos: eval should give 2 losses: $(cat "$r.eval")"
+done
+
+# the learned relative biases train: FIRE's c and L multiplier, Kerple's r1 and r2 moved
+# away from their init (step 20 against a run of 1 step at a negligible learning rate)
+tensor_hex() { # FILE NAME: the tensor's bytes in hex, found through the safetensors header
+  local hl off
+  hl=$(od -An -tu8 -N8 "$1" | tr -d ' ')
+  off=$(head -c $((8 + hl)) "$1" | tail -c "$hl" | grep -o "\"$2\":{[^}]*}" | sed 's/.*"data_offsets":\[\([0-9]*\),\([0-9]*\)\].*/\1 \2/')
+  [ -n "$off" ] || return 1
+  set -- "$1" $off
+  od -An -tx1 -j $((8 + hl + $2)) -N $(($3 - $2)) "$1" | tr -d ' \n'
+}
+for n in fire.c fire.L_multiplier kerple.r1 kerple.r2; do
+  pos=${n%%.*}
+  [ -f "$dir/$pos-init/ckpt-1.safetensors" ] ||
+    "$ORDO" train "${tiny[@]}" --pos $pos --steps 1 --lr 1e-12 --min-lr 0 --out "$dir/$pos-init" > /dev/null 2>&1 || bad "$pos: 1-step run failed"
+  a=$(tensor_hex "$dir/$pos-init/ckpt-1.safetensors" $n) b=$(tensor_hex "$dir/$pos/ckpt-20.safetensors" $n)
+  [ -n "$a" ] && [ -n "$b" ] && [ "$a" != "$b" ] && ok || bad "$n did not train (init $a, step 20 $b)"
+done
+[ "$(tensor_hex "$dir/fire-init/ckpt-1.safetensors" fire.c)" = cdcccc3d ] && ok || bad "fire.c does not start at 0.1f"
+
+# a sweep over the new schemes: every run evaluated at 1x and 4x; compare lists each
+sw=(--pos fire,kerple,xpos,kerple-power --seeds 1 --steps 12 --context 16 --d-model 16 --layers 1
+    --heads 2 --corpus-tokens 6000 --eval-every 6 --ckpt-every 0 --threads 1 --eval-lengths 1,4)
+"$ORDO" sweep "${sw[@]}" --out "$dir/sw" > "$dir/sw.out" 2>&1 || bad "sweep failed: $(tail -3 "$dir/sw.out")"
+for p in fire kerple xpos kerple-power; do
+  [ "$(grep -c '"val_loss": [0-9]' "$dir/sw/$p-s1/eval.json" 2>/dev/null)" = 2 ] && ok || bad "sweep: $p-s1 should have 2 eval losses"
+done
+"$ORDO" compare "$dir/sw" > "$dir/cmp.out" 2>&1 || bad "compare failed: $(tail -3 "$dir/cmp.out")"
+for p in fire kerple xpos kerple-power; do
+  grep -q "^| $p | 1 | " "$dir/sw/compare.md" && ok || bad "compare.md lacks a row for $p"
+  grep -q "^$p," "$dir/sw/compare.csv" && ok || bad "compare.csv lacks a row for $p"
+done
+xmllint --noout "$dir/sw/extrapolation.svg" "$dir/sw/report.html" && ok || bad "compare's files are not well-formed"
+
+# viz: the learned biases per head, as a map (the t5 path) and as curves against distance
+for pos in fire kerple kerple-power; do
+  "$ORDO" viz "$dir/$pos" > "$dir/$pos.viz" 2>&1 || bad "$pos: viz failed: $(tail -2 "$dir/$pos.viz")"
+  for f in ${pos}_bias.svg ${pos}_bias_curves.svg; do
+    xmllint --noout "$dir/$pos/viz/$f" 2>/dev/null && ok || bad "$pos: viz/$f missing or not well-formed"
+    grep -qF "$f" "$dir/$pos/viz/index.html" && ok || bad "$pos: index.html does not show $f"
+  done
+  [ "$(grep -c 'data-label="head [0-9]*"' "$dir/$pos/viz/${pos}_bias_curves.svg")" = 2 ] && ok \
+    || bad "$pos: the curves should have one series per head (2)"
+  grep -q "training length" "$dir/$pos/viz/${pos}_bias_curves.svg" && ok || bad "$pos: curves lack the training-length mark"
+done
+grep -q "c = [0-9.e-]*, L = [0-9.e+-]*" "$dir/fire/viz/fire_bias.svg" && ok || bad "fire: caption lacks c and L"
+grep -q "(r1, r2) per head: ([0-9.e-]*, [0-9.e-]*) (" "$dir/kerple/viz/kerple_bias.svg" && ok || bad "kerple: caption lacks r1, r2"
+"$ORDO" viz "$dir/xpos" > "$dir/xpos.viz" 2>&1 && grep -q "xpos: no position table or bias to draw" "$dir/xpos.viz" \
+  && ok || bad "xpos viz: $(cat "$dir/xpos.viz")"
+
+finish
