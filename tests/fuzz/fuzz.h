@@ -27,6 +27,7 @@ int ordo_fuzz_vocab(const uint8_t *data, size_t size);       // encoder.json \0 
 int ordo_fuzz_encode(const uint8_t *data, size_t size);      // text for the tokenizers
 int ordo_fuzz_decode(const uint8_t *data, size_t size);      // int32 ids for the tokenizers
 int ordo_fuzz_tokfile(const uint8_t *data, size_t size);     // a token file (tokenize --out)
+int ordo_fuzz_ckpt_header(const uint8_t *data, size_t size); // a checkpoint's JSON header
 
 typedef struct ordo_fuzz_target {
     const char *name; // also the seed directory tests/fuzz/<name>/

@@ -2,8 +2,9 @@
 // the properties that must hold on every input: a refused input leaves an error message, an
 // accepted one is self-consistent (tensors inside the file, configs that round-trip,
 // decode(encode(x)) == x). Files are handed over through a memfd, so a run does no disk I/O.
-// Deliberately not here: anything that trains or allocates a model (a config that passes
-// its check is not built), and mutation logic (libFuzzer's job).
+// Deliberately not here: anything that trains, or allocates a model of more than a few
+// hundred thousand parameters (ckpt_header builds and loads small ones only), and mutation
+// logic (libFuzzer's job).
 #include <jansson.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -17,14 +18,20 @@
 #include "framework/hash.h"
 #include "framework/safetensors.h"
 #include "fuzz.h"
+#include "models/gpt.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
 
 const ordo_fuzz_target ordo_fuzz_targets[] = {
-    {"safetensors", ordo_fuzz_safetensors}, {"checkpoint", ordo_fuzz_checkpoint},
-    {"config", ordo_fuzz_config},           {"vocab", ordo_fuzz_vocab},
-    {"encode", ordo_fuzz_encode},           {"decode", ordo_fuzz_decode},
-    {"tokfile", ordo_fuzz_tokfile},         {NULL, NULL},
+    {"safetensors", ordo_fuzz_safetensors},
+    {"checkpoint", ordo_fuzz_checkpoint},
+    {"config", ordo_fuzz_config},
+    {"vocab", ordo_fuzz_vocab},
+    {"encode", ordo_fuzz_encode},
+    {"decode", ordo_fuzz_decode},
+    {"tokfile", ordo_fuzz_tokfile},
+    {"ckpt_header", ordo_fuzz_ckpt_header},
+    {NULL, NULL},
 };
 
 // data[0..size) as a file: one memfd per process, rewritten for each input. Returns its
@@ -105,6 +112,26 @@ int ordo_fuzz_safetensors(const uint8_t *data, size_t size) {
     return sum == 0xFFFFFFFFu ? 0 : 0; // (sum keeps the reads from being optimised away)
 }
 
+// The loader position of a checkpoint's state restored as --resume does, then 40 batches
+// (into the next epoch from any valid position); 0 when the position is refused.
+static int resume_loader(const ordo_train_state *st) {
+    int32_t ids[100];
+    for (int i = 0; i < 100; i++) ids[i] = i;
+    ordo_dataset ds;
+    ordo_dataloader dl;
+    FUZZ_CHECK(ordo_dataset_init(&ds, ids, 100, 4, 1) == ORDO_OK);
+    FUZZ_CHECK(ordo_dataloader_init(&dl, &ds, 3, 1, 7, 1) == ORDO_OK);
+    ordo_status s = ordo_dataloader_set_state(&dl, st->loader);
+    if (s) refused(s);
+    for (int k = 0; !s && k < 40; k++) {
+        int32_t in[12], tg[12];
+        FUZZ_CHECK(ordo_dataloader_next(&dl, in, tg) == 3);
+        for (int i = 0; i < 12; i++) FUZZ_CHECK(in[i] >= 0 && in[i] < 99 && tg[i] == in[i] + 1);
+    }
+    ordo_dataloader_free(&dl);
+    return !s;
+}
+
 // ---- checkpoint metadata: "key=value" lines, written as the __metadata__ of a small file
 
 int ordo_fuzz_checkpoint(const uint8_t *data, size_t size) {
@@ -150,25 +177,102 @@ int ordo_fuzz_checkpoint(const uint8_t *data, size_t size) {
     if (!s) s = ordo_train_config_check(&c);
     int ok = !s;
     if (s) refused(s);
-    int32_t ids[100];
-    for (int i = 0; i < 100; i++) ids[i] = i;
-    ordo_dataset ds;
-    ordo_dataloader dl;
-    FUZZ_CHECK(ordo_dataset_init(&ds, ids, 100, 4, 1) == ORDO_OK);
-    FUZZ_CHECK(ordo_dataloader_init(&dl, &ds, 3, 1, 7, 1) == ORDO_OK);
-    s = ordo_dataloader_set_state(&dl, st.loader);
-    if (s) {
-        ok = 0;
-        refused(s);
-    } else {
-        int32_t in[12], tg[12];
-        for (int k = 0; k < 40; k++) { // runs into the next epoch from any valid position
-            int rows = ordo_dataloader_next(&dl, in, tg);
-            FUZZ_CHECK(rows == 3);
-            for (int i = 0; i < 12; i++) FUZZ_CHECK(in[i] >= 0 && in[i] < 99 && tg[i] == in[i] + 1);
+    if (!resume_loader(&st)) ok = 0;
+    json_decref(cj);
+    ordo_safetensors_close(f);
+    ordo_config_strings_free();
+    return ok ? 0 : 1;
+}
+
+// ---- a checkpoint's header as a whole: the input is the JSON header (the tensors' names,
+// dtypes, shapes and data_offsets, and __metadata__ with the config and the training state)
+// before a data section of zero bytes, as long as the header's tensors say (CKPT_DATA at most).
+// ordo's two checksums, where the header has their keys, are set right over the input's digits, so
+// that mutations reach what is read after them (the safetensors target checks the checksums
+// themselves). Then what resume does: open, the config checked, a model of that config (small ones
+// only) loaded from the tensors, the loader position restored.
+
+enum { CKPT_DATA = 64 << 10, CKPT_MAX_PARAMS = 400000 };
+
+// Writes the 16 hex digits of h after the first `key` in t[0..n), when they fit there.
+static void set_digits(unsigned char *t, size_t n, const char *key, uint64_t h) {
+    size_t k = strlen(key);
+    for (size_t i = 0; i + k + 16 <= n; i++)
+        if (memcmp(t + i, key, k) == 0) {
+            char hex[17];
+            ordo_hash_hex(h, hex);
+            memcpy(t + i + k, hex, 16);
+            return;
         }
+}
+
+// The end of the tensors' data the header describes (its largest data_offsets end), capped
+// at CKPT_DATA; 0 when it does not parse: the file then has no data section.
+static size_t data_extent(const uint8_t *data, size_t size) {
+    json_t *j = json_loadb((const char *)data, size, 0, NULL);
+    size_t end = 0;
+    const char *key;
+    json_t *v;
+    json_object_foreach(j, key, v) {
+        json_int_t e = json_integer_value(json_array_get(json_object_get(v, "data_offsets"), 1));
+        if (e > 0 && (size_t)e > end) end = (size_t)e;
     }
-    ordo_dataloader_free(&dl);
+    json_decref(j);
+    return end < CKPT_DATA ? end : CKPT_DATA;
+}
+
+int ordo_fuzz_ckpt_header(const uint8_t *data, size_t size) {
+    if (size > (1 << 20)) return 1;
+    size_t nd = data_extent(data, size), total = 8 + size + nd;
+    unsigned char *file = calloc(1, total);
+    FUZZ_CHECK(file);
+    for (int i = 0; i < 8; i++) file[i] = (unsigned char)((uint64_t)size >> (8 * i));
+    memcpy(file + 8, data, size);
+    unsigned char *hdr = file + 8;
+    set_digits(hdr, size, "\"" ORDO_ST_HASH_KEY "\":\"", ordo_hash64(hdr + size, nd));
+    // the header's own: computed with its digits as sixteen '0' (safetensors.h)
+    const char *hk = "\"" ORDO_ST_HEADER_HASH_KEY "\":\"";
+    size_t k = strlen(hk);
+    for (size_t i = 0; i + k + 16 <= size; i++)
+        if (memcmp(hdr + i, hk, k) == 0) {
+            memset(hdr + i + k, '0', 16);
+            set_digits(hdr, size, hk, ordo_hash64(file, 8 + size));
+            break;
+        }
+    const char *path = as_file(file, total);
+    free(file);
+
+    ordo_safetensors *f;
+    json_t *cj;
+    ordo_train_state st;
+    ordo_status s = ordo_checkpoint_open(path, &f, &cj, &st);
+    if (s) {
+        FUZZ_CHECK(!f && !cj);
+        return refused(s);
+    }
+    ordo_train_config c;
+    ordo_train_config_defaults(&c);
+    s = ordo_train_config_from_json(&c, cj, path, 0, NULL);
+    if (!s) s = ordo_train_config_check(&c);
+    // the vocabulary from the token table the file holds (a run's data is not at hand)
+    const ordo_st_tensor *wte = ordo_safetensors_find(f, "wte.weight");
+    ordo_gpt_config g;
+    if (!s && !(wte && wte->ndim == 2 && wte->shape[0] >= 1 && wte->shape[0] <= 65536))
+        s = ordo_error(ORDO_ERR_FORMAT, "%s: no usable wte.weight", path);
+    if (!s) s = ordo_train_config_model(&c, (int)wte->shape[0], &g);
+    double params = s ? 0
+                      : (double)g.V * g.C + (double)g.T_max * g.C +
+                            (double)g.L * (12.0 * g.C * g.C + 13.0 * g.C);
+    if (!s && params <= CKPT_MAX_PARAMS) {
+        ordo_gpt m;
+        memset(&m, 0, sizeof m);
+        s = ordo_gpt_init(&m, &g, 0);
+        if (!s) s = ordo_checkpoint_load(f, &m, NULL); // names, shapes, finiteness checked
+        ordo_gpt_free(&m);
+    }
+    int ok = !s;
+    if (s) refused(s);
+    if (!resume_loader(&st)) ok = 0;
     json_decref(cj);
     ordo_safetensors_close(f);
     ordo_config_strings_free();
