@@ -127,7 +127,7 @@ ordo_tensor *ordo_lm_head_loss(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *head,
     ordo_arena_release(&ctx->arena, chunk_start);
     out->data[0] = count ? (float)(total / count) : 0.0f;
     if (grad) {
-        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_LM_HEAD_LOSS, out, ordo_node_backward);
+        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_LM_HEAD_LOSS, out, ordo_lm_head_loss_backward);
         n->in[0] = x;
         n->in[1] = head;
         n->saved[0] = dx;
@@ -148,7 +148,7 @@ static void add_scaled(float *dst, const float *src, float g, size_t n) {
     }
 }
 
-void ordo_lm_head_loss_backward(ordo_ctx *ctx, const ordo_node *n) {
+void ordo_lm_head_loss_backward(ordo_ctx *ctx, ordo_node *n) {
     ordo_tensor *x = n->in[0], *head = n->in[1];
     float g = n->out->grad[0];
     int V = head->shape[0], C = head->shape[1];

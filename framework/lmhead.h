@@ -38,6 +38,6 @@ int ordo_lm_head_chunk_rows(int V);
 ordo_tensor *ordo_lm_head_loss(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *head,
                                const int32_t *targets, int chunk, double *row_loss);
 // The backward rule of ORDO_OP_LM_HEAD_LOSS (called by ordo_node_backward).
-void ordo_lm_head_loss_backward(ordo_ctx *ctx, const ordo_node *n);
+void ordo_lm_head_loss_backward(ordo_ctx *ctx, ordo_node *n);
 
 #endif

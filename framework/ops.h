@@ -64,7 +64,7 @@ ordo_tensor *ordo_attention_fused(ordo_ctx *ctx, ordo_tensor *qkv, const ordo_at
                                   ordo_tensor *const *bias_params, int n_params, int NH, float p,
                                   uint64_t seed, size_t offset);
 // The fused attention's backward rule (ops_flash.c), for ordo_node_backward's switch.
-void ordo_attention_fused_backward(ordo_ctx *ctx, const ordo_node *n);
+void ordo_attention_fused_backward(ordo_ctx *ctx, ordo_node *n);
 // Mean cross-entropy of softmax(logits[..., V]) against targets (copied; < 0 ignored).
 // Returns a scalar [1]; 0 if every target is ignored.
 ordo_tensor *ordo_cross_entropy(ordo_ctx *ctx, ordo_tensor *logits, const int32_t *targets);

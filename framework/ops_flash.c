@@ -49,7 +49,7 @@ ordo_tensor *ordo_attention_fused(ordo_ctx *ctx, ordo_tensor *qkv, const ordo_at
         a->p = p;
         a->seed = seed;
         a->offset = offset;
-        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_ATTENTION_FUSED, out, ordo_node_backward);
+        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_ATTENTION_FUSED, out, ordo_attention_fused_backward);
         n->in[0] = qkv;
         n->saved[0] = lse;
         n->iarg[0] = NH;
@@ -58,7 +58,7 @@ ordo_tensor *ordo_attention_fused(ordo_ctx *ctx, ordo_tensor *qkv, const ordo_at
     return out;
 }
 
-void ordo_attention_fused_backward(ordo_ctx *ctx, const ordo_node *n) {
+void ordo_attention_fused_backward(ordo_ctx *ctx, ordo_node *n) {
     const flash_args *a = n->extra;
     ordo_tensor *qkv = n->in[0];
     int B = qkv->shape[0], T = qkv->shape[1], C = qkv->shape[2] / 3, NH = n->iarg[0];
