@@ -232,6 +232,22 @@ ordo_status ordo_fopen_regular(const char *path, FILE **f) {
     return ORDO_OK;
 }
 
+ordo_status ordo_file_each_piece(const char *path, void (*fn)(void *arg, const void *p, size_t n),
+                                 void *arg, uint64_t *total) {
+    FILE *f;
+    ordo_status s = ordo_fopen_regular(path, &f);
+    if (s) return s;
+    static _Thread_local unsigned char buf[1 << 16];
+    uint64_t sum = 0;
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) fn(arg, buf, n), sum += n;
+    int err = ferror(f) ? errno : 0;
+    fclose(f);
+    if (err) return ordo_error(ORDO_ERR_IO, "%s: read failed: %s", path, strerror(err));
+    if (total) *total = sum;
+    return ORDO_OK;
+}
+
 int ordo_open_append(const char *path, int create, mode_t mode) {
     // O_NONBLOCK: opening a FIFO for writing would wait for a reader
     int f = open(path, O_WRONLY | O_APPEND | O_NONBLOCK | O_CLOEXEC | (create ? O_CREAT : 0), mode);

@@ -4,6 +4,7 @@
 #ifndef ORDO_FILEIO_H
 #define ORDO_FILEIO_H
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -93,6 +94,12 @@ ordo_status ordo_json_load_error(const char *path, const json_error_t *err);
 // ordo_open_regular's checks, then the descriptor as a stdio stream for reading (*f; the
 // caller fcloses it).
 ordo_status ordo_fopen_regular(const char *path, FILE **f);
+
+// Reads all of regular file `path` (ordo_open_regular's checks) in pieces, calling
+// fn(arg, piece, n) on each in order; *total (if not NULL) gets the bytes read. For hashing a
+// file without holding it. Errors name the path.
+ordo_status ordo_file_each_piece(const char *path, void (*fn)(void *arg, const void *p, size_t n),
+                                 void *arg, uint64_t *total);
 
 // Opens `path` for appending (O_WRONLY | O_APPEND, and O_CREAT with `mode` when create is
 // set) without blocking on a FIFO, and refuses anything but a regular file as

@@ -52,23 +52,14 @@ ordo_status ordo_hash_parse(const char *what, const char *hex, uint64_t *h) {
     return ORDO_OK;
 }
 
+static void hash_piece(void *h, const void *p, size_t n) {
+    ordo_hasher_update(h, p, n);
+}
+
 ordo_status ordo_hash_file(const char *path, uint64_t *size, uint64_t *hash) {
-    FILE *f;
-    ordo_status os = ordo_fopen_regular(path, &f);
-    if (os) return os;
     ordo_hasher h;
     ordo_hasher_init(&h);
-    static _Thread_local unsigned char buf[1 << 16];
-    uint64_t total = 0;
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
-        ordo_hasher_update(&h, buf, n);
-        total += n;
-    }
-    int err = ferror(f) ? errno : 0;
-    fclose(f);
-    if (err) return ordo_error(ORDO_ERR_IO, "%s: read failed: %s", path, strerror(err));
-    *size = total;
-    *hash = ordo_hasher_digest(&h);
-    return ORDO_OK;
+    ordo_status s = ordo_file_each_piece(path, hash_piece, &h, size);
+    if (!s) *hash = ordo_hasher_digest(&h);
+    return s;
 }

@@ -726,8 +726,7 @@ static void pair_bias_backward(ordo_ctx *ctx, const ordo_node *n) {
         }
 }
 
-// Kerple's value at distance d and its partial derivatives in r1 and r2.
-static double kerple_at(double r1, double r2, int d, int power, double *d1, double *d2) {
+double ordo_kerple_at(double r1, double r2, int d, int power, double *d1, double *d2) {
     if (power) {
         double p = d > 0 ? pow((double)d, r2) : 0.0; // d^r2, 0 at d = 0 (r2 > 0)
         *d1 = -p;
@@ -749,7 +748,7 @@ ordo_tensor *ordo_kerple_bias(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2, i
     for (int h = 0; h < NH; h++) {
         double d1, d2;
         for (int d = 0; d < T; d++)
-            v[d] = (float)kerple_at(r1->data[h], r2->data[h], d, power, &d1, &d2);
+            v[d] = (float)ordo_kerple_at(r1->data[h], r2->data[h], d, power, &d1, &d2);
         for (int i = 0; i < T; i++) {
             float *row = out->data + ((size_t)h * T + i) * T;
             for (int j = 0; j <= i; j++) row[j] = v[i - j];
@@ -781,7 +780,7 @@ static void kerple_bias_backward(ordo_ctx *ctx, const ordo_node *n) {
         }
         double s1 = 0, s2 = 0, p1, p2;
         for (int d = 0; d < T; d++) {
-            kerple_at(r1->data[h], r2->data[h], d, power, &p1, &p2);
+            ordo_kerple_at(r1->data[h], r2->data[h], d, power, &p1, &p2);
             s1 += gd[d] * p1;
             s2 += gd[d] * p2;
         }

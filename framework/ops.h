@@ -102,6 +102,10 @@ ordo_tensor *ordo_fire_dist(ordo_ctx *ctx, ordo_tensor *c, ordo_tensor *lmul, in
 ordo_tensor *ordo_pair_bias(ordo_ctx *ctx, ordo_tensor *x, int T);
 // Kerple's bias [NH, T, T] from r1, r2 [NH], d = i - j, j <= i (0 above): -r1 log(1 + r2 d),
 // or with `power` -r1 d^r2. Computed as given (the model keeps r1, r2 positive).
+// Kerple's value at distance d >= 0, -r1 log(1 + r2 d) (power: -r1 d^r2), in double, and its
+// partial derivatives in r1 (*d1) and r2 (*d2): one expression for the materialised op and
+// the fused attention's tiles (models/bias_tiles.c), so that both round to the same float.
+double ordo_kerple_at(double r1, double r2, int d, int power, double *d1, double *d2);
 ordo_tensor *ordo_kerple_bias(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2, int T, int power);
 
 #endif

@@ -29,18 +29,14 @@ void ordo_sha256_hex(ordo_sha256 *s, char out[65]) {
     out[64] = 0;
 }
 
+static void sha256_piece(void *s, const void *p, size_t n) {
+    ordo_sha256_update(s, p, n);
+}
+
 ordo_status ordo_sha256_file(const char *path, char out[65]) {
-    FILE *f;
-    ordo_status os = ordo_fopen_regular(path, &f);
-    if (os) return os;
     ordo_sha256 s;
     ordo_sha256_init(&s);
-    static _Thread_local unsigned char buf[1 << 16];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) ordo_sha256_update(&s, buf, n);
-    int err = ferror(f) ? errno : 0;
-    fclose(f);
-    if (err) return ordo_error(ORDO_ERR_IO, "%s: read failed: %s", path, strerror(err));
-    ordo_sha256_hex(&s, out);
-    return ORDO_OK;
+    ordo_status st = ordo_file_each_piece(path, sha256_piece, &s, NULL);
+    if (!st) ordo_sha256_hex(&s, out);
+    return st;
 }

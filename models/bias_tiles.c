@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "models/bias_tiles.h"
+
+#include "framework/ops.h"
 #include "models/positional.h"
 
 #define LANES 8 // partial sums per reduction: a fixed order that vectorises
@@ -135,21 +137,6 @@ typedef struct kerple_state {
     double *d1, *d2; // (NH, T) its derivatives in r1 and r2
 } kerple_state;
 
-// Kerple's value at distance d and its partial derivatives in r1 and r2 (framework/ops.c's
-// kerple_at, the same expressions so that the value rounds to the same float).
-static double kerple_at(double r1, double r2, int d, int power, double *d1, double *d2) {
-    if (power) {
-        double p = d > 0 ? pow((double)d, r2) : 0.0; // d^r2, 0 at d = 0 (r2 > 0)
-        *d1 = -p;
-        *d2 = d > 0 ? -r1 * p * log((double)d) : 0.0;
-        return -r1 * p;
-    }
-    double l = log1p(r2 * d);
-    *d1 = -l;
-    *d2 = -r1 * d / (1 + r2 * d);
-    return -r1 * l;
-}
-
 static void kerple_fill(const void *self, int h, int i0, int nr, int j0, int nc, float *s, int ld) {
     const kerple_state *st = self;
     ORDO_ASSERT(h >= 0 && h < st->NH && i0 >= 0 && i0 + nr <= st->T && j0 >= 0);
@@ -215,7 +202,8 @@ ordo_bias_tiles *ordo_kerple_tiles(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *
     for (int h = 0; h < NH; h++)
         for (int d = 0; d < T; d++) {
             size_t x = (size_t)h * T + T - 1 - d;
-            st->v[x] = (float)kerple_at(r1->data[h], r2->data[h], d, power, &st->d1[x], &st->d2[x]);
+            st->v[x] =
+                (float)ordo_kerple_at(r1->data[h], r2->data[h], d, power, &st->d1[x], &st->d2[x]);
         }
     ordo_bias_tiles *out = ordo_arena_calloc(&ctx->arena, sizeof *out);
     out->bias = (ordo_attn_bias){
