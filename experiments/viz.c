@@ -185,7 +185,12 @@ static ordo_status bias_curves(ordo_viz *v, ordo_gpt *m, const char *file, const
     ordo_ctx ctx;
     ordo_ctx_init(&ctx);
     ctx.grad_enabled = 0;
-    const float *b = ordo_gpt_position_bias(m, &ctx, Tx)->data; // (NH, Tx, Tx)
+    ordo_tensor *bt = ordo_gpt_position_bias(m, &ctx, Tx); // (NH, Tx, Tx)
+    if (!bt) {
+        ordo_ctx_free(&ctx);
+        return ordo_error_wrap(ORDO_ERR_NOMEM, "%s", file);
+    }
+    const float *b = bt->data;
     double *xy = ordo_xmalloc((size_t)(NH + 1) * Tx * sizeof(double));
     ordo_series *ser = ordo_xcalloc((size_t)NH, sizeof *ser);
     char(*labels)[16] = ordo_xcalloc((size_t)NH, sizeof *labels);
@@ -250,8 +255,13 @@ static ordo_status learned_bias_maps(ordo_viz *v, ordo_gpt *m, int T) {
     ordo_ctx ctx;
     ordo_ctx_init(&ctx);
     ctx.grad_enabled = 0;
-    const float *bias = ordo_gpt_position_bias(m, &ctx, T)->data; // (NH, T, T)
-    float *b = ordo_xmalloc((size_t)NH * T * T * sizeof(float));  // (NH, T, T)
+    ordo_tensor *bt = ordo_gpt_position_bias(m, &ctx, T); // (NH, T, T)
+    if (!bt) {
+        ordo_ctx_free(&ctx);
+        return ordo_error_wrap(ORDO_ERR_NOMEM, "%s", file);
+    }
+    const float *bias = bt->data;
+    float *b = ordo_xmalloc((size_t)NH * T * T * sizeof(float)); // (NH, T, T)
     for (int h = 0; h < NH; h++)
         for (int i = 0; i < T; i++)
             for (int j = 0; j < T; j++) {

@@ -319,21 +319,32 @@ static void position_cache(ordo_gpt *m, int T) {
 
 // The materialised path's fixed T x T tables (alibi's bias, t5's bucket map) for length T,
 // made only when that path runs: the fused one computes both from the distance in the tile.
-static void bias_tables(ordo_gpt *m, int T) {
+// ORDO_ERR_NOMEM when the system refuses them (issue 28 item 28: an abort before), naming
+// the size.
+static ordo_status bias_tables(ordo_gpt *m, int T) {
     const ordo_gpt_config *c = &m->cfg;
-    if (m->bias_T == T || (c->pos != ORDO_POS_ALIBI && c->pos != ORDO_POS_T5)) return;
+    if (m->bias_T == T || (c->pos != ORDO_POS_ALIBI && c->pos != ORDO_POS_T5)) return ORDO_OK;
     free(m->alibi_table);
     free(m->buckets);
     m->alibi_table = NULL;
     m->buckets = NULL;
+    m->bias_T = 0;
+    size_t n = (size_t)T * T * (c->pos == ORDO_POS_ALIBI ? (size_t)c->NH : 1), bytes = n * 4;
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p)
+        return ordo_error(ORDO_ERR_NOMEM,
+                          "cannot allocate %.2f GiB for the %s table of length %d (the "
+                          "materialized attention's; --attention fused needs none)",
+                          (double)bytes / (1 << 30), c->pos == ORDO_POS_ALIBI ? "alibi" : "t5", T);
     if (c->pos == ORDO_POS_ALIBI) {
-        m->alibi_table = ordo_xmalloc((size_t)c->NH * T * T * sizeof(float));
+        m->alibi_table = p;
         ordo_alibi_bias(m->alibi_table, c->NH, T);
     } else {
-        m->buckets = ordo_xmalloc((size_t)T * T * sizeof(int32_t));
+        m->buckets = p;
         ordo_t5_bucket_map(m->buckets, T);
     }
     m->bias_T = T;
+    return ORDO_OK;
 }
 
 // FIRE's bias: the log-normalised distance of every causal pair through the MLP, scattered
@@ -347,7 +358,8 @@ static ordo_tensor *fire_bias(ordo_gpt *m, ordo_ctx *ctx, int T) {
 
 ordo_tensor *ordo_gpt_position_bias(ordo_gpt *m, ordo_ctx *ctx, int T) {
     const ordo_gpt_config *c = &m->cfg;
-    bias_tables(m, T);
+    if (bias_tables(m, T)) return NULL; // the error set
+
     switch (c->pos) {
     case ORDO_POS_ALIBI:
         return ordo_tensor_wrap(ctx, m->alibi_table, 3, (int[]){c->NH, T, T});
@@ -441,6 +453,8 @@ static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const
     if (c->embed_scale != 1.0f) x = ordo_scale(ctx, x, c->embed_scale);
     // the scores' bias, shared by the layers: tile functions (fused) or (NH, T, T), or none
     ordo_bias_tiles *tiles = fused ? gpt_bias_tiles(m, ctx, T) : NULL;
+    ordo_status s = fused ? ORDO_OK : bias_tables(m, T);
+    if (s) return s;
     ordo_tensor *bias = fused ? NULL : ordo_gpt_position_bias(m, ctx, T);
     switch (c->pos) {
     case ORDO_POS_LEARNED:

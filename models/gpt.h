@@ -143,8 +143,9 @@ ordo_status ordo_gpt_forward_loss(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx
 
 // The attention-score bias [NH, T, T] of the bias schemes (alibi, t5, fire, kerple,
 // kerple-power) for length T, as the materialized forward computes it (zero above the
-// diagonal), in ctx's arena; NULL for the other schemes. For viz and tests; records the tape
-// as any op. (The fused forward computes the same bias tile by tile: models/bias_tiles.h.)
+// diagonal), in ctx's arena; NULL for the other schemes, and (with the error set,
+// ORDO_ERR_NOMEM) when the system refuses alibi's or t5's T x T table. For viz and tests;
+// records the tape as any op. (The fused forward computes the same bias tile by tile: models/bias_tiles.h.)
 ordo_tensor *ordo_gpt_position_bias(ordo_gpt *m, ordo_ctx *ctx, int T);
 
 // The precision of the model's matmuls (bf16.h). bf16: the four linear layers of every
