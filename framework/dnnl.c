@@ -29,8 +29,8 @@
 // as blas.c does for OpenBLAS, ordo never lets oneDNN thread a product and never cuts one by
 // the thread count: every primitive is planned for one thread (omp_get_max_threads() is 1
 // while it is made and while it runs, so it never splits k), and
-// - a product below DNNL_PAR_MIN multiply-adds is one call on one thread (blas.c's
-//   threshold, not measured again for oneDNN);
+// - a product below DNNL_PAR_MIN multiply-adds is one call on one thread (see below: at
+//   present every product);
 // - a larger one is cut into blocks of C whose size depends on the shape alone (at most
 //   DNNL_BLOCKS of them, each a multiple of DNNL_BLOCK_ALIGN and at least DNNL_BLOCK_MIN
 //   rows or columns), each block a one-thread call over all of K, the blocks spread over the
@@ -44,7 +44,16 @@
 // builds ran). A block of A^T is strided too, so the weight gradients (A^T) run on gemm:jit
 // either way: 256x768x2048 as 3 blocks of 256 columns 1.26-1.32 ms against 1.04 whole, on
 // one thread; blocks of 128 columns were slower still (1.47-1.49), hence DNNL_BLOCK_MIN.
-#define DNNL_PAR_MIN     ((size_t)1 << 22)
+//
+// Measured whole, on `small` in bf16 (bench_train, 2 threads, the Xeon with AMX, load 3-4, two
+// interleaved rounds): with these blocks (threshold 2^22) 1714 and 1658 ms/step; with the
+// weight gradients whole 1473 and 1581; with every product whole on one thread 942 and 999,
+// as fast as oneDNN's own threading was (952-1022, bench/long_context.sh part c). Each block
+// is a separate oneDNN call with its own packing, and the strided ones fall to gemm:jit, so
+// here the blocks cost more than the second thread gives. The threshold is therefore set
+// past any product: every product runs whole, on one thread, planned for one thread. The
+// blocking stays for a CPU where a measurement shows it pays.
+#define DNNL_PAR_MIN     ((size_t)1 << 62)
 #define DNNL_BLOCKS      8
 #define DNNL_BLOCK_ALIGN 64 // rows or columns
 #define DNNL_BLOCK_MIN   256
