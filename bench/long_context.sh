@@ -28,7 +28,7 @@
 # usage: bench/long_context.sh
 # env:   THREADS (default: all cores)  ROUNDS (interleaved rounds of the quick comparisons,
 #        default 3)  OUT (default .cache/long_context)  PARTS (default "eval train small")
-#        SCHEMES (default "alibi rope t5 kerple fire xpos sinusoidal none")
+#        SCHEMES (default "alibi rope t5 kerple kerple-power fire xpos sinusoidal none")
 #        CMP_SCHEMES (4096 fused vs materialized, default "alibi rope")
 #        LONG_CONTEXTS (default "16384 65536")  TRAIN_STEPS (byte models, default 200)
 #        GPT2_TRAIN_STEPS (default 20: its LM head makes a step 30x a byte step)
@@ -46,7 +46,7 @@ THREADS=${THREADS:-$(nproc)}
 ROUNDS=${ROUNDS:-3}
 OUT=${OUT:-$repo/.cache/long_context}
 PARTS=${PARTS:-eval train small}
-SCHEMES=${SCHEMES-alibi rope t5 kerple fire xpos sinusoidal none}
+SCHEMES=${SCHEMES-alibi rope t5 kerple kerple-power fire xpos sinusoidal none}
 CMP_SCHEMES=${CMP_SCHEMES-alibi rope}
 LONG_CONTEXTS=${LONG_CONTEXTS-16384 65536}
 TRAIN_STEPS=${TRAIN_STEPS:-200}
