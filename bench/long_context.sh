@@ -13,7 +13,7 @@
 #          T 16384, B 1, fused, once
 #   small  bench/run.sh's `small` (gpt2 V 50257, T 256, B 8, C 256, L 4, NH 4, learned) in fp32
 #          and bf16 (where oneDNN runs it): this build's bench_train against BASE_COMMIT's
-#          (before the chunked LM head), interleaved ROUNDS times
+#          (a32be19 by default: before the chunked LM head), interleaved ROUNDS times
 # with the CPU model, the kernels (ordo --version, bench_train --peak) and the load average
 # before and after each part. Prints one table per part (medians over the rounds, ratios
 # against the peer of the same run) and the issue's targets as met or MISSED; keeps the raw
@@ -26,6 +26,7 @@
 # bench_train only), once; it needs no worktree.
 #
 # usage: bench/long_context.sh
+#        bench/long_context.sh --report OUT/results.jsonl   (the tables of an earlier run again)
 # env:   THREADS (default: all cores)  ROUNDS (interleaved rounds of the quick comparisons,
 #        default 3)  OUT (default .cache/long_context)  PARTS (default "eval train small")
 #        SCHEMES (default "alibi rope t5 kerple kerple-power fire xpos sinusoidal none")
@@ -61,11 +62,200 @@ BASE_COMMIT=${BASE_COMMIT-a32be19}
 BASE_ROUNDS=${BASE_ROUNDS:-1}
 BASE_DIR=${BASE_DIR:-$repo/.cache/base-$BASE_COMMIT}
 PY=/usr/bin/python3 # Debian's python3-torch is installed for the system interpreter
+say() { echo "long_context: $*" >&2; }
+
+report() { # RESULTS.jsonl: the tables and the targets
+  "$PY" - "$1" <<'EOF'
+# The tables: medians over the rounds, ratios against the peer of the same run, the targets.
+import json, statistics, sys
+
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+mach = next(r for r in rows if r["kind"] == "machine")
+peak = next((r["line"] for r in rows if r["kind"] == "peak"), {})
+runs = [r for r in rows if r["kind"] == "run"]
+loads = {(r["part"], r["when"]): r["load"] for r in rows if r["kind"] == "load"}
+med = statistics.median
+def mb(kb):  # /usr/bin/time reports KiB; the tables show MB = 10^6 bytes
+    return kb * 1024 / 1e6
+
+def tool_json(r):
+    """The command's JSON (bench_train's line, the peer's line or eval --json's report)."""
+    try:
+        text = open(r["out"]).read()
+        i = text.find("{")
+        return json.loads(text[i:]) if i >= 0 else {}
+    except (OSError, ValueError):
+        return {}
+
+def group(part, case, side):
+    return [r for r in runs if r["part"] == part and r["case"] == case and r["side"] == side]
+
+print()
+print(f"CPU: {mach['cpu']}; {mach['cores']} cores, {mach['threads']} threads; ordo {mach['head']}"
+      f"{' (framework/models/train/cli modified)' if mach['dirty'] else ''}")
+print(f"kernels: {mach['kernels']}; 2048^3 peak GFLOP/s: OpenBLAS sgemm {peak.get('gflops')} "
+      f"(core {peak.get('openblas_core')}), ordo_gemm {peak.get('ordo_gflops')} ({peak.get('ordo_gemm')}), "
+      f"oneDNN f32 {peak.get('onednn_gflops')}, bf16 {peak.get('onednn_bf16_gflops')} ({peak.get('onednn_isa')})")
+targets = []
+
+def target(name, ok, how):
+    targets.append((name, ok, how))
+
+def fmt(v, f="%.2f"):
+    return "-" if v is None else f % v
+
+def stats(rs, key):
+    """median of key over the runs that succeeded, their count, and the last failure's message"""
+    ok = [r for r in rs if r["rc"] == 0]
+    vals = [v for v in (key(r) for r in ok) if v is not None]
+    fail = "" if len(ok) == len(rs) else f" ({len(rs) - len(ok)} failed: {rs[-1]['msg']})"
+    return (med(vals) if vals else None), f"{len(ok)}/{len(rs)}", fail
+
+def eval_loss(r):
+    res = tool_json(r).get("results") or []
+    return res[0].get("val_loss") if res else None
+
+def bench_key(k):
+    return lambda r: tool_json(r).get(k)
+
+parts = {r["part"] for r in runs}
+if "eval" in parts:
+    print(f"\n## a. ordo eval, byte model C 128 L 2 NH 4 trained at 64 (load {loads.get(('eval','start'))} -> "
+          f"{loads.get(('eval','end'))})")
+    print(f"| context | model | attention | runs | wall s (median) | peak RSS MB (median) | val loss | fused vs materialized (wall, RSS) | fused vs {mach['base']} (wall, RSS) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    cases = []
+    for r in runs:
+        if r["part"] == "eval" and (r["case"], r["side"]) not in cases:
+            cases.append((r["case"], r["side"]))
+    res, extra = {}, {}
+    for case, side in cases:
+        rs = group("eval", case, side)
+        w, n_ok, fail = stats(rs, lambda r: r["wall_s"])
+        m, _, _ = stats(rs, lambda r: mb(r["rss_kb"]))
+        loss, _, _ = stats(rs, eval_loss)
+        res[(case, side)] = (w, m)
+        extra[(case, side)] = (n_ok, fail, loss)
+    for case, side in cases:
+        T, s = case.split("-", 1)
+        w, m = res[(case, side)]
+        n_ok, fail, loss = extra[(case, side)]
+        vs = {}
+        for peer in ("materialized", "base"):
+            q = res.get((case, peer))
+            vs[peer] = f"{w / q[0]:.3f}x, {m / q[1]:.3f}x" if side == "fused" and q and q[0] and w else ""
+        label = {"base": f"materialized, {mach['base']} (before issue 25)"}.get(side, side)
+        model = ("byte " if not s.startswith("gpt2") else "") + s
+        print(f"| {T} | {model} | {label} | {n_ok} | {fmt(w)} | {fmt(m, '%.0f')} | {fmt(loss, '%.4f')} | "
+              f"{vs['materialized']} | {vs['base']} |{fail}")
+    for case, side in cases:
+        T, s = case.split("-", 1)
+        w, m = res[(case, side)]
+        if T == "4096" and side == "fused" and w:
+            mat = res.get((case, "materialized"), (None, None))
+            if mat[0]:
+                target(f"eval 4096 {s}: fused <= 0.35x materialized wall, same run", w / mat[0] <= 0.35,
+                       f"{w:.2f} s / {mat[0]:.2f} s = {w / mat[0]:.3f}x")
+            b = res.get((case, "base"), (None, None))
+            if b[0]:
+                target(f"eval 4096 {s}: fused <= 0.35x the code before issue 25 ({mach['base']}), same run",
+                       w / b[0] <= 0.35, f"{w:.2f} s / {b[0]:.2f} s = {w / b[0]:.3f}x")
+            target(f"eval 4096 {s}: fused <= 0.35x the issue's 11.2 s (measured on another machine)",
+                   w <= 0.35 * 11.2, f"{w:.2f} s = {w / 11.2:.3f}x of 11.2 s")
+        if T == "65536":
+            lim = 3000 if s.startswith("gpt2") else 1500
+            if m is None:
+                target(f"eval 65536 {s}: runs, peak RSS <= {lim} MB", False,
+                       "failed: " + group("eval", case, side)[-1]["msg"])
+            else:
+                target(f"eval 65536 {s}: peak RSS <= {lim} MB", m <= lim, f"{m:.0f} MB")
+
+if "train" in parts:
+    print(f"\n## b. training, byte C 256 L 4 NH 4 alibi (load {loads.get(('train','start'))} -> "
+          f"{loads.get(('train','end'))})")
+    print("| T x B | side | runs | ms/step (median) | CPU ms/step (median) | peak RSS MB (median) | loss first -> last | vs materialized (time, RSS) | vs PyTorch (time, RSS) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    tr = {}
+    for case in ("2048x4", "16384x1"):
+        for side in ("materialized", "torch", "fused"):
+            rs = group("train", case, side)
+            if rs:
+                t, n_ok, fail = stats(rs, bench_key("ms"))
+                c, _, _ = stats(rs, bench_key("cpu_ms"))
+                m, _, _ = stats(rs, lambda r: mb(r["rss_kb"]))
+                j = next((tool_json(r) for r in rs if r["rc"] == 0), {})
+                tr[(case, side)] = (t, c, m, n_ok, fail, j)
+        for side in ("fused", "materialized", "torch"):
+            if (case, side) not in tr:
+                continue
+            t, c, m, n_ok, fail, j = tr[(case, side)]
+            loss = f"{j['loss_first']:.3f} -> {j['loss_last']:.3f}" if j else "-"
+            vs = {}
+            for peer in ("materialized", "torch"):
+                q = tr.get((case, peer))
+                vs[peer] = (f"{t / q[0]:.3f}x, {m / q[2]:.3f}x"
+                            if peer != side and q and q[0] and t else "")
+            label = f"PyTorch {j.get('torch', '')} eager + ALiBi bias" if side == "torch" else "ordo " + side
+            print(f"| {case.replace('x', ' x ')} | {label} | {n_ok} | {fmt(t, '%.0f')} | {fmt(c, '%.0f')} | "
+                  f"{fmt(m, '%.0f')} | {loss} | {vs['materialized']} | {vs['torch']} |{fail}")
+    f, mt = tr.get(("2048x4", "fused")), tr.get(("2048x4", "materialized"))
+    if f and mt and f[0] and mt[0]:
+        target("train 2048x4: fused step time no worse than materialized (wall)", f[0] <= mt[0],
+               f"{f[0]:.0f} / {mt[0]:.0f} ms = {f[0] / mt[0]:.3f}x")
+        target("train 2048x4: fused step time no worse than materialized (CPU)", f[1] <= mt[1],
+               f"{f[1]:.0f} / {mt[1]:.0f} ms = {f[1] / mt[1]:.3f}x")
+        target("train 2048x4: fused peak RSS <= 0.5x materialized", f[2] <= 0.5 * mt[2],
+               f"{f[2]:.0f} / {mt[2]:.0f} MB = {f[2] / mt[2]:.3f}x")
+    l = tr.get(("16384x1", "fused"))
+    if l is not None:
+        target("train 16384x1: trains, peak RSS <= 4000 MB", bool(l[0]) and l[2] <= 4000,
+               f"{fmt(l[0], '%.0f')} ms/step, {fmt(l[2], '%.0f')} MB, loss "
+               f"{l[5].get('loss_first', float('nan')):.3f} -> {l[5].get('loss_last', float('nan')):.3f}"
+               if l[0] else "failed:" + l[4])
+
+if "small" in parts:
+    print(f"\n## c. small (gpt2 V 50257, T 256, B 8, C 256, L 4, NH 4, learned) against {mach['base']} "
+          f"(load {loads.get(('small','start'))} -> {loads.get(('small','end'))})")
+    print("| precision | build | runs | ms/step (median) | CPU ms/step (median) | peak RSS MB (median) | vs base (time, CPU, RSS) |")
+    print("|---|---|---|---|---|---|---|")
+    for p in ("fp32", "bf16"):
+        got = {}
+        for who in ("base", "new"):
+            rs = group("small", f"small-{p}", who)
+            if not rs:
+                continue
+            t, n_ok, fail = stats(rs, bench_key("ms"))
+            c, _, _ = stats(rs, bench_key("cpu_ms"))
+            m, _, _ = stats(rs, lambda r: mb(r["rss_kb"]))
+            got[who] = (t, c, m)
+            vs = ""
+            if who == "new" and "base" in got and t and got["base"][0]:
+                b = got["base"]
+                vs = f"{t / b[0]:.3f}x, {c / b[1]:.3f}x, {m - b[2]:+.0f} MB"
+            name = {"base": mach["base"], "new": mach["head"]}[who]
+            print(f"| {p} | {name} | {n_ok} | {fmt(t, '%.0f')} | {fmt(c, '%.0f')} | {fmt(m, '%.0f')} | {vs} |{fail}")
+        if "base" in got and "new" in got and got["new"][0] and got["base"][0]:
+            n_, b = got["new"], got["base"]
+            target(f"small {p}: peak RSS down by >= 300 MB", b[2] - n_[2] >= 300, f"{b[2] - n_[2]:.0f} MB down")
+            target(f"small {p}: no slower (wall ms/step)", n_[0] <= b[0], f"{n_[0] / b[0]:.3f}x")
+            target(f"small {p}: no slower (CPU ms/step)", n_[1] <= b[1], f"{n_[1] / b[1]:.3f}x")
+
+print("\n## targets (issue 25)")
+for name, ok, how in targets:
+    print(f"- {'met' if ok else 'MISSED'}: {name}: {how}")
+print(f"\n(medians over the rounds; MB = 10^6 bytes of /usr/bin/time's maximum resident set size; raw rows in {sys.argv[1]})")
+EOF
+}
+
+# bench/long_context.sh --report FILE: print the tables of an earlier run again
+if [ "${1:-}" = --report ]; then
+  report "${2:?usage: bench/long_context.sh --report OUT/results.jsonl}"
+  exit
+fi
 mkdir -p "$OUT/logs" "$OUT/runs"
 res=$OUT/results.jsonl
 : >"$res"
 
-say() { echo "long_context: $*" >&2; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 row() { echo "$1" >>"$res"; } # a JSON object
 
@@ -231,179 +421,5 @@ if [[ " $PARTS " == *" small "* ]] && [ -n "$base" ]; then
   mark small end
 fi
 
-"$PY" - "$res" <<'EOF'
-# The tables: medians over the rounds, ratios against the peer of the same run, the targets.
-import json, statistics, sys
-
-rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-mach = next(r for r in rows if r["kind"] == "machine")
-peak = next((r["line"] for r in rows if r["kind"] == "peak"), {})
-runs = [r for r in rows if r["kind"] == "run"]
-loads = {(r["part"], r["when"]): r["load"] for r in rows if r["kind"] == "load"}
-med = statistics.median
-def mb(kb):  # /usr/bin/time reports KiB; the tables show MB = 10^6 bytes
-    return kb * 1024 / 1e6
-
-def tool_json(r):
-    """The command's JSON (bench_train's line, the peer's line or eval --json's report)."""
-    try:
-        text = open(r["out"]).read()
-        i = text.find("{")
-        return json.loads(text[i:]) if i >= 0 else {}
-    except (OSError, ValueError):
-        return {}
-
-def group(part, case, side):
-    return [r for r in runs if r["part"] == part and r["case"] == case and r["side"] == side]
-
-print()
-print(f"CPU: {mach['cpu']}; {mach['cores']} cores, {mach['threads']} threads; ordo {mach['head']}"
-      f"{' (framework/models/train/cli modified)' if mach['dirty'] else ''}")
-print(f"kernels: {mach['kernels']}; 2048^3 peak GFLOP/s: OpenBLAS sgemm {peak.get('gflops')} "
-      f"(core {peak.get('openblas_core')}), ordo_gemm {peak.get('ordo_gflops')} ({peak.get('ordo_gemm')}), "
-      f"oneDNN f32 {peak.get('onednn_gflops')}, bf16 {peak.get('onednn_bf16_gflops')} ({peak.get('onednn_isa')})")
-targets = []
-
-def target(name, ok, how):
-    targets.append((name, ok, how))
-
-def fmt(v, f="%.2f"):
-    return "-" if v is None else f % v
-
-def stats(rs, key):
-    """median of key over the runs that succeeded, their count, and the last failure's message"""
-    ok = [r for r in rs if r["rc"] == 0]
-    vals = [v for v in (key(r) for r in ok) if v is not None]
-    fail = "" if len(ok) == len(rs) else f" ({len(rs) - len(ok)} failed: {rs[-1]['msg']})"
-    return (med(vals) if vals else None), f"{len(ok)}/{len(rs)}", fail
-
-def eval_loss(r):
-    res = tool_json(r).get("results") or []
-    return res[0].get("val_loss") if res else None
-
-def bench_key(k):
-    return lambda r: tool_json(r).get(k)
-
-parts = {r["part"] for r in runs}
-if "eval" in parts:
-    print(f"\n## a. ordo eval, byte model C 128 L 2 NH 4 trained at 64 (load {loads.get(('eval','start'))} -> "
-          f"{loads.get(('eval','end'))})")
-    print("| context | model | attention | runs | wall s (median) | peak RSS MB (median) | val loss | vs materialized (wall, RSS) |")
-    print("|---|---|---|---|---|---|---|---|")
-    cases = []
-    for r in runs:
-        if r["part"] == "eval" and (r["case"], r["side"]) not in cases:
-            cases.append((r["case"], r["side"]))
-    res = {}
-    for case, side in cases:
-        rs = group("eval", case, side)
-        w, n_ok, fail = stats(rs, lambda r: r["wall_s"])
-        m, _, _ = stats(rs, lambda r: mb(r["rss_kb"]))
-        loss, _, _ = stats(rs, eval_loss)
-        res[(case, side)] = (w, m)
-        T, s = case.split("-", 1)
-        vs = ""
-        mat = res.get((case, "materialized"))
-        if side != "materialized" and mat and mat[0] and w:
-            vs = f"{w / mat[0]:.3f}x, {m / mat[1]:.3f}x"
-        label = {"base": f"materialized, {mach['base']} (before issue 25)"}.get(side, side)
-        model = ("byte " if not s.startswith("gpt2") else "") + s
-        print(f"| {T} | {model} | {label} | {n_ok} | {fmt(w)} | {fmt(m, '%.0f')} | {fmt(loss, '%.4f')} | {vs} |{fail}")
-    for case, side in cases:
-        T, s = case.split("-", 1)
-        w, m = res[(case, side)]
-        if T == "4096" and side == "fused" and w:
-            mat = res.get((case, "materialized"), (None, None))
-            if mat[0]:
-                target(f"eval 4096 {s}: fused <= 0.35x materialized wall, same run", w / mat[0] <= 0.35,
-                       f"{w:.2f} s / {mat[0]:.2f} s = {w / mat[0]:.3f}x")
-            b = res.get((case, "base"), (None, None))
-            if b[0]:
-                target(f"eval 4096 {s}: fused <= 0.35x the code before issue 25 ({mach['base']}), same run",
-                       w / b[0] <= 0.35, f"{w:.2f} s / {b[0]:.2f} s = {w / b[0]:.3f}x")
-            target(f"eval 4096 {s}: fused <= 0.35x the issue's 11.2 s (measured on another machine)",
-                   w <= 0.35 * 11.2, f"{w:.2f} s = {w / 11.2:.3f}x of 11.2 s")
-        if T == "65536":
-            lim = 3000 if s.startswith("gpt2") else 1500
-            if m is None:
-                target(f"eval 65536 {s}: runs, peak RSS <= {lim} MB", False,
-                       "failed: " + group("eval", case, side)[-1]["msg"])
-            else:
-                target(f"eval 65536 {s}: peak RSS <= {lim} MB", m <= lim, f"{m:.0f} MB")
-
-if "train" in parts:
-    print(f"\n## b. training, byte C 256 L 4 NH 4 alibi (load {loads.get(('train','start'))} -> "
-          f"{loads.get(('train','end'))})")
-    print("| T x B | side | runs | ms/step (median) | CPU ms/step (median) | peak RSS MB (median) | loss first -> last | vs materialized (time, RSS) | vs PyTorch (time, RSS) |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    tr = {}
-    for case in ("2048x4", "16384x1"):
-        for side in ("materialized", "torch", "fused"):
-            rs = group("train", case, side)
-            if rs:
-                t, n_ok, fail = stats(rs, bench_key("ms"))
-                c, _, _ = stats(rs, bench_key("cpu_ms"))
-                m, _, _ = stats(rs, lambda r: mb(r["rss_kb"]))
-                j = next((tool_json(r) for r in rs if r["rc"] == 0), {})
-                tr[(case, side)] = (t, c, m, n_ok, fail, j)
-        for side in ("fused", "materialized", "torch"):
-            if (case, side) not in tr:
-                continue
-            t, c, m, n_ok, fail, j = tr[(case, side)]
-            loss = f"{j['loss_first']:.3f} -> {j['loss_last']:.3f}" if j else "-"
-            vs = {}
-            for peer in ("materialized", "torch"):
-                q = tr.get((case, peer))
-                vs[peer] = (f"{t / q[0]:.3f}x, {m / q[2]:.3f}x"
-                            if peer != side and q and q[0] and t else "")
-            label = f"PyTorch {j.get('torch', '')} eager + ALiBi bias" if side == "torch" else "ordo " + side
-            print(f"| {case.replace('x', ' x ')} | {label} | {n_ok} | {fmt(t, '%.0f')} | {fmt(c, '%.0f')} | "
-                  f"{fmt(m, '%.0f')} | {loss} | {vs['materialized']} | {vs['torch']} |{fail}")
-    f, mt = tr.get(("2048x4", "fused")), tr.get(("2048x4", "materialized"))
-    if f and mt and f[0] and mt[0]:
-        target("train 2048x4: fused step time no worse than materialized (wall)", f[0] <= mt[0],
-               f"{f[0]:.0f} / {mt[0]:.0f} ms = {f[0] / mt[0]:.3f}x")
-        target("train 2048x4: fused step time no worse than materialized (CPU)", f[1] <= mt[1],
-               f"{f[1]:.0f} / {mt[1]:.0f} ms = {f[1] / mt[1]:.3f}x")
-        target("train 2048x4: fused peak RSS <= 0.5x materialized", f[2] <= 0.5 * mt[2],
-               f"{f[2]:.0f} / {mt[2]:.0f} MB = {f[2] / mt[2]:.3f}x")
-    l = tr.get(("16384x1", "fused"))
-    if l is not None:
-        target("train 16384x1: trains, peak RSS <= 4000 MB", bool(l[0]) and l[2] <= 4000,
-               f"{fmt(l[0], '%.0f')} ms/step, {fmt(l[2], '%.0f')} MB, loss "
-               f"{l[5].get('loss_first', float('nan')):.3f} -> {l[5].get('loss_last', float('nan')):.3f}"
-               if l[0] else "failed:" + l[4])
-
-if "small" in parts:
-    print(f"\n## c. small (gpt2 V 50257, T 256, B 8, C 256, L 4, NH 4, learned) against {mach['base']} "
-          f"(load {loads.get(('small','start'))} -> {loads.get(('small','end'))})")
-    print("| precision | build | runs | ms/step (median) | CPU ms/step (median) | peak RSS MB (median) | vs base (time, CPU, RSS) |")
-    print("|---|---|---|---|---|---|---|")
-    for p in ("fp32", "bf16"):
-        got = {}
-        for who in ("base", "new"):
-            rs = group("small", f"small-{p}", who)
-            if not rs:
-                continue
-            t, n_ok, fail = stats(rs, bench_key("ms"))
-            c, _, _ = stats(rs, bench_key("cpu_ms"))
-            m, _, _ = stats(rs, lambda r: mb(r["rss_kb"]))
-            got[who] = (t, c, m)
-            vs = ""
-            if who == "new" and "base" in got and t and got["base"][0]:
-                b = got["base"]
-                vs = f"{t / b[0]:.3f}x, {c / b[1]:.3f}x, {m - b[2]:+.0f} MB"
-            name = {"base": mach["base"] + " (before the chunked head)", "new": mach["head"]}[who]
-            print(f"| {p} | {name} | {n_ok} | {fmt(t, '%.0f')} | {fmt(c, '%.0f')} | {fmt(m, '%.0f')} | {vs} |{fail}")
-        if "base" in got and "new" in got and got["new"][0] and got["base"][0]:
-            n_, b = got["new"], got["base"]
-            target(f"small {p}: peak RSS down by >= 300 MB", b[2] - n_[2] >= 300, f"{b[2] - n_[2]:.0f} MB down")
-            target(f"small {p}: no slower (wall ms/step)", n_[0] <= b[0], f"{n_[0] / b[0]:.3f}x")
-            target(f"small {p}: no slower (CPU ms/step)", n_[1] <= b[1], f"{n_[1] / b[1]:.3f}x")
-
-print("\n## targets (issue 25)")
-for name, ok, how in targets:
-    print(f"- {'met' if ok else 'MISSED'}: {name}: {how}")
-print(f"\n(medians over the rounds; MB = 10^6 bytes of /usr/bin/time's maximum resident set size; raw rows in {sys.argv[1]})")
-EOF
+report "$res"
 say "load at the end: $(load)"
