@@ -17,6 +17,8 @@
 #        POS_STEPS (timed steps per position scheme, default 8)
 #        PRECISIONS (default "fp32 bf16"; bf16 is left out where the CPU runs none)
 #        OUT (default .cache/bench)
+#        LONG (default "train": bench/long_context.sh's training rows at T 2048 and 16384 with
+#        the PyTorch peer, after the tables; "eval train small" for all of it; "" skips it)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
@@ -121,3 +123,10 @@ done
 peak
 echo "{\"impl\":\"load\",\"loadavg\":\"$(cut -d' ' -f1-3 /proc/loadavg)\"}" >>"$res"
 "$PY" bench/report.py "$res"
+# issue 25: the long-context rows (fused vs materialised vs the PyTorch peer at T 2048, and
+# T 16384), measured by their own script in the same session
+LONG=${LONG-train}
+if [ -n "$LONG" ]; then
+  say "long context: bench/long_context.sh PARTS=\"$LONG\""
+  PARTS=$LONG THREADS=$THREADS bash bench/long_context.sh
+fi
