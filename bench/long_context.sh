@@ -11,6 +11,11 @@
 #          RSS, fused, materialized and the PyTorch peer (bench/torch_peer.py --pos alibi: eager
 #          attention with a materialised [NH, T, T] ALiBi bias) interleaved TRAIN_ROUNDS times; then
 #          T 16384, B 1, fused, once
+#   both   with FTZ_SIDE=1 (the default, on x86-64 with a C compiler) the 4096 evals and the
+#          T 2048 training also run materialized with denormals flushed (FTZ and DAZ set by a
+#          preloaded constructor, $OUT/ftz.so, inherited by every thread): flash.c flushes them
+#          while it runs, the materialised path does not, and on Intel cores denormal products
+#          (ALiBi's far keys) take microcode assists; this side shows what that costs
 #   small  bench/run.sh's `small` (gpt2 V 50257, T 256, B 8, C 256, L 4, NH 4, learned) in fp32
 #          and bf16 (where oneDNN runs it): this build's bench_train against BASE_COMMIT's
 #          (a32be19 by default: before the chunked LM head), interleaved ROUNDS times
@@ -38,7 +43,9 @@
 #        LONG_STEPS (T 16384 timed steps, default 2, no warm-up)
 #        SMALL_STEPS / SMALL_WARMUP (default 5 / 2)  BASE_COMMIT (default a32be19; "" skips
 #        the base build's rows)  BASE_ROUNDS (base build's 4096 evals, default 1: ~50 s each)
-# About 15 minutes on 2 quiet cores with the defaults (25 at a load average of 6).
+#        FTZ_SIDE (default 1; 0 leaves out the materialized-with-FTZ/DAZ sides)
+# About 15 minutes on 2 quiet cores with the defaults; 20 at a load average of 4-7 without
+# the FTZ sides.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
@@ -61,6 +68,7 @@ SMALL_WARMUP=${SMALL_WARMUP:-2}
 BASE_COMMIT=${BASE_COMMIT-a32be19}
 BASE_ROUNDS=${BASE_ROUNDS:-1}
 BASE_DIR=${BASE_DIR:-$repo/.cache/base-$BASE_COMMIT}
+FTZ_SIDE=${FTZ_SIDE:-1}
 PY=/usr/bin/python3 # Debian's python3-torch is installed for the system interpreter
 say() { echo "long_context: $*" >&2; }
 
@@ -122,8 +130,8 @@ parts = {r["part"] for r in runs}
 if "eval" in parts:
     print(f"\n## a. ordo eval, byte model C 128 L 2 NH 4 trained at 64 (load {loads.get(('eval','start'))} -> "
           f"{loads.get(('eval','end'))})")
-    print(f"| context | model | attention | runs | wall s (median) | peak RSS MB (median) | val loss | fused vs materialized (wall, RSS) | fused vs {mach['base']} (wall, RSS) |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print(f"| context | model | attention | runs | wall s (median) | peak RSS MB (median) | val loss | fused vs materialized (wall, RSS) | fused vs materialized + FTZ/DAZ | fused vs {mach['base']} (wall, RSS) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     cases = []
     for r in runs:
         if r["part"] == "eval" and (r["case"], r["side"]) not in cases:
@@ -141,13 +149,14 @@ if "eval" in parts:
         w, m = res[(case, side)]
         n_ok, fail, loss = extra[(case, side)]
         vs = {}
-        for peer in ("materialized", "base"):
+        for peer in ("materialized", "materialized-ftz", "base"):
             q = res.get((case, peer))
             vs[peer] = f"{w / q[0]:.3f}x, {m / q[1]:.3f}x" if side == "fused" and q and q[0] and w else ""
-        label = {"base": f"materialized, {mach['base']} (before issue 25)"}.get(side, side)
+        label = {"base": f"materialized, {mach['base']} (before issue 25)",
+                 "materialized-ftz": "materialized, FTZ/DAZ preloaded"}.get(side, side)
         model = ("byte " if not s.startswith("gpt2") else "") + s
         print(f"| {T} | {model} | {label} | {n_ok} | {fmt(w)} | {fmt(m, '%.0f')} | {fmt(loss, '%.4f')} | "
-              f"{vs['materialized']} | {vs['base']} |{fail}")
+              f"{vs['materialized']} | {vs['materialized-ftz']} | {vs['base']} |{fail}")
     for case, side in cases:
         T, s = case.split("-", 1)
         w, m = res[(case, side)]
@@ -156,6 +165,10 @@ if "eval" in parts:
             if mat[0]:
                 target(f"eval 4096 {s}: fused <= 0.35x materialized wall, same run", w / mat[0] <= 0.35,
                        f"{w:.2f} s / {mat[0]:.2f} s = {w / mat[0]:.3f}x")
+            mz = res.get((case, "materialized-ftz"), (None, None))
+            if mz[0]:
+                target(f"eval 4096 {s}: fused <= 0.35x materialized with denormals flushed, same run",
+                       w / mz[0] <= 0.35, f"{w:.2f} s / {mz[0]:.2f} s = {w / mz[0]:.3f}x")
             b = res.get((case, "base"), (None, None))
             if b[0]:
                 target(f"eval 4096 {s}: fused <= 0.35x the code before issue 25 ({mach['base']}), same run",
@@ -173,11 +186,11 @@ if "eval" in parts:
 if "train" in parts:
     print(f"\n## b. training, byte C 256 L 4 NH 4 alibi (load {loads.get(('train','start'))} -> "
           f"{loads.get(('train','end'))})")
-    print("| T x B | side | runs | ms/step (median) | CPU ms/step (median) | peak RSS MB (median) | loss first -> last | vs materialized (time, RSS) | vs PyTorch (time, RSS) |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| T x B | side | runs | ms/step (median) | CPU ms/step (median) | peak RSS MB (median) | loss first -> last | vs materialized (time, RSS) | vs materialized + FTZ/DAZ | vs PyTorch (time, RSS) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     tr = {}
     for case in ("2048x4", "16384x1"):
-        for side in ("materialized", "torch", "fused"):
+        for side in ("materialized", "materialized-ftz", "torch", "fused"):
             rs = group("train", case, side)
             if rs:
                 t, n_ok, fail = stats(rs, bench_key("ms"))
@@ -185,19 +198,20 @@ if "train" in parts:
                 m, _, _ = stats(rs, lambda r: mb(r["rss_kb"]))
                 j = next((tool_json(r) for r in rs if r["rc"] == 0), {})
                 tr[(case, side)] = (t, c, m, n_ok, fail, j)
-        for side in ("fused", "materialized", "torch"):
+        for side in ("fused", "materialized", "materialized-ftz", "torch"):
             if (case, side) not in tr:
                 continue
             t, c, m, n_ok, fail, j = tr[(case, side)]
             loss = f"{j['loss_first']:.3f} -> {j['loss_last']:.3f}" if j else "-"
             vs = {}
-            for peer in ("materialized", "torch"):
+            for peer in ("materialized", "materialized-ftz", "torch"):
                 q = tr.get((case, peer))
                 vs[peer] = (f"{t / q[0]:.3f}x, {m / q[2]:.3f}x"
                             if peer != side and q and q[0] and t else "")
-            label = f"PyTorch {j.get('torch', '')} eager + ALiBi bias" if side == "torch" else "ordo " + side
+            label = {"torch": f"PyTorch {j.get('torch', '')} eager + ALiBi bias",
+                     "materialized-ftz": "ordo materialized, FTZ/DAZ preloaded"}.get(side, "ordo " + side)
             print(f"| {case.replace('x', ' x ')} | {label} | {n_ok} | {fmt(t, '%.0f')} | {fmt(c, '%.0f')} | "
-                  f"{fmt(m, '%.0f')} | {loss} | {vs['materialized']} | {vs['torch']} |{fail}")
+                  f"{fmt(m, '%.0f')} | {loss} | {vs['materialized']} | {vs['materialized-ftz']} | {vs['torch']} |{fail}")
     f, mt = tr.get(("2048x4", "fused")), tr.get(("2048x4", "materialized"))
     if f and mt and f[0] and mt[0]:
         target("train 2048x4: fused step time no worse than materialized (wall)", f[0] <= mt[0],
@@ -206,6 +220,10 @@ if "train" in parts:
                f"{f[1]:.0f} / {mt[1]:.0f} ms = {f[1] / mt[1]:.3f}x")
         target("train 2048x4: fused peak RSS <= 0.5x materialized", f[2] <= 0.5 * mt[2],
                f"{f[2]:.0f} / {mt[2]:.0f} MB = {f[2] / mt[2]:.3f}x")
+    mz = tr.get(("2048x4", "materialized-ftz"))
+    if f and mz and f[0] and mz[0]:
+        target("train 2048x4: fused step time no worse than materialized with denormals flushed (wall)",
+               f[0] <= mz[0], f"{f[0]:.0f} / {mz[0]:.0f} ms = {f[0] / mz[0]:.3f}x")
     l = tr.get(("16384x1", "fused"))
     if l is not None:
         target("train 16384x1: trains, peak RSS <= 4000 MB", bool(l[0]) and l[2] <= 4000,
@@ -294,6 +312,15 @@ for tok in gpt2 byte; do
 done
 "$build/ordo" tokenize --tokenizer gpt2 --vocab "$vocab" --out "$OUT/gpt2.tokens" "$text" >/dev/null 2>&1
 
+# the materialized side with denormals flushed (see the header)
+ftz=""
+if [ "$FTZ_SIDE" = 1 ] && [ "$(uname -m)" = x86_64 ] && command -v cc >/dev/null; then
+  printf '%s\n' '#include <xmmintrin.h>' \
+    '__attribute__((constructor)) static void bench_ftz(void) { _mm_setcsr(_mm_getcsr() | 0x8040); }' \
+    >"$OUT/ftz.c"
+  cc -O2 -shared -fPIC -o "$OUT/ftz.so" "$OUT/ftz.c" && ftz=$OUT/ftz.so
+fi
+
 # --- the machine
 cpu=$(lscpu | sed -n 's/^Model name: *//p' | head -n1)
 kernels=$("$build/ordo" --version | sed -n 2p)
@@ -352,10 +379,13 @@ if [[ " $PARTS " == *" eval "* ]]; then
   for ((r = 0; r < ROUNDS; r++)); do
     for s in $CMP_SCHEMES; do
       sides=(fused materialized)
-      for ((i = 0; i < 2; i++)); do
-        a=${sides[(i + r) % 2]}
-        measure eval "4096-$s" "$a" -- "$build/ordo" eval "$OUT/runs/byte-$s" --context 4096 \
-          --attention "$a" --threads "$THREADS" --json
+      if [ -n "$ftz" ]; then sides+=(materialized-ftz); fi
+      for ((i = 0; i < ${#sides[@]}; i++)); do
+        a=${sides[(i + r) % ${#sides[@]}]}
+        pre=()
+        if [ "$a" = materialized-ftz ]; then pre=(env LD_PRELOAD="$ftz"); fi
+        measure eval "4096-$s" "$a" -- "${pre[@]}" "$build/ordo" eval "$OUT/runs/byte-$s" \
+          --context 4096 --attention "${a%-ftz}" --threads "$THREADS" --json
       done
       if [ "$s" = alibi ] && [ -n "$base" ] && ((r < BASE_ROUNDS)); then
         measure eval "4096-$s" "base" -- "$base/ordo" eval "$OUT/runs/byte-alibi-base" \
@@ -384,15 +414,18 @@ if [[ " $PARTS " == *" train "* ]]; then
   mark train start
   bt=(--ids "$OUT/byte.bin" --V 256 --C 256 --L 4 --NH 4 --threads "$THREADS")
   sides=(fused materialized torch)
+  if [ -n "$ftz" ]; then sides+=(materialized-ftz); fi
   for ((r = 0; r < TRAIN_ROUNDS; r++)); do
-    for ((i = 0; i < 3; i++)); do
-      a=${sides[(i + r) % 3]}
+    for ((i = 0; i < ${#sides[@]}; i++)); do
+      a=${sides[(i + r) % ${#sides[@]}]}
+      pre=()
+      if [ "$a" = materialized-ftz ]; then pre=(env LD_PRELOAD="$ftz"); fi
       if [ "$a" = torch ]; then
         measure train 2048x4 torch -- "$PY" bench/torch_peer.py "${bt[@]}" --T 2048 --B 4 \
           --pos alibi --steps "$STEPS" --warmup "$WARMUP"
       else
-        measure train 2048x4 "$a" -- "$build/bench_train" "${bt[@]}" --T 2048 --B 4 --pos alibi \
-          --attention "$a" --steps "$STEPS" --warmup "$WARMUP"
+        measure train 2048x4 "$a" -- "${pre[@]}" "$build/bench_train" "${bt[@]}" --T 2048 --B 4 \
+          --pos alibi --attention "${a%-ftz}" --steps "$STEPS" --warmup "$WARMUP"
       fi
     done
   done
