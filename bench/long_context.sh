@@ -301,15 +301,8 @@ cache=${ORDO_CACHE:-$repo/.cache}
 text=$cache/data/tinyshakespeare.txt
 vocab=$cache/gpt2
 # int32 ids for bench_train and the peer (as bench/run.sh), an ordo token file for eval --data
-for tok in gpt2 byte; do
-  if [ ! -s "$OUT/$tok.bin" ] || [ "$text" -nt "$OUT/$tok.bin" ]; then
-    vflag=()
-    if [ "$tok" = gpt2 ]; then vflag=(--vocab "$vocab"); fi
-    "$build/ordo" tokenize --tokenizer "$tok" "${vflag[@]}" "$text" |
-      "$PY" -c 'import sys, array; array.array("i", map(int, sys.stdin.read().split())).tofile(open(sys.argv[1], "wb"))' \
-        "$OUT/$tok.bin"
-  fi
-done
+. "$repo/bench/ids.sh"
+bench_ids "$OUT" "$build/ordo" "$PY" "$text" "$vocab"
 "$build/ordo" tokenize --tokenizer gpt2 --vocab "$vocab" --out "$OUT/gpt2.tokens" "$text" >/dev/null 2>&1
 
 # the materialized side with denormals flushed (see the header)

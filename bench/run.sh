@@ -55,15 +55,8 @@ data/fetch.sh shakespeare
 data/fetch.sh vocab
 text=${ORDO_CACHE:-$repo/.cache}/data/tinyshakespeare.txt
 vocab=${ORDO_CACHE:-$repo/.cache}/gpt2
-for tok in gpt2 byte; do
-  if [ ! -s "$OUT/$tok.bin" ] || [ "$text" -nt "$OUT/$tok.bin" ]; then
-    vflag=()
-    if [ "$tok" = gpt2 ]; then vflag=(--vocab "$vocab"); fi
-    "$build/ordo" tokenize --tokenizer "$tok" "${vflag[@]}" "$text" |
-      "$PY" -c 'import sys, array; array.array("i", map(int, sys.stdin.read().split())).tofile(open(sys.argv[1], "wb"))' \
-        "$OUT/$tok.bin"
-  fi
-done
+. "$repo/bench/ids.sh"
+bench_ids "$OUT" "$build/ordo" "$PY" "$text" "$vocab"
 
 # name -> tokenizer V T B C L NH (issue 7)
 cfg() {

@@ -356,6 +356,14 @@ static ordo_tensor *fire_bias(ordo_gpt *m, ordo_ctx *ctx, int T) {
     return ordo_pair_bias(ctx, ordo_linear(ctx, h, m->fire_w2, m->fire_b2), T);   // (NH, T, T)
 }
 
+// Kerple's positivity as the official code: r1, r2 projected before each use, by both
+// attentions. Returns whether it is the power variant.
+static int kerple_clamped(ordo_gpt *m) {
+    int power = m->cfg.pos == ORDO_POS_KERPLE_POWER;
+    ordo_kerple_clamp(m->kerple_r1->data, m->kerple_r2->data, m->cfg.NH, power);
+    return power;
+}
+
 ordo_tensor *ordo_gpt_position_bias(ordo_gpt *m, ordo_ctx *ctx, int T) {
     const ordo_gpt_config *c = &m->cfg;
     if (bias_tables(m, T)) return NULL; // the error set
@@ -368,12 +376,8 @@ ordo_tensor *ordo_gpt_position_bias(ordo_gpt *m, ordo_ctx *ctx, int T) {
     case ORDO_POS_FIRE:
         return fire_bias(m, ctx, T);
     case ORDO_POS_KERPLE:
-    case ORDO_POS_KERPLE_POWER: {
-        int power = c->pos == ORDO_POS_KERPLE_POWER;
-        // positivity as the official code: a projection of the parameters before each use
-        ordo_kerple_clamp(m->kerple_r1->data, m->kerple_r2->data, c->NH, power);
-        return ordo_kerple_bias(ctx, m->kerple_r1, m->kerple_r2, T, power);
-    }
+    case ORDO_POS_KERPLE_POWER:
+        return ordo_kerple_bias(ctx, m->kerple_r1, m->kerple_r2, T, kerple_clamped(m));
     case ORDO_POS_NONE:
     case ORDO_POS_LEARNED:
     case ORDO_POS_SINUSOIDAL:
@@ -399,11 +403,8 @@ static ordo_bias_tiles *gpt_bias_tiles(ordo_gpt *m, ordo_ctx *ctx, int T) {
         return ordo_fire_tiles(ctx, m->fire_w1, m->fire_b1, m->fire_w2, m->fire_b2, m->fire_c,
                                m->fire_lmul, T, ORDO_FIRE_INIT_L, ORDO_FIRE_EPS);
     case ORDO_POS_KERPLE:
-    case ORDO_POS_KERPLE_POWER: {
-        int power = c->pos == ORDO_POS_KERPLE_POWER;
-        ordo_kerple_clamp(m->kerple_r1->data, m->kerple_r2->data, c->NH, power);
-        return ordo_kerple_tiles(ctx, m->kerple_r1, m->kerple_r2, T, power);
-    }
+    case ORDO_POS_KERPLE_POWER:
+        return ordo_kerple_tiles(ctx, m->kerple_r1, m->kerple_r2, T, kerple_clamped(m));
     case ORDO_POS_NONE:
     case ORDO_POS_LEARNED:
     case ORDO_POS_SINUSOIDAL:

@@ -132,6 +132,55 @@ static int resume_loader(const ordo_train_state *st) {
     return !s;
 }
 
+// What --resume does with the checkpoint at path: open it (checksums, state), the config
+// (from_json + check), with build_model a model of that config (small ones only) loaded from
+// its tensors, then the loader position. 0 accepted, 1 refused with a message.
+enum { CKPT_DATA = 64 << 10, CKPT_MAX_PARAMS = 400000 };
+
+// A model of config c, its vocabulary from the token table of f (a run's data is not at hand),
+// loaded from f's tensors, when it has at most CKPT_MAX_PARAMS parameters.
+static ordo_status load_small_model(ordo_safetensors *f, const ordo_train_config *c,
+                                    const char *path) {
+    const ordo_st_tensor *wte = ordo_safetensors_find(f, "wte.weight");
+    if (!(wte && wte->ndim == 2 && wte->shape[0] >= 1 && wte->shape[0] <= 65536))
+        return ordo_error(ORDO_ERR_FORMAT, "%s: no usable wte.weight", path);
+    ordo_gpt_config g;
+    ordo_status s = ordo_train_config_model(c, (int)wte->shape[0], &g);
+    double params =
+        (double)g.V * g.C + (double)g.T_max * g.C + (double)g.L * (12.0 * g.C * g.C + 13.0 * g.C);
+    if (s || params > CKPT_MAX_PARAMS) return s;
+    ordo_gpt m;
+    memset(&m, 0, sizeof m);
+    s = ordo_gpt_init(&m, &g, 0);
+    if (!s) s = ordo_checkpoint_load(f, &m, NULL); // names, shapes, finiteness checked
+    ordo_gpt_free(&m);
+    return s;
+}
+
+static int resume_checkpoint(const char *path, int build_model) {
+    ordo_safetensors *f;
+    json_t *cj;
+    ordo_train_state st;
+    ordo_status s = ordo_checkpoint_open(path, &f, &cj, &st);
+    if (s) {
+        FUZZ_CHECK(!f && !cj);
+        return refused(s);
+    }
+    FUZZ_CHECK(st.step >= 0 && st.optim_t >= 0);
+    ordo_train_config c;
+    ordo_train_config_defaults(&c);
+    s = ordo_train_config_from_json(&c, cj, path, 0, NULL);
+    if (!s) s = ordo_train_config_check(&c);
+    if (!s && build_model) s = load_small_model(f, &c, path);
+    int ok = !s;
+    if (s) refused(s);
+    if (!resume_loader(&st)) ok = 0;
+    json_decref(cj);
+    ordo_safetensors_close(f);
+    ordo_config_strings_free();
+    return ok ? 0 : 1;
+}
+
 // ---- checkpoint metadata: "key=value" lines, written as the __metadata__ of a small file
 
 int ordo_fuzz_checkpoint(const uint8_t *data, size_t size) {
@@ -161,27 +210,7 @@ int ordo_fuzz_checkpoint(const uint8_t *data, size_t size) {
     const char *path = as_file(file, total);
     free(file);
 
-    ordo_safetensors *f;
-    json_t *cj;
-    ordo_train_state st;
-    ordo_status s = ordo_checkpoint_open(path, &f, &cj, &st);
-    if (s) {
-        FUZZ_CHECK(!f && !cj);
-        return refused(s);
-    }
-    FUZZ_CHECK(st.step >= 0 && st.optim_t >= 0);
-    // what the trainer does next: the config, checked, then the loader position
-    ordo_train_config c;
-    ordo_train_config_defaults(&c);
-    s = ordo_train_config_from_json(&c, cj, path, 0, NULL);
-    if (!s) s = ordo_train_config_check(&c);
-    int ok = !s;
-    if (s) refused(s);
-    if (!resume_loader(&st)) ok = 0;
-    json_decref(cj);
-    ordo_safetensors_close(f);
-    ordo_config_strings_free();
-    return ok ? 0 : 1;
+    return resume_checkpoint(path, 0);
 }
 
 // ---- a checkpoint's header as a whole: the input is the JSON header (the tensors' names,
@@ -191,8 +220,6 @@ int ordo_fuzz_checkpoint(const uint8_t *data, size_t size) {
 // that mutations reach what is read after them (the safetensors target checks the checksums
 // themselves). Then what resume does: open, the config checked, a model of that config (small ones
 // only) loaded from the tensors, the loader position restored.
-
-enum { CKPT_DATA = 64 << 10, CKPT_MAX_PARAMS = 400000 };
 
 // Writes the 16 hex digits of h after the first `key` in t[0..n), when they fit there.
 static void set_digits(unsigned char *t, size_t n, const char *key, uint64_t h) {
@@ -242,41 +269,7 @@ int ordo_fuzz_ckpt_header(const uint8_t *data, size_t size) {
     const char *path = as_file(file, total);
     free(file);
 
-    ordo_safetensors *f;
-    json_t *cj;
-    ordo_train_state st;
-    ordo_status s = ordo_checkpoint_open(path, &f, &cj, &st);
-    if (s) {
-        FUZZ_CHECK(!f && !cj);
-        return refused(s);
-    }
-    ordo_train_config c;
-    ordo_train_config_defaults(&c);
-    s = ordo_train_config_from_json(&c, cj, path, 0, NULL);
-    if (!s) s = ordo_train_config_check(&c);
-    // the vocabulary from the token table the file holds (a run's data is not at hand)
-    const ordo_st_tensor *wte = ordo_safetensors_find(f, "wte.weight");
-    ordo_gpt_config g;
-    if (!s && !(wte && wte->ndim == 2 && wte->shape[0] >= 1 && wte->shape[0] <= 65536))
-        s = ordo_error(ORDO_ERR_FORMAT, "%s: no usable wte.weight", path);
-    if (!s) s = ordo_train_config_model(&c, (int)wte->shape[0], &g);
-    double params = s ? 0
-                      : (double)g.V * g.C + (double)g.T_max * g.C +
-                            (double)g.L * (12.0 * g.C * g.C + 13.0 * g.C);
-    if (!s && params <= CKPT_MAX_PARAMS) {
-        ordo_gpt m;
-        memset(&m, 0, sizeof m);
-        s = ordo_gpt_init(&m, &g, 0);
-        if (!s) s = ordo_checkpoint_load(f, &m, NULL); // names, shapes, finiteness checked
-        ordo_gpt_free(&m);
-    }
-    int ok = !s;
-    if (s) refused(s);
-    if (!resume_loader(&st)) ok = 0;
-    json_decref(cj);
-    ordo_safetensors_close(f);
-    ordo_config_strings_free();
-    return ok ? 0 : 1;
+    return resume_checkpoint(path, 1);
 }
 
 // ---- config: a --config JSON file
