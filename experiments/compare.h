@@ -50,6 +50,12 @@ typedef struct ordo_cmp_group {
     char *label;        // owned storage of pos when it is not the scheme alone
     char *differs;      // "lr=0.003, warmup=40": the row's values of ordo_cmp.differs' keys
     const char *color;
+    // the eval variant the row's eval columns come from ("base", "ntk-x4", ...: the name of
+    // RUN/eval/NAME.json; a run's old single eval.json is "base"), or NULL when no run of the
+    // row has an eval
+    const char *variant;
+    // runs of the row whose eval is older than their newest checkpoint (its cells are marked)
+    int stale;
     int n, *runs; // indices into ordo_cmp.runs, ordered by seed
     size_t params_min, params_max;
     ordo_cmp_cell cell[ORDO_CMP_NCOL];
