@@ -123,6 +123,32 @@ static float exp_row(float *p, float shift, int n) {
 }
 
 // max(init, x[0..n)), vectorised.
+static float row_max(const float *x, int n, float init);
+
+// One step of the online softmax over the score tile s (flash_kernel.h says what it does):
+// each row's new max m, its probabilities in place, its sum l and its part of O rescaled
+// by corr = exp(old max - new max).
+static void online_softmax(float *s, int nr, int i0, int j0, int nc, float *m, float *l, float *o,
+                           int hsp, float *corr) {
+    if (tile_impl() == TILE_AVX512) {
+        ordo_flash_online_softmax_avx512(s, BLOCK, nr, i0, j0, nc, m, l, o, hsp, corr);
+        return;
+    }
+    for (int r = 0; r < nr; r++) {
+        int n = i0 + r - j0 + 1 < nc ? i0 + r - j0 + 1 : nc; // causal keys, >= 1
+        float *sr = s + (size_t)r * BLOCK;
+        float mx = row_max(sr, n, m[r]);
+        // rescale what was summed under the old max (nothing yet: factor 0)
+        corr[r] = m[r] == -INFINITY ? 0.0f : expf(m[r] - mx);
+        l[r] = l[r] * corr[r] + exp_row(sr, mx, n);
+        m[r] = mx;
+        if (corr[r] != 1.0f) {
+            float *orow = o + (size_t)r * hsp;
+            for (int d = 0; d < hsp; d++) orow[d] *= corr[r];
+        }
+    }
+}
+
 static float row_max(const float *x, int n, float init) {
     float mx = init;
 #pragma omp simd reduction(max : mx)
@@ -148,7 +174,7 @@ static size_t fwd_shared(int B, int T, int NH, int hsp) {
     return (size_t)B * NH * 2 * blocks(T) * BLOCK * hsp; // packed k^T and v per (b, h)
 }
 static size_t fwd_thread(int hsp) {
-    return 2 * (size_t)BLOCK * hsp + (size_t)BLOCK * BLOCK + 2 * BLOCK; // q, O, S, m, l
+    return 2 * (size_t)BLOCK * hsp + (size_t)BLOCK * BLOCK + 3 * BLOCK; // q, O, S, m, l, corr
 }
 static size_t bwd_thread(int T, int hsp) {
     size_t Tp = (size_t)blocks(T) * BLOCK;
@@ -196,13 +222,12 @@ void ordo_flash_forward(float *out, float *lse, const float *qkv, const ordo_att
             const float *k = qkv + (size_t)b * T * C3 + C + h * hs, *v = k + C;
             float *kt = packed + (size_t)bh * 2 * Tp * hsp + (size_t)jb * hsp * BLOCK;
             float *vp = packed + ((size_t)bh * 2 + 1) * Tp * hsp + (size_t)jb * BLOCK * hsp;
-            for (int c = 0; c < BLOCK; c++) {
-                int j = jb * BLOCK + c;
-                for (int d = 0; d < hsp; d++) {
-                    float kv = j < T && d < hs ? k[(size_t)j * C3 + d] : 0.0f;
-                    kt[(size_t)d * BLOCK + c] = kv;
-                    vp[(size_t)c * hsp + d] = j < T && d < hs ? v[(size_t)j * C3 + d] : 0.0f;
-                }
+            memset(kt, 0, (size_t)hsp * BLOCK * sizeof(float));
+            memset(vp, 0, (size_t)BLOCK * hsp * sizeof(float));
+            for (int c = 0; c < BLOCK && jb * BLOCK + c < T; c++) {
+                size_t j = (size_t)jb * BLOCK + c;
+                memcpy(vp + (size_t)c * hsp, v + j * C3, (size_t)hs * sizeof(float));
+                for (int d = 0; d < hs; d++) kt[(size_t)d * BLOCK + c] = k[j * C3 + d];
             }
         }
     }
@@ -222,6 +247,7 @@ void ordo_flash_forward(float *out, float *lse, const float *qkv, const ordo_att
                 float *o = qs + (size_t)BLOCK * hsp;                          // (BLOCK, hsp)
                 float *s = o + (size_t)BLOCK * hsp; // (BLOCK, BLOCK) scores, then probabilities
                 float *m = s + (size_t)BLOCK * BLOCK, *l = m + BLOCK; // (BLOCK) running max, sum
+                float *corr = l + BLOCK; // (BLOCK) each row's rescale factor of this tile
                 const float *q = qkv + (size_t)b * T * C3 + h * hs;
                 const float *kt = packed + (size_t)bh * 2 * Tp * hsp;
                 const float *vp = kt + (size_t)Tp * hsp;
@@ -238,23 +264,14 @@ void ordo_flash_forward(float *out, float *lse, const float *qkv, const ordo_att
                     tile_mm(BLOCK, BLOCK, hsp, qs, hsp, 1, kt + (size_t)jb * hsp * BLOCK, BLOCK, s,
                             BLOCK, 0);
                     if (bias) bias->fill(bias->self, h, i0, nr, j0, nc, s, BLOCK);
-                    for (int r = 0; r < nr; r++) {
-                        int i = i0 + r, n = i - j0 + 1 < nc ? i - j0 + 1 : nc; // causal keys, >= 1
-                        float *sr = s + (size_t)r * BLOCK;
-                        float mx = row_max(sr, n, m[r]);
-                        // rescale what was summed under the old max (nothing yet: factor 0)
-                        float corr = m[r] == -INFINITY ? 0.0f : expf(m[r] - mx);
-                        float sum = exp_row(sr, mx, n);
-                        l[r] = l[r] * corr + sum;
-                        m[r] = mx;
-                        if (corr != 1.0f) {
-                            float *orow = o + (size_t)r * hsp;
-                            for (int d = 0; d < hsp; d++) orow[d] *= corr;
-                        }
-                        // the sum is of the undropped probabilities; P v reads the dropped ones
-                        if (p_drop > 0.0f)
+                    online_softmax(s, nr, i0, j0, nc, m, l, o, hsp, corr);
+                    // the sum is of the undropped probabilities; P v reads the dropped ones
+                    if (p_drop > 0.0f)
+                        for (int r = 0; r < nr; r++) {
+                            int i = i0 + r, n = i - j0 + 1 < nc ? i - j0 + 1 : nc;
+                            float *sr = s + (size_t)r * BLOCK;
                             drop_row(sr, sr, n, bh, i, j0, T, seed, offset, below, ks);
-                    }
+                        }
                     if (nr < BLOCK)
                         memset(s + (size_t)nr * BLOCK, 0,
                                (size_t)(BLOCK - nr) * BLOCK * sizeof(float));

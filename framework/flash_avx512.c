@@ -5,6 +5,7 @@
 // multiples of 16. Compiled with -mavx512f (CMakeLists.txt); called only where the CPU has it.
 #include "framework/flash_kernel.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #if defined(__AVX512F__)
@@ -80,7 +81,10 @@ static inline __m512 exp16(__m512 x) {
     return _mm512_scalef_ps(y, n);
 }
 
-float ordo_flash_exp_row_avx512(float *p, float shift, int n, int nfull) {
+// exp_row's loop: the row's exps in place and their sum as 16 lanes (reduced by the caller,
+// so that a tile's rows do not wait on each other's reduction).
+static inline __attribute__((always_inline)) __m512 exp_row16(float *p, float shift, int n,
+                                                              int nfull) {
     __m512 sh = _mm512_set1_ps(shift), sum = _mm512_setzero_ps();
     for (int c = 0; c < nfull; c += 16) {
         int left = n - c;
@@ -89,7 +93,78 @@ float ordo_flash_exp_row_avx512(float *p, float shift, int n, int nfull) {
         sum = _mm512_add_ps(sum, e);
         _mm512_storeu_ps(p + c, e);
     }
-    return _mm512_reduce_add_ps(sum);
+    return sum;
+}
+
+float ordo_flash_exp_row_avx512(float *p, float shift, int n, int nfull) {
+    return _mm512_reduce_add_ps(exp_row16(p, shift, n, nfull));
+}
+
+static inline __mmask16 first(int left) { // lanes [0, left) of 16
+    return left >= 16 ? 0xffff : left <= 0 ? 0 : (__mmask16)((1u << left) - 1);
+}
+
+// Lane r of the result: op over the 16 lanes of v[r] (op add or max), for 16 rows at once by
+// a shuffle tree (45 instructions for 16 rows where one row's reduction alone takes 8, each
+// waiting on the last). The order of the adds is fixed, so the result is too.
+#define TRANSPOSED_REDUCE(NAME, OP)                                                                \
+    static inline __attribute__((always_inline)) __m512 NAME(const __m512 v[16]) {                 \
+        __m512 x[8], y[4], z[2];                                                                   \
+        for (int i = 0; i < 8; i++)                                                                \
+            x[i] = OP(_mm512_unpacklo_ps(v[2 * i], v[2 * i + 1]),                                  \
+                      _mm512_unpackhi_ps(v[2 * i], v[2 * i + 1]));                                 \
+        for (int i = 0; i < 4; i++)                                                                \
+            y[i] = OP(_mm512_shuffle_ps(x[2 * i], x[2 * i + 1], 0x44),                             \
+                      _mm512_shuffle_ps(x[2 * i], x[2 * i + 1], 0xee));                            \
+        for (int i = 0; i < 2; i++)                                                                \
+            z[i] = OP(_mm512_shuffle_f32x4(y[2 * i], y[2 * i + 1], 0x88),                          \
+                      _mm512_shuffle_f32x4(y[2 * i], y[2 * i + 1], 0xdd));                         \
+        return OP(_mm512_shuffle_f32x4(z[0], z[1], 0x88), _mm512_shuffle_f32x4(z[0], z[1], 0xdd)); \
+    }
+TRANSPOSED_REDUCE(reduce16_add, _mm512_add_ps)
+TRANSPOSED_REDUCE(reduce16_max, _mm512_max_ps)
+
+// Rows r0 .. r0+15 (those < nr) of the tile: see ordo_flash_online_softmax_avx512.
+static inline void rows16(float *s, int nfull, int r0, int nr, int i0, int j0, int nc, float *m,
+                          float *l, float *o, int hsp, float *corr) {
+    __mmask16 k = first(nr - r0);
+    __m512 old = _mm512_mask_loadu_ps(_mm512_set1_ps(-INFINITY), k, m + r0), v[16];
+    for (int r = 0; r < 16; r++) { // each row's max, as 16 lanes
+        int n = i0 + r0 + r - j0 + 1 < nc ? i0 + r0 + r - j0 + 1 : nc;
+        const float *sr = s + (long)(r0 + r) * nfull;
+        v[r] = _mm512_set1_ps(-INFINITY);
+        if (r0 + r < nr)
+            for (int c = 0; c < n; c += 16)
+                v[r] = _mm512_mask_max_ps(v[r], first(n - c), v[r], _mm512_loadu_ps(sr + c));
+    }
+    __m512 now = _mm512_max_ps(old, reduce16_max(v));
+    // a row's first tile has nothing to rescale: factor 0 where the old max is -inf
+    __mmask16 seen = _mm512_mask_cmp_ps_mask(k, old, _mm512_set1_ps(-INFINITY), _CMP_NEQ_OQ);
+    __m512 c = _mm512_maskz_mov_ps(seen, exp16(_mm512_sub_ps(old, now)));
+    float mx[16], cr[16];
+    _mm512_storeu_ps(mx, now);
+    _mm512_storeu_ps(cr, c);
+    for (int r = 0; r < 16; r++) {
+        int n = i0 + r0 + r - j0 + 1 < nc ? i0 + r0 + r - j0 + 1 : nc;
+        v[r] = _mm512_setzero_ps();
+        if (r0 + r >= nr) continue;
+        v[r] = exp_row16(s + (long)(r0 + r) * nfull, mx[r], n, nfull);
+        if (cr[r] != 1.0f) {
+            __m512 cb = _mm512_set1_ps(cr[r]);
+            float *orow = o + (long)(r0 + r) * hsp;
+            for (int d = 0; d < hsp; d += 16)
+                _mm512_storeu_ps(orow + d, _mm512_mul_ps(cb, _mm512_loadu_ps(orow + d)));
+        }
+    }
+    __m512 lv = _mm512_maskz_loadu_ps(k, l + r0);
+    _mm512_mask_storeu_ps(l + r0, k, _mm512_fmadd_ps(lv, c, reduce16_add(v)));
+    _mm512_mask_storeu_ps(m + r0, k, now);
+    _mm512_mask_storeu_ps(corr + r0, k, c);
+}
+
+void ordo_flash_online_softmax_avx512(float *s, int nfull, int nr, int i0, int j0, int nc, float *m,
+                                      float *l, float *o, int hsp, float *corr) {
+    for (int r0 = 0; r0 < nr; r0 += 16) rows16(s, nfull, r0, nr, i0, j0, nc, m, l, o, hsp, corr);
 }
 
 #else // a build without AVX-512: flash.c never calls this (ordo_gemm_own_available() is 0)
@@ -103,6 +178,13 @@ void ordo_flash_tile_avx512(int m, int n, int k, const float *A, long ars, long 
 
 float ordo_flash_exp_row_avx512(float *p, float shift, int n, int nfull) {
     (void)p, (void)shift, (void)n, (void)nfull;
+    abort();
+}
+
+void ordo_flash_online_softmax_avx512(float *s, int nfull, int nr, int i0, int j0, int nc, float *m,
+                                      float *l, float *o, int hsp, float *corr) {
+    (void)s, (void)nfull, (void)nr, (void)i0, (void)j0, (void)nc, (void)m, (void)l, (void)o;
+    (void)hsp, (void)corr;
     abort();
 }
 

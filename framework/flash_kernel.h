@@ -16,4 +16,14 @@ void ordo_flash_tile_avx512(int m, int n, int k, const float *A, long ars, long 
 // clamped to [-87, 88]) on 16 lanes, 2^n by scalef. Requires AVX-512 as above.
 float ordo_flash_exp_row_avx512(float *p, float shift, int n, int nfull);
 
+// One step of the forward's online softmax over a score tile s [nfull, nfull] (ld nfull) of
+// query rows i0 .. i0+nr-1 and keys j0 .. j0+nc-1, row r's causal keys the first
+// min(i0 + r - j0 + 1, nc): the new running max m[r], s's row replaced by exp(s - m[r]) (0
+// past its keys), l[r] = l[r] * corr + the row's sum and o's row [hsp] scaled by corr =
+// exp(old max - new max) (0 for a row's first tile). All rows' maxima first, then every corr
+// in one vector exp, then the rows: per row this costs no scalar expf and no call. corr is
+// returned in corr[r] for the caller's dropout. Requires AVX-512 as above.
+void ordo_flash_online_softmax_avx512(float *s, int nfull, int nr, int i0, int j0, int nc, float *m,
+                                      float *l, float *o, int hsp, float *corr);
+
 #endif

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "framework/dnnl.h"
+#include "framework/kernels.h"
 #include "framework/lmhead.h"
 #include "framework/ops.h"
 #include "framework/rng.h"
@@ -418,6 +419,14 @@ static ordo_bias_tiles *gpt_bias_tiles(ordo_gpt *m, ordo_ctx *ctx, int T) {
 
 // The forward of both entry points below: logits and the loss from them (logits non-NULL), or
 // the loss alone through the chunked head, with each row's loss into row_loss when non-NULL.
+// x + h: a new tensor on the tape, or without one (in_place) added into x, the residual
+// stream's one buffer, which outlives each layer's arena (forward's release).
+static ordo_tensor *residual(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *h, int in_place) {
+    if (!in_place) return ordo_add(ctx, x, h);
+    ordo_add_forward(x->data, x->data, h->data, 1, x->n);
+    return x;
+}
+
 static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const int32_t *targets,
                            int B, int T, ordo_tensor **logits, ordo_tensor **loss,
                            double *row_loss) {
@@ -492,7 +501,12 @@ static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const
     // buffer, so that one layer's activations are alive at a time, not L layers'. Not when
     // the attention maps are recorded (viz reads every layer's).
     int release = !ctx->grad_enabled && !m->record_attention;
-    ordo_tensor *resid = release ? ordo_tensor_new3(ctx, B, T, C) : NULL; // (B, T, C)
+    ordo_tensor *resid = NULL; // (B, T, C)
+    if (release) {
+        resid = ordo_tensor_new3(ctx, B, T, C);
+        memcpy(resid->data, x->data, resid->n * sizeof(float));
+        x = resid;
+    }
     for (int l = 0; l < c->L; l++) {
         ordo_arena_pos layer_start = ordo_arena_mark(&ctx->arena);
         ordo_gpt_block *b = &m->h[l];
@@ -512,16 +526,14 @@ static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const
             a = ordo_attention_dropout(ctx, qkv, bias, NH, p_attn, s_attn, off_att);
         if (m->record_attention) m->att[l] = ctx->last_att; // (B, NH, T, T)
         h = ordo_linear_layer_forward(&b->attn_proj, ctx, a);
-        x = ordo_add(ctx, x, ordo_dropout(ctx, h, p_resid, s_r1, off_x));
+        x = residual(ctx, x, ordo_dropout(ctx, h, p_resid, s_r1, off_x), release);
         h = ordo_layernorm_layer_forward(&b->ln_2, ctx, x);
         h = ordo_gelu(ctx, ordo_linear_layer_forward(&b->c_fc, ctx, h)); // (B, T, 4C)
         h = ordo_linear_layer_forward(&b->mlp_proj, ctx, h);
-        x = ordo_add(ctx, x, ordo_dropout(ctx, h, p_resid, s_r2, off_x));
+        x = residual(ctx, x, ordo_dropout(ctx, h, p_resid, s_r2, off_x), release);
         if (release) {
-            memcpy(resid->data, x->data, resid->n * sizeof(float));
             ordo_arena_release(&ctx->arena, layer_start);
             ctx->last_att = NULL;
-            x = resid;
         }
     }
     x = ordo_layernorm_layer_forward(&m->ln_f, ctx, x);
