@@ -231,6 +231,16 @@ void ordo_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A,
         blas_blocked(nt, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
+void ordo_gemm_serial(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
+                      const float *B, int ldb, float beta, float *C, int ldc) {
+    int policy = gemm_policy();
+    if (M > 0 && N > 0 && K > 0 &&
+        (policy == GEMM_OWN || (policy == GEMM_AUTO && (size_t)M * N * K >= OWN_KERNEL_MIN)))
+        own_slice(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    else
+        blas_sgemm_one_thread(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
 // ---- threads
 
 // OpenBLAS's OpenMP build already runs on one thread inside a parallel region, and there

@@ -19,6 +19,13 @@
 void ordo_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
                const float *B, int ldb, float beta, float *C, int ldc);
 
+// The product as one call on the calling thread, never cut into blocks (ordo_gemm cuts a
+// large one, by its shape): for a caller that cuts the product itself and runs the pieces
+// on its own threads (lmhead.c). On the same GEMM as ordo_gemm, except that oneDNN's
+// products run on OpenBLAS here. The same bits at any thread count: always the same call.
+void ordo_gemm_serial(int ta, int tb, int M, int N, int K, float alpha, const float *A, int lda,
+                      const float *B, int ldb, float beta, float *C, int ldc);
+
 // Which GEMM ordo_gemm uses in this process, decided on the first call and fixed after:
 // "openblas", "ordo-avx512 for large products", "ordo-avx512 for all products" or "onednn for
 // large products" (ORDO_GEMM=blas|own|onednn overrides the choice; see blas.c). Never NULL; a

@@ -19,6 +19,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "framework/blas.h"
 #include "framework/dnnl.h"
 #include "framework/error.h"
 #include "framework/kernels.h"
@@ -40,6 +41,40 @@ static double row_loss_double(const float *x, int V, int target) {
     double sum = 0;
     for (int v = 0; v < V; v++) sum += exp((double)x[v] - mx);
     return mx + log(sum) - x[target];
+}
+
+// dx (R, C) = dlogits (R, V) @ head (V, C) as DX_SLICES products over slices of V, one
+// thread each, summed in slice order. ordo_gemm would cut this product along R into blocks
+// that each pack the whole head (51 MB at GPT-2's V and C 256) once per chunk; the slices of
+// V pack it once between them. A fixed number of slices, cut by the shape: the same bits at
+// any thread count. A small vocabulary's head is cheap to pack: one ordo_gemm there.
+enum { DX_SLICES = 8, DX_SLICE_MIN_V = 8192 };
+static void dx_product(float *dx, float *part, const float *dlogits, const float *head, int R,
+                       int V, int C) {
+    if (V < DX_SLICE_MIN_V) {
+        ordo_gemm(0, 0, R, C, V, 1.0f, dlogits, V, head, C, 0.0f, dx, C);
+        return;
+    }
+    int per = (V + DX_SLICES - 1) / DX_SLICES;
+    int saved = ordo_blas_single_thread_begin();
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int p = 0; p < DX_SLICES; p++) {
+        int v0 = p * per, nv = V - v0 < per ? V - v0 : per;
+        float *dst = p == 0 ? dx : part + (size_t)(p - 1) * R * C;
+        if (nv > 0)
+            ordo_gemm_serial(0, 0, R, C, nv, 1.0f, dlogits + v0, V, head + (size_t)v0 * C, C, 0.0f,
+                             dst, C);
+        else
+            memset(dst, 0, (size_t)R * C * sizeof(float));
+    }
+    ordo_blas_single_thread_end(saved);
+    size_t n = (size_t)R * C;
+#pragma omp parallel for if (n > ORDO_PAR_LOOP_MIN)
+    for (size_t i = 0; i < n; i++) {
+        float s = dx[i];
+        for (int p = 1; p < DX_SLICES; p++) s += part[(size_t)(p - 1) * n + i];
+        dx[i] = s;
+    }
 }
 
 // t's data as bf16, made once and kept on t (ops.c's bf16 products share it).
@@ -83,6 +118,10 @@ ordo_tensor *ordo_lm_head_loss(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *head,
     ordo_bf16 *lgb = bf && (gx || gw) // (R, V): the bf16 operand of the backward products
                          ? ordo_arena_alloc(&ctx->arena, (size_t)chunk * V * sizeof(ordo_bf16))
                          : NULL;
+    float *dx_part =
+        gx && !bf && V >= DX_SLICE_MIN_V
+            ? ordo_arena_alloc(&ctx->arena, (size_t)(DX_SLICES - 1) * chunk * C * sizeof(float))
+            : NULL;                                   // (DX_SLICES - 1, R, C)
     float scale = count ? 1.0f / (float)count : 0.0f; // d mean / d row loss
     double total = 0.0;                               // over the counted rows, in row order
     for (int r0 = 0; r0 < N; r0 += chunk) {
@@ -117,8 +156,7 @@ ordo_tensor *ordo_lm_head_loss(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *head,
             if (gw)
                 ordo_dnnl_gemm_bf16(1, 0, C, V, R, xb + (size_t)r0 * C, C, lgb, V, r0 > 0, dw, V);
         } else {
-            if (gx)
-                ordo_gemm(0, 0, R, C, V, 1.0f, lg, V, head->data, C, 0.0f, dx + (size_t)r0 * C, C);
+            if (gx) dx_product(dx + (size_t)r0 * C, dx_part, lg, head->data, R, V, C);
             if (gw)
                 ordo_gemm(1, 0, V, C, R, 1.0f, lg, V, x->data + (size_t)r0 * C, C,
                           r0 > 0 ? 1.0f : 0.0f, dw, C);
