@@ -252,6 +252,27 @@ void ordo_softmax_backward(float *dinp, const float *dout, const float *out, int
     }
 }
 
+// log of sum(exp(x[v] - mx)) over x [V]: double across blocks (V can be 50257 and the loss
+// must match PyTorch closely), float lanes within a block of 1024 so that the exp loop
+// vectorises.
+static double log_sum_exp_shifted(const float *x, int V, float mx) {
+    double s = 0.0;
+    for (int v0 = 0; v0 < V; v0 += 1024) {
+        int n = V - v0 < 1024 ? V - v0 : 1024;
+        const float *xb = x + v0;
+        float sb = 0.0f;
+#pragma omp simd reduction(+ : sb)
+        for (int v = 0; v < n; v++) sb += exp_f(xb[v] - mx);
+        s += sb;
+    }
+    return log(s);
+}
+
+double ordo_row_nll(const float *x, int V, int target) {
+    float mx = row_max(x, V);
+    return ((double)mx - x[target]) + log_sum_exp_shifted(x, V, mx);
+}
+
 double ordo_crossentropy_forward(float *stats, const float *logits, const int32_t *targets, int N,
                                  int V, int *count) {
     double total = 0.0;
@@ -260,23 +281,13 @@ double ordo_crossentropy_forward(float *stats, const float *logits, const int32_
     for (int i = 0; i < N; i++) {
         const float *x = logits + (size_t)i * V;
         float mx = row_max(x, V);
-        // double across blocks: V can be 50257 and the loss must match PyTorch closely;
-        // float lanes within a block of 1024 so that the exp loop vectorises
-        double s = 0.0;
-        for (int v0 = 0; v0 < V; v0 += 1024) {
-            int n = V - v0 < 1024 ? V - v0 : 1024;
-            const float *xb = x + v0;
-            float sb = 0.0f;
-#pragma omp simd reduction(+ : sb)
-            for (int v = 0; v < n; v++) sb += exp_f(xb[v] - mx);
-            s += sb;
-        }
+        double ls = log_sum_exp_shifted(x, V, mx);
         // keep max and log-sum apart: folded into one float, a logit of 1e4 would leave
         // only ~1e-3 of precision for the log-sum
         stats[i] = mx;
-        stats[N + i] = (float)log(s);
+        stats[N + i] = (float)ls;
         if (targets[i] >= 0) {
-            total += ((double)mx - x[targets[i]]) + log(s);
+            total += ((double)mx - x[targets[i]]) + ls;
             cnt++;
         }
     }

@@ -56,6 +56,9 @@ float ordo_exp_sum(float *out, const float *x, float shift, int n);
 void ordo_softmax_forward(float *out, const float *inp, int N, int C);
 void ordo_softmax_backward(float *dinp, const float *dout, const float *out, int N, int C);
 
+// -log softmax(x)[target] over x [V]: the row max, then the exps in float lanes summed in
+// double per block of 1024 (as ordo_crossentropy_forward sums them), the loss in double.
+double ordo_row_nll(const float *x, int V, int target);
 // Fused softmax + cross-entropy. logits [N, V]; targets [N], a target < 0 is ignored.
 // Writes stats[2N] (the N row maxima, then the N logs of the shifted exp-sums) and returns
 // the mean loss over counted rows (0 if none); *count receives the number of counted rows.

@@ -33,16 +33,6 @@ int ordo_lm_head_chunk_rows(int V) {
     return (int)r;
 }
 
-// -log softmax(x)[target] over x [V], summed in double: how `ordo eval` has always scored a
-// target (and the loss by position with it).
-static double row_loss_double(const float *x, int V, int target) {
-    float mx = x[0];
-    for (int v = 1; v < V; v++) mx = x[v] > mx ? x[v] : mx;
-    double sum = 0;
-    for (int v = 0; v < V; v++) sum += exp((double)x[v] - mx);
-    return mx + log(sum) - x[target];
-}
-
 // dx (R, C) = dlogits (R, V) @ head (V, C) as DX_SLICES products over slices of V, one
 // thread each, summed in slice order. ordo_gemm would cut this product along R into blocks
 // that each pack the whole head (51 MB at GPT-2's V and C 256) once per chunk; the slices of
@@ -135,7 +125,7 @@ ordo_tensor *ordo_lm_head_loss(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *head,
             double *rl = row_loss + r0;
 #pragma omp parallel for if ((size_t)R * V > ORDO_PAR_LOOP_MIN)
             for (int i = 0; i < R; i++)
-                rl[i] = tg[i] < 0 ? NAN : row_loss_double(lg + (size_t)i * V, V, tg[i]);
+                rl[i] = tg[i] < 0 ? NAN : ordo_row_nll(lg + (size_t)i * V, V, tg[i]);
             for (int i = 0; i < R; i++)
                 if (tg[i] >= 0) total += rl[i];
         }

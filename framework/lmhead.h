@@ -26,7 +26,8 @@ int ordo_lm_head_chunk_rows(int V);
 // ordo_cross_entropy(ordo_matmul(x, head, 1), targets) up to the order of float sums, as a
 // scalar [1] (0 when every target is ignored). chunk: rows per chunk (0:
 // ordo_lm_head_chunk_rows(V)). row_loss, when not NULL, receives each row's loss [N] in double,
-// -log softmax(logits)[target] from a double sum over the vocabulary (NaN for an ignored
+// -log softmax(logits)[target] from a double sum over the vocabulary (ordo_row_nll: float
+// exps summed in double per block of 1024, as the fused cross-entropy) (NaN for an ignored
 // row); the scalar is then their mean. In bf16 when head->bf16 is set, as ordo_matmul (x is
 // rounded once, kept in x->bf16).
 //

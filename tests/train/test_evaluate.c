@@ -67,9 +67,11 @@ static void check_mode(const int32_t *tokens, const int32_t *targets, size_t n, 
 
 // Issue 25: eval scores through the chunked LM head without a tape, each layer's buffers
 // released as the forward goes. The numbers are those of the path before it, which took the
-// (rows, T, V) logits of a forward and scored each target from them in double: the same loss
-// by position (here: the loss of every target at each position), to double-rounding of the
-// same float logits. And the inference forward gives the very logits of a taped one.
+// (rows, T, V) logits of a forward and scored each target from them with exps in double: the
+// same loss by position (here: the loss of every target at each position), within 1e-7 of
+// it: the head now sums float exps in double per block (ordo_row_nll, as training's
+// cross-entropy), 2x faster at GPT-2's vocabulary. And the inference forward gives the very
+// logits of a taped one.
 static void check_as_before(const int32_t *tokens, const int32_t *targets, size_t n, int T) {
     ordo_eval_result r;
     CHECK(ordo_eval_stream(&model, &ctx, tokens, targets, n, T, ORDO_EVAL_NONOVERLAP, 0, 2, 0,
@@ -102,9 +104,9 @@ static void check_as_before(const int32_t *tokens, const int32_t *targets, size_
     }
     free(taped);
     CHECK(r.targets == cnt);
-    CHECK_CLOSE(r.loss, sum / cnt, 0, 1e-12);
+    CHECK_CLOSE(r.loss, sum / cnt, 0, 1e-7);
     for (int t = 0; t < T; t++)
-        if (pos_cnt[t]) CHECK_CLOSE(r.pos_loss[t], pos_sum[t] / pos_cnt[t], 0, 1e-12);
+        if (pos_cnt[t]) CHECK_CLOSE(r.pos_loss[t], pos_sum[t] / pos_cnt[t], 0, 1e-7);
     ordo_eval_result_free(&r);
 }
 
