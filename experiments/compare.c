@@ -18,11 +18,13 @@
 #include "data/unigram.h"
 #include "experiments/compare.h"
 #include "experiments/plot.h"
+#include "framework/dirlock.h"
 #include "framework/fileio.h"
 #include "framework/hash.h"
 #include "framework/strbuf.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
+#include "train/eval_record.h"
 #include "train/rundata.h"
 
 // ---------------------------------------------------------------------------------------
@@ -549,6 +551,83 @@ ordo_status ordo_compare_sweep_runs(const char *dir, char ***out, int *n, int *i
     }
     json_decref(j);
     return ORDO_OK;
+}
+
+ordo_status ordo_compare_expand(const char **args, int n, char ***dirs, int *ndirs,
+                                ordo_strbuf *source, const char **sweep) {
+    *dirs = NULL;
+    *ndirs = 0;
+    *sweep = NULL;
+    int nsweeps = 0, nplain = 0;
+    ordo_strbuf sw;
+    ordo_strbuf_init(&sw);
+    ordo_status s = ORDO_OK;
+    for (int i = 0; i < n && !s; i++) {
+        char **runs = NULL;
+        int nr = 0, is_sweep = 0;
+        if ((s = ordo_compare_sweep_runs(args[i], &runs, &nr, &is_sweep))) break;
+        *dirs = ordo_xrealloc(*dirs, ((size_t)*ndirs + (size_t)nr + 1) * sizeof **dirs);
+        if (is_sweep) {
+            for (int k = 0; k < nr; k++) (*dirs)[(*ndirs)++] = runs[k];
+            ordo_strbuf_printf(&sw, "%s%s", nsweeps++ ? ", " : "", args[i]);
+        } else {
+            (*dirs)[(*ndirs)++] = ordo_xstrdup(args[i]);
+            nplain++;
+        }
+        free(runs);
+    }
+    if (nsweeps == 1 && !nplain) *sweep = args[0];
+    if (nsweeps) ordo_strbuf_printf(source, "sweep%s %s", nsweeps > 1 ? "s" : "", sw.buf);
+    if (nsweeps && nplain) ordo_strbuf_puts(source, " and ");
+    if (nplain || !nsweeps)
+        ordo_strbuf_printf(source, "%d run director%s", nplain, nplain == 1 ? "y" : "ies");
+    ordo_strbuf_free(&sw);
+    return s;
+}
+
+// Evaluates record e of run r again at the run's newest checkpoint, as it was made.
+static ordo_status reeval_one(const ordo_runinfo *r, const ordo_run_eval *e) {
+    json_error_t err;
+    json_t *rec = ordo_json_load_file(e->path, 0, &err);
+    if (!rec) return ordo_json_load_error(e->path, &err);
+    ordo_eval_request q;
+    int lens[64];
+    ordo_status s = ordo_eval_request_of(rec, r->dir, &q, lens, 64);
+    if (!s) s = ordo_eval_record_make(&q, e->name);
+    json_decref(rec);
+    if (!s)
+        printf("reeval: %s: eval %s made again at the newest checkpoint (it was of step %lld)\n",
+               r->dir, e->name, e->step);
+    return s;
+}
+
+ordo_status ordo_compare_reeval(const char **dirs, int n) {
+    ordo_status s = ORDO_OK;
+    for (int i = 0; i < n && !s; i++) {
+        ordo_runinfo r;
+        if ((s = ordo_runinfo_load(&r, dirs[i]))) {
+            ordo_runinfo_free(&r);
+            break;
+        }
+        int stale = 0;
+        for (int e = 0; e < r.nevals; e++) stale += r.evals[e].stale;
+        ordo_dirlock lock = {0};
+        if (stale && (s = ordo_dirlock_take(&lock, "run directory", r.dir, 0)) == ORDO_ERR_STATE) {
+            fprintf(stderr, "ordo: warning: --reeval: %s; its evals are left as they are\n",
+                    ordo_error_message());
+            s = ORDO_OK;
+            stale = 0;
+        }
+        for (int e = 0; e < r.nevals && stale && !s; e++)
+            if (r.evals[e].stale) {
+                ordo_dirlock_mark_written(&lock);
+                s = reeval_one(&r, &r.evals[e]);
+            }
+        ordo_dirlock_release(&lock);
+        ordo_runinfo_free(&r);
+        ordo_config_strings_free();
+    }
+    return s;
 }
 
 // c's rows and its expanded runs (shallow copies of own[0..nown), which are freed here).

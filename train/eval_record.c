@@ -188,3 +188,13 @@ int ordo_eval_record_current(const json_t *record, int64_t step, const ordo_eval
              q->lengths[i];
     return ok;
 }
+
+ordo_status ordo_eval_record_make(const ordo_eval_request *q, const char *name) {
+    json_t *report;
+    ordo_status s = ordo_eval_name_check("eval record name", name);
+    if (!s) s = ordo_eval_run(q, &report);
+    if (s) return s;
+    s = ordo_eval_save(q->run_dir, name, report);
+    json_decref(report);
+    return s;
+}

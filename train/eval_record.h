@@ -55,6 +55,10 @@ json_t *ordo_eval_request_json(const ordo_eval_request *q, const int *lens, int 
 // ORDO_ERR_FORMAT when neither gives the lengths.
 ordo_status ordo_eval_request_of(const json_t *record, const char *run_dir, ordo_eval_request *q,
                                  int *lens, int cap);
+// Evaluates q (ordo_eval_run) and saves the report as q->run_dir's record `name`: what a
+// sweep does for each variant and `compare --reeval` for each stale record. The caller holds
+// the run's lock (a writer's files are replaced atomically, so readers need none).
+ordo_status ordo_eval_record_make(const ordo_eval_request *q, const char *name);
 // 1 when record is of checkpoint `step` and of the request q (lengths, mode, variant; for an
 // older record without a "request", its lengths alone) would make.
 int ordo_eval_record_current(const json_t *record, int64_t step, const ordo_eval_request *q);
