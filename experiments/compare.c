@@ -726,31 +726,36 @@ static void warn_stale(const ordo_runinfo *own, int n) {
 // it, issue 28 item 6), or two runs of one set of weights under two seeds (issue 30), would
 // count one model twice with sd 0. Refused, naming both directories.
 static ordo_status check_rows(const ordo_cmp *c) {
-    for (int gi = 0; gi < c->ngroups; gi++) {
+    char(*hash)[17] = ordo_xcalloc((size_t)c->nruns, sizeof *hash); // each run's, when needed
+    ordo_status s = ORDO_OK;
+    for (int gi = 0; gi < c->ngroups && !s; gi++) {
         const ordo_cmp_group *g = &c->groups[gi];
         const char *v = g->variant ? g->variant : "no eval";
-        for (int a = 0; a < g->n; a++)
-            for (int b = a + 1; b < g->n; b++) {
-                const ordo_runinfo *x = &c->runs[g->runs[a]], *y = &c->runs[g->runs[b]];
-                if (x->seed == y->seed)
-                    return ordo_error(ORDO_ERR_ARG,
-                                      "%s and %s are the same experiment with the same seed %lld "
-                                      "(a copy?), in the row of eval %s: a row pools different "
-                                      "seeds; give one of them",
-                                      x->dir, y->dir, x->seed, v);
-                char hx[17], hy[17];
-                ckpt_hash(x, hx);
-                ckpt_hash(y, hy);
-                if (hx[0] && strcmp(hx, hy) == 0)
-                    return ordo_error(ORDO_ERR_ARG,
-                                      "%s (seed %lld) and %s (seed %lld) hold identical newest "
-                                      "checkpoints (data xxh3 %s; a copy with its seed edited?), "
-                                      "in the row of eval %s: a row pools different seeds; give "
-                                      "one of them",
-                                      x->dir, x->seed, y->dir, y->seed, hx, v);
+        for (int a = 0; a < g->n && !s; a++)
+            for (int b = a + 1; b < g->n && !s; b++) {
+                int i = g->runs[a], j = g->runs[b];
+                const ordo_runinfo *x = &c->runs[i], *y = &c->runs[j];
+                if (x->seed == y->seed) {
+                    s = ordo_error(ORDO_ERR_ARG,
+                                   "%s and %s are the same experiment with the same seed %lld (a "
+                                   "copy?), in the row of eval %s: a row pools different seeds; "
+                                   "give one of them",
+                                   x->dir, y->dir, x->seed, v);
+                    break;
+                }
+                if (!hash[i][0]) ckpt_hash(x, hash[i]);
+                if (!hash[j][0]) ckpt_hash(y, hash[j]);
+                if (hash[i][0] && strcmp(hash[i], hash[j]) == 0)
+                    s = ordo_error(ORDO_ERR_ARG,
+                                   "%s (seed %lld) and %s (seed %lld) hold identical newest "
+                                   "checkpoints (data xxh3 %s; a copy with its seed edited?), in "
+                                   "the row of eval %s: a row pools different seeds; give one of "
+                                   "them",
+                                   x->dir, x->seed, y->dir, y->seed, hash[i], v);
             }
     }
-    return ORDO_OK;
+    free(hash);
+    return s;
 }
 
 ordo_status ordo_compare_write(const char **dirs, int ndirs, const char *out_dir,

@@ -46,9 +46,6 @@ ordo_status ordo_eval_save(const char *run_dir, const char *name, json_t *report
 // NULL when there is none or it does not load. Caller decrefs.
 json_t *ordo_eval_load(const char *run_dir, const char *name);
 
-// The request as a record keeps it ("request"): the lengths, mode, windows, batch and the
-// variant as given. lens[0..nlen) are the lengths evaluated.
-json_t *ordo_eval_request_json(const ordo_eval_request *q, const int *lens, int nlen);
 // The request that made `record` again, for run_dir (the lengths into lens[cap]): its
 // "request", or for an older eval.json without one, what its results, mode, "rope_scaling"
 // and "extend_pos" say. q's strings point into record: keep it until q is used. Errors:

@@ -13,7 +13,6 @@
 #include "framework/hash.h"
 #include "framework/lmhead.h"
 #include "framework/memlimit.h"
-#include "train/eval_record.h"
 #include "train/evaluate.h"
 #include "train/init.h"
 #include "train/run.h"
@@ -393,6 +392,26 @@ static ordo_status eval_extend(const ordo_eval_request *q, const ordo_gpt *m) {
                           m->cfg.pos == ORDO_POS_ROPE ? "; --rope-scaling scales its rotation"
                                                       : "");
     return ORDO_OK;
+}
+
+json_t *ordo_eval_request_json(const ordo_eval_request *q, const int *lens, int nlen) {
+    json_t *l = json_array();
+    for (int i = 0; i < nlen; i++) json_array_append_new(l, json_integer(lens[i]));
+    json_t *r = json_object();
+    json_object_set_new(r, "lengths", l);
+    json_object_set_new(r, "mode", json_string(ordo_eval_mode_name(q->mode)));
+    json_object_set_new(r, "sliding_stride", json_integer(q->stride));
+    json_object_set_new(r, "batch", json_integer(q->batch));
+    json_object_set_new(r, "max_windows", json_integer((json_int_t)q->max_windows));
+    json_object_set_new(r, "examples", json_integer(q->examples));
+    json_object_set_new(r, "max_n", json_integer(q->max_n));
+    json_object_set_new(r, "rope_scaling",
+                        q->rope_scaling ? json_string(q->rope_scaling) : json_null());
+    json_object_set_new(r, "rope_factor", json_real(q->rope_factor));
+    json_object_set_new(r, "rope_orig_context", json_integer(q->rope_orig_context));
+    json_object_set_new(r, "extend_pos", q->extend_pos ? json_string(q->extend_pos) : json_null());
+    json_object_set_new(r, "attention", json_string(ordo_attn_impl_name(q->attention)));
+    return r;
 }
 
 // The variant of the report: the scaling and extension given to eval, as used (null: the run as
