@@ -277,9 +277,10 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
         {"threads", ORDO_OPT_INT, &threads, "threads (0 = all cores)", 0},
         {"json", ORDO_OPT_FLAG, &json, "print the JSON report instead of a table", 0},
         {"save", ORDO_OPT_FLAG, &save,
-         "--save [NAME]: also keep the report as RUN_DIR/eval/NAME.json (for compare; NAME\n"
-         "                         from the variant when not given: base, ntk-x4, extend-fresh;\n"
-         "                         base also as RUN_DIR/eval.json)",
+         "--save [NAME] (after RUN_DIR) or --save=NAME: also keep the report as\n"
+         "                         RUN_DIR/eval/NAME.json for compare; NAME from the variant\n"
+         "                         when not given (base, ntk-x4, extend-fresh); base also as\n"
+         "                         RUN_DIR/eval.json",
          0},
         {"stride", ORDO_OPT_INT, &old_stride, "deprecated: the old name of --sliding-stride", 0},
         // issue 19: which checkpoint, and any text
