@@ -4,6 +4,7 @@
 // the loss by position within the window, and exact match per length for copy/reverse.
 // A learned position table cannot go past its length: the table says so instead of a number,
 // unless --extend-pos grows it for those lengths (as `ordo train --init --context` would).
+// --save [NAME] keeps the report as the run's eval record NAME (train/eval_record.h).
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "train/config.h"
+#include "train/eval_record.h"
 #include "train/evaluate.h"
 
 // The longest window eval takes (the arena and the position tables are sized from it).
@@ -184,6 +186,57 @@ static ordo_status sliding_stride(ordo_opt *opts, ordo_eval_mode mode, long long
     return ORDO_OK;
 }
 
+// `--save NAME` / `--save=NAME` out of argv (the option parser knows only flags and options
+// that always take a value): --save=NAME always names the record; `--save X` does when a
+// positional (RUN_DIR) came before it and X is no option, so that `eval RUN --save ntk4` names
+// it and `eval --save RUN` does not. What remains is copied to out (argc entries); *name is
+// NULL when none was given. 1 when --save was given at all.
+static int take_save_name(const ordo_opt *opts, int argc, char **argv, char **out, int *nout,
+                          const char **name) {
+    int seen = 0, npos = 0, only_pos = 0;
+    *name = NULL;
+    *nout = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!only_pos && strncmp(a, "--save=", 7) == 0) {
+            *name = a + 7, seen = 1;
+            continue;
+        }
+        if (!only_pos && strcmp(a, "--save") == 0) {
+            seen = 1;
+            if (npos && i + 1 < argc && argv[i + 1][0] != '-') {
+                *name = argv[++i];
+                continue;
+            }
+        }
+        out[(*nout)++] = argv[i];
+        if (only_pos || a[0] != '-' || strcmp(a, "-") == 0) {
+            npos++;
+        } else if (strcmp(a, "--") == 0) {
+            only_pos = 1;
+        } else if (a[1] == '-' && !strchr(a, '=')) { // an option's value is no positional
+            for (const ordo_opt *o = opts; o->name; o++)
+                if (strcmp(o->name, a + 2) == 0 && o->type != ORDO_OPT_FLAG && i + 1 < argc)
+                    out[(*nout)++] = argv[++i];
+        }
+    }
+    return seen;
+}
+
+// Writes report as the run's eval record `name` (NULL: the default name of its variant) in
+// the directory of the checkpoint it scored, and says where.
+static ordo_status save_record(json_t *report, const char *name, int quiet) {
+    char dir[ORDO_PATH_MAX], def[ORDO_EVAL_NAME_MAX + 16];
+    const char *ck = json_string_value(json_object_get(report, "checkpoint"));
+    const char *slash = ck ? strrchr(ck, '/') : NULL;
+    ordo_status s = slash ? ordo_path(dir, sizeof dir, "%.*s", (int)(slash - ck), ck)
+                          : ordo_path(dir, sizeof dir, ".");
+    if (!name) name = ordo_eval_default_name(report, def, sizeof def);
+    if (!s) s = ordo_eval_save(dir, name, report);
+    if (!s && !quiet) printf("saved as %s/%s/%s.json\n", dir, ORDO_EVAL_DIR, name);
+    return s;
+}
+
 ordo_status ordo_cmd_eval(int argc, char **argv) {
     const char *contexts = NULL, *mode = ordo_eval_mode_name(ORDO_EVAL_NONOVERLAP);
     char mode_help[128];
@@ -223,7 +276,11 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
          0},
         {"threads", ORDO_OPT_INT, &threads, "threads (0 = all cores)", 0},
         {"json", ORDO_OPT_FLAG, &json, "print the JSON report instead of a table", 0},
-        {"save", ORDO_OPT_FLAG, &save, "also write the report to RUN_DIR/eval.json (for compare)",
+        {"save", ORDO_OPT_FLAG, &save,
+         "--save [NAME] (after RUN_DIR) or --save=NAME: also keep the report as\n"
+         "                         RUN_DIR/eval/NAME.json for compare; NAME from the variant\n"
+         "                         when not given (base, ntk-x4, extend-fresh); base also as\n"
+         "                         RUN_DIR/eval.json",
          0},
         {"stride", ORDO_OPT_INT, &old_stride, "deprecated: the old name of --sliding-stride", 0},
         // issue 19: which checkpoint, and any text
@@ -248,12 +305,17 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
         {"attention", ORDO_OPT_STRING, &attention, attn_help, 0},
         {0},
     };
-    const char **pos;
-    int npos, help;
+    const char **pos, *save_name;
+    int npos, help, nargs;
+    char **args = ordo_xmalloc(((size_t)argc + 1) * sizeof *args);
+    int save_given = take_save_name(opts, argc, argv, args, &nargs, &save_name);
     ordo_status s = ordo_args_command("eval", "RUN_DIR|CHECKPOINT.safetensors [options]", opts,
-                                      argc, argv, &pos, &npos, &help);
+                                      nargs, args, &pos, &npos, &help);
+    save |= save_given;
+    if (!s && save_name) s = ordo_eval_name_check("--save", save_name);
     if (!s && help) {
         free(pos);
+        free(args);
         return ORDO_OK;
     }
     int lens[64], nlen = 0;
@@ -264,9 +326,9 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
                            .stride = 0}; // set below, once --sliding-stride is known
     if (!s) s = ordo_args_one_run(npos, &step);
     if (!s && save && data)
-        s = ordo_error(ORDO_ERR_ARG, "--save writes RUN_DIR/eval.json, the run's own validation "
-                                     "scores for compare; with --data the scores are on other "
-                                     "text (use --json > FILE)");
+        s = ordo_error(ORDO_ERR_ARG, "--save writes an eval record (RUN_DIR/eval/NAME.json), the "
+                                     "run's own validation scores for compare; with --data the "
+                                     "scores are on other text (use --json > FILE)");
     if (!s && (s = ordo_eval_mode_parse(mode, &q.mode))) s = ordo_error_wrap(s, "--mode");
     if (!s) s = sliding_stride(opts, q.mode, &stride, old_stride);
     q.stride = (int)stride;
@@ -303,10 +365,6 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
     q.rope_scaling = rope_scaling;
     q.rope_factor = rope_factor;
     q.rope_orig_context = (int)rope_orig;
-    if (!s && save && extend_pos)
-        s = ordo_error(ORDO_ERR_ARG, "--save writes RUN_DIR/eval.json, the run's own scores for "
-                                     "compare; with --extend-pos the lengths past its table are "
-                                     "those of another model (use --json > FILE)");
     if (!s && extend_pos) {
         int how;
         s = ordo_names_parse(&ordo_extend_pos_names, extend_pos, &how);
@@ -331,19 +389,13 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
             printf("%s\n", text);
         else
             print_table(report);
-        if (save && ordo_dist_rank() == 0) {
-            char path[ORDO_PATH_MAX];
-            // the run dir: the checkpoint's directory (RUN_DIR, or a file's)
-            const char *ck = json_string_value(json_object_get(report, "checkpoint"));
-            const char *slash = ck ? strrchr(ck, '/') : NULL;
-            s = slash ? ordo_path(path, sizeof path, "%.*s/eval.json", (int)(slash - ck), ck)
-                      : ordo_path(path, sizeof path, "eval.json");
-            if (!s) s = ordo_write_json_atomic(path, report);
-        }
+        // the run dir: the checkpoint's directory (RUN_DIR, or a file's)
+        if (save && ordo_dist_rank() == 0) s = save_record(report, save_name, json);
         free(text);
     }
     json_decref(report);
     ordo_config_strings_free();
     free(pos);
+    free(args);
     return s;
 }

@@ -15,8 +15,9 @@ static const char *SYNOPSIS =
     "--pos LIST --seeds N [train options] --out DIR [--jobs J]\n\n"
     "Trains one run per scheme of --pos (comma-separated) and seed (--seed, --seed+1, ...,\n"
     "--seeds of them) with the same data and budget, into DIR/<pos>-s<seed>, and evaluates\n"
-    "each at the --eval-lengths multiples of --context (DIR/<run>/eval.json). Running the\n"
-    "same command again keeps finished runs and resumes interrupted ones. Then:\n"
+    "each at the --eval-lengths multiples of --context, once per --eval-variants entry\n"
+    "(DIR/<run>/eval/NAME.json: base, ntk-x4, ...). Running the same command again keeps\n"
+    "finished runs and evals and resumes interrupted ones. Then:\n"
     "ordo compare DIR";
 
 // The train options over cfg (with the sweep's help for pos, seed and out), then the
@@ -25,7 +26,7 @@ static ordo_opt *sweep_options(ordo_train_config *cfg, ordo_sweep_options *o) {
     ordo_opt *base = ordo_train_config_options(cfg);
     int nbase = 0;
     while (base[nbase].name) nbase++;
-    ordo_opt *opts = ordo_xcalloc((size_t)nbase + 6, sizeof *opts);
+    ordo_opt *opts = ordo_xcalloc((size_t)nbase + 7, sizeof *opts);
     memcpy(opts, base, (size_t)nbase * sizeof *opts);
     free(base);
     static char pos_help[256] = "comma-separated schemes: ";
@@ -47,6 +48,14 @@ static ordo_opt *sweep_options(ordo_train_config *cfg, ordo_sweep_options *o) {
                    "the runs' steps: auto (live on a terminal, else plain) | live |\n"
                    "                         plain | off (each run's lines: RUN/train.log)",
                    0};
+    // issue 30: several evals of each run, each its own record and compare row
+    opts[nbase + 5] =
+        (ordo_opt){"eval-variants", ORDO_OPT_STRING, &o->eval_variants,
+                   "evals of each run (RUN/eval/NAME.json), comma-separated: base (as\n"
+                   "                         trained), ntk:F, yarn:F, pi:F (rope: scaled by F),\n"
+                   "                         extend:interpolate, extend:fresh (learned: the table\n"
+                   "                         grown); each made for the schemes it applies to",
+                   0};
     return opts;
 }
 
@@ -55,8 +64,12 @@ ordo_status ordo_cmd_sweep(int argc, char **argv) {
     ordo_train_config_defaults(&cfg);
     cfg.pos = "learned,sinusoidal,none";
     cfg.out = "runs/sweep";
-    ordo_sweep_options o = {
-        .seeds = 2, .jobs = 1, .examples = 200, .eval_lengths = "1,2,4,8", .progress_name = "auto"};
+    ordo_sweep_options o = {.seeds = 2,
+                            .jobs = 1,
+                            .examples = 200,
+                            .eval_lengths = "1,2,4,8",
+                            .eval_variants = "base",
+                            .progress_name = "auto"};
     ordo_opt *opts = sweep_options(&cfg, &o);
     const char **pos;
     int npos, help;

@@ -18,9 +18,13 @@
 #include "data/unigram.h"
 #include "experiments/compare.h"
 #include "experiments/plot.h"
+#include "framework/dirlock.h"
 #include "framework/fileio.h"
+#include "framework/hash.h"
 #include "framework/strbuf.h"
+#include "train/checkpoint.h"
 #include "train/config.h"
+#include "train/eval_record.h"
 #include "train/rundata.h"
 
 // ---------------------------------------------------------------------------------------
@@ -307,7 +311,37 @@ static double loss_at_train_length(const ordo_runinfo *r) {
     return p && !isnan(p->val_loss) ? p->val_loss : r->best_val_loss;
 }
 
+// Two eval variants are one row's: the same name; a run without any eval (NULL) goes with
+// the base evals of its experiment, its eval cells empty.
+static int same_variant(const char *a, const char *b) {
+    return strcmp(a ? a : "base", b ? b : "base") == 0;
+}
+
+// 1 when some run's eval is another variant than "base".
+static int variants_shown(const ordo_cmp *c) {
+    for (int i = 0; i < c->nruns; i++)
+        if (c->runs[i].eval_name && strcmp(c->runs[i].eval_name, "base") != 0) return 1;
+    return 0;
+}
+
+// The row's label: the scheme, "[differs]" when the scheme has several rows of one variant,
+// and the eval variant when some row is of another variant than base ("rope · base", "rope ·
+// ntk-x4"; a row without an eval says so).
+static void label_row(const ordo_cmp *c, ordo_cmp_group *g) {
+    int var = variants_shown(c);
+    if (!c->split && !var) return;
+    ordo_strbuf b;
+    ordo_strbuf_init(&b);
+    ordo_strbuf_puts(&b, g->scheme);
+    if (c->split) ordo_strbuf_printf(&b, " [%s]", g->differs);
+    if (var) ordo_strbuf_printf(&b, " · %s", g->variant ? g->variant : "no eval");
+    g->label = ordo_xstrdup(b.buf);
+    g->pos = g->label;
+    ordo_strbuf_free(&b);
+}
+
 static void build(ordo_cmp *c) {
+    int many_rows = 0; // some scheme has several rows: colours by row, not by scheme
     c->groups = ordo_xcalloc((size_t)c->nruns, sizeof *c->groups);
     c->context = c->runs[0].context;
     json_t **exp = ordo_xmalloc((size_t)c->nruns * sizeof *exp);
@@ -327,9 +361,12 @@ static void build(ordo_cmp *c) {
         if (r->context != c->context) c->context = 0;
         if (r->wall_derived) c->wall_derived = 1;
         int g = 0;
-        while (g < c->ngroups && !json_equal(exp[c->groups[g].runs[0]], exp[i])) g++;
+        while (g < c->ngroups && !(json_equal(exp[c->groups[g].runs[0]], exp[i]) &&
+                                   same_variant(c->groups[g].variant, r->eval_name)))
+            g++;
         if (g == c->ngroups) {
             c->groups[g].pos = c->groups[g].scheme = r->pos;
+            c->groups[g].variant = r->eval_name;
             c->groups[g].embed = r->embed;
             c->groups[g].runs = ordo_xmalloc((size_t)c->nruns * sizeof(int));
             ordo_strbuf d;
@@ -343,19 +380,19 @@ static void build(ordo_cmp *c) {
             c->ngroups++;
         }
         row_of[i] = g;
+        if (!c->groups[g].variant) c->groups[g].variant = r->eval_name; // NULL until one has
         c->groups[g].runs[c->groups[g].n++] = i;
+        c->groups[g].stale += r->eval_stale;
     }
-    // a scheme with several rows: each labelled with its values of the differing keys
+    // a scheme with several rows of one eval variant: each labelled with its values of the
+    // differing keys (rows of other variants are told apart by the variant)
     for (int g = 0; g < c->ngroups; g++)
         for (int h = 0; h < c->ngroups; h++)
-            if (h != g && strcmp(c->groups[g].scheme, c->groups[h].scheme) == 0) c->split = 1;
-    for (int g = 0; g < c->ngroups && c->split; g++) {
-        ordo_cmp_group *gr = &c->groups[g];
-        size_t len = strlen(gr->scheme) + strlen(gr->differs) + 4;
-        gr->label = ordo_xmalloc(len);
-        snprintf(gr->label, len, "%s [%s]", gr->scheme, gr->differs);
-        gr->pos = gr->label;
-    }
+            if (h != g && strcmp(c->groups[g].scheme, c->groups[h].scheme) == 0) {
+                many_rows = 1;
+                if (same_variant(c->groups[g].variant, c->groups[h].variant)) c->split = 1;
+            }
+    for (int g = 0; g < c->ngroups; g++) label_row(c, &c->groups[g]);
     free(row_of);
     free(keys);
     for (int i = 0; i < c->nruns; i++) json_decref(exp[i]);
@@ -379,7 +416,7 @@ static void build(ordo_cmp *c) {
     double *v = ordo_xmalloc((size_t)c->nruns * sizeof(double));
     for (int gi = 0; gi < c->ngroups; gi++) {
         ordo_cmp_group *g = &c->groups[gi];
-        g->color = ordo_svg_scheme_color(c->split ? NULL : g->scheme, gi);
+        g->color = ordo_svg_scheme_color(many_rows ? NULL : g->scheme, gi);
         sort_runs = c->runs;
         qsort(g->runs, (size_t)g->n, sizeof(int), cmp_run);
         g->params_min = (size_t)-1;
@@ -516,8 +553,87 @@ ordo_status ordo_compare_sweep_runs(const char *dir, char ***out, int *n, int *i
     return ORDO_OK;
 }
 
-static void cmp_free(ordo_cmp *c) {
-    for (int i = 0; i < c->nruns; i++) ordo_runinfo_free(&c->runs[i]);
+ordo_status ordo_compare_expand(const char **args, int n, char ***dirs, int *ndirs,
+                                ordo_strbuf *source, const char **sweep) {
+    *dirs = NULL;
+    *ndirs = 0;
+    *sweep = NULL;
+    int nsweeps = 0, nplain = 0;
+    ordo_strbuf sw;
+    ordo_strbuf_init(&sw);
+    ordo_status s = ORDO_OK;
+    for (int i = 0; i < n && !s; i++) {
+        char **runs = NULL;
+        int nr = 0, is_sweep = 0;
+        if ((s = ordo_compare_sweep_runs(args[i], &runs, &nr, &is_sweep))) break;
+        *dirs = ordo_xrealloc(*dirs, ((size_t)*ndirs + (size_t)nr + 1) * sizeof **dirs);
+        if (is_sweep) {
+            for (int k = 0; k < nr; k++) (*dirs)[(*ndirs)++] = runs[k];
+            ordo_strbuf_printf(&sw, "%s%s", nsweeps++ ? ", " : "", args[i]);
+        } else {
+            (*dirs)[(*ndirs)++] = ordo_xstrdup(args[i]);
+            nplain++;
+        }
+        free(runs);
+    }
+    if (nsweeps == 1 && !nplain) *sweep = args[0];
+    if (nsweeps) ordo_strbuf_printf(source, "sweep%s %s", nsweeps > 1 ? "s" : "", sw.buf);
+    if (nsweeps && nplain) ordo_strbuf_puts(source, " and ");
+    if (nplain || !nsweeps)
+        ordo_strbuf_printf(source, "%d run director%s", nplain, nplain == 1 ? "y" : "ies");
+    ordo_strbuf_free(&sw);
+    return s;
+}
+
+// Evaluates record e of run r again at the run's newest checkpoint, as it was made.
+static ordo_status reeval_one(const ordo_runinfo *r, const ordo_run_eval *e) {
+    json_error_t err;
+    json_t *rec = ordo_json_load_file(e->path, 0, &err);
+    if (!rec) return ordo_json_load_error(e->path, &err);
+    ordo_eval_request q;
+    int lens[64];
+    ordo_status s = ordo_eval_request_of(rec, r->dir, &q, lens, 64);
+    if (!s) s = ordo_eval_record_make(&q, e->name);
+    json_decref(rec);
+    if (!s)
+        printf("reeval: %s: eval %s made again at the newest checkpoint (it was of step %lld)\n",
+               r->dir, e->name, e->step);
+    return s;
+}
+
+ordo_status ordo_compare_reeval(const char **dirs, int n) {
+    ordo_status s = ORDO_OK;
+    for (int i = 0; i < n && !s; i++) {
+        ordo_runinfo r;
+        if ((s = ordo_runinfo_load(&r, dirs[i]))) {
+            ordo_runinfo_free(&r);
+            break;
+        }
+        int stale = 0;
+        for (int e = 0; e < r.nevals; e++) stale += r.evals[e].stale;
+        ordo_dirlock lock = {0};
+        if (stale && (s = ordo_dirlock_take(&lock, "run directory", r.dir, 0)) == ORDO_ERR_STATE) {
+            fprintf(stderr, "ordo: warning: --reeval: %s; its evals are left as they are\n",
+                    ordo_error_message());
+            s = ORDO_OK;
+            stale = 0;
+        }
+        for (int e = 0; e < r.nevals && stale && !s; e++)
+            if (r.evals[e].stale) {
+                ordo_dirlock_mark_written(&lock);
+                s = reeval_one(&r, &r.evals[e]);
+            }
+        ordo_dirlock_release(&lock);
+        ordo_runinfo_free(&r);
+        ordo_config_strings_free();
+    }
+    return s;
+}
+
+// c's rows and its expanded runs (shallow copies of own[0..nown), which are freed here).
+static void cmp_free(ordo_cmp *c, ordo_runinfo *own, int nown) {
+    for (int i = 0; i < nown; i++) ordo_runinfo_free(&own[i]);
+    free(own);
     free(c->runs);
     for (int i = 0; i < c->ngroups; i++) {
         free(c->groups[i].runs);
@@ -528,60 +644,137 @@ static void cmp_free(ordo_cmp *c) {
     free(c->differs);
 }
 
-// A row pools seeds: one run given twice (`compare A A`, or A and a copy of it) would be
-// counted as two seeds with sd 0 (issue 28 item 6). Refused: the same directory twice, or
-// two runs of one experiment with the same seed.
-static ordo_status check_distinct(ordo_cmp *c) {
-    ordo_status s = ORDO_OK;
-    json_t **exp = ordo_xcalloc((size_t)c->nruns, sizeof *exp);
-    for (int i = 0; i < c->nruns; i++) exp[i] = experiment_of(&c->runs[i]);
-    for (int i = 0; i < c->nruns && !s; i++) {
-        struct stat a;
-        int ha = stat(c->runs[i].dir, &a) == 0;
-        for (int j = i + 1; j < c->nruns && !s; j++) {
-            const ordo_runinfo *x = &c->runs[i], *y = &c->runs[j];
-            struct stat b;
-            if (ha && stat(y->dir, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-                s = ordo_error(ORDO_ERR_ARG,
-                               "%s and %s are one run directory given twice: a row pools "
-                               "different seeds",
-                               x->dir, y->dir);
-            else if (x->seed == y->seed && json_equal(exp[i], exp[j]))
-                s = ordo_error(ORDO_ERR_ARG,
-                               "%s and %s are the same experiment with the same seed %lld (a "
-                               "copy?): a row pools different seeds; give one of them",
-                               x->dir, y->dir, x->seed);
-        }
+// One run given twice (`compare A A`, or a sweep and one of its runs) would be counted twice.
+static ordo_status check_given_twice(const ordo_runinfo *own, int n) {
+    for (int i = 0; i < n; i++) {
+        struct stat a, b;
+        if (stat(own[i].dir, &a) != 0) continue;
+        for (int j = i + 1; j < n; j++)
+            if (stat(own[j].dir, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+                return ordo_error(ORDO_ERR_ARG,
+                                  "%s and %s are one run directory given twice: a row pools "
+                                  "different seeds; give each run once",
+                                  own[i].dir, own[j].dir);
     }
-    for (int i = 0; i < c->nruns; i++) json_decref(exp[i]);
-    free(exp);
+    return ORDO_OK;
+}
+
+// The runs of one task and data: the file's recorded size and hash when both have them.
+static ordo_status check_same_data(const ordo_runinfo *own, int n) {
+    for (int i = 1; i < n; i++) {
+        const ordo_runinfo *a = &own[0], *b = &own[i];
+        int same = a->data_hashed && b->data_hashed
+                       ? strcmp(strrchr(a->data_id, '('), strrchr(b->data_id, '(')) == 0
+                       : strcmp(a->data, b->data) == 0;
+        if (!same)
+            return ordo_error(ORDO_ERR_ARG,
+                              "%s was trained on %s but %s on %s: compare runs of one task/data",
+                              a->dir, a->data_id, b->dir, b->data_id);
+    }
+    return ORDO_OK;
+}
+
+// c->runs: one entry per eval record of each run (a shallow copy with that record
+// selected), so that a run's variants go to their own rows; a run without one gives one.
+static void expand_runs(ordo_cmp *c, ordo_runinfo *own, int nown) {
+    c->nruns = 0;
+    for (int i = 0; i < nown; i++) c->nruns += own[i].nevals ? own[i].nevals : 1;
+    c->runs = ordo_xcalloc((size_t)c->nruns, sizeof *c->runs);
+    int k = 0;
+    for (int i = 0; i < nown; i++)
+        for (int e = 0; e < (own[i].nevals ? own[i].nevals : 1); e++) {
+            c->runs[k] = own[i];
+            ordo_runinfo_select_eval(&c->runs[k++], own[i].nevals ? e : -1);
+        }
+}
+
+// The newest checkpoint's data checksum of r: the metadata's, else the file's hash (an
+// older checkpoint), into hex[17]; "" when it cannot be read.
+static void ckpt_hash(const ordo_runinfo *r, char hex[17]) {
+    char path[ORDO_PATH_MAX];
+    uint64_t size, h;
+    snprintf(hex, 17, "%s", r->ckpt_xxh3);
+    if (hex[0]) return;
+    if (!ordo_checkpoint_path(path, sizeof path, r->dir, r->ckpt_step) &&
+        !ordo_hash_file(path, &size, &h))
+        ordo_hash_hex(h, hex);
+    ordo_error_clear();
+}
+
+// A line on stderr for each eval record older than its run's newest checkpoint (the tables
+// mark its cells): a run trained on after it was evaluated.
+static void warn_stale(const ordo_runinfo *own, int n) {
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        for (int e = 0; e < own[i].nevals; e++) {
+            const ordo_run_eval *ev = &own[i].evals[e];
+            if (!ev->stale) continue;
+            fprintf(stderr,
+                    "ordo: warning: %s: eval %s is stale: of step %lld, older than the newest "
+                    "checkpoint (step %lld), which the training columns show\n",
+                    own[i].dir, ev->name, ev->step, (long long)own[i].ckpt_step);
+            k++;
+        }
+    if (k)
+        fprintf(stderr,
+                "ordo: warning: %d stale eval%s: `ordo compare --reeval` evaluates them "
+                "again at their newest checkpoint\n",
+                k, k == 1 ? "" : "s");
+}
+
+// A row pools seeds of one experiment and eval variant: one run counted twice (a copy of
+// it, issue 28 item 6), or two runs of one set of weights under two seeds (issue 30), would
+// count one model twice with sd 0. Refused, naming both directories.
+static ordo_status check_rows(const ordo_cmp *c) {
+    char(*hash)[17] = ordo_xcalloc((size_t)c->nruns, sizeof *hash); // each run's, when needed
+    ordo_status s = ORDO_OK;
+    for (int gi = 0; gi < c->ngroups && !s; gi++) {
+        const ordo_cmp_group *g = &c->groups[gi];
+        const char *v = g->variant ? g->variant : "no eval";
+        for (int a = 0; a < g->n && !s; a++)
+            for (int b = a + 1; b < g->n && !s; b++) {
+                int i = g->runs[a], j = g->runs[b];
+                const ordo_runinfo *x = &c->runs[i], *y = &c->runs[j];
+                if (x->seed == y->seed) {
+                    s = ordo_error(ORDO_ERR_ARG,
+                                   "%s and %s are the same experiment with the same seed %lld (a "
+                                   "copy?), in the row of eval %s: a row pools different seeds; "
+                                   "give one of them",
+                                   x->dir, y->dir, x->seed, v);
+                    break;
+                }
+                if (!hash[i][0]) ckpt_hash(x, hash[i]);
+                if (!hash[j][0]) ckpt_hash(y, hash[j]);
+                if (hash[i][0] && strcmp(hash[i], hash[j]) == 0)
+                    s = ordo_error(ORDO_ERR_ARG,
+                                   "%s (seed %lld) and %s (seed %lld) hold identical newest "
+                                   "checkpoints (data xxh3 %s; a copy with its seed edited?), in "
+                                   "the row of eval %s: a row pools different seeds; give one of "
+                                   "them",
+                                   x->dir, x->seed, y->dir, y->seed, hash[i], v);
+            }
+    }
+    free(hash);
     return s;
 }
 
 ordo_status ordo_compare_write(const char **dirs, int ndirs, const char *out_dir,
                                const char *source) {
-    ordo_cmp c = {.nruns = ndirs, .source = source};
-    c.runs = ordo_xcalloc((size_t)ndirs, sizeof *c.runs);
+    ordo_cmp c = {.source = source};
+    ordo_runinfo *own = ordo_xcalloc((size_t)ndirs, sizeof *own);
     ordo_status s = ORDO_OK;
-    for (int i = 0; i < ndirs && !s; i++) s = ordo_runinfo_load(&c.runs[i], dirs[i]);
-    for (int i = 1; i < ndirs && !s; i++) {
-        const ordo_runinfo *a = &c.runs[0], *b = &c.runs[i];
-        // one file, wherever its path pointed, when both record its size and hash
-        int same = a->data_hashed && b->data_hashed
-                       ? strcmp(strrchr(a->data_id, '('), strrchr(b->data_id, '(')) == 0
-                       : strcmp(a->data, b->data) == 0;
-        if (!same)
-            s = ordo_error(ORDO_ERR_ARG,
-                           "%s was trained on %s but %s on %s: compare runs of one task/data",
-                           a->dir, a->data_id, b->dir, b->data_id);
-    }
-    if (!s) s = check_distinct(&c);
+    for (int i = 0; i < ndirs && !s; i++) s = ordo_runinfo_load(&own[i], dirs[i]);
+    if (!s) s = check_same_data(own, ndirs);
+    if (!s) s = check_given_twice(own, ndirs);
     if (s) {
-        cmp_free(&c);
+        cmp_free(&c, own, ndirs);
         return s;
     }
+    expand_runs(&c, own, ndirs);
+    warn_stale(own, ndirs);
     unigram_from_data(&c);
     build(&c);
+    if ((s = check_rows(&c))) goto done;
     if (c.differs[0])
         fprintf(stderr,
                 "ordo: warning: the runs differ in %s: runs are pooled only where every "
@@ -610,6 +803,6 @@ ordo_status ordo_compare_write(const char **dirs, int ndirs, const char *out_dir
     if ((s = ordo_cmp_write_report(&c, out_dir))) goto done;
     printf("\nwrote compare.md, compare.csv and the plots and report.html in %s/\n", out_dir);
 done:
-    cmp_free(&c);
+    cmp_free(&c, own, ndirs);
     return s;
 }

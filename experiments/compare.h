@@ -114,6 +114,18 @@ ordo_status ordo_cmp_write_report(const ordo_cmp *c, const char *out_dir);
 // config.json (*is_sweep = 1); a directory that is itself a run gives *n = 0, *is_sweep = 0.
 // *out and its strings are malloc'd.
 ordo_status ordo_compare_sweep_runs(const char *dir, char ***out, int *n, int *is_sweep);
+// The run directories that args[0..n) name, into *dirs[*ndirs] (malloc'd, as their strings):
+// a sweep directory gives its runs (ordo_compare_sweep_runs), a run directory itself, in
+// order. *source says what they are ("sweep runs/a", "sweeps runs/a, runs/b and 1 run
+// directory"); *sweep is the sweep directory when args is one sweep and nothing else (the
+// default --out), else NULL. Errors: ordo_compare_sweep_runs'.
+ordo_status ordo_compare_expand(const char **args, int n, char ***dirs, int *ndirs,
+                                ordo_strbuf *source, const char **sweep);
+// `compare --reeval`: evaluates again every eval record of dirs[0..n) older than its run's
+// newest checkpoint, with the request it was made with (the same name, variant and lengths),
+// under the run's lock; a run another process holds is left as it is, with a warning. A line
+// on stdout per record made. Errors: a record that does not say how it was made, the eval's.
+ordo_status ordo_compare_reeval(const char **dirs, int n);
 // The runs of c whose log has a value that was not finite, as notes (Markdown, or XHTML
 // paragraphs when html), into b; nothing when there are none.
 void ordo_cmp_nonfinite_notes(const ordo_cmp *c, int html, ordo_strbuf *b);

@@ -1,9 +1,12 @@
 // Reads a run directory's files into an ordo_runinfo for `ordo compare` (see runinfo.h).
 // Only reads; nothing here builds a model or tokenizes data, so comparing many runs of a
-// big corpus stays quick. Missing optional pieces (val loss never evaluated, no eval.json)
-// are NaN or flags, never errors; a malformed file is an error naming it.
+// big corpus stays quick. Missing optional pieces (val loss never evaluated, no eval record)
+// are NaN or flags, never errors; a malformed file is an error naming it. A run's eval
+// records are all read (RUN/eval/*.json, and an older run's eval.json); which one the eval
+// fields show is chosen with ordo_runinfo_select_eval.
 #include "experiments/runinfo.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -16,6 +19,7 @@
 #include "framework/safetensors.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
+#include "train/eval_record.h"
 #include "train/metrics.h"
 
 static char *dup_or_null(const char *s) {
@@ -133,6 +137,8 @@ static ordo_status count_params(ordo_runinfo *r) {
             for (int d = 0; d < t->ndim; d++) numel *= (size_t)t->shape[d];
             total += numel;
         }
+        const char *hex = ordo_safetensors_meta(f, ORDO_ST_HASH_KEY);
+        snprintf(r->ckpt_xxh3, sizeof r->ckpt_xxh3, "%s", hex ? hex : "");
         ordo_safetensors_close(f);
         r->params = total;
         r->ckpt_step = steps[i];
@@ -210,7 +216,9 @@ static ordo_status read_metrics(ordo_runinfo *r, const char *path) {
     return ORDO_OK;
 }
 
-static ordo_status read_eval(ordo_runinfo *r, const char *path) {
+// Reads eval record `path` into e (name: NULL for the name the record holds, as eval.json).
+static ordo_status read_eval(const ordo_runinfo *r, ordo_run_eval *e, const char *path,
+                             const char *name) {
     json_error_t err;
     json_t *j = ordo_json_load_file(path, 0, &err);
     if (!j) return ordo_json_load_error(path, &err);
@@ -219,15 +227,20 @@ static ordo_status read_eval(ordo_runinfo *r, const char *path) {
         json_decref(j);
         return ordo_error(ORDO_ERR_FORMAT, "%s: expected a \"results\" array", path);
     }
-    r->has_eval = 1;
+    char buf[ORDO_EVAL_NAME_MAX + 16];
+    e->name = ordo_xstrdup(name ? name : ordo_eval_record_name(j, buf, sizeof buf));
+    e->path = ordo_xstrdup(path);
+    json_t *st = json_object_get(j, "step");
+    e->step = json_is_integer(st) ? (long long)json_integer_value(st) : -1;
+    e->stale = e->step >= 0 && e->step < r->ckpt_step;
     json_t *tc = json_object_get(j, "train_context");
-    r->eval_train_context = json_is_integer(tc) ? (int)json_integer_value(tc) : (int)r->context;
-    r->eval_mode = dup_or_null(json_string_value(json_object_get(j, "mode")));
-    r->neval = (int)json_array_size(res);
-    r->eval = ordo_xcalloc((size_t)r->neval + 1, sizeof *r->eval);
-    for (int i = 0; i < r->neval; i++) {
-        json_t *e = json_array_get(res, (size_t)i);
-        json_t *c = json_object_get(e, "context"), *l = json_object_get(e, "val_loss");
+    e->train_context = json_is_integer(tc) ? (int)json_integer_value(tc) : (int)r->context;
+    e->mode = dup_or_null(json_string_value(json_object_get(j, "mode")));
+    e->neval = (int)json_array_size(res);
+    e->eval = ordo_xcalloc((size_t)e->neval + 1, sizeof *e->eval);
+    for (int i = 0; i < e->neval; i++) {
+        json_t *o = json_array_get(res, (size_t)i);
+        json_t *c = json_object_get(o, "context"), *l = json_object_get(o, "val_loss");
         if (!json_is_integer(c) || !(json_is_number(l) || json_is_null(l))) {
             json_decref(j);
             return ordo_error(ORDO_ERR_FORMAT,
@@ -235,38 +248,105 @@ static ordo_status read_eval(ordo_runinfo *r, const char *path) {
                               "(number or null)",
                               path, i);
         }
-        r->eval[i].context = (int)json_integer_value(c);
-        r->eval[i].val_loss = json_is_number(l) ? json_number_value(l) : NAN;
-        r->eval[i].note = dup_or_null(json_string_value(json_object_get(e, "note")));
-        json_t *w = json_object_get(e, "windows");
-        r->eval[i].windows = json_is_integer(w) ? (long long)json_integer_value(w) : -1;
-        r->eval[i].order_loss = num_or_nan(json_object_get(e, "order_loss"));
-        r->eval[i].order_targets = json_integer_value(json_object_get(e, "order_targets"));
-        json_t *bp = json_object_get(e, "loss_by_position");
+        ordo_eval_point *p = &e->eval[i];
+        p->context = (int)json_integer_value(c);
+        p->val_loss = json_is_number(l) ? json_number_value(l) : NAN;
+        p->note = dup_or_null(json_string_value(json_object_get(o, "note")));
+        json_t *w = json_object_get(o, "windows");
+        p->windows = json_is_integer(w) ? (long long)json_integer_value(w) : -1;
+        p->order_loss = num_or_nan(json_object_get(o, "order_loss"));
+        p->order_targets = json_integer_value(json_object_get(o, "order_targets"));
+        json_t *bp = json_object_get(o, "loss_by_position");
         if (json_is_array(bp) && json_array_size(bp) > 0) {
-            r->eval[i].npos = (int)json_array_size(bp);
-            r->eval[i].by_pos = ordo_xmalloc((size_t)r->eval[i].npos * sizeof(double));
-            for (int k = 0; k < r->eval[i].npos; k++)
-                r->eval[i].by_pos[k] = num_or_nan(json_array_get(bp, (size_t)k));
+            p->npos = (int)json_array_size(bp);
+            p->by_pos = ordo_xmalloc((size_t)p->npos * sizeof(double));
+            for (int k = 0; k < p->npos; k++)
+                p->by_pos[k] = num_or_nan(json_array_get(bp, (size_t)k));
         }
     }
     json_t *acc = json_object_get(j, "accuracy");
     json_t *by = json_object_get(acc, "by_length");
     if (json_is_array(by)) {
-        r->acc_task = ordo_xstrdup(json_string_value(json_object_get(acc, "task"))
-                                       ? json_string_value(json_object_get(acc, "task"))
-                                       : "accuracy");
-        r->acc_train_max_len = (int)json_integer_value(json_object_get(acc, "train_max_len"));
-        r->nacc = (int)json_array_size(by);
-        r->acc = ordo_xcalloc((size_t)r->nacc + 1, sizeof *r->acc);
-        for (int i = 0; i < r->nacc; i++) {
-            json_t *e = json_array_get(by, (size_t)i);
-            r->acc[i].n = (int)json_integer_value(json_object_get(e, "n"));
-            r->acc[i].exact_match = num_or_nan(json_object_get(e, "exact_match"));
+        const char *task = json_string_value(json_object_get(acc, "task"));
+        e->acc_task = ordo_xstrdup(task ? task : "accuracy");
+        e->acc_train_max_len = (int)json_integer_value(json_object_get(acc, "train_max_len"));
+        e->nacc = (int)json_array_size(by);
+        e->acc = ordo_xcalloc((size_t)e->nacc + 1, sizeof *e->acc);
+        for (int i = 0; i < e->nacc; i++) {
+            json_t *o = json_array_get(by, (size_t)i);
+            e->acc[i].n = (int)json_integer_value(json_object_get(o, "n"));
+            e->acc[i].exact_match = num_or_nan(json_object_get(o, "exact_match"));
         }
     }
     json_decref(j);
     return ORDO_OK;
+}
+
+static void free_eval(ordo_run_eval *e) {
+    free(e->name);
+    free(e->path);
+    free(e->mode);
+    for (int i = 0; i < e->neval; i++) free(e->eval[i].note), free(e->eval[i].by_pos);
+    free(e->eval);
+    free(e->acc_task);
+    free(e->acc);
+}
+
+// A new record slot of r (zeroed).
+static ordo_run_eval *new_eval(ordo_runinfo *r) {
+    r->evals = ordo_xrealloc(r->evals, ((size_t)r->nevals + 1) * sizeof *r->evals);
+    memset(&r->evals[r->nevals], 0, sizeof *r->evals);
+    return &r->evals[r->nevals++];
+}
+
+static int has_eval_named(const ordo_runinfo *r, const char *name) {
+    for (int i = 0; i < r->nevals; i++)
+        if (strcmp(r->evals[i].name, name) == 0) return 1;
+    return 0;
+}
+
+static int cmp_eval(const void *a, const void *b) {
+    const ordo_run_eval *x = a, *y = b;
+    int bx = strcmp(x->name, "base") == 0, by = strcmp(y->name, "base") == 0;
+    return bx != by ? by - bx : strcmp(x->name, y->name);
+}
+
+// The records of RUN/eval/ (a file NAME.json each; other names are not records and are left
+// alone: temporaries, notes), then RUN/eval.json unless eval/ has a record of its name.
+static ordo_status read_evals(ordo_runinfo *r, const char *dir) {
+    char path[ORDO_PATH_MAX];
+    ordo_status s = ordo_path(path, sizeof path, "%s/%s", dir, ORDO_EVAL_DIR);
+    if (s) return s;
+    DIR *d = opendir(path);
+    struct dirent *ent;
+    while (d && !s && (ent = readdir(d))) {
+        size_t n = strlen(ent->d_name);
+        char name[ORDO_EVAL_NAME_MAX + 1];
+        if (n <= 5 || n - 5 > ORDO_EVAL_NAME_MAX || strcmp(ent->d_name + n - 5, ".json") != 0)
+            continue;
+        snprintf(name, sizeof name, "%.*s", (int)(n - 5), ent->d_name);
+        if (ordo_eval_name_check("record", name)) {
+            ordo_error_clear();
+            continue;
+        }
+        char file[ORDO_PATH_MAX];
+        if (!(s = ordo_path(file, sizeof file, "%s/%s", path, ent->d_name)))
+            s = read_eval(r, new_eval(r), file, name);
+    }
+    if (d) closedir(d);
+    struct stat st;
+    if (!s) s = ordo_path(path, sizeof path, "%s/eval.json", dir);
+    if (!s && stat(path, &st) == 0) {
+        ordo_run_eval old = {0};
+        s = read_eval(r, &old, path, NULL);
+        if (!s && !has_eval_named(r, old.name))
+            *new_eval(r) = old;
+        else // eval/ holds a newer record of that name
+            free_eval(&old);
+    }
+    if (r->nevals > 1) qsort(r->evals, (size_t)r->nevals, sizeof *r->evals, cmp_eval);
+    ordo_runinfo_select_eval(r, r->nevals ? 0 : -1);
+    return s;
 }
 
 ordo_status ordo_runinfo_load(ordo_runinfo *r, const char *dir) {
@@ -301,8 +381,7 @@ ordo_status ordo_runinfo_load(ordo_runinfo *r, const char *dir) {
     if (!s && stat(path, &st) != 0)
         s = ordo_error(ORDO_ERR_ARG, "%s: no metrics.jsonl in the run", dir);
     if (!s) s = read_metrics(r, path);
-    if (!s) s = ordo_path(path, sizeof path, "%s/eval.json", dir);
-    if (!s && stat(path, &st) == 0) s = read_eval(r, path);
+    if (!s) s = read_evals(r, dir);
     return s;
 }
 
@@ -318,12 +397,25 @@ void ordo_runinfo_free(ordo_runinfo *r) {
     free(r->train_loss);
     free(r->val_loss);
     free(r->val_ppl);
-    free(r->eval_mode);
-    for (int i = 0; i < r->neval; i++) free(r->eval[i].note), free(r->eval[i].by_pos);
-    free(r->eval);
-    free(r->acc_task);
-    free(r->acc);
+    for (int i = 0; i < r->nevals; i++) free_eval(&r->evals[i]);
+    free(r->evals);
     memset(r, 0, sizeof *r);
+}
+
+void ordo_runinfo_select_eval(ordo_runinfo *r, int k) {
+    const ordo_run_eval *e = k >= 0 && k < r->nevals ? &r->evals[k] : NULL;
+    r->has_eval = e != NULL;
+    r->eval_name = e ? e->name : NULL;
+    r->eval_step = e ? e->step : -1;
+    r->eval_stale = e ? e->stale : 0;
+    r->eval_train_context = e ? e->train_context : 0;
+    r->eval_mode = e ? e->mode : NULL;
+    r->neval = e ? e->neval : 0;
+    r->eval = e ? e->eval : NULL;
+    r->acc_task = e ? e->acc_task : NULL;
+    r->acc_train_max_len = e ? e->acc_train_max_len : 0;
+    r->nacc = e ? e->nacc : 0;
+    r->acc = e ? e->acc : NULL;
 }
 
 int ordo_runinfo_eval_at(const ordo_runinfo *r, int context, double *loss, const char **note) {

@@ -2,7 +2,8 @@
 // rebuilding the model or the data: config.json (scheme, seed, data, sizes, every setting,
 // the val split's unigram level), metrics.jsonl
 // (loss curves, throughput, time), the newest checkpoint's tensor sizes (parameter count)
-// and, when present, eval.json (extrapolation losses, copy/reverse accuracy).
+// and its eval records (extrapolation losses, copy/reverse accuracy): RUN/eval/NAME.json, one
+// per variant (base, ntk-x4, ...; train/eval_record.h), and an older run's single eval.json.
 #ifndef ORDO_RUNINFO_H
 #define ORDO_RUNINFO_H
 #include <stddef.h>
@@ -28,6 +29,21 @@ typedef struct ordo_acc_point {
     double exact_match;
 } ordo_acc_point;
 
+// One eval record of a run.
+typedef struct ordo_run_eval {
+    char *name;     // "base", "ntk-x4", ...: RUN/eval/NAME.json, or what RUN/eval.json holds
+    char *path;     // the file it was read from
+    long long step; // the checkpoint step it scored (-1: the file does not say)
+    int stale;      // step is older than the run's newest checkpoint
+    int train_context;
+    char *mode;
+    int neval;
+    ordo_eval_point *eval;
+    char *acc_task; // copy/reverse accuracy (NULL when the record has none)
+    int acc_train_max_len, nacc;
+    ordo_acc_point *acc;
+} ordo_run_eval;
+
 typedef struct ordo_runinfo {
     char *dir, *name; // the path as given; its last component (the series label)
     // config.json
@@ -40,8 +56,9 @@ typedef struct ordo_runinfo {
     long long unigram_targets; // the tokens it was counted over
     long long context, seed, batch, steps, d_model, layers, heads;
     char *embed; // the token-embedding convention resolved: "x<scale> std <init std>"
-    // newest checkpoint
+    // newest checkpoint; its data checksum (the metadata's, "" when it has none)
     int64_t ckpt_step;
+    char ckpt_xxh3[17];
     size_t params; // every tensor but the optimizer moments (wte counted once: it is tied)
     // metrics.jsonl, every logged line (val_* NaN on lines without an evaluation; INFINITY
     // for a value logged as null, i.e. not finite: a gap in the curves, "inf" in the table)
@@ -52,12 +69,19 @@ typedef struct ordo_runinfo {
     double tokens_per_s;                                  // mean of the logged values
     double wall_s;    // from "elapsed_s" when logged, else derived (see wall_derived)
     int wall_derived; // 1: sum over log intervals of steps*batch*context / tokens_per_s
-    // eval.json (has_eval 0 when the file is absent)
+    // every eval record, "base" first, then by name (nevals 0: none)
+    int nevals;
+    ordo_run_eval *evals;
+    // the selected record's (ordo_runinfo_select_eval), pointers into evals: has_eval 0 when
+    // none is selected. The one read first is "base", else the first.
     int has_eval, eval_train_context;
-    char *eval_mode;
+    const char *eval_name;
+    long long eval_step;
+    int eval_stale;
+    const char *eval_mode;
     int neval;
     ordo_eval_point *eval;
-    char *acc_task; // copy/reverse accuracy (NULL when eval.json has none)
+    const char *acc_task; // copy/reverse accuracy (NULL when the record has none)
     int acc_train_max_len, nacc;
     ordo_acc_point *acc;
 } ordo_runinfo;
@@ -66,11 +90,14 @@ typedef struct ordo_runinfo {
 // run"; a run without a checkpoint, a malformed config/metrics/eval file are refused.
 ordo_status ordo_runinfo_load(ordo_runinfo *r, const char *dir);
 void ordo_runinfo_free(ordo_runinfo *r);
+// Makes r->evals[k] the record the eval fields show (k < 0: none). A shallow copy of r (what
+// compare makes, one per record) selects its own; only the original is freed.
+void ordo_runinfo_select_eval(ordo_runinfo *r, int k);
 
-// The eval.json entry of r at `context`, or NULL when eval.json is absent or lacks it.
+// The selected record's entry of r at `context`, or NULL when there is none or it lacks it.
 const ordo_eval_point *ordo_runinfo_eval_point(const ordo_runinfo *r, int context);
-// The val loss of r's eval.json at `context` (NaN, and *note set, if null there);
-// returns 0 when eval.json is absent or has no such length.
+// The val loss of r's selected record at `context` (NaN, and *note set, if null there);
+// returns 0 when there is none or it has no such length.
 int ordo_runinfo_eval_at(const ordo_runinfo *r, int context, double *loss, const char **note);
 
 #endif

@@ -26,7 +26,9 @@
 #include "framework/dirlock.h"
 #include "framework/fileio.h"
 #include "framework/signals.h"
+#include "models/positional.h"
 #include "train/checkpoint.h"
+#include "train/eval_record.h"
 #include "train/evaluate.h"
 #include "train/trainer.h"
 
@@ -71,6 +73,70 @@ static ordo_status parse_mult(const char *s, int *out, int *n) {
     return ORDO_OK;
 }
 
+// One word of --eval-variants into v: base, S:F (S a RoPE scaling, F its factor) or
+// extend:M (M a way to grow a learned table).
+static ordo_status parse_variant(const char *list, const char *w, ordo_sweep_variant *v) {
+    memset(v, 0, sizeof *v);
+    const char *colon = strchr(w, ':');
+    int how;
+    if (strcmp(w, "base") == 0) {
+        snprintf(v->name, sizeof v->name, "base");
+        return ORDO_OK;
+    }
+    if (colon && strncmp(w, "extend:", 7) == 0 &&
+        ordo_names_parse(&ordo_extend_pos_names, colon + 1, &how) == ORDO_OK) {
+        v->extend_pos = colon + 1;
+        snprintf(v->name, sizeof v->name, "extend-%s", v->extend_pos);
+        return ORDO_OK;
+    }
+    ordo_error_clear();
+    char scaling[16], *end = NULL;
+    snprintf(scaling, sizeof scaling, "%.*s", colon ? (int)(colon - w) : 0, w);
+    ordo_rope_scaling sc;
+    if (colon && ordo_rope_scaling_parse(scaling, &sc) == ORDO_OK && sc != ORDO_ROPE_SCALING_NONE) {
+        v->factor = strtod(colon + 1, &end);
+        if (end != colon + 1 && !*end && v->factor >= 1 && v->factor <= 1e4) {
+            v->rope_scaling = ordo_rope_scaling_name(sc);
+            snprintf(v->name, sizeof v->name, "%s-x%g", v->rope_scaling, v->factor);
+            return ORDO_OK;
+        }
+    }
+    ordo_error_clear();
+    return ordo_error(ORDO_ERR_ARG,
+                      "--eval-variants '%s': '%s' is not a variant; expected base, ntk:F, yarn:F, "
+                      "pi:F (F a factor 1..1e4) or extend:interpolate, extend:fresh, e.g. "
+                      "base,ntk:4,yarn:4",
+                      list, w);
+}
+
+static ordo_status parse_variants(ordo_sweep *sw, const char *list) {
+    snprintf(sw->varlist, sizeof sw->varlist, "%s", list);
+    const char *w[ORDO_SWEEP_MAX_VARIANTS + 1];
+    int n = split_list(sw->varlist, w, ORDO_SWEEP_MAX_VARIANTS + 1);
+    if (n == 0)
+        return ordo_error(ORDO_ERR_ARG, "--eval-variants is empty (base: the run as it trained)");
+    if (n > ORDO_SWEEP_MAX_VARIANTS)
+        return ordo_error(ORDO_ERR_ARG, "--eval-variants: at most %d variants",
+                          ORDO_SWEEP_MAX_VARIANTS);
+    for (int i = 0; i < n; i++) {
+        ordo_status s = parse_variant(list, w[i], &sw->variants[i]);
+        if (s) return s;
+        for (int k = 0; k < i; k++)
+            if (strcmp(sw->variants[k].name, sw->variants[i].name) == 0)
+                return ordo_error(ORDO_ERR_ARG, "--eval-variants lists %s twice",
+                                  sw->variants[i].name);
+    }
+    sw->nvariants = n;
+    return ORDO_OK;
+}
+
+// Whether variant v applies to scheme pos: a RoPE scaling to rope, a grown table to learned.
+static int variant_applies(const ordo_sweep_variant *v, const char *pos) {
+    if (v->rope_scaling) return strcmp(pos, "rope") == 0;
+    if (v->extend_pos) return strcmp(pos, "learned") == 0;
+    return 1;
+}
+
 // ---- planning
 
 // The options' ranges, the eval lengths, and the schemes: each must make a valid config,
@@ -83,6 +149,7 @@ static ordo_status check(ordo_sweep *sw, const ordo_sweep_options *o) {
     if (o->examples < 0 || o->examples > 100000)
         return ordo_error(ORDO_ERR_ARG, "--examples is %lld, expected 0..100000", o->examples);
     ordo_status s = parse_mult(o->eval_lengths, sw->mult, &sw->nmult);
+    if (!s) s = parse_variants(sw, o->eval_variants ? o->eval_variants : "base");
     if (s) return s;
     snprintf(sw->poslist, sizeof sw->poslist, "%s", sw->cfg.pos);
     sw->nschemes = split_list(sw->poslist, sw->schemes, ORDO_SWEEP_MAX_SCHEMES);
@@ -104,7 +171,7 @@ static ordo_status check(ordo_sweep *sw, const ordo_sweep_options *o) {
 // One run per scheme and seed, then DIR and DIR/sweep.json naming them in that order. A run
 // whose files' paths (its last checkpoint's is the longest) do not fit is an error before
 // anything is written, not a failure in every run's process.
-static ordo_status lay_out(ordo_sweep *sw, const char *eval_lengths) {
+static ordo_status lay_out(ordo_sweep *sw, const char *eval_lengths, const char *variants) {
     sw->runs = ordo_xcalloc((size_t)(sw->nschemes * sw->seeds), sizeof *sw->runs);
     json_t *list = json_array();
     char path[ORDO_PATH_MAX];
@@ -123,6 +190,7 @@ static ordo_status lay_out(ordo_sweep *sw, const char *eval_lengths) {
     json_t *sj = json_object();
     json_object_set_new(sj, "runs", list);
     json_object_set_new(sj, "eval_lengths", json_string(eval_lengths));
+    json_object_set_new(sj, "eval_variants", json_string(variants ? variants : "base"));
     if (!s) s = ordo_path(path, sizeof path, "%s/sweep.json", sw->cfg.out);
     // a second sweep on the same directory would rewrite sweep.json and start runs twice
     if (!s) s = ordo_dirlock_take(&sw->lock, "sweep directory", sw->cfg.out, 1);
@@ -148,7 +216,7 @@ ordo_status ordo_sweep_plan(ordo_sweep *sw, const ordo_train_config *cfg,
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         sw->cfg.threads = cores > sw->jobs ? cores / sw->jobs : 1;
     }
-    return lay_out(sw, o->eval_lengths);
+    return lay_out(sw, o->eval_lengths, o->eval_variants);
 }
 
 void ordo_sweep_free(ordo_sweep *sw) {
@@ -162,7 +230,7 @@ void ordo_sweep_free(ordo_sweep *sw) {
 
 // The newest usable checkpoint's step in dir (one that opens and passes its checksum, as
 // resume and eval take it), or -1. Not the newest file's name: a corrupt newest checkpoint
-// would make the run look done to every later sweep, and its eval.json (of the usable one)
+// would make the run look done to every later sweep, and its evals (of the usable one)
 // always stale (issue 28 item 26).
 static long long newest_step(const char *dir) {
     int64_t *steps;
@@ -228,23 +296,6 @@ static ordo_status check_same_run(const ordo_train_config *c, const char *dir, c
                       dir, diff, ndiff > 3 ? ", ..." : "");
 }
 
-// Whether dir/eval.json is of the newest checkpoint at exactly these lengths (not when its
-// path does not fit: the eval then fails on it with the message).
-static int eval_current(const char *dir, const int *lens, int n) {
-    char path[ORDO_PATH_MAX];
-    if (ordo_path(path, sizeof path, "%s/eval.json", dir)) return 0;
-    json_error_t err;
-    json_t *j = ordo_json_load_file(path, 0, &err);
-    if (!j) return 0;
-    json_t *res = json_object_get(j, "results");
-    int ok = json_integer_value(json_object_get(j, "step")) == newest_step(dir) &&
-             json_array_size(res) == (size_t)n;
-    for (int i = 0; ok && i < n; i++)
-        ok = json_integer_value(json_object_get(json_array_get(res, i), "context")) == lens[i];
-    json_decref(j);
-    return ok;
-}
-
 // Trains the run to the sweep's step budget: from scratch, or resumed from its newest
 // checkpoint; a run that already has that many steps is kept as it is. The caller holds the
 // run's lock.
@@ -273,30 +324,36 @@ static ordo_status train_run(const ordo_sweep *sw, const ordo_sweep_entry *r, or
     return s;
 }
 
-// Evaluates the run's newest checkpoint at the sweep's lengths into RUN/eval.json, unless
-// eval.json already holds exactly that.
+// Makes each eval variant that applies to the run: its newest checkpoint at the sweep's
+// lengths into its record RUN/eval/NAME.json (base also RUN/eval.json), unless the record
+// already holds exactly that (the same checkpoint, lengths and variant).
 static ordo_status eval_run(const ordo_sweep *sw, const ordo_sweep_entry *r) {
     int lens[ORDO_SWEEP_MAX_MULT];
     for (int i = 0; i < sw->nmult; i++) lens[i] = sw->mult[i] * (int)sw->cfg.context;
-    if (eval_current(r->dir, lens, sw->nmult)) return ORDO_OK;
-    ordo_eval_request q = {.run_dir = r->dir,
-                           .lengths = lens,
-                           .nlen = sw->nmult,
-                           .mode = ORDO_EVAL_NONOVERLAP,
-                           .batch = 8,
-                           .examples = (int)sw->examples};
-    json_t *report;
-    ordo_status s = ordo_eval_run(&q, &report);
-    if (s) return s;
-    char path[ORDO_PATH_MAX];
-    s = ordo_path(path, sizeof path, "%s/eval.json", r->dir);
-    if (!s) s = ordo_write_json_atomic(path, report);
-    json_decref(report);
+    long long newest = newest_step(r->dir);
+    ordo_status s = ORDO_OK;
+    for (int i = 0; i < sw->nvariants && !s; i++) {
+        const ordo_sweep_variant *v = &sw->variants[i];
+        if (!variant_applies(v, r->pos)) continue;
+        ordo_eval_request q = {.run_dir = r->dir,
+                               .lengths = lens,
+                               .nlen = sw->nmult,
+                               .mode = ORDO_EVAL_NONOVERLAP,
+                               .batch = 8,
+                               .examples = (int)sw->examples,
+                               .rope_scaling = v->rope_scaling,
+                               .rope_factor = v->factor,
+                               .extend_pos = v->extend_pos};
+        json_t *have = ordo_eval_load(r->dir, v->name);
+        int current = have && ordo_eval_record_current(have, newest, &q);
+        json_decref(have);
+        if (!current) s = ordo_eval_record_make(&q, v->name);
+    }
     return s;
 }
 
 // Forks the run's process and returns its pid (-1 if fork failed). The child locks the run
-// directory (for its training and its eval.json alike; _exit releases it), sends its stdout
+// directory (for its training and its evals alike; _exit releases it), sends its stdout
 // to RUN/train.log, trains, evaluates and leaves with _exit: it must never return into the
 // sweep's loop, and the parent's stdio buffers (flushed before the fork) are not its to
 // flush again. A run another process holds is left alone, train.log included.
@@ -459,23 +516,45 @@ static void view_update(ordo_sweep *sw, progress *p) {
     p->t_draw = now;
 }
 
-// One line about a finished run, from its eval.json.
+// One line about a finished run, from its base eval record (else its first variant's): the
+// loss at the first eval length over the whole val split, which is not the best val loss of
+// training (compare shows both).
 static void report_run(const ordo_sweep *sw, const ordo_sweep_entry *r, double secs) {
-    char path[ORDO_PATH_MAX];
-    json_error_t err;
-    json_t *j = NULL; // a path that does not fit reads as none (the run failed on it already)
-    if (!ordo_path(path, sizeof path, "%s/eval.json", r->dir))
-        j = ordo_json_load_file(path, 0, &err);
+    json_t *j = NULL;
+    const char *name = NULL;
+    for (int i = 0; i < sw->nvariants && !j; i++)
+        if (variant_applies(&sw->variants[i], r->pos))
+            j = ordo_eval_load(r->dir, name = sw->variants[i].name);
     json_t *first = j ? json_array_get(json_object_get(j, "results"), 0) : NULL;
     json_t *vl = first ? json_object_get(first, "val_loss") : NULL;
     json_t *ol = first ? json_object_get(first, "order_loss") : NULL;
     printf("sweep: [%d/%d] %-16s done in %6.1f s", (int)(r - sw->runs) + 1, sw->nruns, r->name,
            secs);
-    if (json_is_number(vl)) printf(", val loss %.4f", json_number_value(vl));
+    if (json_is_number(vl))
+        printf(", eval %s loss@%dx %.4f (whole val split)", name, sw->mult[0],
+               json_number_value(vl));
     if (json_is_number(ol)) printf(", order-dependent tokens %.4f", json_number_value(ol));
     printf("\n");
     fflush(stdout);
     json_decref(j);
+}
+
+// The variants that do not apply to some schemes, said once: they are not made for those.
+static void note_variants(const ordo_sweep *sw) {
+    for (int i = 0; i < sw->nvariants; i++) {
+        const ordo_sweep_variant *v = &sw->variants[i];
+        char skipped[256] = "";
+        size_t k = 0;
+        for (int j = 0; j < sw->nschemes && k < sizeof skipped; j++)
+            if (!variant_applies(v, sw->schemes[j])) {
+                int m = snprintf(skipped + k, sizeof skipped - k, "%s%s", k ? ", " : "",
+                                 sw->schemes[j]);
+                if (m > 0) k += (size_t)m;
+            }
+        if (k)
+            printf("sweep: eval %s applies to --pos %s only: not made for %s\n", v->name,
+                   v->rope_scaling ? "rope" : "learned", skipped);
+    }
 }
 
 // Starts runs until `jobs` of them run (none once interrupted).
@@ -537,6 +616,7 @@ static void finished(ordo_sweep *sw, progress *p, pid_t pid, int status) {
 ordo_status ordo_sweep_run(ordo_sweep *sw) {
     // Ctrl-C reaches the children too: each finishes its step and checkpoints; the sweep
     // starts nothing new and waits for them
+    note_variants(sw);
     ordo_signals sig;
     ordo_signals_install(&sig);
     progress p = {0};

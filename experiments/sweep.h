@@ -1,6 +1,8 @@
 // A sweep: the same data, budget and seeds for every position scheme, one run directory each
-// (DIR/<pos>-s<seed>), each run then evaluated at multiples of its training length into its
-// eval.json, and DIR/sweep.json listing the runs for `ordo compare`. Runs go `jobs` at a
+// (DIR/<pos>-s<seed>), each run then evaluated at multiples of its training length, once per
+// eval variant (the run as trained, RoPE scaled by NTK, YaRN or PI, a learned table grown)
+// into its eval records RUN/eval/NAME.json, and DIR/sweep.json listing the runs for `ordo
+// compare`. Runs go `jobs` at a
 // time, each in its own process (its output in RUN/train.log). Planning the same sweep
 // again continues where it stopped: finished runs are kept, interrupted ones resumed from
 // their checkpoints.
@@ -10,9 +12,10 @@
 #include "train/config.h"
 #include "train/progress.h"
 
-#define ORDO_SWEEP_MAX_RUNS    256
-#define ORDO_SWEEP_MAX_SCHEMES 16
-#define ORDO_SWEEP_MAX_MULT    16
+#define ORDO_SWEEP_MAX_RUNS     256
+#define ORDO_SWEEP_MAX_SCHEMES  16
+#define ORDO_SWEEP_MAX_MULT     16
+#define ORDO_SWEEP_MAX_VARIANTS 16
 
 // What a sweep takes beyond the training config.
 typedef struct ordo_sweep_options {
@@ -20,6 +23,7 @@ typedef struct ordo_sweep_options {
     long long jobs;              // runs at a time, each its own process (1..64)
     long long examples;          // copy/reverse: examples per length in the accuracy eval
     const char *eval_lengths;    // multiples of the context to evaluate at: "1,2,4,8"
+    const char *eval_variants;   // eval records of each run: "base,ntk:4,yarn:4,extend:fresh"
     int threads_given;           // cfg.threads was chosen by the user; else the cores are shared
     ordo_progress_mode progress; // how the sweep shows its runs' steps (0 = AUTO)
     const char *progress_name;   // --progress, parsed into progress by the CLI
@@ -27,11 +31,23 @@ typedef struct ordo_sweep_options {
 
 typedef struct ordo_sweep_entry ordo_sweep_entry; // one run's name, directory and process
 
+// One eval variant of --eval-variants: its record's name (base, ntk-x4, extend-fresh: the
+// name `ordo eval --save` gives it, train/eval_record.h) and what eval is given.
+typedef struct ordo_sweep_variant {
+    char name[72];
+    const char *rope_scaling; // pi | ntk | yarn, or NULL
+    double factor;            // its factor
+    const char *extend_pos;   // interpolate | fresh, or NULL
+} ordo_sweep_variant;
+
 typedef struct ordo_sweep {
     ordo_train_config cfg; // the common config; cfg.pos is the comma list, cfg.out the dir
     long long seeds, jobs, examples;
     int mult[ORDO_SWEEP_MAX_MULT], nmult; // eval lengths in multiples of cfg.context
-    char poslist[512];                    // cfg.pos split in place; schemes point into it
+    ordo_sweep_variant variants[ORDO_SWEEP_MAX_VARIANTS]; // made for each run they apply to
+    int nvariants;
+    char varlist[256]; // --eval-variants split in place; the variants point into it
+    char poslist[512]; // cfg.pos split in place; schemes point into it
     const char *schemes[ORDO_SWEEP_MAX_SCHEMES];
     int nschemes;
     ordo_sweep_entry *runs; // nschemes x seeds, scheme-major

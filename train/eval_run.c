@@ -394,6 +394,61 @@ static ordo_status eval_extend(const ordo_eval_request *q, const ordo_gpt *m) {
     return ORDO_OK;
 }
 
+json_t *ordo_eval_request_json(const ordo_eval_request *q, const int *lens, int nlen) {
+    json_t *l = json_array();
+    for (int i = 0; i < nlen; i++) json_array_append_new(l, json_integer(lens[i]));
+    json_t *r = json_object();
+    json_object_set_new(r, "lengths", l);
+    json_object_set_new(r, "mode", json_string(ordo_eval_mode_name(q->mode)));
+    json_object_set_new(r, "sliding_stride", json_integer(q->stride));
+    json_object_set_new(r, "batch", json_integer(q->batch));
+    json_object_set_new(r, "max_windows", json_integer((json_int_t)q->max_windows));
+    json_object_set_new(r, "examples", json_integer(q->examples));
+    json_object_set_new(r, "max_n", json_integer(q->max_n));
+    json_object_set_new(r, "rope_scaling",
+                        q->rope_scaling ? json_string(q->rope_scaling) : json_null());
+    json_object_set_new(r, "rope_factor", json_real(q->rope_factor));
+    json_object_set_new(r, "rope_orig_context", json_integer(q->rope_orig_context));
+    json_object_set_new(r, "extend_pos", q->extend_pos ? json_string(q->extend_pos) : json_null());
+    json_object_set_new(r, "attention", json_string(ordo_attn_impl_name(q->attention)));
+    return r;
+}
+
+// The variant of the report: the scaling and extension given to eval, as used (null: the run as
+// it trained).
+static json_t *variant_json(const ordo_eval_request *q, const ordo_gpt *m) {
+    json_t *v = json_object();
+    int scaled = q->rope_scaling && m->cfg.pos == ORDO_POS_ROPE;
+    json_object_set_new(v, "scaling",
+                        scaled ? json_string(ordo_rope_scaling_name(m->cfg.rope.scaling))
+                               : json_null());
+    json_object_set_new(v, "factor", scaled ? json_real(m->cfg.rope.factor) : json_null());
+    json_object_set_new(v, "original_context",
+                        scaled ? json_integer(m->cfg.rope.orig_T) : json_null());
+    json_object_set_new(v, "extension", q->extend_pos ? json_string(q->extend_pos) : json_null());
+    return v;
+}
+
+// The run's training data as config.json records it: the file (or "task:<name>") and, when
+// recorded, its size and hash.
+static json_t *data_json(const ordo_train_config *cfg) {
+    json_t *d = json_object();
+    if (cfg->data) {
+        json_object_set_new(d, "source", json_string(cfg->data));
+    } else {
+        char task[96];
+        snprintf(task, sizeof task, "task:%s", cfg->task);
+        json_object_set_new(d, "source", json_string(task));
+    }
+    if (cfg->data_record.have) {
+        char hex[17];
+        ordo_hash_hex(cfg->data_record.hash, hex);
+        json_object_set_new(d, "size", json_integer(cfg->data_record.size));
+        json_object_set_new(d, "xxh3", json_string(hex));
+    }
+    return d;
+}
+
 ordo_status ordo_eval_run(const ordo_eval_request *q, json_t **report) {
     *report = NULL;
     ordo_train_config cfg;
@@ -459,10 +514,14 @@ ordo_status ordo_eval_run(const ordo_eval_request *q, json_t **report) {
     json_object_set_new(o, "mode", json_string(ordo_eval_mode_name(q->mode)));
     json_object_set_new(o, "attention", json_string(ordo_attn_impl_name(q->attention)));
     json_object_set_new(o, "parameters", json_integer((json_int_t)ordo_gpt_num_params(&m)));
-    json_t *res = json_array();
     int own = (int)cfg.context;
     const int *lens = q->lengths ? q->lengths : &own;
     int nlen = q->lengths ? q->nlen : 1;
+    // what makes this record one of several of the run (train/eval_record.h)
+    json_object_set_new(o, "variant", variant_json(q, &m));
+    json_object_set_new(o, "data", data_json(&cfg));
+    json_object_set_new(o, "request", ordo_eval_request_json(q, lens, nlen));
+    json_t *res = json_array();
     for (int i = 0; i < nlen && !s; i++)
         json_array_append_new(res, length_result(&m, &ctx, &cfg, &data, q, lens[i], &s));
     json_object_set_new(o, "results", res);

@@ -13,7 +13,8 @@ EQUAL=$BUILD/test_train_resume
 tiny=(--d-model 16 --layers 2 --heads 2 --context 32 --batch 4 --steps 20 --corpus-tokens 6000
       --lr 3e-3 --warmup 2 --eval-every 10 --ckpt-every 0 --log-every 5 --threads 1 --pos alibi)
 loss_at() { grep "\"step\":$2," "$1/metrics.jsonl" | sed 's/.*"train_loss":\([0-9.e+-]*\).*/\1/'; }
-key() { grep -o "\"$2\": *\"[a-z]*\"" "$1" | sed 's/.*"\([a-z]*\)"$/\1/'; }
+# the first "$2" of file $1 (an eval record also has "attention" in its "request")
+key() { grep -o "\"$2\": *\"[a-z]*\"" "$1" | head -1 | sed 's/.*"\([a-z]*\)"$/\1/'; }
 
 "$ORDO" train "${tiny[@]}" --out "$dir/f" > "$dir/f.log" 2>&1 || bad "fused training failed: $(tail -2 "$dir/f.log")"
 "$ORDO" train "${tiny[@]}" --attention materialized --out "$dir/m" > "$dir/m.log" 2>&1 \

@@ -126,7 +126,8 @@ grep -q "none | pi | ntk | yarn" <<<"$h" && grep -q "interpolate | fresh" <<<"$h
 
 # 8. eval of a learned run past its table with the table grown (--extend-pos), as train --init
 # grows it (test_eval_extend checks the losses bit for bit against the --init model); lengths
-# within the table use it as it is; the report says which method and table; --save refused
+# within the table use it as it is; the report says which method and table; --save keeps it
+# as the record extend-<method>
 "$ORDO" eval "$dir/learned64" --context 64,128,256 --max-windows 4 --json > "$dir/ev_plain.json" 2>&1 || bad "plain learned eval failed"
 for m in interpolate fresh; do
   "$ORDO" eval "$dir/learned64" --context 64,128,256 --max-windows 4 --extend-pos $m --json > "$dir/ev_$m.json" 2>&1 \
@@ -153,9 +154,11 @@ grep -q "^learned table of 64 positions, grown past them by interpolate (given t
   && ok || bad "eval table with --extend-pos: $out"
 "$ORDO" eval "$dir/learned64" --context 128 --max-windows 2 | grep -qF "(past the learned table (T_max 64); --extend-pos interpolate|fresh grows it)" \
   && ok || bad "eval past the table should point to --extend-pos"
+# issue 30: --save keeps it as a record of its own, never as the run's base eval
 out=$("$ORDO" eval "$dir/learned64" --context 128 --max-windows 2 --extend-pos interpolate --save 2>&1); rc=$?
-[ $rc -ne 0 ] && grep -qF -- "--save writes RUN_DIR/eval.json" <<<"$out" && [ ! -e "$dir/learned64/eval.json" ] \
-  && ok || bad "eval --extend-pos --save should be refused: rc $rc: $out"
+[ $rc -eq 0 ] && grep -q '"extension": "interpolate"' "$dir/learned64/eval/extend-interpolate.json" \
+  && [ ! -e "$dir/learned64/eval.json" ] && [ ! -e "$dir/learned64/eval/base.json" ] \
+  && ok || bad "eval --extend-pos --save should write eval/extend-interpolate.json alone: rc $rc: $out"
 "$ORDO" eval --help | grep -qF -- "--extend-pos S" && ok || bad "eval --help lacks --extend-pos S"
 
 finish

@@ -85,6 +85,7 @@ sed -i 's/"val_loss": [-0-9.e+]*/"val_loss": null/; s/"order_loss": [-0-9.e+]*/"
 awk 'f == 1 { sub(/[-0-9.e+]+/, "null"); f = 2 } /"loss_by_position": \[/ && !f { f = 1 } { print }' \
   "$dir/div/eval.json" > "$dir/eval.tmp" && mv "$dir/eval.tmp" "$dir/div/eval.json"
 grep -q '"val_loss": null' "$dir/div/eval.json" || bad "eval.json fixture has no null"
+cp "$dir/div/eval.json" "$dir/div/eval/base.json" # the record compare reads (eval.json: its copy)
 "$ORDO" compare "$dir/div" --out "$dir/c5" > "$dir/c5.txt" 2>&1 && ok || bad "compare with an eval.json of nulls: $(tail -2 "$dir/c5.txt")"
 grep -q '^| learned .* | n/a (null in eval.json) | - | - | - |$' "$dir/c5/compare.md" && ok || bad "compare.md: loss@1x of an eval.json null: $(grep '^| learned' "$dir/c5/compare.md")"
 for f in report.html extrapolation.svg loss_by_position.svg; do

@@ -630,7 +630,18 @@ check "eval of a missing checkpoint file" "runs/good/ckpt-5.safetensors: no such
 check "eval --data on a corpus run"    "--data data/text.txt: the run trained on the built-in corpus order, which has no tokenizer for text" "$ORDO" eval runs/good --data data/text.txt
 check "eval --data of a missing file"  "data/nope.txt" "$ORDO" eval runs/bytes --data data/nope.txt
 check "eval --data of an empty file"   "data/empty.txt: the data file is empty" "$ORDO" eval runs/bytes --data data/empty.txt
-check "eval --data with --save"        "--save writes RUN_DIR/eval.json, the run's own validation scores for compare" "$ORDO" eval runs/bytes --data data/text.txt --save
+check "eval --data with --save"        "--save writes an eval record (RUN_DIR/eval/NAME.json), the run's own validation scores for compare" "$ORDO" eval runs/bytes --data data/text.txt --save
+# --- issue 30, named eval records: a record name that is no safe file name (refused before
+# anything is evaluated), --eval-variants that are no variants, and one run given twice
+check "eval --save of a path"          "--save '../x': expected 1..64 characters of A-Z a-z 0-9 . _ - not starting with '.'" "$ORDO" eval runs/good --save ../x
+check "eval --save= of nothing"        "--save '': expected 1..64 characters" "$ORDO" eval runs/good --save=
+check "eval --save of a hidden name"   "--save '.base': expected" "$ORDO" eval runs/good --save .base
+check "sweep --eval-variants unknown"  "--eval-variants 'base,fourier:2': 'fourier:2' is not a variant; expected base, ntk:F, yarn:F, pi:F" "$ORDO" sweep "${tiny[@]}" --pos rope --seeds 1 --eval-variants base,fourier:2 --out "$F"
+check "sweep --eval-variants factor"   "'ntk:0.5' is not a variant" "$ORDO" sweep "${tiny[@]}" --pos rope --seeds 1 --eval-variants ntk:0.5 --out "$F"
+check "sweep --eval-variants extend"   "'extend:stretch' is not a variant" "$ORDO" sweep "${tiny[@]}" --pos learned --seeds 1 --eval-variants extend:stretch --out "$F"
+check "sweep --eval-variants twice"    "--eval-variants lists ntk-x4 twice" "$ORDO" sweep "${tiny[@]}" --pos rope --seeds 1 --eval-variants ntk:4,ntk:4.0 --out "$F"
+check "sweep --eval-variants empty"    "--eval-variants is empty" "$ORDO" sweep "${tiny[@]}" --pos rope --seeds 1 --eval-variants , --out "$F"
+check "compare of one run twice"       "one run directory given twice" "$ORDO" compare runs/good runs/rope runs/good --out "$F"
 check "--val-data without --data"      "--val-data data/text.txt needs --data" "$ORDO" train --val-data data/text.txt --out "$F"
 check "--val-data of an empty file"    "data/empty.txt: the data file is empty" "$ORDO" train --tokenizer byte --data data/text.txt --val-data data/empty.txt --context 8 --out "$F"
 check "--val-data shorter than a window" "--val-data $dir/data/short.txt: dataset: the token stream has 9 tokens; one window of max_length 64 needs at least 65" "$ORDO" train --tokenizer byte --data data/text.txt --val-data data/short.txt --context 64 --out "$F"
@@ -695,8 +706,8 @@ check "resume of fire as kerple" "--pos is \"kerple\" but the checkpoint was tra
 check "xpos with an odd head size" "--pos xpos needs an even head size, but d-model/heads = 18/2 = 9" "$ORDO" train "${tiny[@]}" --pos xpos --d-model 18 --out "$F"
 
 # --- issue 15, eval past a learned table (--extend-pos): a scheme without a table, an
-# unknown method, --save of scores that are not the run's own
+# unknown method (--save of its scores is no longer refused: since issue 30 it is a record of
+# its own, extend-<method>, which test_context_extension checks)
 check "eval extend-pos on rope"  "--extend-pos interpolate grows a learned position table, but the run has --pos rope (no table to grow; --rope-scaling scales its rotation)" "$ORDO" eval "$R" --context 32 --extend-pos interpolate
 check "eval extend-pos unknown"  "unknown --extend-pos value 'cubic' (expected interpolate or fresh)" "$ORDO" eval "$G" --context 32 --extend-pos cubic
-check "eval extend-pos --save"   "with --extend-pos the lengths past its table are those of another model (use --json > FILE)" "$ORDO" eval "$G" --context 32 --extend-pos fresh --save
 finish
