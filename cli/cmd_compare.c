@@ -11,8 +11,16 @@
 
 ordo_status ordo_cmd_compare(int argc, char **argv) {
     const char *out = NULL;
+    ordo_cmp_view view = {0};
     ordo_opt opts[] = {
         {"out", ORDO_OPT_STRING, &out, "output directory (default: the sweep dir, or ./compare)",
+         0},
+        {"columns", ORDO_OPT_STRING, &view.columns,
+         "the table's columns, a comma list (default: those that fit 120 columns)", 0},
+        {"wide", ORDO_OPT_FLAG, &view.wide, "the table with every column", 0},
+        {"reference", ORDO_OPT_STRING, &view.reference,
+         "a row (its scheme, or label): the report also plots each row's loss by position "
+         "minus this row's",
          0},
         {0},
     };
@@ -28,12 +36,18 @@ ordo_status ordo_cmd_compare(int argc, char **argv) {
                "level (\"learned no use of\ncontext\"), marks eval losses resting on fewer "
                "than 10 windows, and shows the loss on\norder-dependent tokens when eval.json "
                "has it. Writes compare.md, compare.csv,\nloss_curves.svg, extrapolation.svg "
-               "and report.html (docs/experiments.md, \"Reading ordo\ncompare\").\nA SWEEP_DIR "
+               "and report.html (docs/experiments.md, \"Reading ordo\ncompare\").\n"
+               "The terminal table fits 120 columns; --columns picks them from scheme, seeds,\n"
+               "params, embedding, differs, variant, train, val, ppl, unigram, tps, time, 1x, 2x,"
+               "\n4x, 8x, order; compare.csv has all of them.\nA SWEEP_DIR "
                "has sweep.json ({\"runs\": [...]}) or else holds the run dirs directly.\n");
         free(pos);
         return ORDO_OK;
     }
     if (!s && npos < 1) s = ordo_error(ORDO_ERR_ARG, "expected RUN_DIR... or a SWEEP_DIR");
+    if (!s && view.wide && view.columns)
+        s = ordo_error(ORDO_ERR_ARG, "--wide shows every column: give it or --columns, not both");
+    if (!s && view.columns) s = ordo_cmp_columns_check(view.columns);
     char **swept = NULL;
     int nswept = 0, is_sweep = 0;
     if (!s && npos == 1) s = ordo_compare_sweep_runs(pos[0], &swept, &nswept, &is_sweep);
@@ -45,8 +59,8 @@ ordo_status ordo_cmd_compare(int argc, char **argv) {
         else
             ordo_strbuf_printf(&source, "%d run director%s", npos, npos == 1 ? "y" : "ies");
         const char *dir = out ? out : is_sweep ? pos[0] : "compare";
-        s = is_sweep ? ordo_compare_write((const char **)swept, nswept, dir, source.buf)
-                     : ordo_compare_write(pos, npos, dir, source.buf);
+        s = is_sweep ? ordo_compare_write((const char **)swept, nswept, dir, source.buf, &view)
+                     : ordo_compare_write(pos, npos, dir, source.buf, &view);
         ordo_strbuf_free(&source);
     }
     for (int i = 0; i < nswept; i++) free(swept[i]);

@@ -427,6 +427,7 @@ static void html_table(const ordo_cmp *c, ordo_strbuf *h) {
         h, "<div class=\"wide\"><table>\n<tr><th>scheme</th><th>seeds</th><th>params</th>"
            "<th>embedding</th>");
     if (c->differs[0]) ordo_strbuf_printf(h, "<th class=\"l\">differs in</th>");
+    if (ordo_cmp_variant_shown(c)) ordo_strbuf_printf(h, "<th class=\"l\">variant</th>");
     for (int k = 0; k < ORDO_CMP_NCOL; k++) {
         if (!ordo_cmp_col_shown(c, k)) continue;
         ordo_cmp_header(c, k, buf, sizeof buf);
@@ -446,17 +447,31 @@ static void html_table(const ordo_cmp *c, ordo_strbuf *h) {
         else
             ordo_strbuf_printf(h, "<td>%zu-%zu</td>", g->params_min, g->params_max);
         html_cell(h, "td", g->embed);
-        if (c->differs[0]) html_cell(h, "td class=\"cfg\"", g->differs);
+        if (c->differs[0]) { // in short; in full in the title and the notes
+            ordo_cmp_differs_short(c, g, buf, sizeof buf);
+            ordo_strbuf_printf(h, "<td class=\"cfg\" title=\"");
+            ordo_svg_escape(h, g->differs);
+            ordo_strbuf_printf(h, "\">");
+            ordo_svg_escape(h, buf);
+            ordo_strbuf_printf(h, "</td>");
+        }
+        if (ordo_cmp_variant_shown(c))
+            html_cell(h, "td class=\"cfg\"", g->variant ? g->variant : "-");
         for (int k = 0; k < ORDO_CMP_NCOL; k++) {
             if (!ordo_cmp_col_shown(c, k)) continue;
             if (k == ORDO_CMP_TPS) html_unigram(g, h); // after the val ppl, as the header
 
             const ordo_cmp_cell *e = &g->cell[k];
+            // † on the eval cells of a row with a stale eval (the footnote says which)
+            const char *stale =
+                ordo_cmp_stale_col(g, k) ? "<span class=\"few\">\xe2\x80\xa0</span>" : "";
             if (e->n == 0 && e->note) {
-                // the reason goes under the table (once per scheme), the cell stays narrow
+                // the reason goes under the table (once), the cell stays narrow
+                char sup[32];
+                ordo_cmp_superscript(ordo_cmp_na_index(c, e->note), sup, sizeof sup);
                 ordo_strbuf_printf(h, "<td class=\"na\" title=\"");
                 ordo_svg_escape(h, e->note);
-                ordo_strbuf_printf(h, "\">n/a \xe2\x80\xa0</td>");
+                ordo_strbuf_printf(h, "\">n/a%s%s</td>", sup, stale);
                 continue;
             }
             ordo_cmp_cell_str(e, k, buf, sizeof buf);
@@ -469,6 +484,7 @@ static void html_table(const ordo_cmp *c, ordo_strbuf *h) {
             ordo_strbuf_printf(h, "<td>");
             ordo_svg_escape(h, buf);
             if (few) ordo_strbuf_printf(h, "<span class=\"few\">\xe2\x80\xa1</span>");
+            if (e->n) ordo_strbuf_puts(h, stale);
             // one seed: no sd, and no "± -" either (the seeds column says so; narrower)
             if (pm && strcmp(pm + 1, "\xc2\xb1 -") == 0) pm = NULL;
             if (pm) {
@@ -481,34 +497,7 @@ static void html_table(const ordo_cmp *c, ordo_strbuf *h) {
         ordo_strbuf_printf(h, "</tr>\n");
     }
     ordo_strbuf_printf(h, "</table></div>\n");
-    // why a row has no value from some length on: one line per reason, naming its rows
-    int *first = ordo_xmalloc((size_t)c->ngroups * sizeof(int)); // that column, or -1
-    for (int i = 0; i < c->ngroups; i++) {
-        first[i] = -1;
-        for (int k = ORDO_CMP_X1; k < ORDO_CMP_ORDER && first[i] < 0; k++)
-            if (!c->groups[i].cell[k].n && c->groups[i].cell[k].note) first[i] = k;
-    }
-    for (int i = 0; i < c->ngroups; i++) {
-        int k = first[i], seen = 0;
-        if (k < 0) continue;
-        const char *note = c->groups[i].cell[k].note;
-        for (int j = 0; j < i && !seen; j++)
-            seen = first[j] == k && strcmp(c->groups[j].cell[k].note, note) == 0;
-        if (seen) continue;
-        ordo_cmp_header(c, k, buf, sizeof buf);
-        ordo_strbuf_printf(h, "<p class=\"note\">\xe2\x80\xa0 ");
-        for (int j = i, n = 0; j < c->ngroups; j++) {
-            if (first[j] != k || strcmp(c->groups[j].cell[k].note, note) != 0) continue;
-            if (n++) ordo_strbuf_printf(h, ", ");
-            ordo_svg_escape(h, c->groups[j].pos);
-        }
-        ordo_strbuf_printf(h, ", from ");
-        ordo_svg_escape(h, buf);
-        ordo_strbuf_printf(h, " on: ");
-        ordo_svg_escape(h, note);
-        ordo_strbuf_printf(h, "</p>\n");
-    }
-    free(first);
+    ordo_cmp_mark_notes(c, 1, h); // n/a¹, ‡ and †
 }
 
 ordo_status ordo_cmp_write_report(const ordo_cmp *c, const char *out_dir) {
