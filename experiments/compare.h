@@ -123,6 +123,10 @@ void ordo_cmp_cell_str(const ordo_cmp_cell *e, int col, char *buf, size_t cap);
 // JSON value; cut with "…" to at most cap - 1 bytes. Row labels and the tables use it;
 // g->differs (compare.csv, the notes) keeps the full values.
 void ordo_cmp_differs_short(const ordo_cmp *c, const ordo_cmp_group *g, char *buf, size_t cap);
+// The "differs in" cell of g: ordo_cmp_differs_short of only the keys where g's value is not
+// the one most rows have (a key whose values tie between rows is shown in each), so that a
+// row that changed one setting says just that; "-" for a row at the usual values.
+void ordo_cmp_differs_cell(const ordo_cmp *c, const ordo_cmp_group *g, char *buf, size_t cap);
 // The footnote number of an n/a reason (1, 2, ...: the distinct notes of the eval columns in
 // row order), shown as "n/a¹"; 0 when note is not one of them.
 int ordo_cmp_na_index(const ordo_cmp *c, const char *note);

@@ -326,27 +326,130 @@ static const ordo_eval_point *longest_by_pos(const ordo_runinfo *r) {
     return best;
 }
 
-// Val loss at each position of the window, at the longest length each run was evaluated
-// with loss_by_position (thin per run, thick mean per scheme); 0 when no run has it.
+// Buckets of the positions 0..n-1, log-spaced: bucket k holds the positions lo[k]..lo[k+1]-1,
+// and a new one starts at each (position + 1) = round(2^(j/4)), four per doubling, so that a
+// window of 1024 positions is about 40 points, not 1024 (unreadable), and the first positions,
+// where the loss falls fastest, keep their own points. Returns the count (lo[count] = n).
+#define POS_BUCKETS_MAX 130 // 4 per doubling of an int, and the ends
+static int pos_buckets(int n, int lo[POS_BUCKETS_MAX + 1]) {
+    int nb = 1;
+    lo[0] = 0;
+    for (int j = 1; nb < POS_BUCKETS_MAX; j++) {
+        int p = (int)lround(pow(2.0, j / 4.0)) - 1;
+        if (p >= n) break;
+        if (p > lo[nb - 1]) lo[nb++] = p;
+    }
+    lo[nb] = n;
+    return nb;
+}
+
+// The mean loss over each bucket of by_pos (n positions) into y, and the bucket's mean
+// position + 1 into x; NaN for a bucket with no value. Returns the buckets.
+static int bucketed(const double *by_pos, int n, double *x, double *y) {
+    int lo[POS_BUCKETS_MAX + 1];
+    int nb = pos_buckets(n, lo);
+    for (int k = 0; k < nb; k++) {
+        double sum = 0;
+        int cnt = 0;
+        for (int p = lo[k]; p < lo[k + 1]; p++)
+            if (!isnan(by_pos[p])) sum += by_pos[p], cnt++;
+        x[k] = (lo[k] + lo[k + 1] - 1) / 2.0 + 1;
+        y[k] = cnt ? sum / cnt : NAN;
+    }
+    return nb;
+}
+
+// The by-position curve of row g: the mean over its seeds evaluated at its longest length,
+// bucketed (x, y: POS_BUCKETS_MAX each). Returns the buckets (0: no run has it), *ctx the length.
+static int row_by_pos(const ordo_cmp *c, const ordo_cmp_group *g, double *x, double *y, int *ctx) {
+    int maxn = 0;
+    *ctx = 0;
+    for (int k = 0; k < g->n; k++) {
+        const ordo_eval_point *e = longest_by_pos(&c->runs[g->runs[k]]);
+        if (e && e->context > *ctx) *ctx = e->context;
+        if (e && e->npos > maxn) maxn = e->npos;
+    }
+    if (!maxn) return 0;
+    double *mean = ordo_xmalloc((size_t)maxn * sizeof *mean);
+    for (int i = 0; i < maxn; i++) {
+        double sum = 0;
+        int cnt = 0;
+        for (int k = 0; k < g->n; k++) {
+            const ordo_eval_point *e = longest_by_pos(&c->runs[g->runs[k]]);
+            if (e && e->context == *ctx && i < e->npos && !isnan(e->by_pos[i]))
+                sum += e->by_pos[i], cnt++;
+        }
+        mean[i] = cnt ? sum / cnt : NAN;
+    }
+    int nb = bucketed(mean, maxn, x, y);
+    free(mean);
+    return nb;
+}
+
+// Each row's bucketed loss minus the reference row's, bucket by bucket (the same positions),
+// into the lower panel at y0: a row longer than the reference has no difference past it.
+static void by_position_diff(const ordo_cmp *c, ordo_strbuf *s, pool *pl, double y0, double w,
+                             double legend_w) {
+    int ref = ordo_cmp_reference_row(c), rctx;
+    double *rx = pool_new(pl, POS_BUCKETS_MAX), *ry = pool_new(pl, POS_BUCKETS_MAX);
+    int rn = row_by_pos(c, &c->groups[ref], rx, ry, &rctx);
+    ordo_series *ser = ordo_xcalloc((size_t)c->ngroups, sizeof *ser);
+    int n = 0;
+    for (int gi = 0; gi < c->ngroups; gi++) {
+        if (gi == ref) continue;
+        int ctx;
+        double *x = pool_new(pl, POS_BUCKETS_MAX), *y = pool_new(pl, POS_BUCKETS_MAX);
+        int m = row_by_pos(c, &c->groups[gi], x, y, &ctx);
+        for (int k = 0; k < m; k++) y[k] = k < rn ? y[k] - ry[k] : NAN;
+        if (m)
+            ser[n++] = (ordo_series){.x = x,
+                                     .y = y,
+                                     .n = m,
+                                     .color = c->groups[gi].color,
+                                     .width = 2.25,
+                                     .cls = "diff pos",
+                                     .label = c->groups[gi].pos};
+    }
+    char title[160];
+    snprintf(title, sizeof title, "difference from %s (row minus %s, per bucket)",
+             c->groups[ref].pos, c->groups[ref].pos);
+    ordo_axes a = {.y = y0,
+                   .w = w,
+                   .h = 400,
+                   .title = title,
+                   .xlabel = "position in the window + 1 (log scale, buckets as above)",
+                   .ylabel = "loss difference (nats/token)",
+                   .logx = 1,
+                   .legend_w = legend_w,
+                   .xmark = (double)c->context,
+                   .xmark_label = "training length",
+                   .yzero = 1};
+    ordo_svg_lineplot(s, &a, ser, n);
+    if (!rn)
+        ordo_svg_text(s, w / 2, y0 + 200, "middle", 12, "fill=\"#555\"",
+                      "%s has no loss_by_position", c->groups[ref].pos);
+    free(ser);
+}
+
+// Val loss by position in the window, at the longest length each run was evaluated with
+// loss_by_position, as the mean over log-spaced buckets of positions (thin per run, thick
+// mean per row), on a log axis; with --reference, a second panel of each row minus that
+// row. 0 when no run has it.
 static int by_position(const ordo_cmp *c, ordo_strbuf *s) {
     pool pl = {0};
     ordo_series *ser = ordo_xcalloc((size_t)(c->nruns + c->ngroups), sizeof *ser);
-    char(*labels)[64] = ordo_xcalloc((size_t)c->ngroups + 1, sizeof *labels);
+    char(*labels)[96] = ordo_xcalloc((size_t)c->ngroups + 1, sizeof *labels);
     int n = 0;
     for (int gi = 0; gi < c->ngroups; gi++) {
         const ordo_cmp_group *g = &c->groups[gi];
-        int ctx = 0, maxn = 0;
         for (int k = 0; k < g->n; k++) {
             const ordo_runinfo *r = &c->runs[g->runs[k]];
             const ordo_eval_point *e = longest_by_pos(r);
             if (!e) continue;
-            if (e->context > ctx) ctx = e->context;
-            if (e->npos > maxn) maxn = e->npos;
-            double *x = pool_new(&pl, e->npos);
-            for (int i = 0; i < e->npos; i++) x[i] = i;
+            double *x = pool_new(&pl, POS_BUCKETS_MAX), *y = pool_new(&pl, POS_BUCKETS_MAX);
             ser[n++] = (ordo_series){.x = x,
-                                     .y = e->by_pos,
-                                     .n = e->npos,
+                                     .y = y,
+                                     .n = bucketed(e->by_pos, e->npos, x, y),
                                      .color = g->color,
                                      .width = 1,
                                      .opacity = 0.45,
@@ -354,40 +457,36 @@ static int by_position(const ordo_cmp *c, ordo_strbuf *s) {
                                      .label = r->name,
                                      .nolegend = 1};
         }
-        if (!maxn) continue;
-        // the mean over the seeds evaluated at the scheme's longest length
-        double *x = pool_new(&pl, maxn), *y = pool_new(&pl, maxn);
-        for (int i = 0; i < maxn; i++) {
-            double sum = 0;
-            int cnt = 0;
-            for (int k = 0; k < g->n; k++) {
-                const ordo_eval_point *e = longest_by_pos(&c->runs[g->runs[k]]);
-                if (e && e->context == ctx && i < e->npos && !isnan(e->by_pos[i]))
-                    sum += e->by_pos[i], cnt++;
-            }
-            x[i] = i, y[i] = cnt ? sum / cnt : NAN;
-        }
+        int ctx;
+        double *x = pool_new(&pl, POS_BUCKETS_MAX), *y = pool_new(&pl, POS_BUCKETS_MAX);
+        int m = row_by_pos(c, g, x, y, &ctx);
+        if (!m) continue;
         snprintf(labels[gi], sizeof labels[gi], "%s (T=%d)", g->pos, ctx);
         ser[n++] = (ordo_series){.x = x,
                                  .y = y,
-                                 .n = maxn,
+                                 .n = m,
                                  .color = g->color,
                                  .width = 2.25,
                                  .cls = "mean pos",
                                  .label = labels[gi]};
     }
     if (n) {
-        double wx = legend_extra(c, 150, 8); // " (T=128)"
-        ordo_svg_open(s, 900 + wx, 440, "ordo compare: val loss by position in the window");
-        ordo_axes a = {.w = 900 + wx,
+        int ref = ordo_cmp_reference_row(c);
+        double wx = legend_extra(c, 150, 8), w = 900 + wx; // " (T=128)"
+        ordo_svg_open(s, w, ref >= 0 ? 860 : 440,
+                      "ordo compare: val loss by position in the window");
+        ordo_axes a = {.w = w,
                        .h = 440,
-                       .title = "val loss by position (longest evaluated length per scheme)",
-                       .xlabel = "position in the window",
+                       .title = "val loss by position (longest evaluated length per row)",
+                       .xlabel = "position in the window + 1 (log scale; mean over buckets, "
+                                 "4 per doubling)",
                        .ylabel = "val loss (nats/token)",
+                       .logx = 1,
                        .legend_w = 150 + wx,
                        .xmark = (double)c->context,
                        .xmark_label = "training length"};
         ordo_svg_lineplot(s, &a, ser, n);
+        if (ref >= 0) by_position_diff(c, s, &pl, 450, w, 150 + wx);
         ordo_svg_close(s);
     }
     free(labels);
@@ -448,7 +547,7 @@ static void html_table(const ordo_cmp *c, ordo_strbuf *h) {
             ordo_strbuf_printf(h, "<td>%zu-%zu</td>", g->params_min, g->params_max);
         html_cell(h, "td", g->embed);
         if (c->differs[0]) { // in short; in full in the title and the notes
-            ordo_cmp_differs_short(c, g, buf, sizeof buf);
+            ordo_cmp_differs_cell(c, g, buf, sizeof buf);
             ordo_strbuf_printf(h, "<td class=\"cfg\" title=\"");
             ordo_svg_escape(h, g->differs);
             ordo_strbuf_printf(h, "\">");

@@ -277,7 +277,7 @@ static void cell_text(const ordo_cmp *c, const table *t, const ordo_cmp_group *g
         return;
     case COL_DIFFERS:
         // short enough for the default table; in full in the notes
-        ordo_cmp_differs_short(c, g, buf, t->wide ? cap : 30);
+        ordo_cmp_differs_cell(c, g, buf, t->wide ? cap : 32);
         return;
     case COL_VARIANT:
         snprintf(buf, cap, "%s", g->variant ? g->variant : "-");
@@ -476,6 +476,9 @@ void ordo_cmp_table(const ordo_cmp *c, ordo_strbuf *b) {
     ordo_strbuf n;             // the footnotes, wrapped to the table's width
     ordo_strbuf_init(&n);
     if (!t.wide) compact_notes(c, &t, &n);
+    if (has_col(&t, COL_DIFFERS))
+        ordo_strbuf_puts(&n, "differs in: a row's settings where they are not those of most rows "
+                             "(-: it has those); every row's in full in compare.md's notes.\n");
     ordo_cmp_mark_notes(c, 0, &n);
     if (t.ndropped) {
         ordo_strbuf_printf(&n, "not shown, to fit %d columns:", ORDO_CMP_TABLE_WIDTH);

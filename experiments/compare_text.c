@@ -207,11 +207,46 @@ static void differing_short(ordo_strbuf *b, const char *key, json_t *v) {
         ordo_strbuf_puts(b, "(see the notes)"); // a JSON value: in full in the notes only
 }
 
-void ordo_cmp_differs_short(const ordo_cmp *c, const ordo_cmp_group *g, char *buf, size_t cap) {
+// Row g's value of differing key `key` in short (differing_short), into b.
+static void key_short(const ordo_cmp *c, const ordo_cmp_group *g, const char *key, ordo_strbuf *b) {
+    differing_short(b, key, differing_value(&c->runs[g->runs[0]], key));
+}
+
+// 1 if row g has the value of `key` that most rows have: more rows than any other value.
+static int key_usual(const ordo_cmp *c, const ordo_cmp_group *g, const char *key) {
+    ordo_strbuf mine, other;
+    ordo_strbuf_init(&mine);
+    key_short(c, g, key, &mine);
+    int same = 0, most_else = 0;
+    for (int i = 0; i < c->ngroups; i++) {
+        ordo_strbuf_init(&other);
+        key_short(c, &c->groups[i], key, &other);
+        if (strcmp(other.buf, mine.buf) == 0) {
+            same++;
+        } else { // how many rows share this other value
+            int n = 0;
+            for (int j = 0; j < c->ngroups; j++) {
+                ordo_strbuf v;
+                ordo_strbuf_init(&v);
+                key_short(c, &c->groups[j], key, &v);
+                n += strcmp(v.buf, other.buf) == 0;
+                ordo_strbuf_free(&v);
+            }
+            if (n > most_else) most_else = n;
+        }
+        ordo_strbuf_free(&other);
+    }
+    ordo_strbuf_free(&mine);
+    return same > most_else;
+}
+
+// The differing keys of g in short, joined by ", " (only those where g is not at the value
+// most rows have, when unusual_only), cut with "…" to fit cap.
+static void differs_text(const ordo_cmp *c, const ordo_cmp_group *g, int unusual_only, char *buf,
+                         size_t cap) {
     if (cap == 0) return;
     buf[0] = 0;
     if (!c->differs || !c->differs[0] || g->n == 0) return;
-    const ordo_runinfo *r = &c->runs[g->runs[0]];
     ordo_strbuf b;
     ordo_strbuf_init(&b);
     // c->differs is "--lr, --warmup": the keys, each after "--"
@@ -220,21 +255,30 @@ void ordo_cmp_differs_short(const ordo_cmp *c, const ordo_cmp_group *g, char *bu
         size_t len = strcspn(k, ",");
         char key[128];
         snprintf(key, sizeof key, "%.*s", (int)len, k);
-        if (b.buf && b.buf[0]) ordo_strbuf_puts(&b, ", ");
-        differing_short(&b, key, differing_value(r, key));
         k += len;
+        if (unusual_only && key_usual(c, g, key)) continue;
+        if (b.buf[0]) ordo_strbuf_puts(&b, ", ");
+        key_short(c, g, key, &b);
     }
-    const char *t = b.buf ? b.buf : "";
-    size_t n = strlen(t);
+    size_t n = strlen(b.buf);
     if (n < cap) {
-        memcpy(buf, t, n + 1);
+        memcpy(buf, b.buf, n + 1);
     } else if (cap > 4) { // cut at a character boundary, then "…"
         size_t k = cap - 4;
-        while (k > 0 && ((unsigned char)t[k] & 0xc0) == 0x80) k--;
-        memcpy(buf, t, k);
+        while (k > 0 && ((unsigned char)b.buf[k] & 0xc0) == 0x80) k--;
+        memcpy(buf, b.buf, k);
         memcpy(buf + k, "\xe2\x80\xa6", 4);
     }
     ordo_strbuf_free(&b);
+}
+
+void ordo_cmp_differs_short(const ordo_cmp *c, const ordo_cmp_group *g, char *buf, size_t cap) {
+    differs_text(c, g, 0, buf, cap);
+}
+
+void ordo_cmp_differs_cell(const ordo_cmp *c, const ordo_cmp_group *g, char *buf, size_t cap) {
+    differs_text(c, g, 1, buf, cap);
+    if (cap > 2 && !buf[0]) snprintf(buf, cap, "-"); // the settings most rows have
 }
 
 // The rows' settings in full, when a short cell leaves something out or a label differs from
