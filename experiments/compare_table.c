@@ -484,12 +484,7 @@ void ordo_cmp_table(const ordo_cmp *c, ordo_strbuf *b) {
         ordo_strbuf_printf(&n, "not shown, to fit %d columns:", ORDO_CMP_TABLE_WIDTH);
         for (int i = 0; i < t.ndropped; i++)
             ordo_strbuf_printf(&n, "%s %s", i ? "," : "", col_names[t.dropped[i]]);
-        ordo_strbuf_puts(&n, " (--columns).\n");
-    }
-    if (!t.wide) {
-        ordo_strbuf_puts(&n, "columns (--columns LIST, --wide for all):");
-        for (int i = 0; i < COL_N; i++) ordo_strbuf_printf(&n, " %s", col_names[i]);
-        ordo_strbuf_puts(&n, "; compare.csv has every column.\n");
+        ordo_strbuf_puts(&n, " (--columns LIST picks columns, --wide shows all).\n");
     }
     wrapped(b, n.buf, ORDO_CMP_TABLE_WIDTH);
     ordo_strbuf_free(&n);
