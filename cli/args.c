@@ -47,7 +47,7 @@ int ordo_args_threads(const char *cmd, ordo_opt *opts, long long threads) {
     int n = threads_free(cores, &load);
     if (n < cores && isatty(STDERR_FILENO)) // for the person watching; scripts read stdout
         fprintf(stderr,
-                "ordo %s: %d thread%s: %d cores, load average %.1f (--threads N sets it, "
+                "ordo: %s on %d thread%s: %d cores, load average %.1f (--threads N sets it, "
                 "0 = all cores)\n",
                 cmd, n, n == 1 ? "" : "s", cores, load);
     return ordo_set_threads(n);

@@ -55,15 +55,15 @@ static int pick(const float *logits, int V, double temperature, int top_k, ordo_
 // (the prompt cropped to the context, or the window sliding as the text grows), on stderr:
 // stdout is the text alone.
 static void say_what(const ordo_run_view *view, int Tmax, size_t n, long long tokens) {
-    fprintf(stderr, "ordo sample: %s (step %lld)\n", view->ckpt, (long long)view->step);
+    fprintf(stderr, "ordo: checkpoint: %s (step %lld)\n", view->ckpt, (long long)view->step);
     if (n > (size_t)Tmax)
         fprintf(stderr,
-                "ordo sample: the prompt is %zu tokens, the model's context %d: it sees the "
+                "ordo: note: the prompt is %zu tokens, the model's context %d: it sees the "
                 "last %d of them, and the window slides on from there\n",
                 n, Tmax, Tmax);
     else if (n + (size_t)tokens > (size_t)Tmax)
         fprintf(stderr,
-                "ordo sample: past %d tokens (the model's context) the window slides: each "
+                "ordo: note: past %d tokens (the model's context) the window slides: each "
                 "new token sees only the last %d\n",
                 Tmax, Tmax);
 }

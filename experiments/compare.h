@@ -3,8 +3,9 @@
 // ordo_cmp_key_ignored), so that a row's runs are seeds of one experiment; each row shows the
 // mean and sample sd over them, the keys the rows differ in, the windows the eval losses rest
 // on, and whether the runs beat the val split's unigram (context-free) level. compare.c
-// builds it and writes the tables; compare_report.c draws the plots and report.html from it;
-// compare_text.c gives both the headers, cells and notes as text.
+// builds it and writes the files; compare_table.c lays out the Markdown table (the terminal,
+// compare.md); compare_report.c draws the plots and report.html from it; compare_text.c
+// gives them the headers, cells, marks and notes as text.
 #ifndef ORDO_COMPARE_H
 #define ORDO_COMPARE_H
 #include "framework/error.h"

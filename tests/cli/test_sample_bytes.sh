@@ -23,7 +23,7 @@ nuls=$(tr -cd '\000' < "$dir/out" | wc -c)
 [ "$nuls" -gt 0 ] && ok || bad "no NUL among the sampled bytes (the test needs one: change --seed)"
 [ "$(head -c 4 "$dir/out")" = "the " ] && ok || bad "the output does not start with the prompt"
 [ "$(tail -c 1 "$dir/out" | od -An -c | tr -d ' ')" = '\n' ] && ok || bad "the output does not end with a newline"
-grep -qxF "ordo sample: $dir/run/ckpt-2.safetensors (step 2)" "$dir/err" && ok || bad "stderr does not name the checkpoint: $(cat "$dir/err")"
+grep -qxF "ordo: checkpoint: $dir/run/ckpt-2.safetensors (step 2)" "$dir/err" && ok || bad "stderr does not name the checkpoint: $(cat "$dir/err")"
 grep -qF "past 16 tokens (the model's context) the window slides" "$dir/err" && ok || bad "stderr does not say the window slides: $(cat "$dir/err")"
 "$ORDO" sample "$dir/run" --prompt "the quick brown fox jumps" --tokens 2 --threads 1 > "$dir/crop" 2> "$dir/crop.err" \
   && grep -qF "the prompt is 25 tokens, the model's context 16: it sees the last 16" "$dir/crop.err" \
