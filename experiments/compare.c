@@ -305,7 +305,7 @@ static void build(ordo_cmp *c) {
         ordo_cmp_differs_short(c, gr, d, sizeof d);
         size_t len = strlen(gr->scheme) + strlen(d) + 4;
         gr->label = ordo_xmalloc(len);
-        snprintf(gr->label, len, "%s [%s]", gr->scheme, d);
+        snprintf(gr->label, len, d[0] ? "%s [%s]" : "%s", gr->scheme, d);
         gr->pos = gr->label;
     }
     free(row_of);

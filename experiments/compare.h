@@ -119,14 +119,16 @@ void ordo_cmp_header(const ordo_cmp *c, int col, char *buf, size_t cap);
 // "n/a (reason)" or "-".
 void ordo_cmp_cell_str(const ordo_cmp_cell *e, int col, char *buf, size_t cap);
 
-// The short summary of the settings a row differs in: "lr=0.003, warmup=40", a resume that
-// changed --steps as "resumed 300->450", an --init checkpoint by its hash's start, never a
-// JSON value; cut with "…" to at most cap - 1 bytes. Row labels and the tables use it;
-// g->differs (compare.csv, the notes) keeps the full values.
+// The settings row g differs in, in short: its values of the differing keys where they are
+// not the value most rows have (a key whose values tie between rows is named in each), so
+// that a row that changed one setting says just that: "lr=0.003", a resume that changed
+// --steps as "resumed 300->450", an --init checkpoint by its hash's start, never a JSON
+// value; "" for a row at the usual values; cut with "…" to at most cap - 1 bytes. Two rows
+// of one scheme never both get "" (they differ in a key, and only one can have its usual
+// value). Row labels and the tables use it; g->differs (compare.csv, the notes) keeps every
+// differing key's full value.
 void ordo_cmp_differs_short(const ordo_cmp *c, const ordo_cmp_group *g, char *buf, size_t cap);
-// The "differs in" cell of g: ordo_cmp_differs_short of only the keys where g's value is not
-// the one most rows have (a key whose values tie between rows is shown in each), so that a
-// row that changed one setting says just that; "-" for a row at the usual values.
+// The "differs in" cell of g: ordo_cmp_differs_short, or "-" for a row at the usual values.
 void ordo_cmp_differs_cell(const ordo_cmp *c, const ordo_cmp_group *g, char *buf, size_t cap);
 // The footnote number of an n/a reason (1, 2, ...: the distinct notes of the eval columns in
 // row order), shown as "n/a¹"; 0 when note is not one of them.

@@ -438,7 +438,7 @@ static void by_position_diff(const ordo_cmp *c, ordo_strbuf *s, pool *pl, double
 static int by_position(const ordo_cmp *c, ordo_strbuf *s) {
     pool pl = {0};
     ordo_series *ser = ordo_xcalloc((size_t)(c->nruns + c->ngroups), sizeof *ser);
-    char(*labels)[96] = ordo_xcalloc((size_t)c->ngroups + 1, sizeof *labels);
+    char(*labels)[320] = ordo_xcalloc((size_t)c->ngroups + 1, sizeof *labels);
     int n = 0;
     for (int gi = 0; gi < c->ngroups; gi++) {
         const ordo_cmp_group *g = &c->groups[gi];

@@ -240,10 +240,7 @@ static int key_usual(const ordo_cmp *c, const ordo_cmp_group *g, const char *key
     return same > most_else;
 }
 
-// The differing keys of g in short, joined by ", " (only those where g is not at the value
-// most rows have, when unusual_only), cut with "…" to fit cap.
-static void differs_text(const ordo_cmp *c, const ordo_cmp_group *g, int unusual_only, char *buf,
-                         size_t cap) {
+void ordo_cmp_differs_short(const ordo_cmp *c, const ordo_cmp_group *g, char *buf, size_t cap) {
     if (cap == 0) return;
     buf[0] = 0;
     if (!c->differs || !c->differs[0] || g->n == 0) return;
@@ -256,7 +253,7 @@ static void differs_text(const ordo_cmp *c, const ordo_cmp_group *g, int unusual
         char key[128];
         snprintf(key, sizeof key, "%.*s", (int)len, k);
         k += len;
-        if (unusual_only && key_usual(c, g, key)) continue;
+        if (key_usual(c, g, key)) continue; // what most rows have goes without saying
         if (b.buf[0]) ordo_strbuf_puts(&b, ", ");
         key_short(c, g, key, &b);
     }
@@ -272,12 +269,8 @@ static void differs_text(const ordo_cmp *c, const ordo_cmp_group *g, int unusual
     ordo_strbuf_free(&b);
 }
 
-void ordo_cmp_differs_short(const ordo_cmp *c, const ordo_cmp_group *g, char *buf, size_t cap) {
-    differs_text(c, g, 0, buf, cap);
-}
-
 void ordo_cmp_differs_cell(const ordo_cmp *c, const ordo_cmp_group *g, char *buf, size_t cap) {
-    differs_text(c, g, 1, buf, cap);
+    ordo_cmp_differs_short(c, g, buf, cap);
     if (cap > 2 && !buf[0]) snprintf(buf, cap, "-"); // the settings most rows have
 }
 
