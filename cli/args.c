@@ -1,9 +1,12 @@
 // A subcommand's option parsing and --help (see args.h); the parser itself is
 // train/options.c.
+#include <math.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "cli/args.h"
 #include "framework/error.h"
+#include "framework/threads.h"
 
 ordo_status ordo_args_command(const char *cmd, const char *synopsis, ordo_opt *opts, int argc,
                               char **argv, const char ***pos, int *npos, int *help) {
@@ -21,4 +24,31 @@ ordo_status ordo_args_one_run(int npos, const long long *step) {
         return ordo_error(ORDO_ERR_ARG, "--step is %lld, expected a checkpoint's step (or -1)",
                           *step);
     return ORDO_OK;
+}
+
+// The online cores less the 1-minute load average (rounded), at least 1; all online cores
+// when /proc/loadavg cannot be read. *load gets the load average (NaN: unknown).
+static int threads_free(int cores, double *load) {
+    *load = NAN;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (!f) return cores;
+    if (fscanf(f, "%lf", load) != 1) *load = NAN;
+    fclose(f);
+    if (!(*load >= 0)) return cores;
+    long busy = lround(*load);
+    return busy >= cores ? 1 : cores - (int)busy;
+}
+
+int ordo_args_threads(const char *cmd, ordo_opt *opts, long long threads) {
+    if (ordo_options_find(opts, "threads")->seen) return ordo_set_threads((int)threads);
+    long c = sysconf(_SC_NPROCESSORS_ONLN);
+    int cores = c > 0 ? (int)c : 1;
+    double load;
+    int n = threads_free(cores, &load);
+    if (n < cores && isatty(STDERR_FILENO)) // for the person watching; scripts read stdout
+        fprintf(stderr,
+                "ordo: %s on %d thread%s: %d cores, load average %.1f (--threads N sets it, "
+                "0 = all cores)\n",
+                cmd, n, n == 1 ? "" : "s", cores, load);
+    return ordo_set_threads(n);
 }

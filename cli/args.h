@@ -14,4 +14,11 @@ ordo_status ordo_args_command(const char *cmd, const char *synopsis, ordo_opt *o
 // command has no --step). ORDO_ERR_ARG saying which otherwise.
 ordo_status ordo_args_one_run(int npos, const long long *step);
 
+// The threads of a command that reads a run (eval, sample, viz): --threads when given (0: all
+// cores), else the cores that the 1-minute load average (/proc/loadavg) leaves free, at least
+// one, so that an eval beside a running sweep or training does not take every core from it.
+// Sets them (ordo_set_threads) and returns the count; when the default is fewer than all
+// cores and stderr is a terminal, says so there with how --threads changes it.
+int ordo_args_threads(const char *cmd, ordo_opt *opts, long long threads);
+
 #endif

@@ -274,7 +274,8 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
         {"examples", ORDO_OPT_INT, &examples, "copy/reverse: examples per length n", 0},
         {"max-n", ORDO_OPT_INT, &max_n, "copy/reverse: longest n (0 = twice the training max-len)",
          0},
-        {"threads", ORDO_OPT_INT, &threads, "threads (0 = all cores)", 0},
+        {"threads", ORDO_OPT_INT, &threads,
+         "threads, 0 = all cores (default: the cores the load average leaves free)", 0},
         {"json", ORDO_OPT_FLAG, &json, "print the JSON report instead of a table", 0},
         {"save", ORDO_OPT_FLAG, &save,
          "--save [NAME] (after RUN_DIR) or --save=NAME: also keep the report as\n"
@@ -374,7 +375,7 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
         s = ordo_error_wrap(s, "--attention");
     json_t *report = NULL;
     if (!s) {
-        ordo_set_threads((int)threads);
+        ordo_args_threads("eval", opts, threads);
         q.run_dir = pos[0];
         q.lengths = contexts ? lens : NULL;
         q.nlen = nlen;

@@ -2,7 +2,8 @@
 // or a checkpoint file given instead of RUN_DIR), which needs the run's tokenizer and not its
 // training text (the data file is never opened), one token at a time over the whole window (no KV
 // cache: the models are small), temperature and top-k, seeded. The window slides once it reaches
-// the training context.
+// the training context. stderr names the checkpoint and says when the model sees less than the
+// whole text.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,23 @@ static int pick(const float *logits, int V, double temperature, int top_k, ordo_
     return V - 1;
 }
 
+// Which checkpoint the text comes from, and when the model sees less than the whole text
+// (the prompt cropped to the context, or the window sliding as the text grows), on stderr:
+// stdout is the text alone.
+static void say_what(const ordo_run_view *view, int Tmax, size_t n, long long tokens) {
+    fprintf(stderr, "ordo: checkpoint: %s (step %lld)\n", view->ckpt, (long long)view->step);
+    if (n > (size_t)Tmax)
+        fprintf(stderr,
+                "ordo: note: the prompt is %zu tokens, the model's context %d: it sees the "
+                "last %d of them, and the window slides on from there\n",
+                n, Tmax, Tmax);
+    else if (n + (size_t)tokens > (size_t)Tmax)
+        fprintf(stderr,
+                "ordo: note: past %d tokens (the model's context) the window slides: each "
+                "new token sees only the last %d\n",
+                Tmax, Tmax);
+}
+
 ordo_status ordo_cmd_sample(int argc, char **argv) {
     const char *prompt = NULL;
     long long tokens = 50, top_k = 0, seed = 1, threads = 0, step = -1;
@@ -61,7 +79,8 @@ ordo_status ordo_cmd_sample(int argc, char **argv) {
         {"temperature", ORDO_OPT_FLOAT, &temperature, "softmax temperature (0 = greedy)", 0},
         {"top-k", ORDO_OPT_INT, &top_k, "sample among the k most likely tokens (0 = all)", 0},
         {"seed", ORDO_OPT_INT, &seed, "sampling seed", 0},
-        {"threads", ORDO_OPT_INT, &threads, "threads (0 = all cores)", 0},
+        {"threads", ORDO_OPT_INT, &threads,
+         "threads, 0 = all cores (default: the cores the load average leaves free)", 0},
         // issue 19: which checkpoint
         {"step", ORDO_OPT_INT, &step,
          "sample from the checkpoint of this step (-1 = the newest usable one)", 0},
@@ -83,11 +102,13 @@ ordo_status ordo_cmd_sample(int argc, char **argv) {
     if (!s && !(temperature >= 0))
         s = ordo_error(ORDO_ERR_ARG, "--temperature %g, expected >= 0", temperature);
     if (!s && top_k < 0) s = ordo_error(ORDO_ERR_ARG, "--top-k %lld, expected >= 0", top_k);
+    if (!s && (threads < 0 || threads > 4096))
+        s = ordo_error(ORDO_ERR_ARG, "--threads is %lld, expected 0..4096", threads);
     if (s) {
         free(pos);
         return s;
     }
-    ordo_set_threads((int)threads);
+    ordo_args_threads("sample", opts, threads);
     ordo_train_config cfg;
     ordo_rundata data;
     ordo_gpt m;
@@ -102,6 +123,7 @@ ordo_status ordo_cmd_sample(int argc, char **argv) {
     size_t n = 0;
     s = ordo_rundata_encode(&data, prompt, &ids, &n);
     if (!s && n == 0) s = ordo_error(ORDO_ERR_ARG, "--prompt gives no tokens");
+    if (!s) say_what(&view, m.cfg.T_max, n, tokens);
     if (!s) {
         int V = m.cfg.V, Tmax = m.cfg.T_max;
         ids = ordo_xrealloc(ids, (n + (size_t)tokens) * sizeof *ids);

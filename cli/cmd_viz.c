@@ -16,7 +16,8 @@ ordo_status ordo_cmd_viz(int argc, char **argv) {
     double rope_factor = 0;
     ordo_opt opts[] = {
         {"out", ORDO_OPT_STRING, &out, "output directory (default: RUN_DIR/viz)", 0},
-        {"threads", ORDO_OPT_INT, &threads, "threads (0 = all cores)", 0},
+        {"threads", ORDO_OPT_INT, &threads,
+         "threads, 0 = all cores (default: the cores the load average leaves free)", 0},
         // issue 19: which checkpoint
         {"step", ORDO_OPT_INT, &step,
          "draw the checkpoint of this step (-1 = the newest usable one)", 0},
@@ -35,6 +36,8 @@ ordo_status ordo_cmd_viz(int argc, char **argv) {
         return ORDO_OK;
     }
     if (!s) s = ordo_args_one_run(npos, &step);
+    if (!s && (threads < 0 || threads > 4096))
+        s = ordo_error(ORDO_ERR_ARG, "--threads is %lld, expected 0..4096", threads);
     if (!s && rope_factor != 0 && !(rope_factor >= 1 && rope_factor <= 1e4))
         s = ordo_error(ORDO_ERR_ARG, "--rope-factor is %g, expected 1..1e4 (0 = the run's)",
                        rope_factor);
@@ -42,7 +45,7 @@ ordo_status ordo_cmd_viz(int argc, char **argv) {
         free(pos);
         return s;
     }
-    ordo_set_threads((int)threads);
+    ordo_args_threads("viz", opts, threads);
     ordo_viz v;
     ordo_run_select sel = {.step = step};
     s = ordo_viz_open(&v, pos[0], &sel, out);

@@ -53,16 +53,6 @@ static void params_str(const ordo_cmp_group *g, char *buf, size_t cap) {
         snprintf(buf, cap, "%zu-%zu", g->params_min, g->params_max);
 }
 
-// Markdown cells may not hold a '|'.
-static void md_cell(ordo_strbuf *b, const char *s) {
-    ordo_strbuf_puts(b, " ");
-    for (; *s; s++) {
-        if (*s == '|') ordo_strbuf_puts(b, "\\");
-        ordo_strbuf_append(b, s, 1);
-    }
-    ordo_strbuf_puts(b, " |");
-}
-
 static void csv_field(ordo_strbuf *b, const char *s, int last) {
     if (strpbrk(s, ",\"\n")) {
         ordo_strbuf_puts(b, "\"");
@@ -82,46 +72,6 @@ static void csv_num(ordo_strbuf *b, double v) {
         ordo_strbuf_puts(b, ",");
     else
         ordo_strbuf_printf(b, "%.9g,", v);
-}
-
-// The Markdown document (table and notes) into b.
-static void write_md(const ordo_cmp *c, ordo_strbuf *b) {
-    char h[256], cell[512];
-    // "vs unigram level" follows the val loss and ppl it judges
-    ordo_strbuf_puts(b, "| scheme | seeds | params | embedding |");
-    if (c->differs[0]) ordo_strbuf_puts(b, " differs in |");
-    for (int k = 0; k < ORDO_CMP_NCOL; k++) {
-        if (!ordo_cmp_col_shown(c, k)) continue;
-        ordo_cmp_header(c, k, h, sizeof h);
-        md_cell(b, h);
-        if (k == ORDO_CMP_PPL) ordo_strbuf_puts(b, " vs unigram level |");
-    }
-    ordo_strbuf_puts(b, "\n|---|---:|---:|---|");
-    if (c->differs[0]) ordo_strbuf_puts(b, "---|");
-    for (int k = 0; k < ORDO_CMP_NCOL; k++) {
-        if (ordo_cmp_col_shown(c, k)) ordo_strbuf_puts(b, "---:|");
-        if (k == ORDO_CMP_PPL) ordo_strbuf_puts(b, "---|");
-    }
-    ordo_strbuf_puts(b, "\n");
-    for (int i = 0; i < c->ngroups; i++) {
-        const ordo_cmp_group *g = &c->groups[i];
-        params_str(g, h, sizeof h);
-        ordo_strbuf_puts(b, "|");
-        md_cell(b, g->pos);
-        ordo_strbuf_printf(b, " %d | %s |", g->n, h);
-        md_cell(b, g->embed);
-        if (c->differs[0]) md_cell(b, g->differs);
-        for (int k = 0; k < ORDO_CMP_NCOL; k++) {
-            if (!ordo_cmp_col_shown(c, k)) continue;
-            ordo_cmp_cell_str(&g->cell[k], k, cell, sizeof cell);
-            md_cell(b, cell);
-            if (k != ORDO_CMP_PPL) continue;
-            ordo_cmp_unigram_str(g, cell, sizeof cell);
-            md_cell(b, cell);
-        }
-        ordo_strbuf_puts(b, "\n");
-    }
-    ordo_cmp_notes(c, 0, b);
 }
 
 static ordo_status write_csv(const ordo_cmp *c, const char *path) {
@@ -333,7 +283,11 @@ static void label_row(const ordo_cmp *c, ordo_cmp_group *g) {
     ordo_strbuf b;
     ordo_strbuf_init(&b);
     ordo_strbuf_puts(&b, g->scheme);
-    if (c->split) ordo_strbuf_printf(&b, " [%s]", g->differs);
+    if (c->split) { // the differing values in short: a label never holds JSON
+        char d[256];
+        ordo_cmp_differs_short(c, g, d, sizeof d);
+        if (d[0]) ordo_strbuf_printf(&b, " [%s]", d);
+    }
     if (var) ordo_strbuf_printf(&b, " · %s", g->variant ? g->variant : "no eval");
     g->label = ordo_xstrdup(b.buf);
     g->pos = g->label;
@@ -759,8 +713,9 @@ static ordo_status check_rows(const ordo_cmp *c) {
 }
 
 ordo_status ordo_compare_write(const char **dirs, int ndirs, const char *out_dir,
-                               const char *source) {
+                               const char *source, const ordo_cmp_view *view) {
     ordo_cmp c = {.source = source};
+    if (view) c.view = *view;
     ordo_runinfo *own = ordo_xcalloc((size_t)ndirs, sizeof *own);
     ordo_status s = ORDO_OK;
     for (int i = 0; i < ndirs && !s; i++) s = ordo_runinfo_load(&own[i], dirs[i]);
@@ -775,6 +730,7 @@ ordo_status ordo_compare_write(const char **dirs, int ndirs, const char *out_dir
     unigram_from_data(&c);
     build(&c);
     if ((s = check_rows(&c))) goto done;
+    if ((s = ordo_cmp_view_check(&c))) goto done; // before anything is printed or made
     if (c.differs[0])
         fprintf(stderr,
                 "ordo: warning: the runs differ in %s: runs are pooled only where every "
@@ -790,18 +746,22 @@ ordo_status ordo_compare_write(const char **dirs, int ndirs, const char *out_dir
         (s = ordo_path(probe, sizeof probe, "%s/loss_by_position.svg", out_dir)) ||
         (s = ordo_write_atomic_check(probe)) || (s = ordo_mkdir_p(out_dir, 0755)))
         goto done;
-    // compare.md built in memory, so stdout and the file get the same bytes
+    // compare.md built in memory, so stdout and the file's start get the same bytes
     ordo_strbuf md;
     ordo_strbuf_init(&md);
     ordo_strbuf_printf(&md, "# ordo compare: %s (data: %s)\n\n", c.source, c.runs[0].data_id);
-    write_md(&c, &md);
-    fputs(md.buf, stdout);
+    ordo_cmp_table(&c, &md);
+    fputs(md.buf, stdout); // the table and its marks; compare.md goes on with the notes
+    ordo_strbuf_puts(&md, "\n## Notes\n");
+    ordo_cmp_notes(&c, 0, &md);
     s = ordo_strbuf_save(&md, md_path);
     ordo_strbuf_free(&md);
     if (s) goto done;
     if ((s = write_csv(&c, csv_path))) goto done;
     if ((s = ordo_cmp_write_report(&c, out_dir))) goto done;
-    printf("\nwrote compare.md, compare.csv and the plots and report.html in %s/\n", out_dir);
+    printf("\nwrote compare.md (the table and its notes), compare.csv (every column), the plots "
+           "and report.html in %s/\n",
+           out_dir);
 done:
     cmp_free(&c, own, ndirs);
     return s;

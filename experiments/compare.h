@@ -3,8 +3,9 @@
 // ordo_cmp_key_ignored), so that a row's runs are seeds of one experiment; each row shows the
 // mean and sample sd over them, the keys the rows differ in, the windows the eval losses rest
 // on, and whether the runs beat the val split's unigram (context-free) level. compare.c
-// builds it and writes the tables; compare_report.c draws the plots and report.html from it;
-// compare_text.c gives both the headers, cells and notes as text.
+// builds it and writes the files; compare_table.c lays out the Markdown table (the terminal,
+// compare.md); compare_report.c draws the plots and report.html from it; compare_text.c
+// gives them the headers, cells, marks and notes as text.
 #ifndef ORDO_COMPARE_H
 #define ORDO_COMPARE_H
 #include "framework/error.h"
@@ -65,6 +66,18 @@ typedef struct ordo_cmp_group {
     double uni_gap;
 } ordo_cmp_group;
 
+// What the tables and the report show: `ordo compare`'s --columns, --wide and --reference.
+typedef struct ordo_cmp_view {
+    const char *columns;   // a comma list of column names (ordo_cmp_columns_check); NULL: the
+                           // default table, which fits ORDO_CMP_TABLE_WIDTH columns
+    int wide;              // every column (the table before issue 30), as compare.csv has them
+    const char *reference; // a row (its label, or a scheme with one row): the report's loss by
+                           // position also shows each row's difference from it; NULL: none
+} ordo_cmp_view;
+
+// The widest line the default terminal table may have.
+#define ORDO_CMP_TABLE_WIDTH 120
+
 typedef struct ordo_cmp {
     int nruns;
     ordo_runinfo *runs;
@@ -79,6 +92,7 @@ typedef struct ordo_cmp {
     double unigram;     // the runs' unigram level when they agree (NaN: unknown or mixed)
     int unigram_mixed;  // the runs' levels differ (different val splits)
     const char *source; // what was compared (the sweep dir, or "N run directories")
+    ordo_cmp_view view;
 } ordo_cmp;
 
 // The lengths the extrapolation columns are at, in multiples of the training length: 1, 2, 4, 8.
@@ -104,6 +118,45 @@ void ordo_cmp_header(const ordo_cmp *c, int col, char *buf, size_t cap);
 // A cell as text: "1.2345 ± 0.0123", "1.2345 ± -" (one seed), "inf" (a run diverged),
 // "n/a (reason)" or "-".
 void ordo_cmp_cell_str(const ordo_cmp_cell *e, int col, char *buf, size_t cap);
+
+// The settings row g differs in, in short: its values of the differing keys where they are
+// not the value most rows have (a key whose values tie between rows is named in each), so
+// that a row that changed one setting says just that: "lr=0.003", a resume that changed
+// --steps as "resumed 300->450", an --init checkpoint by its hash's start, never a JSON
+// value; "" for a row at the usual values; cut with "…" to at most cap - 1 bytes. Two rows
+// of one scheme never both get "" (they differ in a key, and only one can have its usual
+// value). Row labels and the tables use it; g->differs (compare.csv, the notes) keeps every
+// differing key's full value.
+void ordo_cmp_differs_short(const ordo_cmp *c, const ordo_cmp_group *g, char *buf, size_t cap);
+// The "differs in" cell of g: ordo_cmp_differs_short, or "-" for a row at the usual values.
+void ordo_cmp_differs_cell(const ordo_cmp *c, const ordo_cmp_group *g, char *buf, size_t cap);
+// The footnote number of an n/a reason (1, 2, ...: the distinct notes of the eval columns in
+// row order), shown as "n/a¹"; 0 when note is not one of them.
+int ordo_cmp_na_index(const ordo_cmp *c, const char *note);
+// k as superscript digits ("¹", "¹²") into buf.
+void ordo_cmp_superscript(int k, char *buf, size_t cap);
+// The footnotes of the marks in the eval cells: each n/a reason once ("n/a¹ past the learned
+// table (T_max 128)"), the few-windows mark ‡ and the stale mark †, Markdown lines or XHTML
+// paragraphs when html, into b.
+void ordo_cmp_mark_notes(const ordo_cmp *c, int html, ordo_strbuf *b);
+// 1 if the cells of column col in row g carry the stale mark † (an eval column, and some run
+// of the row was evaluated before its newest checkpoint).
+int ordo_cmp_stale_col(const ordo_cmp_group *g, int col);
+// 1 if the table has a variant column: some row's eval is another variant than "base" (a
+// table of base evals only needs no column that says "base" on every row).
+int ordo_cmp_variant_shown(const ordo_cmp *c);
+
+// Checks a --columns list: every name known. Errors: ORDO_ERR_ARG naming the unknown one and
+// listing the valid names.
+ordo_status ordo_cmp_columns_check(const char *list);
+// Checks the view against the rows of c: --reference names one row. Errors: ORDO_ERR_ARG
+// listing the rows.
+ordo_status ordo_cmp_view_check(const ordo_cmp *c);
+// The row --reference names (an index into c->groups), or -1 when none is asked for.
+int ordo_cmp_reference_row(const ordo_cmp *c);
+// The Markdown table that c->view asks for, with padded columns, and the footnotes of its
+// marks, into b (what the terminal shows; compare.md adds the notes).
+void ordo_cmp_table(const ordo_cmp *c, ordo_strbuf *b);
 
 // Writes loss_curves.svg, extrapolation.svg, loss_by_position.svg (when eval.json has
 // loss_by_position), accuracy.svg (when it has copy/reverse accuracy) and report.html
@@ -131,9 +184,10 @@ ordo_status ordo_compare_reeval(const char **dirs, int n);
 void ordo_cmp_nonfinite_notes(const ordo_cmp *c, int html, ordo_strbuf *b);
 // Loads the runs, refuses runs on different data (the file's recorded hash when there is one),
 // pools runs that differ only in the seed, warns about settings that differ, prints the
-// Markdown table and writes compare.md, compare.csv, the plots and report.html into out_dir.
-// source says what was compared (shown in the title).
+// Markdown table (ordo_cmp_table) and writes compare.md (the table and the notes), compare.csv, the
+// plots and report.html into out_dir. source says what was compared (shown in the title); view:
+// which columns and plots (NULL: the defaults).
 ordo_status ordo_compare_write(const char **dirs, int ndirs, const char *out_dir,
-                               const char *source);
+                               const char *source, const ordo_cmp_view *view);
 
 #endif

@@ -326,27 +326,130 @@ static const ordo_eval_point *longest_by_pos(const ordo_runinfo *r) {
     return best;
 }
 
-// Val loss at each position of the window, at the longest length each run was evaluated
-// with loss_by_position (thin per run, thick mean per scheme); 0 when no run has it.
+// Buckets of the positions 0..n-1, log-spaced: bucket k holds the positions lo[k]..lo[k+1]-1,
+// and a new one starts at each (position + 1) = round(2^(j/4)), four per doubling, so that a
+// window of 1024 positions is about 40 points, not 1024 (unreadable), and the first positions,
+// where the loss falls fastest, keep their own points. Returns the count (lo[count] = n).
+#define POS_BUCKETS_MAX 130 // 4 per doubling of an int, and the ends
+static int pos_buckets(int n, int lo[POS_BUCKETS_MAX + 1]) {
+    int nb = 1;
+    lo[0] = 0;
+    for (int j = 1; nb < POS_BUCKETS_MAX; j++) {
+        int p = (int)lround(pow(2.0, j / 4.0)) - 1;
+        if (p >= n) break;
+        if (p > lo[nb - 1]) lo[nb++] = p;
+    }
+    lo[nb] = n;
+    return nb;
+}
+
+// The mean loss over each bucket of by_pos (n positions) into y, and the bucket's mean
+// position + 1 into x; NaN for a bucket with no value. Returns the buckets.
+static int bucketed(const double *by_pos, int n, double *x, double *y) {
+    int lo[POS_BUCKETS_MAX + 1];
+    int nb = pos_buckets(n, lo);
+    for (int k = 0; k < nb; k++) {
+        double sum = 0;
+        int cnt = 0;
+        for (int p = lo[k]; p < lo[k + 1]; p++)
+            if (!isnan(by_pos[p])) sum += by_pos[p], cnt++;
+        x[k] = (lo[k] + lo[k + 1] - 1) / 2.0 + 1;
+        y[k] = cnt ? sum / cnt : NAN;
+    }
+    return nb;
+}
+
+// The by-position curve of row g: the mean over its seeds evaluated at its longest length,
+// bucketed (x, y: POS_BUCKETS_MAX each). Returns the buckets (0: no run has it), *ctx the length.
+static int row_by_pos(const ordo_cmp *c, const ordo_cmp_group *g, double *x, double *y, int *ctx) {
+    int maxn = 0;
+    *ctx = 0;
+    for (int k = 0; k < g->n; k++) {
+        const ordo_eval_point *e = longest_by_pos(&c->runs[g->runs[k]]);
+        if (e && e->context > *ctx) *ctx = e->context;
+        if (e && e->npos > maxn) maxn = e->npos;
+    }
+    if (!maxn) return 0;
+    double *mean = ordo_xmalloc((size_t)maxn * sizeof *mean);
+    for (int i = 0; i < maxn; i++) {
+        double sum = 0;
+        int cnt = 0;
+        for (int k = 0; k < g->n; k++) {
+            const ordo_eval_point *e = longest_by_pos(&c->runs[g->runs[k]]);
+            if (e && e->context == *ctx && i < e->npos && !isnan(e->by_pos[i]))
+                sum += e->by_pos[i], cnt++;
+        }
+        mean[i] = cnt ? sum / cnt : NAN;
+    }
+    int nb = bucketed(mean, maxn, x, y);
+    free(mean);
+    return nb;
+}
+
+// Each row's bucketed loss minus the reference row's, bucket by bucket (the same positions),
+// into the lower panel at y0: a row longer than the reference has no difference past it.
+static void by_position_diff(const ordo_cmp *c, ordo_strbuf *s, pool *pl, double y0, double w,
+                             double legend_w) {
+    int ref = ordo_cmp_reference_row(c), rctx;
+    double *rx = pool_new(pl, POS_BUCKETS_MAX), *ry = pool_new(pl, POS_BUCKETS_MAX);
+    int rn = row_by_pos(c, &c->groups[ref], rx, ry, &rctx);
+    ordo_series *ser = ordo_xcalloc((size_t)c->ngroups, sizeof *ser);
+    int n = 0;
+    for (int gi = 0; gi < c->ngroups; gi++) {
+        if (gi == ref) continue;
+        int ctx;
+        double *x = pool_new(pl, POS_BUCKETS_MAX), *y = pool_new(pl, POS_BUCKETS_MAX);
+        int m = row_by_pos(c, &c->groups[gi], x, y, &ctx);
+        for (int k = 0; k < m; k++) y[k] = k < rn ? y[k] - ry[k] : NAN;
+        if (m)
+            ser[n++] = (ordo_series){.x = x,
+                                     .y = y,
+                                     .n = m,
+                                     .color = c->groups[gi].color,
+                                     .width = 2.25,
+                                     .cls = "diff pos",
+                                     .label = c->groups[gi].pos};
+    }
+    char title[160];
+    snprintf(title, sizeof title, "difference from %s (row minus %s, per bucket)",
+             c->groups[ref].pos, c->groups[ref].pos);
+    ordo_axes a = {.y = y0,
+                   .w = w,
+                   .h = 400,
+                   .title = title,
+                   .xlabel = "position in the window + 1 (log scale, buckets as above)",
+                   .ylabel = "loss difference (nats/token)",
+                   .logx = 1,
+                   .legend_w = legend_w,
+                   .xmark = (double)c->context,
+                   .xmark_label = "training length",
+                   .yzero = 1};
+    ordo_svg_lineplot(s, &a, ser, n);
+    if (!rn)
+        ordo_svg_text(s, w / 2, y0 + 200, "middle", 12, "fill=\"#555\"",
+                      "%s has no loss_by_position", c->groups[ref].pos);
+    free(ser);
+}
+
+// Val loss by position in the window, at the longest length each run was evaluated with
+// loss_by_position, as the mean over log-spaced buckets of positions (thin per run, thick
+// mean per row), on a log axis; with --reference, a second panel of each row minus that
+// row. 0 when no run has it.
 static int by_position(const ordo_cmp *c, ordo_strbuf *s) {
     pool pl = {0};
     ordo_series *ser = ordo_xcalloc((size_t)(c->nruns + c->ngroups), sizeof *ser);
-    char(*labels)[64] = ordo_xcalloc((size_t)c->ngroups + 1, sizeof *labels);
+    char(*labels)[320] = ordo_xcalloc((size_t)c->ngroups + 1, sizeof *labels);
     int n = 0;
     for (int gi = 0; gi < c->ngroups; gi++) {
         const ordo_cmp_group *g = &c->groups[gi];
-        int ctx = 0, maxn = 0;
         for (int k = 0; k < g->n; k++) {
             const ordo_runinfo *r = &c->runs[g->runs[k]];
             const ordo_eval_point *e = longest_by_pos(r);
             if (!e) continue;
-            if (e->context > ctx) ctx = e->context;
-            if (e->npos > maxn) maxn = e->npos;
-            double *x = pool_new(&pl, e->npos);
-            for (int i = 0; i < e->npos; i++) x[i] = i;
+            double *x = pool_new(&pl, POS_BUCKETS_MAX), *y = pool_new(&pl, POS_BUCKETS_MAX);
             ser[n++] = (ordo_series){.x = x,
-                                     .y = e->by_pos,
-                                     .n = e->npos,
+                                     .y = y,
+                                     .n = bucketed(e->by_pos, e->npos, x, y),
                                      .color = g->color,
                                      .width = 1,
                                      .opacity = 0.45,
@@ -354,40 +457,36 @@ static int by_position(const ordo_cmp *c, ordo_strbuf *s) {
                                      .label = r->name,
                                      .nolegend = 1};
         }
-        if (!maxn) continue;
-        // the mean over the seeds evaluated at the scheme's longest length
-        double *x = pool_new(&pl, maxn), *y = pool_new(&pl, maxn);
-        for (int i = 0; i < maxn; i++) {
-            double sum = 0;
-            int cnt = 0;
-            for (int k = 0; k < g->n; k++) {
-                const ordo_eval_point *e = longest_by_pos(&c->runs[g->runs[k]]);
-                if (e && e->context == ctx && i < e->npos && !isnan(e->by_pos[i]))
-                    sum += e->by_pos[i], cnt++;
-            }
-            x[i] = i, y[i] = cnt ? sum / cnt : NAN;
-        }
+        int ctx;
+        double *x = pool_new(&pl, POS_BUCKETS_MAX), *y = pool_new(&pl, POS_BUCKETS_MAX);
+        int m = row_by_pos(c, g, x, y, &ctx);
+        if (!m) continue;
         snprintf(labels[gi], sizeof labels[gi], "%s (T=%d)", g->pos, ctx);
         ser[n++] = (ordo_series){.x = x,
                                  .y = y,
-                                 .n = maxn,
+                                 .n = m,
                                  .color = g->color,
                                  .width = 2.25,
                                  .cls = "mean pos",
                                  .label = labels[gi]};
     }
     if (n) {
-        double wx = legend_extra(c, 150, 8); // " (T=128)"
-        ordo_svg_open(s, 900 + wx, 440, "ordo compare: val loss by position in the window");
-        ordo_axes a = {.w = 900 + wx,
+        int ref = ordo_cmp_reference_row(c);
+        double wx = legend_extra(c, 150, 8), w = 900 + wx; // " (T=128)"
+        ordo_svg_open(s, w, ref >= 0 ? 860 : 440,
+                      "ordo compare: val loss by position in the window");
+        ordo_axes a = {.w = w,
                        .h = 440,
-                       .title = "val loss by position (longest evaluated length per scheme)",
-                       .xlabel = "position in the window",
+                       .title = "val loss by position (longest evaluated length per row)",
+                       .xlabel = "position in the window + 1 (log scale; mean over buckets, "
+                                 "4 per doubling)",
                        .ylabel = "val loss (nats/token)",
+                       .logx = 1,
                        .legend_w = 150 + wx,
                        .xmark = (double)c->context,
                        .xmark_label = "training length"};
         ordo_svg_lineplot(s, &a, ser, n);
+        if (ref >= 0) by_position_diff(c, s, &pl, 450, w, 150 + wx);
         ordo_svg_close(s);
     }
     free(labels);
@@ -427,6 +526,7 @@ static void html_table(const ordo_cmp *c, ordo_strbuf *h) {
         h, "<div class=\"wide\"><table>\n<tr><th>scheme</th><th>seeds</th><th>params</th>"
            "<th>embedding</th>");
     if (c->differs[0]) ordo_strbuf_printf(h, "<th class=\"l\">differs in</th>");
+    if (ordo_cmp_variant_shown(c)) ordo_strbuf_printf(h, "<th class=\"l\">variant</th>");
     for (int k = 0; k < ORDO_CMP_NCOL; k++) {
         if (!ordo_cmp_col_shown(c, k)) continue;
         ordo_cmp_header(c, k, buf, sizeof buf);
@@ -446,17 +546,31 @@ static void html_table(const ordo_cmp *c, ordo_strbuf *h) {
         else
             ordo_strbuf_printf(h, "<td>%zu-%zu</td>", g->params_min, g->params_max);
         html_cell(h, "td", g->embed);
-        if (c->differs[0]) html_cell(h, "td class=\"cfg\"", g->differs);
+        if (c->differs[0]) { // in short; in full in the title and the notes
+            ordo_cmp_differs_cell(c, g, buf, sizeof buf);
+            ordo_strbuf_printf(h, "<td class=\"cfg\" title=\"");
+            ordo_svg_escape(h, g->differs);
+            ordo_strbuf_printf(h, "\">");
+            ordo_svg_escape(h, buf);
+            ordo_strbuf_printf(h, "</td>");
+        }
+        if (ordo_cmp_variant_shown(c))
+            html_cell(h, "td class=\"cfg\"", g->variant ? g->variant : "-");
         for (int k = 0; k < ORDO_CMP_NCOL; k++) {
             if (!ordo_cmp_col_shown(c, k)) continue;
             if (k == ORDO_CMP_TPS) html_unigram(g, h); // after the val ppl, as the header
 
             const ordo_cmp_cell *e = &g->cell[k];
+            // † on the eval cells of a row with a stale eval (the footnote says which)
+            const char *stale =
+                ordo_cmp_stale_col(g, k) ? "<span class=\"few\">\xe2\x80\xa0</span>" : "";
             if (e->n == 0 && e->note) {
-                // the reason goes under the table (once per scheme), the cell stays narrow
+                // the reason goes under the table (once), the cell stays narrow
+                char sup[32];
+                ordo_cmp_superscript(ordo_cmp_na_index(c, e->note), sup, sizeof sup);
                 ordo_strbuf_printf(h, "<td class=\"na\" title=\"");
                 ordo_svg_escape(h, e->note);
-                ordo_strbuf_printf(h, "\">n/a \xe2\x80\xa0</td>");
+                ordo_strbuf_printf(h, "\">n/a%s%s</td>", sup, stale);
                 continue;
             }
             ordo_cmp_cell_str(e, k, buf, sizeof buf);
@@ -469,6 +583,7 @@ static void html_table(const ordo_cmp *c, ordo_strbuf *h) {
             ordo_strbuf_printf(h, "<td>");
             ordo_svg_escape(h, buf);
             if (few) ordo_strbuf_printf(h, "<span class=\"few\">\xe2\x80\xa1</span>");
+            if (e->n) ordo_strbuf_puts(h, stale);
             // one seed: no sd, and no "± -" either (the seeds column says so; narrower)
             if (pm && strcmp(pm + 1, "\xc2\xb1 -") == 0) pm = NULL;
             if (pm) {
@@ -481,34 +596,7 @@ static void html_table(const ordo_cmp *c, ordo_strbuf *h) {
         ordo_strbuf_printf(h, "</tr>\n");
     }
     ordo_strbuf_printf(h, "</table></div>\n");
-    // why a row has no value from some length on: one line per reason, naming its rows
-    int *first = ordo_xmalloc((size_t)c->ngroups * sizeof(int)); // that column, or -1
-    for (int i = 0; i < c->ngroups; i++) {
-        first[i] = -1;
-        for (int k = ORDO_CMP_X1; k < ORDO_CMP_ORDER && first[i] < 0; k++)
-            if (!c->groups[i].cell[k].n && c->groups[i].cell[k].note) first[i] = k;
-    }
-    for (int i = 0; i < c->ngroups; i++) {
-        int k = first[i], seen = 0;
-        if (k < 0) continue;
-        const char *note = c->groups[i].cell[k].note;
-        for (int j = 0; j < i && !seen; j++)
-            seen = first[j] == k && strcmp(c->groups[j].cell[k].note, note) == 0;
-        if (seen) continue;
-        ordo_cmp_header(c, k, buf, sizeof buf);
-        ordo_strbuf_printf(h, "<p class=\"note\">\xe2\x80\xa0 ");
-        for (int j = i, n = 0; j < c->ngroups; j++) {
-            if (first[j] != k || strcmp(c->groups[j].cell[k].note, note) != 0) continue;
-            if (n++) ordo_strbuf_printf(h, ", ");
-            ordo_svg_escape(h, c->groups[j].pos);
-        }
-        ordo_strbuf_printf(h, ", from ");
-        ordo_svg_escape(h, buf);
-        ordo_strbuf_printf(h, " on: ");
-        ordo_svg_escape(h, note);
-        ordo_strbuf_printf(h, "</p>\n");
-    }
-    free(first);
+    ordo_cmp_mark_notes(c, 1, h); // n/a¹, ‡ and †
 }
 
 ordo_status ordo_cmp_write_report(const ordo_cmp *c, const char *out_dir) {

@@ -1,9 +1,13 @@
-// The comparison as text, shared by the tables (compare.c) and the report (compare_report.c):
-// which keys define an experiment, the column headers, a cell's "mean ± sd", the unigram
-// cell and the notes under the table. It reads a built ordo_cmp and calls neither file.
+// The comparison as text, shared by the tables (compare_table.c) and the report
+// (compare_report.c): which keys define an experiment, the column headers, a cell's
+// "mean ± sd", the unigram cell, the short summary of a row's differing settings, the marks
+// (n/a¹, ‡, †) with their footnotes and the notes under the table. It reads a built ordo_cmp
+// and calls neither file.
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "experiments/compare.h"
 #include "experiments/plot.h"
@@ -103,7 +107,9 @@ const ordo_eval_point *ordo_cmp_eval_at_mult(const ordo_runinfo *r, int m) {
 }
 
 void ordo_cmp_header(const ordo_cmp *c, int col, char *buf, size_t cap) {
-    static const char *names[] = {"final train loss", "best val loss", "val ppl", "tokens/s"};
+    // the train loss is one batch's (the last logged): noisy, and said so
+    static const char *names[] = {"train loss (last batch)", "best val loss", "val ppl",
+                                  "tokens/s"};
     if (col < ORDO_CMP_WALL) {
         snprintf(buf, cap, "%s", names[col]);
         return;
@@ -144,11 +150,264 @@ static void put(ordo_strbuf *b, int html, const char *s) {
         ordo_strbuf_puts(b, s);
 }
 
+// ---------------------------------------------------------------------------------------
+// the short summary of the settings a row differs in
+
+// The value behind differing key `key` for run r: config.json's, or for the keys that
+// compare.c's experiment_of makes up, the record they come from (NULL: absent).
+static json_t *differing_value(const ordo_runinfo *r, const char *key) {
+    if (strcmp(key, "resumed-with-other-steps") == 0) {
+        json_t *h = json_object_get(json_object_get(r->config, ORDO_CONFIG_PLAN_KEY), "history");
+        return json_array_size(h) ? h : NULL;
+    }
+    if (strcmp(key, "init-sha256") == 0)
+        return json_object_get(json_object_get(r->config, ORDO_CONFIG_INIT_KEY), "sha256");
+    if (strcmp(key, "val-data") == 0)
+        return json_object_get(json_object_get(r->config, ORDO_CONFIG_VAL_DATA_KEY), "xxh3");
+    return json_object_get(r->config, key);
+}
+
+// One differing key of a row in short, into b: "lr=0.003", "resumed 300->450", "init 1a2b3c4d".
+static void differing_short(ordo_strbuf *b, const char *key, json_t *v) {
+    if (strcmp(key, "resumed-with-other-steps") == 0) {
+        // the --steps of the run as it was resumed: before, then after each resume
+        if (!json_is_array(v)) {
+            ordo_strbuf_puts(b, "not resumed");
+            return;
+        }
+        ordo_strbuf_puts(b, "resumed ");
+        for (size_t i = 0; i < json_array_size(v); i++) {
+            json_t *e = json_array_get(v, i);
+            if (i == 0)
+                ordo_strbuf_printf(
+                    b, "%lld", (long long)json_integer_value(json_object_get(e, "steps_before")));
+            ordo_strbuf_printf(b, "->%lld",
+                               (long long)json_integer_value(json_object_get(e, "steps_after")));
+        }
+        return;
+    }
+    if (strcmp(key, "init-sha256") == 0 || strcmp(key, "val-data") == 0) {
+        // a file by its hash's start: enough to tell the rows apart
+        const char *h = json_string_value(v);
+        ordo_strbuf_printf(b, "%s %.8s", key[0] == 'i' ? "init" : "val-data", h ? h : "none");
+        return;
+    }
+    ordo_strbuf_printf(b, "%s=", key);
+    if (!v || json_is_null(v))
+        ordo_strbuf_puts(b, "unset");
+    else if (json_is_integer(v))
+        ordo_strbuf_printf(b, "%lld", (long long)json_integer_value(v));
+    else if (json_is_real(v))
+        ordo_strbuf_printf(b, "%g", json_real_value(v));
+    else if (json_is_string(v))
+        ordo_strbuf_puts(b, json_string_value(v));
+    else if (json_is_boolean(v))
+        ordo_strbuf_puts(b, json_is_true(v) ? "true" : "false");
+    else
+        ordo_strbuf_puts(b, "(see the notes)"); // a JSON value: in full in the notes only
+}
+
+// Row g's value of differing key `key` in short (differing_short), into b.
+static void key_short(const ordo_cmp *c, const ordo_cmp_group *g, const char *key, ordo_strbuf *b) {
+    differing_short(b, key, differing_value(&c->runs[g->runs[0]], key));
+}
+
+// 1 if row g has the value of `key` that most rows have: more rows than any other value.
+static int key_usual(const ordo_cmp *c, const ordo_cmp_group *g, const char *key) {
+    ordo_strbuf mine, other;
+    ordo_strbuf_init(&mine);
+    key_short(c, g, key, &mine);
+    int same = 0, most_else = 0;
+    for (int i = 0; i < c->ngroups; i++) {
+        ordo_strbuf_init(&other);
+        key_short(c, &c->groups[i], key, &other);
+        if (strcmp(other.buf, mine.buf) == 0) {
+            same++;
+        } else { // how many rows share this other value
+            int n = 0;
+            for (int j = 0; j < c->ngroups; j++) {
+                ordo_strbuf v;
+                ordo_strbuf_init(&v);
+                key_short(c, &c->groups[j], key, &v);
+                n += strcmp(v.buf, other.buf) == 0;
+                ordo_strbuf_free(&v);
+            }
+            if (n > most_else) most_else = n;
+        }
+        ordo_strbuf_free(&other);
+    }
+    ordo_strbuf_free(&mine);
+    return same > most_else;
+}
+
+void ordo_cmp_differs_short(const ordo_cmp *c, const ordo_cmp_group *g, char *buf, size_t cap) {
+    if (cap == 0) return;
+    buf[0] = 0;
+    if (!c->differs || !c->differs[0] || g->n == 0) return;
+    ordo_strbuf b;
+    ordo_strbuf_init(&b);
+    // c->differs is "--lr, --warmup": the keys, each after "--"
+    for (const char *k = c->differs; (k = strstr(k, "--")) != NULL;) {
+        k += 2;
+        size_t len = strcspn(k, ",");
+        char key[128];
+        snprintf(key, sizeof key, "%.*s", (int)len, k);
+        k += len;
+        if (key_usual(c, g, key)) continue; // what most rows have goes without saying
+        if (b.buf[0]) ordo_strbuf_puts(&b, ", ");
+        key_short(c, g, key, &b);
+    }
+    size_t n = strlen(b.buf);
+    if (n < cap) {
+        memcpy(buf, b.buf, n + 1);
+    } else if (cap > 4) { // cut at a character boundary, then "…"
+        size_t k = cap - 4;
+        while (k > 0 && ((unsigned char)b.buf[k] & 0xc0) == 0x80) k--;
+        memcpy(buf, b.buf, k);
+        memcpy(buf + k, "\xe2\x80\xa6", 4);
+    }
+    ordo_strbuf_free(&b);
+}
+
+void ordo_cmp_differs_cell(const ordo_cmp *c, const ordo_cmp_group *g, char *buf, size_t cap) {
+    ordo_cmp_differs_short(c, g, buf, cap);
+    if (cap > 2 && !buf[0]) snprintf(buf, cap, "-"); // the settings most rows have
+}
+
+// The rows' settings in full, when a short cell leaves something out or a label differs from
+// it: each row's label and its values (a JSON value as JSON).
+static void differs_in_full(const ordo_cmp *c, int html, ordo_strbuf *b) {
+    if (!c->differs[0]) return;
+    ordo_strbuf_puts(b, html ? "<p class=\"note\">" : "\n");
+    ordo_strbuf_puts(b, "The settings each row differs in, in full:");
+    for (int i = 0; i < c->ngroups; i++) {
+        const ordo_cmp_group *g = &c->groups[i];
+        ordo_strbuf_puts(b, html ? "<br/>" : "\n- ");
+        put(b, html, g->pos);
+        ordo_strbuf_puts(b, ": ");
+        put(b, html, g->differs);
+    }
+    ordo_strbuf_puts(b, html ? "</p>\n" : "\n");
+}
+
+// ---------------------------------------------------------------------------------------
+// marks and their footnotes
+
+void ordo_cmp_superscript(int k, char *buf, size_t cap) {
+    static const char *const digits[] = {
+        "\xe2\x81\xb0", "\xc2\xb9",     "\xc2\xb2",     "\xc2\xb3",     "\xe2\x81\xb4",
+        "\xe2\x81\xb5", "\xe2\x81\xb6", "\xe2\x81\xb7", "\xe2\x81\xb8", "\xe2\x81\xb9"};
+    char dec[16];
+    snprintf(dec, sizeof dec, "%d", k < 0 ? 0 : k);
+    size_t n = 0;
+    if (cap) buf[0] = 0;
+    for (const char *d = dec; *d; d++) {
+        const char *s = digits[*d - '0'];
+        size_t len = strlen(s);
+        if (n + len >= cap) break;
+        memcpy(buf + n, s, len + 1);
+        n += len;
+    }
+}
+
+// 1 if column col of c's tables holds eval.json values (the columns that take n/a and †).
+static int eval_col(int col) {
+    return col >= ORDO_CMP_X1 && col < ORDO_CMP_NCOL;
+}
+
+int ordo_cmp_na_index(const ordo_cmp *c, const char *note) {
+    if (!note) return 0;
+    int k = 0;
+    for (int i = 0; i < c->ngroups; i++)
+        for (int col = ORDO_CMP_X1; col < ORDO_CMP_NCOL; col++) {
+            const ordo_cmp_cell *e = &c->groups[i].cell[col];
+            if (e->n || !e->note) continue;
+            // a note counts where it first appears
+            int seen = 0;
+            for (int j = 0; j <= i && !seen; j++)
+                for (int q = ORDO_CMP_X1; q < ORDO_CMP_NCOL && !seen; q++) {
+                    if (j == i && q == col) break;
+                    const ordo_cmp_cell *f = &c->groups[j].cell[q];
+                    seen = !f->n && f->note && strcmp(f->note, e->note) == 0;
+                }
+            if (seen) continue;
+            k++;
+            if (strcmp(e->note, note) == 0) return k;
+        }
+    return 0;
+}
+
+int ordo_cmp_stale_col(const ordo_cmp_group *g, int col) {
+    return g->stale > 0 && eval_col(col);
+}
+
+int ordo_cmp_variant_shown(const ordo_cmp *c) {
+    for (int i = 0; i < c->ngroups; i++)
+        if (c->groups[i].variant && strcmp(c->groups[i].variant, "base") != 0) return 1;
+    return 0;
+}
+
+void ordo_cmp_mark_notes(const ordo_cmp *c, int html, ordo_strbuf *b) {
+    const char *p0 = html ? "<p class=\"note\">" : "", *p1 = html ? "</p>\n" : "\n";
+    // each n/a reason once, with the rows and the first length it holds for
+    for (int k = 1;; k++) {
+        const char *note = NULL;
+        for (int i = 0; i < c->ngroups && !note; i++)
+            for (int col = ORDO_CMP_X1; col < ORDO_CMP_NCOL && !note; col++) {
+                const ordo_cmp_cell *e = &c->groups[i].cell[col];
+                if (!e->n && e->note && ordo_cmp_na_index(c, e->note) == k) note = e->note;
+            }
+        if (!note) break;
+        char sup[32];
+        ordo_cmp_superscript(k, sup, sizeof sup);
+        ordo_strbuf_printf(b, "%sn/a%s ", p0, sup);
+        put(b, html, note);
+        ordo_strbuf_puts(b, ": ");
+        for (int i = 0, n = 0; i < c->ngroups; i++) {
+            const ordo_cmp_group *g = &c->groups[i];
+            for (int col = ORDO_CMP_X1; col < ORDO_CMP_NCOL; col++) {
+                const ordo_cmp_cell *e = &g->cell[col];
+                if (e->n || !e->note || strcmp(e->note, note) != 0) continue;
+                char h[96];
+                ordo_cmp_header(c, col, h, sizeof h);
+                h[strcspn(h, " ")] = 0; // "loss@2x": the length without its windows
+                ordo_strbuf_puts(b, n++ ? "; " : "");
+                put(b, html, g->pos);
+                ordo_strbuf_printf(b, " from %s on", h);
+                break;
+            }
+        }
+        ordo_strbuf_puts(b, p1);
+    }
+    if (c->few_windows)
+        ordo_strbuf_printf(b,
+                           "%s\xe2\x80\xa1 rests on fewer than %d windows per run at that "
+                           "length: a noisy estimate (more val text, --val-frac, or a shorter "
+                           "length gives more).%s",
+                           p0, ORDO_CMP_FEW_WINDOWS, p1);
+    int stale = 0;
+    for (int i = 0; i < c->ngroups; i++) stale += c->groups[i].stale > 0;
+    if (!stale) return;
+    ordo_strbuf_printf(b,
+                       "%s\xe2\x80\xa0 stale: an eval older than the run's newest checkpoint "
+                       "(",
+                       p0);
+    for (int i = 0, n = 0; i < c->ngroups; i++) {
+        const ordo_cmp_group *g = &c->groups[i];
+        if (g->stale <= 0) continue;
+        ordo_strbuf_puts(b, n++ ? "; " : "");
+        put(b, html, g->pos);
+        ordo_strbuf_printf(b, ": %d of %d runs", g->stale, g->n);
+    }
+    ordo_strbuf_printf(b, "); evaluate again to see the newest weights.%s", p1);
+}
+
 void ordo_cmp_notes(const ordo_cmp *c, int html, ordo_strbuf *b) {
     const char *p0 = html ? "<p class=\"note\">" : "\n", *p1 = html ? "</p>\n" : "\n";
     ordo_strbuf_printf(
         b,
-        "%smean ± sample sd over the seeds of each row (%s). Val loss: "
+        "%smean ± sample sd over the seeds of each row (%s). Train loss: the last logged "
+        "batch's (one batch, a noisy number; compare.csv's final_train_loss). Val loss: "
         "the best evaluated during training; ppl: exp of it. loss@Nx: eval.json at N times "
         "the training length, with the windows per run it rests on (\"-\": no eval.json or "
         "no such length, n/a: the run cannot go there). Embedding: xS std D, the token "
@@ -164,16 +423,11 @@ void ordo_cmp_notes(const ordo_cmp *c, int html, ordo_strbuf *b) {
     if (c->differs[0]) {
         ordo_strbuf_puts(b, " The runs differ in ");
         put(b, html, c->differs);
-        ordo_strbuf_puts(b, ": the column \"differs in\" gives each row's values; rows that "
-                            "differ in them are not on equal terms.");
+        ordo_strbuf_puts(b, ": the column \"differs in\" gives each row's values in short; rows "
+                            "that differ in them are not on equal terms.");
     }
     ordo_strbuf_puts(b, p1);
-    if (c->few_windows)
-        ordo_strbuf_printf(b,
-                           "%s\xe2\x80\xa1 rests on fewer than %d windows per run at that "
-                           "length: a noisy estimate (more val text, --val-frac, or a shorter "
-                           "length gives more).%s",
-                           p0, ORDO_CMP_FEW_WINDOWS, p1);
+    differs_in_full(c, html, b);
     if (c->has_order)
         ordo_strbuf_printf(b,
                            "%sorder-dep. loss@1x: eval.json's loss on the order-dependent "

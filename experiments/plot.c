@@ -201,11 +201,17 @@ void ordo_svg_lineplot(ordo_strbuf *s, const ordo_axes *a, const ordo_series *se
             any = 1;
         }
     if (!any) xlo = ylo = 0, xhi = yhi = 1;
+    if (a->yzero) ylo = fmin(ylo, 0), yhi = fmax(yhi, 0);
     widen(&xlo, &xhi);
     widen(&ylo, &yhi);
     double yp = (yhi - ylo) * 0.05, xp = a->logx ? (xhi - xlo) * 0.04 : 0;
     f.x0 = xlo - xp, f.x1 = xhi + xp, f.y0 = ylo - yp, f.y1 = yhi + yp;
     draw_axes(s, &f, a);
+    if (a->yzero)
+        ordo_strbuf_printf(s,
+                           "<line class=\"zero\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" "
+                           "y2=\"%.2f\" stroke=\"#333\"/>\n",
+                           f.px, fy(&f, 0), f.px + f.pw, fy(&f, 0));
     if (!any)
         ordo_svg_text(s, f.px + f.pw / 2, f.py + f.ph / 2, "middle", FONT, "fill=\"#888\"",
                       "no data");

@@ -44,6 +44,7 @@ typedef struct ordo_axes {
     double legend_w; // px kept right of the plot area for the legend (0: no legend)
     double xmark;    // a dashed vertical line at this x, labelled xmark_label (0: none)
     const char *xmark_label;
+    int yzero; // a line at y = 0, inside the y range (a plot of differences)
 } ordo_axes;
 
 // Draws the axes, ticks, grid, labels, every series (one <g class=cls> each) and the legend.

@@ -3,13 +3,15 @@
 # it is not blank: enough non-white pixels and distinct colours overall, and every scheme's
 # line colour (the stroke of the thick mean lines in the report) on at least 400 pixels, which
 # the 10x10 table swatches alone cannot reach: the plots were drawn. Needs Debian's chromium
-# and imagemagick (convert).
-# Usage: scripts/check_report.sh REPORT.html [OUT.png]
+# and imagemagick (convert). CLASS (default "mean train") picks the series whose colours are
+# checked, so that one plot can be checked alone: loss_by_position.svg with "mean pos".
+# Usage: scripts/check_report.sh REPORT.html|PLOT.svg [OUT.png [CLASS]]
 # Prints what it measured; exits 0 if the page rendered, 1 if not, 2 on a usage/tool problem.
 set -u
 report=${1:?usage: scripts/check_report.sh REPORT.html [OUT.png]}
 [ -f "$report" ] || { echo "check_report: $report: no such file"; exit 2; }
 png=${2:-$(dirname "$report")/report.png}
+cls=${3:-mean train}
 chrome=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$chrome" ] || { echo "check_report: chromium is not installed (apt-get install chromium)"; exit 2; }
 # ImageMagick's own binary (not a stand-in that only converts PNG to PPM)
@@ -36,8 +38,8 @@ echo "check_report: $png ($size): $colours colours with >= 20 pixels, ${nonwhite
 awk -v c="$colours" -v n="$nonwhite" 'BEGIN { exit !(c >= 8 && n >= 2) }' || {
   echo "check_report: the page looks blank"; exit 1; }
 hist=$(/usr/bin/convert "$png" -format %c histogram:info:-)
-schemes=$(grep -o '<g class="mean train" data-label="[^"]*" stroke="#[0-9a-f]*"' "$report" | sort -u)
-[ -n "$schemes" ] || { echo "check_report: $report has no loss-curve series"; exit 1; }
+schemes=$(grep -o "<g class=\"$cls\" data-label=\"[^\"]*\" stroke=\"#[0-9a-f]*\"" "$report" | sort -u)
+[ -n "$schemes" ] || { echo "check_report: $report has no \"$cls\" series"; exit 1; }
 status=0
 while read -r line; do
   name=$(sed 's/.*data-label="\([^"]*\)".*/\1/' <<<"$line")

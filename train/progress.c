@@ -109,20 +109,32 @@ void ordo_progress_break(ordo_progress *p) {
     p->drawn = 0;
 }
 
+// Seconds as the summary shows them: "3.2 s" under a minute (not "0:03"), else "2:18".
+static const char *duration(char *buf, size_t cap, double s) {
+    if (s < 60)
+        snprintf(buf, cap, "%.1f s", s);
+    else
+        ordo_duration_text(buf, cap, s);
+    return buf;
+}
+
 void ordo_progress_summary(ordo_progress *p, int64_t step, int interrupted, const char *ckpt) {
     ordo_progress_break(p);
     double spent = ordo_now_s() - p->t0;
-    char el[24], tp[24];
-    double run_s = p->elapsed0 + spent;
-    if (run_s < 60) // a short run: its seconds, not "0:03"
-        snprintf(el, sizeof el, "%.1f s", run_s);
-    else
-        ordo_duration_text(el, sizeof el, run_s);
+    char el[24], all[24], tp[24];
+    // "after": this process's time; a resumed run's whole time follows as "in all"
     fprintf(p->out, "ordo: %s at step %lld/%lld after %s", interrupted ? "stopped" : "done",
-            (long long)step, (long long)p->total, el);
-    if (step > p->step0)
-        fprintf(p->out, " (%lld steps here, %s tok/s)", (long long)(step - p->step0),
+            (long long)step, (long long)p->total, duration(el, sizeof el, spent));
+    const char *sep = " (";
+    if (step > p->step0) {
+        fprintf(p->out, "%s%lld steps here, %s tok/s", sep, (long long)(step - p->step0),
                 rate(tp, sizeof tp, spent > 0 ? p->tokens / spent : NAN));
+        sep = "; ";
+    }
+    if (p->elapsed0 > 0)
+        fprintf(p->out, "%sthe run: %s in all", sep,
+                duration(all, sizeof all, p->elapsed0 + spent));
+    if (step > p->step0 || p->elapsed0 > 0) fputc(')', p->out);
     fputc('\n', p->out);
     if (p->best_step >= 0)
         fprintf(p->out, "ordo: val loss: best %.4f at step %lld, last %.4f at step %lld\n",

@@ -51,9 +51,10 @@ void ordo_progress_step(ordo_progress *p, int64_t step, double loss, double lr, 
                         int logged, double tps);
 // Ends an open live line, so that what is printed next starts on its own line.
 void ordo_progress_break(ordo_progress *p);
-// The end of the run at `step`: "done" (or "stopped" when interrupted), its time and this
-// process's tokens/s, the best and the last val loss with their steps, and the checkpoint
-// that holds the run now (ckpt: its path; NULL: none). Printed in every mode.
+// The end of the run at `step`: "done" (or "stopped" when interrupted), this process's time and
+// tokens/s (and a resumed run's whole time, "the run: 5:40 in all"), the best and the last val loss
+// with their steps, and the checkpoint that holds the run now (ckpt: its path; NULL: none). Printed
+// in every mode.
 void ordo_progress_summary(ordo_progress *p, int64_t step, int interrupted, const char *ckpt);
 
 // ---- an evaluation's live line (issue 25): "eval context 4096: window 12/40 30% 0:11 ETA

@@ -139,8 +139,9 @@ for k in "${kinds[@]}"; do
   out=$("$ORDO" eval "$dir/bin.$k" 2>&1) && ok || bad "$k: eval of a token-file run: $out"
   want=$("$ORDO" eval "$dir/txt.$k" 2>&1 | grep -E '^ +16 ')
   [ -n "$want" ] && [ "$(grep -E '^ +16 ' <<<"$out")" = "$want" ] && ok || bad "$k: eval differs between text and token file"
-  "$ORDO" sample "$dir/bin.$k" --prompt "the cat" --tokens 5 --seed 2 > "$dir/s.bin" 2>&1 && ok || bad "$k: sample of a token-file run: $(cat "$dir/s.bin")"
-  "$ORDO" sample "$dir/txt.$k" --prompt "the cat" --tokens 5 --seed 2 > "$dir/s.txt" 2>&1
+  # (the text: stderr names each run's own checkpoint)
+  "$ORDO" sample "$dir/bin.$k" --prompt "the cat" --tokens 5 --seed 2 > "$dir/s.bin" 2> "$dir/s.err" && ok || bad "$k: sample of a token-file run: $(cat "$dir/s.err")"
+  "$ORDO" sample "$dir/txt.$k" --prompt "the cat" --tokens 5 --seed 2 > "$dir/s.txt" 2> /dev/null
   cmp -s "$dir/s.bin" "$dir/s.txt" && ok || bad "$k: sample differs between text and token file"
 done
 

@@ -18,8 +18,25 @@ set -u
 cd "$dir" || exit 1
 tiny=(--tokenizer byte --d-model 32 --layers 1 --heads 2 --context 16 --steps 20
       --corpus-tokens 8000 --eval-every 0 --threads 1)
-# the row of compare.md labelled $2, in file $1 ("" when none)
-row() { grep -F "| $2 |" "$1" | head -1; }
+# the cell under the header starting with $4 of the row of scheme $2 and variant $3 in the
+# first table of Markdown file $1 (exit 1 when there is no such row); $4 "" prints the row
+cell() {
+  python3 - "$@" <<'PY'
+import sys
+f, scheme, variant, col = sys.argv[1:5]
+lines = [l for l in open(f, encoding="utf-8") if l.startswith("|")]
+head = [c.strip() for c in lines[0].strip().strip("|").split("|")]
+for l in lines[2:]:
+    cells = [c.strip() for c in l.strip().strip("|").split("|")]
+    if len(cells) != len(head):
+        break
+    row = dict(zip(head, cells))
+    if row.get("scheme") == scheme and row.get("variant", "base") == variant:
+        print(" | ".join(cells) if not col else next(v for k, v in row.items() if k.startswith(col)))
+        sys.exit(0)
+sys.exit(1)
+PY
+}
 
 # --- 1. the researcher's question: learned, sinusoidal, RoPE, ALiBi at 1x-8x, and NTK / YaRN
 # on RoPE at 4x without fine-tuning (and the learned table grown), in one sweep and one compare
@@ -36,17 +53,21 @@ grep -qE "^sweep: \[1/8\] learned-s1 +done in .*, eval base loss@1x [0-9.]+ \(wh
 [ "$(ls sw/alibi-s1/eval)" = base.json ] && [ -f sw/alibi-s1/eval.json ] && ok || bad "alibi's records: $(ls sw/alibi-s1/eval)"
 grep -q '"eval_variants": "base,ntk:4,yarn:4,extend:interpolate"' sw/sweep.json && ok || bad "sweep.json lacks the variants"
 "$ORDO" compare sw > cmp.out 2>&1 || bad "compare of the sweep failed: $(tail -3 cmp.out)"
-for label in "learned · base" "learned · extend-interpolate" "sinusoidal · base" "rope · base" \
-             "rope · ntk-x4" "rope · yarn-x4" "alibi · base"; do
-  grep -qF "| $label | 2 |" sw/compare.md && ok || bad "no row '$label' of 2 seeds: $(grep '^| ' sw/compare.md)"
+for label in "learned base" "learned extend-interpolate" "sinusoidal base" "rope base" \
+             "rope ntk-x4" "rope yarn-x4" "alibi base"; do
+  [ "$(cell sw/compare.md $label seeds)" = 2 ] && ok || bad "no row '$label' of 2 seeds: $(grep '^| ' sw/compare.md)"
 done
-[ "$(grep -c '^| [a-z]* · ' sw/compare.md)" = 7 ] && ok || bad "expected 7 rows: $(grep '^| ' sw/compare.md)"
+[ "$(sed -n '/^| scheme/,/^$/p' sw/compare.md | grep -c '^| [a-z]')" = 8 ] && ok || bad "expected 7 rows: $(grep '^| ' sw/compare.md)"
+# the terminal table fits 120 columns
+[ "$(grep '^|' cmp.out | awk '{ print length($0) }' | sort -n | tail -1)" -le 120 ] && ok || bad "the table is wider than 120: $(grep '^|' cmp.out | head -2)"
 # the rows' 4x column: numbers for rope's variants and the grown table, n/a for the bare table
-for label in "rope · ntk-x4" "rope · yarn-x4" "learned · extend-interpolate" "alibi · base"; do
-  [ "$(row sw/compare.md "$label" | awk -F' [|] ' '{print $15}' | grep -cE '^[0-9.]+ ± [0-9.]+')" = 1 ] \
-    && ok || bad "$label: no loss@4x: $(row sw/compare.md "$label")"
+"$ORDO" compare sw --wide --out sww > /dev/null 2>&1 || bad "compare --wide of the sweep failed"
+for label in "rope ntk-x4" "rope yarn-x4" "learned extend-interpolate" "alibi base"; do
+  cell sww/compare.md $label "loss@4x" | grep -qE '^[0-9.]+ ± [0-9.]+' \
+    && ok || bad "$label: no loss@4x: $(cell sww/compare.md $label '')"
 done
-row sw/compare.md "learned · base" | grep -qF "n/a (past the learned table (T_max 16))" && ok || bad "learned base at 4x should be n/a"
+cell sww/compare.md learned base "loss@4x" | grep -qF "n/a¹" && grep -qF "past the learned table (T_max 16)" sww/compare.md \
+  && ok || bad "learned base at 4x should be n/a: $(cell sww/compare.md learned base '')"
 # the variant was applied: the records say which scaling scored them
 python3 - sw/rope-s1/eval/yarn-x4.json sw/learned-s1/eval/extend-interpolate.json <<'PY' && ok || bad "records of the variants"
 import json, sys
@@ -118,7 +139,7 @@ done
 cp old/ntk.json old/r2-ntk/eval.json
 "$ORDO" compare r1 old/r2-base old/r2-ntk --out c4 > c4.out 2>&1 || bad "copies of other variants refused: $(tail -2 c4.out)"
 # (seed 2 is in both rows once: r2-base in base's, r2-ntk in ntk-x4's beside r1's own record)
-grep -qF "| rope · base | 2 |" c4/compare.md && grep -qF "| rope · ntk-x4 | 2 |" c4/compare.md \
+[ "$(cell c4/compare.md rope base seeds)" = 2 ] && [ "$(cell c4/compare.md rope ntk-x4 seeds)" = 2 ] \
   && ok || bad "copies of other variants should be rows of their own: $(grep '^| ' c4/compare.md)"
 
 # --- 4. stale evals and --reeval
@@ -149,8 +170,8 @@ PY
 "$ORDO" sweep "${tiny[@]}" --pos learned --seeds 1 --out swb > /dev/null 2>&1 || bad "sweep swb"
 "$ORDO" sweep "${tiny[@]}" --pos alibi --seeds 1 --out swc > /dev/null 2>&1 || bad "sweep swc"
 "$ORDO" compare swb swc r1 --out c7 > c7.out 2>&1 || bad "compare of two sweeps and a run: $(tail -2 c7.out)"
-grep -qF "# ordo compare: sweeps swb, swc and 1 run directory" c7/compare.md && grep -qF "| learned · base | 1 |" c7/compare.md \
-  && grep -qF "| alibi · base | 1 |" c7/compare.md && grep -qF "| rope · ntk-x4 | 1 |" c7/compare.md \
+grep -qF "# ordo compare: sweeps swb, swc and 1 run directory" c7/compare.md && [ "$(cell c7/compare.md learned base seeds)" = 1 ] \
+  && [ "$(cell c7/compare.md alibi base seeds)" = 1 ] && [ "$(cell c7/compare.md rope ntk-x4 seeds)" = 1 ] \
   && ok || bad "two sweeps and a run: $(grep '^#\|^| ' c7/compare.md)"
 out=$("$ORDO" compare swb swb/learned-s1 --out c8 2>&1) && bad "a sweep and its own run were accepted" \
   || { grep -qF "swb/learned-s1 and swb/learned-s1 are one run directory given twice" <<<"$out" && ok || bad "given twice: $out"; }
@@ -164,7 +185,7 @@ for k in ("name", "variant", "data", "request"): j.pop(k, None)  # as an older o
 json.dump(j, open(sys.argv[1], "w"))
 PY
 "$ORDO" compare legacy --out c9 > c9.out 2>&1 || bad "compare of an older run: $(tail -2 c9.out)"
-grep -qE '^\| rope \| 1 \| .* \| [0-9.]+ ± - \| [0-9.]+ ± - \|' c9/compare.md && ok || bad "an older eval.json should be the base eval: $(grep '^| ' c9/compare.md)"
+[ "$(cell c9/compare.md rope base seeds)" = 1 ] && cell c9/compare.md rope base "loss@1x" | grep -qE '^[0-9.]+$' && ok || bad "an older eval.json should be the base eval: $(grep '^| ' c9/compare.md)"
 "$ORDO" train --resume legacy --steps 30 > /dev/null 2>&1 || bad "resume legacy"
 "$ORDO" compare legacy --reeval --out c9 > c9.out 2>&1 && grep -q '"step": 30' legacy/eval/base.json \
   && grep -q '"step": 30' legacy/eval.json && ok || bad "--reeval of an older eval.json: $(head -3 c9.out)"

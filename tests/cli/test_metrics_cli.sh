@@ -58,11 +58,13 @@ sed -i 's/"val_loss":[^,]*,/"val_loss":null,/' "$dir/allnull/metrics.jsonl"
 cp -r "$dir/div" "$dir/gap"
 n=$(wc -l < "$dir/gap/metrics.jsonl")
 sed -i "s/\"val_loss\":[^,]*,\"val_ppl\":[^,]*,/\"val_loss\":1.5,\"val_ppl\":4.48,/; $((n / 2))s/\"val_loss\":[^,]*,/\"val_loss\":null,/" "$dir/gap/metrics.jsonl"
-"$ORDO" compare "$dir/allnull" --out "$dir/c2" > "$dir/c2.txt" 2>&1 && ok || bad "compare, every val loss null: $(tail -2 "$dir/c2.txt")"
-grep -q '^| learned | 1 | [0-9]* | [^|]* | [^|]* | inf | inf |' "$dir/c2/compare.md" && ok || bad "compare.md: best val loss and ppl of a run whose every val loss is null should be inf: $(grep '^| learned' "$dir/c2/compare.md")"
-"$ORDO" compare "$dir/gap" --out "$dir/c3" > "$dir/c3.txt" 2>&1 && ok || bad "compare, a null in the middle: $(tail -2 "$dir/c3.txt")"
+# the wide table (every column), its padding squeezed
+sq() { sed 's/  */ /g' "$@"; }
+"$ORDO" compare "$dir/allnull" --wide --out "$dir/c2" > "$dir/c2.txt" 2>&1 && ok || bad "compare, every val loss null: $(tail -2 "$dir/c2.txt")"
+sq "$dir/c2/compare.md" | grep -q '^| learned | 1 | [0-9]* | [^|]* | [^|]* | inf | inf |' && ok || bad "compare.md: best val loss and ppl of a run whose every val loss is null should be inf: $(grep '^| learned' "$dir/c2/compare.md")"
+"$ORDO" compare "$dir/gap" --wide --out "$dir/c3" > "$dir/c3.txt" 2>&1 && ok || bad "compare, a null in the middle: $(tail -2 "$dir/c3.txt")"
 [ "$(polylines "$dir/c3/loss_curves.svg" gap 'run val')" = 2 ] && ok || bad "a null val loss in the middle should split the val curve in two, got $(polylines "$dir/c3/loss_curves.svg" gap 'run val') polylines"
-grep -q '^| learned | 1 | [0-9]* | [^|]* | [^|]* | 1.5000 ± - | 4.480 ± - |' "$dir/c3/compare.md" && ok || bad "compare.md: the best val loss skips the null: $(grep '^| learned' "$dir/c3/compare.md")"
+sq "$dir/c3/compare.md" | grep -q '^| learned | 1 | [0-9]* | [^|]* | [^|]* | 1.5000 ± - | 4.480 ± - |' && ok || bad "compare.md: the best val loss skips the null: $(grep '^| learned' "$dir/c3/compare.md")"
 
 # --- 2. the bare inf / nan of older versions, and eval.json with nulls
 cp -r "$dir/div" "$dir/legacy"
@@ -86,8 +88,8 @@ awk 'f == 1 { sub(/[-0-9.e+]+/, "null"); f = 2 } /"loss_by_position": \[/ && !f 
   "$dir/div/eval.json" > "$dir/eval.tmp" && mv "$dir/eval.tmp" "$dir/div/eval.json"
 grep -q '"val_loss": null' "$dir/div/eval.json" || bad "eval.json fixture has no null"
 cp "$dir/div/eval.json" "$dir/div/eval/base.json" # the record compare reads (eval.json: its copy)
-"$ORDO" compare "$dir/div" --out "$dir/c5" > "$dir/c5.txt" 2>&1 && ok || bad "compare with an eval.json of nulls: $(tail -2 "$dir/c5.txt")"
-grep -q '^| learned .* | n/a (null in eval.json) | - | - | - |$' "$dir/c5/compare.md" && ok || bad "compare.md: loss@1x of an eval.json null: $(grep '^| learned' "$dir/c5/compare.md")"
+"$ORDO" compare "$dir/div" --wide --out "$dir/c5" > "$dir/c5.txt" 2>&1 && ok || bad "compare with an eval.json of nulls: $(tail -2 "$dir/c5.txt")"
+sq "$dir/c5/compare.md" | grep -q '^| learned .* | n/a¹ | - | - | - |$' && grep -q '^n/a¹ null in eval.json' "$dir/c5/compare.md" && ok || bad "compare.md: loss@1x of an eval.json null: $(grep '^| learned' "$dir/c5/compare.md")"
 for f in report.html extrapolation.svg loss_by_position.svg; do
   xmllint --noout "$dir/c5/$f" 2> /dev/null && ok || bad "$f not well-formed with eval.json nulls"
 done

@@ -41,6 +41,12 @@ grep -q progress p/config.json && bad "--progress is saved in config.json (it is
 [ $rc -eq 130 ] && ok || bad "--stop-after: status $rc"
 grep -q '^step ' s.out && bad "--progress off printed step lines" || ok
 grep -qE "^ordo: stopped at step 50/60 after [0-9.]+ s \(10 steps here, " s.out && ok || bad "no 'stopped' summary: $(cat s.out)"
+# "after": this process's time; the resumed run's whole time follows (issue 30)
+line=$(grep "^ordo: stopped at step 50/60" s.out)
+here=$(sed -n 's/.* after \([0-9.]*\) s (.*/\1/p' <<<"$line") all=$(sed -n 's/.*; the run: \([0-9.]*\) s in all)$/\1/p' <<<"$line")
+[ -n "$here" ] && [ -n "$all" ] && awk -v h="$here" -v a="$all" 'BEGIN { exit !(a >= h) }' \
+  && ok || bad "a resumed run's summary should give this process's time and the run's in all: $line"
+grep -q "in all" p.out && bad "a fresh run's summary has an 'in all': $(grep '^ordo: done' p.out)" || ok
 # the best val loss of the run so far, also of the steps before this resume
 grep -qF "ordo: val loss: best $(printf %.4f "$bv") at step $bs, last " s.out && ok || bad "after resume the best val is not the run's: $(grep 'val loss:' s.out)"
 grep -qF "ordo: checkpoint: p/ckpt-50.safetensors" s.out && [ -f p/ckpt-50.safetensors ] && ok || bad "stop summary lacks p/ckpt-50.safetensors"

@@ -84,7 +84,8 @@ expect "compare A A" nonzero "one run directory given twice" "$ORDO" compare "$d
 rm -rf "$dir/seed7copy"; cp -a "$dir/seed7" "$dir/seed7copy"
 expect "compare A and its copy" nonzero "the same experiment with the same seed 7" "$ORDO" compare "$dir/seed7" "$dir/seed7copy" --out "$dir/cmp"
 "$ORDO" train "${C[@]}" --seed 3 --steps 40 --out "$dir/seed3" > /dev/null 2>&1 || bad "seed 3 run failed"
-expect "compare two seeds" 0 "| learned | 2 |" "$ORDO" compare "$dir/seed7" "$dir/seed3" --out "$dir/cmp"
+# (the table's columns are padded: seeds is right-aligned under its 5-letter header)
+expect "compare two seeds" 0 "| learned |     2 |" "$ORDO" compare "$dir/seed7" "$dir/seed3" --out "$dir/cmp"
 
 # 16. a token file truncated under a training run
 head -c 3000000 /dev/urandom | base64 > "$dir/noise.txt"
