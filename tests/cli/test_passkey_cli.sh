@@ -49,4 +49,12 @@ cmp -s <(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1
   <(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["accuracy"], sort_keys=True))' "$run/eval.json") &&
   ok || bad "eval: --json and the saved record differ"
 
+# viz draws the saved grid; compare's report has a heatmap per row (cells: 2 lengths x 3 depths)
+"$ORDO" viz "$run" --threads 1 >/dev/null 2>&1 && [ -s "$run/viz/passkey.svg" ] &&
+  [ "$(grep -o '<rect[^>]*stroke="#ffffff"' "$run/viz/passkey.svg" | wc -l)" -eq 6 ] &&
+  ok || bad "viz: no passkey.svg with 6 cells"
+"$ORDO" compare "$run" --out "$dir/cmp" >/dev/null 2>&1 && [ -s "$dir/cmp/passkey-1.svg" ] &&
+  grep -q 'Passkey retrieval by length and depth' "$dir/cmp/report.html" &&
+  ok || bad "compare: no passkey heatmap"
+
 finish test_passkey_cli
