@@ -320,7 +320,7 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
         {"max-n", ORDO_OPT_INT, &max_n, "copy/reverse: longest n (0 = twice the training max-len)",
          0},
         {"depths", ORDO_OPT_STRING, &depths_arg,
-         "passkey: comma-separated depths of the key in 0..1 (default 0,0.25,0.5,0.75,1);\n"
+         "passkey: comma-separated depths of the key in 0..1 (none = 0,0.25,0.5,0.75,1);\n"
          "                         its lengths are --context's, --examples per cell",
          0},
         {"threads", ORDO_OPT_INT, &threads,
