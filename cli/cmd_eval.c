@@ -16,6 +16,7 @@
 #include "train/options.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "data/passkey.h"
 #include "train/config.h"
 #include "train/eval_record.h"
 #include "train/evaluate.h"
@@ -65,6 +66,45 @@ static void print_positions(json_t *pl) {
             printf(" %7.4f", sum / cnt);
         else
             printf(" %7s", "-");
+    }
+    printf("\n");
+}
+
+// A number of [0, 1] in a 7-wide column, or n/a for null.
+static void print_cell(json_t *v) {
+    if (json_is_number(v))
+        printf(" %7.3f", json_number_value(v));
+    else
+        printf(" %7s", "n/a");
+}
+
+// Passkey: retrieval accuracy, a row per length and a column per depth, with the marginals.
+static void print_passkey(json_t *acc) {
+    size_t i, j;
+    json_t *row, *d;
+    printf("passkey retrieval (exact match of the %lld-digit key, %lld examples per cell, "
+           "trained at T=%lld), by length and depth:\n",
+           (long long)json_integer_value(json_object_get(acc, "digits")),
+           (long long)json_integer_value(json_object_get(acc, "examples")),
+           (long long)json_integer_value(json_object_get(acc, "train_context")));
+    printf("  length");
+    json_array_foreach(json_object_get(acc, "depths"), j, d)
+        printf("    d=%-4.2f", json_number_value(d));
+    printf("     all\n");
+    json_array_foreach(json_object_get(acc, "by_length"), i, row) {
+        printf("  %6lld", (long long)json_integer_value(json_object_get(row, "length")));
+        json_array_foreach(json_object_get(row, "by_depth"), j, d) {
+            printf("  ");
+            print_cell(d);
+        }
+        print_cell(json_object_get(row, "exact_match"));
+        json_t *note = json_object_get(row, "note");
+        printf("%s%s%s\n", note ? "  (" : "", note ? json_string_value(note) : "", note ? ")" : "");
+    }
+    printf("     all");
+    json_array_foreach(json_object_get(acc, "by_depth"), j, row) {
+        printf("  ");
+        print_cell(json_object_get(row, "exact_match"));
     }
     printf("\n");
 }
@@ -148,6 +188,10 @@ static void print_table(json_t *r) {
     }
     json_t *acc = json_object_get(r, "accuracy");
     if (!acc) return;
+    if (json_object_get(acc, "depths")) {
+        print_passkey(acc);
+        return;
+    }
     printf("exact match by length n (%s, trained on n = %lld..%lld):\n",
            json_string_value(json_object_get(acc, "task")),
            (long long)json_integer_value(json_object_get(acc, "train_min_len")),
@@ -246,7 +290,7 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
     long long batch = 8, max_windows = 0, threads = 0, stride = 0, old_stride = 0, examples = 200,
               max_n = 0;
     long long step = -1;
-    const char *data = NULL, *extend_pos = NULL, *attention = "fused";
+    const char *data = NULL, *extend_pos = NULL, *attention = "fused", *depths_arg = NULL;
     char attn_help[128];
     snprintf(attn_help, sizeof attn_help, "how attention computes the scores: ");
     ordo_names_join(&ordo_attn_impl_names, " | ", " | ", attn_help + strlen(attn_help),
@@ -271,8 +315,13 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
          "--mode sliding: how far each window moves (0 = T/4)", 0},
         {"batch", ORDO_OPT_INT, &batch, "windows per forward pass", 0},
         {"max-windows", ORDO_OPT_INT, &max_windows, "windows per length (0 = the whole split)", 0},
-        {"examples", ORDO_OPT_INT, &examples, "copy/reverse: examples per length n", 0},
+        {"examples", ORDO_OPT_INT, &examples,
+         "copy/reverse: examples per length n; passkey: per length and depth", 0},
         {"max-n", ORDO_OPT_INT, &max_n, "copy/reverse: longest n (0 = twice the training max-len)",
+         0},
+        {"depths", ORDO_OPT_STRING, &depths_arg,
+         "passkey: comma-separated depths of the key in 0..1 (none = 0,0.25,0.5,0.75,1);\n"
+         "                         its lengths are --context's, --examples per cell",
          0},
         {"threads", ORDO_OPT_INT, &threads,
          "threads, 0 = all cores (default: the cores the load average leaves free)", 0},
@@ -341,6 +390,10 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
         s = ordo_error(ORDO_ERR_ARG, "--examples is %lld, expected 0..100000", examples);
     if (!s && (max_n < 0 || max_n > 4096))
         s = ordo_error(ORDO_ERR_ARG, "--max-n is %lld, expected 0..4096", max_n);
+    double depths[32];
+    if (!s && depths_arg &&
+        !(s = ordo_passkey_parse_depths("--depths", depths_arg, depths, 32, &q.ndepths)))
+        q.depths = depths;
     if (!s && (max_windows < 0))
         s = ordo_error(ORDO_ERR_ARG, "--max-windows is %lld, expected >= 0", max_windows);
     if (!s && (threads < 0 || threads > 4096))

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "data/corpus.h"
+#include "data/passkey.h"
 
 // order: ".", 8 nouns, 4 transitive verbs, 3 intransitive verbs. No articles: the subject
 // of a sentence then follows the "." right after the previous object, so a model that sees
@@ -28,7 +29,7 @@ static const char *const seq_words[ORDO_SEQ_FIRST + ORDO_SEQ_MAX_ALPHABET] = {
     "l",     "m",     "n",     "o",     "p", "q", "r", "s", "t", "u", "v", "w", "x", "y", "z"};
 
 ORDO_NAMES_ENUM(ordo_task, ordo_task_parse, ordo_task_name, ordo_task_names, "task",
-                ORDO_TASK_REVERSE + 1, "order", "copy", "reverse");
+                ORDO_TASK_PASSKEY + 1, "order", "copy", "reverse", "passkey");
 
 void ordo_corpus_default_opts(ordo_task t, ordo_corpus_opts *o) {
     (void)t;
@@ -37,6 +38,9 @@ void ordo_corpus_default_opts(ordo_task t, ordo_corpus_opts *o) {
     o->min_len = 1;
     o->max_len = 16;
     o->alphabet = 10;
+    o->tok = NULL;
+    o->digits = ORDO_PASSKEY_DEFAULT_DIGITS;
+    o->example_len = 0;
 }
 
 // Appends one story; returns its length (at most 4 * MAX_CHAIN + 3 tokens).
@@ -77,6 +81,21 @@ int ordo_seq_example(ordo_task t, int alphabet, int n, ordo_rng *r, int32_t *out
     return len;
 }
 
+// passkey: the stream of data/passkey.h in the ids of o->tok.
+static ordo_status passkey_corpus(const ordo_corpus_opts *o, ordo_corpus *c) {
+    if (!o->tok) return ordo_error(ORDO_ERR_ARG, "passkey: no tokenizer for the text");
+    ordo_passkey pk;
+    ordo_status s = ordo_passkey_init(&pk, o->tok, o->digits);
+    if (!s)
+        s = ordo_passkey_stream(&pk, o->example_len, o->n_tokens, o->seed, &c->tokens, &c->mask,
+                                &c->n);
+    ordo_passkey_free(&pk);
+    if (s) return s;
+    c->vocab_size = ordo_tokenizer_vocab_size(o->tok);
+    c->example_len = o->example_len;
+    return ORDO_OK;
+}
+
 ordo_status ordo_corpus_generate(ordo_task t, const ordo_corpus_opts *o, ordo_corpus *c) {
     memset(c, 0, sizeof *c);
     if (o->n_tokens < 1 || o->n_tokens > ((size_t)1 << 31))
@@ -96,6 +115,7 @@ ordo_status ordo_corpus_generate(ordo_task t, const ordo_corpus_opts *o, ordo_co
         c->words = order_words;
         return ORDO_OK;
     }
+    if (t == ORDO_TASK_PASSKEY) return passkey_corpus(o, c);
     if (o->min_len < 1 || o->max_len < o->min_len || o->max_len > 4096)
         return ordo_error(ORDO_ERR_ARG, "%s: lengths %d..%d, expected 1 <= min <= max <= 4096",
                           ordo_task_name(t), o->min_len, o->max_len);
@@ -122,6 +142,9 @@ ordo_status ordo_corpus_generate(ordo_task t, const ordo_corpus_opts *o, ordo_co
 }
 
 ordo_status ordo_corpus_decode(const ordo_corpus *c, const int32_t *ids, size_t n, char **text) {
+    if (!c->words)
+        return ordo_error(ORDO_ERR_ARG, "the %s corpus is text: decode its ids with its tokenizer",
+                          ordo_task_name(c->task));
     size_t len = 1;
     for (size_t i = 0; i < n; i++) {
         if (ids[i] < 0 || ids[i] >= c->vocab_size)

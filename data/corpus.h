@@ -13,6 +13,9 @@
 //   reverse  [min_len, max_len]; reverse writes xn..x1 after <sep>. Each example is padded
 //            with <pad> to 2*max_len+3 tokens so windows can start on example boundaries.
 //            Only the answer (y1..yn <eos>) counts in the loss.
+//   passkey  filler text with a random key at a random depth and the question at the end
+//            (data/passkey.h), in the ids of a text tokenizer (opts.tok): examples of up to
+//            opts.example_len tokens, padded to it. Only the answer counts in the loss.
 #ifndef ORDO_CORPUS_H
 #define ORDO_CORPUS_H
 #include <stddef.h>
@@ -21,8 +24,14 @@
 #include "framework/error.h"
 #include "framework/names.h"
 #include "framework/rng.h"
+#include "data/tokenizer.h"
 
-typedef enum ordo_task { ORDO_TASK_ORDER, ORDO_TASK_COPY, ORDO_TASK_REVERSE } ordo_task;
+typedef enum ordo_task {
+    ORDO_TASK_ORDER,
+    ORDO_TASK_COPY,
+    ORDO_TASK_REVERSE,
+    ORDO_TASK_PASSKEY
+} ordo_task;
 
 // Special ids of copy/reverse; the alphabet follows them.
 enum { ORDO_SEQ_PAD = 0, ORDO_SEQ_BOS = 1, ORDO_SEQ_SEP = 2, ORDO_SEQ_EOS = 3, ORDO_SEQ_FIRST = 4 };
@@ -33,29 +42,33 @@ typedef struct ordo_corpus_opts {
     size_t n_tokens;      // at least this many tokens (whole stories / examples)
     int min_len, max_len; // copy/reverse: range of n
     int alphabet;         // copy/reverse: symbols (<= ORDO_SEQ_MAX_ALPHABET)
+    ordo_tokenizer *tok;  // passkey: the text's tokenizer (borrowed)
+    int digits;           // passkey: digits of the key
+    int example_len;      // passkey: the longest example, and what each is padded to
 } ordo_corpus_opts;
 
 typedef struct ordo_corpus {
     ordo_task task;
     int vocab_size;
-    const char *const *words; // [vocab_size], static
+    const char *const *words; // [vocab_size], static; NULL for passkey (a text tokenizer's ids)
     size_t n;
     int32_t *tokens; // [n]
     uint8_t *mask;   // [n]: 1 if token k is a prediction target (counted in the loss)
     uint8_t *dep;    // [n]: order: 1 if token k is order-dependent; NULL for other tasks
-    int example_len; // copy/reverse: the padded example length; 0 for order
+    int example_len; // copy/reverse/passkey: the padded example length; 0 for order
     int max_len;     // copy/reverse: the longest n generated
 } ordo_corpus;
 
-// The tasks' names in enum order: "order", "copy", "reverse" (parse, name, lists of choices).
+// The tasks' names in enum order: "order", "copy", "reverse", "passkey" (parse, name, lists of
+// choices).
 extern const ordo_names ordo_task_names;
 // The task named `name`; ORDO_ERR_ARG otherwise, the message naming the value and the choices.
 ordo_status ordo_task_parse(const char *name, ordo_task *out);
 // The task's name ("?" for a value out of range).
 const char *ordo_task_name(ordo_task t);
 
-// Defaults: 200,000 tokens, n in 1..16, alphabet 10, seed 1234. The one place for them:
-// `ordo train`'s --corpus-tokens, --data-seed, --min-len, --max-len defaults come from here.
+// Defaults: 200,000 tokens, n in 1..16, alphabet 10, seed 1234, a 5-digit key. The one place for
+// them: `ordo train`'s --corpus-tokens, --data-seed, --min-len, --max-len defaults come from here.
 void ordo_corpus_default_opts(ordo_task t, ordo_corpus_opts *o);
 
 // Generates the corpus (deterministic in opts). ORDO_ERR_ARG for sizes out of range.
@@ -67,7 +80,7 @@ ordo_status ordo_corpus_generate(ordo_task t, const ordo_corpus_opts *o, ordo_co
 int ordo_seq_example(ordo_task t, int alphabet, int n, ordo_rng *r, int32_t *out, uint8_t *mask);
 
 // Ids to words separated by spaces (*text malloc'd, NUL-terminated). An id out of range is
-// ORDO_ERR_ARG naming it.
+// ORDO_ERR_ARG naming it, as is a passkey corpus (its ids are the tokenizer's to decode).
 ordo_status ordo_corpus_decode(const ordo_corpus *c, const int32_t *ids, size_t n, char **text);
 
 void ordo_corpus_free(ordo_corpus *c);

@@ -318,6 +318,39 @@ static int accuracy(const ordo_cmp *c, ordo_strbuf *s) {
     return n > 0;
 }
 
+// passkey: a row's retrieval accuracy (length x depth) as a heatmap, the mean over the row's
+// runs whose grid has the first one's shape (its lengths and depths), into out; 0 when no
+// run of the row has a grid.
+static int passkey_row(const ordo_cmp_group *g, const ordo_cmp *c, ordo_strbuf *out) {
+    const ordo_runinfo *r0 = NULL;
+    for (int k = 0; k < g->n && !r0; k++)
+        if (c->runs[g->runs[k]].acc_grid) r0 = &c->runs[g->runs[k]];
+    if (!r0) return 0;
+    int nl = r0->nacc, nd = r0->acc_ndepths, used = 0;
+    double *sum = ordo_xcalloc((size_t)nl * nd, sizeof *sum),
+           *mean = ordo_xmalloc((size_t)nl * nd * sizeof *mean);
+    int *cnt = ordo_xcalloc((size_t)nl * nd, sizeof *cnt),
+        *lens = ordo_xmalloc((size_t)nl * sizeof *lens);
+    for (int i = 0; i < nl; i++) lens[i] = r0->acc[i].n;
+    for (int k = 0; k < g->n; k++) {
+        const ordo_runinfo *r = &c->runs[g->runs[k]];
+        int same = r->acc_grid && r->nacc == nl && r->acc_ndepths == nd;
+        for (int i = 0; same && i < nl; i++) same = r->acc[i].n == lens[i];
+        for (int j = 0; same && j < nd; j++) same = r->acc_depths[j] == r0->acc_depths[j];
+        if (!same) continue;
+        used++;
+        for (size_t x = 0; x < (size_t)nl * nd; x++)
+            if (isfinite(r->acc_grid[x])) sum[x] += r->acc_grid[x], cnt[x]++;
+    }
+    for (size_t x = 0; x < (size_t)nl * nd; x++) mean[x] = cnt[x] ? sum[x] / cnt[x] : NAN;
+    char title[192];
+    snprintf(title, sizeof title, "%s: passkey retrieval (mean of %d run%s)", g->pos, used,
+             used == 1 ? "" : "s");
+    ordo_svg_passkey_grid(out, title, lens, nl, r0->acc_depths, nd, mean);
+    free(sum), free(mean), free(cnt), free(lens);
+    return 1;
+}
+
 // The eval point of r with loss_by_position at the largest length (NULL if none).
 static const ordo_eval_point *longest_by_pos(const ordo_runinfo *r) {
     const ordo_eval_point *best = NULL;
@@ -615,6 +648,20 @@ ordo_status ordo_cmp_write_report(const ordo_cmp *c, const char *out_dir) {
     if (!s) s = save_text(out_dir, "extrapolation.svg", &extra);
     if (!s && has_acc) s = save_text(out_dir, "accuracy.svg", &acc);
     if (!s && has_pos) s = save_text(out_dir, "loss_by_position.svg", &bypos);
+    // passkey: a heatmap per row, each also as passkey-<row>.svg
+    ordo_strbuf pk;
+    ordo_strbuf_init(&pk);
+    for (int gi = 0; gi < c->ngroups && !s; gi++) {
+        ordo_strbuf one;
+        ordo_strbuf_init(&one);
+        if (passkey_row(&c->groups[gi], c, &one)) {
+            char name[32];
+            snprintf(name, sizeof name, "passkey-%d.svg", gi + 1);
+            s = save_text(out_dir, name, &one);
+            ordo_strbuf_printf(&pk, "%s", one.buf);
+        }
+        ordo_strbuf_free(&one);
+    }
 
     // XHTML (well-formed XML) that browsers also read as HTML; SVGs go in as they are
     ordo_strbuf_printf(&h,
@@ -643,6 +690,8 @@ ordo_status ordo_cmp_write_report(const ordo_cmp *c, const char *out_dir) {
                        curves.buf, extra.buf);
     if (has_pos) ordo_strbuf_printf(&h, "<h2>Val loss by position</h2>\n%s", bypos.buf);
     if (has_acc) ordo_strbuf_printf(&h, "<h2>Exact match by length</h2>\n%s", acc.buf);
+    if (pk.len)
+        ordo_strbuf_printf(&h, "<h2>Passkey retrieval by length and depth</h2>\n%s", pk.buf);
     ordo_strbuf_printf(&h, "<h2>Runs</h2>\n<table>\n<tr><th>run</th><th>scheme</th><th>seed</th>"
                            "<th>steps</th><th>checkpoint</th><th>eval.json</th></tr>\n");
     for (int gi = 0; gi < c->ngroups; gi++)
@@ -662,6 +711,7 @@ ordo_status ordo_cmp_write_report(const ordo_cmp *c, const char *out_dir) {
     ordo_strbuf_free(&extra);
     ordo_strbuf_free(&acc);
     ordo_strbuf_free(&bypos);
+    ordo_strbuf_free(&pk);
     ordo_strbuf_free(&h);
     return s;
 }

@@ -30,6 +30,23 @@ static double num_or_nan(json_t *v) {
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+// passkey: the depths and the (length, depth) cells, when the record has them.
+static void read_passkey_grid(ordo_run_eval *e, json_t *acc) {
+    json_t *depths = json_object_get(acc, "depths");
+    if (!json_is_array(depths) || json_array_size(depths) == 0) return;
+    int nd = (int)json_array_size(depths);
+    e->acc_ndepths = nd;
+    e->acc_depths = ordo_xmalloc((size_t)nd * sizeof(double));
+    e->acc_grid = ordo_xmalloc(((size_t)e->nacc * nd + 1) * sizeof(double));
+    for (int j = 0; j < nd; j++) e->acc_depths[j] = num_or_nan(json_array_get(depths, (size_t)j));
+    json_t *by = json_object_get(acc, "by_length");
+    for (int i = 0; i < e->nacc; i++) {
+        json_t *cells = json_object_get(json_array_get(by, (size_t)i), "by_depth");
+        for (int j = 0; j < nd; j++)
+            e->acc_grid[(size_t)i * nd + j] = num_or_nan(json_array_get(cells, (size_t)j));
+    }
+}
+
 static ordo_status read_config(ordo_runinfo *r, const char *path) {
     json_error_t err;
     json_t *j = ordo_json_load_file(path, 0, &err);
@@ -274,9 +291,11 @@ static ordo_status read_eval(const ordo_runinfo *r, ordo_run_eval *e, const char
         e->acc = ordo_xcalloc((size_t)e->nacc + 1, sizeof *e->acc);
         for (int i = 0; i < e->nacc; i++) {
             json_t *o = json_array_get(by, (size_t)i);
-            e->acc[i].n = (int)json_integer_value(json_object_get(o, "n"));
+            json_t *n = json_object_get(o, "n");
+            e->acc[i].n = (int)json_integer_value(n ? n : json_object_get(o, "length"));
             e->acc[i].exact_match = num_or_nan(json_object_get(o, "exact_match"));
         }
+        read_passkey_grid(e, acc);
     }
     json_decref(j);
     return ORDO_OK;
@@ -290,6 +309,8 @@ static void free_eval(ordo_run_eval *e) {
     free(e->eval);
     free(e->acc_task);
     free(e->acc);
+    free(e->acc_depths);
+    free(e->acc_grid);
 }
 
 // A new record slot of r (zeroed).
@@ -416,6 +437,9 @@ void ordo_runinfo_select_eval(ordo_runinfo *r, int k) {
     r->acc_train_max_len = e ? e->acc_train_max_len : 0;
     r->nacc = e ? e->nacc : 0;
     r->acc = e ? e->acc : NULL;
+    r->acc_ndepths = e ? e->acc_ndepths : 0;
+    r->acc_depths = e ? e->acc_depths : NULL;
+    r->acc_grid = e ? e->acc_grid : NULL;
 }
 
 int ordo_runinfo_eval_at(const ordo_runinfo *r, int context, double *loss, const char **note) {

@@ -41,7 +41,9 @@ typedef struct ordo_run_eval {
     ordo_eval_point *eval;
     char *acc_task; // copy/reverse accuracy (NULL when the record has none)
     int acc_train_max_len, nacc;
-    ordo_acc_point *acc;
+    ordo_acc_point *acc; // passkey: n is the length, exact_match the mean over depths
+    int acc_ndepths;     // passkey: the depths of the grid, and acc_grid (nacc, acc_ndepths)
+    double *acc_depths, *acc_grid;
 } ordo_run_eval;
 
 typedef struct ordo_runinfo {
@@ -84,6 +86,8 @@ typedef struct ordo_runinfo {
     const char *acc_task; // copy/reverse accuracy (NULL when the record has none)
     int acc_train_max_len, nacc;
     ordo_acc_point *acc;
+    int acc_ndepths; // passkey's grid (see ordo_run_eval)
+    const double *acc_depths, *acc_grid;
 } ordo_runinfo;
 
 // Reads the run in dir. Errors name the file: a directory without config.json is "not a

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "experiments/plot.h"
+#include "experiments/runinfo.h"
 #include "framework/fileio.h"
 #include "train/run.h"
 
@@ -507,6 +508,34 @@ static ordo_status attention_maps(ordo_viz *v, ordo_gpt *m, ordo_rundata *d, int
     return s;
 }
 
+// passkey: the heatmap of the run's eval record (base, else the first), from `ordo eval --save`;
+// a line saying how to make one when the run has none.
+static ordo_status passkey_map(ordo_viz *v) {
+    if (v->cfg.data || strcmp(v->cfg.task, "passkey") != 0) return ORDO_OK;
+    ordo_runinfo r;
+    ordo_status s = ordo_runinfo_load(&r, v->dir);
+    if (s) return s;
+    if (!r.acc_grid) {
+        printf("  (no passkey accuracy: 'ordo eval %s --save' scores it, then viz draws it)\n",
+               v->dir);
+        ordo_runinfo_free(&r);
+        return ORDO_OK;
+    }
+    int *lens = ordo_xmalloc((size_t)r.nacc * sizeof *lens);
+    for (int i = 0; i < r.nacc; i++) lens[i] = r.acc[i].n;
+    char title[160];
+    snprintf(title, sizeof title, "passkey retrieval, eval record %s (step %lld)", r.eval_name,
+             r.eval_step);
+    ordo_strbuf svg;
+    ordo_strbuf_init(&svg);
+    ordo_svg_passkey_grid(&svg, title, lens, r.nacc, r.acc_depths, r.acc_ndepths, r.acc_grid);
+    s = emit(v, "passkey.svg", &svg, title);
+    ordo_strbuf_free(&svg);
+    free(lens);
+    ordo_runinfo_free(&r);
+    return s;
+}
+
 // index.html: a title naming the run, then every file written, in order.
 static ordo_status write_index(ordo_viz *v) {
     ordo_strbuf h;
@@ -550,6 +579,7 @@ ordo_status ordo_viz_open(ordo_viz *v, const char *run_dir, const ordo_run_selec
     if (s) return s;
     v->step = view.step;
     run_dir = view.dir; // a checkpoint file's directory: the default out is beside it
+    v->dir = ordo_xstrdup(run_dir);
     v->opened = 1;
     v->T = (int)v->cfg.context;
     if (out_dir) {
@@ -569,6 +599,7 @@ ordo_status ordo_viz_open(ordo_viz *v, const char *run_dir, const ordo_run_selec
 ordo_status ordo_viz_write(ordo_viz *v) {
     ordo_status s = scheme_maps(v, &v->model, v->T);
     if (!s) s = attention_maps(v, &v->model, &v->data, v->T);
+    if (!s) s = passkey_map(v);
     if (!s) s = write_index(v);
     return s;
 }
@@ -580,5 +611,6 @@ void ordo_viz_free(ordo_viz *v) {
     }
     ordo_strbuf_free(&v->index);
     free(v->out);
+    free(v->dir);
     memset(v, 0, sizeof *v);
 }

@@ -5,6 +5,8 @@
 //     bias per head (T x T) and its curve against distance (to 4T, at most 1024);
 //     every scheme: the attention probabilities of one validation window, one SVG per layer
 //     with a panel per head.
+//   passkey runs: the retrieval accuracy of the run's eval record (ordo eval --save) as a
+//     length x depth heatmap (passkey.svg), the picture the papers show.
 //   rope: the frequency spectrum of the rotation (wavelength per pair, and each scaling's
 //     change of it) unscaled and with pi, ntk and yarn (ordo_viz.rope_factor).
 // Plus index.html showing them all. none and xpos get the attention maps only. It draws; it
@@ -21,6 +23,7 @@
 typedef struct ordo_viz {
     const char *run_dir;
     char *out;             // output directory (owned)
+    char *dir;             // the run directory (owned; a checkpoint file's directory)
     ordo_train_config cfg; // the run's, from its checkpoint
     ordo_rundata data;
     ordo_gpt model;

@@ -7,6 +7,7 @@
 
 #include "train/config.h"
 #include "data/corpus.h"
+#include "data/passkey.h"
 #include "data/tokenizer.h"
 #include "framework/memlimit.h"
 #include "framework/dnnl.h"
@@ -29,6 +30,7 @@ void ordo_train_config_defaults(ordo_train_config *c) {
     c->data_seed = (long long)co.seed;
     c->min_len = co.min_len;
     c->max_len = co.max_len;
+    c->passkey_digits = co.digits;
     c->pos = ordo_pos_name(ORDO_POS_LEARNED);
     c->context = 64;
     c->d_model = 64;
@@ -106,13 +108,14 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
             "train on this text file, or a token file made by 'ordo tokenize --out',\n"
             "                         instead of a built-in corpus"),
         CHOICE("tokenizer", tokenizer, ordo_tokenizer_kind_names,
-               "tokenizer for --data (a token file names its own)", help[1]),
+               "tokenizer for --data (a token file names its own) and --task passkey", help[1]),
         OPT("vocab", ORDO_OPT_STRING, vocab,
             "gpt2 vocab dir (default: $ORDO_VOCAB_DIR, else .cache/gpt2)"),
         OPT("corpus-tokens", ORDO_OPT_INT, corpus_tokens, "size of the built-in order corpus"),
         OPT("data-seed", ORDO_OPT_INT, data_seed, "seed of the built-in corpus"),
         OPT("min-len", ORDO_OPT_INT, min_len, "copy/reverse: shortest training sequence n"),
         OPT("max-len", ORDO_OPT_INT, max_len, "copy/reverse: longest training sequence n"),
+        OPT("passkey-digits", ORDO_OPT_INT, passkey_digits, "passkey: digits of the key"),
         CHOICE("pos", pos, ordo_pos_names, "position scheme", help[2]),
         OPT("context", ORDO_OPT_INT, context, "training context length T (and T_max)"),
         OPT("d-model", ORDO_OPT_INT, d_model, "channels C"),
@@ -262,10 +265,10 @@ static ordo_status check_names(const ordo_train_config *c) {
 }
 
 // The vocabulary is not known before the data is read: its upper bound for the tokenizer
-// (the built-in corpora have fewer than 256 words).
+// (the built-in corpora have fewer than 256 words; passkey is text in the run's tokenizer).
 static int vocab_bound(const ordo_train_config *c) {
-    int gpt2 =
-        c->data && ordo_names_find(&ordo_tokenizer_kind_names, c->tokenizer) == ORDO_TOK_GPT2;
+    int text = c->data || ordo_names_find(&ordo_task_names, c->task) == ORDO_TASK_PASSKEY;
+    int gpt2 = text && ordo_names_find(&ordo_tokenizer_kind_names, c->tokenizer) == ORDO_TOK_GPT2;
     return gpt2 ? ORDO_GPT2_VOCAB_SIZE : 256;
 }
 
@@ -379,6 +382,7 @@ ordo_status ordo_train_config_check(const ordo_train_config *c) {
     if ((s = range_i("corpus-tokens", c->corpus_tokens, 100, 1LL << 31)) ||
         (s = range_i("min-len", c->min_len, 1, 4096)) ||
         (s = range_i("max-len", c->max_len, c->min_len, 4096)) ||
+        (s = range_i("passkey-digits", c->passkey_digits, 1, ORDO_PASSKEY_MAX_DIGITS)) ||
         (s = range_i("context", c->context, 1, 1 << 16)) ||
         (s = range_i("d-model", c->d_model, 1, 1 << 16)) ||
         (s = range_i("layers", c->layers, 1, 1024)) || (s = range_i("heads", c->heads, 1, 256)) ||

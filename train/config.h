@@ -77,9 +77,10 @@ typedef struct ordo_train_config {
     // data
     const char *task;      // built-in corpus (data/corpus.h), used when data is NULL
     const char *data;      // a text file instead of a built-in corpus
-    const char *tokenizer; // for data (data/tokenizer.h)
+    const char *tokenizer; // for data and the passkey task's text (data/tokenizer.h)
     const char *vocab;     // gpt2 vocab dir (encoder.json, vocab.bpe); NULL: the default
     long long corpus_tokens, data_seed, min_len, max_len;
+    long long passkey_digits; // passkey: digits of the key (data/passkey.h)
     // model
     const char *pos; // position scheme (models/positional.h)
     long long context, d_model, layers, heads;

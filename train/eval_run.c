@@ -144,6 +144,69 @@ static json_t *accuracy(ordo_gpt *m, ordo_ctx *ctx, const ordo_train_config *cfg
     return a;
 }
 
+static const double default_depths[] = {0, 0.25, 0.5, 0.75, 1};
+
+// The mean of the finite values of x[0..n) (NaN when none): the table's marginals.
+static double mean_finite(const double *x, int n, int step) {
+    double sum = 0;
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (isfinite(x[(size_t)i * step])) sum += x[(size_t)i * step], k++;
+    return k ? sum / k : NAN;
+}
+
+// Passkey retrieval accuracy (the format is in docs/guide.md, "Scoring a run"): one row per
+// length with a cell per depth, and the marginals over depths (each row's exact_match) and
+// over lengths (by_depth).
+static json_t *passkey_accuracy(ordo_gpt *m, ordo_ctx *ctx, const ordo_train_config *cfg,
+                                const ordo_rundata *d, const ordo_eval_request *q,
+                                ordo_status *err) {
+    int own = (int)cfg->context, nl = q->lengths ? q->nlen : 1;
+    const int *lens = q->lengths ? q->lengths : &own;
+    const double *dep = q->depths ? q->depths : default_depths;
+    int nd = q->depths ? q->ndepths : (int)(sizeof default_depths / sizeof *dep);
+    ordo_passkey pk;
+    if ((*err = ordo_passkey_init(&pk, d->tok, (int)cfg->passkey_digits))) return json_object();
+    double *cell = ordo_xmalloc((size_t)nl * nd * sizeof *cell);
+    json_t *a = json_object(), *rows = json_array(), *depths = json_array(), *by = json_array();
+    for (int j = 0; j < nd; j++) json_array_append_new(depths, json_real(dep[j]));
+    for (int i = 0; i < nl && !*err; i++) {
+        json_t *row = json_object(), *cells = json_array();
+        json_object_set_new(row, "length", json_integer(lens[i]));
+        const char *note = NULL;
+        if (m->cfg.pos == ORDO_POS_LEARNED && lens[i] - 1 > m->cfg.T_max)
+            note = "past the learned table";
+        else if (lens[i] < ordo_passkey_min_len(&pk))
+            note = "shorter than the shortest example";
+        for (int j = 0; j < nd; j++) {
+            double *c = &cell[(size_t)i * nd + j];
+            *c = NAN;
+            if (!note && !*err)
+                *err = ordo_eval_passkey(m, ctx, &pk, lens[i], dep[j], q->examples,
+                                         (uint64_t)cfg->data_seed + 1, c);
+            json_array_append_new(cells, num_or_null(*c));
+        }
+        json_object_set_new(row, "exact_match",
+                            num_or_null(mean_finite(cell + (size_t)i * nd, nd, 1)));
+        json_object_set_new(row, "by_depth", cells);
+        if (note) json_object_set_new(row, "note", json_string(note));
+        json_array_append_new(rows, row);
+    }
+    for (int j = 0; j < nd && !*err; j++)
+        json_array_append_new(by, json_pack("{s:f, s:o}", "depth", dep[j], "exact_match",
+                                            num_or_null(mean_finite(cell + j, nl, nd))));
+    json_object_set_new(a, "task", json_string(cfg->task));
+    json_object_set_new(a, "digits", json_integer(cfg->passkey_digits));
+    json_object_set_new(a, "train_context", json_integer(cfg->context));
+    json_object_set_new(a, "examples", json_integer(q->examples));
+    json_object_set_new(a, "depths", depths);
+    json_object_set_new(a, "by_length", rows);
+    json_object_set_new(a, "by_depth", by);
+    free(cell);
+    ordo_passkey_free(&pk);
+    return a;
+}
+
 // ---------------------------------------------------------------------------------------
 // Memory: a long context costs T^2 per head and layer, so `--context 100000` can ask for
 // terabytes. The largest forward of the report is estimated first and refused with a message
@@ -281,7 +344,15 @@ static eval_peak plan(const ordo_gpt *m, const ordo_train_config *cfg, const ord
         int rows = ordo_eval_windows_per_forward(&m->cfg, T, q->batch);
         forward_bytes(m, q, (size_t)rows < w ? rows : (int)w, T, 0, &p);
     }
-    if (d->is_corpus && d->corpus.task != ORDO_TASK_ORDER && q->examples > 0) {
+    if (d->is_corpus && d->corpus.task == ORDO_TASK_PASSKEY && q->examples > 0) {
+        int nl = q->lengths ? q->nlen : 1;
+        for (int i = 0; i < nl; i++) { // the logits whole, a few examples per forward
+            int L = lens[i];
+            if (L < 2 || (m->cfg.pos == ORDO_POS_LEARNED && L - 1 > m->cfg.T_max)) continue;
+            int rows = ordo_eval_passkey_rows(&m->cfg, L);
+            forward_bytes(m, q, rows < q->examples ? rows : q->examples, L - 1, L, &p);
+        }
+    } else if (d->is_corpus && d->corpus.task != ORDO_TASK_ORDER && q->examples > 0) {
         int max_n = q->max_n > 0 ? q->max_n : 2 * (int)cfg->max_len;
         int rows = q->examples < ORDO_EVAL_SEQ_CHUNK ? q->examples : ORDO_EVAL_SEQ_CHUNK;
         for (int n = max_n; n >= 1; n--) // the longest n that the scheme can go to
@@ -305,8 +376,8 @@ static ordo_status reserve_memory(const ordo_gpt *m, const ordo_train_config *cf
     if (p.T == 0) return ORDO_OK; // nothing to evaluate
     char what[160], fix[96];
     if (p.acc_n)
-        snprintf(what, sizeof what, "exact match at n = %d (context %d, %d examples per forward)",
-                 p.acc_n, p.T, p.rows);
+        snprintf(what, sizeof what, "exact match at %s = %d (context %d, %d examples per forward)",
+                 d->corpus.task == ORDO_TASK_PASSKEY ? "length" : "n", p.acc_n, p.T, p.rows);
     else
         snprintf(what, sizeof what, "eval at context %d (%d window%s per forward)", p.T, p.rows,
                  p.rows == 1 ? "" : "s");
@@ -405,6 +476,11 @@ json_t *ordo_eval_request_json(const ordo_eval_request *q, const int *lens, int 
     json_object_set_new(r, "max_windows", json_integer((json_int_t)q->max_windows));
     json_object_set_new(r, "examples", json_integer(q->examples));
     json_object_set_new(r, "max_n", json_integer(q->max_n));
+    if (q->depths) { // passkey's grid, as given
+        json_t *d = json_array();
+        for (int i = 0; i < q->ndepths; i++) json_array_append_new(d, json_real(q->depths[i]));
+        json_object_set_new(r, "depths", d);
+    }
     json_object_set_new(r, "rope_scaling",
                         q->rope_scaling ? json_string(q->rope_scaling) : json_null());
     json_object_set_new(r, "rope_factor", json_real(q->rope_factor));
@@ -526,8 +602,11 @@ ordo_status ordo_eval_run(const ordo_eval_request *q, json_t **report) {
         json_array_append_new(res, length_result(&m, &ctx, &cfg, &data, q, lens[i], &s));
     json_object_set_new(o, "results", res);
     int seq = data.is_corpus && data.corpus.task != ORDO_TASK_ORDER && !q->data;
+    int passkey = seq && data.corpus.task == ORDO_TASK_PASSKEY;
     if (!s && seq && q->examples > 0)
-        json_object_set_new(o, "accuracy", accuracy(&m, &ctx, &cfg, &data, q, &s));
+        json_object_set_new(o, "accuracy",
+                            passkey ? passkey_accuracy(&m, &ctx, &cfg, &data, q, &s)
+                                    : accuracy(&m, &ctx, &cfg, &data, q, &s));
     ordo_ctx_free(&ctx);
     ordo_gpt_free(&m);
     ordo_rundata_free(&data);

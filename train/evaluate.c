@@ -300,3 +300,55 @@ ordo_status ordo_eval_seq_accuracy(ordo_gpt *m, ordo_ctx *ctx, ordo_task task, i
     *accuracy = examples ? (double)right / examples : NAN;
     return s;
 }
+
+// ordo_passkey_score's predictor over a model: the argmax of each position's logits. Chunks
+// are dealt round-robin to MPI ranks; another rank's chunk predicts -1 (never right), so that
+// the sum over ranks of the right answers is the count.
+typedef struct passkey_model {
+    ordo_gpt *m;
+    ordo_ctx *ctx;
+    int chunk, rank, size;
+} passkey_model;
+
+static ordo_status passkey_predict(void *p, const int32_t *in, int rows, int T, int32_t *pred) {
+    passkey_model *pm = p;
+    if (pm->chunk++ % pm->size != pm->rank) {
+        for (size_t i = 0; i < (size_t)rows * T; i++) pred[i] = -1;
+        return ORDO_OK;
+    }
+    ordo_ctx_reset(pm->ctx);
+    ordo_tensor *logits;
+    ordo_status s = ordo_gpt_forward(pm->m, pm->ctx, in, NULL, rows, T, &logits, NULL);
+    int V = pm->m->cfg.V;
+    for (size_t i = 0; !s && i < (size_t)rows * T; i++)
+        pred[i] = argmax(logits->data + i * (size_t)V, V);
+    return s;
+}
+
+int ordo_eval_passkey_rows(const ordo_gpt_config *g, int len) {
+    size_t per = (size_t)(len > 1 ? len - 1 : 1) * (size_t)g->V;
+    size_t rows = MAX_LOGIT_FLOATS / per;
+    return rows < 1 ? 1 : rows > ORDO_EVAL_SEQ_CHUNK ? ORDO_EVAL_SEQ_CHUNK : (int)rows;
+}
+
+ordo_status ordo_eval_passkey(ordo_gpt *m, ordo_ctx *ctx, const ordo_passkey *pk, int len,
+                              double depth, int examples, uint64_t seed, double *accuracy) {
+    if (m->cfg.pos == ORDO_POS_LEARNED && len - 1 > m->cfg.T_max)
+        return ordo_error(ORDO_ERR_ARG, "length %d needs %d positions, past the learned table (%d)",
+                          len, len - 1, m->cfg.T_max);
+    passkey_model pm = {.m = m, .ctx = ctx, .rank = ordo_dist_rank(), .size = ordo_dist_size()};
+    int saved = ctx->grad_enabled, right;
+    ctx->grad_enabled = 0;
+    ordo_status s =
+        ordo_passkey_score(pk, len, depth, examples, seed, ordo_eval_passkey_rows(&m->cfg, len),
+                           passkey_predict, &pm, &right);
+    ctx->grad_enabled = saved;
+    if (pm.size > 1) {
+        double r2 = right;
+        ordo_dist_sum_f64(&r2, 1);
+        right = (int)r2;
+        s = ordo_dist_agree(s);
+    }
+    *accuracy = examples ? (double)right / examples : NAN;
+    return s;
+}

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "data/corpus.h"
+#include "data/passkey.h"
 #include "framework/names.h"
 #include "data/dataset.h"
 #include "models/gpt.h"
@@ -76,9 +77,20 @@ ordo_status ordo_eval_loss(ordo_gpt *m, ordo_ctx *ctx, const ordo_dataset *ds, i
 ordo_status ordo_eval_seq_accuracy(ordo_gpt *m, ordo_ctx *ctx, ordo_task task, int alphabet, int n,
                                    int examples, uint64_t seed, double *accuracy);
 
+// Passkey retrieval accuracy at example length len (inputs len - 1) and depth: `examples`
+// fresh examples (ordo_passkey_score, seeded by seed, len and depth), teacher-forced greedy
+// (argmax) exact match on the answer's tokens, in inference mode (no tape), a few examples
+// per forward (ordo_eval_passkey_rows). Needs len - 1 <= T_max for the learned scheme.
+ordo_status ordo_eval_passkey(ordo_gpt *m, ordo_ctx *ctx, const ordo_passkey *pk, int len,
+                              double depth, int examples, uint64_t seed, double *accuracy);
+// Examples per forward of ordo_eval_passkey at length len: the whole logits of a forward
+// kept near 256 MiB (at least 1, at most ORDO_EVAL_SEQ_CHUNK).
+int ordo_eval_passkey_rows(const ordo_gpt_config *g, int len);
+
 // A whole run's evaluation: the newest valid checkpoint of run_dir (or the one the request
-// names) on its own validation set (or on the whole file `data`) at each length, and for
-// copy/reverse runs the exact match at n = 1..max_n.
+// names) on its own validation set (or on the whole file `data`) at each length, for
+// copy/reverse runs the exact match at n = 1..max_n, and for passkey runs the retrieval
+// accuracy at each length x depth.
 typedef struct ordo_eval_request {
     const char *run_dir;
     const int *lengths; // NULL: the training context
@@ -89,6 +101,9 @@ typedef struct ordo_eval_request {
     size_t max_windows; // per length; 0 = the whole split
     int examples;       // copy/reverse examples per n
     int max_n;          // copy/reverse; 0 = twice the training max-len
+    // passkey: the depths of the grid (NULL: 0, 0.25, 0.5, 0.75, 1); its lengths are `lengths`
+    const double *depths;
+    int ndepths;
     // issue 19: which checkpoint (run_dir may also be a checkpoint file), and another eval set
     int64_t step;     // >= 0: this step's checkpoint; 0 in a request means the newest unless
     int have_step;    // have_step is set

@@ -26,6 +26,14 @@ static ordo_status load_corpus(ordo_rundata *d, const ordo_train_config *cfg) {
     o.n_tokens = (size_t)cfg->corpus_tokens;
     o.min_len = (int)cfg->min_len;
     o.max_len = (int)cfg->max_len;
+    if (task == ORDO_TASK_PASSKEY) { // text: the run's tokenizer, kept for encode and decode
+        if ((s = ordo_tokenizer_parse_kind(cfg->tokenizer, &d->tok_kind))) return s;
+        d->vocab = cfg->vocab ? ordo_xstrdup(cfg->vocab) : NULL;
+        if ((s = ordo_tokenizer_load(d->tok_kind, cfg->vocab, &d->tok))) return s;
+        o.tok = d->tok;
+        o.digits = (int)cfg->passkey_digits;
+        o.example_len = (int)cfg->context;
+    }
     s = ordo_corpus_generate(task, &o, &d->corpus);
     if (s) return ordo_error_wrap(s, "corpus %s", cfg->task);
     d->is_corpus = 1;
@@ -453,6 +461,11 @@ void ordo_rundata_ids(const ordo_rundata *d, size_t off, size_t n, int32_t *out)
     }
 }
 
+// Whether d's ids are a built-in corpus's words (order, copy, reverse), not a tokenizer's.
+static int corpus_words(const ordo_rundata *d) {
+    return d->is_corpus && d->corpus.words;
+}
+
 // The tokenizer of a token file's run, loaded when first needed (a prompt, ids to show).
 static ordo_status need_tokenizer(ordo_rundata *d) {
     if (d->tok) return ORDO_OK;
@@ -460,7 +473,7 @@ static ordo_status need_tokenizer(ordo_rundata *d) {
 }
 
 ordo_status ordo_rundata_encode(ordo_rundata *d, const char *text, int32_t **ids, size_t *n) {
-    if (!d->is_corpus) {
+    if (!corpus_words(d)) {
         ordo_status s = need_tokenizer(d);
         return s ? s : ordo_tokenizer_encode(d->tok, text, strlen(text), 0, ids, n);
     }
@@ -490,11 +503,12 @@ ordo_status ordo_rundata_encode(ordo_rundata *d, const char *text, int32_t **ids
 ordo_status ordo_rundata_decode(ordo_rundata *d, const int32_t *ids, size_t n, char **text,
                                 size_t *len) {
     size_t k = 0;
-    ordo_status s = d->is_corpus ? ORDO_OK : need_tokenizer(d);
+    int words = corpus_words(d);
+    ordo_status s = words ? ORDO_OK : need_tokenizer(d);
     if (!s)
-        s = d->is_corpus ? ordo_corpus_decode(&d->corpus, ids, n, text)
-                         : ordo_tokenizer_decode(d->tok, ids, n, text, &k);
-    if (!s && d->is_corpus) k = strlen(*text); // words: no NUL inside
+        s = words ? ordo_corpus_decode(&d->corpus, ids, n, text)
+                  : ordo_tokenizer_decode(d->tok, ids, n, text, &k);
+    if (!s && words) k = strlen(*text); // words: no NUL inside
     if (!s && len) *len = k;
     return s;
 }

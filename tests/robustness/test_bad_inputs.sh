@@ -97,7 +97,7 @@ check "keep zero checkpoints"    "--keep is 0"                   "$ORDO" train -
 check "val-frac 1"               "--val-frac is 1, expected strictly between 0 and 1" "$ORDO" train --val-frac 1 --out "$F"
 check "empty --out"              "--out is empty"                "$ORDO" train --out ""
 check "unknown tokenizer"        "--tokenizer: unknown tokenizer 'bpe' (expected byte or gpt2)" "$ORDO" train --tokenizer bpe --out "$F"
-check "unknown task"             "--task: unknown task 'sort' (expected order, copy or reverse)" "$ORDO" train --task sort --out "$F"
+check "unknown task"             "--task: unknown task 'sort' (expected order, copy, reverse or passkey)" "$ORDO" train --task sort --out "$F"
 check "heads not dividing"       "--heads 4 does not divide --d-model 30" "$ORDO" train --d-model 30 --heads 4 --out "$F"
 check "odd head dim with rope"   "even head size, but d-model/heads = 30/2 = 15" "$ORDO" train --pos rope --d-model 30 --heads 2 --out "$F"
 check "odd d-model sinusoidal"   "needs an even --d-model, got 15" "$ORDO" train --pos sinusoidal --d-model 15 --heads 3 --out "$F"
@@ -710,4 +710,13 @@ check "xpos with an odd head size" "--pos xpos needs an even head size, but d-mo
 # its own, extend-<method>, which test_context_extension checks)
 check "eval extend-pos on rope"  "--extend-pos interpolate grows a learned position table, but the run has --pos rope (no table to grow; --rope-scaling scales its rotation)" "$ORDO" eval "$R" --context 32 --extend-pos interpolate
 check "eval extend-pos unknown"  "unknown --extend-pos value 'cubic' (expected interpolate or fresh)" "$ORDO" eval "$G" --context 32 --extend-pos cubic
+# --- issue 27 item 2, --task passkey: the key's digits, a context too short for an example,
+# eval's depth grid (on a passkey run and on any run: parsed before the run is read)
+check "passkey digits 0"         "--passkey-digits is 0, expected 1..20" "$ORDO" train --task passkey --tokenizer byte --passkey-digits 0 --out "$F"
+check "passkey digits 21"        "--passkey-digits is 21, expected 1..20" "$ORDO" train --task passkey --tokenizer byte --passkey-digits 21 --out "$F"
+check "passkey digits word"      "--passkey-digits" "$ORDO" train --task passkey --tokenizer byte --passkey-digits five --out "$F"
+check "passkey context too short" "--context 64 is shorter than the shortest example (103 tokens for --passkey-digits 5)" "$ORDO" train --task passkey --tokenizer byte --context 64 --out "$F"
+check "passkey depth past 1"     "--depths '0,1.5': expected a comma-separated list of depths in 0..1" "$ORDO" eval "$G" --depths 0,1.5
+check "passkey depth not a number" "--depths 'deep': expected a comma-separated list of depths in 0..1" "$ORDO" eval "$G" --depths deep
+check "passkey depth empty item" "--depths '0,,1': expected" "$ORDO" eval "$G" --depths 0,,1
 finish

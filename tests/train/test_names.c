@@ -65,8 +65,8 @@ int main(void) {
           strstr(ordo_error_message(), "'strided' (expected nonoverlap or sliding)"));
     ordo_task t;
     CHECK(ordo_task_parse(NULL, &t) == ORDO_ERR_ARG);
-    CHECK_MSG(strcmp(ordo_error_message(), "task is not set (expected order, copy or reverse)") ==
-                  0,
+    CHECK_MSG(strcmp(ordo_error_message(),
+                     "task is not set (expected order, copy, reverse or passkey)") == 0,
               "%s", ordo_error_message());
     TEST_MAIN_END();
 }

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# --task passkey end to end: a tiny byte model trained a few steps on the built-in passkey
+# corpus (no download); `ordo eval` prints the length x depth table, and its --json and
+# eval.json hold accuracy[length][depth] with the marginals (docs/guide.md, "Scoring a run");
+# the same seed gives the same data; `ordo data` shows the template with only the key scored.
+set -u
+. "$(dirname "$0")/../lib.sh"
+
+run="$dir/pk"
+"$ORDO" train --task passkey --tokenizer byte --context 128 --d-model 32 --layers 1 --heads 2 \
+  --batch 8 --steps 5 --corpus-tokens 20000 --threads 1 --pos rope --out "$run" \
+  >"$dir/train.log" 2>&1 && ok || bad "train: $(tail -3 "$dir/train.log")"
+
+out=$("$ORDO" data --task passkey --tokenizer byte --context 128 --batch 2 --batches 1 \
+  --corpus-tokens 2000 2>&1)
+grep -q 'The pass key is [0-9]\{5\}\. Remember it\. [0-9]\{5\} is the pass key\.' <<<"$out" &&
+  ok || bad "data: no needle in $(head -20 <<<"$out")"
+grep -q 'target _*" [0-9]\{5\}"_*$' <<<"$out" && ok || bad "data: the target is not the key alone"
+again=$("$ORDO" data --task passkey --tokenizer byte --context 128 --batch 2 --batches 1 \
+  --corpus-tokens 2000 2>&1)
+[ "$out" = "$again" ] && ok || bad "data: not deterministic"
+
+tab=$("$ORDO" eval "$run" --context 128,256 --examples 8 --depths 0,0.5,1 --threads 1 --save 2>&1)
+grep -q 'passkey retrieval (exact match of the 5-digit key, 8 examples per cell' <<<"$tab" &&
+  ok || bad "eval: no passkey table: $tab"
+grep -qE '^ +length +d=0\.00 +d=0\.50 +d=1\.00 +all$' <<<"$tab" && ok || bad "eval: header: $tab"
+grep -qE '^ +256( +[01]\.[0-9]{3}){4}$' <<<"$tab" && ok || bad "eval: row 256: $tab"
+
+check_json() { # FILE: accuracy with 2 lengths x 3 depths, each in [0, 1], marginals
+  python3 - "$1" <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1]))["accuracy"]
+assert a["task"] == "passkey" and a["digits"] == 5 and a["examples"] == 8, a
+assert a["depths"] == [0, 0.5, 1], a["depths"]
+rows = a["by_length"]
+assert [r["length"] for r in rows] == [128, 256], rows
+for r in rows:
+    assert len(r["by_depth"]) == 3 and all(0 <= x <= 1 for x in r["by_depth"]), r
+    assert abs(r["exact_match"] - sum(r["by_depth"]) / 3) < 1e-9, r
+assert [d["depth"] for d in a["by_depth"]] == [0, 0.5, 1], a["by_depth"]
+for j, d in enumerate(a["by_depth"]):
+    assert abs(d["exact_match"] - (rows[0]["by_depth"][j] + rows[1]["by_depth"][j]) / 2) < 1e-9
+PY
+}
+check_json "$run/eval.json" && ok || bad "eval.json"
+"$ORDO" eval "$run" --context 128,256 --examples 8 --depths 0,0.5,1 --threads 1 --json \
+  >"$dir/eval.json" 2>/dev/null && check_json "$dir/eval.json" && ok || bad "eval --json"
+cmp -s <(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["accuracy"], sort_keys=True))' "$dir/eval.json") \
+  <(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["accuracy"], sort_keys=True))' "$run/eval.json") &&
+  ok || bad "eval: --json and the saved record differ"
+
+# viz draws the saved grid; compare's report has a heatmap per row (cells: 2 lengths x 3 depths)
+"$ORDO" viz "$run" --threads 1 >/dev/null 2>&1 && [ -s "$run/viz/passkey.svg" ] &&
+  [ "$(grep -o '<rect[^>]*stroke="#ffffff"' "$run/viz/passkey.svg" | wc -l)" -eq 6 ] &&
+  ok || bad "viz: no passkey.svg with 6 cells"
+"$ORDO" compare "$run" --out "$dir/cmp" >/dev/null 2>&1 && [ -s "$dir/cmp/passkey-1.svg" ] &&
+  grep -q 'Passkey retrieval by length and depth' "$dir/cmp/report.html" &&
+  ok || bad "compare: no passkey heatmap"
+
+finish test_passkey_cli
