@@ -96,8 +96,9 @@ ordo_status ordo_rope_config_check(const ordo_rope_config *rc, int hs) {
     // base * s^(hs/(hs-2)) has no value at hs = 2
     if (rc->scaling == ORDO_ROPE_SCALING_NTK && hs < 4)
         return ordo_error(ORDO_ERR_ARG,
-                          "--rope-scaling ntk needs a head size of at least 4 (its base is "
-                          "base*s^(hs/(hs-2))), but d-model/heads = %d",
+                          "--rope-scaling ntk needs a head size of at least 4 rotated dims (its "
+                          "base is base*s^(rd/(rd-2))), but a head rotates %d (d-model/heads, "
+                          "times --rope-fraction)",
                           hs);
     return ORDO_OK;
 }
@@ -190,6 +191,8 @@ ordo_status ordo_pos_scale_parse(const char *text, ordo_pos_scale *out) {
 const char *ordo_pos_scale_text(const ordo_pos_scale *ps, char *buf, int cap) {
     if (ps->kind == ORDO_POS_SCALE_NONE)
         snprintf(buf, (size_t)cap, "none");
+    else if (ps->kind == ORDO_POS_SCALE_LEARNED && ps->value == 0) // the default init
+        snprintf(buf, (size_t)cap, "learned");
     else
         snprintf(buf, (size_t)cap, "%s:%.9g",
                  ps->kind == ORDO_POS_SCALE_FIXED ? "fixed" : "learned", ps->value);
