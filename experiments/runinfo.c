@@ -117,13 +117,33 @@ static ordo_status read_config(ordo_runinfo *r, const char *path) {
         if ((s = ordo_train_config_embed(&ec, &scale, &std))) {
             s = ordo_error_wrap(s, "%s", path);
         } else {
-            char buf[64];
-            snprintf(buf, sizeof buf, "x%.4g std %.4g", scale, std);
+            char buf[96];
+            int n = snprintf(buf, sizeof buf, "x%.4g std %.4g", scale, std);
+            // issue 26: the scale on the absolute positions (a learned one's value is the
+            // newest checkpoint's, added by count_params)
+            const char *ps = json_string_value(json_object_get(j, "pos-scale"));
+            if (ps && strcmp(ps, "none") != 0 && n > 0 && n < (int)sizeof buf)
+                snprintf(buf + n, sizeof buf - (size_t)n, ", pos %s", ps);
             r->embed = ordo_xstrdup(buf);
         }
     }
     json_decref(j);
     return s;
+}
+
+// A learned --pos-scale's value in checkpoint f appended to the embedding column: "..., pos
+// learned = 0.2315" (what the run learned, not its init).
+static void learned_pos_scale(ordo_runinfo *r, const ordo_safetensors *f) {
+    float v;
+    if (!r->embed || !ordo_safetensors_find(f, "wpe.scale") ||
+        ordo_safetensors_read_f32(f, "wpe.scale", (int[]){1}, 1, &v))
+        return;
+    char buf[160];
+    const char *at = strstr(r->embed, ", pos learned");
+    int keep = at ? (int)(at - r->embed) : (int)strlen(r->embed);
+    snprintf(buf, sizeof buf, "%.*s, pos learned = %.4g", keep, r->embed, (double)v);
+    free(r->embed);
+    r->embed = ordo_xstrdup(buf);
 }
 
 // Sums the sizes of the newest readable checkpoint's weights (optimizer moments excluded).
@@ -156,6 +176,7 @@ static ordo_status count_params(ordo_runinfo *r) {
         }
         const char *hex = ordo_safetensors_meta(f, ORDO_ST_HASH_KEY);
         snprintf(r->ckpt_xxh3, sizeof r->ckpt_xxh3, "%s", hex ? hex : "");
+        learned_pos_scale(r, f);
         ordo_safetensors_close(f);
         r->params = total;
         r->ckpt_step = steps[i];

@@ -286,7 +286,7 @@ static ordo_status learned_bias_maps(ordo_viz *v, ordo_gpt *m, int T) {
 // the training context and the context the factor reaches marked.
 static ordo_status rope_spectrum(ordo_viz *v, ordo_gpt *m) {
     const ordo_rope_config *run = &m->cfg.rope;
-    int hs = m->cfg.C / m->cfg.NH, half = hs / 2;
+    int hs = m->rope_dims, half = hs / 2; // the rotated dims (partial rotary: fewer than C/NH)
     int trained_scaled = run->scaling != ORDO_ROPE_SCALING_NONE;
     double s = v->rope_factor > 0 ? v->rope_factor : trained_scaled ? run->factor : 4.0;
     int orig = trained_scaled ? run->orig_T : m->cfg.T_max;
@@ -385,22 +385,30 @@ static ordo_status scheme_maps(ordo_viz *v, ordo_gpt *m, int T) {
     case ORDO_POS_SINUSOIDAL: {
         float *pe = ordo_xmalloc((size_t)T * C * sizeof(float)); // (T, C)
         ordo_sinusoidal_table(pe, T, C);
+        // the signal added to the tokens: times --pos-scale's constant or learned scalar
+        double sc = m->pos_scale                                    ? m->pos_scale->data[0]
+                    : m->cfg.pos_scale.kind == ORDO_POS_SCALE_FIXED ? m->cfg.pos_scale.value
+                                                                    : 1.0;
+        for (size_t i = 0; i < (size_t)T * C; i++) pe[i] = (float)(pe[i] * sc);
         s = table_maps(v, name, pe, T, C);
         free(pe);
         break;
     }
     case ORDO_POS_ALIBI: {
         float *b = ordo_xmalloc((size_t)NH * T * T * sizeof(float)); // (NH, T, T)
-        ordo_alibi_bias(b, NH, T);
+        int na = m->cfg.alibi_heads; // --alibi-heads: the others have no bias
+        ordo_alibi_bias_heads(b, NH, na, T);
         for (int h = 0; h < NH; h++)
             for (int i = 0; i < T; i++)
                 for (int j = i + 1; j < T; j++) b[((size_t)h * T + i) * T + j] = NAN; // masked
-        double *slopes = ordo_xmalloc((size_t)NH * sizeof(double));
-        ordo_alibi_slopes(slopes, NH);
+        double *slopes = ordo_xcalloc((size_t)NH, sizeof(double));
+        ordo_alibi_slopes(slopes, na);
         char cap[256];
         int k = snprintf(cap, sizeof cap, "bias = -m_h (i - j); slopes m_h:");
         for (int h = 0; h < NH && k > 0 && (size_t)k < sizeof cap - 12; h++)
             k += snprintf(cap + k, sizeof cap - (size_t)k, " %.4g", slopes[h]);
+        if (na < NH && k > 0 && (size_t)k < sizeof cap - 40)
+            snprintf(cap + k, sizeof cap - (size_t)k, " (heads %d.. without positions)", na);
         free(slopes);
         s = head_grid(v, "alibi_bias.svg", "ALiBi bias per head (query i x key j)", b, NH, T, 0, 0,
                       cap, "bias");

@@ -146,16 +146,18 @@ void ordo_attention_backward(float *dqkv, float *dbias, const float *dout, const
 }
 
 void ordo_rope_forward(float *out, const float *qkv, const float *cosv, const float *sinv, int B,
-                       int T, int C, int NH) {
-    int hs = C / NH, half = hs / 2, C3 = 3 * C;
+                       int T, int C, int NH, int rd, int nrot) {
+    int hs = C / NH, half = rd / 2, C3 = 3 * C;
 #pragma omp parallel for collapse(2) if ((size_t)B * T * C > ORDO_PAR_LOOP_MIN)
     for (int b = 0; b < B; b++) {
         for (int t = 0; t < T; t++) {
             const float *x = qkv + ((size_t)b * T + t) * C3;
             float *o = out + ((size_t)b * T + t) * C3;
             const float *cs = cosv + (size_t)t * half, *sn = sinv + (size_t)t * half;
+            // the dims and heads that do not rotate (partial rotary, head subsets), and v
+            if (rd < hs || nrot < NH) memcpy(o, x, (size_t)2 * C * sizeof(float));
             for (int part = 0; part < 2; part++) { // q, then k
-                for (int h = 0; h < NH; h++) {
+                for (int h = 0; h < nrot; h++) {
                     const float *xh = x + part * C + h * hs;
                     float *oh = o + part * C + h * hs;
                     for (int i = 0; i < half; i++) {
@@ -171,8 +173,8 @@ void ordo_rope_forward(float *out, const float *qkv, const float *cosv, const fl
 }
 
 void ordo_rope_backward(float *dqkv, const float *dout, const float *cosv, const float *sinv, int B,
-                        int T, int C, int NH) {
-    int hs = C / NH, half = hs / 2, C3 = 3 * C;
+                        int T, int C, int NH, int rd, int nrot) {
+    int hs = C / NH, half = rd / 2, C3 = 3 * C;
 #pragma omp parallel for collapse(2) if ((size_t)B * T * C > ORDO_PAR_LOOP_MIN)
     for (int b = 0; b < B; b++) {
         for (int t = 0; t < T; t++) {
@@ -183,11 +185,13 @@ void ordo_rope_backward(float *dqkv, const float *dout, const float *cosv, const
                 for (int h = 0; h < NH; h++) {
                     const float *gh = g + part * C + h * hs;
                     float *dh = d + part * C + h * hs;
-                    for (int i = 0; i < half; i++) { // the transpose of the rotation
+                    int r = h < nrot ? half : 0;  // pairs rotated in this head
+                    for (int i = 0; i < r; i++) { // the transpose of the rotation
                         float g1 = gh[i], g2 = gh[i + half];
                         dh[i] += g1 * cs[i] + g2 * sn[i];
                         dh[i + half] += g2 * cs[i] - g1 * sn[i];
                     }
+                    for (int i = 2 * r; i < hs; i++) dh[i] += gh[i]; // passed through
                 }
             }
             for (int c = 0; c < C; c++) d[2 * C + c] += g[2 * C + c];

@@ -76,6 +76,7 @@ static const char *const op_names[] = {
     [ORDO_OP_FIRE_DIST] = "fire_dist",
     [ORDO_OP_PAIR_BIAS] = "pair_bias",
     [ORDO_OP_KERPLE_BIAS] = "kerple_bias",
+    [ORDO_OP_SCALE_BY] = "scale_by",
     [ORDO_OP_ATTENTION_FUSED] = "attention_fused",
     [ORDO_OP_LM_HEAD_LOSS] = "lm_head_loss",
 };

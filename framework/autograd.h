@@ -32,7 +32,9 @@ typedef enum ordo_op {
     ORDO_OP_KERPLE_BIAS, // -r1 log(1 + r2 d) or -r1 d^r2 per head, into a bias [NH, T, T]
     // issue 25
     ORDO_OP_ATTENTION_FUSED, // tiled causal attention, bias computed in the tile (flash.h)
-    ORDO_OP_LM_HEAD_LOSS, // the LM head and mean cross-entropy in row chunks (lmhead.h)
+    ORDO_OP_LM_HEAD_LOSS,    // the LM head and mean cross-entropy in row chunks (lmhead.h)
+    // issue 26
+    ORDO_OP_SCALE_BY, // out = a * s[0], s a [1] tensor (a learned scale, --pos-scale)
     ORDO_OP_COUNT
 } ordo_op;
 

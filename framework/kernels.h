@@ -95,13 +95,15 @@ void ordo_attention_backward(float *dqkv, float *dbias, const float *dout, const
 // with dropout), for the thread count in effect (ask again after ordo_set_threads).
 size_t ordo_attention_scratch_floats(int T, int dropout);
 
-// Rotary embedding of the q and k parts of qkv [B, T, 3C], per head, rotate-half pairing
-// (i with i + hs/2). cos/sin tables are [T, hs/2]; out [B, T, 3C] gets v unchanged.
-// Backward adds the transposed rotation of dout into dqkv, and dout's v part as it is.
+// Rotary embedding of the q and k parts of qkv [B, T, 3C], rotate-half pairing over the first
+// rd dims of each of the first nrot heads (i with i + rd/2; rd even, <= hs; nrot <= NH; rd = hs
+// and nrot = NH: every dim of every head). cos/sin tables are [T, rd/2]; the other dims and
+// heads, and v, pass to out [B, T, 3C] unchanged. Backward adds the transposed rotation of
+// dout into dqkv, and the rest of dout as it is.
 void ordo_rope_forward(float *out, const float *qkv, const float *cosv, const float *sinv, int B,
-                       int T, int C, int NH);
+                       int T, int C, int NH, int rd, int nrot);
 void ordo_rope_backward(float *dqkv, const float *dout, const float *cosv, const float *sinv, int B,
-                        int T, int C, int NH);
+                        int T, int C, int NH, int rd, int nrot);
 
 // out[NH, TT] with out[h, k] = table[bucket[k], h], k over a T*T map and table [buckets, NH];
 // dtable[bucket[k], h] += dout[h, k].

@@ -297,6 +297,33 @@ static void scale_backward(ordo_ctx *ctx, const ordo_node *n) {
         for (size_t i = 0; i < a->n; i++) da[i] += n->farg[0] * g[i];
 }
 
+// Node: in[0] = a, in[1] = s [1].
+ordo_tensor *ordo_scale_by(ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *s) {
+    ORDO_ASSERT(s->n == 1);
+    ordo_tensor *out = ordo_tensor_new(ctx, a->ndim, a->shape);
+    float v = s->data[0];
+    for (size_t i = 0; i < a->n; i++) out->data[i] = a->data[i] * v;
+    if (ordo_needs_grad(ctx, a, s, NULL)) {
+        ordo_node *n = push(ctx, ORDO_OP_SCALE_BY, out);
+        n->in[0] = a;
+        n->in[1] = s;
+    }
+    return out;
+}
+
+static void scale_by_backward(ordo_ctx *ctx, const ordo_node *n) {
+    ordo_tensor *a = n->in[0], *s = n->in[1];
+    const float *g = n->out->grad;
+    float *da = ordo_tensor_grad(ctx, a), *ds = ordo_tensor_grad(ctx, s);
+    if (da)
+        for (size_t i = 0; i < a->n; i++) da[i] += s->data[0] * g[i];
+    if (ds) {
+        double acc = 0; // one scalar from many products: in double, as the bias grads
+        for (size_t i = 0; i < a->n; i++) acc += (double)g[i] * a->data[i];
+        ds[0] += (float)acc;
+    }
+}
+
 // Node: in[0] = table; ids = the ids (copied, n of them); iarg[0] = n.
 ordo_tensor *ordo_embedding(ordo_ctx *ctx, ordo_tensor *table, const int32_t *ids, int ndim,
                             const int *shape) {
@@ -499,17 +526,21 @@ static void reduce_backward(ordo_ctx *ctx, const ordo_node *n) {
         for (size_t i = 0; i < a->n; i++) da[i] += s;
 }
 
-// Node: in[0] = qkv; saved[0] = cos, saved[1] = sin, both [T, hs/2] in the arena; iarg[0] = NH.
-static ordo_tensor *rope_apply(ordo_ctx *ctx, ordo_tensor *qkv, int NH, float *cosv, float *sinv) {
+// Node: in[0] = qkv; saved[0] = cos, saved[1] = sin, both [T, rd/2] in the arena; iarg[0] =
+// NH, iarg[1] = rd (rotated dims per head), iarg[2] = nrot (heads rotated).
+static ordo_tensor *rope_apply(ordo_ctx *ctx, ordo_tensor *qkv, int NH, int rd, int nrot,
+                               float *cosv, float *sinv) {
     int B = qkv->shape[0], T = qkv->shape[1], C = qkv->shape[2] / 3;
     ordo_tensor *out = ordo_tensor_new(ctx, 3, qkv->shape);
-    ordo_rope_forward(out->data, qkv->data, cosv, sinv, B, T, C, NH);
+    ordo_rope_forward(out->data, qkv->data, cosv, sinv, B, T, C, NH, rd, nrot);
     if (ordo_needs_grad(ctx, qkv, NULL, NULL)) {
         ordo_node *n = push(ctx, ORDO_OP_ROPE, out);
         n->in[0] = qkv;
         n->saved[0] = cosv;
         n->saved[1] = sinv;
         n->iarg[0] = NH;
+        n->iarg[1] = rd;
+        n->iarg[2] = nrot;
     }
     return out;
 }
@@ -529,27 +560,37 @@ ordo_tensor *ordo_rope(ordo_ctx *ctx, ordo_tensor *qkv, int NH, double base, int
             sinv[(size_t)t * half + i] = (float)sin(ang);
         }
     }
-    return rope_apply(ctx, qkv, NH, cosv, sinv);
+    return rope_apply(ctx, qkv, NH, C / NH, NH, cosv, sinv);
+}
+
+ordo_tensor *ordo_rope_part(ordo_ctx *ctx, ordo_tensor *qkv, int NH, int rd, int nrot,
+                            const float *cosv, const float *sinv) {
+    ORDO_ASSERT(qkv->ndim == 3 && qkv->shape[2] % 3 == 0);
+    int T = qkv->shape[1], C = qkv->shape[2] / 3;
+    ORDO_ASSERT(C % NH == 0 && rd >= 2 && rd % 2 == 0 && rd <= C / NH && nrot >= 1 && nrot <= NH);
+    size_t bytes = (size_t)T * (rd / 2) * sizeof(float);
+    // copied: backward reads them after the caller may have rebuilt its own
+    float *c = ordo_arena_alloc(&ctx->arena, bytes), *sn = ordo_arena_alloc(&ctx->arena, bytes);
+    memcpy(c, cosv, bytes);
+    memcpy(sn, sinv, bytes);
+    return rope_apply(ctx, qkv, NH, rd, nrot, c, sn);
 }
 
 ordo_tensor *ordo_rope_cs(ordo_ctx *ctx, ordo_tensor *qkv, int NH, const float *cosv,
                           const float *sinv) {
     ORDO_ASSERT(qkv->ndim == 3 && qkv->shape[2] % 3 == 0);
-    int T = qkv->shape[1], C = qkv->shape[2] / 3;
+    int C = qkv->shape[2] / 3;
     ORDO_ASSERT(C % NH == 0 && (C / NH) % 2 == 0);
-    size_t bytes = (size_t)T * (C / NH / 2) * sizeof(float);
-    // copied: backward reads them after the caller may have rebuilt its own
-    float *c = ordo_arena_alloc(&ctx->arena, bytes), *sn = ordo_arena_alloc(&ctx->arena, bytes);
-    memcpy(c, cosv, bytes);
-    memcpy(sn, sinv, bytes);
-    return rope_apply(ctx, qkv, NH, c, sn);
+    return ordo_rope_part(ctx, qkv, NH, C / NH, NH, cosv, sinv);
 }
 
 static void rope_backward(ordo_ctx *ctx, const ordo_node *n) {
     ordo_tensor *a = n->in[0];
     int B = a->shape[0], T = a->shape[1], C = a->shape[2] / 3;
     float *da = ordo_tensor_grad(ctx, a);
-    if (da) ordo_rope_backward(da, n->out->grad, n->saved[0], n->saved[1], B, T, C, n->iarg[0]);
+    if (da)
+        ordo_rope_backward(da, n->out->grad, n->saved[0], n->saved[1], B, T, C, n->iarg[0],
+                           n->iarg[1], n->iarg[2]);
 }
 
 // Node: in[0] = table; ids = the bucket map (copied, T*T of them); iarg[0] = T.
@@ -816,6 +857,7 @@ void ordo_node_backward(ordo_ctx *ctx, ordo_node *n) {
     case ORDO_OP_FIRE_DIST:     fire_dist_backward(ctx, n);     break;
     case ORDO_OP_PAIR_BIAS:     pair_bias_backward(ctx, n);     break;
     case ORDO_OP_KERPLE_BIAS:   kerple_bias_backward(ctx, n);   break;
+    case ORDO_OP_SCALE_BY:      scale_by_backward(ctx, n);      break;
     // their nodes carry their own backward (ops_flash.c, lmhead.c), so that ops.c and those
     // files do not call each other
     case ORDO_OP_ATTENTION_FUSED:

@@ -32,6 +32,9 @@ ordo_tensor *ordo_add(ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *b);
 // out = a * b elementwise, b broadcast as in ordo_add.
 ordo_tensor *ordo_mul(ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *b);
 ordo_tensor *ordo_scale(ordo_ctx *ctx, ordo_tensor *a, float s);
+// out = a * s[0], s a [1] tensor (a learned scalar, such as --pos-scale's wpe.scale); the
+// gradient of s is sum(dout * a), summed in double.
+ordo_tensor *ordo_scale_by(ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *s);
 // out[shape..., C] = table[ids, :]; table [N, C]; ids (copied) must be in [0, N).
 ordo_tensor *ordo_embedding(ordo_ctx *ctx, ordo_tensor *table, const int32_t *ids, int ndim,
                             const int *shape);
@@ -77,6 +80,11 @@ ordo_tensor *ordo_rope(ordo_ctx *ctx, ordo_tensor *qkv, int NH, double base, int
 // scaled frequencies or a factor on q and k folded into them (models/positional.h).
 ordo_tensor *ordo_rope_cs(ordo_ctx *ctx, ordo_tensor *qkv, int NH, const float *cosv,
                           const float *sinv);
+// The rotation of the first rd dims (even, 2..hs) of the first nrot heads (1..NH) only, with
+// tables cos, sin [T, rd/2] (copied): partial rotary (GPT-NeoX's rotary_pct) and rope on a
+// subset of heads; the other dims and heads pass through. rd = hs, nrot = NH is ordo_rope_cs.
+ordo_tensor *ordo_rope_part(ordo_ctx *ctx, ordo_tensor *qkv, int NH, int rd, int nrot,
+                            const float *cosv, const float *sinv);
 // Bias [NH, T, T] with out[h, i, j] = table[bucket[i*T + j], h]; table [nbuckets, NH].
 ordo_tensor *ordo_rel_bias(ordo_ctx *ctx, ordo_tensor *table, const int32_t *bucket, int T);
 

@@ -29,13 +29,14 @@ static int causal_end(int i, int j0, int nc) {
 // ---- alibi: -m_h (i - j), computed as ordo_alibi_bias computes it (double, rounded once)
 
 typedef struct alibi_state {
-    int NH, T;
+    int NH, T, k;      // heads h >= k have no bias (--alibi-heads)
     double slope[256]; // (NH)
 } alibi_state;
 
 static void alibi_fill(const void *self, int h, int i0, int nr, int j0, int nc, float *s, int ld) {
     const alibi_state *st = self;
     ORDO_ASSERT(h >= 0 && h < st->NH && i0 >= 0 && i0 + nr <= st->T && j0 >= 0);
+    if (h >= st->k) return; // a head without positions: nothing to add
     double m = st->slope[h];
     for (int r = 0; r < nr; r++) {
         int i = i0 + r, e = causal_end(i, j0, nc);
@@ -45,11 +46,16 @@ static void alibi_fill(const void *self, int h, int i0, int nr, int j0, int nc, 
 }
 
 ordo_bias_tiles *ordo_alibi_tiles(ordo_ctx *ctx, int NH, int T) {
-    ORDO_ASSERT(NH >= 1 && NH <= 256 && T >= 1);
+    return ordo_alibi_tiles_heads(ctx, NH, NH, T);
+}
+
+ordo_bias_tiles *ordo_alibi_tiles_heads(ordo_ctx *ctx, int NH, int k, int T) {
+    ORDO_ASSERT(NH >= 1 && NH <= 256 && k >= 1 && k <= NH && T >= 1);
     alibi_state *st = ordo_arena_alloc(&ctx->arena, sizeof *st);
     st->NH = NH;
     st->T = T;
-    ordo_alibi_slopes(st->slope, NH);
+    st->k = k;
+    ordo_alibi_slopes(st->slope, k); // the slopes of k heads, as x-transformers' alibi_num_heads
     ordo_bias_tiles *out = ordo_arena_calloc(&ctx->arena, sizeof *out);
     out->bias = (ordo_attn_bias){.self = st, .fill = alibi_fill, .grad = NULL, .n_grad = 0};
     return out;

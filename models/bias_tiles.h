@@ -31,6 +31,9 @@ typedef struct ordo_bias_tiles {
 // ALiBi at lengths up to T: -m_h (i - j) for NH heads, the slopes of ordo_alibi_slopes,
 // computed in double and rounded once as ordo_alibi_bias. No parameters (grad NULL).
 ordo_bias_tiles *ordo_alibi_tiles(ordo_ctx *ctx, int NH, int T);
+// ALiBi on the first k heads only (--alibi-heads), as ordo_alibi_bias_heads: the slopes of k
+// heads; the fill adds nothing to heads h >= k.
+ordo_bias_tiles *ordo_alibi_tiles_heads(ordo_ctx *ctx, int NH, int k, int T);
 // T5 at lengths up to T: table[ordo_t5_bucket(i - j), h], table [ORDO_T5_BUCKETS, NH]; the
 // bucket of each distance below ORDO_T5_MAX_DISTANCE is looked up once, every farther one is
 // the last bucket. params: {table}.

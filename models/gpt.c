@@ -47,13 +47,70 @@ static ordo_rope_config rope_of(const ordo_gpt_config *c) {
     return rc;
 }
 
-// A scaling changes the rotation of q and k: only schemes that rotate them take one.
+// The rotated dims of a head under c (the head size unless --rope-fraction).
+static int rope_dims_of(const ordo_gpt_config *c) {
+    int hs = c->C / c->NH;
+    return c->rope_fraction == 0 || c->rope_fraction == 1 ? hs
+                                                          : ordo_rope_dims(c->rope_fraction, hs);
+}
+
+// A scaling changes the rotation of q and k: only schemes that rotate them take one. Its
+// frequencies are over the rotated dims (partial rotary: rd, as HF's partial_rotary_factor).
 static ordo_status rope_check(const ordo_gpt_config *c) {
     ordo_rope_config rc = rope_of(c);
     if (rc.scaling != ORDO_ROPE_SCALING_NONE && c->pos != ORDO_POS_ROPE)
         return ordo_error(ORDO_ERR_ARG, "--rope-scaling %s applies to --pos rope, not to --pos %s",
                           ordo_rope_scaling_name(rc.scaling), ordo_pos_name(c->pos));
-    return ordo_rope_config_check(&rc, c->C / c->NH);
+    return ordo_rope_config_check(&rc, rope_dims_of(c));
+}
+
+// Issue 26: partial rotary, head subsets, the scale on absolute positions. Each option is
+// its scheme's only; the value that changes nothing (fraction 1, all heads) passes anywhere.
+static ordo_status subset_check(const ordo_gpt_config *c) {
+    int hs = c->C / c->NH;
+    double f = c->rope_fraction;
+    if (!(f >= 0 && f <= 1)) // 0 reads as 1 here; the training config refuses a given 0
+        return ordo_error(ORDO_ERR_ARG, "--rope-fraction is %g, expected 0 < f <= 1", f);
+    if (f != 0 && f != 1) {
+        if (c->pos != ORDO_POS_ROPE)
+            return ordo_error(ORDO_ERR_ARG,
+                              "--rope-fraction %g applies to --pos rope, not to --pos %s", f,
+                              ordo_pos_name(c->pos));
+        if (ordo_rope_dims(f, hs) < 2)
+            return ordo_error(ORDO_ERR_ARG,
+                              "--rope-fraction %g of a head of %d dims rotates 2*round(%g*%d/2) = "
+                              "0 dims; expected a fraction of at least %g",
+                              f, hs, f, hs, 1.0 / hs);
+    }
+    const struct {
+        const char *opt;
+        int k;
+        ordo_pos pos;
+    } sub[] = {{"--rope-heads", c->rope_heads, ORDO_POS_ROPE},
+               {"--alibi-heads", c->alibi_heads, ORDO_POS_ALIBI}};
+    for (int i = 0; i < 2; i++) {
+        if (sub[i].k < 0 || sub[i].k > c->NH)
+            return ordo_error(ORDO_ERR_ARG, "%s is %d, expected 1..--heads %d (0 = all)",
+                              sub[i].opt, sub[i].k, c->NH);
+        if (sub[i].k != 0 && sub[i].k != c->NH && c->pos != sub[i].pos)
+            return ordo_error(ORDO_ERR_ARG, "%s %d applies to --pos %s, not to --pos %s",
+                              sub[i].opt, sub[i].k, ordo_pos_name(sub[i].pos),
+                              ordo_pos_name(c->pos));
+    }
+    const ordo_pos_scale *ps = &c->pos_scale;
+    if (ps->kind != ORDO_POS_SCALE_NONE) {
+        char buf[48];
+        if (c->pos != ORDO_POS_LEARNED && c->pos != ORDO_POS_SINUSOIDAL)
+            return ordo_error(ORDO_ERR_ARG,
+                              "--pos-scale %s applies to the absolute schemes (--pos learned or "
+                              "sinusoidal), not to --pos %s",
+                              ordo_pos_scale_text(ps, buf, sizeof buf), ordo_pos_name(c->pos));
+        if (!(ps->value >= 0 && ps->value <= 1e4) ||
+            (ps->kind == ORDO_POS_SCALE_FIXED && ps->value == 0))
+            return ordo_error(ORDO_ERR_ARG, "--pos-scale %s: expected a value in (0, 1e4]",
+                              ordo_pos_scale_text(ps, buf, sizeof buf));
+    }
+    return ORDO_OK;
 }
 
 ordo_status ordo_gpt_config_check(const ordo_gpt_config *c) {
@@ -99,7 +156,8 @@ ordo_status ordo_gpt_config_check(const ordo_gpt_config *c) {
                               drops[i].p);
     if (c->untied_head != 0 && c->untied_head != 1)
         return ordo_error(ORDO_ERR_ARG, "untied head is %d, expected 0 or 1", c->untied_head);
-    ordo_status s = rope_check(c);
+    ordo_status s = subset_check(c);
+    if (!s) s = rope_check(c);
     if (s) return s;
     if (!(c->ln_eps > 0) || c->ln_eps > 1)
         return ordo_error(ORDO_ERR_ARG, "layernorm eps is %g, expected in (0, 1]", c->ln_eps);
@@ -183,6 +241,12 @@ ordo_status ordo_gpt_init(ordo_gpt *m, const ordo_gpt_config *cfg, uint64_t seed
     if (m->cfg.embed_scale == 0) m->cfg.embed_scale = 1.0f;
     if (m->cfg.embed_std == 0) m->cfg.embed_std = 0.02;
     m->cfg.rope = rope_of(cfg);
+    if (m->cfg.rope_fraction == 0) m->cfg.rope_fraction = 1;
+    if (m->cfg.rope_heads == 0) m->cfg.rope_heads = cfg->NH;
+    if (m->cfg.alibi_heads == 0) m->cfg.alibi_heads = cfg->NH;
+    // x-transformers' ScaledSinusoidalEmbedding: ones(1) * dim^-0.5
+    if (m->cfg.pos_scale.kind == ORDO_POS_SCALE_LEARNED && m->cfg.pos_scale.value == 0)
+        m->cfg.pos_scale.value = (float)(1.0 / sqrt((double)cfg->C));
     int V = cfg->V, C = cfg->C, L = cfg->L;
     ordo_params *p = &m->params;
     ordo_params_init(p);
@@ -190,6 +254,9 @@ ordo_status ordo_gpt_init(ordo_gpt *m, const ordo_gpt_config *cfg, uint64_t seed
     ordo_embedding_layer_init(&m->wte, p, "wte.weight", V, C, 0);
     if (cfg->pos == ORDO_POS_LEARNED)
         ordo_embedding_layer_init(&m->wpe, p, "wpe.weight", cfg->T_max, C, ORDO_POSITION);
+    // a scalar: never weight-decayed (1-D), whatever --no-decay-pos says
+    if (m->cfg.pos_scale.kind == ORDO_POS_SCALE_LEARNED)
+        m->pos_scale = ordo_params_add(p, "wpe.scale", 1, (int[]){1}, ORDO_POSITION);
     m->h = ordo_xcalloc((size_t)L, sizeof *m->h);
     for (int l = 0; l < L; l++) {
         ordo_gpt_block *b = &m->h[l];
@@ -228,14 +295,17 @@ ordo_status ordo_gpt_init(ordo_gpt *m, const ordo_gpt_config *cfg, uint64_t seed
         fill_normal(b->mlp_proj.w, &r, resid_std);
     }
     fill_const(m->ln_f.w, 1.0f); // biases and the T5 table stay zero
+    if (m->pos_scale) fill_const(m->pos_scale, (float)m->cfg.pos_scale.value); // draws nothing
     // last, so that the other weights of a seed are those of a tied model; N(0, 0.02) as
     // GPT-2 (HF GPT2LMHeadModel) initialises every linear layer
     if (m->lm_head) fill_normal(m->lm_head, &r, 0.02);
     init_bias_params(m, &r);
     m->att = ordo_xcalloc((size_t)L, sizeof *m->att);
     if (ordo_pos_rotary(cfg->pos)) { // rope, and xpos's rotation (unscaled)
-        m->rope_inv_freq = ordo_xmalloc((size_t)(C / cfg->NH / 2) * sizeof(double));
-        m->rope_mscale = ordo_rope_inv_freq(m->rope_inv_freq, C / cfg->NH, &m->cfg.rope);
+        m->rope_dims = rope_dims_of(&m->cfg);
+        m->rope_nrot = m->cfg.rope_heads;
+        m->rope_inv_freq = ordo_xmalloc((size_t)(m->rope_dims / 2) * sizeof(double));
+        m->rope_mscale = ordo_rope_inv_freq(m->rope_inv_freq, m->rope_dims, &m->cfg.rope);
     }
     return ORDO_OK;
 }
@@ -271,7 +341,7 @@ ordo_status ordo_gpt_set_rope(ordo_gpt *m, const ordo_rope_config *rc) {
     if (s) return s;
     m->cfg.rope = rope_of(&c);
     if (m->rope_inv_freq)
-        m->rope_mscale = ordo_rope_inv_freq(m->rope_inv_freq, c.C / c.NH, &m->cfg.rope);
+        m->rope_mscale = ordo_rope_inv_freq(m->rope_inv_freq, m->rope_dims, &m->cfg.rope);
     m->cache_T = 0; // the cos/sin tables are rebuilt at the next forward
     return ORDO_OK;
 }
@@ -299,10 +369,10 @@ static void position_cache(ordo_gpt *m, int T) {
         ordo_xpos_scale_table(m->pos_table, T, c->C, c->NH);
         // fall through
     case ORDO_POS_ROPE: {
-        int hs = c->C / c->NH;
-        m->rope_cos = ordo_xmalloc((size_t)T * (hs / 2) * sizeof(float));
-        m->rope_sin = ordo_xmalloc((size_t)T * (hs / 2) * sizeof(float));
-        ordo_rope_tables(m->rope_cos, m->rope_sin, T, hs, m->rope_inv_freq, m->rope_mscale);
+        int rd = m->rope_dims; // the head size but for partial rotary
+        m->rope_cos = ordo_xmalloc((size_t)T * (rd / 2) * sizeof(float));
+        m->rope_sin = ordo_xmalloc((size_t)T * (rd / 2) * sizeof(float));
+        ordo_rope_tables(m->rope_cos, m->rope_sin, T, rd, m->rope_inv_freq, m->rope_mscale);
         break;
     }
     case ORDO_POS_NONE:
@@ -339,7 +409,7 @@ static ordo_status bias_tables(ordo_gpt *m, int T) {
                           (double)bytes / (1 << 30), c->pos == ORDO_POS_ALIBI ? "alibi" : "t5", T);
     if (c->pos == ORDO_POS_ALIBI) {
         m->alibi_table = p;
-        ordo_alibi_bias(m->alibi_table, c->NH, T);
+        ordo_alibi_bias_heads(m->alibi_table, c->NH, c->alibi_heads, T);
     } else {
         m->buckets = p;
         ordo_t5_bucket_map(m->buckets, T);
@@ -397,7 +467,7 @@ static ordo_bias_tiles *gpt_bias_tiles(ordo_gpt *m, ordo_ctx *ctx, int T) {
     const ordo_gpt_config *c = &m->cfg;
     switch (c->pos) {
     case ORDO_POS_ALIBI:
-        return ordo_alibi_tiles(ctx, c->NH, T);
+        return ordo_alibi_tiles_heads(ctx, c->NH, c->alibi_heads, T);
     case ORDO_POS_T5:
         return ordo_t5_tiles(ctx, m->rel_bias, T);
     case ORDO_POS_FIRE:
@@ -415,6 +485,19 @@ static ordo_bias_tiles *gpt_bias_tiles(ordo_gpt *m, ordo_ctx *ctx, int T) {
         break;
     }
     return NULL;
+}
+
+// The absolute position signal pe (T, C) times --pos-scale's constant or learned scalar.
+static ordo_tensor *pos_scaled(ordo_gpt *m, ordo_ctx *ctx, ordo_tensor *pe) {
+    switch (m->cfg.pos_scale.kind) {
+    case ORDO_POS_SCALE_FIXED:
+        return ordo_scale(ctx, pe, (float)m->cfg.pos_scale.value);
+    case ORDO_POS_SCALE_LEARNED:
+        return ordo_scale_by(ctx, pe, m->pos_scale);
+    case ORDO_POS_SCALE_NONE:
+        break;
+    }
+    return pe;
 }
 
 // The forward of both entry points below: logits and the loss from them (logits non-NULL), or
@@ -468,11 +551,14 @@ static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const
     ordo_tensor *bias = fused ? NULL : ordo_gpt_position_bias(m, ctx, T);
     switch (c->pos) {
     case ORDO_POS_LEARNED:
-        x = ordo_add(ctx, x,
-                     ordo_embedding_layer_forward(&m->wpe, ctx, m->positions, 1, (int[]){T}));
+        x = ordo_add(
+            ctx, x,
+            pos_scaled(m, ctx,
+                       ordo_embedding_layer_forward(&m->wpe, ctx, m->positions, 1, (int[]){T})));
         break;
     case ORDO_POS_SINUSOIDAL:
-        x = ordo_add(ctx, x, ordo_tensor_wrap(ctx, m->pos_table, 2, (int[]){T, C}));
+        x = ordo_add(ctx, x,
+                     pos_scaled(m, ctx, ordo_tensor_wrap(ctx, m->pos_table, 2, (int[]){T, C})));
         break;
     case ORDO_POS_NONE:
     case ORDO_POS_ROPE:
@@ -514,7 +600,9 @@ static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const
                  s_r2 = ordo_rng_u64(&sites);
         ordo_tensor *h = ordo_layernorm_layer_forward(&b->ln_1, ctx, x);  // (B, T, C)
         ordo_tensor *qkv = ordo_linear_layer_forward(&b->c_attn, ctx, h); // (B, T, 3C)
-        if (ordo_pos_rotary(c->pos)) qkv = ordo_rope_cs(ctx, qkv, NH, m->rope_cos, m->rope_sin);
+        if (ordo_pos_rotary(c->pos)) // the first rd dims of the first nrot heads
+            qkv =
+                ordo_rope_part(ctx, qkv, NH, m->rope_dims, m->rope_nrot, m->rope_cos, m->rope_sin);
         if (c->pos == ORDO_POS_XPOS) // after the rotation, q up and k down by the xPos decay
             qkv = ordo_mul(ctx, qkv, ordo_tensor_wrap(ctx, m->pos_table, 2, (int[]){T, 3 * C}));
         ordo_tensor *a; // (B, T, C)
@@ -599,6 +687,13 @@ ordo_status ordo_gpt_load(ordo_gpt *m, const char *path) {
     return s;
 }
 
+static void meta_num(ordo_gpt_meta *mt, int *n, const char *key, const char *fmt, double v) {
+    snprintf(mt->num[*n], sizeof mt->num[*n], fmt, v);
+    mt->keys[*n] = key;
+    mt->vals[*n] = mt->num[*n];
+    (*n)++;
+}
+
 void ordo_gpt_meta_init(ordo_gpt_meta *mt, const ordo_gpt_config *c) {
     static const char *keys[6] = {"V", "C", "L", "NH", "T_max", "pos"};
     const int nums[5] = {c->V, c->C, c->L, c->NH, c->T_max};
@@ -634,6 +729,19 @@ void ordo_gpt_meta_init(ordo_gpt_meta *mt, const ordo_gpt_config *c) {
         mt->keys[at + 2] = "rope_orig_context";
         mt->vals[at + 2] = mt->num[at + 2];
         n = at + 3;
+    }
+    // issue 26: each only when set, so that other files stay as they were
+    if (c->rope_fraction != 0 && c->rope_fraction != 1)
+        meta_num(mt, &n, "rope_fraction", "%.17g", c->rope_fraction);
+    if (c->rope_heads != 0 && c->rope_heads != c->NH)
+        meta_num(mt, &n, "rope_heads", "%.0f", (double)c->rope_heads);
+    if (c->alibi_heads != 0 && c->alibi_heads != c->NH)
+        meta_num(mt, &n, "alibi_heads", "%.0f", (double)c->alibi_heads);
+    if (c->pos_scale.kind != ORDO_POS_SCALE_NONE) {
+        ordo_pos_scale_text(&c->pos_scale, mt->num[n], sizeof mt->num[n]);
+        mt->keys[n] = "pos_scale";
+        mt->vals[n] = mt->num[n];
+        n++;
     }
     mt->n = n;
 }

@@ -53,6 +53,16 @@ typedef struct ordo_gpt_config {
     // RoPE scaling (rope only; positional.h): zero fields read as none, factor 1 and
     // orig_T = T_max
     ordo_rope_config rope;
+    // issue 26, item 5: positions on part of a head or on some heads. rope_fraction: rope rotates
+    // the first ordo_rope_dims(rope_fraction, hs) dims of a head (0 reads as 1: all; GPT-NeoX's
+    // rotary_pct); rope_heads: only heads 0..rope_heads-1 rotate (0: all); alibi_heads: only
+    // heads 0..alibi_heads-1 get ALiBi, with the slopes of that many heads (0: all;
+    // x-transformers' alibi_num_heads). Each for its own scheme only.
+    double rope_fraction;
+    int rope_heads, alibi_heads;
+    // item 6: x = tokens + scale * positions for learned and sinusoidal (docs/positions.md);
+    // learned: the parameter wpe.scale [1], its init value (0 = C^-0.5)
+    ordo_pos_scale pos_scale;
 } ordo_gpt_config;
 
 typedef struct ordo_gpt_block {
@@ -78,6 +88,7 @@ typedef struct ordo_gpt {
     ordo_tensor *fire_w1, *fire_b1, *fire_w2, *fire_b2; // (1, 32), (32), (32, NH), (NH)
     ordo_tensor *fire_c, *fire_lmul;                    // (1), (1)
     ordo_tensor *kerple_r1, *kerple_r2;                 // (NH), (NH): kerple, kerple-power
+    ordo_tensor *pos_scale;                             // (1): --pos-scale learned only
     ordo_layernorm_layer ln_f;
     ordo_gpt_block *h; // L blocks
     // fixed position constants for the last length seen (rebuilt only when T changes)
@@ -89,8 +100,9 @@ typedef struct ordo_gpt {
     float *alibi_table;
     int32_t *buckets;
     int32_t *positions;         // 0..T-1 for the learned table
-    float *rope_cos, *rope_sin; // rope (T, hs/2) each, from rope_inv_freq, times rope_mscale
-    double *rope_inv_freq;      // (hs/2) under cfg.rope's scaling
+    float *rope_cos, *rope_sin; // rope (T, rd/2) each, from rope_inv_freq, times rope_mscale
+    double *rope_inv_freq;      // (rd/2) under cfg.rope's scaling
+    int rope_dims, rope_nrot;   // rd: rotated dims per head (hs unless partial); heads rotated
     double rope_mscale;         // the factor on q and k (yarn's temperature; 1 otherwise)
     // attention probabilities per layer from the last forward when record_attention is set
     // (the materialised attention then runs, whatever `attention` says)
@@ -145,7 +157,8 @@ ordo_status ordo_gpt_forward_loss(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx
 // kerple-power) for length T, as the materialized forward computes it (zero above the
 // diagonal), in ctx's arena; NULL for the other schemes, and (with the error set,
 // ORDO_ERR_NOMEM) when the system refuses alibi's or t5's T x T table. For viz and tests;
-// records the tape as any op. (The fused forward computes the same bias tile by tile: models/bias_tiles.h.)
+// records the tape as any op. (The fused forward computes the same bias tile by tile:
+// models/bias_tiles.h.)
 ordo_tensor *ordo_gpt_position_bias(ordo_gpt *m, ordo_ctx *ctx, int T);
 
 // The precision of the model's matmuls (bf16.h). bf16: the four linear layers of every
@@ -166,9 +179,10 @@ ordo_status ordo_gpt_load(ordo_gpt *m, const char *path);
 // untied_head ("1") only for an untied head, so that GPT-2-convention files stay as they
 // were; the one writer of these keys, for ordo_gpt_save and the checkpoints. n pairs are
 // used (rope_scaling, rope_factor "%.17g" and rope_orig_context follow when a RoPE scaling
-// is set); vals point into the struct itself: use it in place. Dropout is training, not
-// architecture: it is not here (the run's config has it).
-#define ORDO_GPT_NMETA 11 // at most
+// is set; rope_fraction "%.17g", rope_heads, alibi_heads and pos_scale ("fixed:X",
+// "learned:X") each only when set, issue 26); vals point into the struct itself: use it in
+// place. Dropout is training, not architecture: it is not here (the run's config has it).
+#define ORDO_GPT_NMETA 15 // at most
 typedef struct ordo_gpt_meta {
     int n;
     const char *keys[ORDO_GPT_NMETA], *vals[ORDO_GPT_NMETA];

@@ -3,6 +3,8 @@
 // q and k is the rope op of the framework, and the learned biases are ops too (ops.h).
 // Everything here is computed in double and rounded once.
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "models/positional.h"
@@ -48,6 +50,17 @@ void ordo_alibi_bias(float *out, int NH, int T) {
                 out[((size_t)h * T + i) * T + j] = j <= i ? (float)(-slopes[h] * (i - j)) : 0.0f;
 }
 
+void ordo_alibi_bias_heads(float *out, int NH, int k, int T) {
+    double slopes[256] = {0};
+    if (NH > 256 || k < 1 || k > NH) return; // validated by the model config
+    ordo_alibi_slopes(slopes, k);            // as x-transformers: the slopes of k heads
+    for (int h = 0; h < NH; h++)
+        for (int i = 0; i < T; i++)
+            for (int j = 0; j < T; j++)
+                out[((size_t)h * T + i) * T + j] =
+                    h < k && j <= i ? (float)(-slopes[h] * (i - j)) : 0.0f;
+}
+
 int ordo_t5_bucket(int n) {
     const int max_exact = ORDO_T5_BUCKETS / 2;
     if (n < max_exact) return n < 0 ? 0 : n;
@@ -83,8 +96,9 @@ ordo_status ordo_rope_config_check(const ordo_rope_config *rc, int hs) {
     // base * s^(hs/(hs-2)) has no value at hs = 2
     if (rc->scaling == ORDO_ROPE_SCALING_NTK && hs < 4)
         return ordo_error(ORDO_ERR_ARG,
-                          "--rope-scaling ntk needs a head size of at least 4 (its base is "
-                          "base*s^(hs/(hs-2))), but d-model/heads = %d",
+                          "--rope-scaling ntk needs a head size of at least 4 rotated dims (its "
+                          "base is base*s^(rd/(rd-2))), but a head rotates %d (d-model/heads, "
+                          "times --rope-fraction)",
                           hs);
     return ORDO_OK;
 }
@@ -140,6 +154,49 @@ void ordo_rope_tables(float *cosv, float *sinv, int T, int hs, const double *inv
             cosv[(size_t)p * half + i] = (float)(mscale * cos(ang));
             sinv[(size_t)p * half + i] = (float)(mscale * sin(ang));
         }
+}
+
+int ordo_rope_dims(double fraction, int hs) {
+    return 2 * (int)lround(fraction * hs / 2.0);
+}
+
+ordo_status ordo_pos_scale_parse(const char *text, ordo_pos_scale *out) {
+    out->kind = ORDO_POS_SCALE_NONE;
+    out->value = 0;
+    if (!text || !*text || strcmp(text, "none") == 0) return ORDO_OK;
+    const char *num = NULL;
+    if (strncmp(text, "fixed:", 6) == 0) {
+        out->kind = ORDO_POS_SCALE_FIXED;
+        num = text + 6;
+    } else if (strcmp(text, "learned") == 0) {
+        out->kind = ORDO_POS_SCALE_LEARNED;
+        return ORDO_OK;
+    } else if (strncmp(text, "learned:", 8) == 0) {
+        out->kind = ORDO_POS_SCALE_LEARNED;
+        num = text + 8;
+    }
+    char *end = NULL;
+    double v = num ? strtod(num, &end) : 0;
+    if (!num || !*num || *end || !(v > 0 && v <= 1e4)) {
+        out->kind = ORDO_POS_SCALE_NONE;
+        return ordo_error(ORDO_ERR_ARG,
+                          "--pos-scale is '%s', expected fixed:X, learned or learned:INIT with "
+                          "X and INIT numbers in (0, 1e4]",
+                          text);
+    }
+    out->value = v;
+    return ORDO_OK;
+}
+
+const char *ordo_pos_scale_text(const ordo_pos_scale *ps, char *buf, int cap) {
+    if (ps->kind == ORDO_POS_SCALE_NONE)
+        snprintf(buf, (size_t)cap, "none");
+    else if (ps->kind == ORDO_POS_SCALE_LEARNED && ps->value == 0) // the default init
+        snprintf(buf, (size_t)cap, "learned");
+    else
+        snprintf(buf, (size_t)cap, "%s:%.9g",
+                 ps->kind == ORDO_POS_SCALE_FIXED ? "fixed" : "learned", ps->value);
+    return buf;
 }
 
 int ordo_pos_rotary(ordo_pos p) {

@@ -58,6 +58,9 @@ void ordo_sinusoidal_table(float *out, int T, int C); // out [T, C]
 void ordo_alibi_slopes(double *out, int NH);
 // bias[h, i, j] = -m_h * (i - j) for j <= i, 0 above the diagonal (masked anyway). [NH, T, T]
 void ordo_alibi_bias(float *out, int NH, int T);
+// ALiBi on the first k of NH heads (--alibi-heads k, x-transformers' alibi_num_heads): heads
+// h < k take the slopes of ordo_alibi_slopes(k), the others a zero bias. [NH, T, T]
+void ordo_alibi_bias_heads(float *out, int NH, int k, int T);
 // T5 causal bucket of a distance n = max(i - j, 0): exact below 16, log-spaced up to 128.
 int ordo_t5_bucket(int n);
 // bucket[i*T + j] = ordo_t5_bucket(max(i - j, 0)).
@@ -100,6 +103,30 @@ double ordo_rope_inv_freq(double *inv_freq, int hs, const ordo_rope_config *rc);
 // rounded once). out [T, hs/2] each.
 void ordo_rope_tables(float *cosv, float *sinv, int T, int hs, const double *inv_freq,
                       double mscale);
+// Partial rotary (--rope-fraction f, GPT-NeoX's rotary_pct): the rotated dims of a head of
+// size hs, 2 * round(f * hs / 2) (even; 0 when f is too small for one pair). The first
+// ordo_rope_dims of each head rotate as a rope of that head size (pairs (i, i + rd/2),
+// frequencies base^(-2i/rd)); the rest pass through.
+int ordo_rope_dims(double fraction, int hs);
+
+// A scale on the absolute position signal (--pos-scale, learned and sinusoidal only):
+// x = tokens + scale * positions. fixed: a constant; learned: a trainable scalar wpe.scale
+// [1], initialised to value (0 = C^-0.5, as x-transformers' ScaledSinusoidalEmbedding).
+typedef enum ordo_pos_scale_kind {
+    ORDO_POS_SCALE_NONE,
+    ORDO_POS_SCALE_FIXED,
+    ORDO_POS_SCALE_LEARNED,
+} ordo_pos_scale_kind;
+typedef struct ordo_pos_scale {
+    ordo_pos_scale_kind kind;
+    double value; // fixed: the scale; learned: its init (0 = C^-0.5)
+} ordo_pos_scale;
+// "fixed:X", "learned" or "learned:INIT" (NULL or "" or "none": none). X and INIT finite, in
+// (0, 1e4]. ORDO_ERR_ARG naming --pos-scale, the value and the forms expected.
+ordo_status ordo_pos_scale_parse(const char *text, ordo_pos_scale *out);
+// "fixed:X" / "learned:X" ("%.9g") into buf, or "none"; returns buf.
+const char *ordo_pos_scale_text(const ordo_pos_scale *ps, char *buf, int cap);
+
 // Whether the scheme rotates q and k (rope, xpos): both need an even head size.
 int ordo_pos_rotary(ordo_pos p);
 // Whether the scheme adds a bias [NH, T, T] to the attention scores (alibi, t5, fire, kerple*).

@@ -201,6 +201,10 @@ static const char *const KNOWN_KEYS[] = {"format",
                                          "rope_scaling",
                                          "rope_factor",
                                          "rope_orig_context",
+                                         "rope_fraction",
+                                         "rope_heads",
+                                         "alibi_heads",
+                                         "pos_scale",
                                          "milestone",
                                          ORDO_ST_HASH_KEY};
 

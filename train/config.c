@@ -76,6 +76,11 @@ void ordo_train_config_defaults(ordo_train_config *c) {
     c->rope_factor = 0;
     c->rope_orig_context = 0;
     c->extend_pos = "interpolate";
+    // issue 26: all dims, all heads, no scale
+    c->rope_fraction = 1.0;
+    c->rope_heads = 0;
+    c->alibi_heads = 0;
+    c->pos_scale = NULL;
 }
 
 ORDO_NAMES_TABLE(ordo_resume_sched_names, "resume schedule", ORDO_RESUME_REPLAN + 1, "continue",
@@ -202,6 +207,19 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
             "                         0 = the --init run's with a scaling, else --context)"),
         CHOICE("extend-pos", extend_pos, ordo_extend_pos_names,
                "--init to a longer --context: grow a learned table by", help[7]),
+        // issue 26: positions on part of a head, on some heads, scaled
+        OPT("rope-fraction", ORDO_OPT_FLOAT, rope_fraction,
+            "rope: rotate the first 2*round(f*hs/2) dims of each head, 0 < f <= 1\n"
+            "                         (GPT-NeoX's rotary_pct); the rest carry no position"),
+        OPT("rope-heads", ORDO_OPT_INT, rope_heads,
+            "rope: rotate only the first K heads, the rest without positions (0 = all)"),
+        OPT("alibi-heads", ORDO_OPT_INT, alibi_heads,
+            "alibi: bias only the first K heads, with the slopes of K heads, the rest\n"
+            "                         without positions (x-transformers' alibi_num_heads; 0 = "
+            "all)"),
+        OPT("pos-scale", ORDO_OPT_STRING, pos_scale,
+            "learned, sinusoidal: x = tokens + s * positions, s fixed:X or learned[:INIT]\n"
+            "                         (the parameter wpe.scale, init d-model^-0.5, not decayed)"),
         {0},
     };
     ordo_opt *t = ordo_xmalloc(sizeof table);
@@ -291,6 +309,21 @@ ordo_status ordo_train_config_model(const ordo_train_config *c, int V, ordo_gpt_
     g->dropout_attn = (float)(c->dropout_attn < 0 ? c->dropout : c->dropout_attn);
     g->dropout_resid = (float)(c->dropout_resid < 0 ? c->dropout : c->dropout_resid);
     g->untied_head = c->untied_head != 0;
+    // issue 26: a given 0 is refused here (the model reads 0 as 1, "not set")
+    if (!(c->rope_fraction > 0 && c->rope_fraction <= 1))
+        return ordo_error(ORDO_ERR_ARG,
+                          "--rope-fraction is %g, expected 0 < f <= 1 (the fraction of each "
+                          "head's dims that rope rotates)",
+                          c->rope_fraction);
+    g->rope_fraction = c->rope_fraction;
+    if (c->rope_heads < 0 || c->rope_heads > 256 || c->alibi_heads < 0 || c->alibi_heads > 256)
+        return ordo_error(ORDO_ERR_ARG, "--%s is %lld, expected 1..--heads %lld (0 = all)",
+                          c->rope_heads < 0 || c->rope_heads > 256 ? "rope-heads" : "alibi-heads",
+                          c->rope_heads < 0 || c->rope_heads > 256 ? c->rope_heads : c->alibi_heads,
+                          c->heads);
+    g->rope_heads = (int)c->rope_heads;
+    g->alibi_heads = (int)c->alibi_heads;
+    if ((s = ordo_pos_scale_parse(c->pos_scale, &g->pos_scale))) return s;
     return ordo_train_config_rope(c, &g->rope);
 }
 

@@ -121,6 +121,12 @@ typedef struct ordo_train_config {
     double rope_factor;
     long long rope_orig_context;
     const char *extend_pos;
+    // issue 26: partial rotary (the fraction of each head's dims rope rotates), rope and alibi
+    // on the first k heads only (0: all), and a scale on the absolute position signal
+    // ("fixed:X", "learned", "learned:INIT"; NULL: none). models/gpt.h has their meaning.
+    double rope_fraction;
+    long long rope_heads, alibi_heads;
+    const char *pos_scale;
     // not options (not in the table)
     ordo_data_record data_record; // the data file's record (see above)
     ordo_init_record init_record; // where the weights came from (see above)

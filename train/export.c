@@ -87,6 +87,14 @@ static ordo_status load_model(const char *path, ordo_safetensors *f, json_t *cj,
                           "are added (--embed-style/--embed-scale), which GPT-2 does not do; "
                           "only runs with embed scale 1 can be exported",
                           path, (double)g.embed_scale);
+    // issue 26: GPT-2 adds wpe as it is; a scaled table has no GPT2Config key (rope and alibi
+    // options are refused with their schemes above)
+    if (g.pos_scale.kind != ORDO_POS_SCALE_NONE)
+        return ordo_error(ORDO_ERR_ARG,
+                          "%s: the run multiplies its positions by a scale (--pos-scale %s), "
+                          "which GPT2LMHeadModel does not do (it adds wpe unscaled); only runs "
+                          "without --pos-scale can be exported",
+                          path, cfg->pos_scale);
     if ((s = ordo_gpt_init(m, &g, 0))) return ordo_error_wrap(s, "%s", path);
     return ordo_checkpoint_load(f, m, NULL);
 }

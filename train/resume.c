@@ -156,12 +156,15 @@ ordo_status ordo_resume_open(ordo_resume *r, const char *dir, ordo_train_config 
                              ordo_opt *opts) {
     memset(r, 0, sizeof *r);
     r->dir = dir;
-    // the options as given, as for a new run; but the RoPE scaling's only with the scheme and
-    // the other RoPE options they go with, which a resume names alone: after the merge
+    // the options as given, as for a new run; but the RoPE scaling's and issue 26's only with
+    // the scheme and the other options they go with, which a resume names alone: after the merge
     ordo_train_config given = *cfg;
     given.rope_scaling = "none";
     given.rope_factor = 0;
     given.rope_orig_context = 0;
+    given.rope_fraction = 1;
+    given.rope_heads = given.alibi_heads = 0;
+    given.pos_scale = NULL;
     ordo_status s = ordo_train_config_check(&given);
     if (!s) s = ordo_checkpoint_list(dir, &r->steps, &r->n);
     if (!s) s = read_run_config(r);

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The position schemes of issue 15 (fire, kerple, kerple-power, xpos) through the real CLI, as
+# The position schemes of issue 15 (fire, kerple, kerple-power, xpos) and issue 26's position
+# options (at the end) through the real CLI, as
 # the first six are tested: each trains and learns; 10 steps + --resume 10 equal 20 straight
 # bit for bit (weights, moments, state, losses); the checkpoint holds the scheme's tensors
 # under their documented names (docs/positions.md) with their optimizer moments, and xpos
@@ -91,5 +92,55 @@ grep -q "c = [0-9.e-]*, L = [0-9.e+-]*" "$dir/fire/viz/fire_bias.svg" && ok || b
 grep -q "(r1, r2) per head: ([0-9.e-]*, [0-9.e-]*) (" "$dir/kerple/viz/kerple_bias.svg" && ok || bad "kerple: caption lacks r1, r2"
 "$ORDO" viz "$dir/xpos" > "$dir/xpos.viz" 2>&1 && grep -q "xpos: no position table or bias to draw" "$dir/xpos.viz" \
   && ok || bad "xpos viz: $(cat "$dir/xpos.viz")"
+
+# issue 26: partial rotary, rope and alibi on some heads, scaled absolute positions. Each
+# trains; 10 + resume 10 equals 20 straight bit for bit; the checkpoint says the option in its
+# metadata (and holds wpe.scale with its moments when learned); eval runs at 16x the training
+# length (sinusoidal, rope, alibi); bf16 trains where the CPU has it; a sweep takes the
+# options; compare shows the scale; viz draws alibi's bias with its heads.
+opts26=("rope:--rope-fraction 0.5:rope_fraction\":\"0.5" "rope:--rope-heads 1:rope_heads\":\"1"
+        "alibi:--alibi-heads 1:alibi_heads\":\"1" "learned:--pos-scale learned:pos_scale\":\"learned:0.25"
+        "sinusoidal:--pos-scale learned:0.5:pos_scale\":\"learned:0.5" "sinusoidal:--pos-scale fixed:0.5:pos_scale\":\"fixed:0.5")
+name26() { echo "$1-$(printf %s "$2" | tr -c 'a-z0-9' _)"; } # the run's directory name
+for o in "${opts26[@]}"; do
+  pos=${o%%:*} rest=${o#*:}; opt=${rest%%:pos_scale*}; opt=${opt%%:rope_*}; opt=${opt%%:alibi_*}; want=${rest#"$opt":}
+  name=$(name26 $pos "$opt")
+  r=$dir/$name
+  read -ra oa <<<"$opt"
+  "$ORDO" train "${tiny[@]}" --pos $pos "${oa[@]}" --out "$r" > "$r.log" 2>&1 || { bad "$name: training failed: $(tail -2 "$r.log")"; continue; }
+  l5=$(loss_at "$r" 5) l20=$(loss_at "$r" 20)
+  awk -v a="$l5" -v b="$l20" 'BEGIN { exit !(b != "" && b < a - 0.05) }' && ok || bad "$name: loss $l5 -> $l20 did not fall"
+  "$ORDO" train "${tiny[@]}" --pos $pos "${oa[@]}" --stop-after 10 --out "$r-half" > /dev/null 2>&1
+  "$ORDO" train --resume "$r-half" > "$r-half.log" 2>&1 || bad "$name: resume failed: $(tail -2 "$r-half.log")"
+  "$EQUAL" --equal "$r/ckpt-20.safetensors" "$r-half/ckpt-20.safetensors" && ok || bad "$name: 10 + resume 10 differs from 20 straight"
+  hdr=$(head -c 20000 "$r/ckpt-20.safetensors" | tr -d '\0')
+  grep -qF "\"$want" <<<"$hdr" && ok || bad "$name: checkpoint metadata lacks \"$want"
+  case $opt in
+    *learned*) grep -qF '"wpe.scale":' <<<"$hdr" && grep -qF '"optim.m.wpe.scale":' <<<"$hdr" && ok || bad "$name: checkpoint lacks wpe.scale or its moments" ;;
+    *) grep -qF '"wpe.scale":' <<<"$hdr" && bad "$name: checkpoint has a wpe.scale" || ok ;;
+  esac
+  if [ $pos != learned ]; then
+    "$ORDO" eval "$r" --context 16,256 --json > "$r.eval" 2> "$r.eval.err" || bad "$name: eval failed: $(cat "$r.eval.err")"
+    [ "$(grep -c '"val_loss": [0-9]' "$r.eval")" = 2 ] && ok || bad "$name: eval at 1x and 16x should give 2 losses"
+  fi
+done
+# a learned scale trains away from its init (0.5: 3f000000) and compare shows what it learned
+ws=$(tensor_hex "$dir/$(name26 sinusoidal "--pos-scale learned:0.5")/ckpt-20.safetensors" wpe.scale)
+[ -n "$ws" ] && [ "$ws" != 0000003f ] && ok || bad "wpe.scale did not train (step 20: '$ws')"
+"$ORDO" compare "$dir/$(name26 sinusoidal "--pos-scale learned:0.5")" "$dir/$(name26 sinusoidal "--pos-scale fixed:0.5")" --wide > "$dir/c26.out" 2>&1 || bad "compare failed: $(tail -3 "$dir/c26.out")"
+grep -q "pos learned = [0-9.]*" "$dir/c26.out" && grep -q "pos fixed:0.5" "$dir/c26.out" && ok || bad "compare's embedding column lacks the scales: $(cat "$dir/c26.out")"
+# viz: the alibi bias of the first head only, the second without positions
+"$ORDO" viz "$dir/$(name26 alibi "--alibi-heads 1")" > /dev/null 2>&1 || bad "viz failed on --alibi-heads"
+grep -q "(heads 1.. without positions)" "$dir/$(name26 alibi "--alibi-heads 1")/viz/alibi_bias.svg" && ok || bad "viz's alibi caption lacks the heads without positions"
+# bf16, where the CPU runs it
+if "$ORDO" train "${tiny[@]}" --pos rope --rope-fraction 0.5 --precision bf16 --steps 4 --out "$dir/bf16-26" > "$dir/bf16-26.log" 2>&1; then ok
+else grep -q "bf16" "$dir/bf16-26.log" && ok || bad "bf16 with --rope-fraction failed: $(tail -2 "$dir/bf16-26.log")"; fi
+# a sweep passes the options to every run, and evaluates each at 1x and 4x
+"$ORDO" sweep --pos rope --rope-fraction 0.5 --rope-heads 1 --seeds 1 --steps 6 --context 16 --d-model 16 --layers 1 \
+  --heads 2 --corpus-tokens 6000 --eval-every 3 --ckpt-every 0 --threads 1 --eval-lengths 1,4 --out "$dir/sw26" > "$dir/sw26.out" 2>&1 \
+  || bad "sweep with the options failed: $(tail -3 "$dir/sw26.out")"
+grep -q '"rope-fraction": 0.5' "$dir"/sw26/rope-s1/config.json && grep -q '"rope-heads": 1' "$dir"/sw26/rope-s1/config.json \
+  && ok || bad "sweep did not pass --rope-fraction/--rope-heads to its run"
+[ "$(grep -c '"val_loss": [0-9]' "$dir/sw26/rope-s1/eval.json" 2>/dev/null)" = 2 ] && ok || bad "sweep: rope-s1 should have 2 eval losses"
 
 finish

@@ -434,6 +434,56 @@ static void case_tied_scaled(gc_round *r) { // repeated ids, as case_embedding
     run(r, "tied scaled embedding", g_tied_scaled, &L, &a);
 }
 
+// ---- issue 26: partial rotary on a subset of heads (the first rd dims of the first nrot
+// heads rotate, with scaled tables as case_rope's rope_cs), and a learned scalar on the
+// absolute positions (x + s * pe, then something non-linear so that s's gradient is not flat)
+static ordo_tensor *g_rope_part(ordo_ctx *c, ordo_tensor **in, void *u) {
+    args *a = u;
+    int NH = a->i[0], rd = a->i[1], nrot = a->i[2], T = in[0]->shape[1];
+    ordo_rope_config rc = {ORDO_ROPE_SCALING_YARN, 4.0, 3};
+    double inv[8];
+    float cs[64 * 4], sn[64 * 4];
+    ORDO_ASSERT(rd / 2 <= 8 && T * rd / 2 <= 64 * 4);
+    double ms = ordo_rope_inv_freq(inv, rd, &rc);
+    ordo_rope_tables(cs, sn, T, rd, inv, ms);
+    return ordo_rope_part(c, in[0], NH, rd, nrot, cs, sn);
+}
+static ordo_tensor *g_scale_by(ordo_ctx *c, ordo_tensor **in, void *u) {
+    return ordo_gelu(c, ordo_add(c, in[0], ordo_scale_by(c, in[1], in[2])));
+}
+
+static void case_rope_part(gc_round *r) {
+    ordo_rng own, saved = rng; // the global stream restored after: other cases draw as before
+    ordo_rng_seed(&own, 2600 + (uint64_t)r->rep);
+    for (int nh = 2; nh <= 3; nh++) {
+        int hs = 2 * (2 + (int)ordo_rng_below(&own, 2));                      // 4 or 6
+        int rd = 2 * (1 + (int)ordo_rng_below(&own, (unsigned)(hs / 2 - 1))); // 2..hs-2
+        int nrot = 1 + (int)ordo_rng_below(&own, (unsigned)nh);               // 1..nh
+        leaves L;
+        args a = {.i = {nh, rd, nrot}};
+        char what[64];
+        leaves_begin(&L);
+        leaf(&L, 3, (int[]){r->B, r->T + 2, 3 * nh * hs});
+        leaves_fill(&L, 1.0);
+        snprintf(what, sizeof what, "rope_part(NH=%d,hs=%d,rd=%d,nrot=%d)", nh, hs, rd, nrot);
+        run(r, what, g_rope_part, &L, &a);
+    }
+    rng = saved;
+}
+
+static void case_scale_by(gc_round *r) {
+    ordo_rng saved = rng; // restored after, as case_rope_part
+    leaves L;
+    args a = {0};
+    leaves_begin(&L);
+    leaf(&L, 3, (int[]){r->B, r->T, r->N}); // tokens (B, T, C)
+    leaf(&L, 2, (int[]){r->T, r->N});       // positions (T, C)
+    leaf(&L, 1, (int[]){1});                // the scale
+    leaves_fill(&L, 1.0);
+    run(r, "scale_by (pos-scale learned)", g_scale_by, &L, &a);
+    rng = saved;
+}
+
 // ---- issue 19, model options: dropout (inverted, a fixed mask per seed, so the function
 // differenced is the same at every evaluation), alone and on attention's probabilities
 static ordo_tensor *g_dropout(ordo_ctx *c, ordo_tensor **in, void *u) {
@@ -825,6 +875,9 @@ static const gc_case cases[] = {
     {"fused bias tiles", OP(ORDO_OP_ATTENTION_FUSED), STEP, case_fused_tiles},
     // a scalar output like cross_entropy's, hence its step
     {"lm_head_loss", OP(ORDO_OP_LM_HEAD_LOSS), STEP * 3, case_lm_head},
+    // issue 26
+    {"rope_part", OP(ORDO_OP_ROPE), STEP, case_rope_part},
+    {"scale_by", OP(ORDO_OP_SCALE_BY) | OP(ORDO_OP_ADD) | OP(ORDO_OP_GELU), STEP, case_scale_by},
 };
 
 // Negative control: the first evaluation (the analytic pass) scales by 1, later ones by

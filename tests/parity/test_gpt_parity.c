@@ -29,6 +29,10 @@ static int meta_int(const ordo_safetensors *f, const char *key) {
     return v ? atoi(v) : -1;
 }
 
+// How the cases' attention runs: fused (the default), or materialized for a second pass over
+// issue 26's cases (their biases in the tile and in the [NH, T, T] table both match PyTorch).
+static ordo_attn_impl case_attention = ORDO_ATTN_FUSED;
+
 static void run_case(const char *file) {
     ordo_safetensors *f;
     if (ordo_safetensors_open(fixture_path(file), &f)) {
@@ -55,9 +59,16 @@ static void run_case(const char *file) {
         cfg.rope.factor = atof(ordo_safetensors_meta(f, "rope_factor"));
         cfg.rope.orig_T = meta_int(f, "rope_orig_context");
     }
+    // issue 26: partial rotary, head subsets, the scale on the absolute positions
+    const char *rf = ordo_safetensors_meta(f, "rope_fraction");
+    if (rf) cfg.rope_fraction = atof(rf);
+    if (ordo_safetensors_meta(f, "rope_heads")) cfg.rope_heads = meta_int(f, "rope_heads");
+    if (ordo_safetensors_meta(f, "alibi_heads")) cfg.alibi_heads = meta_int(f, "alibi_heads");
+    CHECK(ordo_pos_scale_parse(ordo_safetensors_meta(f, "pos_scale"), &cfg.pos_scale) == ORDO_OK);
     int B = meta_int(f, "B"), T = meta_int(f, "T");
     ordo_gpt m;
     CHECK(ordo_gpt_init(&m, &cfg, 0) == ORDO_OK);
+    m.attention = case_attention;
     // weights: in this file, or in the file named by the "weights" metadata (longer-T cases)
     const char *wfile = ordo_safetensors_meta(f, "weights");
     ordo_status s = ordo_gpt_load(&m, fixture_path(wfile ? wfile : file));
@@ -535,9 +546,22 @@ int main(void) {
         "gpt_fire.safetensors", "gpt_fire_shortL.safetensors", "gpt_kerple.safetensors",
         "gpt_xpos.safetensors", "gpt_kerple-power.safetensors", "gpt_fire_T24.safetensors",
         "gpt_fire_shortL_T40.safetensors", "gpt_kerple_T24.safetensors", "gpt_xpos_T24.safetensors",
-        "gpt_xpos_T23.safetensors", "gpt_kerple-power_T24.safetensors"};
+        "gpt_xpos_T23.safetensors", "gpt_kerple-power_T24.safetensors",
+        // issue 26: partial rotary, head subsets, scaled absolute positions
+        "gpt_rope_frac.safetensors", "gpt_rope_frac_T64.safetensors", // (the first of issue 26)
+        "gpt_rope_frac_yarn_T64.safetensors", "gpt_rope_heads.safetensors",
+        "gpt_rope_frac_heads.safetensors", "gpt_alibi_heads.safetensors",
+        "gpt_alibi_heads_T64.safetensors", "gpt_learned_pscale.safetensors",
+        "gpt_sinusoidal_pscale.safetensors", "gpt_sinusoidal_pscale_T64.safetensors",
+        "gpt_sinusoidal_pfixed.safetensors"};
 
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(cases[i]);
+    size_t n_cases = sizeof cases / sizeof cases[0], first26 = 0;
+    for (size_t i = 0; i < n_cases; i++) run_case(cases[i]);
+    while (strcmp(cases[first26], "gpt_rope_frac.safetensors") != 0) first26++;
+    printf("  issue 26's cases with --attention materialized:\n");
+    case_attention = ORDO_ATTN_MATERIALIZED;
+    for (size_t i = first26; i < n_cases; i++) run_case(cases[i]);
+    case_attention = ORDO_ATTN_FUSED;
     test_learned_refuses_long();
     test_config_errors();
     test_embed_init();

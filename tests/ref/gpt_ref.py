@@ -53,9 +53,16 @@ KERPLE_POWER_MAX = 2.0
 XPOS_SCALE_BASE = 512.0
 
 
+def subset_options(meta):
+    """Issue 26's keys of ordo's flat metadata (absent: the defaults)."""
+    return {"rope_fraction": float(meta.get("rope_fraction", 1.0)), "rope_heads": int(meta.get("rope_heads", 0)),
+            "alibi_heads": int(meta.get("alibi_heads", 0)), "pos_scale": meta.get("pos_scale", "none")}
+
+
 class GPTConfig:
     def __init__(self, V, C, L, NH, T_max, pos, embed_scale=1.0, untied_head=False, rope_scaling="none",
-                 rope_factor=1.0, rope_orig=0):
+                 rope_factor=1.0, rope_orig=0, rope_fraction=1.0, rope_heads=0, alibi_heads=0,
+                 pos_scale="none"):
         V, C, L, NH, T_max = int(V), int(C), int(L), int(NH), int(T_max)
         if pos not in POS_SCHEMES:
             raise ValueError("unknown position scheme %r (one of %s)" % (pos, ", ".join(POS_SCHEMES)))
@@ -75,6 +82,33 @@ class GPTConfig:
             raise ValueError("rope scaling %s needs pos=rope, not %s" % (rope_scaling, pos))
         self.rope_scaling, self.rope_factor = rope_scaling, float(rope_factor)
         self.rope_orig = int(rope_orig) or self.T_max
+        # issue 26: partial rotary (GPT-NeoX rotary_pct), rope / alibi on the first k heads
+        # (0 = all; x-transformers alibi_num_heads), a scale on the absolute positions
+        self.rope_fraction = float(rope_fraction)
+        if not 0 < self.rope_fraction <= 1:
+            raise ValueError("rope_fraction %r, expected 0 < f <= 1" % rope_fraction)
+        if self.rope_fraction != 1 and pos != "rope":
+            raise ValueError("rope_fraction needs pos=rope, not %s" % pos)
+        if self.rope_dims < 2:
+            raise ValueError("rope_fraction %g rotates no dims of a head of %d" % (self.rope_fraction, self.hs))
+        self.rope_heads = int(rope_heads) or self.NH
+        self.alibi_heads = int(alibi_heads) or self.NH
+        for what, k, need in (("rope_heads", self.rope_heads, "rope"), ("alibi_heads", self.alibi_heads, "alibi")):
+            if not 1 <= k <= self.NH or (k != self.NH and pos != need):
+                raise ValueError("%s %d: expected 1..NH for pos=%s" % (what, k, need))
+        # "none", "fixed:X", "learned:INIT" (INIT 0 or absent = C^-0.5, x-transformers)
+        kind, _, val = (pos_scale or "none").partition(":")
+        if kind not in ("none", "fixed", "learned") or (kind != "none" and pos not in ("learned", "sinusoidal")):
+            raise ValueError("pos_scale %r: none, fixed:X or learned[:INIT] for learned/sinusoidal" % pos_scale)
+        self.pos_scale_kind = kind
+        self.pos_scale_value = float(val) if val else (self.C ** -0.5 if kind == "learned" else 1.0)
+        if kind == "learned":  # as ordo stores the init: a float32
+            self.pos_scale_value = float(torch.tensor(self.pos_scale_value, dtype=torch.float32))
+
+    @property
+    def rope_dims(self):
+        """Rotated dims per head: 2 * round(f * hs / 2) (hs when f = 1)."""
+        return self.hs if self.rope_fraction == 1 else 2 * int(math.floor(self.rope_fraction * self.hs / 2 + 0.5))
 
     @property
     def hs(self):
@@ -90,6 +124,14 @@ class GPTConfig:
         if self.rope_scaling != "none":  # as ordo writes it: only with a scaling
             m.update({"rope_scaling": self.rope_scaling, "rope_factor": "%.17g" % self.rope_factor,
                       "rope_orig_context": str(self.rope_orig)})
+        if self.rope_fraction != 1:  # issue 26, each only when set, as ordo writes them
+            m["rope_fraction"] = "%.17g" % self.rope_fraction
+        if self.rope_heads != self.NH:
+            m["rope_heads"] = str(self.rope_heads)
+        if self.alibi_heads != self.NH:
+            m["alibi_heads"] = str(self.alibi_heads)
+        if self.pos_scale_kind != "none":
+            m["pos_scale"] = "%s:%.9g" % (self.pos_scale_kind, self.pos_scale_value)
         return m
 
     @staticmethod
@@ -98,7 +140,8 @@ class GPTConfig:
         return GPTConfig(meta["V"], meta["C"], meta["L"], meta["NH"], meta["T_max"], meta["pos"],
                          float(meta.get("embed_scale", 1.0)), meta.get("untied_head") == "1",
                          meta.get("rope_scaling", "none"),
-                         float(meta.get("rope_factor", 1.0)), int(meta.get("rope_orig_context", 0)))
+                         float(meta.get("rope_factor", 1.0)), int(meta.get("rope_orig_context", 0)),
+                         **subset_options(meta))
 
     def __repr__(self):
         return "GPTConfig(V=%d, C=%d, L=%d, NH=%d, T_max=%d, pos=%s%s)" % (
@@ -181,6 +224,16 @@ def apply_rope(x, cos, sin):
     return torch.cat([x1 * cos - x2 * sin, x2 * cos + x1 * sin], dim=-1)
 
 
+def apply_rope_partial(x, cos, sin, rd, nrot):
+    """GPT-NeoX's partial rotary (rotary_ndims = rd): x[..., :rd] rotated as apply_rope with
+    tables of head size rd, x[..., rd:] passed through; on heads 0..nrot-1 of x [B, H, T, hs]
+    only (rope on a subset of heads), the others untouched."""
+    rot = torch.cat([apply_rope(x[..., :rd], cos, sin), x[..., rd:]], dim=-1)
+    if nrot == x.shape[1]:
+        return rot
+    return torch.cat([rot[:, :nrot], x[:, nrot:]], dim=1)
+
+
 def rope_qkv(qkv, NH):
     """Apply RoPE to the q and k parts of a fused qkv [B, T, 3C] (v untouched); returns [B, T, 3C]."""
     B, T, C3 = qkv.shape
@@ -208,12 +261,18 @@ def alibi_slopes(H):
     return pow2(P) + pow2(2 * P)[0::2][:H - P]
 
 
-def alibi_bias(H, T, dtype=torch.float32):
-    """[H, T, T] with bias[h, i, j] = -m_h * (i - j) (only j <= i is used; the rest is masked)."""
-    m = torch.tensor(alibi_slopes(H), dtype=torch.float64)
+def alibi_bias(H, T, dtype=torch.float32, k=None):
+    """[H, T, T] with bias[h, i, j] = -m_h * (i - j) (only j <= i is used; the rest is masked).
+
+    k < H: x-transformers' AlibiPositionalBias(heads=k, total_heads=H): the slopes of k heads
+    on heads 0..k-1, and zero bias (F.pad) on the other H - k."""
+    k = H if k is None else k
+    m = torch.tensor(alibi_slopes(k), dtype=torch.float64)
     i = torch.arange(T, dtype=torch.float64)
     dist = i[:, None] - i[None, :]
-    return (-m[:, None, None] * dist[None, :, :]).to(dtype)
+    bias = -m[:, None, None] * dist[None, :, :]
+    bias = F.pad(bias, (0, 0, 0, 0, 0, H - k))
+    return bias.to(dtype)
 
 
 def t5_bucket(n, num_buckets=T5_NUM_BUCKETS, max_distance=T5_MAX_DISTANCE):
@@ -338,7 +397,8 @@ def causal_attention(q, k, v, bias=None):
     return torch.softmax(scores, dim=-1) @ v
 
 
-def attention_from_qkv(qkv, NH, pos="none", table=None, rope=("none", 1.0, 0), bias=None):
+def attention_from_qkv(qkv, NH, pos="none", table=None, rope=("none", 1.0, 0), bias=None, rd=None, nrot=None,
+                       alibi_heads=None):
     """The whole attention core on a fused qkv [B, T, 3C] -> y [B, T, C] (before c_proj).
 
     q, k, v = split(qkv, C) in that order; head h uses columns h*hs:(h+1)*hs of each.
@@ -351,14 +411,16 @@ def attention_from_qkv(qkv, NH, pos="none", table=None, rope=("none", 1.0, 0), b
     k = k.view(B, T, NH, hs).transpose(1, 2)
     v = v.view(B, T, NH, hs).transpose(1, 2)
     if pos == "rope":
-        cos, sin = rope_cos_sin(T, hs, qkv.dtype, *rope)
-        q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
+        rd = hs if rd is None else rd
+        nrot = NH if nrot is None else nrot
+        cos, sin = rope_cos_sin(T, rd, qkv.dtype, *rope)     # the frequencies over rd (GPT-NeoX)
+        q, k = apply_rope_partial(q, cos, sin, rd, nrot), apply_rope_partial(k, cos, sin, rd, nrot)
     elif pos == "xpos":
         cos, sin = rope_cos_sin(T, hs, qkv.dtype)
         scale = xpos_scale(T, hs, qkv.dtype)
         q, k = apply_xpos(q, cos, sin, scale, False), apply_xpos(k, cos, sin, scale, True)
     elif pos == "alibi":
-        bias = alibi_bias(NH, T, qkv.dtype)
+        bias = alibi_bias(NH, T, qkv.dtype, alibi_heads)
     elif pos == "t5":
         bias = t5_bias(table, T)
     y = causal_attention(q, k, v, bias)
@@ -407,7 +469,7 @@ class Attention(nn.Module):
         qkv = self.c_attn(h)                                  # [B, T, 3C]
         c = self.cfg
         y = attention_from_qkv(qkv, c.NH, c.pos, rel_table, (c.rope_scaling, c.rope_factor, c.rope_orig),
-                               bias)
+                               bias, c.rope_dims, c.rope_heads, c.alibi_heads)
         return self.c_proj(y)
 
 
@@ -442,6 +504,10 @@ class GPT(nn.Module):
         self.wte = nn.Embedding(cfg.V, cfg.C)
         if cfg.pos == "learned":
             self.wpe = nn.Embedding(cfg.T_max, cfg.C)
+        elif cfg.pos_scale_kind == "learned":
+            self.wpe = nn.Module()                     # holds wpe.scale alone (sinusoidal)
+        if cfg.pos_scale_kind == "learned":  # x-transformers: ones(1) * dim^-0.5
+            self.wpe.scale = nn.Parameter(torch.full((1,), cfg.pos_scale_value))
         self.h = nn.ModuleList([Block(cfg) for _ in range(cfg.L)])
         self.ln_f = nn.LayerNorm(cfg.C, eps=LN_EPS)
         if cfg.pos == "t5":
@@ -462,6 +528,8 @@ class GPT(nn.Module):
                 p.fill_(1.0)
             elif name.endswith(".bias"):
                 p.zero_()
+            elif name == "wpe.scale":
+                p.fill_(self.cfg.pos_scale_value)
             elif name == "rel_bias.weight":
                 p.zero_()                                       # DESIGN: t5 table starts at zero
             elif name.startswith("fire."):                      # nn.Linear's default; c, L_mult
@@ -487,10 +555,17 @@ class GPT(nn.Module):
         x = self.wte(idx)
         if cfg.embed_scale != 1.0:
             x = x * cfg.embed_scale                     # before positions; the head stays unscaled
+        pe = None
         if cfg.pos == "learned":
-            x = x + self.wpe(torch.arange(T))
+            pe = self.wpe(torch.arange(T))
         elif cfg.pos == "sinusoidal":
-            x = x + sinusoidal_table(T, cfg.C, x.dtype)
+            pe = sinusoidal_table(T, cfg.C, x.dtype)
+        if pe is not None:
+            if cfg.pos_scale_kind == "fixed":
+                pe = pe * cfg.pos_scale_value
+            elif cfg.pos_scale_kind == "learned":     # x-transformers' ScaledSinusoidalEmbedding
+                pe = pe * self.wpe.scale
+            x = x + pe
         rel_table = self.rel_bias.weight if cfg.pos == "t5" else None
         bias = None                                 # fire, kerple: one bias for every layer
         if cfg.pos == "fire":
@@ -579,7 +654,7 @@ def config_from_checkpoint(tensors, meta, pos=None, NH=None, T_max=None, embed_s
     untied = meta.get("untied_head") == "1"  # ordo writes it (flat) only for an untied head
     return GPTConfig(V, C, L, int(NH), int(T_max), pos, float(embed_scale), untied,
                      meta.get("rope_scaling", "none"), float(meta.get("rope_factor", 1.0)),
-                     int(meta.get("rope_orig_context", 0)))
+                     int(meta.get("rope_orig_context", 0)), **subset_options(meta))
 
 
 def load_state(model, tensors, strict=True):

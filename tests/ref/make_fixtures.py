@@ -59,6 +59,8 @@ def draw_weights(model, g):
             w[name] = a + b * n
         elif name.startswith("kerple."):
             w[name] = 0.2 + 0.6 * n.abs()
+        elif name == "wpe.scale":  # issue 26's learned scale on the positions
+            w[name] = 0.5 + 0.1 * n
         elif name == "ln_f.weight" or name.endswith(("ln_1.weight", "ln_2.weight")):
             w[name] = 1.0 + 0.1 * n
         elif name.endswith(".bias"):
@@ -390,6 +392,8 @@ def main():
     optim_fixtures()
     import make_fixtures_model  # issue 19's model options, in their own file
     make_fixtures_model.fixtures()
+    import make_fixtures_posopts  # issue 26's position options, in their own file
+    make_fixtures_posopts.fixtures()
     extend_fixtures()
     total = sum(os.path.getsize(os.path.join(OUT, f)) for f in os.listdir(OUT))
     print("total %.0f KiB in %s" % (total / 1024, OUT))

@@ -695,6 +695,22 @@ check "eval factor alone"        "--rope-factor goes with --rope-scaling" "$ORDO
 check "eval unknown scaling"     "--rope-scaling: unknown rope scaling 'dynamic'" "$ORDO" eval "$R" --rope-scaling dynamic
 check "eval scaling of factor 1" "which changes nothing; give --rope-factor" "$ORDO" eval "$R" --rope-scaling pi
 check "eval factor with none"    "--rope-factor 2 has no effect with --rope-scaling none" "$ORDO" eval "$R" --rope-scaling none --rope-factor 2
+# --- issue 26: partial rotary, head subsets, the scale on the absolute positions (tiny: hs 8)
+check "rope fraction 0"          "--rope-fraction is 0, expected 0 < f <= 1" "$ORDO" train "${tiny[@]}" --pos rope --rope-fraction 0 --out "$F"
+check "rope fraction 1.5"        "--rope-fraction is 1.5, expected 0 < f <= 1" "$ORDO" train "${tiny[@]}" --pos rope --rope-fraction 1.5 --out "$F"
+check "rope fraction of 0 dims"  "--rope-fraction 0.1 of a head of 8 dims rotates 2*round(0.1*8/2) = 0 dims; expected a fraction of at least 0.125" "$ORDO" train "${tiny[@]}" --pos rope --rope-fraction 0.1 --out "$F"
+check "rope fraction on alibi"   "--rope-fraction 0.5 applies to --pos rope, not to --pos alibi" "$ORDO" train "${tiny[@]}" --pos alibi --rope-fraction 0.5 --out "$F"
+check "ntk on 2 rotated dims"    "--rope-scaling ntk needs a head size of at least 4 rotated dims" "$ORDO" train "${tiny[@]}" --pos rope --rope-fraction 0.25 --rope-scaling ntk --rope-factor 2 --out "$F"
+check "alibi heads > heads"      "--alibi-heads is 3, expected 1..--heads 2 (0 = all)" "$ORDO" train "${tiny[@]}" --pos alibi --alibi-heads 3 --out "$F"
+check "alibi heads with rope"    "--alibi-heads 1 applies to --pos alibi, not to --pos rope" "$ORDO" train "${tiny[@]}" --pos rope --alibi-heads 1 --out "$F"
+check "rope heads < 0"           "--rope-heads is -1, expected 1..--heads 2 (0 = all)" "$ORDO" train "${tiny[@]}" --pos rope --rope-heads -1 --out "$F"
+check "rope heads with xpos"     "--rope-heads 1 applies to --pos rope, not to --pos xpos" "$ORDO" train "${tiny[@]}" --pos xpos --rope-heads 1 --out "$F"
+check "pos scale malformed"      "--pos-scale is 'fixed:', expected fixed:X, learned or learned:INIT with X and INIT numbers in (0, 1e4]" "$ORDO" train "${tiny[@]}" --pos-scale fixed: --out "$F"
+check "pos scale unknown form"   "--pos-scale is 'scaled', expected fixed:X, learned or learned:INIT" "$ORDO" train "${tiny[@]}" --pos-scale scaled --out "$F"
+check "pos scale negative"       "--pos-scale is 'learned:-1', expected" "$ORDO" train "${tiny[@]}" --pos-scale learned:-1 --out "$F"
+check "pos scale with rope"      "--pos-scale learned applies to the absolute schemes (--pos learned or sinusoidal), not to --pos rope" "$ORDO" train "${tiny[@]}" --pos rope --pos-scale learned --out "$F"
+check "resume with a rope fraction" "--rope-fraction is 0.5 but the checkpoint was trained with 1" "$ORDO" train --resume "$R" --rope-fraction 0.5
+check "resume with a pos scale"  "--pos-scale is \"fixed:2\" but the checkpoint was trained with null" "$ORDO" train --resume "$G" --pos-scale fixed:2
 # --- issue 15, the position schemes fire, kerple, xpos, kerple-power: a misspelt name, weights
 # of another scheme or head count given to --init, a run resumed as another of the new schemes
 "$ORDO" train "${tiny[@]}" --pos fire --out "$dir/runs/fire" > /dev/null 2>&1 || bad "fixture run (fire)"
