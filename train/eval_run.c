@@ -381,8 +381,10 @@ static ordo_status reserve_memory(const ordo_gpt *m, const ordo_train_config *cf
     else
         snprintf(what, sizeof what, "eval at context %d (%d window%s per forward)", p.T, p.rows,
                  p.rows == 1 ? "" : "s");
+    int passkey = d->corpus.task == ORDO_TASK_PASSKEY; // its lengths are --context's
     snprintf(fix, sizeof fix, "use a smaller %s",
-             p.acc_n ? (p.rows > 1 ? "--max-n or --examples" : "--max-n")
+             p.acc_n ? (passkey ? (p.rows > 1 ? "--context or --examples" : "--context")
+                                : (p.rows > 1 ? "--max-n or --examples" : "--max-n"))
                      : (p.rows > 1 ? "--context or --batch" : "--context"));
     const char *limit;
     double have = ordo_memory_limit(&limit);
