@@ -233,7 +233,7 @@ static ordo_status bias_curves(ordo_viz *v, ordo_gpt *m, const char *file, const
     return s;
 }
 
-// fire, kerple, kerple-power: the heatmap per head at the training length (the t5 path) and
+// fire, kerple, kerple-power, dpb: the heatmap per head at the training length (the t5 path) and
 // the curves against distance.
 static ordo_status learned_bias_maps(ordo_viz *v, ordo_gpt *m, int T) {
     int NH = m->cfg.NH;
@@ -246,6 +246,11 @@ static ordo_status learned_bias_maps(ordo_viz *v, ordo_gpt *m, int T) {
                  "MLP(log(c d + 1) / (log(c max(i, L) + 1) + eps)), shared by all layers; "
                  "c = %.4g, L = %.4g",
                  fabs(m->fire_c->data[0]), fabs(m->fire_lmul->data[0] * ORDO_FIRE_INIT_L));
+    } else if (m->cfg.pos == ORDO_POS_DPB) {
+        snprintf(cap, sizeof cap,
+                 "MLP(%s): 1 -> %d, %d x (Linear + SiLU), -> %d heads; shared by all layers",
+                 m->cfg.dpb_log_distance ? "log(d + 1)" : "d", m->cfg.dpb_dim, m->cfg.dpb_depth,
+                 NH);
     } else {
         int k = snprintf(cap, sizeof cap, "%s; (r1, r2) per head:",
                          m->cfg.pos == ORDO_POS_KERPLE ? "-r1 log(1 + r2 d)" : "-r1 d^r2");
@@ -438,6 +443,7 @@ static ordo_status scheme_maps(ordo_viz *v, ordo_gpt *m, int T) {
     case ORDO_POS_FIRE:
     case ORDO_POS_KERPLE:
     case ORDO_POS_KERPLE_POWER:
+    case ORDO_POS_DPB:
         s = learned_bias_maps(v, m, T);
         break;
     case ORDO_POS_XPOS:

@@ -830,6 +830,61 @@ static void kerple_bias_backward(ordo_ctx *ctx, const ordo_node *n) {
     }
 }
 
+// ---- issue 26: dynamic position bias (dpb): an MLP with SiLU of each distance, spread.
+
+// Node: in[0] = x. The rule reads x's data. In float, as torch's SiLU: x / (1 + exp(-x)).
+ordo_tensor *ordo_silu(ordo_ctx *ctx, ordo_tensor *x) {
+    ordo_tensor *out = ordo_tensor_new(ctx, x->ndim, x->shape);
+    for (size_t i = 0; i < x->n; i++) out->data[i] = x->data[i] / (1.0f + expf(-x->data[i]));
+    if (ordo_needs_grad(ctx, x, NULL, NULL)) push(ctx, ORDO_OP_SILU, out)->in[0] = x;
+    return out;
+}
+
+// d silu / dx = s (1 + x (1 - s)), s = sigmoid(x)
+static void silu_backward(ordo_ctx *ctx, const ordo_node *n) {
+    ordo_tensor *a = n->in[0];
+    const float *g = n->out->grad;
+    float *da = ordo_tensor_grad(ctx, a);
+    if (!da) return;
+    for (size_t i = 0; i < a->n; i++) {
+        float x = a->data[i], s = 1.0f / (1.0f + expf(-x));
+        da[i] += g[i] * s * (1.0f + x * (1.0f - s));
+    }
+}
+
+// Node: in[0] = x. out[h, i, j] = x[i - j, h] for j <= i, 0 above.
+ordo_tensor *ordo_dist_bias(ordo_ctx *ctx, ordo_tensor *x, int T) {
+    ORDO_ASSERT(x->ndim == 2 && x->shape[0] >= T && T > 0);
+    int NH = x->shape[1];
+    ordo_tensor *out = ordo_tensor_new3(ctx, NH, T, T); // (NH, T, T)
+    for (int h = 0; h < NH; h++)
+        for (int i = 0; i < T; i++) {
+            float *row = out->data + ((size_t)h * T + i) * T;
+            for (int j = 0; j <= i; j++) row[j] = x->data[(size_t)(i - j) * NH + h];
+            for (int j = i + 1; j < T; j++) row[j] = 0.0f;
+        }
+    if (ordo_needs_grad(ctx, x, NULL, NULL)) push(ctx, ORDO_OP_DIST_BIAS, out)->in[0] = x;
+    return out;
+}
+
+// dx[d, h] += sum over the pairs at distance d, summed in double (as kerple's per distance).
+static void dist_bias_backward(ordo_ctx *ctx, const ordo_node *n) {
+    ordo_tensor *x = n->in[0];
+    float *dx = ordo_tensor_grad(ctx, x);
+    if (!dx) return;
+    int NH = n->out->shape[0], T = n->out->shape[1];
+    const float *g = n->out->grad;
+    double *gd = ordo_arena_alloc(&ctx->arena, (size_t)T * sizeof(double)); // (T) by distance
+    for (int h = 0; h < NH; h++) {
+        memset(gd, 0, (size_t)T * sizeof(double));
+        for (int i = 0; i < T; i++) {
+            const float *row = g + ((size_t)h * T + i) * T;
+            for (int j = 0; j <= i; j++) gd[i - j] += row[j];
+        }
+        for (int d = 0; d < T; d++) dx[(size_t)d * NH + h] += (float)gd[d];
+    }
+}
+
 // One call per op, as ggml-cpu's compute_forward dispatches. No default: an op added to the
 // enum without a rule here is a -Wswitch warning. Kept unformatted so that it reads as a table.
 // clang-format off
@@ -858,6 +913,8 @@ void ordo_node_backward(ordo_ctx *ctx, ordo_node *n) {
     case ORDO_OP_PAIR_BIAS:     pair_bias_backward(ctx, n);     break;
     case ORDO_OP_KERPLE_BIAS:   kerple_bias_backward(ctx, n);   break;
     case ORDO_OP_SCALE_BY:      scale_by_backward(ctx, n);      break;
+    case ORDO_OP_SILU:          silu_backward(ctx, n);          break;
+    case ORDO_OP_DIST_BIAS:     dist_bias_backward(ctx, n);     break;
     // their nodes carry their own backward (ops_flash.c, lmhead.c), so that ops.c and those
     // files do not call each other
     case ORDO_OP_ATTENTION_FUSED:

@@ -115,5 +115,11 @@ ordo_tensor *ordo_pair_bias(ordo_ctx *ctx, ordo_tensor *x, int T);
 // the fused attention's tiles (models/bias_tiles.c), so that both round to the same float.
 double ordo_kerple_at(double r1, double r2, int d, int power, double *d1, double *d2);
 ordo_tensor *ordo_kerple_bias(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2, int T, int power);
+// ---- issue 26: dynamic position bias (dpb; x-transformers' DynamicPositionBias).
+// out = x * sigmoid(x) = x / (1 + exp(-x)), in float.
+ordo_tensor *ordo_silu(ordo_ctx *ctx, ordo_tensor *x);
+// x [Tx, NH] (Tx >= T), a value per distance d = 0..Tx-1 and head, spread to a causal bias
+// [NH, T, T]: out[h, i, j] = x[i - j, h] for j <= i, 0 above. Backward sums per distance.
+ordo_tensor *ordo_dist_bias(ordo_ctx *ctx, ordo_tensor *x, int T);
 
 #endif

@@ -528,3 +528,61 @@ ordo_bias_tiles *ordo_fire_tiles(ordo_ctx *ctx, ordo_tensor *w1, ordo_tensor *b1
     out->n_params = 6;
     return out;
 }
+
+// ---- dpb: a value per (head, distance), made by the MLP (the model's ops) before the tiles.
+// The tiles only read it; backward sums dS per distance into the table's gradient, through
+// which the tape then backpropagates the MLP once (not once per pair).
+
+typedef struct dpb_state {
+    int NH, T;
+    float *v; // (NH, T) table[d, h] with the distances backwards (x = T - 1 - d), as kerple's
+} dpb_state;
+
+static void dpb_fill(const void *self, int h, int i0, int nr, int j0, int nc, float *s, int ld) {
+    const dpb_state *st = self;
+    ORDO_ASSERT(h >= 0 && h < st->NH && i0 >= 0 && i0 + nr <= st->T && j0 >= 0);
+    const float *v = st->v + (size_t)h * st->T;
+    for (int r = 0; r < nr; r++) {
+        int i = i0 + r, e = causal_end(i, j0, nc);
+        float *row = s + (size_t)r * ld;
+        const float *vr = v + (st->T - 1 - i + j0);
+        for (int c = 0; c < e; c++) row[c] += vr[c];
+    }
+}
+
+// g = dtable [T, NH], as the table is laid out. Each distance of the tile is one diagonal:
+// summed along it in double, added to g once.
+static void dpb_grad(const void *self, int h, int i0, int nr, int j0, int nc, const float *ds,
+                     int ld, float *g) {
+    const dpb_state *st = self;
+    ORDO_ASSERT(h >= 0 && h < st->NH && i0 >= 0 && i0 + nr <= st->T && j0 >= 0);
+    int dlo = i0 - (j0 + nc - 1), dhi = i0 + nr - 1 - j0; // the tile's distances
+    if (dlo < 0) dlo = 0;
+    for (int d = dlo; d <= dhi; d++) {
+        // row r holds distance d at column c = i0 + r - j0 - d, for 0 <= c < nc
+        int r0 = j0 + d - i0, r1 = r0 + nc; // rows [r0, r1) of that diagonal
+        if (r0 < 0) r0 = 0;
+        if (r1 > nr) r1 = nr;
+        double acc = 0;
+        for (int r = r0; r < r1; r++) acc += ds[(size_t)r * ld + (i0 + r - j0 - d)];
+        g[(size_t)d * st->NH + h] += (float)acc;
+    }
+}
+
+ordo_bias_tiles *ordo_dpb_tiles(ordo_ctx *ctx, ordo_tensor *table, int T) {
+    ORDO_ASSERT(table->ndim == 2 && table->shape[0] == T && T >= 1);
+    int NH = table->shape[1];
+    dpb_state *st = ordo_arena_alloc(&ctx->arena, sizeof *st);
+    st->NH = NH;
+    st->T = T;
+    st->v = ordo_arena_alloc(&ctx->arena, (size_t)NH * T * sizeof(float));
+    for (int h = 0; h < NH; h++)
+        for (int d = 0; d < T; d++)
+            st->v[(size_t)h * T + T - 1 - d] = table->data[(size_t)d * NH + h];
+    ordo_bias_tiles *out = ordo_arena_calloc(&ctx->arena, sizeof *out);
+    out->bias =
+        (ordo_attn_bias){.self = st, .fill = dpb_fill, .grad = dpb_grad, .n_grad = (size_t)T * NH};
+    out->params[0] = table;
+    out->n_params = 1;
+    return out;
+}

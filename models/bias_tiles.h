@@ -1,4 +1,4 @@
-// The position biases of the score-biasing schemes (alibi, t5, fire, kerple, kerple-power) as
+// The position biases of the score-biasing schemes (alibi, t5, fire, kerple, kerple-power, dpb) as
 // the fused attention's tile functions (framework/flash.h): `fill` adds the bias of a block of
 // (query, key) pairs of one head, `grad` accumulates the bias parameters' gradients from that
 // block's dL/dscore. Nothing T x T is ever made: each scheme keeps what depends on one index
@@ -50,5 +50,11 @@ ordo_bias_tiles *ordo_kerple_tiles(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *
 ordo_bias_tiles *ordo_fire_tiles(ordo_ctx *ctx, ordo_tensor *w1, ordo_tensor *b1, ordo_tensor *w2,
                                  ordo_tensor *b2, ordo_tensor *c, ordo_tensor *lmul, int T,
                                  float init_L, float eps);
+// Dynamic position bias at lengths up to T from its MLP's output table [T, NH], a value per
+// (distance, head) computed by the model's ops (ordo_gpt: linear, silu) once per forward:
+// the tile reads table[i - j, h]. params: {table}: its gradient [T, NH] is each distance's
+// sum of dS, and the tape backpropagates it through the MLP once. Not a parameter itself, so
+// the table must stay alive and unchanged until backward (it is in the forward's arena).
+ordo_bias_tiles *ordo_dpb_tiles(ordo_ctx *ctx, ordo_tensor *table, int T);
 
 #endif

@@ -64,6 +64,25 @@ static ordo_status rope_check(const ordo_gpt_config *c) {
     return ordo_rope_config_check(&rc, rope_dims_of(c));
 }
 
+// Issue 26 item 1: the dpb MLP's shape, in range, and its own scheme's only (the defaults, or
+// 0, pass anywhere).
+static ordo_status dpb_check(const ordo_gpt_config *c) {
+    const struct {
+        const char *opt;
+        int v, def, max;
+    } o[] = {{"--dpb-dim", c->dpb_dim, ORDO_DPB_DIM, ORDO_DPB_MAX_DIM},
+             {"--dpb-depth", c->dpb_depth, ORDO_DPB_DEPTH, ORDO_DPB_MAX_DEPTH},
+             {"--dpb-log-distance", c->dpb_log_distance, 0, 1}};
+    for (int i = 0; i < 3; i++) {
+        if (o[i].v < 0 || o[i].v > o[i].max)
+            return ordo_error(ORDO_ERR_ARG, "%s is %d, expected 1..%d", o[i].opt, o[i].v, o[i].max);
+        if (o[i].v != 0 && o[i].v != o[i].def && c->pos != ORDO_POS_DPB)
+            return ordo_error(ORDO_ERR_ARG, "%s %d applies to --pos dpb, not to --pos %s", o[i].opt,
+                              o[i].v, ordo_pos_name(c->pos));
+    }
+    return ORDO_OK;
+}
+
 // Issue 26: partial rotary, head subsets, the scale on absolute positions. Each option is
 // its scheme's only; the value that changes nothing (fraction 1, all heads) passes anywhere.
 static ordo_status subset_check(const ordo_gpt_config *c) {
@@ -97,6 +116,8 @@ static ordo_status subset_check(const ordo_gpt_config *c) {
                               sub[i].opt, sub[i].k, ordo_pos_name(sub[i].pos),
                               ordo_pos_name(c->pos));
     }
+    ordo_status s = dpb_check(c);
+    if (s) return s;
     const ordo_pos_scale *ps = &c->pos_scale;
     if (ps->kind != ORDO_POS_SCALE_NONE) {
         char buf[48];
@@ -180,6 +201,19 @@ static void fill_uniform(ordo_tensor *t, ordo_rng *r, double lo, double hi) {
     for (size_t i = 0; i < t->n; i++) t->data[i] = (float)(lo + (hi - lo) * ordo_rng_uniform(r));
 }
 
+// dpb's MLP, layers dpb.mlp.0 .. dpb.mlp.{depth}: 1 -> W, (depth - 1) x W -> W, W -> NH.
+static void declare_dpb(ordo_gpt *m, ordo_params *p) {
+    int W = m->cfg.dpb_dim, D = m->cfg.dpb_depth;
+    char name[64];
+    for (int k = 0; k <= D; k++) {
+        int in = k == 0 ? 1 : W, out = k == D ? m->cfg.NH : W;
+        snprintf(name, sizeof name, "dpb.mlp.%d.weight", k);
+        m->dpb_w[k] = ordo_params_add(p, name, 2, (int[]){in, out}, ORDO_POSITION);
+        snprintf(name, sizeof name, "dpb.mlp.%d.bias", k);
+        m->dpb_b[k] = ordo_params_add(p, name, 1, (int[]){out}, ORDO_POSITION);
+    }
+}
+
 // The parameters of the learned relative biases, declared after every other one. All carry
 // ORDO_POSITION (as the T5 table): the two FIRE matrices are weight-decayed unless
 // --no-decay-pos, the 1-D ones (biases, c, L multiplier, r1, r2) never are.
@@ -198,6 +232,9 @@ static void declare_bias_params(ordo_gpt *m, ordo_params *p) {
     case ORDO_POS_KERPLE_POWER:
         m->kerple_r1 = ordo_params_add(p, "kerple.r1", 1, (int[]){NH}, ORDO_POSITION);
         m->kerple_r2 = ordo_params_add(p, "kerple.r2", 1, (int[]){NH}, ORDO_POSITION);
+        break;
+    case ORDO_POS_DPB:
+        declare_dpb(m, p);
         break;
     case ORDO_POS_NONE:
     case ORDO_POS_LEARNED:
@@ -226,6 +263,13 @@ static void init_bias_params(ordo_gpt *m, ordo_rng *r) {
         fill_const(m->fire_c, ORDO_FIRE_INIT_C);
         fill_const(m->fire_lmul, 1.0f);
     }
+    // dpb: torch.nn.Linear's default, layer by layer, weight then bias: U(-k, k), k =
+    // 1/sqrt(fan_in) (1 for the first layer, 1/sqrt(W) after it)
+    for (int k = 0; m->cfg.pos == ORDO_POS_DPB && k <= m->cfg.dpb_depth; k++) {
+        double b = 1.0 / sqrt((double)m->dpb_w[k]->shape[0]);
+        fill_uniform(m->dpb_w[k], r, -b, b);
+        fill_uniform(m->dpb_b[k], r, -b, b);
+    }
     if (m->kerple_r1) {
         fill_uniform(m->kerple_r1, r, 0, power ? 1 : 2);
         fill_uniform(m->kerple_r2, r, 0, power ? 2 : 1);
@@ -244,6 +288,8 @@ ordo_status ordo_gpt_init(ordo_gpt *m, const ordo_gpt_config *cfg, uint64_t seed
     if (m->cfg.rope_fraction == 0) m->cfg.rope_fraction = 1;
     if (m->cfg.rope_heads == 0) m->cfg.rope_heads = cfg->NH;
     if (m->cfg.alibi_heads == 0) m->cfg.alibi_heads = cfg->NH;
+    if (m->cfg.dpb_dim == 0) m->cfg.dpb_dim = ORDO_DPB_DIM;
+    if (m->cfg.dpb_depth == 0) m->cfg.dpb_depth = ORDO_DPB_DEPTH;
     // x-transformers' ScaledSinusoidalEmbedding: ones(1) * dim^-0.5
     if (m->cfg.pos_scale.kind == ORDO_POS_SCALE_LEARNED && m->cfg.pos_scale.value == 0)
         m->cfg.pos_scale.value = (float)(1.0 / sqrt((double)cfg->C));
@@ -382,6 +428,7 @@ static void position_cache(ordo_gpt *m, int T) {
     case ORDO_POS_FIRE:
     case ORDO_POS_KERPLE:
     case ORDO_POS_KERPLE_POWER:
+    case ORDO_POS_DPB:
     case ORDO_POS_COUNT:
         break;
     }
@@ -427,6 +474,18 @@ static ordo_tensor *fire_bias(ordo_gpt *m, ordo_ctx *ctx, int T) {
     return ordo_pair_bias(ctx, ordo_linear(ctx, h, m->fire_w2, m->fire_b2), T);   // (NH, T, T)
 }
 
+// dpb's MLP of each distance d = 0..T-1, once per forward for all layers and both attentions:
+// the table (T, NH) that the bias reads by distance. The input is d, or log(d + 1) with
+// log_distance (x-transformers' sign(d) log(|d| + 1), d >= 0 here), computed in double and
+// rounded once.
+static ordo_tensor *dpb_table(ordo_gpt *m, ordo_ctx *ctx, int T) {
+    ordo_tensor *x = ordo_tensor_new2(ctx, T, 1); // (T, 1)
+    for (int d = 0; d < T; d++) x->data[d] = (float)(m->cfg.dpb_log_distance ? log1p(d) : d);
+    int D = m->cfg.dpb_depth;
+    for (int k = 0; k < D; k++) x = ordo_silu(ctx, ordo_linear(ctx, x, m->dpb_w[k], m->dpb_b[k]));
+    return ordo_linear(ctx, x, m->dpb_w[D], m->dpb_b[D]); // (T, NH)
+}
+
 // Kerple's positivity as the official code: r1, r2 projected before each use, by both
 // attentions. Returns whether it is the power variant.
 static int kerple_clamped(ordo_gpt *m) {
@@ -449,6 +508,8 @@ ordo_tensor *ordo_gpt_position_bias(ordo_gpt *m, ordo_ctx *ctx, int T) {
     case ORDO_POS_KERPLE:
     case ORDO_POS_KERPLE_POWER:
         return ordo_kerple_bias(ctx, m->kerple_r1, m->kerple_r2, T, kerple_clamped(m));
+    case ORDO_POS_DPB:
+        return ordo_dist_bias(ctx, dpb_table(m, ctx, T), T); // (NH, T, T)
     case ORDO_POS_NONE:
     case ORDO_POS_LEARNED:
     case ORDO_POS_SINUSOIDAL:
@@ -476,6 +537,8 @@ static ordo_bias_tiles *gpt_bias_tiles(ordo_gpt *m, ordo_ctx *ctx, int T) {
     case ORDO_POS_KERPLE:
     case ORDO_POS_KERPLE_POWER:
         return ordo_kerple_tiles(ctx, m->kerple_r1, m->kerple_r2, T, kerple_clamped(m));
+    case ORDO_POS_DPB:
+        return ordo_dpb_tiles(ctx, dpb_table(m, ctx, T), T);
     case ORDO_POS_NONE:
     case ORDO_POS_LEARNED:
     case ORDO_POS_SINUSOIDAL:
@@ -568,6 +631,7 @@ static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const
     case ORDO_POS_KERPLE:
     case ORDO_POS_XPOS:
     case ORDO_POS_KERPLE_POWER:
+    case ORDO_POS_DPB:
     case ORDO_POS_COUNT:
         break;
     }
@@ -737,6 +801,12 @@ void ordo_gpt_meta_init(ordo_gpt_meta *mt, const ordo_gpt_config *c) {
         meta_num(mt, &n, "rope_heads", "%.0f", (double)c->rope_heads);
     if (c->alibi_heads != 0 && c->alibi_heads != c->NH)
         meta_num(mt, &n, "alibi_heads", "%.0f", (double)c->alibi_heads);
+    if (c->pos == ORDO_POS_DPB) { // always, so that a loader rebuilds the MLP from the file
+        meta_num(mt, &n, "dpb_dim", "%.0f", (double)(c->dpb_dim ? c->dpb_dim : ORDO_DPB_DIM));
+        meta_num(mt, &n, "dpb_depth", "%.0f",
+                 (double)(c->dpb_depth ? c->dpb_depth : ORDO_DPB_DEPTH));
+        meta_num(mt, &n, "dpb_log_distance", "%.0f", (double)c->dpb_log_distance);
+    }
     if (c->pos_scale.kind != ORDO_POS_SCALE_NONE) {
         ordo_pos_scale_text(&c->pos_scale, mt->num[n], sizeof mt->num[n]);
         mt->keys[n] = "pos_scale";

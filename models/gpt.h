@@ -63,6 +63,9 @@ typedef struct ordo_gpt_config {
     // item 6: x = tokens + scale * positions for learned and sinusoidal (docs/positions.md);
     // learned: the parameter wpe.scale [1], its init value (0 = C^-0.5)
     ordo_pos_scale pos_scale;
+    // item 1, dpb only: the MLP's hidden width and depth (0 reads as ORDO_DPB_DIM, _DEPTH) and
+    // whether its input is log(d + 1) instead of the distance d (x-transformers' log_distance)
+    int dpb_dim, dpb_depth, dpb_log_distance;
 } ordo_gpt_config;
 
 typedef struct ordo_gpt_block {
@@ -89,6 +92,9 @@ typedef struct ordo_gpt {
     ordo_tensor *fire_c, *fire_lmul;                    // (1), (1)
     ordo_tensor *kerple_r1, *kerple_r2;                 // (NH), (NH): kerple, kerple-power
     ordo_tensor *pos_scale;                             // (1): --pos-scale learned only
+    // dpb only, one module shared by all layers: layer k of depth + 1 ([in, out] weights):
+    // (1, W), (W); then (W, W), (W) each; the last (W, NH), (NH)
+    ordo_tensor *dpb_w[ORDO_DPB_MAX_DEPTH + 1], *dpb_b[ORDO_DPB_MAX_DEPTH + 1];
     ordo_layernorm_layer ln_f;
     ordo_gpt_block *h; // L blocks
     // fixed position constants for the last length seen (rebuilt only when T changes)
@@ -180,9 +186,10 @@ ordo_status ordo_gpt_load(ordo_gpt *m, const char *path);
 // were; the one writer of these keys, for ordo_gpt_save and the checkpoints. n pairs are
 // used (rope_scaling, rope_factor "%.17g" and rope_orig_context follow when a RoPE scaling
 // is set; rope_fraction "%.17g", rope_heads, alibi_heads and pos_scale ("fixed:X",
-// "learned:X") each only when set, issue 26); vals point into the struct itself: use it in
-// place. Dropout is training, not architecture: it is not here (the run's config has it).
-#define ORDO_GPT_NMETA 15 // at most
+// "learned:X") each only when set, issue 26; dpb_dim, dpb_depth, dpb_log_distance for dpb); vals
+// point into the struct itself: use it in place. Dropout is training, not architecture: it is not
+// here (the run's config has it).
+#define ORDO_GPT_NMETA 18 // at most
 typedef struct ordo_gpt_meta {
     int n;
     const char *keys[ORDO_GPT_NMETA], *vals[ORDO_GPT_NMETA];

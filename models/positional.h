@@ -21,6 +21,8 @@ typedef enum ordo_pos {
     ORDO_POS_KERPLE,       // learned -r1_h log(1 + r2_h (i-j)) per head (Chi et al. 2022)
     ORDO_POS_XPOS,         // rope times the xPos decay on q and k (Sun et al. 2022)
     ORDO_POS_KERPLE_POWER, // learned -r1_h (i-j)^r2_h per head (Kerple's power variant)
+    // issue 26
+    ORDO_POS_DPB, // dynamic position bias: MLP of the (log-)distance per head (CrossFormer)
     ORDO_POS_COUNT
 } ordo_pos;
 
@@ -38,11 +40,18 @@ typedef enum ordo_pos {
 // before every forward (ordo_kerple_clamp), the power variant's exponent r2 also <= 2.
 #define ORDO_KERPLE_EPS       0.01f
 #define ORDO_KERPLE_POWER_MAX 2.0f
+// Dynamic position bias (Wang et al. 2021; x-transformers' DynamicPositionBias): an MLP
+// 1 -> W (SiLU) -> (depth - 1) x [W -> W (SiLU)] -> NH of the distance i - j, or with
+// log_distance of log(i - j + 1). Defaults --dpb-dim 32, --dpb-depth 2, no log distance.
+#define ORDO_DPB_DIM       32
+#define ORDO_DPB_DEPTH     2
+#define ORDO_DPB_MAX_DIM   1024
+#define ORDO_DPB_MAX_DEPTH 8
 // xPos (Sun et al. 2022, torchscale): zeta_i = (2i/hs + 0.4) / 1.4, gamma = 512.
 #define ORDO_XPOS_SCALE_BASE 512.0
 
 // The schemes' names in enum order: "none", "learned", "sinusoidal", "rope", "alibi", "t5",
-// "fire", "kerple", "xpos", "kerple-power".
+// "fire", "kerple", "xpos", "kerple-power", "dpb".
 // Every parse, name and list of choices (messages, --help) is made from this table.
 extern const ordo_names ordo_pos_names;
 // The scheme named `name`; ORDO_ERR_ARG otherwise, the message naming the value and the choices.
@@ -129,7 +138,8 @@ const char *ordo_pos_scale_text(const ordo_pos_scale *ps, char *buf, int cap);
 
 // Whether the scheme rotates q and k (rope, xpos): both need an even head size.
 int ordo_pos_rotary(ordo_pos p);
-// Whether the scheme adds a bias [NH, T, T] to the attention scores (alibi, t5, fire, kerple*).
+// Whether the scheme adds a bias [NH, T, T] to the attention scores (alibi, t5, fire, kerple*,
+// dpb).
 int ordo_pos_has_bias(ordo_pos p);
 // The xPos multiplier of a fused qkv row at each position, out [T, 3C]: the q part of head h,
 // dims i and i + hs/2, gets zeta_i^(n/512), the k part zeta_i^(-n/512), v 1, where

@@ -205,6 +205,9 @@ static const char *const KNOWN_KEYS[] = {"format",
                                          "rope_heads",
                                          "alibi_heads",
                                          "pos_scale",
+                                         "dpb_dim",
+                                         "dpb_depth",
+                                         "dpb_log_distance",
                                          "milestone",
                                          ORDO_ST_HASH_KEY};
 

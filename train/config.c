@@ -81,6 +81,9 @@ void ordo_train_config_defaults(ordo_train_config *c) {
     c->rope_heads = 0;
     c->alibi_heads = 0;
     c->pos_scale = NULL;
+    c->dpb_dim = ORDO_DPB_DIM;
+    c->dpb_depth = ORDO_DPB_DEPTH;
+    c->dpb_log_distance = 0;
 }
 
 ORDO_NAMES_TABLE(ordo_resume_sched_names, "resume schedule", ORDO_RESUME_REPLAN + 1, "continue",
@@ -220,6 +223,13 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
         OPT("pos-scale", ORDO_OPT_STRING, pos_scale,
             "learned, sinusoidal: x = tokens + s * positions, s fixed:X or learned[:INIT]\n"
             "                         (the parameter wpe.scale, init d-model^-0.5, not decayed)"),
+        // issue 26 item 1: dynamic position bias
+        OPT("dpb-dim", ORDO_OPT_INT, dpb_dim,
+            "dpb: the hidden width of the bias MLP (x-transformers' dim; 1..1024)"),
+        OPT("dpb-depth", ORDO_OPT_INT, dpb_depth,
+            "dpb: its hidden layers, Linear + SiLU each (1..8), then Linear to the heads"),
+        OPT("dpb-log-distance", ORDO_OPT_FLAG, dpb_log_distance,
+            "dpb: the MLP reads log(d + 1) of the distance d instead of d"),
         {0},
     };
     ordo_opt *t = ordo_xmalloc(sizeof table);
@@ -324,6 +334,12 @@ ordo_status ordo_train_config_model(const ordo_train_config *c, int V, ordo_gpt_
     g->rope_heads = (int)c->rope_heads;
     g->alibi_heads = (int)c->alibi_heads;
     if ((s = ordo_pos_scale_parse(c->pos_scale, &g->pos_scale))) return s;
+    // the model reads 0 as the default: a given 0 is refused here
+    if ((s = range_i("dpb-dim", c->dpb_dim, 1, ORDO_DPB_MAX_DIM))) return s;
+    if ((s = range_i("dpb-depth", c->dpb_depth, 1, ORDO_DPB_MAX_DEPTH))) return s;
+    g->dpb_dim = (int)c->dpb_dim;
+    g->dpb_depth = (int)c->dpb_depth;
+    g->dpb_log_distance = c->dpb_log_distance != 0;
     return ordo_train_config_rope(c, &g->rope);
 }
 

@@ -127,6 +127,9 @@ typedef struct ordo_train_config {
     double rope_fraction;
     long long rope_heads, alibi_heads;
     const char *pos_scale;
+    // issue 26 item 1, --pos dpb: the MLP's hidden width and depth, and log(d + 1) as its input
+    long long dpb_dim, dpb_depth;
+    int dpb_log_distance;
     // not options (not in the table)
     ordo_data_record data_record; // the data file's record (see above)
     ordo_init_record init_record; // where the weights came from (see above)

@@ -223,7 +223,7 @@ typedef struct eval_peak {
 } eval_peak;
 
 // The floats of g of the fused attention's bias for scheme `pos` (models/bias_tiles.h).
-static double bias_grad_floats(const ordo_gpt_config *g) {
+static double bias_grad_floats(const ordo_gpt_config *g, int T) {
     int NH = g->NH, W = ORDO_FIRE_WIDTH;
     switch (g->pos) {
     case ORDO_POS_T5:
@@ -233,6 +233,8 @@ static double bias_grad_floats(const ordo_gpt_config *g) {
     case ORDO_POS_KERPLE:
     case ORDO_POS_KERPLE_POWER:
         return 2.0 * NH;
+    case ORDO_POS_DPB: // the gradient of its table, a value per (distance, head)
+        return (double)T * NH;
     case ORDO_POS_NONE:
     case ORDO_POS_LEARNED:
     case ORDO_POS_SINUSOIDAL:
@@ -254,8 +256,8 @@ double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, ordo_attn_impl at
     // attention (materialized: its probabilities (R, NH, T, T); fused: the row log-sum-exp and
     // the kernel's scratch, linear in T). Around the layers: the embeddings (with a scaled
     // copy), the residual stream that the layers hand on, the final layernorm.
-    double att = fused ? R * NH * t + (double)ordo_flash_scratch_floats(rows, T, g->C, g->NH,
-                                                                        (size_t)bias_grad_floats(g))
+    double att = fused ? R * NH * t + (double)ordo_flash_scratch_floats(
+                                          rows, T, g->C, g->NH, (size_t)bias_grad_floats(g, T))
                        : R * NH * t * t;
     double floats = 22 * R * t * C + 4 * R * t + att + 4 * R * t * C;
     // the head: the whole (R, T, V) logits where the caller takes them (exact match), else one
@@ -279,6 +281,12 @@ double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, ordo_attn_impl at
     case ORDO_POS_KERPLE_POWER:
         floats += fused ? 5 * NH * t : NH * t * t + t; // the bias and its values by distance
         break;
+    case ORDO_POS_DPB: { // the MLP over the T distances (input, 2 x W per hidden layer, NH out)
+        double W = g->dpb_dim ? g->dpb_dim : ORDO_DPB_DIM,
+               D = g->dpb_depth ? g->dpb_depth : ORDO_DPB_DEPTH;
+        floats += t * (1 + 2 * W * D + NH) + (fused ? NH * t : NH * t * t);
+        break;
+    }
     case ORDO_POS_XPOS:
         floats += 3 * R * t * C; // the decayed copy of the rotated qkv (one layer's)
         break;

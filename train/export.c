@@ -49,6 +49,7 @@ static const char *refusal(ordo_pos p) {
     case ORDO_POS_FIRE:
     case ORDO_POS_KERPLE:
     case ORDO_POS_KERPLE_POWER:
+    case ORDO_POS_DPB:
         return "it adds a learned function of distance to the attention scores, which "
                "GPT2LMHeadModel does not do";
     case ORDO_POS_COUNT:

@@ -825,6 +825,104 @@ static void case_fused_tiles(gc_round *r) {
     }
 }
 
+// ---- issue 26 item 1: dynamic position bias (dpb). silu and dist_bias on their own, then the
+// MLP of the distances (1 -> W -> NH, SiLU, as the model composes it) into both
+// attentions: the materialised one through dist_bias, the fused one through its tiles (the
+// table's gradient made per distance in the tile, then backpropagated through the MLP).
+static ordo_tensor *g_silu(ordo_ctx *c, ordo_tensor **in, void *u) {
+    return ordo_silu(c, in[0]);
+}
+static ordo_tensor *g_dist_bias(ordo_ctx *c, ordo_tensor **in, void *u) {
+    return ordo_dist_bias(c, in[0], ((args *)u)->i[0]);
+}
+// The dpb table (T, NH) of depth 1 from leaves in[1..3] = w0, b0, w1 and the fixed b1 (deeper
+// is the same ops again, and each more layer costs the check precision: see its step); the
+// distances / T, so that a step of w0 moves the SiLUs' inputs by less than the step (at the
+// raw distance, up to 70 times it: the stencil's error then passes 1e-3, measured). b2 is held
+// fixed as fire's fc2.bias is: it adds a constant to a whole causal row, its gradient exactly zero.
+static ordo_tensor *dpb_mlp(ordo_ctx *c, ordo_tensor **in, ordo_tensor *b2, int T) {
+    ordo_tensor *x = ordo_tensor_new2(c, T, 1);
+    for (int d = 0; d < T; d++) x->data[d] = 2.0f * d / T;
+    x = ordo_silu(c, ordo_linear(c, x, in[1], in[2]));
+    return ordo_linear(c, x, in[3], b2);
+}
+// The MLP into the materialised attention; the table itself (a leaf) into the fused one,
+// whose tiles make its gradient per distance (the MLP's backward above the table is the same
+// linear and silu nodes on both paths; tests/models/test_fused_parity.c compares the two).
+static ordo_tensor *g_dpb(ordo_ctx *c, ordo_tensor **in, void *u) {
+    args *a = u; // i[0] = NH
+    int T = in[0]->shape[1];
+    return ordo_attention(c, in[0], ordo_dist_bias(c, dpb_mlp(c, in, a->fixed, T), T), a->i[0]);
+}
+static ordo_tensor *g_dpb_tiles(ordo_ctx *c, ordo_tensor **in, void *u) {
+    args *a = u; // i[0] = NH
+    ordo_bias_tiles *bt = ordo_dpb_tiles(c, in[1], in[0]->shape[1]);
+    return ordo_attention_fused(c, in[0], &bt->bias, bt->params, bt->n_params, a->i[0], 0.0f, 0, 0);
+}
+
+// These cases draw from a stream of their own, and leave the shared one as they found it, so
+// that the cases before them draw, in every round, what they drew before these were added.
+static ordo_rng own_stream(const gc_round *r) {
+    ordo_rng saved = rng;
+    ordo_rng_seed(&rng, 26001 + (uint64_t)r->rep);
+    return saved;
+}
+
+static void case_silu(gc_round *r) {
+    ordo_rng saved = own_stream(r);
+    unary(r, "silu", g_silu, 2.0);
+    rng = saved;
+}
+
+static void case_dist_bias(gc_round *r) {
+    ordo_rng saved = own_stream(r);
+    int T = r->T + 1, NH = 1 + (int)ordo_rng_below(&rng, 3);
+    leaves L;
+    args a = {.i = {T}};
+    leaves_begin(&L);
+    leaf(&L, 2, (int[]){T + 2, NH}); // a longer table: the op reads its first T rows
+    leaves_fill(&L, 1.0);
+    run(r, "dist_bias", g_dist_bias, &L, &a);
+    rng = saved;
+}
+
+static void case_dpb(gc_round *r) {
+    ordo_rng saved = own_stream(r);
+    int nh = 2, hs = 2, W = 4, T = r->T + 3;
+    ordo_ctx ctx; // holds the fixed b2
+    ordo_ctx_init(&ctx);
+    leaves L;
+    args a = {.i = {nh}, .fixed = ordo_tensor_new(&ctx, 1, (int[]){nh})};
+    for (int h = 0; h < nh; h++) a.fixed->data[h] = (float)uniform(-0.2, 0.2);
+    leaves_begin(&L);
+    leaf(&L, 3, (int[]){r->B, T, 3 * nh * hs});
+    leaf(&L, 2, (int[]){1, W});
+    leaf(&L, 1, (int[]){W});
+    leaf(&L, 2, (int[]){W, nh});
+    leaves_fill(&L, 1.0);
+    run(r, "dpb MLP into attention", g_dpb, &L, &a);
+    ordo_ctx_free(&ctx);
+    rng = saved;
+}
+
+static void case_dpb_tiles(gc_round *r) {
+    ordo_rng saved = own_stream(r);
+    int nh = 2, hs = 2;
+    leaves L;
+    args a = {.i = {nh}};
+    for (int k = 0; k < 2; k++) { // within one tile, and past it (the last one partial)
+        int Ta = k ? r->T + 66 : r->T + 3;
+        leaves_begin(&L);
+        leaf(&L, 3, (int[]){r->B, Ta, 3 * nh * hs});
+        leaf(&L, 2, (int[]){Ta, nh});
+        leaves_fill(&L, 1.0);
+        char what[64];
+        snprintf(what, sizeof what, "attention_fused(dpb tiles, T=%d)", Ta);
+        run(r, what, g_dpb_tiles, &L, &a);
+    }
+    rng = saved;
+}
+
 typedef struct gc_case {
     const char *name;
     unsigned ops; // the ops that the case's graphs must put on the tape
@@ -878,6 +976,16 @@ static const gc_case cases[] = {
     // issue 26
     {"rope_part", OP(ORDO_OP_ROPE), STEP, case_rope_part},
     {"scale_by", OP(ORDO_OP_SCALE_BY) | OP(ORDO_OP_ADD) | OP(ORDO_OP_GELU), STEP, case_scale_by},
+    // issue 26 item 1
+    {"silu", OP(ORDO_OP_SILU), STEP, case_silu},
+    {"dist_bias", OP(ORDO_OP_DIST_BIAS), STEP, case_dist_bias},
+    // the MLP's parameters move the loss little against float32's rounding of it: the error
+    // is the forward's noise over the step (smaller steps measured worse), and the function is
+    // smooth, so a larger step costs nothing (as cross_entropy's)
+    {"dpb MLP into attention",
+     OP(ORDO_OP_LINEAR) | OP(ORDO_OP_SILU) | OP(ORDO_OP_DIST_BIAS) | OP(ORDO_OP_ATTENTION),
+     STEP * 3, case_dpb},
+    {"dpb tiles", OP(ORDO_OP_ATTENTION_FUSED), STEP, case_dpb_tiles},
 };
 
 // Negative control: the first evaluation (the analytic pass) scales by 1, later ones by

@@ -16,12 +16,18 @@
 #include "test.h"
 
 #define RTOL 1e-6
-// The bias parameters' gradients (t5 table, kerple r1 r2, fire's MLP, c and L) are sums over
-// the T(T+1)/2 pairs of dS, whose rows sum to zero: the sums cancel, and the materialised
+// The bias parameters' gradients (t5 table, kerple r1 r2, fire's MLP, c and L, dpb's MLP) are sums
+// over the T(T+1)/2 pairs of dS, whose rows sum to zero: the sums cancel, and the materialised
 // reference sums FIRE's in float GEMMs over all pairs. Against double sums (test_bias_tiles)
 // the tiles measure within 6e-7, the materialised ops up to 3.5e-6; here the two differed by
 // up to 9e-6 of the largest element (fire.fc2.weight, T 256), kerple-power's r2 by 1.4e-6.
 #define BIAS_RTOL 2e-5
+// dpb on the raw distance: its MLP (SiLU, near linear for large inputs) makes a bias that
+// grows with the distance, so the scores it is added to round on a coarser grid, and the
+// paths add it at different points (in the tile, to the materialised scores). The other
+// parameters' gradients then differed by up to 1.12e-6 (T 256; within 1e-6 with
+// --dpb-log-distance).
+#define DPB_RTOL 2e-6
 
 static const int Ts[] = {1, 64, 100, 256};
 
@@ -73,12 +79,16 @@ static void compare(ordo_gpt *m, int B, int T, const char *what, double *worst) 
         double err = sqrt(e2), ref = sqrt(r2);
         // fc2.bias's gradient is the sum of dS, zero but for rounding (softmax's dS rows sum
         // to zero): measured at fc2.weight's scale (the same dS times hidden values near 1)
-        if (t == m->fire_b2) ref = fmax(ref, w2_scale), rmax = fmax(rmax, w2_scale);
-        if (t == m->fire_w2) w2_scale = ref;
+        // (dpb's last bias likewise, at its last weight's scale)
+        int dpb = m->cfg.pos == ORDO_POS_DPB, D = m->cfg.dpb_depth;
+        if (t == m->fire_b2 || (dpb && t == m->dpb_b[D]))
+            ref = fmax(ref, w2_scale), rmax = fmax(rmax, w2_scale);
+        if (t == m->fire_w2 || (dpb && t == m->dpb_w[D])) w2_scale = ref;
         double rel = ref > 0 ? err / ref : err, relmax = rmax > 0 ? emax / rmax : emax;
-        int bias = t->name && (strncmp(t->name, "fire.", 5) == 0 ||
-                               strncmp(t->name, "kerple.", 7) == 0 || t == m->rel_bias);
-        double tol = bias ? BIAS_RTOL : RTOL;
+        int bias =
+            t->name && (strncmp(t->name, "fire.", 5) == 0 || strncmp(t->name, "dpb.", 4) == 0 ||
+                        strncmp(t->name, "kerple.", 7) == 0 || t == m->rel_bias);
+        double tol = bias ? BIAS_RTOL : dpb && !m->cfg.dpb_log_distance ? DPB_RTOL : RTOL;
         if (!(rel <= *worst)) *worst = rel;
         CHECK_MSG(rel <= tol, "%s T %d: %s's gradient differs by %.3g relative (norm %.3g)", what,
                   T, t->name, rel, ref);
@@ -112,6 +122,18 @@ int main(void) {
             m.fire_lmul->data[0] = 0.1f;
             for (int x = 0; x < 4; x++) compare(&m, 2, Ts[x], "fire (L 51.2)", &worst);
         }
+        if (c.pos == ORDO_POS_DPB) { // the other options: log distance, depth 1 and 3
+            for (int k = 0; k < 2; k++) {
+                ordo_gpt_config c2 = c;
+                c2.dpb_log_distance = 1;
+                c2.dpb_depth = k ? 3 : 1;
+                c2.dpb_dim = k ? 8 : 32;
+                ordo_gpt m2;
+                CHECK(ordo_gpt_init(&m2, &c2, 5) == ORDO_OK);
+                for (int x = 0; x < 4; x++) compare(&m2, 2, Ts[x], "dpb (log, depth 1/3)", &worst);
+                ordo_gpt_free(&m2);
+            }
+        }
         printf("%-13s worst relative difference %.3g\n", ordo_pos_name(c.pos), worst);
         ordo_gpt_free(&m);
     }
@@ -130,9 +152,9 @@ int main(void) {
     }
     // thread-independent: the fused path's loss and gradients bit for bit at 1 and 3 threads
     // (the bias gradients are summed per (b, h) and then in a fixed order)
-    const ordo_pos biased[] = {ORDO_POS_ALIBI, ORDO_POS_T5, ORDO_POS_FIRE, ORDO_POS_KERPLE,
-                               ORDO_POS_KERPLE_POWER};
-    for (int k = 0; k < 5; k++) {
+    const ordo_pos biased[] = {ORDO_POS_ALIBI,  ORDO_POS_T5,           ORDO_POS_FIRE,
+                               ORDO_POS_KERPLE, ORDO_POS_KERPLE_POWER, ORDO_POS_DPB};
+    for (int k = 0; k < 6; k++) {
         ordo_gpt_config c = small(biased[k]);
         ordo_gpt m;
         CHECK(ordo_gpt_init(&m, &c, 7) == ORDO_OK);
