@@ -65,6 +65,11 @@ static void run_case(const char *file) {
     if (ordo_safetensors_meta(f, "rope_heads")) cfg.rope_heads = meta_int(f, "rope_heads");
     if (ordo_safetensors_meta(f, "alibi_heads")) cfg.alibi_heads = meta_int(f, "alibi_heads");
     CHECK(ordo_pos_scale_parse(ordo_safetensors_meta(f, "pos_scale"), &cfg.pos_scale) == ORDO_OK);
+    // issue 26 item 1: the dpb MLP's shape and input
+    if (ordo_safetensors_meta(f, "dpb_dim")) cfg.dpb_dim = meta_int(f, "dpb_dim");
+    if (ordo_safetensors_meta(f, "dpb_depth")) cfg.dpb_depth = meta_int(f, "dpb_depth");
+    if (ordo_safetensors_meta(f, "dpb_log_distance"))
+        cfg.dpb_log_distance = meta_int(f, "dpb_log_distance");
     int B = meta_int(f, "B"), T = meta_int(f, "T");
     ordo_gpt m;
     CHECK(ordo_gpt_init(&m, &cfg, 0) == ORDO_OK);
@@ -553,7 +558,10 @@ int main(void) {
         "gpt_rope_frac_heads.safetensors", "gpt_alibi_heads.safetensors",
         "gpt_alibi_heads_T64.safetensors", "gpt_learned_pscale.safetensors",
         "gpt_sinusoidal_pscale.safetensors", "gpt_sinusoidal_pscale_T64.safetensors",
-        "gpt_sinusoidal_pfixed.safetensors"};
+        "gpt_sinusoidal_pfixed.safetensors",
+        // issue 26 item 1: dynamic position bias
+        "gpt_dpb.safetensors", "gpt_dpb_log.safetensors", "gpt_dpb_T64.safetensors",
+        "gpt_dpb_log_T64.safetensors"};
 
     size_t n_cases = sizeof cases / sizeof cases[0], first26 = 0;
     for (size_t i = 0; i < n_cases; i++) run_case(cases[i]);

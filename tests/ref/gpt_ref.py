@@ -34,8 +34,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import safetensors_py  # noqa: E402
 
 POS_SCHEMES = ("none", "learned", "sinusoidal", "rope", "alibi", "t5",
-               "fire", "kerple", "xpos", "kerple-power")
-BIAS_SCHEMES = ("alibi", "t5", "fire", "kerple", "kerple-power")
+               "fire", "kerple", "xpos", "kerple-power", "dpb")
+BIAS_SCHEMES = ("alibi", "t5", "fire", "kerple", "kerple-power", "dpb")
 ROPE_SCALINGS = ("none", "pi", "ntk", "yarn")
 LN_EPS = 1e-5
 T5_NUM_BUCKETS = 32
@@ -51,18 +51,23 @@ KERPLE_EPS = 1e-2
 KERPLE_POWER_MAX = 2.0
 # xPos (Sun et al. 2022, torchscale XPOS)
 XPOS_SCALE_BASE = 512.0
+# dynamic position bias (x-transformers DynamicPositionBias): ordo's --dpb-dim, --dpb-depth
+DPB_DIM = 32
+DPB_DEPTH = 2
 
 
 def subset_options(meta):
     """Issue 26's keys of ordo's flat metadata (absent: the defaults)."""
     return {"rope_fraction": float(meta.get("rope_fraction", 1.0)), "rope_heads": int(meta.get("rope_heads", 0)),
-            "alibi_heads": int(meta.get("alibi_heads", 0)), "pos_scale": meta.get("pos_scale", "none")}
+            "alibi_heads": int(meta.get("alibi_heads", 0)), "pos_scale": meta.get("pos_scale", "none"),
+            "dpb_dim": int(meta.get("dpb_dim", DPB_DIM)), "dpb_depth": int(meta.get("dpb_depth", DPB_DEPTH)),
+            "dpb_log_distance": meta.get("dpb_log_distance", "0") == "1"}
 
 
 class GPTConfig:
     def __init__(self, V, C, L, NH, T_max, pos, embed_scale=1.0, untied_head=False, rope_scaling="none",
                  rope_factor=1.0, rope_orig=0, rope_fraction=1.0, rope_heads=0, alibi_heads=0,
-                 pos_scale="none"):
+                 pos_scale="none", dpb_dim=DPB_DIM, dpb_depth=DPB_DEPTH, dpb_log_distance=False):
         V, C, L, NH, T_max = int(V), int(C), int(L), int(NH), int(T_max)
         if pos not in POS_SCHEMES:
             raise ValueError("unknown position scheme %r (one of %s)" % (pos, ", ".join(POS_SCHEMES)))
@@ -104,6 +109,10 @@ class GPTConfig:
         self.pos_scale_value = float(val) if val else (self.C ** -0.5 if kind == "learned" else 1.0)
         if kind == "learned":  # as ordo stores the init: a float32
             self.pos_scale_value = float(torch.tensor(self.pos_scale_value, dtype=torch.float32))
+        # issue 26 item 1: the dpb MLP's width, hidden layers and log-distance input
+        self.dpb_dim, self.dpb_depth, self.dpb_log_distance = int(dpb_dim), int(dpb_depth), bool(dpb_log_distance)
+        if pos != "dpb" and (self.dpb_dim, self.dpb_depth, self.dpb_log_distance) != (DPB_DIM, DPB_DEPTH, False):
+            raise ValueError("dpb options need pos=dpb, not %s" % pos)
 
     @property
     def rope_dims(self):
@@ -132,6 +141,9 @@ class GPTConfig:
             m["alibi_heads"] = str(self.alibi_heads)
         if self.pos_scale_kind != "none":
             m["pos_scale"] = "%s:%.9g" % (self.pos_scale_kind, self.pos_scale_value)
+        if self.pos == "dpb":  # always for dpb, as ordo writes them
+            m.update({"dpb_dim": str(self.dpb_dim), "dpb_depth": str(self.dpb_depth),
+                      "dpb_log_distance": "1" if self.dpb_log_distance else "0"})
         return m
 
     @staticmethod
@@ -354,6 +366,38 @@ class FIRE(nn.Module):
         return self.fc2(torch.relu(self.fc1(u))).permute(2, 0, 1)  # [NH, T, T]
 
 
+class DynamicPositionBias(nn.Module):
+    """x-transformers' DynamicPositionBias (lucidrains/x-transformers, x_transformers.py), with
+    norm=False, one module shared by all layers: the MLP Linear(1, dim) + SiLU, (depth - 1) x
+    [Linear(dim, dim) + SiLU], Linear(dim, heads) of every relative position -(T-1)..T-1
+    (sign(d) log(|d| + 1) with log_distance), gathered by i - j:
+
+        bias[h, i, j] = mlp(i - j)[h]
+
+    Written as the reference's forward (positions arange(-T + 1, T), indices i - j + T - 1).
+    The layers are Conv1D ([in, out]) as every linear layer here: ordo's dpb.mlp.k.weight is
+    the transpose of the reference's mlp[k][0].weight (mlp[depth].weight for the last)."""
+
+    def __init__(self, NH, dim=DPB_DIM, depth=DPB_DEPTH, log_distance=False):
+        super().__init__()
+        self.log_distance = log_distance
+        sizes = [1] + [dim] * depth + [NH]
+        self.mlp = nn.ModuleList([Conv1D(sizes[k], sizes[k + 1]) for k in range(depth + 1)])
+
+    def forward(self, T):
+        dtype = self.mlp[0].weight.dtype
+        seq = torch.arange(T)
+        indices = seq[:, None] - seq[None, :] + (T - 1)            # i - j + (T - 1)
+        pos = torch.arange(-T + 1, T, dtype=dtype)[:, None]         # [2T - 1, 1]
+        if self.log_distance:
+            pos = torch.sign(pos) * torch.log(pos.abs() + 1)
+        for k, layer in enumerate(self.mlp):
+            pos = layer(pos)
+            if k < len(self.mlp) - 1:
+                pos = F.silu(pos)
+        return pos[indices].permute(2, 0, 1)                       # [NH, T, T]
+
+
 class Kerple(nn.Module):
     """Kerple bias (Chi et al. 2022), per head, d = i - j (0 above the diagonal, masked anyway):
     log: -r1 log(1 + r2 d); power: -r1 d^r2. As the official code, r1 and r2 are clamped in
@@ -518,6 +562,8 @@ class GPT(nn.Module):
             self.fire = FIRE(cfg.NH)
         if cfg.pos in ("kerple", "kerple-power"):
             self.kerple = Kerple(cfg.NH, cfg.pos == "kerple-power")
+        if cfg.pos == "dpb":
+            self.dpb = DynamicPositionBias(cfg.NH, cfg.dpb_dim, cfg.dpb_depth, cfg.dpb_log_distance)
         self.init_gpt2()
 
     @torch.no_grad()
@@ -538,6 +584,9 @@ class GPT(nn.Module):
                     p.fill_(FIRE_INIT_C if name == "fire.c" else 1.0)
                 else:
                     p.uniform_(-fan_in ** -0.5, fan_in ** -0.5)
+            elif name.startswith("dpb."):                       # nn.Linear's default
+                fan_in = 1 if name.startswith("dpb.mlp.0.") else self.cfg.dpb_dim
+                p.uniform_(-fan_in ** -0.5, fan_in ** -0.5)
             elif name.startswith("kerple."):                    # official: U(0,2) and U(0,1)
                 power = self.cfg.pos == "kerple-power"
                 p.uniform_(0.0, 2.0 if (name == "kerple.r1") != power else 1.0)
@@ -572,6 +621,8 @@ class GPT(nn.Module):
             bias = self.fire(T)
         elif cfg.pos in ("kerple", "kerple-power"):
             bias = self.kerple(T)
+        elif cfg.pos == "dpb":
+            bias = self.dpb(T)
         for block in self.h:
             x = block(x, rel_table, bias)
         x = self.ln_f(x)

@@ -49,7 +49,8 @@ def f32(t):
 
 def draw_weights(model, g):
     """LN weights 1 + 0.1 N, every bias 0.05 N, matrices/tables N(0, STD); FIRE's weights
-    N(0, 1) and N(0, 0.3), c 0.3 + 0.05 N, L multiplier 1 + 0.1 N; Kerple's r1, r2 0.2 + 0.6 |N|."""
+    N(0, 1) and N(0, 0.3), c 0.3 + 0.05 N, L multiplier 1 + 0.1 N; Kerple's r1, r2 0.2 + 0.6 |N|;
+    dpb's weights N(0, 1/fan_in)."""
     w = {}
     for name, p in model.named_parameters():
         shape = tuple(p.shape)
@@ -59,6 +60,8 @@ def draw_weights(model, g):
             w[name] = a + b * n
         elif name.startswith("kerple."):
             w[name] = 0.2 + 0.6 * n.abs()
+        elif name.startswith("dpb.") and name.endswith(".weight"):  # N(0, 1/fan_in), as its init's scale
+            w[name] = n / math.sqrt(shape[0])
         elif name == "wpe.scale":  # issue 26's learned scale on the positions
             w[name] = 0.5 + 0.1 * n
         elif name == "ln_f.weight" or name.endswith(("ln_1.weight", "ln_2.weight")):

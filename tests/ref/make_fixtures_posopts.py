@@ -16,6 +16,9 @@ that one; this file alone rewrites only its own files). Same layout as the other
   gpt_sinusoidal_pscale.safetensors sinusoidal table times a learned wpe.scale
   gpt_sinusoidal_pscale_T64.safetensors  its weights at T 64, with grads
   gpt_sinusoidal_pfixed.safetensors sinusoidal table times the constant 0.5
+  gpt_dpb.safetensors               dynamic position bias (item 1), dim 32, depth 2, raw distance
+  gpt_dpb_log.safetensors           dpb with log distance, dim 16, depth 3
+  gpt_dpb_T64.safetensors, gpt_dpb_log_T64.safetensors  their weights at T 64, with grads
 
 wpe.scale is drawn 0.5 + 0.1 N (not its init C^-0.5) so that the gradient is not that of the
 init alone.
@@ -59,6 +62,9 @@ def fixtures():
         ("learned_pscale", "learned", 405, {"pos_scale": "learned"}),
         ("sinusoidal_pscale", "sinusoidal", 406, {"pos_scale": "learned"}),
         ("sinusoidal_pfixed", "sinusoidal", 407, {"pos_scale": "fixed:0.5"}),
+        # item 1: dynamic position bias, the defaults, and log distance with another MLP shape
+        ("dpb", "dpb", 408, {}),
+        ("dpb_log", "dpb", 409, {"dpb_log_distance": True, "dpb_depth": 3, "dpb_dim": 16}),
     ]
     made = {}
     for name, pos, seed, opts in main:
@@ -73,6 +79,8 @@ def fixtures():
         ("rope_frac_yarn_T64", "rope_frac", 64, 2, 412, True, ("yarn", 4.0)),
         ("alibi_heads_T64", "alibi_heads", 64, 2, 413, False, None),
         ("sinusoidal_pscale_T64", "sinusoidal_pscale", 64, 2, 414, True, None),
+        ("dpb_T64", "dpb", 64, 2, 415, True, None),
+        ("dpb_log_T64", "dpb_log", 64, 2, 416, True, None),
     ]
     for name, base, T, B, seed, grads, scaling in longer:
         cfg, w, wfn = made[base]
