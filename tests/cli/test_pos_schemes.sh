@@ -100,10 +100,11 @@ grep -q "(r1, r2) per head: ([0-9.e-]*, [0-9.e-]*) (" "$dir/kerple/viz/kerple_bi
 # options; compare shows the scale; viz draws alibi's bias with its heads.
 opts26=("rope:--rope-fraction 0.5:rope_fraction\":\"0.5" "rope:--rope-heads 1:rope_heads\":\"1"
         "alibi:--alibi-heads 1:alibi_heads\":\"1" "learned:--pos-scale learned:pos_scale\":\"learned:0.25"
-        "sinusoidal:--pos-scale learned:0.5:pos_scale\":\"learned:0.5" "sinusoidal:--pos-scale fixed:0.5:pos_scale\":\"fixed:0.5")
+        "sinusoidal:--pos-scale learned:0.5:pos_scale\":\"learned:0.5" "sinusoidal:--pos-scale fixed:0.5:pos_scale\":\"fixed:0.5"
+        "dpb:--dpb-depth 2:dpb_depth\":\"2" "dpb:--dpb-log-distance --dpb-dim 8:dpb_log_distance\":\"1")
 name26() { echo "$1-$(printf %s "$2" | tr -c 'a-z0-9' _)"; } # the run's directory name
 for o in "${opts26[@]}"; do
-  pos=${o%%:*} rest=${o#*:}; opt=${rest%%:pos_scale*}; opt=${opt%%:rope_*}; opt=${opt%%:alibi_*}; want=${rest#"$opt":}
+  pos=${o%%:*} rest=${o#*:}; opt=${rest%%:pos_scale*}; opt=${opt%%:rope_*}; opt=${opt%%:alibi_*}; opt=${opt%%:dpb_*}; want=${rest#"$opt":}
   name=$(name26 $pos "$opt")
   r=$dir/$name
   read -ra oa <<<"$opt"
@@ -132,6 +133,12 @@ grep -q "pos learned = [0-9.]*" "$dir/c26.out" && grep -q "pos fixed:0.5" "$dir/
 # viz: the alibi bias of the first head only, the second without positions
 "$ORDO" viz "$dir/$(name26 alibi "--alibi-heads 1")" > /dev/null 2>&1 || bad "viz failed on --alibi-heads"
 grep -q "(heads 1.. without positions)" "$dir/$(name26 alibi "--alibi-heads 1")/viz/alibi_bias.svg" && ok || bad "viz's alibi caption lacks the heads without positions"
+# viz: dpb's bias against distance per head, past the training length
+"$ORDO" viz "$dir/$(name26 dpb "--dpb-depth 2")" > /dev/null 2>&1 || bad "viz failed on --pos dpb"
+grep -q "SiLU" "$dir/$(name26 dpb "--dpb-depth 2")/viz/dpb_bias_curves.svg" && ok || bad "viz drew no dpb bias curves"
+# bf16, where the CPU runs it (dpb's MLP stays float32)
+if "$ORDO" train "${tiny[@]}" --pos dpb --precision bf16 --steps 4 --out "$dir/bf16-dpb" > "$dir/bf16-dpb.log" 2>&1; then ok
+else grep -q "bf16" "$dir/bf16-dpb.log" && ok || bad "bf16 with --pos dpb failed: $(tail -2 "$dir/bf16-dpb.log")"; fi
 # bf16, where the CPU runs it
 if "$ORDO" train "${tiny[@]}" --pos rope --rope-fraction 0.5 --precision bf16 --steps 4 --out "$dir/bf16-26" > "$dir/bf16-26.log" 2>&1; then ok
 else grep -q "bf16" "$dir/bf16-26.log" && ok || bad "bf16 with --rope-fraction failed: $(tail -2 "$dir/bf16-26.log")"; fi
@@ -142,5 +149,12 @@ else grep -q "bf16" "$dir/bf16-26.log" && ok || bad "bf16 with --rope-fraction f
 grep -q '"rope-fraction": 0.5' "$dir"/sw26/rope-s1/config.json && grep -q '"rope-heads": 1' "$dir"/sw26/rope-s1/config.json \
   && ok || bad "sweep did not pass --rope-fraction/--rope-heads to its run"
 [ "$(grep -c '"val_loss": [0-9]' "$dir/sw26/rope-s1/eval.json" 2>/dev/null)" = 2 ] && ok || bad "sweep: rope-s1 should have 2 eval losses"
+# dpb through sweep (its options to every run) and compare
+"$ORDO" sweep --pos dpb --dpb-log-distance --seeds 1 --steps 6 --context 16 --d-model 16 --layers 1 \
+  --heads 2 --corpus-tokens 6000 --eval-every 3 --ckpt-every 0 --threads 1 --eval-lengths 1,16 --out "$dir/swdpb" > "$dir/swdpb.out" 2>&1 \
+  || bad "sweep with --pos dpb failed: $(tail -3 "$dir/swdpb.out")"
+grep -q '"dpb-log-distance": 1' "$dir"/swdpb/dpb-s1/config.json && ok || bad "sweep did not pass --dpb-log-distance to its dpb run"
+[ "$(grep -c '"val_loss": [0-9]' "$dir/swdpb/dpb-s1/eval.json" 2>/dev/null)" = 2 ] && ok || bad "sweep: dpb-s1 should have 2 eval losses (1x, 16x)"
+"$ORDO" compare "$dir/swdpb/dpb-s1" "$dir/sw26/rope-s1" > "$dir/cdpb.out" 2>&1 && grep -q dpb "$dir/cdpb.out" && ok || bad "compare failed on dpb: $(tail -3 "$dir/cdpb.out")"
 
 finish
