@@ -703,6 +703,8 @@ check "rope fraction on alibi"   "--rope-fraction 0.5 applies to --pos rope, not
 check "ntk on 2 rotated dims"    "--rope-scaling ntk needs a head size of at least 4 rotated dims" "$ORDO" train "${tiny[@]}" --pos rope --rope-fraction 0.25 --rope-scaling ntk --rope-factor 2 --out "$F"
 check "alibi heads > heads"      "--alibi-heads is 3, expected 1..--heads 2 (0 = all)" "$ORDO" train "${tiny[@]}" --pos alibi --alibi-heads 3 --out "$F"
 check "alibi heads with rope"    "--alibi-heads 1 applies to --pos alibi, not to --pos rope" "$ORDO" train "${tiny[@]}" --pos rope --alibi-heads 1 --out "$F"
+check "dpb dim with rope"        "--dpb-dim 8 applies to --pos dpb, not to --pos rope" "$ORDO" train "${tiny[@]}" --pos rope --dpb-dim 8 --out "$F"
+check "dpb depth 0"              "--dpb-depth is 0, expected 1..8" "$ORDO" train "${tiny[@]}" --pos dpb --dpb-depth 0 --out "$F"
 check "rope heads < 0"           "--rope-heads is -1, expected 1..--heads 2 (0 = all)" "$ORDO" train "${tiny[@]}" --pos rope --rope-heads -1 --out "$F"
 check "rope heads with xpos"     "--rope-heads 1 applies to --pos rope, not to --pos xpos" "$ORDO" train "${tiny[@]}" --pos xpos --rope-heads 1 --out "$F"
 check "pos scale malformed"      "--pos-scale is 'fixed:', expected fixed:X, learned or learned:INIT with X and INIT numbers in (0, 1e4]" "$ORDO" train "${tiny[@]}" --pos-scale fixed: --out "$F"
@@ -714,7 +716,7 @@ check "resume with a pos scale"  "--pos-scale is \"fixed:2\" but the checkpoint 
 # --- issue 15, the position schemes fire, kerple, xpos, kerple-power: a misspelt name, weights
 # of another scheme or head count given to --init, a run resumed as another of the new schemes
 "$ORDO" train "${tiny[@]}" --pos fire --out "$dir/runs/fire" > /dev/null 2>&1 || bad "fixture run (fire)"
-check "scheme name misspelt"     "unknown position scheme 'kerple_power' (expected none, learned, sinusoidal, rope, alibi, t5, fire, kerple, xpos or kerple-power)" "$ORDO" train --pos kerple_power --out "$F"
+check "scheme name misspelt"     "unknown position scheme 'kerple_power' (expected none, learned, sinusoidal, rope, alibi, t5, fire, kerple, xpos, kerple-power or dpb)" "$ORDO" train --pos kerple_power --out "$F"
 check "init of rope into fire"   "was trained with --pos rope but this run has --pos fire" "$ORDO" train "${tiny[@]}" --pos fire --init runs/rope/ckpt-4.safetensors --out "$F"
 check "init of fire into kerple" "was trained with --pos fire but this run has --pos kerple"       "$ORDO" train "${tiny[@]}" --pos kerple --init runs/fire/ckpt-4.safetensors --out "$F"
 check "init of fire, other heads" "has heads 2 (metadata \"NH\") but this run --heads 4" "$ORDO" train "${tiny[@]}" --pos fire --heads 4 --init runs/fire/ckpt-4.safetensors --out "$F"
