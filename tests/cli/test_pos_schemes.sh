@@ -127,7 +127,7 @@ done
 # a learned scale trains away from its init (0.5: 3f000000) and compare shows what it learned
 ws=$(tensor_hex "$dir/$(name26 sinusoidal "--pos-scale learned:0.5")/ckpt-20.safetensors" wpe.scale)
 [ -n "$ws" ] && [ "$ws" != 0000003f ] && ok || bad "wpe.scale did not train (step 20: '$ws')"
-"$ORDO" compare "$dir/$(name26 sinusoidal "--pos-scale learned:0.5")" "$dir/$(name26 sinusoidal "--pos-scale fixed:0.5")" --wide > "$dir/c26.out" 2>&1 || bad "compare failed: $(tail -3 "$dir/c26.out")"
+"$ORDO" compare "$dir/$(name26 sinusoidal "--pos-scale learned:0.5")" "$dir/$(name26 sinusoidal "--pos-scale fixed:0.5")" --wide --out "$dir/c26" > "$dir/c26.out" 2>&1 || bad "compare failed: $(tail -3 "$dir/c26.out")"
 grep -q "pos learned = [0-9.]*" "$dir/c26.out" && grep -q "pos fixed:0.5" "$dir/c26.out" && ok || bad "compare's embedding column lacks the scales: $(cat "$dir/c26.out")"
 # viz: the alibi bias of the first head only, the second without positions
 "$ORDO" viz "$dir/$(name26 alibi "--alibi-heads 1")" > /dev/null 2>&1 || bad "viz failed on --alibi-heads"
