@@ -125,9 +125,12 @@ static ordo_status random_check(const ordo_gpt_config *c) {
     if (c->pos != ORDO_POS_LEARNED && c->pos != ORDO_POS_SINUSOIDAL && c->pos != ORDO_POS_ROPE)
         return ordo_error(ORDO_ERR_ARG,
                           "--pos-random %d applies to --pos learned, sinusoidal or rope, not to "
-                          "--pos %s (the bias schemes compute their bias from i - j in the "
-                          "attention tile, not from drawn positions)",
-                          N, ordo_pos_name(c->pos));
+                          "--pos %s (%s)",
+                          N, ordo_pos_name(c->pos),
+                          c->pos == ORDO_POS_NONE   ? "it has no positions to draw"
+                          : c->pos == ORDO_POS_XPOS ? "its decay is centred on 0..T-1"
+                                                    : "its bias is computed from i - j in the "
+                                                      "attention tile, not from drawn positions");
     if (c->pos == ORDO_POS_LEARNED && c->T_max != N)
         return ordo_error(ORDO_ERR_ARG,
                           "--pos-random %d with --pos learned needs a table of %d rows, but "
