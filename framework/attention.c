@@ -146,14 +146,15 @@ void ordo_attention_backward(float *dqkv, float *dbias, const float *dout, const
 }
 
 void ordo_rope_forward(float *out, const float *qkv, const float *cosv, const float *sinv, int B,
-                       int T, int C, int NH, int rd, int nrot) {
+                       int T, int C, int NH, int rd, int nrot, int per_row) {
     int hs = C / NH, half = rd / 2, C3 = 3 * C;
 #pragma omp parallel for collapse(2) if ((size_t)B * T * C > ORDO_PAR_LOOP_MIN)
     for (int b = 0; b < B; b++) {
         for (int t = 0; t < T; t++) {
             const float *x = qkv + ((size_t)b * T + t) * C3;
             float *o = out + ((size_t)b * T + t) * C3;
-            const float *cs = cosv + (size_t)t * half, *sn = sinv + (size_t)t * half;
+            size_t row = per_row ? (size_t)b * T + t : (size_t)t;
+            const float *cs = cosv + row * half, *sn = sinv + row * half;
             // the dims and heads that do not rotate (partial rotary, head subsets), and v
             if (rd < hs || nrot < NH) memcpy(o, x, (size_t)2 * C * sizeof(float));
             for (int part = 0; part < 2; part++) { // q, then k
@@ -173,14 +174,15 @@ void ordo_rope_forward(float *out, const float *qkv, const float *cosv, const fl
 }
 
 void ordo_rope_backward(float *dqkv, const float *dout, const float *cosv, const float *sinv, int B,
-                        int T, int C, int NH, int rd, int nrot) {
+                        int T, int C, int NH, int rd, int nrot, int per_row) {
     int hs = C / NH, half = rd / 2, C3 = 3 * C;
 #pragma omp parallel for collapse(2) if ((size_t)B * T * C > ORDO_PAR_LOOP_MIN)
     for (int b = 0; b < B; b++) {
         for (int t = 0; t < T; t++) {
             const float *g = dout + ((size_t)b * T + t) * C3;
             float *d = dqkv + ((size_t)b * T + t) * C3;
-            const float *cs = cosv + (size_t)t * half, *sn = sinv + (size_t)t * half;
+            size_t row = per_row ? (size_t)b * T + t : (size_t)t;
+            const float *cs = cosv + row * half, *sn = sinv + row * half;
             for (int part = 0; part < 2; part++) {
                 for (int h = 0; h < NH; h++) {
                     const float *gh = g + part * C + h * hs;

@@ -98,12 +98,13 @@ size_t ordo_attention_scratch_floats(int T, int dropout);
 // Rotary embedding of the q and k parts of qkv [B, T, 3C], rotate-half pairing over the first
 // rd dims of each of the first nrot heads (i with i + rd/2; rd even, <= hs; nrot <= NH; rd = hs
 // and nrot = NH: every dim of every head). cos/sin tables are [T, rd/2]; the other dims and
-// heads, and v, pass to out [B, T, 3C] unchanged. Backward adds the transposed rotation of
-// dout into dqkv, and the rest of dout as it is.
+// heads, and v, pass to out [B, T, 3C] unchanged. per_row: the tables are [B, T, rd/2], a
+// row per token (--pos-random's positions differ by sequence). Backward adds the transposed
+// rotation of dout into dqkv, and the rest of dout as it is.
 void ordo_rope_forward(float *out, const float *qkv, const float *cosv, const float *sinv, int B,
-                       int T, int C, int NH, int rd, int nrot);
+                       int T, int C, int NH, int rd, int nrot, int per_row);
 void ordo_rope_backward(float *dqkv, const float *dout, const float *cosv, const float *sinv, int B,
-                        int T, int C, int NH, int rd, int nrot);
+                        int T, int C, int NH, int rd, int nrot, int per_row);
 
 // out[NH, TT] with out[h, k] = table[bucket[k], h], k over a T*T map and table [buckets, NH];
 // dtable[bucket[k], h] += dout[h, k].

@@ -526,21 +526,23 @@ static void reduce_backward(ordo_ctx *ctx, const ordo_node *n) {
         for (size_t i = 0; i < a->n; i++) da[i] += s;
 }
 
-// Node: in[0] = qkv; saved[0] = cos, saved[1] = sin, both [T, rd/2] in the arena; iarg[0] =
-// NH, iarg[1] = rd (rotated dims per head), iarg[2] = nrot (heads rotated).
+// Node: in[0] = qkv; saved[0] = cos, saved[1] = sin, both [T, rd/2] (per_row: [B, T, rd/2])
+// in the arena; iarg[0] = NH, iarg[1] = rd (rotated dims per head), iarg[2] = nrot (heads
+// rotated), iarg[3] = per_row.
 static ordo_tensor *rope_apply(ordo_ctx *ctx, ordo_tensor *qkv, int NH, int rd, int nrot,
-                               float *cosv, float *sinv) {
+                               const float *cosv, const float *sinv, int per_row) {
     int B = qkv->shape[0], T = qkv->shape[1], C = qkv->shape[2] / 3;
     ordo_tensor *out = ordo_tensor_new(ctx, 3, qkv->shape);
-    ordo_rope_forward(out->data, qkv->data, cosv, sinv, B, T, C, NH, rd, nrot);
+    ordo_rope_forward(out->data, qkv->data, cosv, sinv, B, T, C, NH, rd, nrot, per_row);
     if (ordo_needs_grad(ctx, qkv, NULL, NULL)) {
         ordo_node *n = push(ctx, ORDO_OP_ROPE, out);
         n->in[0] = qkv;
-        n->saved[0] = cosv;
-        n->saved[1] = sinv;
+        n->saved[0] = (float *)cosv; // read-only in backward
+        n->saved[1] = (float *)sinv;
         n->iarg[0] = NH;
         n->iarg[1] = rd;
         n->iarg[2] = nrot;
+        n->iarg[3] = per_row;
     }
     return out;
 }
@@ -560,7 +562,7 @@ ordo_tensor *ordo_rope(ordo_ctx *ctx, ordo_tensor *qkv, int NH, double base, int
             sinv[(size_t)t * half + i] = (float)sin(ang);
         }
     }
-    return rope_apply(ctx, qkv, NH, C / NH, NH, cosv, sinv);
+    return rope_apply(ctx, qkv, NH, C / NH, NH, cosv, sinv, 0);
 }
 
 ordo_tensor *ordo_rope_part(ordo_ctx *ctx, ordo_tensor *qkv, int NH, int rd, int nrot,
@@ -573,7 +575,15 @@ ordo_tensor *ordo_rope_part(ordo_ctx *ctx, ordo_tensor *qkv, int NH, int rd, int
     float *c = ordo_arena_alloc(&ctx->arena, bytes), *sn = ordo_arena_alloc(&ctx->arena, bytes);
     memcpy(c, cosv, bytes);
     memcpy(sn, sinv, bytes);
-    return rope_apply(ctx, qkv, NH, rd, nrot, c, sn);
+    return rope_apply(ctx, qkv, NH, rd, nrot, c, sn, 0);
+}
+
+ordo_tensor *ordo_rope_rows(ordo_ctx *ctx, ordo_tensor *qkv, int NH, int rd, int nrot,
+                            const float *cosv, const float *sinv) {
+    ORDO_ASSERT(qkv->ndim == 3 && qkv->shape[2] % 3 == 0);
+    int C = qkv->shape[2] / 3;
+    ORDO_ASSERT(C % NH == 0 && rd >= 2 && rd % 2 == 0 && rd <= C / NH && nrot >= 1 && nrot <= NH);
+    return rope_apply(ctx, qkv, NH, rd, nrot, cosv, sinv, 1);
 }
 
 ordo_tensor *ordo_rope_cs(ordo_ctx *ctx, ordo_tensor *qkv, int NH, const float *cosv,
@@ -590,7 +600,7 @@ static void rope_backward(ordo_ctx *ctx, const ordo_node *n) {
     float *da = ordo_tensor_grad(ctx, a);
     if (da)
         ordo_rope_backward(da, n->out->grad, n->saved[0], n->saved[1], B, T, C, n->iarg[0],
-                           n->iarg[1], n->iarg[2]);
+                           n->iarg[1], n->iarg[2], n->iarg[3]);
 }
 
 // Node: in[0] = table; ids = the bucket map (copied, T*T of them); iarg[0] = T.

@@ -85,6 +85,11 @@ ordo_tensor *ordo_rope_cs(ordo_ctx *ctx, ordo_tensor *qkv, int NH, const float *
 // subset of heads; the other dims and heads pass through. rd = hs, nrot = NH is ordo_rope_cs.
 ordo_tensor *ordo_rope_part(ordo_ctx *ctx, ordo_tensor *qkv, int NH, int rd, int nrot,
                             const float *cosv, const float *sinv);
+// ordo_rope_part with a table row per token, cos, sin [B, T, rd/2] (--pos-random: each
+// sequence has its own positions). Not copied: they must live in ctx's arena (or longer)
+// until the backward.
+ordo_tensor *ordo_rope_rows(ordo_ctx *ctx, ordo_tensor *qkv, int NH, int rd, int nrot,
+                            const float *cosv, const float *sinv);
 // Bias [NH, T, T] with out[h, i, j] = table[bucket[i*T + j], h]; table [nbuckets, NH].
 ordo_tensor *ordo_rel_bias(ordo_ctx *ctx, ordo_tensor *table, const int32_t *bucket, int T);
 

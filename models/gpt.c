@@ -113,6 +113,37 @@ static ordo_status subset_check(const ordo_gpt_config *c) {
     return ORDO_OK;
 }
 
+// --pos-random N: positions drawn from [0, N), which the input schemes take as they come
+// (a table row, a sinusoid, an angle). The relative schemes' tiles are functions of (i, j),
+// not of per-sequence positions, and xPos's decay is centred on 0..T-1: refused, by name.
+static ordo_status random_check(const ordo_gpt_config *c) {
+    int N = c->pos_random;
+    if (N == 0) return ORDO_OK;
+    if (N < 0 || N > MAX_SIZE)
+        return ordo_error(ORDO_ERR_ARG, "--pos-random is %d, expected 1..%d (0 = off)", N,
+                          MAX_SIZE);
+    if (c->pos != ORDO_POS_LEARNED && c->pos != ORDO_POS_SINUSOIDAL && c->pos != ORDO_POS_ROPE)
+        return ordo_error(ORDO_ERR_ARG,
+                          "--pos-random %d applies to --pos learned, sinusoidal or rope, not to "
+                          "--pos %s (%s)",
+                          N, ordo_pos_name(c->pos),
+                          c->pos == ORDO_POS_NONE   ? "it has no positions to draw"
+                          : c->pos == ORDO_POS_XPOS ? "its decay is centred on 0..T-1"
+                                                    : "its bias is computed from i - j in the "
+                                                      "attention tile, not from drawn positions");
+    if (c->pos == ORDO_POS_LEARNED && c->T_max != N)
+        return ordo_error(ORDO_ERR_ARG,
+                          "--pos-random %d with --pos learned needs a table of %d rows, but "
+                          "T_max is %d",
+                          N, N, c->T_max);
+    if (N < c->T_max)
+        return ordo_error(ORDO_ERR_ARG,
+                          "--pos-random %d is below --context %d: it draws %d distinct "
+                          "positions of [0, %d)",
+                          N, c->T_max, c->T_max, N);
+    return ORDO_OK;
+}
+
 ordo_status ordo_gpt_config_check(const ordo_gpt_config *c) {
     // fields are named by the `ordo train` options (and config.json keys) that set them
     const struct {
@@ -158,6 +189,7 @@ ordo_status ordo_gpt_config_check(const ordo_gpt_config *c) {
         return ordo_error(ORDO_ERR_ARG, "untied head is %d, expected 0 or 1", c->untied_head);
     ordo_status s = subset_check(c);
     if (!s) s = rope_check(c);
+    if (!s) s = random_check(c);
     if (s) return s;
     if (!(c->ln_eps > 0) || c->ln_eps > 1)
         return ordo_error(ORDO_ERR_ARG, "layernorm eps is %g, expected in (0, 1]", c->ln_eps);
@@ -334,6 +366,19 @@ void ordo_gpt_train_mode(ordo_gpt *m, int on, uint64_t seed, int64_t row0) {
     m->drop_row0 = row0;
 }
 
+void ordo_gpt_pos_seed(ordo_gpt *m, uint64_t seed) {
+    m->pos_seed = seed;
+}
+
+uint64_t ordo_gpt_row_pos_seed(uint64_t seed, int64_t row) {
+    // a distinct splitmix input per row; ordo_rng_seed mixes it
+    return seed + 0x9E3779B97F4A7C15ULL * (uint64_t)(row + 1);
+}
+
+void ordo_gpt_set_positions(ordo_gpt *m, const int32_t *pos) {
+    m->pos_ids = pos;
+}
+
 ordo_status ordo_gpt_set_rope(ordo_gpt *m, const ordo_rope_config *rc) {
     ordo_gpt_config c = m->cfg;
     c.rope = *rc;
@@ -500,6 +545,53 @@ static ordo_tensor *pos_scaled(ordo_gpt *m, ordo_ctx *ctx, ordo_tensor *pe) {
     return pe;
 }
 
+// This forward's positions [B, T], or NULL for 0..T-1 (eval, sampling): the explicit ones
+// (ordo_gpt_set_positions), else in training mode with --pos-random a draw per row, into
+// ctx's arena, from the step's seed and the row's index in the step's batch.
+static ordo_status forward_positions(ordo_gpt *m, ordo_ctx *ctx, int B, int T,
+                                     const int32_t **out) {
+    const ordo_gpt_config *c = &m->cfg;
+    int N = c->pos_random;
+    *out = NULL;
+    if (!m->pos_ids && !(m->train && N)) return ORDO_OK;
+    if (c->pos != ORDO_POS_LEARNED && c->pos != ORDO_POS_SINUSOIDAL && c->pos != ORDO_POS_ROPE)
+        return ordo_error(ORDO_ERR_ARG,
+                          "positions other than 0..T-1 need --pos learned, "
+                          "sinusoidal or rope, not --pos %s",
+                          ordo_pos_name(c->pos));
+    if (m->pos_ids) {
+        int lim = c->pos == ORDO_POS_LEARNED ? c->T_max : MAX_SIZE;
+        for (size_t i = 0; i < (size_t)B * T; i++)
+            if (m->pos_ids[i] < 0 || m->pos_ids[i] >= lim)
+                return ordo_error(ORDO_ERR_ARG, "position %d at %zu is outside 0..%d",
+                                  m->pos_ids[i], i, lim - 1);
+        *out = m->pos_ids;
+        return ORDO_OK;
+    }
+    if (T > N)
+        return ordo_error(ORDO_ERR_ARG,
+                          "length %d is past --pos-random %d: no %d distinct "
+                          "positions to draw",
+                          T, N, T);
+    int32_t *p = ordo_arena_alloc(&ctx->arena, (size_t)B * T * sizeof(int32_t)); // (B, T)
+    for (int b = 0; b < B; b++)
+        ordo_random_positions(p + (size_t)b * T, T, N,
+                              ordo_gpt_row_pos_seed(m->pos_seed, m->drop_row0 + b));
+    *out = p;
+    return ORDO_OK;
+}
+
+// The absolute signal at per-sequence positions pos [B, T]: learned rows (a gather, so the
+// table's gradient goes to the rows drawn) or the sinusoids there. (B, T, C)
+static ordo_tensor *input_positions(ordo_gpt *m, ordo_ctx *ctx, const int32_t *pos, int B, int T) {
+    int C = m->cfg.C;
+    if (m->cfg.pos == ORDO_POS_LEARNED)
+        return ordo_embedding_layer_forward(&m->wpe, ctx, pos, 2, (int[]){B, T});
+    float *pe = ordo_arena_alloc(&ctx->arena, (size_t)B * T * C * sizeof(float));
+    ordo_sinusoidal_at(pe, pos, B * T, C);
+    return ordo_tensor_wrap(ctx, pe, 3, (int[]){B, T, C});
+}
+
 // The forward of both entry points below: logits and the loss from them (logits non-NULL), or
 // the loss alone through the chunked head, with each row's loss into row_loss when non-NULL.
 // x + h: a new tensor on the tape, or without one (in_place) added into x, the residual
@@ -538,6 +630,9 @@ static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const
                               targets[i], i, c->V - 1);
     }
     position_cache(m, T);
+    const int32_t *pos; // (B, T) or NULL: 0..T-1
+    ordo_status s = forward_positions(m, ctx, B, T, &pos);
+    if (s) return s;
 
     // input: token embeddings plus the absolute position signal, if any
     ordo_tensor *x = ordo_embedding_layer_forward(&m->wte, ctx, idx, 2, (int[]){B, T}); // (B,T,C)
@@ -546,30 +641,41 @@ static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const
     if (c->embed_scale != 1.0f) x = ordo_scale(ctx, x, c->embed_scale);
     // the scores' bias, shared by the layers: tile functions (fused) or (NH, T, T), or none
     ordo_bias_tiles *tiles = fused ? gpt_bias_tiles(m, ctx, T) : NULL;
-    ordo_status s = fused ? ORDO_OK : bias_tables(m, T);
+    s = fused ? ORDO_OK : bias_tables(m, T);
     if (s) return s;
     ordo_tensor *bias = fused ? NULL : ordo_gpt_position_bias(m, ctx, T);
-    switch (c->pos) {
-    case ORDO_POS_LEARNED:
-        x = ordo_add(
-            ctx, x,
-            pos_scaled(m, ctx,
-                       ordo_embedding_layer_forward(&m->wpe, ctx, m->positions, 1, (int[]){T})));
-        break;
-    case ORDO_POS_SINUSOIDAL:
-        x = ordo_add(ctx, x,
-                     pos_scaled(m, ctx, ordo_tensor_wrap(ctx, m->pos_table, 2, (int[]){T, C})));
-        break;
-    case ORDO_POS_NONE:
-    case ORDO_POS_ROPE:
-    case ORDO_POS_ALIBI:
-    case ORDO_POS_T5:
-    case ORDO_POS_FIRE:
-    case ORDO_POS_KERPLE:
-    case ORDO_POS_XPOS:
-    case ORDO_POS_KERPLE_POWER:
-    case ORDO_POS_COUNT:
-        break;
+    if (pos && c->pos != ORDO_POS_ROPE) // drawn or given positions (B, T)
+        x = ordo_add(ctx, x, pos_scaled(m, ctx, input_positions(m, ctx, pos, B, T)));
+    else
+        switch (c->pos) {
+        case ORDO_POS_LEARNED:
+            x = ordo_add(ctx, x,
+                         pos_scaled(m, ctx,
+                                    ordo_embedding_layer_forward(&m->wpe, ctx, m->positions, 1,
+                                                                 (int[]){T})));
+            break;
+        case ORDO_POS_SINUSOIDAL:
+            x = ordo_add(ctx, x,
+                         pos_scaled(m, ctx, ordo_tensor_wrap(ctx, m->pos_table, 2, (int[]){T, C})));
+            break;
+        case ORDO_POS_NONE:
+        case ORDO_POS_ROPE:
+        case ORDO_POS_ALIBI:
+        case ORDO_POS_T5:
+        case ORDO_POS_FIRE:
+        case ORDO_POS_KERPLE:
+        case ORDO_POS_XPOS:
+        case ORDO_POS_KERPLE_POWER:
+        case ORDO_POS_COUNT:
+            break;
+        }
+    // rope at per-sequence positions: a cos/sin row per token, made once for all layers
+    float *rcos = NULL, *rsin = NULL; // (B, T, rd/2) each
+    if (pos && c->pos == ORDO_POS_ROPE) {
+        size_t bytes = (size_t)B * T * (m->rope_dims / 2) * sizeof(float);
+        rcos = ordo_arena_alloc(&ctx->arena, bytes);
+        rsin = ordo_arena_alloc(&ctx->arena, bytes);
+        ordo_rope_tables_at(rcos, rsin, pos, B * T, m->rope_dims, m->rope_inv_freq, m->rope_mscale);
     }
 
     // Dropout, in training mode only (rates 0 outside it). Each site draws its own seed from
@@ -600,7 +706,9 @@ static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const
                  s_r2 = ordo_rng_u64(&sites);
         ordo_tensor *h = ordo_layernorm_layer_forward(&b->ln_1, ctx, x);  // (B, T, C)
         ordo_tensor *qkv = ordo_linear_layer_forward(&b->c_attn, ctx, h); // (B, T, 3C)
-        if (ordo_pos_rotary(c->pos)) // the first rd dims of the first nrot heads
+        if (rcos) // the first rd dims of the first nrot heads, at each row's positions
+            qkv = ordo_rope_rows(ctx, qkv, NH, m->rope_dims, m->rope_nrot, rcos, rsin);
+        else if (ordo_pos_rotary(c->pos)) // the first rd dims of the first nrot heads
             qkv =
                 ordo_rope_part(ctx, qkv, NH, m->rope_dims, m->rope_nrot, m->rope_cos, m->rope_sin);
         if (c->pos == ORDO_POS_XPOS) // after the rotation, q up and k down by the xPos decay
@@ -743,6 +851,7 @@ void ordo_gpt_meta_init(ordo_gpt_meta *mt, const ordo_gpt_config *c) {
         mt->vals[n] = mt->num[n];
         n++;
     }
+    if (c->pos_random) meta_num(mt, &n, "pos_random", "%.0f", (double)c->pos_random);
     mt->n = n;
 }
 

@@ -54,6 +54,14 @@ int ordo_pos_extrapolates(ordo_pos p);
 
 // PE(p, 2i) = sin(p / 10000^(2i/C)), PE(p, 2i+1) = cos(same), p = 0..T-1, in double.
 void ordo_sinusoidal_table(float *out, int T, int C); // out [T, C]
+// The same rows at the positions pos[0..n) (--pos-random's drawn ones), bit for bit those of
+// the table. out [n, C]
+void ordo_sinusoidal_at(float *out, const int32_t *pos, int n, int C);
+// --pos-random N (Ruoss et al. 2023): a uniform random subset of T distinct positions of
+// [0, N), sorted, into out[T], drawn from an rng seeded with `seed` alone (Knuth's selection
+// sampling: one ordo_rng_below per candidate, so the draw is a function of (seed, T, N)).
+// T <= N.
+void ordo_random_positions(int32_t *out, int T, int N, uint64_t seed);
 // ALiBi slopes m_h, h = 1..NH (Press et al.; non-powers of two interleaved).
 void ordo_alibi_slopes(double *out, int NH);
 // bias[h, i, j] = -m_h * (i - j) for j <= i, 0 above the diagonal (masked anyway). [NH, T, T]
@@ -103,6 +111,9 @@ double ordo_rope_inv_freq(double *inv_freq, int hs, const ordo_rope_config *rc);
 // rounded once). out [T, hs/2] each.
 void ordo_rope_tables(float *cosv, float *sinv, int T, int hs, const double *inv_freq,
                       double mscale);
+// The same rows at the positions pos[0..n) (--pos-random): out [n, hs/2] each.
+void ordo_rope_tables_at(float *cosv, float *sinv, const int32_t *pos, int n, int hs,
+                         const double *inv_freq, double mscale);
 // Partial rotary (--rope-fraction f, GPT-NeoX's rotary_pct): the rotated dims of a head of
 // size hs, 2 * round(f * hs / 2) (even; 0 when f is too small for one pair). The first
 // ordo_rope_dims of each head rotate as a rope of that head size (pairs (i, i + rd/2),

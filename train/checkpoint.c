@@ -205,6 +205,7 @@ static const char *const KNOWN_KEYS[] = {"format",
                                          "rope_heads",
                                          "alibi_heads",
                                          "pos_scale",
+                                         "pos_random",
                                          "milestone",
                                          ORDO_ST_HASH_KEY};
 

@@ -127,6 +127,8 @@ typedef struct ordo_train_config {
     double rope_fraction;
     long long rope_heads, alibi_heads;
     const char *pos_scale;
+    // issue 26, item 4: train at a sorted random subset of [0, pos_random) per sequence (0: off)
+    long long pos_random;
     // not options (not in the table)
     ordo_data_record data_record; // the data file's record (see above)
     ordo_init_record init_record; // where the weights came from (see above)

@@ -165,6 +165,7 @@ ordo_status ordo_resume_open(ordo_resume *r, const char *dir, ordo_train_config 
     given.rope_fraction = 1;
     given.rope_heads = given.alibi_heads = 0;
     given.pos_scale = NULL;
+    given.pos_random = 0;
     ordo_status s = ordo_train_config_check(&given);
     if (!s) s = ordo_checkpoint_list(dir, &r->steps, &r->n);
     if (!s) s = read_run_config(r);

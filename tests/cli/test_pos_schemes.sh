@@ -143,4 +143,40 @@ grep -q '"rope-fraction": 0.5' "$dir"/sw26/rope-s1/config.json && grep -q '"rope
   && ok || bad "sweep did not pass --rope-fraction/--rope-heads to its run"
 [ "$(grep -c '"val_loss": [0-9]' "$dir/sw26/rope-s1/eval.json" 2>/dev/null)" = 2 ] && ok || bad "sweep: rope-s1 should have 2 eval losses"
 
+
+# issue 26 item 4, --pos-random N (Ruoss et al. 2023): learned, sinusoidal and rope train at
+# a sorted random subset of [0, N) per sequence. Each trains; 10 + resume 10 equals 20
+# straight bit for bit (the positions come from the run seed and the step); the metadata says
+# N and a learned table has N rows; the run differs from one at 0..T-1; eval runs at 16x the
+# training length (learned: up to N = 256); a sweep takes the option and compare shows it.
+for pos in learned sinusoidal rope; do
+  r=$dir/rand-$pos
+  "$ORDO" train "${tiny[@]}" --pos $pos --pos-random 256 --out "$r" > "$r.log" 2>&1 || { bad "rand-$pos: training failed: $(tail -2 "$r.log")"; continue; }
+  l5=$(loss_at "$r" 5) l20=$(loss_at "$r" 20)
+  awk -v a="$l5" -v b="$l20" 'BEGIN { exit !(b != "" && b < a - 0.05) }' && ok || bad "rand-$pos: loss $l5 -> $l20 did not fall"
+  "$ORDO" train "${tiny[@]}" --pos $pos --pos-random 256 --stop-after 10 --out "$r-half" > /dev/null 2>&1
+  "$ORDO" train --resume "$r-half" > "$r-half.log" 2>&1 || bad "rand-$pos: resume failed: $(tail -2 "$r-half.log")"
+  "$EQUAL" --equal "$r/ckpt-20.safetensors" "$r-half/ckpt-20.safetensors" && ok || bad "rand-$pos: 10 + resume 10 differs from 20 straight"
+  cmp -s <(sed "s/,\"tokens_per_s.*//" "$r/metrics.jsonl") <(sed "s/,\"tokens_per_s.*//" "$r-half/metrics.jsonl") && ok || bad "rand-$pos: the resumed run's losses differ"
+  hdr=$(head -c 20000 "$r/ckpt-20.safetensors" | tr -d '\0')
+  grep -qF '"pos_random":"256"' <<<"$hdr" && ok || bad "rand-$pos: checkpoint metadata lacks pos_random 256"
+  if [ $pos = learned ]; then
+    grep -qF '"wpe.weight":{"dtype":"F32","shape":[256,16]' <<<"$hdr" && ok || bad "rand-learned: wpe.weight is not [256, 16]"
+  fi
+  "$ORDO" train "${tiny[@]}" --pos $pos --steps 4 --out "$r-fixed" > /dev/null 2>&1 || bad "rand-$pos: the run at 0..T-1 failed"
+  "$ORDO" train "${tiny[@]}" --pos $pos --pos-random 256 --steps 4 --out "$r-4" > /dev/null 2>&1 || bad "rand-$pos: the 4-step run failed"
+  [ "$(loss_at "$r-4" 4)" != "$(loss_at "$r-fixed" 4)" ] && ok || bad "rand-$pos: the same loss as at positions 0..T-1"
+  "$ORDO" eval "$r" --context 16,256 --json > "$r.eval" 2> "$r.eval.err" || bad "rand-$pos: eval failed: $(cat "$r.eval.err")"
+  [ "$(grep -c '"val_loss": [0-9]' "$r.eval")" = 2 ] && ok || bad "rand-$pos: eval at 1x and 16x should give 2 losses"
+done
+"$ORDO" sweep --pos learned,rope --pos-random 64 --seeds 1 --steps 6 --context 16 --d-model 16 --layers 1 --heads 2 \
+  --corpus-tokens 6000 --eval-every 3 --ckpt-every 0 --threads 1 --eval-lengths 1,4 --out "$dir/swr" > "$dir/swr.out" 2>&1 \
+  || bad "sweep with --pos-random failed: $(tail -3 "$dir/swr.out")"
+for p in learned rope; do
+  grep -q '"pos-random": 64' "$dir/swr/$p-s1/config.json" && ok || bad "sweep did not pass --pos-random to $p-s1"
+  [ "$(grep -c '"val_loss": [0-9]' "$dir/swr/$p-s1/eval.json" 2>/dev/null)" = 2 ] && ok || bad "sweep: $p-s1 should have 2 eval losses"
+done
+"$ORDO" compare "$dir/swr" --wide > "$dir/cr.out" 2>&1 || bad "compare failed: $(tail -3 "$dir/cr.out")"
+[ "$(grep -c "pos random 64" "$dir/cr.out")" = 2 ] && ok || bad "compare's embedding column lacks 'pos random 64'"
+
 finish

@@ -56,13 +56,14 @@ XPOS_SCALE_BASE = 512.0
 def subset_options(meta):
     """Issue 26's keys of ordo's flat metadata (absent: the defaults)."""
     return {"rope_fraction": float(meta.get("rope_fraction", 1.0)), "rope_heads": int(meta.get("rope_heads", 0)),
-            "alibi_heads": int(meta.get("alibi_heads", 0)), "pos_scale": meta.get("pos_scale", "none")}
+            "alibi_heads": int(meta.get("alibi_heads", 0)), "pos_scale": meta.get("pos_scale", "none"),
+            "pos_random": int(meta.get("pos_random", 0))}
 
 
 class GPTConfig:
     def __init__(self, V, C, L, NH, T_max, pos, embed_scale=1.0, untied_head=False, rope_scaling="none",
                  rope_factor=1.0, rope_orig=0, rope_fraction=1.0, rope_heads=0, alibi_heads=0,
-                 pos_scale="none"):
+                 pos_scale="none", pos_random=0):
         V, C, L, NH, T_max = int(V), int(C), int(L), int(NH), int(T_max)
         if pos not in POS_SCHEMES:
             raise ValueError("unknown position scheme %r (one of %s)" % (pos, ", ".join(POS_SCHEMES)))
@@ -104,6 +105,12 @@ class GPTConfig:
         self.pos_scale_value = float(val) if val else (self.C ** -0.5 if kind == "learned" else 1.0)
         if kind == "learned":  # as ordo stores the init: a float32
             self.pos_scale_value = float(torch.tensor(self.pos_scale_value, dtype=torch.float32))
+        # issue 26 item 4: trained at random positions of [0, N) (Ruoss et al. 2023); the model
+        # takes them as forward(positions=...). learned: the table has N rows (T_max = N)
+        self.pos_random = int(pos_random)
+        if self.pos_random and (pos not in ("learned", "sinusoidal", "rope") or
+                                (pos == "learned" and self.T_max != self.pos_random)):
+            raise ValueError("pos_random %d: learned (T_max = N), sinusoidal or rope" % self.pos_random)
 
     @property
     def rope_dims(self):
@@ -132,6 +139,8 @@ class GPTConfig:
             m["alibi_heads"] = str(self.alibi_heads)
         if self.pos_scale_kind != "none":
             m["pos_scale"] = "%s:%.9g" % (self.pos_scale_kind, self.pos_scale_value)
+        if self.pos_random:
+            m["pos_random"] = str(self.pos_random)
         return m
 
     @staticmethod
@@ -154,11 +163,11 @@ class GPTConfig:
 # Position schemes
 # --------------------------------------------------------------------------------------------
 
-def sinusoidal_table(T, C, dtype=torch.float32):
+def sinusoidal_table(T, C, dtype=torch.float32, positions=None):
     """[T, C] table of Vaswani et al.: PE(p, 2i) = sin(p / 10000^(2i/C)), PE(p, 2i+1) = cos(same).
 
-    p = 0..T-1. Computed in float64, then cast to `dtype`."""
-    p = torch.arange(T, dtype=torch.float64)[:, None]
+    p = 0..T-1, or positions [B, T] (then [B, T, C]). Computed in float64, then cast to `dtype`."""
+    p = (torch.arange(T) if positions is None else positions).to(torch.float64)[..., None]
     two_i = (torch.arange(C, dtype=torch.float64) // 2) * 2          # 0,0,2,2,4,4,...
     angle = p / torch.pow(torch.tensor(BASE, dtype=torch.float64), two_i / C)[None, :]
     even = (torch.arange(C) % 2 == 0)[None, :]
@@ -199,17 +208,20 @@ def rope_inv_freq(hs, scaling="none", factor=1.0, orig=0):
     return inv, (1.0 if s <= 1 else 0.1 * math.log(s) + 1.0)
 
 
-def rope_angles(T, hs, inv_freq=None):
-    """[T, hs/2] float64 angles: angle[p, i] = p * theta_i, theta_i = 10000^(-2i/hs) (or inv_freq)."""
+def rope_angles(T, hs, inv_freq=None, positions=None):
+    """[T, hs/2] float64 angles: angle[p, i] = p * theta_i, theta_i = 10000^(-2i/hs) (or inv_freq).
+    p = 0..T-1, or positions [B, T] (then [B, 1, T, hs/2]: broadcast over the heads)."""
     theta = rope_inv_freq(hs)[0] if inv_freq is None else inv_freq
+    if positions is not None:
+        return positions.to(torch.float64)[:, None, :, None] * theta
     p = torch.arange(T, dtype=torch.float64)
     return p[:, None] * theta[None, :]
 
 
-def rope_cos_sin(T, hs, dtype=torch.float32, scaling="none", factor=1.0, orig=0):
+def rope_cos_sin(T, hs, dtype=torch.float32, scaling="none", factor=1.0, orig=0, positions=None):
     """mscale * cos, sin of rope_angles under a scaling, each [T, hs/2], in float64 then cast."""
     inv, mscale = rope_inv_freq(hs, scaling, factor, orig)
-    a = rope_angles(T, hs, inv)
+    a = rope_angles(T, hs, inv, positions)
     return (mscale * torch.cos(a)).to(dtype), (mscale * torch.sin(a)).to(dtype)
 
 
@@ -398,7 +410,7 @@ def causal_attention(q, k, v, bias=None):
 
 
 def attention_from_qkv(qkv, NH, pos="none", table=None, rope=("none", 1.0, 0), bias=None, rd=None, nrot=None,
-                       alibi_heads=None):
+                       alibi_heads=None, positions=None):
     """The whole attention core on a fused qkv [B, T, 3C] -> y [B, T, C] (before c_proj).
 
     q, k, v = split(qkv, C) in that order; head h uses columns h*hs:(h+1)*hs of each.
@@ -413,7 +425,7 @@ def attention_from_qkv(qkv, NH, pos="none", table=None, rope=("none", 1.0, 0), b
     if pos == "rope":
         rd = hs if rd is None else rd
         nrot = NH if nrot is None else nrot
-        cos, sin = rope_cos_sin(T, rd, qkv.dtype, *rope)     # the frequencies over rd (GPT-NeoX)
+        cos, sin = rope_cos_sin(T, rd, qkv.dtype, *rope, positions=positions)  # over rd (GPT-NeoX)
         q, k = apply_rope_partial(q, cos, sin, rd, nrot), apply_rope_partial(k, cos, sin, rd, nrot)
     elif pos == "xpos":
         cos, sin = rope_cos_sin(T, hs, qkv.dtype)
@@ -465,11 +477,11 @@ class Attention(nn.Module):
         self.c_attn = Conv1D(cfg.C, 3 * cfg.C)
         self.c_proj = Conv1D(cfg.C, cfg.C)
 
-    def forward(self, h, rel_table=None, bias=None):
+    def forward(self, h, rel_table=None, bias=None, positions=None):
         qkv = self.c_attn(h)                                  # [B, T, 3C]
         c = self.cfg
         y = attention_from_qkv(qkv, c.NH, c.pos, rel_table, (c.rope_scaling, c.rope_factor, c.rope_orig),
-                               bias, c.rope_dims, c.rope_heads, c.alibi_heads)
+                               bias, c.rope_dims, c.rope_heads, c.alibi_heads, positions)
         return self.c_proj(y)
 
 
@@ -491,8 +503,8 @@ class Block(nn.Module):
         self.ln_2 = nn.LayerNorm(cfg.C, eps=LN_EPS)
         self.mlp = MLP(cfg)
 
-    def forward(self, x, rel_table=None, bias=None):
-        x = x + self.attn(self.ln_1(x), rel_table, bias)
+    def forward(self, x, rel_table=None, bias=None, positions=None):
+        x = x + self.attn(self.ln_1(x), rel_table, bias, positions)
         x = x + self.mlp(self.ln_2(x))
         return x
 
@@ -546,9 +558,13 @@ class GPT(nn.Module):
             else:
                 p.normal_(0.0, std)
 
-    def forward(self, idx, targets=None):
+    def forward(self, idx, targets=None, positions=None):
+        """positions: [B, T] ids per sequence (--pos-random's drawn ones; learned, sinusoidal,
+        rope), or None for 0..T-1."""
         B, T = idx.shape
         cfg = self.cfg
+        if positions is not None and cfg.pos not in ("learned", "sinusoidal", "rope"):
+            raise ValueError("positions need pos learned, sinusoidal or rope, not %s" % cfg.pos)
         if cfg.pos == "learned" and T > cfg.T_max:
             raise ValueError("pos=learned: the position table has T_max=%d rows, cannot evaluate "
                              "a sequence of length T=%d" % (cfg.T_max, T))
@@ -557,9 +573,9 @@ class GPT(nn.Module):
             x = x * cfg.embed_scale                     # before positions; the head stays unscaled
         pe = None
         if cfg.pos == "learned":
-            pe = self.wpe(torch.arange(T))
+            pe = self.wpe(torch.arange(T) if positions is None else positions.long())
         elif cfg.pos == "sinusoidal":
-            pe = sinusoidal_table(T, cfg.C, x.dtype)
+            pe = sinusoidal_table(T, cfg.C, x.dtype, positions)
         if pe is not None:
             if cfg.pos_scale_kind == "fixed":
                 pe = pe * cfg.pos_scale_value
@@ -573,7 +589,7 @@ class GPT(nn.Module):
         elif cfg.pos in ("kerple", "kerple-power"):
             bias = self.kerple(T)
         for block in self.h:
-            x = block(x, rel_table, bias)
+            x = block(x, rel_table, bias, positions)
         x = self.ln_f(x)
         head = self.lm_head.weight if cfg.untied_head else self.wte.weight
         logits = x @ head.t()

@@ -71,10 +71,10 @@ def draw_weights(model, g):
     return w
 
 
-def run_model(cfg, weights, idx, targets, grads=True):
+def run_model(cfg, weights, idx, targets, grads=True, positions=None):
     model = gpt_ref.GPT(cfg).double()
     gpt_ref.load_state(model, weights)
-    logits, loss = model(idx, targets)
+    logits, loss = model(idx, targets, positions)
     out = {"out.logits": f32(logits), "out.loss": f32(loss).reshape(1)}
     if grads:
         loss.backward()
@@ -394,6 +394,7 @@ def main():
     make_fixtures_model.fixtures()
     import make_fixtures_posopts  # issue 26's position options, in their own file
     make_fixtures_posopts.fixtures()
+    make_fixtures_posopts.random_fixtures()  # item 4, --pos-random
     extend_fixtures()
     total = sum(os.path.getsize(os.path.join(OUT, f)) for f in os.listdir(OUT))
     print("total %.0f KiB in %s" % (total / 1024, OUT))
