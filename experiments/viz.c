@@ -444,6 +444,9 @@ static ordo_status scheme_maps(ordo_viz *v, ordo_gpt *m, int T) {
         printf("  (xpos: no position table or bias to draw, q and k are rotated and scaled; "
                "attention maps only)\n");
         break;
+    case ORDO_POS_FOX:
+        printf("  (fox: the bias depends on the text; attention maps only)\n");
+        break;
     case ORDO_POS_NONE:
         printf("  (none: the model has no position signal; attention maps only)\n");
         break;

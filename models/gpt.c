@@ -185,7 +185,17 @@ static void fill_uniform(ordo_tensor *t, ordo_rng *r, double lo, double hi) {
 // --no-decay-pos, the 1-D ones (biases, c, L multiplier, r1, r2) never are.
 static void declare_bias_params(ordo_gpt *m, ordo_params *p) {
     int NH = m->cfg.NH, W = ORDO_FIRE_WIDTH;
+    char name[64];
     switch (m->cfg.pos) {
+    case ORDO_POS_FOX: // one gate per layer (the paper's fgate_proj), after every other tensor
+        for (int l = 0; l < m->cfg.L; l++) {
+            ordo_gpt_block *b = &m->h[l];
+            snprintf(name, sizeof name, "h.%d.attn.fgate.weight", l);
+            b->fgate_w = ordo_params_add(p, name, 2, (int[]){m->cfg.C, NH}, ORDO_POSITION);
+            snprintf(name, sizeof name, "h.%d.attn.fgate.bias", l);
+            b->fgate_b = ordo_params_add(p, name, 1, (int[]){NH}, ORDO_POSITION);
+        }
+        break;
     case ORDO_POS_FIRE:
         m->fire_w1 = ordo_params_add(p, "fire.fc1.weight", 2, (int[]){1, W}, ORDO_POSITION);
         m->fire_b1 = ordo_params_add(p, "fire.fc1.bias", 1, (int[]){W}, ORDO_POSITION);
@@ -226,6 +236,9 @@ static void init_bias_params(ordo_gpt *m, ordo_rng *r) {
         fill_const(m->fire_c, ORDO_FIRE_INIT_C);
         fill_const(m->fire_lmul, 1.0f);
     }
+    // fox, as the paper's fgate_proj (an nn.Linear under the model's init): weight N(0,
+    // 0.02), bias 0, so every gate starts near sigmoid(0) = 1/2
+    for (int l = 0; l < m->cfg.L && m->h[l].fgate_w; l++) fill_normal(m->h[l].fgate_w, r, 0.02);
     if (m->kerple_r1) {
         fill_uniform(m->kerple_r1, r, 0, power ? 1 : 2);
         fill_uniform(m->kerple_r2, r, 0, power ? 2 : 1);
@@ -382,6 +395,7 @@ static void position_cache(ordo_gpt *m, int T) {
     case ORDO_POS_FIRE:
     case ORDO_POS_KERPLE:
     case ORDO_POS_KERPLE_POWER:
+    case ORDO_POS_FOX: // its bias is per layer, from the layer's input (forward)
     case ORDO_POS_COUNT:
         break;
     }
@@ -454,6 +468,7 @@ ordo_tensor *ordo_gpt_position_bias(ordo_gpt *m, ordo_ctx *ctx, int T) {
     case ORDO_POS_SINUSOIDAL:
     case ORDO_POS_ROPE:
     case ORDO_POS_XPOS:
+    case ORDO_POS_FOX: // its bias is per layer, from the layer's input (forward)
     case ORDO_POS_COUNT:
         break;
     }
@@ -481,6 +496,7 @@ static ordo_bias_tiles *gpt_bias_tiles(ordo_gpt *m, ordo_ctx *ctx, int T) {
     case ORDO_POS_SINUSOIDAL:
     case ORDO_POS_ROPE:
     case ORDO_POS_XPOS:
+    case ORDO_POS_FOX: // its bias is per layer, from the layer's input (forward)
     case ORDO_POS_COUNT:
         break;
     }
@@ -504,6 +520,13 @@ static ordo_tensor *pos_scaled(ordo_gpt *m, ordo_ctx *ctx, ordo_tensor *pe) {
 // the loss alone through the chunked head, with each row's loss into row_loss when non-NULL.
 // x + h: a new tensor on the tape, or without one (in_place) added into x, the residual
 // stream's one buffer, which outlives each layer's arena (forward's release).
+// Fox's prefix sums c (B, NH, T) of log f = logsigmoid(x w + b), from the block's input to
+// attention after ln_1 (the paper's fgate_proj reads the same normalised hidden states as q,
+// k, v); float32 under bf16, as every position parameter.
+static ordo_tensor *fox_prefix(ordo_gpt_block *b, ordo_ctx *ctx, ordo_tensor *x) {
+    return ordo_cum_logsigmoid(ctx, ordo_linear(ctx, x, b->fgate_w, b->fgate_b)); // (B, T, NH)
+}
+
 static ordo_tensor *residual(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *h, int in_place) {
     if (!in_place) return ordo_add(ctx, x, h);
     ordo_add_forward(x->data, x->data, h->data, 1, x->n);
@@ -568,6 +591,7 @@ static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const
     case ORDO_POS_KERPLE:
     case ORDO_POS_XPOS:
     case ORDO_POS_KERPLE_POWER:
+    case ORDO_POS_FOX: // its bias is per layer, from the layer's input (forward)
     case ORDO_POS_COUNT:
         break;
     }
@@ -605,13 +629,21 @@ static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const
                 ordo_rope_part(ctx, qkv, NH, m->rope_dims, m->rope_nrot, m->rope_cos, m->rope_sin);
         if (c->pos == ORDO_POS_XPOS) // after the rotation, q up and k down by the xPos decay
             qkv = ordo_mul(ctx, qkv, ordo_tensor_wrap(ctx, m->pos_table, 2, (int[]){T, 3 * C}));
+        ordo_bias_tiles *lt = tiles; // this layer's bias: the shared one, or fox's own
+        ordo_tensor *lb = bias;
+        if (c->pos == ORDO_POS_FOX) {
+            ordo_tensor *cf = fox_prefix(b, ctx, h); // (B, NH, T)
+            if (fused)
+                lt = ordo_fox_tiles(ctx, cf);
+            else
+                lb = ordo_diff_bias(ctx, cf); // (B, NH, T, T)
+        }
         ordo_tensor *a; // (B, T, C)
         if (fused)      // the same dropout bits (seed, offset) as the materialised path's
-            a = ordo_attention_fused(ctx, qkv, tiles ? &tiles->bias : NULL,
-                                     tiles ? tiles->params : NULL, tiles ? tiles->n_params : 0, NH,
-                                     p_attn, s_attn, off_att);
+            a = ordo_attention_fused(ctx, qkv, lt ? &lt->bias : NULL, lt ? lt->params : NULL,
+                                     lt ? lt->n_params : 0, NH, p_attn, s_attn, off_att);
         else
-            a = ordo_attention_dropout(ctx, qkv, bias, NH, p_attn, s_attn, off_att);
+            a = ordo_attention_dropout(ctx, qkv, lb, NH, p_attn, s_attn, off_att);
         if (m->record_attention) m->att[l] = ctx->last_att; // (B, NH, T, T)
         h = ordo_linear_layer_forward(&b->attn_proj, ctx, a);
         x = residual(ctx, x, ordo_dropout(ctx, h, p_resid, s_r1, off_x), release);

@@ -66,12 +66,13 @@ typedef struct ordo_gpt_config {
 } ordo_gpt_config;
 
 typedef struct ordo_gpt_block {
-    ordo_layernorm_layer ln_1;   // (C)
-    ordo_linear_layer c_attn;    // (C, 3C)
-    ordo_linear_layer attn_proj; // (C, C)
-    ordo_layernorm_layer ln_2;   // (C)
-    ordo_linear_layer c_fc;      // (C, 4C)
-    ordo_linear_layer mlp_proj;  // (4C, C)
+    ordo_layernorm_layer ln_1;      // (C)
+    ordo_linear_layer c_attn;       // (C, 3C)
+    ordo_linear_layer attn_proj;    // (C, C)
+    ordo_layernorm_layer ln_2;      // (C)
+    ordo_linear_layer c_fc;         // (C, 4C)
+    ordo_linear_layer mlp_proj;     // (4C, C)
+    ordo_tensor *fgate_w, *fgate_b; // (C, NH), (NH): fox's forget gate, else NULL
 } ordo_gpt_block;
 
 typedef struct ordo_gpt {

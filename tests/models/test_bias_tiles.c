@@ -54,7 +54,7 @@ static void check_fill(const char *what, const ordo_bias_tiles *bt, const float 
                     int nc = j0 + Bc < T ? Bc : T - j0;
                     for (int r = 0; r < nr; r++)
                         for (int c = 0; c < ld; c++) s[r * ld + c] = c < nc ? 0.0f : SENTINEL;
-                    bt->bias.fill(bt->bias.self, h, i0, nr, j0, nc, s, ld);
+                    bt->bias.fill(bt->bias.self, 0, h, i0, nr, j0, nc, s, ld);
                     for (int r = 0; r < nr; r++)
                         for (int c = 0; c < ld; c++) {
                             float v = s[r * ld + c];
@@ -92,7 +92,7 @@ static void check_grad(const char *what, const ordo_bias_tiles *bt, const float 
                 int nr = i0 + Br < T ? Br : T - i0;
                 for (int j0 = 0; j0 <= i0 + nr - 1; j0 += Bc) {
                     int nc = j0 + Bc < T ? Bc : T - j0;
-                    bt->bias.grad(bt->bias.self, h, i0, nr, j0, nc,
+                    bt->bias.grad(bt->bias.self, 0, h, i0, nr, j0, nc,
                                   ds + ((size_t)h * T + i0) * T + j0, T, g);
                 }
             }
@@ -309,7 +309,7 @@ static void test_fire(int NH, int T, double c, double lmul, int zero_unit) {
         for (int i0 = 0; i0 < T; i0 += 64) {
             int nr = i0 + 64 < T ? 64 : T - i0;
             for (int j0 = 0; j0 <= i0; j0 += 64)
-                bt.bias.grad(bt.bias.self, h, i0, nr, j0, j0 + 64 < T ? 64 : T - j0,
+                bt.bias.grad(bt.bias.self, 0, h, i0, nr, j0, j0 + 64 < T ? 64 : T - j0,
                              ds + ((size_t)h * T + i0) * T + j0, T, g);
         }
     size_t at = 0;
@@ -349,7 +349,7 @@ static void test_fire_nan(void) {
     ordo_ctx_init(&ctx);
     ordo_bias_tiles bt = *ordo_fire_tiles(&ctx, t[0], t[1], t[2], t[3], t[4], t[5], T, 512, 1e-6f);
     float s[81] = {0};
-    bt.bias.fill(bt.bias.self, 1, 0, T, 0, T, s, T);
+    bt.bias.fill(bt.bias.self, 0, 1, 0, T, 0, T, s, T);
     CHECK(isnan(s[0]) && isnan(s[80]));
     ordo_ctx_free(&ctx);
     ordo_params_free(&p);

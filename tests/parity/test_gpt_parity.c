@@ -553,7 +553,9 @@ int main(void) {
         "gpt_rope_frac_heads.safetensors", "gpt_alibi_heads.safetensors",
         "gpt_alibi_heads_T64.safetensors", "gpt_learned_pscale.safetensors",
         "gpt_sinusoidal_pscale.safetensors", "gpt_sinusoidal_pscale_T64.safetensors",
-        "gpt_sinusoidal_pfixed.safetensors"};
+        "gpt_sinusoidal_pfixed.safetensors",
+        // issue 26 item 3: fox, the forget gate (the bias per batch row)
+        "gpt_fox.safetensors", "gpt_fox_T64.safetensors"};
 
     size_t n_cases = sizeof cases / sizeof cases[0], first26 = 0;
     for (size_t i = 0; i < n_cases; i++) run_case(cases[i]);
