@@ -314,6 +314,7 @@ ordo_status ordo_gpt_init(ordo_gpt *m, const ordo_gpt_config *cfg, uint64_t seed
     if (m->lm_head) fill_normal(m->lm_head, &r, 0.02);
     init_bias_params(m, &r);
     m->att = ordo_xcalloc((size_t)L, sizeof *m->att);
+    if (cfg->pos == ORDO_POS_FOX) m->fox_c = ordo_xcalloc((size_t)L, sizeof *m->fox_c);
     if (ordo_pos_rotary(cfg->pos)) { // rope, and xpos's rotation (unscaled)
         m->rope_dims = rope_dims_of(&m->cfg);
         m->rope_nrot = m->cfg.rope_heads;
@@ -334,6 +335,7 @@ void ordo_gpt_free(ordo_gpt *m) {
     free(m->rope_sin);
     free(m->rope_inv_freq);
     free(m->att);
+    free(m->fox_c);
     memset(m, 0, sizeof *m);
 }
 
@@ -633,6 +635,7 @@ static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const
         ordo_tensor *lb = bias;
         if (c->pos == ORDO_POS_FOX) {
             ordo_tensor *cf = fox_prefix(b, ctx, h); // (B, NH, T)
+            if (m->record_attention) m->fox_c[l] = cf->data;
             if (fused)
                 lt = ordo_fox_tiles(ctx, cf);
             else

@@ -108,7 +108,8 @@ typedef struct ordo_gpt {
     // attention probabilities per layer from the last forward when record_attention is set
     // (the materialised attention then runs, whatever `attention` says)
     int record_attention;
-    const float **att; // L pointers into the context's arena, each (B, NH, T, T)
+    const float **att;   // L pointers into the context's arena, each (B, NH, T, T)
+    const float **fox_c; // fox: with att, each layer's prefix sums c (B, NH, T) of log f
     // training mode (ordo_gpt_train_mode): dropout on, masks from drop_seed, batch row offset
     int train;
     uint64_t drop_seed;
