@@ -561,19 +561,25 @@ static void fox_grad(const void *self, int batch, int h, int i0, int nr, int j0,
                      const float *ds, int ld, float *g) {
     const fox_state *st = self;
     ORDO_ASSERT(batch >= 0 && batch < st->B && h >= 0 && h < st->NH && i0 + nr <= st->T);
-    double col[64] = {0}; // the tile's column sums (the kernel's tiles are 64 wide)
-    ORDO_ASSERT(nc <= 64);
-    for (int r = 0; r < nr; r++) {
+    for (int r = 0; r < nr; r++) { // row sums: dc_i
         int e = causal_end(i0 + r, j0, nc);
         const float *dr = ds + (size_t)r * ld;
         double row = 0.0;
-        for (int x = 0; x < e; x++) {
-            row += dr[x];
-            col[x] += dr[x];
-        }
+        for (int x = 0; x < e; x++) row += dr[x];
         g[i0 + r] += (float)row;
     }
-    for (int x = 0; x < nc; x++) g[j0 + x] -= (float)col[x];
+    // column sums: dc_j, 64 columns at a time (the kernel's tile is one such block), read
+    // row by row so that the loop runs along memory
+    for (int x0 = 0; x0 < nc; x0 += 64) {
+        int w = nc - x0 < 64 ? nc - x0 : 64;
+        double col[64] = {0};
+        for (int r = 0; r < nr; r++) {
+            int e = causal_end(i0 + r, j0 + x0, w);
+            const float *dr = ds + (size_t)r * ld + x0;
+            for (int x = 0; x < e; x++) col[x] += dr[x];
+        }
+        for (int x = 0; x < w; x++) g[j0 + x0 + x] -= (float)col[x];
+    }
 }
 
 ordo_bias_tiles *ordo_fox_tiles(ordo_ctx *ctx, ordo_tensor *c) {
