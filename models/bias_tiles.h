@@ -1,4 +1,4 @@
-// The position biases of the score-biasing schemes (alibi, t5, fire, kerple, kerple-power) as
+// The position biases of the score-biasing schemes (alibi, t5, fire, kerple, kerple-power, fox) as
 // the fused attention's tile functions (framework/flash.h): `fill` adds the bias of a block of
 // (query, key) pairs of one head, `grad` accumulates the bias parameters' gradients from that
 // block's dL/dscore. Nothing T x T is ever made: each scheme keeps what depends on one index

@@ -2,11 +2,12 @@
 // coarse op (about ten tape nodes per block). Position schemes plug in at three points:
 // added at the input (learned, sinusoidal), rotating q and k (rope, xpos), biasing the scores
 // (alibi, t5, fire, kerple, kerple-power; the bias is made once per forward and shared by
-// the layers). Attention is fused by default (m->attention): the bias is then a pair of tile
-// functions (models/bias_tiles.h) and nothing T x T exists; the materialised path makes the
-// [NH, T, T] bias and every head's scores (the reference, and viz's maps). Dropout (training mode
-// only) at GPT-2's three places: after the input embeddings, on the attention probabilities, on
-// each residual branch's output. No KV cache: ordo trains small models for comparisons.
+// the layers; fox's is each layer's own, from its input, one per batch row). Attention is fused by
+// default (m->attention): the bias is then a pair of tile functions (models/bias_tiles.h) and
+// nothing T x T exists; the materialised path makes the [NH, T, T] bias and every head's scores
+// (the reference, and viz's maps). Dropout (training mode only) at GPT-2's three places: after the
+// input embeddings, on the attention probabilities, on each residual branch's output. No KV cache:
+// ordo trains small models for comparisons.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -518,10 +519,6 @@ static ordo_tensor *pos_scaled(ordo_gpt *m, ordo_ctx *ctx, ordo_tensor *pe) {
     return pe;
 }
 
-// The forward of both entry points below: logits and the loss from them (logits non-NULL), or
-// the loss alone through the chunked head, with each row's loss into row_loss when non-NULL.
-// x + h: a new tensor on the tape, or without one (in_place) added into x, the residual
-// stream's one buffer, which outlives each layer's arena (forward's release).
 // Fox's prefix sums c (B, NH, T) of log f = logsigmoid(x w + b), from the block's input to
 // attention after ln_1 (the paper's fgate_proj reads the same normalised hidden states as q,
 // k, v); float32 under bf16, as every position parameter.
@@ -529,6 +526,10 @@ static ordo_tensor *fox_prefix(ordo_gpt_block *b, ordo_ctx *ctx, ordo_tensor *x)
     return ordo_cum_logsigmoid(ctx, ordo_linear(ctx, x, b->fgate_w, b->fgate_b)); // (B, T, NH)
 }
 
+// The forward of both entry points below: logits and the loss from them (logits non-NULL), or
+// the loss alone through the chunked head, with each row's loss into row_loss when non-NULL.
+// x + h: a new tensor on the tape, or without one (in_place) added into x, the residual
+// stream's one buffer, which outlives each layer's arena (forward's release).
 static ordo_tensor *residual(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *h, int in_place) {
     if (!in_place) return ordo_add(ctx, x, h);
     ordo_add_forward(x->data, x->data, h->data, 1, x->n);
