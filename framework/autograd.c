@@ -77,6 +77,8 @@ static const char *const op_names[] = {
     [ORDO_OP_PAIR_BIAS] = "pair_bias",
     [ORDO_OP_KERPLE_BIAS] = "kerple_bias",
     [ORDO_OP_SCALE_BY] = "scale_by",
+    [ORDO_OP_CUM_LOGSIGMOID] = "cum_logsigmoid",
+    [ORDO_OP_DIFF_BIAS] = "diff_bias",
     [ORDO_OP_ATTENTION_FUSED] = "attention_fused",
     [ORDO_OP_LM_HEAD_LOSS] = "lm_head_loss",
 };

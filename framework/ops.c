@@ -418,9 +418,13 @@ ordo_tensor *ordo_attention_dropout(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor
     ORDO_ASSERT(qkv->ndim == 3 && qkv->shape[2] % 3 == 0);
     int B = qkv->shape[0], T = qkv->shape[1], C = qkv->shape[2] / 3;
     ORDO_ASSERT(NH > 0 && C % NH == 0);
+    // [NH, T, T] shared by the batch, or [B, NH, T, T] one per batch row (fox)
+    int per_b = bias && bias->ndim == 4;
     if (bias)
-        ORDO_ASSERT(bias->ndim == 3 && bias->shape[0] == NH && bias->shape[1] == T &&
-                    bias->shape[2] == T);
+        ORDO_ASSERT((bias->ndim == 3 || (per_b && bias->shape[0] == B)) &&
+                    bias->shape[per_b] == NH && bias->shape[per_b + 1] == T &&
+                    bias->shape[per_b + 2] == T);
+    size_t bias_bstride = per_b ? (size_t)NH * T * T : 0;
     ORDO_ASSERT(p >= 0.0f && p < 1.0f);
     ordo_tensor *out = ordo_tensor_new3(ctx, B, T, C);
     size_t natt = (size_t)B * NH * T * T;
@@ -433,8 +437,8 @@ ordo_tensor *ordo_attention_dropout(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor
         scratch =
             ordo_arena_alloc(&ctx->arena, ordo_attention_scratch_floats(T, 1) * sizeof(float));
     }
-    ordo_attention_forward(out->data, att, qkv->data, bias ? bias->data : NULL, keep, keep_scale,
-                           scratch, B, T, C, NH);
+    ordo_attention_forward(out->data, att, qkv->data, bias ? bias->data : NULL, bias_bstride, keep,
+                           keep_scale, scratch, B, T, C, NH);
     if (ordo_needs_grad(ctx, qkv, bias, NULL)) {
         ordo_node *n = push(ctx, ORDO_OP_ATTENTION, out);
         n->in[0] = qkv;
@@ -456,8 +460,9 @@ static void attention_backward(ordo_ctx *ctx, const ordo_node *n) {
     if (!da) da = ordo_arena_calloc(&ctx->arena, a->n * sizeof(float)); // bias-only grad
     float *scratch = ordo_arena_alloc(
         &ctx->arena, ordo_attention_scratch_floats(T, n->keep != NULL) * sizeof(float));
-    ordo_attention_backward(da, db, n->out->grad, a->data, n->saved[0], n->keep, n->farg[0],
-                            scratch, B, T, C, n->iarg[0]);
+    size_t bias_bstride = b && b->ndim == 4 ? (size_t)n->iarg[0] * T * T : 0;
+    ordo_attention_backward(da, db, bias_bstride, n->out->grad, a->data, n->saved[0], n->keep,
+                            n->farg[0], scratch, B, T, C, n->iarg[0]);
 }
 
 // Node: in[0] = logits; saved[0] = stats [2N] (row max, log of the shifted exp-sum);
@@ -868,9 +873,11 @@ void ordo_node_backward(ordo_ctx *ctx, ordo_node *n) {
     case ORDO_OP_PAIR_BIAS:     pair_bias_backward(ctx, n);     break;
     case ORDO_OP_KERPLE_BIAS:   kerple_bias_backward(ctx, n);   break;
     case ORDO_OP_SCALE_BY:      scale_by_backward(ctx, n);      break;
-    // their nodes carry their own backward (ops_flash.c, lmhead.c), so that ops.c and those
+    // their nodes carry their own backward (ops_flash.c, ops_gate.c, lmhead.c), so that ops.c and those
     // files do not call each other
     case ORDO_OP_ATTENTION_FUSED:
+    case ORDO_OP_CUM_LOGSIGMOID:
+    case ORDO_OP_DIFF_BIAS:
     case ORDO_OP_LM_HEAD_LOSS:  ORDO_ASSERT(!"the node carries its own backward"); break;
     case ORDO_OP_COUNT:         ORDO_ASSERT(!"not an op");      break;
     }

@@ -44,8 +44,8 @@ ordo_tensor *ordo_layernorm(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *w, ordo_
 ordo_tensor *ordo_gelu(ordo_ctx *ctx, ordo_tensor *x);
 ordo_tensor *ordo_softmax(ordo_ctx *ctx, ordo_tensor *x);
 // Causal self-attention: qkv [B, T, 3C] -> [B, T, C] over NH heads; bias [NH, T, T] added
-// to the scaled scores, or NULL. The probabilities [B, NH, T, T] stay in the arena until
-// reset; ctx->last_att points at them (for attention maps).
+// to the scaled scores, or [B, NH, T, T] (one per batch row), or NULL. The probabilities [B, NH, T,
+// T] stay in the arena until reset; ctx->last_att points at them (for attention maps).
 ordo_tensor *ordo_attention(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor *bias, int NH);
 // ordo_attention with dropout on the probabilities (GPT-2's attn_pdrop), p in [0, 1): the
 // product with v reads att * keep / (1 - p), keep from ordo_dropout_mask(seed, offset + i)
@@ -120,5 +120,14 @@ ordo_tensor *ordo_pair_bias(ordo_ctx *ctx, ordo_tensor *x, int T);
 // the fused attention's tiles (models/bias_tiles.c), so that both round to the same float.
 double ordo_kerple_at(double r1, double r2, int d, int power, double *d1, double *d2);
 ordo_tensor *ordo_kerple_bias(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2, int T, int power);
+
+// ---- the forget gate (fox, issue 26; ops_gate.c)
+// c [B, NH, T] from the gate logits z [B, T, NH]: c[b, h, t] = sum_{l <= t} log sigmoid(z[b,
+// l, h]), summed in double and rounded once per element.
+ordo_tensor *ordo_cum_logsigmoid(ordo_ctx *ctx, ordo_tensor *z);
+// The materialised forget bias [B, NH, T, T] from c [B, NH, T]: c_i - c_j for j <= i (the
+// sum of log f over positions j+1..i), 0 above the diagonal. For ordo_attention's per-row
+// bias.
+ordo_tensor *ordo_diff_bias(ordo_ctx *ctx, ordo_tensor *c);
 
 #endif

@@ -1,4 +1,4 @@
-// The position biases of the score-biasing schemes (alibi, t5, fire, kerple, kerple-power) as
+// The position biases of the score-biasing schemes (alibi, t5, fire, kerple, kerple-power, fox) as
 // the fused attention's tile functions (framework/flash.h): `fill` adds the bias of a block of
 // (query, key) pairs of one head, `grad` accumulates the bias parameters' gradients from that
 // block's dL/dscore. Nothing T x T is ever made: each scheme keeps what depends on one index
@@ -50,5 +50,10 @@ ordo_bias_tiles *ordo_kerple_tiles(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *
 ordo_bias_tiles *ordo_fire_tiles(ordo_ctx *ctx, ordo_tensor *w1, ordo_tensor *b1, ordo_tensor *w2,
                                  ordo_tensor *b2, ordo_tensor *c, ordo_tensor *lmul, int T,
                                  float init_L, float eps);
+// Fox (the Forgetting Transformer's forget bias) from c [B, NH, T], the prefix sums of log f
+// (ordo_cum_logsigmoid): c_i - c_j, as ordo_diff_bias. Per batch row (bias.per_batch): the
+// gradient g is dc [B, NH, T] itself. c is read at each fill, so it must stay unchanged until
+// backward. params: {c} (an activation: its gradient flows on to the gate).
+ordo_bias_tiles *ordo_fox_tiles(ordo_ctx *ctx, ordo_tensor *c);
 
 #endif

@@ -2,11 +2,12 @@
 // coarse op (about ten tape nodes per block). Position schemes plug in at three points:
 // added at the input (learned, sinusoidal), rotating q and k (rope, xpos), biasing the scores
 // (alibi, t5, fire, kerple, kerple-power; the bias is made once per forward and shared by
-// the layers). Attention is fused by default (m->attention): the bias is then a pair of tile
-// functions (models/bias_tiles.h) and nothing T x T exists; the materialised path makes the
-// [NH, T, T] bias and every head's scores (the reference, and viz's maps). Dropout (training mode
-// only) at GPT-2's three places: after the input embeddings, on the attention probabilities, on
-// each residual branch's output. No KV cache: ordo trains small models for comparisons.
+// the layers; fox's is each layer's own, from its input, one per batch row). Attention is fused by
+// default (m->attention): the bias is then a pair of tile functions (models/bias_tiles.h) and
+// nothing T x T exists; the materialised path makes the [NH, T, T] bias and every head's scores
+// (the reference, and viz's maps). Dropout (training mode only) at GPT-2's three places: after the
+// input embeddings, on the attention probabilities, on each residual branch's output. No KV cache:
+// ordo trains small models for comparisons.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -217,7 +218,17 @@ static void fill_uniform(ordo_tensor *t, ordo_rng *r, double lo, double hi) {
 // --no-decay-pos, the 1-D ones (biases, c, L multiplier, r1, r2) never are.
 static void declare_bias_params(ordo_gpt *m, ordo_params *p) {
     int NH = m->cfg.NH, W = ORDO_FIRE_WIDTH;
+    char name[64];
     switch (m->cfg.pos) {
+    case ORDO_POS_FOX: // one gate per layer (the paper's fgate_proj), after every other tensor
+        for (int l = 0; l < m->cfg.L; l++) {
+            ordo_gpt_block *b = &m->h[l];
+            snprintf(name, sizeof name, "h.%d.attn.fgate.weight", l);
+            b->fgate_w = ordo_params_add(p, name, 2, (int[]){m->cfg.C, NH}, ORDO_POSITION);
+            snprintf(name, sizeof name, "h.%d.attn.fgate.bias", l);
+            b->fgate_b = ordo_params_add(p, name, 1, (int[]){NH}, ORDO_POSITION);
+        }
+        break;
     case ORDO_POS_FIRE:
         m->fire_w1 = ordo_params_add(p, "fire.fc1.weight", 2, (int[]){1, W}, ORDO_POSITION);
         m->fire_b1 = ordo_params_add(p, "fire.fc1.bias", 1, (int[]){W}, ORDO_POSITION);
@@ -258,6 +269,9 @@ static void init_bias_params(ordo_gpt *m, ordo_rng *r) {
         fill_const(m->fire_c, ORDO_FIRE_INIT_C);
         fill_const(m->fire_lmul, 1.0f);
     }
+    // fox, as the paper's fgate_proj (an nn.Linear under the model's init): weight N(0,
+    // 0.02), bias 0, so every gate starts near sigmoid(0) = 1/2
+    for (int l = 0; l < m->cfg.L && m->h[l].fgate_w; l++) fill_normal(m->h[l].fgate_w, r, 0.02);
     if (m->kerple_r1) {
         fill_uniform(m->kerple_r1, r, 0, power ? 1 : 2);
         fill_uniform(m->kerple_r2, r, 0, power ? 2 : 1);
@@ -333,6 +347,7 @@ ordo_status ordo_gpt_init(ordo_gpt *m, const ordo_gpt_config *cfg, uint64_t seed
     if (m->lm_head) fill_normal(m->lm_head, &r, 0.02);
     init_bias_params(m, &r);
     m->att = ordo_xcalloc((size_t)L, sizeof *m->att);
+    if (cfg->pos == ORDO_POS_FOX) m->fox_c = ordo_xcalloc((size_t)L, sizeof *m->fox_c);
     if (ordo_pos_rotary(cfg->pos)) { // rope, and xpos's rotation (unscaled)
         m->rope_dims = rope_dims_of(&m->cfg);
         m->rope_nrot = m->cfg.rope_heads;
@@ -353,6 +368,7 @@ void ordo_gpt_free(ordo_gpt *m) {
     free(m->rope_sin);
     free(m->rope_inv_freq);
     free(m->att);
+    free(m->fox_c);
     memset(m, 0, sizeof *m);
 }
 
@@ -427,6 +443,7 @@ static void position_cache(ordo_gpt *m, int T) {
     case ORDO_POS_FIRE:
     case ORDO_POS_KERPLE:
     case ORDO_POS_KERPLE_POWER:
+    case ORDO_POS_FOX: // its bias is per layer, from the layer's input (forward)
     case ORDO_POS_COUNT:
         break;
     }
@@ -499,6 +516,7 @@ ordo_tensor *ordo_gpt_position_bias(ordo_gpt *m, ordo_ctx *ctx, int T) {
     case ORDO_POS_SINUSOIDAL:
     case ORDO_POS_ROPE:
     case ORDO_POS_XPOS:
+    case ORDO_POS_FOX: // its bias is per layer, from the layer's input (forward)
     case ORDO_POS_COUNT:
         break;
     }
@@ -526,6 +544,7 @@ static ordo_bias_tiles *gpt_bias_tiles(ordo_gpt *m, ordo_ctx *ctx, int T) {
     case ORDO_POS_SINUSOIDAL:
     case ORDO_POS_ROPE:
     case ORDO_POS_XPOS:
+    case ORDO_POS_FOX: // its bias is per layer, from the layer's input (forward)
     case ORDO_POS_COUNT:
         break;
     }
@@ -590,6 +609,13 @@ static ordo_tensor *input_positions(ordo_gpt *m, ordo_ctx *ctx, const int32_t *p
     float *pe = ordo_arena_alloc(&ctx->arena, (size_t)B * T * C * sizeof(float));
     ordo_sinusoidal_at(pe, pos, B * T, C);
     return ordo_tensor_wrap(ctx, pe, 3, (int[]){B, T, C});
+}
+
+// Fox's prefix sums c (B, NH, T) of log f = logsigmoid(x w + b), from the block's input to
+// attention after ln_1 (the paper's fgate_proj reads the same normalised hidden states as q,
+// k, v); float32 under bf16, as every position parameter.
+static ordo_tensor *fox_prefix(ordo_gpt_block *b, ordo_ctx *ctx, ordo_tensor *x) {
+    return ordo_cum_logsigmoid(ctx, ordo_linear(ctx, x, b->fgate_w, b->fgate_b)); // (B, T, NH)
 }
 
 // The forward of both entry points below: logits and the loss from them (logits non-NULL), or
@@ -666,6 +692,7 @@ static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const
         case ORDO_POS_KERPLE:
         case ORDO_POS_XPOS:
         case ORDO_POS_KERPLE_POWER:
+        case ORDO_POS_FOX: // its bias is per layer, from the layer's input (forward)
         case ORDO_POS_COUNT:
             break;
         }
@@ -713,13 +740,22 @@ static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const
                 ordo_rope_part(ctx, qkv, NH, m->rope_dims, m->rope_nrot, m->rope_cos, m->rope_sin);
         if (c->pos == ORDO_POS_XPOS) // after the rotation, q up and k down by the xPos decay
             qkv = ordo_mul(ctx, qkv, ordo_tensor_wrap(ctx, m->pos_table, 2, (int[]){T, 3 * C}));
+        ordo_bias_tiles *lt = tiles; // this layer's bias: the shared one, or fox's own
+        ordo_tensor *lb = bias;
+        if (c->pos == ORDO_POS_FOX) {
+            ordo_tensor *cf = fox_prefix(b, ctx, h); // (B, NH, T)
+            if (m->record_attention) m->fox_c[l] = cf->data;
+            if (fused)
+                lt = ordo_fox_tiles(ctx, cf);
+            else
+                lb = ordo_diff_bias(ctx, cf); // (B, NH, T, T)
+        }
         ordo_tensor *a; // (B, T, C)
         if (fused)      // the same dropout bits (seed, offset) as the materialised path's
-            a = ordo_attention_fused(ctx, qkv, tiles ? &tiles->bias : NULL,
-                                     tiles ? tiles->params : NULL, tiles ? tiles->n_params : 0, NH,
-                                     p_attn, s_attn, off_att);
+            a = ordo_attention_fused(ctx, qkv, lt ? &lt->bias : NULL, lt ? lt->params : NULL,
+                                     lt ? lt->n_params : 0, NH, p_attn, s_attn, off_att);
         else
-            a = ordo_attention_dropout(ctx, qkv, bias, NH, p_attn, s_attn, off_att);
+            a = ordo_attention_dropout(ctx, qkv, lb, NH, p_attn, s_attn, off_att);
         if (m->record_attention) m->att[l] = ctx->last_att; // (B, NH, T, T)
         h = ordo_linear_layer_forward(&b->attn_proj, ctx, a);
         x = residual(ctx, x, ordo_dropout(ctx, h, p_resid, s_r1, off_x), release);

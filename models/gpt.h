@@ -70,12 +70,13 @@ typedef struct ordo_gpt_config {
 } ordo_gpt_config;
 
 typedef struct ordo_gpt_block {
-    ordo_layernorm_layer ln_1;   // (C)
-    ordo_linear_layer c_attn;    // (C, 3C)
-    ordo_linear_layer attn_proj; // (C, C)
-    ordo_layernorm_layer ln_2;   // (C)
-    ordo_linear_layer c_fc;      // (C, 4C)
-    ordo_linear_layer mlp_proj;  // (4C, C)
+    ordo_layernorm_layer ln_1;      // (C)
+    ordo_linear_layer c_attn;       // (C, 3C)
+    ordo_linear_layer attn_proj;    // (C, C)
+    ordo_layernorm_layer ln_2;      // (C)
+    ordo_linear_layer c_fc;         // (C, 4C)
+    ordo_linear_layer mlp_proj;     // (4C, C)
+    ordo_tensor *fgate_w, *fgate_b; // (C, NH), (NH): fox's forget gate, else NULL
 } ordo_gpt_block;
 
 typedef struct ordo_gpt {
@@ -111,7 +112,8 @@ typedef struct ordo_gpt {
     // attention probabilities per layer from the last forward when record_attention is set
     // (the materialised attention then runs, whatever `attention` says)
     int record_attention;
-    const float **att; // L pointers into the context's arena, each (B, NH, T, T)
+    const float **att;   // L pointers into the context's arena, each (B, NH, T, T)
+    const float **fox_c; // fox: with att, each layer's prefix sums c (B, NH, T) of log f
     // training mode (ordo_gpt_train_mode): dropout on, masks from drop_seed, batch row offset
     int train;
     uint64_t drop_seed;

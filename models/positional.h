@@ -21,6 +21,8 @@ typedef enum ordo_pos {
     ORDO_POS_KERPLE,       // learned -r1_h log(1 + r2_h (i-j)) per head (Chi et al. 2022)
     ORDO_POS_XPOS,         // rope times the xPos decay on q and k (Sun et al. 2022)
     ORDO_POS_KERPLE_POWER, // learned -r1_h (i-j)^r2_h per head (Kerple's power variant)
+    // issue 26
+    ORDO_POS_FOX, // forget gate per layer, head, token: bias sum_{j<l<=i} log f_l (Lin et al. 2025)
     ORDO_POS_COUNT
 } ordo_pos;
 
@@ -140,7 +142,7 @@ const char *ordo_pos_scale_text(const ordo_pos_scale *ps, char *buf, int cap);
 
 // Whether the scheme rotates q and k (rope, xpos): both need an even head size.
 int ordo_pos_rotary(ordo_pos p);
-// Whether the scheme adds a bias [NH, T, T] to the attention scores (alibi, t5, fire, kerple*).
+// Whether the scheme adds a bias to the attention scores (alibi, t5, fire, kerple*, fox).
 int ordo_pos_has_bias(ordo_pos p);
 // The xPos multiplier of a fused qkv row at each position, out [T, 3C]: the q part of head h,
 // dims i and i + hs/2, gets zeta_i^(n/512), the k part zeta_i^(-n/512), v 1, where

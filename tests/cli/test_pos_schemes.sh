@@ -179,4 +179,59 @@ done
 "$ORDO" compare "$dir/swr" --wide > "$dir/cr.out" 2>&1 || bad "compare failed: $(tail -3 "$dir/cr.out")"
 [ "$(grep -c "pos random 64" "$dir/cr.out")" = 2 ] && ok || bad "compare's embedding column lacks 'pos random 64'"
 
+# issue 26 item 3, fox (the forget gate): trains; 10 + resume 10 equals 20 straight bit for
+# bit; the checkpoint holds each layer's gate h.{l}.attn.fgate.{weight,bias} with its moments
+# and no other position tensor; the gate trains; eval at 16x the training length on both
+# attentions (the same losses to float rounding); viz draws the bias against distance; bf16
+# trains where the CPU has it; a sweep with fox and alibi evaluates each at 1x and 4x and
+# compare tables both.
+r=$dir/fox
+"$ORDO" train "${tiny[@]}" --pos fox --out "$r" > "$r.log" 2>&1 || bad "fox: training failed: $(tail -2 "$r.log")"
+l5=$(loss_at "$r" 5) l20=$(loss_at "$r" 20)
+awk -v a="$l5" -v b="$l20" 'BEGIN { exit !(b != "" && b < a - 0.05) }' && ok || bad "fox: loss $l5 -> $l20 did not fall"
+"$ORDO" train "${tiny[@]}" --pos fox --stop-after 10 --out "$r-half" > /dev/null 2>&1
+"$ORDO" train --resume "$r-half" > "$r-half.log" 2>&1 || bad "fox: resume failed: $(tail -2 "$r-half.log")"
+"$EQUAL" --equal "$r/ckpt-20.safetensors" "$r-half/ckpt-20.safetensors" && ok || bad "fox: 10 + resume 10 differs from 20 straight"
+cmp -s <(sed "s/,\"tokens_per_s.*//" "$r/metrics.jsonl") <(sed "s/,\"tokens_per_s.*//" "$r-half/metrics.jsonl") && ok || bad "fox: the resumed run's losses differ"
+hdr=$(head -c 20000 "$r/ckpt-20.safetensors" | tr -d '\0')
+for n in h.0.attn.fgate.weight h.0.attn.fgate.bias h.1.attn.fgate.weight h.1.attn.fgate.bias; do
+  grep -qF "\"$n\":" <<<"$hdr" && grep -qF "\"optim.m.$n\":" <<<"$hdr" && grep -qF "\"optim.v.$n\":" <<<"$hdr" \
+    && ok || bad "fox: checkpoint lacks $n or its moments"
+done
+[ "$(grep -o '"\(fire\|kerple\|rel_bias\|wpe\)[^"]*":' <<<"$hdr" | wc -l)" = 0 ] && ok || bad "fox: checkpoint has other position tensors"
+grep -q '"pos":"fox"' <<<"$hdr" && ok || bad "fox: checkpoint metadata lacks pos fox"
+"$ORDO" train "${tiny[@]}" --pos fox --steps 1 --lr 1e-12 --min-lr 0 --out "$dir/fox-init" > /dev/null 2>&1 || bad "fox: 1-step run failed"
+for n in h.0.attn.fgate.weight h.1.attn.fgate.bias; do
+  a=$(tensor_hex "$dir/fox-init/ckpt-1.safetensors" $n) b=$(tensor_hex "$r/ckpt-20.safetensors" $n)
+  [ -n "$a" ] && [ -n "$b" ] && [ "$a" != "$b" ] && ok || bad "fox: $n did not train"
+done
+# the gate's bias starts at 0 (the paper's fgate_proj): after 1 step at lr 1e-12 every float
+# is below 2^-30 in magnitude (the top byte of each little-endian float, less its sign, < 0x30)
+bh=$(tensor_hex "$dir/fox-init/ckpt-1.safetensors" h.0.attn.fgate.bias)
+[ ${#bh} = 16 ] && awk -v h="$bh" 'BEGIN { for (i = 7; i <= 16; i += 8) { b = (16 * (index("0123456789abcdef", substr(h, i, 1)) - 1) + index("0123456789abcdef", substr(h, i + 1, 1)) - 1) % 128; if (b >= 48) exit 1 } }' \
+  && ok || bad "fox: the gate's bias does not start at 0 ($bh)"
+for at in fused materialized; do
+  "$ORDO" eval "$r" --context 16,256 --attention $at --json > "$r.$at.eval" 2> "$r.eval.err" || bad "fox: eval ($at) failed: $(cat "$r.eval.err")"
+  [ "$(grep -c '"val_loss": [0-9]' "$r.$at.eval")" = 2 ] && ok || bad "fox: eval ($at) at 1x and 16x should give 2 losses"
+done
+paste <(grep -o '"val_loss": [0-9.e+-]*' "$r.fused.eval" | cut -d' ' -f2) <(grep -o '"val_loss": [0-9.e+-]*' "$r.materialized.eval" | cut -d' ' -f2) \
+  | awk 'NF == 2 { n++; if ($1 - $2 > 1e-4 || $2 - $1 > 1e-4) d++ } END { exit !(n == 2 && !d) }' && ok || bad "fox: fused and materialized eval losses differ"
+"$ORDO" viz "$r" > "$r.viz" 2>&1 || bad "fox: viz failed: $(tail -2 "$r.viz")"
+xmllint --noout "$r/viz/fox_bias_curves.svg" 2>/dev/null && ok || bad "fox: viz/fox_bias_curves.svg missing or not well-formed"
+grep -qF fox_bias_curves.svg "$r/viz/index.html" && ok || bad "fox: index.html does not show the curves"
+[ "$(grep -c 'data-label="layer [0-9]* head [0-9]*"' "$r/viz/fox_bias_curves.svg")" = 4 ] && ok \
+  || bad "fox: the curves should have one series per layer and head (4)"
+grep -q "training length" "$r/viz/fox_bias_curves.svg" && ok || bad "fox: curves lack the training-length mark"
+if "$ORDO" train "${tiny[@]}" --pos fox --precision bf16 --steps 4 --out "$dir/fox-bf16" > "$dir/fox-bf16.log" 2>&1; then ok
+else grep -q "bf16" "$dir/fox-bf16.log" && ok || bad "fox: bf16 failed: $(tail -2 "$dir/fox-bf16.log")"; fi
+"$ORDO" sweep --pos fox,alibi --seeds 1 --steps 12 --context 16 --d-model 16 --layers 1 --heads 2 --corpus-tokens 6000 \
+  --eval-every 6 --ckpt-every 0 --threads 1 --eval-lengths 1,4 --out "$dir/swfox" > "$dir/swfox.out" 2>&1 \
+  || bad "fox: sweep failed: $(tail -3 "$dir/swfox.out")"
+for p in fox alibi; do
+  [ "$(grep -c '"val_loss": [0-9]' "$dir/swfox/$p-s1/eval.json" 2>/dev/null)" = 2 ] && ok || bad "sweep: $p-s1 should have 2 eval losses"
+done
+"$ORDO" compare "$dir/swfox" > "$dir/cmpfox.out" 2>&1 || bad "fox: compare failed: $(tail -3 "$dir/cmpfox.out")"
+sed 's/  */ /g' "$dir/swfox/compare.md" | grep -q "^| fox | 1 | " && ok || bad "compare.md lacks a row for fox"
+grep -q "^fox," "$dir/swfox/compare.csv" && ok || bad "compare.csv lacks a row for fox"
+
 finish

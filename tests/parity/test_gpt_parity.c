@@ -626,7 +626,9 @@ int main(void) {
         "gpt_sinusoidal_pfixed.safetensors",
         // item 4: --pos-random's positions per sequence, and eval at N
         "gpt_learned_rand.safetensors", "gpt_sinusoidal_rand.safetensors",
-        "gpt_rope_rand.safetensors", "gpt_learned_rand_T64.safetensors"};
+        "gpt_rope_rand.safetensors", "gpt_learned_rand_T64.safetensors",
+        // issue 26 item 3: fox, the forget gate (the bias per batch row)
+        "gpt_fox.safetensors", "gpt_fox_T64.safetensors"};
 
     size_t n_cases = sizeof cases / sizeof cases[0], first26 = 0;
     for (size_t i = 0; i < n_cases; i++) run_case(cases[i]);

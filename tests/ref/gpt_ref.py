@@ -18,7 +18,8 @@ embed_scale is 1 (GPT-2) unless the config says otherwise; the tied head uses wt
 Parameter names and layouts are those of the Hugging Face GPT-2 checkpoints without the
 "transformer." prefix (Conv1D weights are [in, out]), plus rel_bias.weight [32, NH] for t5,
 fire.{fc1,fc2}.{weight,bias}, fire.c, fire.L_multiplier for fire and kerple.r1, kerple.r2 for
-kerple and kerple-power (docs/positions.md).
+kerple and kerple-power, h.{l}.attn.fgate.{weight [C, NH], bias [NH]} for fox
+(docs/positions.md).
 """
 
 import argparse
@@ -34,8 +35,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import safetensors_py  # noqa: E402
 
 POS_SCHEMES = ("none", "learned", "sinusoidal", "rope", "alibi", "t5",
-               "fire", "kerple", "xpos", "kerple-power")
-BIAS_SCHEMES = ("alibi", "t5", "fire", "kerple", "kerple-power")
+               "fire", "kerple", "xpos", "kerple-power", "fox")
+BIAS_SCHEMES = ("alibi", "t5", "fire", "kerple", "kerple-power", "fox")
 ROPE_SCALINGS = ("none", "pi", "ntk", "yarn")
 LN_EPS = 1e-5
 T5_NUM_BUCKETS = 32
@@ -393,6 +394,16 @@ class Kerple(nn.Module):
 # Ops
 # --------------------------------------------------------------------------------------------
 
+def fox_bias(fgate_logit):
+    """The Forgetting Transformer's bias [B, NH, T, T] from the gate logits [B, T, NH], as the
+    reference (zhixuan-lin/forgetting-transformer: log_fgate = logsigmoid(fgate_proj(h)),
+    log_lambda = cumsum(log_fgate, -1), bias = log_lambda[..., :, None] - log_lambda[..., None,
+    :]): sum of log f_l over l = j+1..i; the causal mask drops j > i."""
+    log_fgate = F.logsigmoid(fgate_logit).transpose(1, 2)     # [B, NH, T]
+    log_lambda = torch.cumsum(log_fgate, dim=-1)
+    return log_lambda[..., :, None] - log_lambda[..., None, :]
+
+
 def gelu(x):
     """GELU, tanh approximation (GPT-2): 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
     return F.gelu(x, approximate="tanh")
@@ -476,10 +487,14 @@ class Attention(nn.Module):
         self.cfg = cfg
         self.c_attn = Conv1D(cfg.C, 3 * cfg.C)
         self.c_proj = Conv1D(cfg.C, cfg.C)
+        if cfg.pos == "fox":  # the paper's fgate_proj = nn.Linear(hidden, num_heads, bias=True)
+            self.fgate = Conv1D(cfg.C, cfg.NH)
 
     def forward(self, h, rel_table=None, bias=None, positions=None):
         qkv = self.c_attn(h)                                  # [B, T, 3C]
         c = self.cfg
+        if c.pos == "fox":
+            bias = fox_bias(self.fgate(h))
         y = attention_from_qkv(qkv, c.NH, c.pos, rel_table, (c.rope_scaling, c.rope_factor, c.rope_orig),
                                bias, c.rope_dims, c.rope_heads, c.alibi_heads, positions)
         return self.c_proj(y)

@@ -35,6 +35,7 @@ STD = {
     "mlp.c_proj.weight": 0.1,
     "rel_bias.weight": 0.5,
     "lm_head.weight": 0.3,  # untied head (make_fixtures_model.py): as wte
+    "attn.fgate.weight": 0.3,  # fox's gate (make_fixtures_fox.py redraws it)
 }
 
 
@@ -395,6 +396,8 @@ def main():
     import make_fixtures_posopts  # issue 26's position options, in their own file
     make_fixtures_posopts.fixtures()
     make_fixtures_posopts.random_fixtures()  # item 4, --pos-random
+    import make_fixtures_fox  # issue 26's forget gate, in its own file
+    make_fixtures_fox.fixtures()
     extend_fixtures()
     total = sum(os.path.getsize(os.path.join(OUT, f)) for f in os.listdir(OUT))
     print("total %.0f KiB in %s" % (total / 1024, OUT))

@@ -723,12 +723,23 @@ check "resume with pos random"   "--pos-random is 64 but the checkpoint was trai
 # --- issue 15, the position schemes fire, kerple, xpos, kerple-power: a misspelt name, weights
 # of another scheme or head count given to --init, a run resumed as another of the new schemes
 "$ORDO" train "${tiny[@]}" --pos fire --out "$dir/runs/fire" > /dev/null 2>&1 || bad "fixture run (fire)"
-check "scheme name misspelt"     "unknown position scheme 'kerple_power' (expected none, learned, sinusoidal, rope, alibi, t5, fire, kerple, xpos or kerple-power)" "$ORDO" train --pos kerple_power --out "$F"
+check "scheme name misspelt"     "unknown position scheme 'kerple_power' (expected none, learned, sinusoidal, rope, alibi, t5, fire, kerple, xpos, kerple-power or fox)" "$ORDO" train --pos kerple_power --out "$F"
 check "init of rope into fire"   "was trained with --pos rope but this run has --pos fire" "$ORDO" train "${tiny[@]}" --pos fire --init runs/rope/ckpt-4.safetensors --out "$F"
 check "init of fire into kerple" "was trained with --pos fire but this run has --pos kerple"       "$ORDO" train "${tiny[@]}" --pos kerple --init runs/fire/ckpt-4.safetensors --out "$F"
 check "init of fire, other heads" "has heads 2 (metadata \"NH\") but this run --heads 4" "$ORDO" train "${tiny[@]}" --pos fire --heads 4 --init runs/fire/ckpt-4.safetensors --out "$F"
 check "resume of fire as kerple" "--pos is \"kerple\" but the checkpoint was trained with \"fire\"" "$ORDO" train --resume runs/fire --pos kerple
 check "xpos with an odd head size" "--pos xpos needs an even head size, but d-model/heads = 18/2 = 9" "$ORDO" train "${tiny[@]}" --pos xpos --d-model 18 --out "$F"
+# --- issue 26 item 3, fox: weights of another scheme given to --init, a fire run resumed as
+# fox, and the other schemes' options, which fox (a scheme used with no other positions) refuses
+"$ORDO" train "${tiny[@]}" --pos fox --out "$dir/runs/fox" > /dev/null 2>&1 || bad "fixture run (fox)"
+check "init of fire into fox"    "was trained with --pos fire but this run has --pos fox" "$ORDO" train "${tiny[@]}" --pos fox --init runs/fire/ckpt-4.safetensors --out "$F"
+check "init of fox into fire"    "was trained with --pos fox but this run has --pos fire" "$ORDO" train "${tiny[@]}" --pos fire --init runs/fox/ckpt-4.safetensors --out "$F"
+check "resume of fire as fox"    "--pos is \"fox\" but the checkpoint was trained with \"fire\"" "$ORDO" train --resume runs/fire --pos fox
+check "rope fraction on fox"     "--rope-fraction 0.5 applies to --pos rope, not to --pos fox" "$ORDO" train "${tiny[@]}" --pos fox --rope-fraction 0.5 --out "$F"
+check "rope scaling on fox"      "--rope-scaling yarn applies to --pos rope, not to --pos fox" "$ORDO" train "${tiny[@]}" --pos fox --rope-scaling yarn --rope-factor 4 --out "$F"
+check "alibi heads on fox"       "--alibi-heads 1 applies to --pos alibi, not to --pos fox" "$ORDO" train "${tiny[@]}" --pos fox --alibi-heads 1 --out "$F"
+check "pos scale on fox"         "--pos-scale learned applies to the absolute schemes (--pos learned or sinusoidal), not to --pos fox" "$ORDO" train "${tiny[@]}" --pos fox --pos-scale learned --out "$F"
+check "eval extend-pos on fox"   "--extend-pos interpolate grows a learned position table, but the run has --pos fox" "$ORDO" eval runs/fox --context 32 --extend-pos interpolate
 
 # --- issue 15, eval past a learned table (--extend-pos): a scheme without a table, an
 # unknown method (--save of its scores is no longer refused: since issue 30 it is a record of
