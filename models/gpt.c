@@ -130,6 +130,8 @@ static ordo_status random_check(const ordo_gpt_config *c) {
                           N, ordo_pos_name(c->pos),
                           c->pos == ORDO_POS_NONE   ? "it has no positions to draw"
                           : c->pos == ORDO_POS_XPOS ? "its decay is centred on 0..T-1"
+                          : c->pos == ORDO_POS_FOX  ? "its bias comes from the text's forget "
+                                                      "gates, used with no other positions"
                                                     : "its bias is computed from i - j in the "
                                                       "attention tile, not from drawn positions");
     if (c->pos == ORDO_POS_LEARNED && c->T_max != N)
