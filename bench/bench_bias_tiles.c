@@ -39,11 +39,11 @@ static double sweep(const ordo_bias_tiles *bt, tile_fn f, float *s, float *g, vo
 
 static void do_fill(const ordo_bias_tiles *bt, int h, int i0, int nr, int j0, int nc, float *s,
                     float *g, void *u) {
-    bt->bias.fill(bt->bias.self, h, i0, nr, j0, nc, s, nc);
+    bt->bias.fill(bt->bias.self, 0, h, i0, nr, j0, nc, s, nc);
 }
 static void do_grad(const ordo_bias_tiles *bt, int h, int i0, int nr, int j0, int nc, float *s,
                     float *g, void *u) {
-    bt->bias.grad(bt->bias.self, h, i0, nr, j0, nc, s, nc, g);
+    bt->bias.grad(bt->bias.self, 0, h, i0, nr, j0, nc, s, nc, g);
 }
 
 // The direct FIRE tile: per pair u, the 32 hidden units once, then every head's output (all

@@ -76,7 +76,8 @@ static double peak_once(void) {
 
 // An ALiBi-like bias with no parameters (slope 2^-(h+1) times the distance): what a
 // scheme's fill costs on top of the products.
-static void slope_fill(const void *self, int h, int i0, int nr, int j0, int nc, float *s, int ld) {
+static void slope_fill(const void *self, int b, int h, int i0, int nr, int j0, int nc, float *s,
+                       int ld) {
     float m = 1.0f / (float)(2 << h);
     for (int r = 0; r < nr; r++) {
         float *row = s + (size_t)r * ld;
@@ -107,15 +108,15 @@ static result measure(const problem *p, int reps) {
         double peak = peak_once();
         double t0 = ordo_now_s();
         if (p->materialized)
-            ordo_attention_forward(p->out, p->att, p->qkv, NULL, NULL, 1.0f, NULL, p->B, p->T, p->C,
-                                   p->NH);
+            ordo_attention_forward(p->out, p->att, p->qkv, NULL, 0, NULL, 1.0f, NULL, p->B, p->T,
+                                   p->C, p->NH);
         else
             ordo_flash_forward(p->out, p->lse, p->qkv, p->bias, 0.0f, 0, 0, p->scratch, p->B, p->T,
                                p->C, p->NH);
         double t1 = ordo_now_s();
         if (p->materialized)
-            ordo_attention_backward(p->dqkv, NULL, p->dout, p->qkv, p->att, NULL, 1.0f, p->scratch,
-                                    p->B, p->T, p->C, p->NH);
+            ordo_attention_backward(p->dqkv, NULL, 0, p->dout, p->qkv, p->att, NULL, 1.0f,
+                                    p->scratch, p->B, p->T, p->C, p->NH);
         else
             ordo_flash_backward(p->dqkv, NULL, p->dout, p->qkv, p->out, p->lse, p->bias, 0.0f, 0, 0,
                                 p->scratch, p->B, p->T, p->C, p->NH);
@@ -204,7 +205,7 @@ static ordo_status run(int argc, char **argv) {
                         {"fused + alibi-like fill", 1},
                         {"fused, tiles ordo_gemm", 2},
                         {"materialized", 3}};
-            ordo_attn_bias bias = {NULL, slope_fill, NULL, 0};
+            ordo_attn_bias bias = {NULL, slope_fill, NULL, 0, 0};
             for (int k = 0; k < 4; k++) {
                 if ((k == 1 && !with_bias) || (k == 2 && !gemm_tiles)) continue;
                 // the materialised attention keeps B*NH*T^2 floats (+ T^2 per thread): where

@@ -123,7 +123,11 @@ static ordo_status read_config(ordo_runinfo *r, const char *path) {
             // newest checkpoint's, added by count_params)
             const char *ps = json_string_value(json_object_get(j, "pos-scale"));
             if (ps && strcmp(ps, "none") != 0 && n > 0 && n < (int)sizeof buf)
-                snprintf(buf + n, sizeof buf - (size_t)n, ", pos %s", ps);
+                n += snprintf(buf + n, sizeof buf - (size_t)n, ", pos %s", ps);
+            // item 4: trained at random positions of [0, N)
+            json_int_t pr = json_integer_value(json_object_get(j, "pos-random"));
+            if (pr > 0 && n > 0 && n < (int)sizeof buf)
+                snprintf(buf + n, sizeof buf - (size_t)n, ", pos random %lld", (long long)pr);
             r->embed = ordo_xstrdup(buf);
         }
     }

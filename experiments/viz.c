@@ -233,6 +233,88 @@ static ordo_status bias_curves(ordo_viz *v, ordo_gpt *m, const char *file, const
     return s;
 }
 
+// fox: the forget bias depends on the text, so it is drawn from one window of the run's data
+// (validation, else training) of length 4T (at most 1024, at least T; T where the data is
+// shorter): per layer and head, the mean over the window's queries i >= d of c_i - c_{i-d},
+// the bias at distance d, with the training length marked; the caption gives each head's mean
+// gate f = exp(mean log f).
+static ordo_status fox_curves(ordo_viz *v, ordo_gpt *m, ordo_rundata *d, int T) {
+    int NH = m->cfg.NH, L = m->cfg.L, Tx = 4 * T < 1024 ? 4 * T : T > 1024 ? T : 1024;
+    size_t have = d->nval >= (size_t)Tx ? d->nval : d->n;
+    if (have < (size_t)Tx) Tx = T;
+    int32_t *idx = ordo_xmalloc((size_t)Tx * sizeof *idx); // (Tx)
+    if (d->nval >= (size_t)Tx)
+        memcpy(idx, d->val, (size_t)Tx * sizeof *idx);
+    else if (d->n >= (size_t)Tx)
+        ordo_rundata_ids(d, 0, (size_t)Tx, idx);
+    else {
+        free(idx);
+        return ORDO_OK; // attention_maps says why there is no window
+    }
+    ordo_ctx ctx;
+    ordo_ctx_init(&ctx);
+    ctx.grad_enabled = 0;
+    m->record_attention = 1; // keeps every layer's c (m->fox_c)
+    ordo_tensor *logits;
+    ordo_status s = ordo_gpt_forward(m, &ctx, idx, NULL, 1, Tx, &logits, NULL);
+    m->record_attention = 0;
+    int ns = L * NH;
+    double *xy = ordo_xcalloc((size_t)(ns + 1) * Tx, sizeof(double));
+    ordo_series *ser = ordo_xcalloc((size_t)ns, sizeof *ser);
+    char(*labels)[48] = ordo_xcalloc((size_t)ns, sizeof *labels);
+    char cap[256];
+    int k = snprintf(cap, sizeof cap,
+                     "mean over one window of c_i - c_(i-d); exp(mean log f) per layer, head:");
+    for (int x = 0; x < Tx; x++) xy[x] = x;
+    for (int l = 0; l < L && !s; l++)
+        for (int h = 0; h < NH; h++) {
+            const float *c = m->fox_c[l] + (size_t)h * Tx; // (Tx), batch row 0
+            double *y = xy + (size_t)(l * NH + h + 1) * Tx;
+            for (int dist = 0; dist < Tx; dist++) {
+                double sum = 0;
+                for (int i = dist; i < Tx; i++) sum += (double)c[i] - c[i - dist];
+                y[dist] = sum / (Tx - dist);
+            }
+            snprintf(labels[l * NH + h], sizeof labels[0], "layer %d head %d", l, h);
+            ser[l * NH + h] = (ordo_series){.x = xy,
+                                            .y = y,
+                                            .n = Tx,
+                                            .color = ordo_svg_scheme_color("", l * NH + h),
+                                            .width = 1.8,
+                                            .label = labels[l * NH + h]};
+            if (k > 0 && (size_t)k < sizeof cap - 24) // c_0 = log f_0: the mean from the total
+                k += snprintf(cap + k, sizeof cap - (size_t)k, " L%dH%d %.3g", l, h,
+                              exp((double)c[Tx - 1] / Tx));
+        }
+    if (!s) {
+        const char *title = "fox: the forget bias per layer and head against distance";
+        ordo_strbuf sv;
+        ordo_strbuf_init(&sv);
+        ordo_svg_open(&sv, 820, 500, title);
+        ordo_axes a = {.x = 0,
+                       .y = 0,
+                       .w = 820,
+                       .h = 470,
+                       .title = title,
+                       .xlabel = "distance i - j",
+                       .ylabel = "bias added to the score (mean)",
+                       .legend_w = 150,
+                       .xmark = T,
+                       .xmark_label = "training length"};
+        ordo_svg_lineplot(&sv, &a, ser, ns);
+        ordo_svg_text(&sv, 10, 492, "start", 11, "fill=\"#444\"", "%s", cap);
+        ordo_svg_close(&sv);
+        s = emit(v, "fox_bias_curves.svg", &sv, title);
+        ordo_strbuf_free(&sv);
+    }
+    free(labels);
+    free(ser);
+    free(xy);
+    free(idx);
+    ordo_ctx_free(&ctx);
+    return s;
+}
+
 // fire, kerple, kerple-power, dpb: the heatmap per head at the training length (the t5 path) and
 // the curves against distance.
 static ordo_status learned_bias_maps(ordo_viz *v, ordo_gpt *m, int T) {
@@ -450,6 +532,8 @@ static ordo_status scheme_maps(ordo_viz *v, ordo_gpt *m, int T) {
         printf("  (xpos: no position table or bias to draw, q and k are rotated and scaled; "
                "attention maps only)\n");
         break;
+    case ORDO_POS_FOX: // the bias depends on the text: drawn from a window (ordo_viz_write)
+        break;
     case ORDO_POS_NONE:
         printf("  (none: the model has no position signal; attention maps only)\n");
         break;
@@ -612,6 +696,7 @@ ordo_status ordo_viz_open(ordo_viz *v, const char *run_dir, const ordo_run_selec
 
 ordo_status ordo_viz_write(ordo_viz *v) {
     ordo_status s = scheme_maps(v, &v->model, v->T);
+    if (!s && v->model.cfg.pos == ORDO_POS_FOX) s = fox_curves(v, &v->model, &v->data, v->T);
     if (!s) s = attention_maps(v, &v->model, &v->data, v->T);
     if (!s) s = passkey_map(v);
     if (!s) s = write_index(v);

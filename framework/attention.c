@@ -27,8 +27,8 @@ static void drop_rows(float *d, const float *a, const uint8_t *keep, float s, in
 }
 
 void ordo_attention_forward(float *out, float *att, const float *qkv, const float *bias,
-                            const uint8_t *keep, float keep_scale, float *scratch, int B, int T,
-                            int C, int NH) {
+                            size_t bias_bstride, const uint8_t *keep, float keep_scale,
+                            float *scratch, int B, int T, int C, int NH) {
     int hs = C / NH, C3 = 3 * C;
     float scale = 1.0f / sqrtf((float)hs);
     int saved = ordo_blas_single_thread_begin();
@@ -38,7 +38,7 @@ void ordo_attention_forward(float *out, float *att, const float *qkv, const floa
             const float *q = qkv + (size_t)b * T * C3 + h * hs;
             const float *k = q + C, *v = q + 2 * C;
             float *a = att + ((size_t)b * NH + h) * T * T; // (T, T)
-            const float *bh = bias ? bias + (size_t)h * T * T : NULL;
+            const float *bh = bias ? bias + b * bias_bstride + (size_t)h * T * T : NULL;
             // Rows in blocks of ROWS: block [r0, r1) only needs keys 0..r1-1 (causal), so the
             // products skip most of the upper triangle (T = 256: 62% of the full squares).
             for (int r0 = 0; r0 < T; r0 += ROWS) {
@@ -75,9 +75,9 @@ void ordo_attention_forward(float *out, float *att, const float *qkv, const floa
     ordo_blas_single_thread_end(saved);
 }
 
-void ordo_attention_backward(float *dqkv, float *dbias, const float *dout, const float *qkv,
-                             const float *att, const uint8_t *keep, float keep_scale,
-                             float *scratch, int B, int T, int C, int NH) {
+void ordo_attention_backward(float *dqkv, float *dbias, size_t bias_bstride, const float *dout,
+                             const float *qkv, const float *att, const uint8_t *keep,
+                             float keep_scale, float *scratch, int B, int T, int C, int NH) {
     int hs = C / NH, C3 = 3 * C;
     float scale = 1.0f / sqrtf((float)hs);
     // blocks per half of the scratch: counted outside the parallel region, as the caller did
@@ -128,7 +128,7 @@ void ordo_attention_backward(float *dqkv, float *dbias, const float *dout, const
                 for (int j = i + 1; j < T; j++) dr[j] = 0.0f;
             }
             if (dbias) {
-                float *db = dbias + (size_t)h * T * T;
+                float *db = dbias + b * bias_bstride + (size_t)h * T * T;
                 for (size_t x = 0; x < (size_t)T * T; x++) db[x] += datt[x];
             }
             // scores = scale * q k^T: dq += scale * dscore @ k ; dk += scale * dscore^T @ q
@@ -146,14 +146,15 @@ void ordo_attention_backward(float *dqkv, float *dbias, const float *dout, const
 }
 
 void ordo_rope_forward(float *out, const float *qkv, const float *cosv, const float *sinv, int B,
-                       int T, int C, int NH, int rd, int nrot) {
+                       int T, int C, int NH, int rd, int nrot, int per_row) {
     int hs = C / NH, half = rd / 2, C3 = 3 * C;
 #pragma omp parallel for collapse(2) if ((size_t)B * T * C > ORDO_PAR_LOOP_MIN)
     for (int b = 0; b < B; b++) {
         for (int t = 0; t < T; t++) {
             const float *x = qkv + ((size_t)b * T + t) * C3;
             float *o = out + ((size_t)b * T + t) * C3;
-            const float *cs = cosv + (size_t)t * half, *sn = sinv + (size_t)t * half;
+            size_t row = per_row ? (size_t)b * T + t : (size_t)t;
+            const float *cs = cosv + row * half, *sn = sinv + row * half;
             // the dims and heads that do not rotate (partial rotary, head subsets), and v
             if (rd < hs || nrot < NH) memcpy(o, x, (size_t)2 * C * sizeof(float));
             for (int part = 0; part < 2; part++) { // q, then k
@@ -173,14 +174,15 @@ void ordo_rope_forward(float *out, const float *qkv, const float *cosv, const fl
 }
 
 void ordo_rope_backward(float *dqkv, const float *dout, const float *cosv, const float *sinv, int B,
-                        int T, int C, int NH, int rd, int nrot) {
+                        int T, int C, int NH, int rd, int nrot, int per_row) {
     int hs = C / NH, half = rd / 2, C3 = 3 * C;
 #pragma omp parallel for collapse(2) if ((size_t)B * T * C > ORDO_PAR_LOOP_MIN)
     for (int b = 0; b < B; b++) {
         for (int t = 0; t < T; t++) {
             const float *g = dout + ((size_t)b * T + t) * C3;
             float *d = dqkv + ((size_t)b * T + t) * C3;
-            const float *cs = cosv + (size_t)t * half, *sn = sinv + (size_t)t * half;
+            size_t row = per_row ? (size_t)b * T + t : (size_t)t;
+            const float *cs = cosv + row * half, *sn = sinv + row * half;
             for (int part = 0; part < 2; part++) {
                 for (int h = 0; h < NH; h++) {
                     const float *gh = g + part * C + h * hs;

@@ -34,9 +34,11 @@ typedef enum ordo_op {
     ORDO_OP_ATTENTION_FUSED, // tiled causal attention, bias computed in the tile (flash.h)
     ORDO_OP_LM_HEAD_LOSS,    // the LM head and mean cross-entropy in row chunks (lmhead.h)
     // issue 26
-    ORDO_OP_SCALE_BY,  // out = a * s[0], s a [1] tensor (a learned scale, --pos-scale)
-    ORDO_OP_SILU,      // x * sigmoid(x) (dpb's MLP)
-    ORDO_OP_DIST_BIAS, // a [T, NH] value per distance spread into a causal bias [NH, T, T]
+    ORDO_OP_SCALE_BY,       // out = a * s[0], s a [1] tensor (a learned scale, --pos-scale)
+    ORDO_OP_CUM_LOGSIGMOID, // [B, T, NH] -> [B, NH, T] prefix sums of logsigmoid (fox's gate)
+    ORDO_OP_DIFF_BIAS,      // [B, NH, T] -> [B, NH, T, T] causal c_i - c_j (fox's bias)
+    ORDO_OP_SILU,           // x * sigmoid(x) (dpb's MLP)
+    ORDO_OP_DIST_BIAS,      // a [T, NH] value per distance spread into a causal bias [NH, T, T]
     ORDO_OP_COUNT
 } ordo_op;
 

@@ -263,7 +263,7 @@ void ordo_flash_forward(float *out, float *lse, const float *qkv, const ordo_att
                     int j0 = jb * BLOCK, nc = T - j0 < BLOCK ? T - j0 : BLOCK;
                     tile_mm(BLOCK, BLOCK, hsp, qs, hsp, 1, kt + (size_t)jb * hsp * BLOCK, BLOCK, s,
                             BLOCK, 0);
-                    if (bias) bias->fill(bias->self, h, i0, nr, j0, nc, s, BLOCK);
+                    if (bias) bias->fill(bias->self, b, h, i0, nr, j0, nc, s, BLOCK);
                     online_softmax(s, nr, i0, j0, nc, m, l, o, hsp, corr);
                     // the sum is of the undropped probabilities; P v reads the dropped ones
                     if (p_drop > 0.0f)
@@ -305,7 +305,8 @@ void ordo_flash_backward(float *dqkv, float *g_bias, const float *dout, const fl
     // the bias's gradient: one buffer per (b, h), summed below in (b, h) order
     ORDO_ASSERT(!bias || bias->fill);
     int with_g = bias && bias->grad && g_bias && bias->n_grad > 0;
-    size_t ng = with_g ? up16(bias->n_grad) : 0;
+    int per_batch = with_g && bias->per_batch; // then g is g_bias's own slice, no buffer
+    size_t ng = with_g && !per_batch ? up16(bias->n_grad) : 0;
     float *gbuf = scratch, *threads = scratch + (size_t)BH * ng;
     int saved = ordo_blas_single_thread_begin();
 
@@ -326,7 +327,9 @@ void ordo_flash_backward(float *dqkv, float *g_bias, const float *dout, const fl
             float *dk = kr + (size_t)BLOCK * hsp, *dv = dk + (size_t)BLOCK * hsp;    // (BLOCK, hsp)
             float *P = dv + (size_t)BLOCK * hsp, *dP = P + BLOCK * BLOCK; // (BLOCK, BLOCK)
             float *Pd = dP + BLOCK * BLOCK; // the dropped probabilities that the forward's P v read
-            float *g = with_g ? gbuf + (size_t)bh * ng : NULL;
+            float *g = !with_g     ? NULL
+                       : per_batch ? g_bias + (size_t)bh * bias->n_grad
+                                   : gbuf + (size_t)bh * ng;
             const float *q = qkv + (size_t)b * T * C3 + h * hs, *k = q + C, *v = q + 2 * C;
             const float *gout = dout + (size_t)b * T * C + h * hs,
                         *o = out + (size_t)b * T * C + h * hs;
@@ -344,7 +347,7 @@ void ordo_flash_backward(float *dqkv, float *g_bias, const float *dout, const fl
                 L[i] = i < T ? lse[(size_t)bh * T + i] : 0.0f;
             }
             memset(dq, 0, (size_t)Tp * hsp * sizeof(float));
-            if (g) memset(g, 0, ng * sizeof(float));
+            if (g && !per_batch) memset(g, 0, ng * sizeof(float));
 
             for (int jb = 0; jb < nb; jb++) {
                 int j0 = jb * BLOCK, nc = T - j0 < BLOCK ? T - j0 : BLOCK;
@@ -363,7 +366,7 @@ void ordo_flash_backward(float *dqkv, float *g_bias, const float *dout, const fl
                     const float *qi = qs + (size_t)i0 * hsp, *gi = go + (size_t)i0 * hsp;
                     // P = exp(S - lse), S = (scale q) k^T (+ bias), as the forward made it
                     tile_mm(BLOCK, BLOCK, hsp, qi, hsp, 1, kt, BLOCK, P, BLOCK, 0);
-                    if (bias) bias->fill(bias->self, h, i0, nr, j0, nc, P, BLOCK);
+                    if (bias) bias->fill(bias->self, b, h, i0, nr, j0, nc, P, BLOCK);
                     // dP (of the dropped probabilities) = dO v^T
                     tile_mm(BLOCK, BLOCK, hsp, gi, hsp, 1, vt, BLOCK, dP, BLOCK, 0);
                     for (int r = 0; r < BLOCK; r++) {
@@ -384,7 +387,7 @@ void ordo_flash_backward(float *dqkv, float *g_bias, const float *dout, const fl
                     // dV (BLOCK, hsp) += P^T (BLOCK keys, BLOCK queries) @ dO (BLOCK, hsp)
                     tile_mm(BLOCK, hsp, BLOCK, p_drop > 0.0f ? Pd : P, 1, BLOCK, gi, hsp, dv, hsp,
                             1);
-                    if (g) bias->grad(bias->self, h, i0, nr, j0, nc, dP, BLOCK, g);
+                    if (g) bias->grad(bias->self, b, h, i0, nr, j0, nc, dP, BLOCK, g);
                     // dK += dS^T (scale q): the scale of S = scale q k^T is already in qs
                     tile_mm(BLOCK, hsp, BLOCK, dP, 1, BLOCK, qi, hsp, dk, hsp, 1);
                     // dQ += dS k, scaled once at the end
@@ -405,7 +408,7 @@ void ordo_flash_backward(float *dqkv, float *g_bias, const float *dout, const fl
     }
 
     // g_bias += the (b, h) buffers in order: each element by one thread, over bh in sequence
-    if (with_g) {
+    if (with_g && !per_batch) {
         size_t n = bias->n_grad;
 #pragma omp parallel for schedule(static) if (n * BH > ORDO_PAR_LOOP_MIN)
         for (size_t x = 0; x < n; x++) {

@@ -76,21 +76,23 @@ void ordo_crossentropy_backward(float *dlogits, ordo_bf16 *dlogits_bf16, const f
                                 float scale);
 
 // Causal multi-head self-attention. qkv [B, T, 3C] (q | k | v, head h at columns
-// h*hs..), bias [NH, T, T] added to the scaled scores (may be NULL), att [B, NH, T, T]
+// h*hs..), bias [NH, T, T] added to the scaled scores (may be NULL; batch row b reads it from
+// bias + b * bias_bstride: 0 shares one bias, NH*T*T gives each row its own), att [B, NH, T, T]
 // saved (softmax probabilities, zero above the diagonal), out [B, T, C] written (not added).
 // Dropout on the probabilities (GPT-2's attn_pdrop): with keep [B, NH, T, T] not NULL, out
 // is (att * keep * keep_scale) @ v while att keeps the probabilities undropped (the softmax
 // backward and attention maps need them); scratch then holds
 // ordo_attention_scratch_floats(T, 1) floats. keep NULL: scratch unused (may be NULL).
 void ordo_attention_forward(float *out, float *att, const float *qkv, const float *bias,
-                            const uint8_t *keep, float keep_scale, float *scratch, int B, int T,
-                            int C, int NH);
+                            size_t bias_bstride, const uint8_t *keep, float keep_scale,
+                            float *scratch, int B, int T, int C, int NH);
 // dqkv [B, T, 3C] += its gradient; dbias [NH, T, T] (may be NULL) += the scores' gradient
-// summed over the batch in a fixed order; keep and keep_scale as the forward's.
+// summed over the batch in a fixed order (bias_bstride 0), or each row's into its own
+// [NH, T, T] at b * bias_bstride; keep and keep_scale as the forward's.
 // scratch: ordo_attention_scratch_floats(T, keep != NULL) floats.
-void ordo_attention_backward(float *dqkv, float *dbias, const float *dout, const float *qkv,
-                             const float *att, const uint8_t *keep, float keep_scale,
-                             float *scratch, int B, int T, int C, int NH);
+void ordo_attention_backward(float *dqkv, float *dbias, size_t bias_bstride, const float *dout,
+                             const float *qkv, const float *att, const uint8_t *keep,
+                             float keep_scale, float *scratch, int B, int T, int C, int NH);
 // The scratch of the attention kernels: one T x T block per OpenMP thread (two in backward
 // with dropout), for the thread count in effect (ask again after ordo_set_threads).
 size_t ordo_attention_scratch_floats(int T, int dropout);
@@ -98,12 +100,13 @@ size_t ordo_attention_scratch_floats(int T, int dropout);
 // Rotary embedding of the q and k parts of qkv [B, T, 3C], rotate-half pairing over the first
 // rd dims of each of the first nrot heads (i with i + rd/2; rd even, <= hs; nrot <= NH; rd = hs
 // and nrot = NH: every dim of every head). cos/sin tables are [T, rd/2]; the other dims and
-// heads, and v, pass to out [B, T, 3C] unchanged. Backward adds the transposed rotation of
-// dout into dqkv, and the rest of dout as it is.
+// heads, and v, pass to out [B, T, 3C] unchanged. per_row: the tables are [B, T, rd/2], a
+// row per token (--pos-random's positions differ by sequence). Backward adds the transposed
+// rotation of dout into dqkv, and the rest of dout as it is.
 void ordo_rope_forward(float *out, const float *qkv, const float *cosv, const float *sinv, int B,
-                       int T, int C, int NH, int rd, int nrot);
+                       int T, int C, int NH, int rd, int nrot, int per_row);
 void ordo_rope_backward(float *dqkv, const float *dout, const float *cosv, const float *sinv, int B,
-                        int T, int C, int NH, int rd, int nrot);
+                        int T, int C, int NH, int rd, int nrot, int per_row);
 
 // out[NH, TT] with out[h, k] = table[bucket[k], h], k over a T*T map and table [buckets, NH];
 // dtable[bucket[k], h] += dout[h, k].

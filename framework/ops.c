@@ -418,9 +418,13 @@ ordo_tensor *ordo_attention_dropout(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor
     ORDO_ASSERT(qkv->ndim == 3 && qkv->shape[2] % 3 == 0);
     int B = qkv->shape[0], T = qkv->shape[1], C = qkv->shape[2] / 3;
     ORDO_ASSERT(NH > 0 && C % NH == 0);
+    // [NH, T, T] shared by the batch, or [B, NH, T, T] one per batch row (fox)
+    int per_b = bias && bias->ndim == 4;
     if (bias)
-        ORDO_ASSERT(bias->ndim == 3 && bias->shape[0] == NH && bias->shape[1] == T &&
-                    bias->shape[2] == T);
+        ORDO_ASSERT((bias->ndim == 3 || (per_b && bias->shape[0] == B)) &&
+                    bias->shape[per_b] == NH && bias->shape[per_b + 1] == T &&
+                    bias->shape[per_b + 2] == T);
+    size_t bias_bstride = per_b ? (size_t)NH * T * T : 0;
     ORDO_ASSERT(p >= 0.0f && p < 1.0f);
     ordo_tensor *out = ordo_tensor_new3(ctx, B, T, C);
     size_t natt = (size_t)B * NH * T * T;
@@ -433,8 +437,8 @@ ordo_tensor *ordo_attention_dropout(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor
         scratch =
             ordo_arena_alloc(&ctx->arena, ordo_attention_scratch_floats(T, 1) * sizeof(float));
     }
-    ordo_attention_forward(out->data, att, qkv->data, bias ? bias->data : NULL, keep, keep_scale,
-                           scratch, B, T, C, NH);
+    ordo_attention_forward(out->data, att, qkv->data, bias ? bias->data : NULL, bias_bstride, keep,
+                           keep_scale, scratch, B, T, C, NH);
     if (ordo_needs_grad(ctx, qkv, bias, NULL)) {
         ordo_node *n = push(ctx, ORDO_OP_ATTENTION, out);
         n->in[0] = qkv;
@@ -456,8 +460,9 @@ static void attention_backward(ordo_ctx *ctx, const ordo_node *n) {
     if (!da) da = ordo_arena_calloc(&ctx->arena, a->n * sizeof(float)); // bias-only grad
     float *scratch = ordo_arena_alloc(
         &ctx->arena, ordo_attention_scratch_floats(T, n->keep != NULL) * sizeof(float));
-    ordo_attention_backward(da, db, n->out->grad, a->data, n->saved[0], n->keep, n->farg[0],
-                            scratch, B, T, C, n->iarg[0]);
+    size_t bias_bstride = b && b->ndim == 4 ? (size_t)n->iarg[0] * T * T : 0;
+    ordo_attention_backward(da, db, bias_bstride, n->out->grad, a->data, n->saved[0], n->keep,
+                            n->farg[0], scratch, B, T, C, n->iarg[0]);
 }
 
 // Node: in[0] = logits; saved[0] = stats [2N] (row max, log of the shifted exp-sum);
@@ -526,21 +531,23 @@ static void reduce_backward(ordo_ctx *ctx, const ordo_node *n) {
         for (size_t i = 0; i < a->n; i++) da[i] += s;
 }
 
-// Node: in[0] = qkv; saved[0] = cos, saved[1] = sin, both [T, rd/2] in the arena; iarg[0] =
-// NH, iarg[1] = rd (rotated dims per head), iarg[2] = nrot (heads rotated).
+// Node: in[0] = qkv; saved[0] = cos, saved[1] = sin, both [T, rd/2] (per_row: [B, T, rd/2])
+// in the arena; iarg[0] = NH, iarg[1] = rd (rotated dims per head), iarg[2] = nrot (heads
+// rotated), iarg[3] = per_row.
 static ordo_tensor *rope_apply(ordo_ctx *ctx, ordo_tensor *qkv, int NH, int rd, int nrot,
-                               float *cosv, float *sinv) {
+                               const float *cosv, const float *sinv, int per_row) {
     int B = qkv->shape[0], T = qkv->shape[1], C = qkv->shape[2] / 3;
     ordo_tensor *out = ordo_tensor_new(ctx, 3, qkv->shape);
-    ordo_rope_forward(out->data, qkv->data, cosv, sinv, B, T, C, NH, rd, nrot);
+    ordo_rope_forward(out->data, qkv->data, cosv, sinv, B, T, C, NH, rd, nrot, per_row);
     if (ordo_needs_grad(ctx, qkv, NULL, NULL)) {
         ordo_node *n = push(ctx, ORDO_OP_ROPE, out);
         n->in[0] = qkv;
-        n->saved[0] = cosv;
-        n->saved[1] = sinv;
+        n->saved[0] = (float *)cosv; // read-only in backward
+        n->saved[1] = (float *)sinv;
         n->iarg[0] = NH;
         n->iarg[1] = rd;
         n->iarg[2] = nrot;
+        n->iarg[3] = per_row;
     }
     return out;
 }
@@ -560,7 +567,7 @@ ordo_tensor *ordo_rope(ordo_ctx *ctx, ordo_tensor *qkv, int NH, double base, int
             sinv[(size_t)t * half + i] = (float)sin(ang);
         }
     }
-    return rope_apply(ctx, qkv, NH, C / NH, NH, cosv, sinv);
+    return rope_apply(ctx, qkv, NH, C / NH, NH, cosv, sinv, 0);
 }
 
 ordo_tensor *ordo_rope_part(ordo_ctx *ctx, ordo_tensor *qkv, int NH, int rd, int nrot,
@@ -573,7 +580,15 @@ ordo_tensor *ordo_rope_part(ordo_ctx *ctx, ordo_tensor *qkv, int NH, int rd, int
     float *c = ordo_arena_alloc(&ctx->arena, bytes), *sn = ordo_arena_alloc(&ctx->arena, bytes);
     memcpy(c, cosv, bytes);
     memcpy(sn, sinv, bytes);
-    return rope_apply(ctx, qkv, NH, rd, nrot, c, sn);
+    return rope_apply(ctx, qkv, NH, rd, nrot, c, sn, 0);
+}
+
+ordo_tensor *ordo_rope_rows(ordo_ctx *ctx, ordo_tensor *qkv, int NH, int rd, int nrot,
+                            const float *cosv, const float *sinv) {
+    ORDO_ASSERT(qkv->ndim == 3 && qkv->shape[2] % 3 == 0);
+    int C = qkv->shape[2] / 3;
+    ORDO_ASSERT(C % NH == 0 && rd >= 2 && rd % 2 == 0 && rd <= C / NH && nrot >= 1 && nrot <= NH);
+    return rope_apply(ctx, qkv, NH, rd, nrot, cosv, sinv, 1);
 }
 
 ordo_tensor *ordo_rope_cs(ordo_ctx *ctx, ordo_tensor *qkv, int NH, const float *cosv,
@@ -590,7 +605,7 @@ static void rope_backward(ordo_ctx *ctx, const ordo_node *n) {
     float *da = ordo_tensor_grad(ctx, a);
     if (da)
         ordo_rope_backward(da, n->out->grad, n->saved[0], n->saved[1], B, T, C, n->iarg[0],
-                           n->iarg[1], n->iarg[2]);
+                           n->iarg[1], n->iarg[2], n->iarg[3]);
 }
 
 // Node: in[0] = table; ids = the bucket map (copied, T*T of them); iarg[0] = T.
@@ -915,9 +930,11 @@ void ordo_node_backward(ordo_ctx *ctx, ordo_node *n) {
     case ORDO_OP_SCALE_BY:      scale_by_backward(ctx, n);      break;
     case ORDO_OP_SILU:          silu_backward(ctx, n);          break;
     case ORDO_OP_DIST_BIAS:     dist_bias_backward(ctx, n);     break;
-    // their nodes carry their own backward (ops_flash.c, lmhead.c), so that ops.c and those
+    // their nodes carry their own backward (ops_flash.c, ops_gate.c, lmhead.c), so that ops.c and those
     // files do not call each other
     case ORDO_OP_ATTENTION_FUSED:
+    case ORDO_OP_CUM_LOGSIGMOID:
+    case ORDO_OP_DIFF_BIAS:
     case ORDO_OP_LM_HEAD_LOSS:  ORDO_ASSERT(!"the node carries its own backward"); break;
     case ORDO_OP_COUNT:         ORDO_ASSERT(!"not an op");      break;
     }

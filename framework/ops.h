@@ -44,8 +44,8 @@ ordo_tensor *ordo_layernorm(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *w, ordo_
 ordo_tensor *ordo_gelu(ordo_ctx *ctx, ordo_tensor *x);
 ordo_tensor *ordo_softmax(ordo_ctx *ctx, ordo_tensor *x);
 // Causal self-attention: qkv [B, T, 3C] -> [B, T, C] over NH heads; bias [NH, T, T] added
-// to the scaled scores, or NULL. The probabilities [B, NH, T, T] stay in the arena until
-// reset; ctx->last_att points at them (for attention maps).
+// to the scaled scores, or [B, NH, T, T] (one per batch row), or NULL. The probabilities [B, NH, T,
+// T] stay in the arena until reset; ctx->last_att points at them (for attention maps).
 ordo_tensor *ordo_attention(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor *bias, int NH);
 // ordo_attention with dropout on the probabilities (GPT-2's attn_pdrop), p in [0, 1): the
 // product with v reads att * keep / (1 - p), keep from ordo_dropout_mask(seed, offset + i)
@@ -85,6 +85,11 @@ ordo_tensor *ordo_rope_cs(ordo_ctx *ctx, ordo_tensor *qkv, int NH, const float *
 // subset of heads; the other dims and heads pass through. rd = hs, nrot = NH is ordo_rope_cs.
 ordo_tensor *ordo_rope_part(ordo_ctx *ctx, ordo_tensor *qkv, int NH, int rd, int nrot,
                             const float *cosv, const float *sinv);
+// ordo_rope_part with a table row per token, cos, sin [B, T, rd/2] (--pos-random: each
+// sequence has its own positions). Not copied: they must live in ctx's arena (or longer)
+// until the backward.
+ordo_tensor *ordo_rope_rows(ordo_ctx *ctx, ordo_tensor *qkv, int NH, int rd, int nrot,
+                            const float *cosv, const float *sinv);
 // Bias [NH, T, T] with out[h, i, j] = table[bucket[i*T + j], h]; table [nbuckets, NH].
 ordo_tensor *ordo_rel_bias(ordo_ctx *ctx, ordo_tensor *table, const int32_t *bucket, int T);
 
@@ -121,5 +126,14 @@ ordo_tensor *ordo_silu(ordo_ctx *ctx, ordo_tensor *x);
 // x [Tx, NH] (Tx >= T), a value per distance d = 0..Tx-1 and head, spread to a causal bias
 // [NH, T, T]: out[h, i, j] = x[i - j, h] for j <= i, 0 above. Backward sums per distance.
 ordo_tensor *ordo_dist_bias(ordo_ctx *ctx, ordo_tensor *x, int T);
+
+// ---- the forget gate (fox, issue 26; ops_gate.c)
+// c [B, NH, T] from the gate logits z [B, T, NH]: c[b, h, t] = sum_{l <= t} log sigmoid(z[b,
+// l, h]), summed in double and rounded once per element.
+ordo_tensor *ordo_cum_logsigmoid(ordo_ctx *ctx, ordo_tensor *z);
+// The materialised forget bias [B, NH, T, T] from c [B, NH, T]: c_i - c_j for j <= i (the
+// sum of log f over positions j+1..i), 0 above the diagonal. For ordo_attention's per-row
+// bias.
+ordo_tensor *ordo_diff_bias(ordo_ctx *ctx, ordo_tensor *c);
 
 #endif

@@ -29,11 +29,13 @@ ordo_tensor *ordo_attention_fused(ordo_ctx *ctx, ordo_tensor *qkv, const ordo_at
     ORDO_ASSERT(n_params >= 0 && (n_params == 0 || (bias && bias->grad)));
     size_t total = 0;
     for (int i = 0; i < n_params; i++) total += bias_params[i]->n;
-    ORDO_ASSERT(n_params == 0 || total == bias->n_grad); // g is their grads, concatenated
+    // g is their grads, concatenated; per_batch: one n_grad slice per (b, h)
+    size_t per = bias && bias->per_batch ? (size_t)B * NH : 1;
+    ORDO_ASSERT(n_params == 0 || total == per * bias->n_grad);
 
     ordo_tensor *out = ordo_tensor_new3(ctx, B, T, C);
     float *lse = ordo_arena_alloc(&ctx->arena, (size_t)B * NH * T * sizeof(float)); // (B, NH, T)
-    size_t ng = n_params ? bias->n_grad : 0;
+    size_t ng = n_params && !bias->per_batch ? bias->n_grad : 0; // per_batch: no buffers
     float *scratch =
         ordo_arena_alloc(&ctx->arena, ordo_flash_scratch_floats(B, T, C, NH, ng) * sizeof(float));
     ordo_flash_forward(out->data, lse, qkv->data, bias, p, seed, offset, scratch, B, T, C, NH);
@@ -49,7 +51,8 @@ ordo_tensor *ordo_attention_fused(ordo_ctx *ctx, ordo_tensor *qkv, const ordo_at
         a->p = p;
         a->seed = seed;
         a->offset = offset;
-        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_ATTENTION_FUSED, out, ordo_attention_fused_backward);
+        ordo_node *n =
+            ordo_tape_push(ctx, ORDO_OP_ATTENTION_FUSED, out, ordo_attention_fused_backward);
         n->in[0] = qkv;
         n->saved[0] = lse;
         n->iarg[0] = NH;
@@ -67,10 +70,11 @@ void ordo_attention_fused_backward(ordo_ctx *ctx, ordo_node *n) {
     // g: the bias parameters' gradient, when one of them wants it
     int wants = 0;
     for (int i = 0; i < a->n_params; i++) wants |= (a->params[i]->flags & ORDO_REQUIRES_GRAD) != 0;
-    size_t ng = wants ? a->bias->n_grad : 0;
-    float *g = wants ? ordo_arena_calloc(&ctx->arena, ng * sizeof(float)) : NULL;
-    float *scratch =
-        ordo_arena_alloc(&ctx->arena, ordo_flash_scratch_floats(B, T, C, NH, ng) * sizeof(float));
+    int per_batch = a->bias && a->bias->per_batch;
+    size_t ng = wants ? a->bias->n_grad : 0, ntot = per_batch ? (size_t)B * NH * ng : ng;
+    float *g = wants ? ordo_arena_calloc(&ctx->arena, ntot * sizeof(float)) : NULL;
+    float *scratch = ordo_arena_alloc(
+        &ctx->arena, ordo_flash_scratch_floats(B, T, C, NH, per_batch ? 0 : ng) * sizeof(float));
     ordo_flash_backward(dqkv, g, n->out->grad, qkv->data, n->out->data, n->saved[0], a->bias, a->p,
                         a->seed, a->offset, scratch, B, T, C, NH);
     if (!g) return;

@@ -33,7 +33,8 @@ typedef struct alibi_state {
     double slope[256]; // (NH)
 } alibi_state;
 
-static void alibi_fill(const void *self, int h, int i0, int nr, int j0, int nc, float *s, int ld) {
+static void alibi_fill(const void *self, int batch, int h, int i0, int nr, int j0, int nc, float *s,
+                       int ld) {
     const alibi_state *st = self;
     ORDO_ASSERT(h >= 0 && h < st->NH && i0 >= 0 && i0 + nr <= st->T && j0 >= 0);
     if (h >= st->k) return; // a head without positions: nothing to add
@@ -79,7 +80,8 @@ static int t5_near_begin(int i, int j0, int e) {
     return b < 0 ? 0 : b < e ? b : e;
 }
 
-static void t5_fill(const void *self, int h, int i0, int nr, int j0, int nc, float *s, int ld) {
+static void t5_fill(const void *self, int batch, int h, int i0, int nr, int j0, int nc, float *s,
+                    int ld) {
     const t5_state *st = self;
     ORDO_ASSERT(h >= 0 && h < st->NH && i0 >= 0 && i0 + nr <= st->T && j0 >= 0);
     const float *near = st->near + (size_t)h * T5_NEAR;
@@ -93,8 +95,8 @@ static void t5_fill(const void *self, int h, int i0, int nr, int j0, int nc, flo
 }
 
 // g = dtable [ORDO_T5_BUCKETS, NH], as the table is laid out.
-static void t5_grad(const void *self, int h, int i0, int nr, int j0, int nc, const float *ds,
-                    int ld, float *g) {
+static void t5_grad(const void *self, int batch, int h, int i0, int nr, int j0, int nc,
+                    const float *ds, int ld, float *g) {
     const t5_state *st = self;
     ORDO_ASSERT(h >= 0 && h < st->NH && i0 >= 0 && i0 + nr <= st->T && j0 >= 0);
     double acc[ORDO_T5_BUCKETS] = {0};
@@ -143,7 +145,8 @@ typedef struct kerple_state {
     double *d1, *d2; // (NH, T) its derivatives in r1 and r2
 } kerple_state;
 
-static void kerple_fill(const void *self, int h, int i0, int nr, int j0, int nc, float *s, int ld) {
+static void kerple_fill(const void *self, int batch, int h, int i0, int nr, int j0, int nc,
+                        float *s, int ld) {
     const kerple_state *st = self;
     ORDO_ASSERT(h >= 0 && h < st->NH && i0 >= 0 && i0 + nr <= st->T && j0 >= 0);
     const float *v = st->v + (size_t)h * st->T;
@@ -176,8 +179,8 @@ __attribute__((noinline)) static void kerple_row_sums(double *out, const float *
 }
 
 // g = [dr1 (NH), dr2 (NH)].
-static void kerple_grad(const void *self, int h, int i0, int nr, int j0, int nc, const float *ds,
-                        int ld, float *g) {
+static void kerple_grad(const void *self, int batch, int h, int i0, int nr, int j0, int nc,
+                        const float *ds, int ld, float *g) {
     const kerple_state *st = self;
     ORDO_ASSERT(h >= 0 && h < st->NH && i0 >= 0 && i0 + nr <= st->T && j0 >= 0);
     const double *d1 = st->d1 + (size_t)h * st->T, *d2 = st->d2 + (size_t)h * st->T;
@@ -312,7 +315,8 @@ __attribute__((noinline)) static void fire_fill_run(float *restrict row, const d
     }
 }
 
-static void fire_fill(const void *self, int h, int i0, int nr, int j0, int nc, float *s, int ld) {
+static void fire_fill(const void *self, int batch, int h, int i0, int nr, int j0, int nc, float *s,
+                      int ld) {
     const fire_state *st = self;
     ORDO_ASSERT(h >= 0 && h < st->NH && i0 >= 0 && i0 + nr <= st->T && j0 >= 0);
     int nseg = st->nk + 1;
@@ -373,8 +377,8 @@ static void fire_row_sums(double *out, const float *restrict ds, const double *r
 }
 
 // g = [dw1 (W), db1 (W), dw2 (W, NH), db2 (NH), dc (1), dlmul (1)].
-static void fire_grad(const void *self, int h, int i0, int nr, int j0, int nc, const float *ds,
-                      int ld, float *g) {
+static void fire_grad(const void *self, int batch, int h, int i0, int nr, int j0, int nc,
+                      const float *ds, int ld, float *g) {
     const fire_state *st = self;
     ORDO_ASSERT(h >= 0 && h < st->NH && i0 >= 0 && i0 + nr <= st->T && j0 >= 0);
     int nseg = st->nk + 1, W = st->W, NH = st->NH;
@@ -538,7 +542,8 @@ typedef struct dpb_state {
     float *v; // (NH, T) table[d, h] with the distances backwards (x = T - 1 - d), as kerple's
 } dpb_state;
 
-static void dpb_fill(const void *self, int h, int i0, int nr, int j0, int nc, float *s, int ld) {
+static void dpb_fill(const void *self, int batch, int h, int i0, int nr, int j0, int nc, float *s,
+                     int ld) {
     const dpb_state *st = self;
     ORDO_ASSERT(h >= 0 && h < st->NH && i0 >= 0 && i0 + nr <= st->T && j0 >= 0);
     const float *v = st->v + (size_t)h * st->T;
@@ -552,8 +557,8 @@ static void dpb_fill(const void *self, int h, int i0, int nr, int j0, int nc, fl
 
 // g = dtable [T, NH], as the table is laid out. Each distance of the tile is one diagonal:
 // summed along it in double, added to g once.
-static void dpb_grad(const void *self, int h, int i0, int nr, int j0, int nc, const float *ds,
-                     int ld, float *g) {
+static void dpb_grad(const void *self, int batch, int h, int i0, int nr, int j0, int nc,
+                     const float *ds, int ld, float *g) {
     const dpb_state *st = self;
     ORDO_ASSERT(h >= 0 && h < st->NH && i0 >= 0 && i0 + nr <= st->T && j0 >= 0);
     int dlo = i0 - (j0 + nc - 1), dhi = i0 + nr - 1 - j0; // the tile's distances
@@ -583,6 +588,67 @@ ordo_bias_tiles *ordo_dpb_tiles(ordo_ctx *ctx, ordo_tensor *table, int T) {
     out->bias =
         (ordo_attn_bias){.self = st, .fill = dpb_fill, .grad = dpb_grad, .n_grad = (size_t)T * NH};
     out->params[0] = table;
+    out->n_params = 1;
+    return out;
+}
+
+// ---- fox: c_i - c_j from the prefix sums c [B, NH, T] of the forget gate's log f, per
+// (batch row, head): the one bias that depends on b (per_batch). The fill subtracts in float
+// as ordo_diff_bias does (the same floats); grad adds each row's dS sum to dc_i and takes each
+// column's from dc_j, in double within the tile, into the (b, h) slice [T] that the kernel
+// hands it.
+
+typedef struct fox_state {
+    const float *c; // (B, NH, T)
+    int B, NH, T;
+} fox_state;
+
+static void fox_fill(const void *self, int batch, int h, int i0, int nr, int j0, int nc, float *s,
+                     int ld) {
+    const fox_state *st = self;
+    ORDO_ASSERT(batch >= 0 && batch < st->B && h >= 0 && h < st->NH && i0 + nr <= st->T);
+    const float *c = st->c + ((size_t)batch * st->NH + h) * st->T;
+    for (int r = 0; r < nr; r++) {
+        int i = i0 + r, e = causal_end(i, j0, nc);
+        float ci = c[i], *row = s + (size_t)r * ld;
+        const float *cj = c + j0;
+        for (int x = 0; x < e; x++) row[x] += ci - cj[x];
+    }
+}
+
+static void fox_grad(const void *self, int batch, int h, int i0, int nr, int j0, int nc,
+                     const float *ds, int ld, float *g) {
+    const fox_state *st = self;
+    ORDO_ASSERT(batch >= 0 && batch < st->B && h >= 0 && h < st->NH && i0 + nr <= st->T);
+    for (int r = 0; r < nr; r++) { // row sums: dc_i
+        int e = causal_end(i0 + r, j0, nc);
+        const float *dr = ds + (size_t)r * ld;
+        double row = 0.0;
+        for (int x = 0; x < e; x++) row += dr[x];
+        g[i0 + r] += (float)row;
+    }
+    // column sums: dc_j, 64 columns at a time (the kernel's tile is one such block), read
+    // row by row so that the loop runs along memory
+    for (int x0 = 0; x0 < nc; x0 += 64) {
+        int w = nc - x0 < 64 ? nc - x0 : 64;
+        double col[64] = {0};
+        for (int r = 0; r < nr; r++) {
+            int e = causal_end(i0 + r, j0 + x0, w);
+            const float *dr = ds + (size_t)r * ld + x0;
+            for (int x = 0; x < e; x++) col[x] += dr[x];
+        }
+        for (int x = 0; x < w; x++) g[j0 + x0 + x] -= (float)col[x];
+    }
+}
+
+ordo_bias_tiles *ordo_fox_tiles(ordo_ctx *ctx, ordo_tensor *c) {
+    ORDO_ASSERT(c->ndim == 3);
+    fox_state *st = ordo_arena_alloc(&ctx->arena, sizeof *st);
+    *st = (fox_state){c->data, c->shape[0], c->shape[1], c->shape[2]};
+    ordo_bias_tiles *out = ordo_arena_calloc(&ctx->arena, sizeof *out);
+    out->bias = (ordo_attn_bias){
+        .self = st, .fill = fox_fill, .grad = fox_grad, .n_grad = (size_t)st->T, .per_batch = 1};
+    out->params[0] = c;
     out->n_params = 1;
     return out;
 }

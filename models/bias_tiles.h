@@ -1,8 +1,8 @@
-// The position biases of the score-biasing schemes (alibi, t5, fire, kerple, kerple-power, dpb) as
-// the fused attention's tile functions (framework/flash.h): `fill` adds the bias of a block of
-// (query, key) pairs of one head, `grad` accumulates the bias parameters' gradients from that
-// block's dL/dscore. Nothing T x T is ever made: each scheme keeps what depends on one index
-// only (a value per distance, a normaliser per query row), at most O(NH * T) floats.
+// The position biases of the score-biasing schemes (alibi, t5, fire, kerple, kerple-power, dpb,
+// fox) as the fused attention's tile functions (framework/flash.h): `fill` adds the bias of a
+// block of (query, key) pairs of one head, `grad` accumulates the bias parameters' gradients
+// from that block's dL/dscore. Nothing T x T is ever made: each scheme keeps what depends on one
+// index only (a value per distance, a normaliser per query row), at most O(NH * T) floats.
 //
 // Each reproduces the materialised bias (ordo_gpt_position_bias, framework/ops.c) and its
 // parameter gradients: alibi, t5 and kerple bit for bit in the bias; fire to float rounding
@@ -56,5 +56,10 @@ ordo_bias_tiles *ordo_fire_tiles(ordo_ctx *ctx, ordo_tensor *w1, ordo_tensor *b1
 // sum of dS, and the tape backpropagates it through the MLP once. Not a parameter itself, so
 // the table must stay alive and unchanged until backward (it is in the forward's arena).
 ordo_bias_tiles *ordo_dpb_tiles(ordo_ctx *ctx, ordo_tensor *table, int T);
+// Fox (the Forgetting Transformer's forget bias) from c [B, NH, T], the prefix sums of log f
+// (ordo_cum_logsigmoid): c_i - c_j, as ordo_diff_bias. Per batch row (bias.per_batch): the
+// gradient g is dc [B, NH, T] itself. c is read at each fill, so it must stay unchanged until
+// backward. params: {c} (an activation: its gradient flows on to the gate).
+ordo_bias_tiles *ordo_fox_tiles(ordo_ctx *ctx, ordo_tensor *c);
 
 #endif

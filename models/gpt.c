@@ -2,11 +2,12 @@
 // coarse op (about ten tape nodes per block). Position schemes plug in at three points:
 // added at the input (learned, sinusoidal), rotating q and k (rope, xpos), biasing the scores
 // (alibi, t5, fire, kerple, kerple-power; the bias is made once per forward and shared by
-// the layers). Attention is fused by default (m->attention): the bias is then a pair of tile
-// functions (models/bias_tiles.h) and nothing T x T exists; the materialised path makes the
-// [NH, T, T] bias and every head's scores (the reference, and viz's maps). Dropout (training mode
-// only) at GPT-2's three places: after the input embeddings, on the attention probabilities, on
-// each residual branch's output. No KV cache: ordo trains small models for comparisons.
+// the layers; fox's is each layer's own, from its input, one per batch row). Attention is fused by
+// default (m->attention): the bias is then a pair of tile functions (models/bias_tiles.h) and
+// nothing T x T exists; the materialised path makes the [NH, T, T] bias and every head's scores
+// (the reference, and viz's maps). Dropout (training mode only) at GPT-2's three places: after the
+// input embeddings, on the attention probabilities, on each residual branch's output. No KV cache:
+// ordo trains small models for comparisons.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,6 +135,41 @@ static ordo_status subset_check(const ordo_gpt_config *c) {
     return ORDO_OK;
 }
 
+// --pos-random N: positions drawn from [0, N), which the input schemes take as they come
+// (a table row, a sinusoid, an angle). The relative schemes' tiles are functions of (i, j),
+// not of per-sequence positions, and xPos's decay is centred on 0..T-1: refused, by name.
+static ordo_status random_check(const ordo_gpt_config *c) {
+    int N = c->pos_random;
+    if (N == 0) return ORDO_OK;
+    if (N < 0 || N > MAX_SIZE)
+        return ordo_error(ORDO_ERR_ARG, "--pos-random is %d, expected 1..%d (0 = off)", N,
+                          MAX_SIZE);
+    if (c->pos != ORDO_POS_LEARNED && c->pos != ORDO_POS_SINUSOIDAL && c->pos != ORDO_POS_ROPE)
+        return ordo_error(ORDO_ERR_ARG,
+                          "--pos-random %d applies to --pos learned, sinusoidal or rope, not to "
+                          "--pos %s (%s)",
+                          N, ordo_pos_name(c->pos),
+                          c->pos == ORDO_POS_NONE   ? "it has no positions to draw"
+                          : c->pos == ORDO_POS_XPOS ? "its decay is centred on 0..T-1"
+                          : c->pos == ORDO_POS_FOX  ? "its bias comes from the text's forget "
+                                                      "gates, used with no other positions"
+                          : c->pos == ORDO_POS_DPB  ? "its bias is an MLP of the distance i - j, "
+                                                      "not of drawn positions"
+                                                    : "its bias is computed from i - j in the "
+                                                      "attention tile, not from drawn positions");
+    if (c->pos == ORDO_POS_LEARNED && c->T_max != N)
+        return ordo_error(ORDO_ERR_ARG,
+                          "--pos-random %d with --pos learned needs a table of %d rows, but "
+                          "T_max is %d",
+                          N, N, c->T_max);
+    if (N < c->T_max)
+        return ordo_error(ORDO_ERR_ARG,
+                          "--pos-random %d is below --context %d: it draws %d distinct "
+                          "positions of [0, %d)",
+                          N, c->T_max, c->T_max, N);
+    return ORDO_OK;
+}
+
 ordo_status ordo_gpt_config_check(const ordo_gpt_config *c) {
     // fields are named by the `ordo train` options (and config.json keys) that set them
     const struct {
@@ -179,6 +215,7 @@ ordo_status ordo_gpt_config_check(const ordo_gpt_config *c) {
         return ordo_error(ORDO_ERR_ARG, "untied head is %d, expected 0 or 1", c->untied_head);
     ordo_status s = subset_check(c);
     if (!s) s = rope_check(c);
+    if (!s) s = random_check(c);
     if (s) return s;
     if (!(c->ln_eps > 0) || c->ln_eps > 1)
         return ordo_error(ORDO_ERR_ARG, "layernorm eps is %g, expected in (0, 1]", c->ln_eps);
@@ -219,7 +256,17 @@ static void declare_dpb(ordo_gpt *m, ordo_params *p) {
 // --no-decay-pos, the 1-D ones (biases, c, L multiplier, r1, r2) never are.
 static void declare_bias_params(ordo_gpt *m, ordo_params *p) {
     int NH = m->cfg.NH, W = ORDO_FIRE_WIDTH;
+    char name[64];
     switch (m->cfg.pos) {
+    case ORDO_POS_FOX: // one gate per layer (the paper's fgate_proj), after every other tensor
+        for (int l = 0; l < m->cfg.L; l++) {
+            ordo_gpt_block *b = &m->h[l];
+            snprintf(name, sizeof name, "h.%d.attn.fgate.weight", l);
+            b->fgate_w = ordo_params_add(p, name, 2, (int[]){m->cfg.C, NH}, ORDO_POSITION);
+            snprintf(name, sizeof name, "h.%d.attn.fgate.bias", l);
+            b->fgate_b = ordo_params_add(p, name, 1, (int[]){NH}, ORDO_POSITION);
+        }
+        break;
     case ORDO_POS_FIRE:
         m->fire_w1 = ordo_params_add(p, "fire.fc1.weight", 2, (int[]){1, W}, ORDO_POSITION);
         m->fire_b1 = ordo_params_add(p, "fire.fc1.bias", 1, (int[]){W}, ORDO_POSITION);
@@ -270,6 +317,9 @@ static void init_bias_params(ordo_gpt *m, ordo_rng *r) {
         fill_uniform(m->dpb_w[k], r, -b, b);
         fill_uniform(m->dpb_b[k], r, -b, b);
     }
+    // fox, as the paper's fgate_proj (an nn.Linear under the model's init): weight N(0,
+    // 0.02), bias 0, so every gate starts near sigmoid(0) = 1/2
+    for (int l = 0; l < m->cfg.L && m->h[l].fgate_w; l++) fill_normal(m->h[l].fgate_w, r, 0.02);
     if (m->kerple_r1) {
         fill_uniform(m->kerple_r1, r, 0, power ? 1 : 2);
         fill_uniform(m->kerple_r2, r, 0, power ? 2 : 1);
@@ -347,6 +397,7 @@ ordo_status ordo_gpt_init(ordo_gpt *m, const ordo_gpt_config *cfg, uint64_t seed
     if (m->lm_head) fill_normal(m->lm_head, &r, 0.02);
     init_bias_params(m, &r);
     m->att = ordo_xcalloc((size_t)L, sizeof *m->att);
+    if (cfg->pos == ORDO_POS_FOX) m->fox_c = ordo_xcalloc((size_t)L, sizeof *m->fox_c);
     if (ordo_pos_rotary(cfg->pos)) { // rope, and xpos's rotation (unscaled)
         m->rope_dims = rope_dims_of(&m->cfg);
         m->rope_nrot = m->cfg.rope_heads;
@@ -367,6 +418,7 @@ void ordo_gpt_free(ordo_gpt *m) {
     free(m->rope_sin);
     free(m->rope_inv_freq);
     free(m->att);
+    free(m->fox_c);
     memset(m, 0, sizeof *m);
 }
 
@@ -378,6 +430,19 @@ void ordo_gpt_train_mode(ordo_gpt *m, int on, uint64_t seed, int64_t row0) {
     m->train = on;
     m->drop_seed = seed;
     m->drop_row0 = row0;
+}
+
+void ordo_gpt_pos_seed(ordo_gpt *m, uint64_t seed) {
+    m->pos_seed = seed;
+}
+
+uint64_t ordo_gpt_row_pos_seed(uint64_t seed, int64_t row) {
+    // a distinct splitmix input per row; ordo_rng_seed mixes it
+    return seed + 0x9E3779B97F4A7C15ULL * (uint64_t)(row + 1);
+}
+
+void ordo_gpt_set_positions(ordo_gpt *m, const int32_t *pos) {
+    m->pos_ids = pos;
 }
 
 ordo_status ordo_gpt_set_rope(ordo_gpt *m, const ordo_rope_config *rc) {
@@ -429,6 +494,7 @@ static void position_cache(ordo_gpt *m, int T) {
     case ORDO_POS_KERPLE:
     case ORDO_POS_KERPLE_POWER:
     case ORDO_POS_DPB:
+    case ORDO_POS_FOX: // its bias is per layer, from the layer's input (forward)
     case ORDO_POS_COUNT:
         break;
     }
@@ -515,6 +581,7 @@ ordo_tensor *ordo_gpt_position_bias(ordo_gpt *m, ordo_ctx *ctx, int T) {
     case ORDO_POS_SINUSOIDAL:
     case ORDO_POS_ROPE:
     case ORDO_POS_XPOS:
+    case ORDO_POS_FOX: // its bias is per layer, from the layer's input (forward)
     case ORDO_POS_COUNT:
         break;
     }
@@ -544,6 +611,7 @@ static ordo_bias_tiles *gpt_bias_tiles(ordo_gpt *m, ordo_ctx *ctx, int T) {
     case ORDO_POS_SINUSOIDAL:
     case ORDO_POS_ROPE:
     case ORDO_POS_XPOS:
+    case ORDO_POS_FOX: // its bias is per layer, from the layer's input (forward)
     case ORDO_POS_COUNT:
         break;
     }
@@ -561,6 +629,60 @@ static ordo_tensor *pos_scaled(ordo_gpt *m, ordo_ctx *ctx, ordo_tensor *pe) {
         break;
     }
     return pe;
+}
+
+// This forward's positions [B, T], or NULL for 0..T-1 (eval, sampling): the explicit ones
+// (ordo_gpt_set_positions), else in training mode with --pos-random a draw per row, into
+// ctx's arena, from the step's seed and the row's index in the step's batch.
+static ordo_status forward_positions(ordo_gpt *m, ordo_ctx *ctx, int B, int T,
+                                     const int32_t **out) {
+    const ordo_gpt_config *c = &m->cfg;
+    int N = c->pos_random;
+    *out = NULL;
+    if (!m->pos_ids && !(m->train && N)) return ORDO_OK;
+    if (c->pos != ORDO_POS_LEARNED && c->pos != ORDO_POS_SINUSOIDAL && c->pos != ORDO_POS_ROPE)
+        return ordo_error(ORDO_ERR_ARG,
+                          "positions other than 0..T-1 need --pos learned, "
+                          "sinusoidal or rope, not --pos %s",
+                          ordo_pos_name(c->pos));
+    if (m->pos_ids) {
+        int lim = c->pos == ORDO_POS_LEARNED ? c->T_max : MAX_SIZE;
+        for (size_t i = 0; i < (size_t)B * T; i++)
+            if (m->pos_ids[i] < 0 || m->pos_ids[i] >= lim)
+                return ordo_error(ORDO_ERR_ARG, "position %d at %zu is outside 0..%d",
+                                  m->pos_ids[i], i, lim - 1);
+        *out = m->pos_ids;
+        return ORDO_OK;
+    }
+    if (T > N)
+        return ordo_error(ORDO_ERR_ARG,
+                          "length %d is past --pos-random %d: no %d distinct "
+                          "positions to draw",
+                          T, N, T);
+    int32_t *p = ordo_arena_alloc(&ctx->arena, (size_t)B * T * sizeof(int32_t)); // (B, T)
+    for (int b = 0; b < B; b++)
+        ordo_random_positions(p + (size_t)b * T, T, N,
+                              ordo_gpt_row_pos_seed(m->pos_seed, m->drop_row0 + b));
+    *out = p;
+    return ORDO_OK;
+}
+
+// The absolute signal at per-sequence positions pos [B, T]: learned rows (a gather, so the
+// table's gradient goes to the rows drawn) or the sinusoids there. (B, T, C)
+static ordo_tensor *input_positions(ordo_gpt *m, ordo_ctx *ctx, const int32_t *pos, int B, int T) {
+    int C = m->cfg.C;
+    if (m->cfg.pos == ORDO_POS_LEARNED)
+        return ordo_embedding_layer_forward(&m->wpe, ctx, pos, 2, (int[]){B, T});
+    float *pe = ordo_arena_alloc(&ctx->arena, (size_t)B * T * C * sizeof(float));
+    ordo_sinusoidal_at(pe, pos, B * T, C);
+    return ordo_tensor_wrap(ctx, pe, 3, (int[]){B, T, C});
+}
+
+// Fox's prefix sums c (B, NH, T) of log f = logsigmoid(x w + b), from the block's input to
+// attention after ln_1 (the paper's fgate_proj reads the same normalised hidden states as q,
+// k, v); float32 under bf16, as every position parameter.
+static ordo_tensor *fox_prefix(ordo_gpt_block *b, ordo_ctx *ctx, ordo_tensor *x) {
+    return ordo_cum_logsigmoid(ctx, ordo_linear(ctx, x, b->fgate_w, b->fgate_b)); // (B, T, NH)
 }
 
 // The forward of both entry points below: logits and the loss from them (logits non-NULL), or
@@ -601,6 +723,9 @@ static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const
                               targets[i], i, c->V - 1);
     }
     position_cache(m, T);
+    const int32_t *pos; // (B, T) or NULL: 0..T-1
+    ordo_status s = forward_positions(m, ctx, B, T, &pos);
+    if (s) return s;
 
     // input: token embeddings plus the absolute position signal, if any
     ordo_tensor *x = ordo_embedding_layer_forward(&m->wte, ctx, idx, 2, (int[]){B, T}); // (B,T,C)
@@ -609,31 +734,43 @@ static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const
     if (c->embed_scale != 1.0f) x = ordo_scale(ctx, x, c->embed_scale);
     // the scores' bias, shared by the layers: tile functions (fused) or (NH, T, T), or none
     ordo_bias_tiles *tiles = fused ? gpt_bias_tiles(m, ctx, T) : NULL;
-    ordo_status s = fused ? ORDO_OK : bias_tables(m, T);
+    s = fused ? ORDO_OK : bias_tables(m, T);
     if (s) return s;
     ordo_tensor *bias = fused ? NULL : ordo_gpt_position_bias(m, ctx, T);
-    switch (c->pos) {
-    case ORDO_POS_LEARNED:
-        x = ordo_add(
-            ctx, x,
-            pos_scaled(m, ctx,
-                       ordo_embedding_layer_forward(&m->wpe, ctx, m->positions, 1, (int[]){T})));
-        break;
-    case ORDO_POS_SINUSOIDAL:
-        x = ordo_add(ctx, x,
-                     pos_scaled(m, ctx, ordo_tensor_wrap(ctx, m->pos_table, 2, (int[]){T, C})));
-        break;
-    case ORDO_POS_NONE:
-    case ORDO_POS_ROPE:
-    case ORDO_POS_ALIBI:
-    case ORDO_POS_T5:
-    case ORDO_POS_FIRE:
-    case ORDO_POS_KERPLE:
-    case ORDO_POS_XPOS:
-    case ORDO_POS_KERPLE_POWER:
-    case ORDO_POS_DPB:
-    case ORDO_POS_COUNT:
-        break;
+    if (pos && c->pos != ORDO_POS_ROPE) // drawn or given positions (B, T)
+        x = ordo_add(ctx, x, pos_scaled(m, ctx, input_positions(m, ctx, pos, B, T)));
+    else
+        switch (c->pos) {
+        case ORDO_POS_LEARNED:
+            x = ordo_add(ctx, x,
+                         pos_scaled(m, ctx,
+                                    ordo_embedding_layer_forward(&m->wpe, ctx, m->positions, 1,
+                                                                 (int[]){T})));
+            break;
+        case ORDO_POS_SINUSOIDAL:
+            x = ordo_add(ctx, x,
+                         pos_scaled(m, ctx, ordo_tensor_wrap(ctx, m->pos_table, 2, (int[]){T, C})));
+            break;
+        case ORDO_POS_NONE:
+        case ORDO_POS_ROPE:
+        case ORDO_POS_ALIBI:
+        case ORDO_POS_T5:
+        case ORDO_POS_FIRE:
+        case ORDO_POS_KERPLE:
+        case ORDO_POS_XPOS:
+        case ORDO_POS_KERPLE_POWER:
+        case ORDO_POS_DPB:
+        case ORDO_POS_FOX: // its bias is per layer, from the layer's input (forward)
+        case ORDO_POS_COUNT:
+            break;
+        }
+    // rope at per-sequence positions: a cos/sin row per token, made once for all layers
+    float *rcos = NULL, *rsin = NULL; // (B, T, rd/2) each
+    if (pos && c->pos == ORDO_POS_ROPE) {
+        size_t bytes = (size_t)B * T * (m->rope_dims / 2) * sizeof(float);
+        rcos = ordo_arena_alloc(&ctx->arena, bytes);
+        rsin = ordo_arena_alloc(&ctx->arena, bytes);
+        ordo_rope_tables_at(rcos, rsin, pos, B * T, m->rope_dims, m->rope_inv_freq, m->rope_mscale);
     }
 
     // Dropout, in training mode only (rates 0 outside it). Each site draws its own seed from
@@ -664,18 +801,29 @@ static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const
                  s_r2 = ordo_rng_u64(&sites);
         ordo_tensor *h = ordo_layernorm_layer_forward(&b->ln_1, ctx, x);  // (B, T, C)
         ordo_tensor *qkv = ordo_linear_layer_forward(&b->c_attn, ctx, h); // (B, T, 3C)
-        if (ordo_pos_rotary(c->pos)) // the first rd dims of the first nrot heads
+        if (rcos) // the first rd dims of the first nrot heads, at each row's positions
+            qkv = ordo_rope_rows(ctx, qkv, NH, m->rope_dims, m->rope_nrot, rcos, rsin);
+        else if (ordo_pos_rotary(c->pos)) // the first rd dims of the first nrot heads
             qkv =
                 ordo_rope_part(ctx, qkv, NH, m->rope_dims, m->rope_nrot, m->rope_cos, m->rope_sin);
         if (c->pos == ORDO_POS_XPOS) // after the rotation, q up and k down by the xPos decay
             qkv = ordo_mul(ctx, qkv, ordo_tensor_wrap(ctx, m->pos_table, 2, (int[]){T, 3 * C}));
+        ordo_bias_tiles *lt = tiles; // this layer's bias: the shared one, or fox's own
+        ordo_tensor *lb = bias;
+        if (c->pos == ORDO_POS_FOX) {
+            ordo_tensor *cf = fox_prefix(b, ctx, h); // (B, NH, T)
+            if (m->record_attention) m->fox_c[l] = cf->data;
+            if (fused)
+                lt = ordo_fox_tiles(ctx, cf);
+            else
+                lb = ordo_diff_bias(ctx, cf); // (B, NH, T, T)
+        }
         ordo_tensor *a; // (B, T, C)
         if (fused)      // the same dropout bits (seed, offset) as the materialised path's
-            a = ordo_attention_fused(ctx, qkv, tiles ? &tiles->bias : NULL,
-                                     tiles ? tiles->params : NULL, tiles ? tiles->n_params : 0, NH,
-                                     p_attn, s_attn, off_att);
+            a = ordo_attention_fused(ctx, qkv, lt ? &lt->bias : NULL, lt ? lt->params : NULL,
+                                     lt ? lt->n_params : 0, NH, p_attn, s_attn, off_att);
         else
-            a = ordo_attention_dropout(ctx, qkv, bias, NH, p_attn, s_attn, off_att);
+            a = ordo_attention_dropout(ctx, qkv, lb, NH, p_attn, s_attn, off_att);
         if (m->record_attention) m->att[l] = ctx->last_att; // (B, NH, T, T)
         h = ordo_linear_layer_forward(&b->attn_proj, ctx, a);
         x = residual(ctx, x, ordo_dropout(ctx, h, p_resid, s_r1, off_x), release);
@@ -813,6 +961,7 @@ void ordo_gpt_meta_init(ordo_gpt_meta *mt, const ordo_gpt_config *c) {
         mt->vals[n] = mt->num[n];
         n++;
     }
+    if (c->pos_random) meta_num(mt, &n, "pos_random", "%.0f", (double)c->pos_random);
     mt->n = n;
 }
 

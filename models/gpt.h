@@ -66,15 +66,20 @@ typedef struct ordo_gpt_config {
     // item 1, dpb only: the MLP's hidden width and depth (0 reads as ORDO_DPB_DIM, _DEPTH) and
     // whether its input is log(d + 1) instead of the distance d (x-transformers' log_distance)
     int dpb_dim, dpb_depth, dpb_log_distance;
+    // issue 26, item 4 (Ruoss et al. 2023): in training mode each sequence takes a sorted
+    // random subset of T positions of [0, pos_random) (0: off, positions 0..T-1 always);
+    // learned, sinusoidal and rope only. learned: T_max is N, the table's length.
+    int pos_random;
 } ordo_gpt_config;
 
 typedef struct ordo_gpt_block {
-    ordo_layernorm_layer ln_1;   // (C)
-    ordo_linear_layer c_attn;    // (C, 3C)
-    ordo_linear_layer attn_proj; // (C, C)
-    ordo_layernorm_layer ln_2;   // (C)
-    ordo_linear_layer c_fc;      // (C, 4C)
-    ordo_linear_layer mlp_proj;  // (4C, C)
+    ordo_layernorm_layer ln_1;      // (C)
+    ordo_linear_layer c_attn;       // (C, 3C)
+    ordo_linear_layer attn_proj;    // (C, C)
+    ordo_layernorm_layer ln_2;      // (C)
+    ordo_linear_layer c_fc;         // (C, 4C)
+    ordo_linear_layer mlp_proj;     // (4C, C)
+    ordo_tensor *fgate_w, *fgate_b; // (C, NH), (NH): fox's forget gate, else NULL
 } ordo_gpt_block;
 
 typedef struct ordo_gpt {
@@ -113,11 +118,16 @@ typedef struct ordo_gpt {
     // attention probabilities per layer from the last forward when record_attention is set
     // (the materialised attention then runs, whatever `attention` says)
     int record_attention;
-    const float **att; // L pointers into the context's arena, each (B, NH, T, T)
+    const float **att;   // L pointers into the context's arena, each (B, NH, T, T)
+    const float **fox_c; // fox: with att, each layer's prefix sums c (B, NH, T) of log f
     // training mode (ordo_gpt_train_mode): dropout on, masks from drop_seed, batch row offset
     int train;
     uint64_t drop_seed;
     int64_t drop_row0;
+    // --pos-random: the step's position seed (ordo_gpt_pos_seed), and explicit positions
+    // [B, T] for the next forwards (ordo_gpt_set_positions; NULL: drawn or 0..T-1)
+    uint64_t pos_seed;
+    const int32_t *pos_ids;
 } ordo_gpt;
 
 // Checks every field (sizes positive and sane, NH divides C, even head size for rope, even C
@@ -141,6 +151,19 @@ void ordo_gpt_free(ordo_gpt *m);
 // data-parallel shares pass theirs, so that their masks are those of the whole batch,
 // whatever the thread count). on = 0, the mode after init: no dropout (eval, sampling).
 void ordo_gpt_train_mode(ordo_gpt *m, int on, uint64_t seed, int64_t row0);
+
+// --pos-random's positions. In training mode with cfg.pos_random N, each forward draws the
+// positions of its row r (counted in the step's batch, as dropout's row0) as
+// ordo_random_positions(T, N, ordo_gpt_row_pos_seed(seed, r)): a function of (seed, row)
+// alone, so micro-batches, data-parallel shares and resumed runs draw what one batch would.
+// The trainer derives seed from the run seed and the step (train/trainer.c).
+void ordo_gpt_pos_seed(ordo_gpt *m, uint64_t seed);
+uint64_t ordo_gpt_row_pos_seed(uint64_t seed, int64_t row);
+// Explicit positions pos [B, T] (each in [0, the learned table's length) for learned) for the
+// forwards that follow, in and out of training mode, until set to NULL (then: drawn in
+// training mode with pos_random, else 0..T-1). The caller keeps pos alive. For the parity
+// tests, which give the PyTorch reference the same ids.
+void ordo_gpt_set_positions(ordo_gpt *m, const int32_t *pos);
 
 // Forward over idx (B, T). Returns logits (B, T, V) and, when targets is non-NULL, the mean
 // cross-entropy (targets < 0 ignored). T past T_max with the learned scheme is an
@@ -186,10 +209,10 @@ ordo_status ordo_gpt_load(ordo_gpt *m, const char *path);
 // were; the one writer of these keys, for ordo_gpt_save and the checkpoints. n pairs are
 // used (rope_scaling, rope_factor "%.17g" and rope_orig_context follow when a RoPE scaling
 // is set; rope_fraction "%.17g", rope_heads, alibi_heads and pos_scale ("fixed:X",
-// "learned:X") each only when set, issue 26; dpb_dim, dpb_depth, dpb_log_distance for dpb); vals
-// point into the struct itself: use it in place. Dropout is training, not architecture: it is not
-// here (the run's config has it).
-#define ORDO_GPT_NMETA 18 // at most
+// "learned:X") and pos_random each only when set, issue 26; dpb_dim, dpb_depth, dpb_log_distance
+// for dpb); vals point into the struct itself: use it in place. Dropout is training, not
+// architecture: it is not here (the run's config has it).
+#define ORDO_GPT_NMETA 19 // at most
 typedef struct ordo_gpt_meta {
     int n;
     const char *keys[ORDO_GPT_NMETA], *vals[ORDO_GPT_NMETA];

@@ -7,11 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "framework/rng.h"
 #include "models/positional.h"
 
 ORDO_NAMES_ENUM(ordo_pos, ordo_pos_parse, ordo_pos_name, ordo_pos_names, "position scheme",
                 ORDO_POS_COUNT, "none", "learned", "sinusoidal", "rope", "alibi", "t5", "fire",
-                "kerple", "xpos", "kerple-power", "dpb");
+                "kerple", "xpos", "kerple-power", "fox", "dpb");
 
 int ordo_pos_extrapolates(ordo_pos p) {
     return p != ORDO_POS_LEARNED;
@@ -24,6 +25,25 @@ void ordo_sinusoidal_table(float *out, int T, int C) {
             double angle = p / pow(10000.0, (double)i2 / C);
             out[(size_t)p * C + d] = (float)(d % 2 == 0 ? sin(angle) : cos(angle));
         }
+}
+
+void ordo_sinusoidal_at(float *out, const int32_t *pos, int n, int C) {
+    for (int r = 0; r < n; r++)
+        for (int d = 0; d < C; d++) { // the table's expression, at p = pos[r]
+            int i2 = d & ~1, p = pos[r];
+            double angle = p / pow(10000.0, (double)i2 / C);
+            out[(size_t)r * C + d] = (float)(d % 2 == 0 ? sin(angle) : cos(angle));
+        }
+}
+
+void ordo_random_positions(int32_t *out, int T, int N, uint64_t seed) {
+    ordo_rng r;
+    ordo_rng_seed(&r, seed);
+    // candidate p is taken with probability need / (N - p): every T-subset equally likely, and
+    // the positions come out sorted (Knuth, TAOCP vol. 2, 3.4.2, Algorithm S)
+    int need = T;
+    for (int p = 0; p < N && need > 0; p++)
+        if (ordo_rng_below(&r, (uint64_t)(N - p)) < (uint64_t)need) out[T - need--] = p;
 }
 
 static void slopes_pow2(double *out, int n) {
@@ -156,6 +176,17 @@ void ordo_rope_tables(float *cosv, float *sinv, int T, int hs, const double *inv
         }
 }
 
+void ordo_rope_tables_at(float *cosv, float *sinv, const int32_t *pos, int n, int hs,
+                         const double *inv_freq, double mscale) {
+    int half = hs / 2;
+    for (int r = 0; r < n; r++)
+        for (int i = 0; i < half; i++) { // the tables' expression, at p = pos[r]
+            double ang = (double)pos[r] * inv_freq[i];
+            cosv[(size_t)r * half + i] = (float)(mscale * cos(ang));
+            sinv[(size_t)r * half + i] = (float)(mscale * sin(ang));
+        }
+}
+
 int ordo_rope_dims(double fraction, int hs) {
     return 2 * (int)lround(fraction * hs / 2.0);
 }
@@ -205,7 +236,7 @@ int ordo_pos_rotary(ordo_pos p) {
 
 int ordo_pos_has_bias(ordo_pos p) {
     return p == ORDO_POS_ALIBI || p == ORDO_POS_T5 || p == ORDO_POS_FIRE || p == ORDO_POS_KERPLE ||
-           p == ORDO_POS_KERPLE_POWER || p == ORDO_POS_DPB;
+           p == ORDO_POS_KERPLE_POWER || p == ORDO_POS_FOX || p == ORDO_POS_DPB;
 }
 
 void ordo_xpos_scale_table(float *out, int T, int C, int NH) {

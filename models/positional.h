@@ -22,6 +22,7 @@ typedef enum ordo_pos {
     ORDO_POS_XPOS,         // rope times the xPos decay on q and k (Sun et al. 2022)
     ORDO_POS_KERPLE_POWER, // learned -r1_h (i-j)^r2_h per head (Kerple's power variant)
     // issue 26
+    ORDO_POS_FOX, // forget gate per layer, head, token: bias sum_{j<l<=i} log f_l (Lin et al. 2025)
     ORDO_POS_DPB, // dynamic position bias: MLP of the (log-)distance per head (CrossFormer)
     ORDO_POS_COUNT
 } ordo_pos;
@@ -63,6 +64,14 @@ int ordo_pos_extrapolates(ordo_pos p);
 
 // PE(p, 2i) = sin(p / 10000^(2i/C)), PE(p, 2i+1) = cos(same), p = 0..T-1, in double.
 void ordo_sinusoidal_table(float *out, int T, int C); // out [T, C]
+// The same rows at the positions pos[0..n) (--pos-random's drawn ones), bit for bit those of
+// the table. out [n, C]
+void ordo_sinusoidal_at(float *out, const int32_t *pos, int n, int C);
+// --pos-random N (Ruoss et al. 2023): a uniform random subset of T distinct positions of
+// [0, N), sorted, into out[T], drawn from an rng seeded with `seed` alone (Knuth's selection
+// sampling: one ordo_rng_below per candidate, so the draw is a function of (seed, T, N)).
+// T <= N.
+void ordo_random_positions(int32_t *out, int T, int N, uint64_t seed);
 // ALiBi slopes m_h, h = 1..NH (Press et al.; non-powers of two interleaved).
 void ordo_alibi_slopes(double *out, int NH);
 // bias[h, i, j] = -m_h * (i - j) for j <= i, 0 above the diagonal (masked anyway). [NH, T, T]
@@ -112,6 +121,9 @@ double ordo_rope_inv_freq(double *inv_freq, int hs, const ordo_rope_config *rc);
 // rounded once). out [T, hs/2] each.
 void ordo_rope_tables(float *cosv, float *sinv, int T, int hs, const double *inv_freq,
                       double mscale);
+// The same rows at the positions pos[0..n) (--pos-random): out [n, hs/2] each.
+void ordo_rope_tables_at(float *cosv, float *sinv, const int32_t *pos, int n, int hs,
+                         const double *inv_freq, double mscale);
 // Partial rotary (--rope-fraction f, GPT-NeoX's rotary_pct): the rotated dims of a head of
 // size hs, 2 * round(f * hs / 2) (even; 0 when f is too small for one pair). The first
 // ordo_rope_dims of each head rotate as a rope of that head size (pairs (i, i + rd/2),
@@ -138,8 +150,7 @@ const char *ordo_pos_scale_text(const ordo_pos_scale *ps, char *buf, int cap);
 
 // Whether the scheme rotates q and k (rope, xpos): both need an even head size.
 int ordo_pos_rotary(ordo_pos p);
-// Whether the scheme adds a bias [NH, T, T] to the attention scores (alibi, t5, fire, kerple*,
-// dpb).
+// Whether the scheme adds a bias to the attention scores (alibi, t5, fire, kerple*, fox, dpb).
 int ordo_pos_has_bias(ordo_pos p);
 // The xPos multiplier of a fused qkv row at each position, out [T, 3C]: the q part of head h,
 // dims i and i + hs/2, gets zeta_i^(n/512), the k part zeta_i^(-n/512), v 1, where

@@ -84,6 +84,7 @@ void ordo_train_config_defaults(ordo_train_config *c) {
     c->dpb_dim = ORDO_DPB_DIM;
     c->dpb_depth = ORDO_DPB_DEPTH;
     c->dpb_log_distance = 0;
+    c->pos_random = 0;
 }
 
 ORDO_NAMES_TABLE(ordo_resume_sched_names, "resume schedule", ORDO_RESUME_REPLAN + 1, "continue",
@@ -230,6 +231,10 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
             "dpb: its hidden layers, Linear + SiLU each (1..8), then Linear to the heads"),
         OPT("dpb-log-distance", ORDO_OPT_FLAG, dpb_log_distance,
             "dpb: the MLP reads log(d + 1) of the distance d instead of d"),
+        OPT("pos-random", ORDO_OPT_INT, pos_random,
+            "learned, sinusoidal, rope: train at a sorted random subset of --context\n"
+            "                         positions of [0, N) per sequence, eval at 0..T-1\n"
+            "                         (Ruoss et al. 2023; learned: a table of N; 0 = off)"),
         {0},
     };
     ordo_opt *t = ordo_xmalloc(sizeof table);
@@ -300,6 +305,24 @@ static int vocab_bound(const ordo_train_config *c) {
     return gpt2 ? ORDO_GPT2_VOCAB_SIZE : 256;
 }
 
+// --pos-random N: N distinct positions are needed for a window of --context; a learned table
+// then has N rows (T_max = N), every other scheme keeps T_max = --context. The model's check
+// refuses the schemes that cannot take drawn positions.
+static ordo_status random_model(const ordo_train_config *c, ordo_gpt_config *g) {
+    if (c->pos_random == 0) return ORDO_OK;
+    if (c->pos_random < 0 || c->pos_random > (1 << 20))
+        return ordo_error(ORDO_ERR_ARG, "--pos-random is %lld, expected --context..%d (0 = off)",
+                          c->pos_random, 1 << 20);
+    if (c->pos_random < c->context)
+        return ordo_error(ORDO_ERR_ARG,
+                          "--pos-random %lld is below --context %lld: each training sequence "
+                          "takes %lld distinct positions of [0, %lld)",
+                          c->pos_random, c->context, c->context, c->pos_random);
+    g->pos_random = (int)c->pos_random;
+    if (g->pos == ORDO_POS_LEARNED) g->T_max = g->pos_random;
+    return ORDO_OK;
+}
+
 ordo_status ordo_train_config_model(const ordo_train_config *c, int V, ordo_gpt_config *g) {
     memset(g, 0, sizeof *g);
     g->V = V;
@@ -340,6 +363,7 @@ ordo_status ordo_train_config_model(const ordo_train_config *c, int V, ordo_gpt_
     g->dpb_dim = (int)c->dpb_dim;
     g->dpb_depth = (int)c->dpb_depth;
     g->dpb_log_distance = c->dpb_log_distance != 0;
+    if ((s = random_model(c, g))) return s;
     return ordo_train_config_rope(c, &g->rope);
 }
 

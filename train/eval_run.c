@@ -241,6 +241,7 @@ static double bias_grad_floats(const ordo_gpt_config *g, int T) {
     case ORDO_POS_ROPE:
     case ORDO_POS_ALIBI:
     case ORDO_POS_XPOS:
+    case ORDO_POS_FOX: // per (b, h): straight into the gradient of c, no buffers
     case ORDO_POS_COUNT:
         break;
     }
@@ -289,6 +290,10 @@ double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, ordo_attn_impl at
     }
     case ORDO_POS_XPOS:
         floats += 3 * R * t * C; // the decayed copy of the rotated qkv (one layer's)
+        break;
+    case ORDO_POS_FOX: // the gate's logits and prefix sums (one layer's); materialized, the
+                       // (R, NH, T, T) bias of each batch row
+        floats += 2 * R * NH * t + (fused ? 0 : R * NH * t * t);
         break;
     case ORDO_POS_NONE:
     case ORDO_POS_SINUSOIDAL:

@@ -52,6 +52,9 @@ static const char *refusal(ordo_pos p) {
     case ORDO_POS_DPB:
         return "it adds a learned function of distance to the attention scores, which "
                "GPT2LMHeadModel does not do";
+    case ORDO_POS_FOX:
+        return "it adds a forget-gate bias, computed from each layer's input "
+               "(h.{l}.attn.fgate.*), to the attention scores, which GPT2LMHeadModel does not do";
     case ORDO_POS_COUNT:
         break;
     }

@@ -441,6 +441,11 @@ static ordo_status forward_backward(trainer *tr, int rows, double *l, int *stop)
     ordo_params_zero_grad(p);
     tr->n_all = count_targets(tr->tg, (size_t)rows * tr->T);
     uint64_t seed = tr->dropout ? ordo_rng_u64(&tr->rng) : 0;
+    // --pos-random's positions: a stream of its own, a function of the run seed and the step
+    // (restored on resume), so that the run's RNG, and with it the data order and dropout,
+    // are those of a run without it
+    ordo_gpt_pos_seed(&tr->model, ((uint64_t)tr->cfg.seed ^ 0x7a9d0c5e11f3b2a1ULL) +
+                                      0xD1B54A32D192ED03ULL * (uint64_t)tr->step);
     *l = 0.0;
     *stop = 0;
     for (int r0 = 0; r0 < rows; r0 += tr->B) {

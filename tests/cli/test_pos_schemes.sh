@@ -128,7 +128,7 @@ done
 # a learned scale trains away from its init (0.5: 3f000000) and compare shows what it learned
 ws=$(tensor_hex "$dir/$(name26 sinusoidal "--pos-scale learned:0.5")/ckpt-20.safetensors" wpe.scale)
 [ -n "$ws" ] && [ "$ws" != 0000003f ] && ok || bad "wpe.scale did not train (step 20: '$ws')"
-"$ORDO" compare "$dir/$(name26 sinusoidal "--pos-scale learned:0.5")" "$dir/$(name26 sinusoidal "--pos-scale fixed:0.5")" --wide > "$dir/c26.out" 2>&1 || bad "compare failed: $(tail -3 "$dir/c26.out")"
+"$ORDO" compare "$dir/$(name26 sinusoidal "--pos-scale learned:0.5")" "$dir/$(name26 sinusoidal "--pos-scale fixed:0.5")" --wide --out "$dir/c26" > "$dir/c26.out" 2>&1 || bad "compare failed: $(tail -3 "$dir/c26.out")"
 grep -q "pos learned = [0-9.]*" "$dir/c26.out" && grep -q "pos fixed:0.5" "$dir/c26.out" && ok || bad "compare's embedding column lacks the scales: $(cat "$dir/c26.out")"
 # viz: the alibi bias of the first head only, the second without positions
 "$ORDO" viz "$dir/$(name26 alibi "--alibi-heads 1")" > /dev/null 2>&1 || bad "viz failed on --alibi-heads"
@@ -155,6 +155,97 @@ grep -q '"rope-fraction": 0.5' "$dir"/sw26/rope-s1/config.json && grep -q '"rope
   || bad "sweep with --pos dpb failed: $(tail -3 "$dir/swdpb.out")"
 grep -q '"dpb-log-distance": 1' "$dir"/swdpb/dpb-s1/config.json && ok || bad "sweep did not pass --dpb-log-distance to its dpb run"
 [ "$(grep -c '"val_loss": [0-9]' "$dir/swdpb/dpb-s1/eval.json" 2>/dev/null)" = 2 ] && ok || bad "sweep: dpb-s1 should have 2 eval losses (1x, 16x)"
-"$ORDO" compare "$dir/swdpb/dpb-s1" "$dir/sw26/rope-s1" > "$dir/cdpb.out" 2>&1 && grep -q dpb "$dir/cdpb.out" && ok || bad "compare failed on dpb: $(tail -3 "$dir/cdpb.out")"
+"$ORDO" compare "$dir/swdpb/dpb-s1" "$dir/sw26/rope-s1" --out "$dir/cdpb" > "$dir/cdpb.out" 2>&1 && grep -q dpb "$dir/cdpb.out" && ok || bad "compare failed on dpb: $(tail -3 "$dir/cdpb.out")"
+
+
+# issue 26 item 4, --pos-random N (Ruoss et al. 2023): learned, sinusoidal and rope train at
+# a sorted random subset of [0, N) per sequence. Each trains; 10 + resume 10 equals 20
+# straight bit for bit (the positions come from the run seed and the step); the metadata says
+# N and a learned table has N rows; the run differs from one at 0..T-1; eval runs at 16x the
+# training length (learned: up to N = 256); a sweep takes the option and compare shows it.
+for pos in learned sinusoidal rope; do
+  r=$dir/rand-$pos
+  "$ORDO" train "${tiny[@]}" --pos $pos --pos-random 256 --out "$r" > "$r.log" 2>&1 || { bad "rand-$pos: training failed: $(tail -2 "$r.log")"; continue; }
+  l5=$(loss_at "$r" 5) l20=$(loss_at "$r" 20)
+  awk -v a="$l5" -v b="$l20" 'BEGIN { exit !(b != "" && b < a - 0.05) }' && ok || bad "rand-$pos: loss $l5 -> $l20 did not fall"
+  "$ORDO" train "${tiny[@]}" --pos $pos --pos-random 256 --stop-after 10 --out "$r-half" > /dev/null 2>&1
+  "$ORDO" train --resume "$r-half" > "$r-half.log" 2>&1 || bad "rand-$pos: resume failed: $(tail -2 "$r-half.log")"
+  "$EQUAL" --equal "$r/ckpt-20.safetensors" "$r-half/ckpt-20.safetensors" && ok || bad "rand-$pos: 10 + resume 10 differs from 20 straight"
+  cmp -s <(sed "s/,\"tokens_per_s.*//" "$r/metrics.jsonl") <(sed "s/,\"tokens_per_s.*//" "$r-half/metrics.jsonl") && ok || bad "rand-$pos: the resumed run's losses differ"
+  hdr=$(head -c 20000 "$r/ckpt-20.safetensors" | tr -d '\0')
+  grep -qF '"pos_random":"256"' <<<"$hdr" && ok || bad "rand-$pos: checkpoint metadata lacks pos_random 256"
+  if [ $pos = learned ]; then
+    grep -qF '"wpe.weight":{"dtype":"F32","shape":[256,16]' <<<"$hdr" && ok || bad "rand-learned: wpe.weight is not [256, 16]"
+  fi
+  "$ORDO" train "${tiny[@]}" --pos $pos --steps 4 --out "$r-fixed" > /dev/null 2>&1 || bad "rand-$pos: the run at 0..T-1 failed"
+  "$ORDO" train "${tiny[@]}" --pos $pos --pos-random 256 --steps 4 --out "$r-4" > /dev/null 2>&1 || bad "rand-$pos: the 4-step run failed"
+  [ "$(loss_at "$r-4" 4)" != "$(loss_at "$r-fixed" 4)" ] && ok || bad "rand-$pos: the same loss as at positions 0..T-1"
+  "$ORDO" eval "$r" --context 16,256 --json > "$r.eval" 2> "$r.eval.err" || bad "rand-$pos: eval failed: $(cat "$r.eval.err")"
+  [ "$(grep -c '"val_loss": [0-9]' "$r.eval")" = 2 ] && ok || bad "rand-$pos: eval at 1x and 16x should give 2 losses"
+done
+"$ORDO" sweep --pos learned,rope --pos-random 64 --seeds 1 --steps 6 --context 16 --d-model 16 --layers 1 --heads 2 \
+  --corpus-tokens 6000 --eval-every 3 --ckpt-every 0 --threads 1 --eval-lengths 1,4 --out "$dir/swr" > "$dir/swr.out" 2>&1 \
+  || bad "sweep with --pos-random failed: $(tail -3 "$dir/swr.out")"
+for p in learned rope; do
+  grep -q '"pos-random": 64' "$dir/swr/$p-s1/config.json" && ok || bad "sweep did not pass --pos-random to $p-s1"
+  [ "$(grep -c '"val_loss": [0-9]' "$dir/swr/$p-s1/eval.json" 2>/dev/null)" = 2 ] && ok || bad "sweep: $p-s1 should have 2 eval losses"
+done
+"$ORDO" compare "$dir/swr" --wide > "$dir/cr.out" 2>&1 || bad "compare failed: $(tail -3 "$dir/cr.out")"
+[ "$(grep -c "pos random 64" "$dir/cr.out")" = 2 ] && ok || bad "compare's embedding column lacks 'pos random 64'"
+
+# issue 26 item 3, fox (the forget gate): trains; 10 + resume 10 equals 20 straight bit for
+# bit; the checkpoint holds each layer's gate h.{l}.attn.fgate.{weight,bias} with its moments
+# and no other position tensor; the gate trains; eval at 16x the training length on both
+# attentions (the same losses to float rounding); viz draws the bias against distance; bf16
+# trains where the CPU has it; a sweep with fox and alibi evaluates each at 1x and 4x and
+# compare tables both.
+r=$dir/fox
+"$ORDO" train "${tiny[@]}" --pos fox --out "$r" > "$r.log" 2>&1 || bad "fox: training failed: $(tail -2 "$r.log")"
+l5=$(loss_at "$r" 5) l20=$(loss_at "$r" 20)
+awk -v a="$l5" -v b="$l20" 'BEGIN { exit !(b != "" && b < a - 0.05) }' && ok || bad "fox: loss $l5 -> $l20 did not fall"
+"$ORDO" train "${tiny[@]}" --pos fox --stop-after 10 --out "$r-half" > /dev/null 2>&1
+"$ORDO" train --resume "$r-half" > "$r-half.log" 2>&1 || bad "fox: resume failed: $(tail -2 "$r-half.log")"
+"$EQUAL" --equal "$r/ckpt-20.safetensors" "$r-half/ckpt-20.safetensors" && ok || bad "fox: 10 + resume 10 differs from 20 straight"
+cmp -s <(sed "s/,\"tokens_per_s.*//" "$r/metrics.jsonl") <(sed "s/,\"tokens_per_s.*//" "$r-half/metrics.jsonl") && ok || bad "fox: the resumed run's losses differ"
+hdr=$(head -c 20000 "$r/ckpt-20.safetensors" | tr -d '\0')
+for n in h.0.attn.fgate.weight h.0.attn.fgate.bias h.1.attn.fgate.weight h.1.attn.fgate.bias; do
+  grep -qF "\"$n\":" <<<"$hdr" && grep -qF "\"optim.m.$n\":" <<<"$hdr" && grep -qF "\"optim.v.$n\":" <<<"$hdr" \
+    && ok || bad "fox: checkpoint lacks $n or its moments"
+done
+[ "$(grep -o '"\(fire\|kerple\|rel_bias\|wpe\)[^"]*":' <<<"$hdr" | wc -l)" = 0 ] && ok || bad "fox: checkpoint has other position tensors"
+grep -q '"pos":"fox"' <<<"$hdr" && ok || bad "fox: checkpoint metadata lacks pos fox"
+"$ORDO" train "${tiny[@]}" --pos fox --steps 1 --lr 1e-12 --min-lr 0 --out "$dir/fox-init" > /dev/null 2>&1 || bad "fox: 1-step run failed"
+for n in h.0.attn.fgate.weight h.1.attn.fgate.bias; do
+  a=$(tensor_hex "$dir/fox-init/ckpt-1.safetensors" $n) b=$(tensor_hex "$r/ckpt-20.safetensors" $n)
+  [ -n "$a" ] && [ -n "$b" ] && [ "$a" != "$b" ] && ok || bad "fox: $n did not train"
+done
+# the gate's bias starts at 0 (the paper's fgate_proj): after 1 step at lr 1e-12 every float
+# is below 2^-30 in magnitude (the top byte of each little-endian float, less its sign, < 0x30)
+bh=$(tensor_hex "$dir/fox-init/ckpt-1.safetensors" h.0.attn.fgate.bias)
+[ ${#bh} = 16 ] && awk -v h="$bh" 'BEGIN { for (i = 7; i <= 16; i += 8) { b = (16 * (index("0123456789abcdef", substr(h, i, 1)) - 1) + index("0123456789abcdef", substr(h, i + 1, 1)) - 1) % 128; if (b >= 48) exit 1 } }' \
+  && ok || bad "fox: the gate's bias does not start at 0 ($bh)"
+for at in fused materialized; do
+  "$ORDO" eval "$r" --context 16,256 --attention $at --json > "$r.$at.eval" 2> "$r.eval.err" || bad "fox: eval ($at) failed: $(cat "$r.eval.err")"
+  [ "$(grep -c '"val_loss": [0-9]' "$r.$at.eval")" = 2 ] && ok || bad "fox: eval ($at) at 1x and 16x should give 2 losses"
+done
+paste <(grep -o '"val_loss": [0-9.e+-]*' "$r.fused.eval" | cut -d' ' -f2) <(grep -o '"val_loss": [0-9.e+-]*' "$r.materialized.eval" | cut -d' ' -f2) \
+  | awk 'NF == 2 { n++; if ($1 - $2 > 1e-4 || $2 - $1 > 1e-4) d++ } END { exit !(n == 2 && !d) }' && ok || bad "fox: fused and materialized eval losses differ"
+"$ORDO" viz "$r" > "$r.viz" 2>&1 || bad "fox: viz failed: $(tail -2 "$r.viz")"
+xmllint --noout "$r/viz/fox_bias_curves.svg" 2>/dev/null && ok || bad "fox: viz/fox_bias_curves.svg missing or not well-formed"
+grep -qF fox_bias_curves.svg "$r/viz/index.html" && ok || bad "fox: index.html does not show the curves"
+[ "$(grep -c 'data-label="layer [0-9]* head [0-9]*"' "$r/viz/fox_bias_curves.svg")" = 4 ] && ok \
+  || bad "fox: the curves should have one series per layer and head (4)"
+grep -q "training length" "$r/viz/fox_bias_curves.svg" && ok || bad "fox: curves lack the training-length mark"
+if "$ORDO" train "${tiny[@]}" --pos fox --precision bf16 --steps 4 --out "$dir/fox-bf16" > "$dir/fox-bf16.log" 2>&1; then ok
+else grep -q "bf16" "$dir/fox-bf16.log" && ok || bad "fox: bf16 failed: $(tail -2 "$dir/fox-bf16.log")"; fi
+"$ORDO" sweep --pos fox,alibi --seeds 1 --steps 12 --context 16 --d-model 16 --layers 1 --heads 2 --corpus-tokens 6000 \
+  --eval-every 6 --ckpt-every 0 --threads 1 --eval-lengths 1,4 --out "$dir/swfox" > "$dir/swfox.out" 2>&1 \
+  || bad "fox: sweep failed: $(tail -3 "$dir/swfox.out")"
+for p in fox alibi; do
+  [ "$(grep -c '"val_loss": [0-9]' "$dir/swfox/$p-s1/eval.json" 2>/dev/null)" = 2 ] && ok || bad "sweep: $p-s1 should have 2 eval losses"
+done
+"$ORDO" compare "$dir/swfox" > "$dir/cmpfox.out" 2>&1 || bad "fox: compare failed: $(tail -3 "$dir/cmpfox.out")"
+sed 's/  */ /g' "$dir/swfox/compare.md" | grep -q "^| fox | 1 | " && ok || bad "compare.md lacks a row for fox"
+grep -q "^fox," "$dir/swfox/compare.csv" && ok || bad "compare.csv lacks a row for fox"
 
 finish

@@ -33,7 +33,8 @@ static int dist_row(int d) {
     return d < NDIST - 1 ? d : NDIST - 1;
 }
 
-static void tb_fill(const void *self, int h, int i0, int nr, int j0, int nc, float *s, int ld) {
+static void tb_fill(const void *self, int b, int h, int i0, int nr, int j0, int nc, float *s,
+                    int ld) {
     const test_bias *t = self;
     for (int r = 0; r < nr; r++)
         for (int c = 0; c < nc; c++) {
@@ -46,7 +47,7 @@ static void tb_fill(const void *self, int h, int i0, int nr, int j0, int nc, flo
 // dS elements above the diagonal that were not 0 (tb_grad runs on several threads at once)
 static _Atomic int nonzero_above;
 
-static void tb_grad(const void *self, int h, int i0, int nr, int j0, int nc, const float *ds,
+static void tb_grad(const void *self, int b, int h, int i0, int nr, int j0, int nc, const float *ds,
                     int ld, float *g) {
     const test_bias *t = self;
     for (int r = 0; r < nr; r++)
@@ -115,7 +116,7 @@ static void parity_bn(int B, int NH, int T, int hs, int with_bias, float p, cons
     float *dout = malloc(nout * sizeof(float));
     fill_normal(dout, nout, 1.0);
     test_bias tb = {slope->data, table->data, NH};
-    ordo_attn_bias bias = {&tb, tb_fill, tb_grad, (size_t)NH + NDIST * NH};
+    ordo_attn_bias bias = {&tb, tb_fill, tb_grad, (size_t)NH + NDIST * NH, 0};
     ordo_tensor *params[2] = {slope, table};
     uint64_t seed = 77;
     size_t offset = 1000;
@@ -127,7 +128,8 @@ static void parity_bn(int B, int NH, int T, int hs, int with_bias, float p, cons
     ordo_tensor *mb = NULL;
     if (with_bias) {
         mb = ordo_tensor_zeros(&ctx, 3, (int[]){NH, T, T});
-        for (int h = 0; h < NH; h++) tb_fill(&tb, h, 0, T, 0, T, mb->data + (size_t)h * T * T, T);
+        for (int h = 0; h < NH; h++)
+            tb_fill(&tb, 0, h, 0, T, 0, T, mb->data + (size_t)h * T * T, T);
         mb->flags |= ORDO_REQUIRES_GRAD;
     }
     ordo_tensor *ref = ordo_attention_dropout(&ctx, qkv, mb, NH, p, seed, offset);
@@ -204,7 +206,7 @@ static ordo_tensor *g_fused(ordo_ctx *c, ordo_tensor **in, void *u) {
     static test_bias tb;
     static ordo_attn_bias bias;
     tb = (test_bias){in[1]->data, in[2]->data, a->NH};
-    bias = (ordo_attn_bias){&tb, tb_fill, tb_grad, in[1]->n + in[2]->n};
+    bias = (ordo_attn_bias){&tb, tb_fill, tb_grad, in[1]->n + in[2]->n, 0};
     return ordo_attention_fused(c, in[0], &bias, in + 1, 2, a->NH, a->p, 5, 0);
 }
 
@@ -250,7 +252,7 @@ static void run_threads(int nt, float *o, float *dq, float *g) {
     float *dout = malloc((size_t)B * T * C * sizeof(float));
     fill_normal(dout, (size_t)B * T * C, 1.0);
     test_bias tb = {slope->data, table->data, NH};
-    ordo_attn_bias bias = {&tb, tb_fill, tb_grad, (size_t)NH + NDIST * NH};
+    ordo_attn_bias bias = {&tb, tb_fill, tb_grad, (size_t)NH + NDIST * NH, 0};
     ordo_tensor *params[2] = {slope, table};
     ordo_ctx ctx;
     ordo_ctx_init(&ctx);

@@ -700,14 +700,15 @@ _Static_assert(ORDO_OP_COUNT <= 32, "the cases' op masks are 32 bits");
 typedef struct slope_bias {
     const float *slope;
 } slope_bias;
-static void slope_fill(const void *self, int h, int i0, int nr, int j0, int nc, float *s, int ld) {
+static void slope_fill(const void *self, int b, int h, int i0, int nr, int j0, int nc, float *s,
+                       int ld) {
     const slope_bias *sb = self;
     for (int r = 0; r < nr; r++)
         for (int c = 0; c < nc; c++)
             s[r * ld + c] -= sb->slope[h] * (float)(i0 + r - j0 - c) * 0.0625f;
 }
-static void slope_grad(const void *self, int h, int i0, int nr, int j0, int nc, const float *ds,
-                       int ld, float *g) {
+static void slope_grad(const void *self, int b, int h, int i0, int nr, int j0, int nc,
+                       const float *ds, int ld, float *g) {
     (void)self;
     for (int r = 0; r < nr; r++)
         for (int c = 0; c < nc; c++) g[h] -= ds[r * ld + c] * (float)(i0 + r - j0 - c) * 0.0625f;
@@ -719,7 +720,7 @@ static ordo_tensor *g_attention_fused(ordo_ctx *c, ordo_tensor **in, void *u) {
     static ordo_attn_bias bias;
     if (a->i[1]) {
         sb.slope = in[1]->data;
-        bias = (ordo_attn_bias){&sb, slope_fill, slope_grad, in[1]->n};
+        bias = (ordo_attn_bias){&sb, slope_fill, slope_grad, in[1]->n, 0};
     }
     return ordo_attention_fused(c, in[0], a->i[1] ? &bias : NULL, in + 1, a->i[1] ? 1 : 0, a->i[0],
                                 a->i[2] ? 0.25f : 0.0f, (uint64_t)a->i[3], 0);
@@ -823,6 +824,47 @@ static void case_fused_tiles(gc_round *r) {
         run(r, what, g_fused_tiles, &L, &a);
         ordo_ctx_free(&ctx);
     }
+}
+
+// ---- issue 26: fox, the forget gate. c = cum_logsigmoid(x w + b) (B, NH, T), and the bias
+// c_i - c_j: materialised (diff_bias into attention's per-row bias) and in the fused tiles
+// (per_batch: the gradient of c straight from the tiles); x, the gate's w and b, and qkv
+// checked. i[0] = NH, i[1] = 0 the gate alone, 1 materialised, 2 fused.
+static ordo_tensor *g_fox(ordo_ctx *c, ordo_tensor **in, void *u) {
+    args *a = u;
+    ordo_tensor *cf = ordo_cum_logsigmoid(c, ordo_linear(c, in[0], in[1], in[2])); // (B, NH, T)
+    if (a->i[1] == 0) return cf;
+    if (a->i[1] == 1) return ordo_attention(c, in[3], ordo_diff_bias(c, cf), a->i[0]);
+    ordo_bias_tiles *bt = ordo_fox_tiles(c, cf);
+    return ordo_attention_fused(c, in[3], &bt->bias, bt->params, bt->n_params, a->i[0], 0.0f, 0, 0);
+}
+
+static void case_fox(gc_round *r) {
+    ordo_rng saved = rng; // restored after, as case_rope_part
+    for (int mode = 0; mode < 3; mode++) {
+        int nh = 2, hs = 2, Cx = r->K;
+        // within one tile: past it (66, 70) float noise in the loss outgrows the stencil (2e-3;
+        // a change of x_l moves every c_t, t >= l); test_fused_parity holds the tiles to the
+        // materialised ops checked here at T 100 and 256
+        int Ta = r->T + (int)ordo_rng_below(&rng, 3);
+        leaves L;
+        args a = {.i = {nh, mode}};
+        leaves_begin(&L);
+        leaf(&L, 3, (int[]){r->B, Ta, Cx}); // x (B, T, C)
+        leaf(&L, 2, (int[]){Cx, nh});       // the gate's weight (C, NH)
+        leaf(&L, 1, (int[]){nh});           // its bias (NH)
+        if (mode) leaf(&L, 3, (int[]){r->B, Ta, 3 * nh * hs});
+        leaves_fill(&L, 1.0);
+        L.t[2]->data[0] = 2.0f, L.t[2]->data[1] = 0.0f; // gates near 0.9 and 0.5
+        char what[64];
+        snprintf(what, sizeof what, "fox %s (T=%d)",
+                 mode == 0   ? "gate"
+                 : mode == 1 ? "materialized"
+                             : "fused tiles",
+                 Ta);
+        run(r, what, g_fox, &L, &a);
+    }
+    rng = saved;
 }
 
 // ---- issue 26 item 1: dynamic position bias (dpb). silu and dist_bias on their own, then the
@@ -976,6 +1018,10 @@ static const gc_case cases[] = {
     // issue 26
     {"rope_part", OP(ORDO_OP_ROPE), STEP, case_rope_part},
     {"scale_by", OP(ORDO_OP_SCALE_BY) | OP(ORDO_OP_ADD) | OP(ORDO_OP_GELU), STEP, case_scale_by},
+    {"fox",
+     OP(ORDO_OP_LINEAR) | OP(ORDO_OP_CUM_LOGSIGMOID) | OP(ORDO_OP_DIFF_BIAS) |
+         OP(ORDO_OP_ATTENTION) | OP(ORDO_OP_ATTENTION_FUSED),
+     STEP * 2, case_fox}, // x moves every later c: the loss is nearly linear, noise dominates
     // issue 26 item 1
     {"silu", OP(ORDO_OP_SILU), STEP, case_silu},
     {"dist_bias", OP(ORDO_OP_DIST_BIAS), STEP, case_dist_bias},

@@ -4,7 +4,8 @@
 // and every grad, summed over the tiles of a random dS, against the ops' parameter gradients
 // for the same dS. Tiles of several shapes (square, thin, wider than T) so that they straddle
 // the diagonal and T is no multiple of them; T = 1; t5 past its last bucket's distance; fire
-// on both sides of L (and at a row equal to L), with c and the L multiplier of either sign.
+// on both sides of L (and at a row equal to L), with c and the L multiplier of either sign;
+// fox per batch row, its fill bit for bit against ordo_diff_bias.
 #include <math.h>
 #include <string.h>
 
@@ -54,7 +55,7 @@ static void check_fill(const char *what, const ordo_bias_tiles *bt, const float 
                     int nc = j0 + Bc < T ? Bc : T - j0;
                     for (int r = 0; r < nr; r++)
                         for (int c = 0; c < ld; c++) s[r * ld + c] = c < nc ? 0.0f : SENTINEL;
-                    bt->bias.fill(bt->bias.self, h, i0, nr, j0, nc, s, ld);
+                    bt->bias.fill(bt->bias.self, 0, h, i0, nr, j0, nc, s, ld);
                     for (int r = 0; r < nr; r++)
                         for (int c = 0; c < ld; c++) {
                             float v = s[r * ld + c];
@@ -92,7 +93,7 @@ static void check_grad(const char *what, const ordo_bias_tiles *bt, const float 
                 int nr = i0 + Br < T ? Br : T - i0;
                 for (int j0 = 0; j0 <= i0 + nr - 1; j0 += Bc) {
                     int nc = j0 + Bc < T ? Bc : T - j0;
-                    bt->bias.grad(bt->bias.self, h, i0, nr, j0, nc,
+                    bt->bias.grad(bt->bias.self, 0, h, i0, nr, j0, nc,
                                   ds + ((size_t)h * T + i0) * T + j0, T, g);
                 }
             }
@@ -309,7 +310,7 @@ static void test_fire(int NH, int T, double c, double lmul, int zero_unit) {
         for (int i0 = 0; i0 < T; i0 += 64) {
             int nr = i0 + 64 < T ? 64 : T - i0;
             for (int j0 = 0; j0 <= i0; j0 += 64)
-                bt.bias.grad(bt.bias.self, h, i0, nr, j0, j0 + 64 < T ? 64 : T - j0,
+                bt.bias.grad(bt.bias.self, 0, h, i0, nr, j0, j0 + 64 < T ? 64 : T - j0,
                              ds + ((size_t)h * T + i0) * T + j0, T, g);
         }
     size_t at = 0;
@@ -349,8 +350,71 @@ static void test_fire_nan(void) {
     ordo_ctx_init(&ctx);
     ordo_bias_tiles bt = *ordo_fire_tiles(&ctx, t[0], t[1], t[2], t[3], t[4], t[5], T, 512, 1e-6f);
     float s[81] = {0};
-    bt.bias.fill(bt.bias.self, 1, 0, T, 0, T, s, T);
+    bt.bias.fill(bt.bias.self, 0, 1, 0, T, 0, T, s, T);
     CHECK(isnan(s[0]) && isnan(s[80]));
+    ordo_ctx_free(&ctx);
+    ordo_params_free(&p);
+}
+
+// fox, per batch row: B = 2 rows of c [B, NH, T] (falling as prefix sums of log f do, by
+// about 0.7 a position, so that c_i - c_j rounds as at long lengths); each (b, h) tile's fill
+// against ordo_diff_bias, bit for bit, and its grad, handed the (b, h) slice of g as the
+// kernel hands it (per_batch), summed over every tile, against the op's gradient of c.
+static void test_fox(int NH, int T) {
+    int B = 2;
+    ordo_params p;
+    ordo_params_init(&p);
+    ordo_tensor *c = ordo_params_add(&p, "c", 3, (int[]){B, NH, T}, 0);
+    ordo_params_alloc(&p);
+    for (int bh = 0; bh < B * NH; bh++) {
+        double acc = 0;
+        for (int t = 0; t < T; t++) c->data[(size_t)bh * T + t] = (float)(acc -= uniform(0.1, 1.3));
+    }
+    ordo_ctx ctx;
+    ordo_ctx_init(&ctx);
+    ordo_tensor *ref = ordo_diff_bias(&ctx, c); // (B, NH, T, T)
+    float *ds = random_ds(B * NH, T);
+    ordo_backward_from(&ctx, ref, ds);
+    ordo_bias_tiles bt = *ordo_fox_tiles(&ctx, c);
+    CHECK(bt.bias.per_batch && bt.bias.n_grad == (size_t)T && bt.n_params == 1 &&
+          bt.params[0] == c);
+    float *g = malloc(c->n * sizeof(float));
+    for (int t = 0; t < NTILES; t++) {
+        int Br = TILES[t][0], Bc = TILES[t][1], ld = Bc + 3, differ = 0;
+        float *s = malloc((size_t)Br * ld * sizeof(float));
+        memset(g, 0, c->n * sizeof(float));
+        for (int b = 0; b < B; b++)
+            for (int h = 0; h < NH; h++) {
+                size_t bh = (size_t)b * NH + h;
+                for (int i0 = 0; i0 < T; i0 += Br) {
+                    int nr = i0 + Br < T ? Br : T - i0;
+                    for (int j0 = 0; j0 <= i0 + nr - 1; j0 += Bc) {
+                        int nc = j0 + Bc < T ? Bc : T - j0;
+                        memset(s, 0, (size_t)Br * ld * sizeof(float));
+                        bt.bias.fill(bt.bias.self, b, h, i0, nr, j0, nc, s, ld);
+                        for (int r = 0; r < nr; r++)
+                            for (int x = 0; x < nc && j0 + x <= i0 + r; x++)
+                                differ +=
+                                    s[r * ld + x] != ref->data[(bh * T + i0 + r) * T + j0 + x];
+                        bt.bias.grad(bt.bias.self, b, h, i0, nr, j0, nc,
+                                     ds + (bh * T + i0) * T + j0, T, g + bh * T);
+                    }
+                }
+            }
+        free(s);
+        CHECK_MSG(!differ, "fox NH %d T %d tiles %dx%d: %d fill entries differ from diff_bias", NH,
+                  T, Br, Bc, differ);
+        double mx = 0, err = 0;
+        for (size_t k = 0; k < c->n; k++) {
+            mx = fmax(mx, fabs(c->grad[k]));
+            err = fmax(err, fabs(g[k] - c->grad[k]));
+        }
+        CHECK_MSG(err <= 1e-5 * mx + 1e-30,
+                  "fox NH %d T %d tiles %dx%d: dc differs by %.3g (max |ref| %.3g)", NH, T, Br, Bc,
+                  err, mx);
+    }
+    free(g);
+    free(ds);
     ordo_ctx_free(&ctx);
     ordo_params_free(&p);
 }
@@ -369,6 +433,7 @@ int main(void) {
         test_fire(4, T, 0.7, 0.1, 0);      // L = 51.2: rows on both sides
         test_fire(3, T, -0.3, -0.0625, 1); // L = 32 exactly (a tie at row 32), c < 0
     }
+    for (int x = 0; x < 5; x++) test_fox(3, Ts[x]); // after, so the cases above draw as before
     test_fire_nan();
     TEST_MAIN_END();
 }

@@ -70,6 +70,7 @@ static void run_case(const char *file) {
     if (ordo_safetensors_meta(f, "dpb_depth")) cfg.dpb_depth = meta_int(f, "dpb_depth");
     if (ordo_safetensors_meta(f, "dpb_log_distance"))
         cfg.dpb_log_distance = meta_int(f, "dpb_log_distance");
+    if (ordo_safetensors_meta(f, "pos_random")) cfg.pos_random = meta_int(f, "pos_random");
     int B = meta_int(f, "B"), T = meta_int(f, "T");
     ordo_gpt m;
     CHECK(ordo_gpt_init(&m, &cfg, 0) == ORDO_OK);
@@ -86,6 +87,15 @@ static void run_case(const char *file) {
         idx[i] = (int32_t)idxf[i];
         tg[i] = (int32_t)tgf[i];
     }
+    // the *_rand cases: each sequence at its own positions (--pos-random's draw), given
+    int32_t *pos = NULL;
+    if (ordo_safetensors_find(f, "batch.pos")) {
+        float *pf = fixture_read(f, "batch.pos", NULL);
+        pos = malloc(n * sizeof *pos);
+        for (size_t i = 0; i < n; i++) pos[i] = (int32_t)pf[i];
+        free(pf);
+    }
+    ordo_gpt_set_positions(&m, pos);
     ordo_ctx ctx;
     ordo_ctx_init(&ctx);
     ordo_tensor *logits, *loss;
@@ -135,9 +145,69 @@ static void run_case(const char *file) {
     free(tgf);
     free(idx);
     free(tg);
+    free(pos);
     ordo_ctx_free(&ctx);
     ordo_gpt_free(&m);
     ordo_safetensors_close(f);
+}
+
+// --pos-random's draw: sorted, distinct, in [0, N), a function of the seed; all of [0, N)
+// when T = N; each position about equally often (T/N of the draws).
+static void test_random_draw(void) {
+    int32_t a[16], b[16], all[8];
+    int count[64] = {0};
+    for (uint64_t seed = 0; seed < 2000; seed++) {
+        ordo_random_positions(a, 16, 64, seed);
+        for (int t = 0; t < 16; t++) {
+            CHECK(a[t] >= 0 && a[t] < 64 && (t == 0 || a[t] > a[t - 1]));
+            count[a[t]]++;
+        }
+    }
+    for (int p = 0; p < 64; p++) // expected 500 each, sd about 19
+        CHECK_MSG(count[p] > 400 && count[p] < 600, "position %d drawn %d times", p, count[p]);
+    ordo_random_positions(a, 16, 64, 7);
+    ordo_random_positions(b, 16, 64, 7);
+    CHECK(memcmp(a, b, sizeof a) == 0);
+    ordo_random_positions(all, 8, 8, 3);
+    for (int t = 0; t < 8; t++) CHECK(all[t] == t);
+}
+
+// In training mode the positions of a row are a function of (step seed, row in the step's
+// batch): two micro-batches of 2 rows give the logits of one batch of 4, and they differ
+// from 0..T-1 (eval).
+static void test_random_rows(void) {
+    ordo_gpt_config cfg = {.V = 32,
+                           .C = 16,
+                           .L = 1,
+                           .NH = 2,
+                           .T_max = 8,
+                           .pos = ORDO_POS_ROPE,
+                           .pos_random = 40,
+                           .ln_eps = 1e-5f};
+    ordo_gpt m;
+    CHECK(ordo_gpt_init(&m, &cfg, 5) == ORDO_OK);
+    int32_t idx[32];
+    for (int i = 0; i < 32; i++) idx[i] = (i * 7) % 32;
+    ordo_ctx ctx;
+    ordo_ctx_init(&ctx);
+    ctx.grad_enabled = 0;
+    ordo_tensor *whole, *part, *eval;
+    ordo_gpt_pos_seed(&m, 99);
+    ordo_gpt_train_mode(&m, 1, 0, 0);
+    CHECK(ordo_gpt_forward(&m, &ctx, idx, NULL, 4, 8, &whole, NULL) == ORDO_OK);
+    size_t half = whole->n / 2;
+    ordo_gpt_train_mode(&m, 1, 0, 2);
+    CHECK(ordo_gpt_forward(&m, &ctx, idx + 16, NULL, 2, 8, &part, NULL) == ORDO_OK);
+    CHECK(memcmp(whole->data + half, part->data, half * sizeof(float)) == 0);
+    ordo_gpt_train_mode(&m, 0, 0, 0);
+    CHECK(ordo_gpt_forward(&m, &ctx, idx, NULL, 4, 8, &eval, NULL) == ORDO_OK);
+    CHECK(memcmp(whole->data, eval->data, half * sizeof(float)) != 0);
+    // a bias scheme cannot take drawn positions: refused by name
+    cfg.pos = ORDO_POS_ALIBI;
+    CHECK(ordo_gpt_config_check(&cfg) == ORDO_ERR_ARG);
+    CHECK(strstr(ordo_error_message(), "--pos-random 40") && strstr(ordo_error_message(), "alibi"));
+    ordo_ctx_free(&ctx);
+    ordo_gpt_free(&m);
 }
 
 static void test_learned_refuses_long(void) {
@@ -559,6 +629,11 @@ int main(void) {
         "gpt_alibi_heads_T64.safetensors", "gpt_learned_pscale.safetensors",
         "gpt_sinusoidal_pscale.safetensors", "gpt_sinusoidal_pscale_T64.safetensors",
         "gpt_sinusoidal_pfixed.safetensors",
+        // item 4: --pos-random's positions per sequence, and eval at N
+        "gpt_learned_rand.safetensors", "gpt_sinusoidal_rand.safetensors",
+        "gpt_rope_rand.safetensors", "gpt_learned_rand_T64.safetensors",
+        // issue 26 item 3: fox, the forget gate (the bias per batch row)
+        "gpt_fox.safetensors", "gpt_fox_T64.safetensors",
         // issue 26 item 1: dynamic position bias
         "gpt_dpb.safetensors", "gpt_dpb_log.safetensors", "gpt_dpb_T64.safetensors",
         "gpt_dpb_log_T64.safetensors"};
@@ -571,6 +646,8 @@ int main(void) {
     for (size_t i = first26; i < n_cases; i++) run_case(cases[i]);
     case_attention = ORDO_ATTN_FUSED;
     test_learned_refuses_long();
+    test_random_draw();
+    test_random_rows();
     test_config_errors();
     test_embed_init();
     // issue 19, model options

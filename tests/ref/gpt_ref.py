@@ -18,7 +18,8 @@ embed_scale is 1 (GPT-2) unless the config says otherwise; the tied head uses wt
 Parameter names and layouts are those of the Hugging Face GPT-2 checkpoints without the
 "transformer." prefix (Conv1D weights are [in, out]), plus rel_bias.weight [32, NH] for t5,
 fire.{fc1,fc2}.{weight,bias}, fire.c, fire.L_multiplier for fire and kerple.r1, kerple.r2 for
-kerple and kerple-power (docs/positions.md).
+kerple and kerple-power, h.{l}.attn.fgate.{weight [C, NH], bias [NH]} for fox
+(docs/positions.md).
 """
 
 import argparse
@@ -34,8 +35,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import safetensors_py  # noqa: E402
 
 POS_SCHEMES = ("none", "learned", "sinusoidal", "rope", "alibi", "t5",
-               "fire", "kerple", "xpos", "kerple-power", "dpb")
-BIAS_SCHEMES = ("alibi", "t5", "fire", "kerple", "kerple-power", "dpb")
+               "fire", "kerple", "xpos", "kerple-power", "fox", "dpb")
+BIAS_SCHEMES = ("alibi", "t5", "fire", "kerple", "kerple-power", "fox", "dpb")
 ROPE_SCALINGS = ("none", "pi", "ntk", "yarn")
 LN_EPS = 1e-5
 T5_NUM_BUCKETS = 32
@@ -61,13 +62,15 @@ def subset_options(meta):
     return {"rope_fraction": float(meta.get("rope_fraction", 1.0)), "rope_heads": int(meta.get("rope_heads", 0)),
             "alibi_heads": int(meta.get("alibi_heads", 0)), "pos_scale": meta.get("pos_scale", "none"),
             "dpb_dim": int(meta.get("dpb_dim", DPB_DIM)), "dpb_depth": int(meta.get("dpb_depth", DPB_DEPTH)),
-            "dpb_log_distance": meta.get("dpb_log_distance", "0") == "1"}
+            "dpb_log_distance": meta.get("dpb_log_distance", "0") == "1",
+            "pos_random": int(meta.get("pos_random", 0))}
 
 
 class GPTConfig:
     def __init__(self, V, C, L, NH, T_max, pos, embed_scale=1.0, untied_head=False, rope_scaling="none",
                  rope_factor=1.0, rope_orig=0, rope_fraction=1.0, rope_heads=0, alibi_heads=0,
-                 pos_scale="none", dpb_dim=DPB_DIM, dpb_depth=DPB_DEPTH, dpb_log_distance=False):
+                 pos_scale="none", dpb_dim=DPB_DIM, dpb_depth=DPB_DEPTH, dpb_log_distance=False,
+                 pos_random=0):
         V, C, L, NH, T_max = int(V), int(C), int(L), int(NH), int(T_max)
         if pos not in POS_SCHEMES:
             raise ValueError("unknown position scheme %r (one of %s)" % (pos, ", ".join(POS_SCHEMES)))
@@ -113,6 +116,12 @@ class GPTConfig:
         self.dpb_dim, self.dpb_depth, self.dpb_log_distance = int(dpb_dim), int(dpb_depth), bool(dpb_log_distance)
         if pos != "dpb" and (self.dpb_dim, self.dpb_depth, self.dpb_log_distance) != (DPB_DIM, DPB_DEPTH, False):
             raise ValueError("dpb options need pos=dpb, not %s" % pos)
+        # issue 26 item 4: trained at random positions of [0, N) (Ruoss et al. 2023); the model
+        # takes them as forward(positions=...). learned: the table has N rows (T_max = N)
+        self.pos_random = int(pos_random)
+        if self.pos_random and (pos not in ("learned", "sinusoidal", "rope") or
+                                (pos == "learned" and self.T_max != self.pos_random)):
+            raise ValueError("pos_random %d: learned (T_max = N), sinusoidal or rope" % self.pos_random)
 
     @property
     def rope_dims(self):
@@ -144,6 +153,8 @@ class GPTConfig:
         if self.pos == "dpb":  # always for dpb, as ordo writes them
             m.update({"dpb_dim": str(self.dpb_dim), "dpb_depth": str(self.dpb_depth),
                       "dpb_log_distance": "1" if self.dpb_log_distance else "0"})
+        if self.pos_random:
+            m["pos_random"] = str(self.pos_random)
         return m
 
     @staticmethod
@@ -166,11 +177,11 @@ class GPTConfig:
 # Position schemes
 # --------------------------------------------------------------------------------------------
 
-def sinusoidal_table(T, C, dtype=torch.float32):
+def sinusoidal_table(T, C, dtype=torch.float32, positions=None):
     """[T, C] table of Vaswani et al.: PE(p, 2i) = sin(p / 10000^(2i/C)), PE(p, 2i+1) = cos(same).
 
-    p = 0..T-1. Computed in float64, then cast to `dtype`."""
-    p = torch.arange(T, dtype=torch.float64)[:, None]
+    p = 0..T-1, or positions [B, T] (then [B, T, C]). Computed in float64, then cast to `dtype`."""
+    p = (torch.arange(T) if positions is None else positions).to(torch.float64)[..., None]
     two_i = (torch.arange(C, dtype=torch.float64) // 2) * 2          # 0,0,2,2,4,4,...
     angle = p / torch.pow(torch.tensor(BASE, dtype=torch.float64), two_i / C)[None, :]
     even = (torch.arange(C) % 2 == 0)[None, :]
@@ -211,17 +222,20 @@ def rope_inv_freq(hs, scaling="none", factor=1.0, orig=0):
     return inv, (1.0 if s <= 1 else 0.1 * math.log(s) + 1.0)
 
 
-def rope_angles(T, hs, inv_freq=None):
-    """[T, hs/2] float64 angles: angle[p, i] = p * theta_i, theta_i = 10000^(-2i/hs) (or inv_freq)."""
+def rope_angles(T, hs, inv_freq=None, positions=None):
+    """[T, hs/2] float64 angles: angle[p, i] = p * theta_i, theta_i = 10000^(-2i/hs) (or inv_freq).
+    p = 0..T-1, or positions [B, T] (then [B, 1, T, hs/2]: broadcast over the heads)."""
     theta = rope_inv_freq(hs)[0] if inv_freq is None else inv_freq
+    if positions is not None:
+        return positions.to(torch.float64)[:, None, :, None] * theta
     p = torch.arange(T, dtype=torch.float64)
     return p[:, None] * theta[None, :]
 
 
-def rope_cos_sin(T, hs, dtype=torch.float32, scaling="none", factor=1.0, orig=0):
+def rope_cos_sin(T, hs, dtype=torch.float32, scaling="none", factor=1.0, orig=0, positions=None):
     """mscale * cos, sin of rope_angles under a scaling, each [T, hs/2], in float64 then cast."""
     inv, mscale = rope_inv_freq(hs, scaling, factor, orig)
-    a = rope_angles(T, hs, inv)
+    a = rope_angles(T, hs, inv, positions)
     return (mscale * torch.cos(a)).to(dtype), (mscale * torch.sin(a)).to(dtype)
 
 
@@ -425,6 +439,16 @@ class Kerple(nn.Module):
 # Ops
 # --------------------------------------------------------------------------------------------
 
+def fox_bias(fgate_logit):
+    """The Forgetting Transformer's bias [B, NH, T, T] from the gate logits [B, T, NH], as the
+    reference (zhixuan-lin/forgetting-transformer: log_fgate = logsigmoid(fgate_proj(h)),
+    log_lambda = cumsum(log_fgate, -1), bias = log_lambda[..., :, None] - log_lambda[..., None,
+    :]): sum of log f_l over l = j+1..i; the causal mask drops j > i."""
+    log_fgate = F.logsigmoid(fgate_logit).transpose(1, 2)     # [B, NH, T]
+    log_lambda = torch.cumsum(log_fgate, dim=-1)
+    return log_lambda[..., :, None] - log_lambda[..., None, :]
+
+
 def gelu(x):
     """GELU, tanh approximation (GPT-2): 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
     return F.gelu(x, approximate="tanh")
@@ -442,7 +466,7 @@ def causal_attention(q, k, v, bias=None):
 
 
 def attention_from_qkv(qkv, NH, pos="none", table=None, rope=("none", 1.0, 0), bias=None, rd=None, nrot=None,
-                       alibi_heads=None):
+                       alibi_heads=None, positions=None):
     """The whole attention core on a fused qkv [B, T, 3C] -> y [B, T, C] (before c_proj).
 
     q, k, v = split(qkv, C) in that order; head h uses columns h*hs:(h+1)*hs of each.
@@ -457,7 +481,7 @@ def attention_from_qkv(qkv, NH, pos="none", table=None, rope=("none", 1.0, 0), b
     if pos == "rope":
         rd = hs if rd is None else rd
         nrot = NH if nrot is None else nrot
-        cos, sin = rope_cos_sin(T, rd, qkv.dtype, *rope)     # the frequencies over rd (GPT-NeoX)
+        cos, sin = rope_cos_sin(T, rd, qkv.dtype, *rope, positions=positions)  # over rd (GPT-NeoX)
         q, k = apply_rope_partial(q, cos, sin, rd, nrot), apply_rope_partial(k, cos, sin, rd, nrot)
     elif pos == "xpos":
         cos, sin = rope_cos_sin(T, hs, qkv.dtype)
@@ -508,12 +532,16 @@ class Attention(nn.Module):
         self.cfg = cfg
         self.c_attn = Conv1D(cfg.C, 3 * cfg.C)
         self.c_proj = Conv1D(cfg.C, cfg.C)
+        if cfg.pos == "fox":  # the paper's fgate_proj = nn.Linear(hidden, num_heads, bias=True)
+            self.fgate = Conv1D(cfg.C, cfg.NH)
 
-    def forward(self, h, rel_table=None, bias=None):
+    def forward(self, h, rel_table=None, bias=None, positions=None):
         qkv = self.c_attn(h)                                  # [B, T, 3C]
         c = self.cfg
+        if c.pos == "fox":
+            bias = fox_bias(self.fgate(h))
         y = attention_from_qkv(qkv, c.NH, c.pos, rel_table, (c.rope_scaling, c.rope_factor, c.rope_orig),
-                               bias, c.rope_dims, c.rope_heads, c.alibi_heads)
+                               bias, c.rope_dims, c.rope_heads, c.alibi_heads, positions)
         return self.c_proj(y)
 
 
@@ -535,8 +563,8 @@ class Block(nn.Module):
         self.ln_2 = nn.LayerNorm(cfg.C, eps=LN_EPS)
         self.mlp = MLP(cfg)
 
-    def forward(self, x, rel_table=None, bias=None):
-        x = x + self.attn(self.ln_1(x), rel_table, bias)
+    def forward(self, x, rel_table=None, bias=None, positions=None):
+        x = x + self.attn(self.ln_1(x), rel_table, bias, positions)
         x = x + self.mlp(self.ln_2(x))
         return x
 
@@ -595,9 +623,13 @@ class GPT(nn.Module):
             else:
                 p.normal_(0.0, std)
 
-    def forward(self, idx, targets=None):
+    def forward(self, idx, targets=None, positions=None):
+        """positions: [B, T] ids per sequence (--pos-random's drawn ones; learned, sinusoidal,
+        rope), or None for 0..T-1."""
         B, T = idx.shape
         cfg = self.cfg
+        if positions is not None and cfg.pos not in ("learned", "sinusoidal", "rope"):
+            raise ValueError("positions need pos learned, sinusoidal or rope, not %s" % cfg.pos)
         if cfg.pos == "learned" and T > cfg.T_max:
             raise ValueError("pos=learned: the position table has T_max=%d rows, cannot evaluate "
                              "a sequence of length T=%d" % (cfg.T_max, T))
@@ -606,9 +638,9 @@ class GPT(nn.Module):
             x = x * cfg.embed_scale                     # before positions; the head stays unscaled
         pe = None
         if cfg.pos == "learned":
-            pe = self.wpe(torch.arange(T))
+            pe = self.wpe(torch.arange(T) if positions is None else positions.long())
         elif cfg.pos == "sinusoidal":
-            pe = sinusoidal_table(T, cfg.C, x.dtype)
+            pe = sinusoidal_table(T, cfg.C, x.dtype, positions)
         if pe is not None:
             if cfg.pos_scale_kind == "fixed":
                 pe = pe * cfg.pos_scale_value
@@ -624,7 +656,7 @@ class GPT(nn.Module):
         elif cfg.pos == "dpb":
             bias = self.dpb(T)
         for block in self.h:
-            x = block(x, rel_table, bias)
+            x = block(x, rel_table, bias, positions)
         x = self.ln_f(x)
         head = self.lm_head.weight if cfg.untied_head else self.wte.weight
         logits = x @ head.t()

@@ -35,6 +35,7 @@ STD = {
     "mlp.c_proj.weight": 0.1,
     "rel_bias.weight": 0.5,
     "lm_head.weight": 0.3,  # untied head (make_fixtures_model.py): as wte
+    "attn.fgate.weight": 0.3,  # fox's gate (make_fixtures_fox.py redraws it)
 }
 
 
@@ -74,10 +75,10 @@ def draw_weights(model, g):
     return w
 
 
-def run_model(cfg, weights, idx, targets, grads=True):
+def run_model(cfg, weights, idx, targets, grads=True, positions=None):
     model = gpt_ref.GPT(cfg).double()
     gpt_ref.load_state(model, weights)
-    logits, loss = model(idx, targets)
+    logits, loss = model(idx, targets, positions)
     out = {"out.logits": f32(logits), "out.loss": f32(loss).reshape(1)}
     if grads:
         loss.backward()
@@ -397,6 +398,9 @@ def main():
     make_fixtures_model.fixtures()
     import make_fixtures_posopts  # issue 26's position options, in their own file
     make_fixtures_posopts.fixtures()
+    make_fixtures_posopts.random_fixtures()  # item 4, --pos-random
+    import make_fixtures_fox  # issue 26's forget gate, in its own file
+    make_fixtures_fox.fixtures()
     extend_fixtures()
     total = sum(os.path.getsize(os.path.join(OUT, f)) for f in os.listdir(OUT))
     print("total %.0f KiB in %s" % (total / 1024, OUT))

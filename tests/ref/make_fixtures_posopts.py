@@ -16,6 +16,12 @@ that one; this file alone rewrites only its own files). Same layout as the other
   gpt_sinusoidal_pscale.safetensors sinusoidal table times a learned wpe.scale
   gpt_sinusoidal_pscale_T64.safetensors  its weights at T 64, with grads
   gpt_sinusoidal_pfixed.safetensors sinusoidal table times the constant 0.5
+  gpt_learned_rand.safetensors      --pos-random 64: a table of 64 rows, each of the 3
+                                    sequences at its own sorted subset of 16 positions of
+                                    [0, 64) (batch.pos [B, T], float ids), as training draws
+  gpt_sinusoidal_rand.safetensors   the sinusoids at such positions
+  gpt_rope_rand.safetensors         rope's angles at such positions
+  gpt_learned_rand_T64.safetensors  the learned_rand weights at 0..63 (eval at N), logits
   gpt_dpb.safetensors               dynamic position bias (item 1), dim 32, depth 2, raw distance
   gpt_dpb_log.safetensors           dpb with log distance, dim 16, depth 3
   gpt_dpb_T64.safetensors, gpt_dpb_log_T64.safetensors  their weights at T 64, with grads
@@ -36,10 +42,12 @@ import make_fixtures as mf  # noqa: E402
 import safetensors_py  # noqa: E402
 
 
-def save(name, cfg, w, idx, tgt, grads, weights=None):
-    out = mf.run_model(cfg, w, idx, tgt, grads)
+def save(name, cfg, w, idx, tgt, grads, weights=None, positions=None):
+    out = mf.run_model(cfg, w, idx, tgt, grads, positions)
     tensors = {} if weights else dict(w)
     tensors.update({"batch.idx": idx.float(), "batch.targets": tgt.float()})
+    if positions is not None:
+        tensors["batch.pos"] = positions.float()
     tensors.update(out)
     fn = "gpt_%s.safetensors" % name
     extra = {"weights": weights} if weights else {}
@@ -92,5 +100,26 @@ def fixtures():
         save(name, cfg, w, idx, tgt, grads, weights=wfn)
 
 
+def random_positions(g, B, T, N):
+    """[B, T]: per sequence a uniform T-subset of [0, N), sorted (Ruoss et al. 2023)."""
+    return torch.stack([torch.randperm(N, generator=g)[:T].sort().values for _ in range(B)])
+
+
+def random_fixtures():
+    made = {}
+    for name, pos, seed in (("learned_rand", "learned", 421), ("sinusoidal_rand", "sinusoidal", 422),
+                            ("rope_rand", "rope", 423)):
+        g = torch.Generator().manual_seed(seed)
+        cfg = gpt_ref.GPTConfig(64, 32, 2, 4, 64 if pos == "learned" else 16, pos, pos_random=64)
+        w = mf.draw_weights(gpt_ref.GPT(cfg), g)
+        idx, tgt = batch(g, 64, 3, 16)
+        made[name] = (cfg, w, save(name, cfg, w, idx, tgt, True, positions=random_positions(g, 3, 16, 64)))
+    cfg, w, wfn = made["learned_rand"]
+    g = torch.Generator().manual_seed(424)
+    idx, tgt = batch(g, 64, 2, 64)
+    save("learned_rand_T64", cfg, w, idx, tgt, False, weights=wfn)
+
+
 if __name__ == "__main__":
     fixtures()
+    random_fixtures()

@@ -713,15 +713,37 @@ check "pos scale negative"       "--pos-scale is 'learned:-1', expected" "$ORDO"
 check "pos scale with rope"      "--pos-scale learned applies to the absolute schemes (--pos learned or sinusoidal), not to --pos rope" "$ORDO" train "${tiny[@]}" --pos rope --pos-scale learned --out "$F"
 check "resume with a rope fraction" "--rope-fraction is 0.5 but the checkpoint was trained with 1" "$ORDO" train --resume "$R" --rope-fraction 0.5
 check "resume with a pos scale"  "--pos-scale is \"fixed:2\" but the checkpoint was trained with null" "$ORDO" train --resume "$G" --pos-scale fixed:2
+# --- issue 26 item 4, --pos-random N: N below the context, a negative N, the schemes that cannot take
+# drawn positions (none, the bias schemes, xpos), a resume that changes it
+check "pos random below context" "--pos-random 8 is below --context 16: each training sequence takes 16 distinct positions of [0, 8)" "$ORDO" train "${tiny[@]}" --pos learned --pos-random 8 --out "$F"
+check "pos random negative"      "--pos-random is -1, expected --context..1048576 (0 = off)" "$ORDO" train "${tiny[@]}" --pos rope --pos-random -1 --out "$F"
+check "pos random with alibi"    "--pos-random 64 applies to --pos learned, sinusoidal or rope, not to --pos alibi (its bias is computed from i - j" "$ORDO" train "${tiny[@]}" --pos alibi --pos-random 64 --out "$F"
+check "pos random with t5"       "--pos-random 64 applies to --pos learned, sinusoidal or rope, not to --pos t5" "$ORDO" train "${tiny[@]}" --pos t5 --pos-random 64 --out "$F"
+check "pos random with xpos"     "--pos-random 64 applies to --pos learned, sinusoidal or rope, not to --pos xpos (its decay is centred on 0..T-1)" "$ORDO" train "${tiny[@]}" --pos xpos --pos-random 64 --out "$F"
+check "pos random with none"     "--pos-random 64 applies to --pos learned, sinusoidal or rope, not to --pos none (it has no positions to draw)" "$ORDO" train "${tiny[@]}" --pos none --pos-random 64 --out "$F"
+check "pos random with dpb"     "--pos-random 64 applies to --pos learned, sinusoidal or rope, not to --pos dpb (its bias is an MLP of the distance i - j" "$ORDO" train "${tiny[@]}" --pos dpb --pos-random 64 --out "$F"
+check "resume with pos random"   "--pos-random is 64 but the checkpoint was trained with 0" "$ORDO" train --resume "$R" --pos-random 64
 # --- issue 15, the position schemes fire, kerple, xpos, kerple-power: a misspelt name, weights
 # of another scheme or head count given to --init, a run resumed as another of the new schemes
 "$ORDO" train "${tiny[@]}" --pos fire --out "$dir/runs/fire" > /dev/null 2>&1 || bad "fixture run (fire)"
-check "scheme name misspelt"     "unknown position scheme 'kerple_power' (expected none, learned, sinusoidal, rope, alibi, t5, fire, kerple, xpos, kerple-power or dpb)" "$ORDO" train --pos kerple_power --out "$F"
+check "scheme name misspelt"     "unknown position scheme 'kerple_power' (expected none, learned, sinusoidal, rope, alibi, t5, fire, kerple, xpos, kerple-power, fox or dpb)" "$ORDO" train --pos kerple_power --out "$F"
 check "init of rope into fire"   "was trained with --pos rope but this run has --pos fire" "$ORDO" train "${tiny[@]}" --pos fire --init runs/rope/ckpt-4.safetensors --out "$F"
 check "init of fire into kerple" "was trained with --pos fire but this run has --pos kerple"       "$ORDO" train "${tiny[@]}" --pos kerple --init runs/fire/ckpt-4.safetensors --out "$F"
 check "init of fire, other heads" "has heads 2 (metadata \"NH\") but this run --heads 4" "$ORDO" train "${tiny[@]}" --pos fire --heads 4 --init runs/fire/ckpt-4.safetensors --out "$F"
 check "resume of fire as kerple" "--pos is \"kerple\" but the checkpoint was trained with \"fire\"" "$ORDO" train --resume runs/fire --pos kerple
 check "xpos with an odd head size" "--pos xpos needs an even head size, but d-model/heads = 18/2 = 9" "$ORDO" train "${tiny[@]}" --pos xpos --d-model 18 --out "$F"
+# --- issue 26 item 3, fox: weights of another scheme given to --init, a fire run resumed as
+# fox, and the other schemes' options, which fox (a scheme used with no other positions) refuses
+"$ORDO" train "${tiny[@]}" --pos fox --out "$dir/runs/fox" > /dev/null 2>&1 || bad "fixture run (fox)"
+check "init of fire into fox"    "was trained with --pos fire but this run has --pos fox" "$ORDO" train "${tiny[@]}" --pos fox --init runs/fire/ckpt-4.safetensors --out "$F"
+check "init of fox into fire"    "was trained with --pos fox but this run has --pos fire" "$ORDO" train "${tiny[@]}" --pos fire --init runs/fox/ckpt-4.safetensors --out "$F"
+check "resume of fire as fox"    "--pos is \"fox\" but the checkpoint was trained with \"fire\"" "$ORDO" train --resume runs/fire --pos fox
+check "rope fraction on fox"     "--rope-fraction 0.5 applies to --pos rope, not to --pos fox" "$ORDO" train "${tiny[@]}" --pos fox --rope-fraction 0.5 --out "$F"
+check "rope scaling on fox"      "--rope-scaling yarn applies to --pos rope, not to --pos fox" "$ORDO" train "${tiny[@]}" --pos fox --rope-scaling yarn --rope-factor 4 --out "$F"
+check "alibi heads on fox"       "--alibi-heads 1 applies to --pos alibi, not to --pos fox" "$ORDO" train "${tiny[@]}" --pos fox --alibi-heads 1 --out "$F"
+check "pos scale on fox"         "--pos-scale learned applies to the absolute schemes (--pos learned or sinusoidal), not to --pos fox" "$ORDO" train "${tiny[@]}" --pos fox --pos-scale learned --out "$F"
+check "dpb dim on fox"          "--dpb-dim 8 applies to --pos dpb, not to --pos fox" "$ORDO" train "${tiny[@]}" --pos fox --dpb-dim 8 --out "$F"
+check "eval extend-pos on fox"   "--extend-pos interpolate grows a learned position table, but the run has --pos fox" "$ORDO" eval runs/fox --context 32 --extend-pos interpolate
 
 # --- issue 15, eval past a learned table (--extend-pos): a scheme without a table, an
 # unknown method (--save of its scores is no longer refused: since issue 30 it is a record of

@@ -90,6 +90,9 @@ static ordo_status train_req(ordo_train_config *c, ordo_opt *opts, const char *r
 
 // The matmul precision of every run below (main repeats the resume check in bf16).
 static const char *precision = "fp32";
+// The scheme and --pos-random of every run below (main repeats the check with drawn positions).
+static const char *pos = "learned";
+static long long pos_random = 0;
 
 static ordo_status train(const char *out, const char *optimizer, long long steps,
                          long long stop_after, const char *resume) {
@@ -113,6 +116,8 @@ static ordo_status train(const char *out, const char *optimizer, long long steps
     c.shuffle = 1;
     c.threads = 2;
     c.precision = precision;
+    c.pos = pos;
+    c.pos_random = pos_random;
     c.out = out;
     ordo_opt *opts = ordo_train_config_options(&c);
     if (resume) ordo_options_find(opts, "steps")->seen = 1; // as if --steps were given again
@@ -123,8 +128,8 @@ static ordo_status train(const char *out, const char *optimizer, long long steps
 
 static void resume_identity(const char *optimizer) {
     char a[256], b[256], ca[300], cb[300];
-    snprintf(a, sizeof a, "%s/%s-%s-one", root, optimizer, precision);
-    snprintf(b, sizeof b, "%s/%s-%s-two", root, optimizer, precision);
+    snprintf(a, sizeof a, "%s/%s-%s-%s%lld-one", root, optimizer, precision, pos, pos_random);
+    snprintf(b, sizeof b, "%s/%s-%s-%s%lld-two", root, optimizer, precision, pos, pos_random);
     CHECK(train(a, optimizer, 22, 0, NULL) == ORDO_OK);
     CHECK(train(b, optimizer, 22, 9, NULL) == ORDO_ERR_INTERRUPTED); // stops after step 9
     CHECK(strstr(ordo_error_message(), "--resume"));
@@ -212,6 +217,15 @@ int main(int argc, char **argv) {
     resume_identity("sgd");
     conflicts_and_corruption();
     nan_stops();
+    // --pos-random: the positions are a function of the run seed and the step (trainer.c)
+    const char *drawn[] = {"learned", "sinusoidal", "rope"};
+    for (int i = 0; i < 3; i++) {
+        pos = drawn[i];
+        pos_random = 64;
+        resume_identity("adamw");
+    }
+    pos = "learned";
+    pos_random = 0;
     if (ordo_dnnl_bf16_available()) { // bf16 products, float32 state: as exact on resume
         precision = "bf16";
         resume_identity("adamw");
