@@ -1,0 +1,250 @@
+// The ops of the position schemes' learned biases and the activations of their MLPs: FIRE's
+// normalised distance, the causal pair bias and Kerple's kernels (materialised [NH, T, T]
+// biases), DPB's distance table spread by distance, and relu and silu. Their nodes carry
+// their own backward (ordo_tape_push), so ops.c's table of rules does not reach into this
+// file. The fused attention computes the same biases in its tiles instead (models/bias_tiles.c).
+#include <math.h>
+#include <string.h>
+
+#include "framework/error.h"
+#include "framework/kernels.h"
+#include "framework/ops.h"
+
+static void relu_backward(ordo_ctx *ctx, ordo_node *n);
+static void fire_dist_backward(ordo_ctx *ctx, ordo_node *n);
+static void pair_bias_backward(ordo_ctx *ctx, ordo_node *n);
+static void kerple_bias_backward(ordo_ctx *ctx, ordo_node *n);
+static void silu_backward(ordo_ctx *ctx, ordo_node *n);
+static void dist_bias_backward(ordo_ctx *ctx, ordo_node *n);
+
+// ---- the learned relative biases (FIRE, Kerple). Each is a function of the causal pairs
+// (i, j <= i) only: what lies above the diagonal is masked by attention, so it is left 0 and
+// gets no gradient. Per-pair maths is done in double and rounded once; the sums over pairs of
+// the backward rules run in one fixed order (deterministic whatever the thread count).
+
+static double sgn(double x) {
+    return (x > 0) - (x < 0);
+}
+
+// Node: in[0] = x. The rule reads x's data.
+ordo_tensor *ordo_relu(ordo_ctx *ctx, ordo_tensor *x) {
+    ordo_tensor *out = ordo_tensor_new(ctx, x->ndim, x->shape);
+    for (size_t i = 0; i < x->n; i++) out->data[i] = x->data[i] > 0 ? x->data[i] : 0.0f;
+    if (ordo_needs_grad(ctx, x, NULL, NULL))
+        ordo_tape_push(ctx, ORDO_OP_RELU, out, relu_backward)->in[0] = x;
+    return out;
+}
+
+static void relu_backward(ordo_ctx *ctx, ordo_node *n) {
+    ordo_tensor *a = n->in[0];
+    const float *g = n->out->grad;
+    float *da = ordo_tensor_grad(ctx, a);
+    if (da)
+        for (size_t i = 0; i < a->n; i++)
+            if (a->data[i] > 0) da[i] += g[i];
+}
+
+// Node: in[0] = c, in[1] = lmul; iarg[0] = T; farg[0] = init_L, farg[1] = eps.
+ordo_tensor *ordo_fire_dist(ordo_ctx *ctx, ordo_tensor *c, ordo_tensor *lmul, int T, float init_L,
+                            float eps) {
+    ORDO_ASSERT(c->n == 1 && lmul->n == 1 && T > 0 && T <= 46340); // P = T(T+1)/2 fits an int
+    size_t P = (size_t)T * (T + 1) / 2;
+    ordo_tensor *out = ordo_tensor_new2(ctx, (int)P, 1); // (P, 1)
+    double ca = fabs((double)c->data[0]), L = fabs((double)lmul->data[0] * init_L);
+    for (int i = 0; i < T; i++) {
+        double den = log1p(ca * fmax((double)i, L)) + eps;
+        float *u = out->data + (size_t)i * (i + 1) / 2;
+        for (int j = 0; j <= i; j++) u[j] = (float)(log1p(ca * (i - j)) / den);
+    }
+    if (ordo_needs_grad(ctx, c, lmul, NULL)) {
+        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_FIRE_DIST, out, fire_dist_backward);
+        n->in[0] = c;
+        n->in[1] = lmul;
+        n->iarg[0] = T;
+        n->farg[0] = init_L;
+        n->farg[1] = eps;
+    }
+    return out;
+}
+
+static void fire_dist_backward(ordo_ctx *ctx, ordo_node *n) {
+    ordo_tensor *c = n->in[0], *lmul = n->in[1];
+    float *dc = ordo_tensor_grad(ctx, c), *dl = ordo_tensor_grad(ctx, lmul);
+    if (!dc && !dl) return;
+    const float *g = n->out->grad;
+    int T = n->iarg[0];
+    double init_L = n->farg[0], eps = n->farg[1];
+    double cv = c->data[0], ca = fabs(cv), sc = sgn(cv);
+    double L = fabs((double)lmul->data[0] * init_L);
+    double sum_c = 0, sum_L = 0;
+    for (int i = 0; i < T; i++) {
+        double nrm = fmax((double)i, L);
+        double den = log1p(ca * nrm) + eps;
+        double dden_dc = sc * nrm / (ca * nrm + 1);
+        // d max(i, L)/dL: 1 where L wins, 1/2 at a tie (torch.maximum), 0 where i wins
+        double wL = L > i ? 1.0 : L == i ? 0.5 : 0.0;
+        double dden_dL = wL * ca / (ca * nrm + 1);
+        const float *gi = g + (size_t)i * (i + 1) / 2;
+        for (int j = 0; j <= i; j++) {
+            double d = i - j, a = log1p(ca * d);
+            sum_c += gi[j] * (sc * d / (ca * d + 1) / den - a * dden_dc / (den * den));
+            sum_L -= gi[j] * a * dden_dL / (den * den);
+        }
+    }
+    if (dc) dc[0] += (float)sum_c;
+    if (dl) dl[0] += (float)(sum_L * sgn(lmul->data[0] * init_L) * init_L);
+}
+
+// Node: in[0] = x; iarg[0] = T.
+ordo_tensor *ordo_pair_bias(ordo_ctx *ctx, ordo_tensor *x, int T) {
+    ORDO_ASSERT(x->ndim == 2 && (size_t)x->shape[0] == (size_t)T * (T + 1) / 2);
+    int NH = x->shape[1];
+    ordo_tensor *out = ordo_tensor_new3(ctx, NH, T, T);
+    for (int h = 0; h < NH; h++)
+        for (int i = 0; i < T; i++) {
+            float *row = out->data + ((size_t)h * T + i) * T;
+            const float *xi = x->data + (size_t)i * (i + 1) / 2 * NH + h;
+            for (int j = 0; j <= i; j++) row[j] = xi[(size_t)j * NH];
+            for (int j = i + 1; j < T; j++) row[j] = 0.0f;
+        }
+    if (ordo_needs_grad(ctx, x, NULL, NULL)) {
+        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_PAIR_BIAS, out, pair_bias_backward);
+        n->in[0] = x;
+        n->iarg[0] = T;
+    }
+    return out;
+}
+
+static void pair_bias_backward(ordo_ctx *ctx, ordo_node *n) {
+    ordo_tensor *x = n->in[0];
+    float *dx = ordo_tensor_grad(ctx, x);
+    if (!dx) return;
+    int T = n->iarg[0], NH = x->shape[1];
+    const float *g = n->out->grad;
+    for (int h = 0; h < NH; h++)
+        for (int i = 0; i < T; i++) {
+            const float *row = g + ((size_t)h * T + i) * T;
+            float *di = dx + (size_t)i * (i + 1) / 2 * NH + h;
+            for (int j = 0; j <= i; j++) di[(size_t)j * NH] += row[j];
+        }
+}
+
+double ordo_kerple_at(double r1, double r2, int d, int power, double *d1, double *d2) {
+    if (power) {
+        double p = d > 0 ? pow((double)d, r2) : 0.0; // d^r2, 0 at d = 0 (r2 > 0)
+        *d1 = -p;
+        *d2 = d > 0 ? -r1 * p * log((double)d) : 0.0;
+        return -r1 * p;
+    }
+    double l = log1p(r2 * d);
+    *d1 = -l;
+    *d2 = -r1 * d / (1 + r2 * d);
+    return -r1 * l;
+}
+
+// Node: in[0] = r1, in[1] = r2; iarg[0] = T, iarg[1] = power.
+ordo_tensor *ordo_kerple_bias(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2, int T, int power) {
+    ORDO_ASSERT(r1->ndim == 1 && r2->ndim == 1 && r1->n == r2->n && T > 0);
+    int NH = (int)r1->n;
+    ordo_tensor *out = ordo_tensor_new3(ctx, NH, T, T);
+    float *v = ordo_arena_alloc(&ctx->arena, (size_t)T * sizeof(float)); // (T) by distance
+    for (int h = 0; h < NH; h++) {
+        double d1, d2;
+        for (int d = 0; d < T; d++)
+            v[d] = (float)ordo_kerple_at(r1->data[h], r2->data[h], d, power, &d1, &d2);
+        for (int i = 0; i < T; i++) {
+            float *row = out->data + ((size_t)h * T + i) * T;
+            for (int j = 0; j <= i; j++) row[j] = v[i - j];
+            for (int j = i + 1; j < T; j++) row[j] = 0.0f;
+        }
+    }
+    if (ordo_needs_grad(ctx, r1, r2, NULL)) {
+        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_KERPLE_BIAS, out, kerple_bias_backward);
+        n->in[0] = r1;
+        n->in[1] = r2;
+        n->iarg[0] = T;
+        n->iarg[1] = power;
+    }
+    return out;
+}
+
+static void kerple_bias_backward(ordo_ctx *ctx, ordo_node *n) {
+    ordo_tensor *r1 = n->in[0], *r2 = n->in[1];
+    float *d1 = ordo_tensor_grad(ctx, r1), *d2 = ordo_tensor_grad(ctx, r2);
+    if (!d1 && !d2) return;
+    int T = n->iarg[0], power = n->iarg[1], NH = (int)r1->n;
+    const float *g = n->out->grad;
+    double *gd = ordo_arena_alloc(&ctx->arena, (size_t)T * sizeof(double)); // (T) by distance
+    for (int h = 0; h < NH; h++) {
+        memset(gd, 0, (size_t)T * sizeof(double));
+        for (int i = 0; i < T; i++) {
+            const float *row = g + ((size_t)h * T + i) * T;
+            for (int j = 0; j <= i; j++) gd[i - j] += row[j];
+        }
+        double s1 = 0, s2 = 0, p1, p2;
+        for (int d = 0; d < T; d++) {
+            ordo_kerple_at(r1->data[h], r2->data[h], d, power, &p1, &p2);
+            s1 += gd[d] * p1;
+            s2 += gd[d] * p2;
+        }
+        if (d1) d1[h] += (float)s1;
+        if (d2) d2[h] += (float)s2;
+    }
+}
+
+// ---- issue 26: dynamic position bias (dpb): an MLP with SiLU of each distance, spread.
+
+// Node: in[0] = x. The rule reads x's data. In float, as torch's SiLU: x / (1 + exp(-x)).
+ordo_tensor *ordo_silu(ordo_ctx *ctx, ordo_tensor *x) {
+    ordo_tensor *out = ordo_tensor_new(ctx, x->ndim, x->shape);
+    for (size_t i = 0; i < x->n; i++) out->data[i] = x->data[i] / (1.0f + expf(-x->data[i]));
+    if (ordo_needs_grad(ctx, x, NULL, NULL))
+        ordo_tape_push(ctx, ORDO_OP_SILU, out, silu_backward)->in[0] = x;
+    return out;
+}
+
+// d silu / dx = s (1 + x (1 - s)), s = sigmoid(x)
+static void silu_backward(ordo_ctx *ctx, ordo_node *n) {
+    ordo_tensor *a = n->in[0];
+    const float *g = n->out->grad;
+    float *da = ordo_tensor_grad(ctx, a);
+    if (!da) return;
+    for (size_t i = 0; i < a->n; i++) {
+        float x = a->data[i], s = 1.0f / (1.0f + expf(-x));
+        da[i] += g[i] * s * (1.0f + x * (1.0f - s));
+    }
+}
+
+// Node: in[0] = x. out[h, i, j] = x[i - j, h] for j <= i, 0 above.
+ordo_tensor *ordo_dist_bias(ordo_ctx *ctx, ordo_tensor *x, int T) {
+    ORDO_ASSERT(x->ndim == 2 && x->shape[0] >= T && T > 0);
+    int NH = x->shape[1];
+    ordo_tensor *out = ordo_tensor_new3(ctx, NH, T, T); // (NH, T, T)
+    for (int h = 0; h < NH; h++)
+        for (int i = 0; i < T; i++) {
+            float *row = out->data + ((size_t)h * T + i) * T;
+            for (int j = 0; j <= i; j++) row[j] = x->data[(size_t)(i - j) * NH + h];
+            for (int j = i + 1; j < T; j++) row[j] = 0.0f;
+        }
+    if (ordo_needs_grad(ctx, x, NULL, NULL))
+        ordo_tape_push(ctx, ORDO_OP_DIST_BIAS, out, dist_bias_backward)->in[0] = x;
+    return out;
+}
+
+// dx[d, h] += sum over the pairs at distance d, summed in double (as kerple's per distance).
+static void dist_bias_backward(ordo_ctx *ctx, ordo_node *n) {
+    ordo_tensor *x = n->in[0];
+    float *dx = ordo_tensor_grad(ctx, x);
+    if (!dx) return;
+    int NH = n->out->shape[0], T = n->out->shape[1];
+    const float *g = n->out->grad;
+    double *gd = ordo_arena_alloc(&ctx->arena, (size_t)T * sizeof(double)); // (T) by distance
+    for (int h = 0; h < NH; h++) {
+        memset(gd, 0, (size_t)T * sizeof(double));
+        for (int i = 0; i < T; i++) {
+            const float *row = g + ((size_t)h * T + i) * T;
+            for (int j = 0; j <= i; j++) gd[i - j] += row[j];
+        }
+        for (int d = 0; d < T; d++) dx[(size_t)d * NH + h] += (float)gd[d];
+    }
+}
