@@ -22,212 +22,6 @@
 #include "models/bias_tiles.h"
 #include "models/gpt.h"
 
-#define MAX_SIZE (1 << 20) // no dimension of a model ordo trains comes near this
-
-static const char *const attn_impl_names[] = {"fused", "materialized"};
-_Static_assert(sizeof attn_impl_names / sizeof attn_impl_names[0] == ORDO_ATTN_COUNT,
-               "a name per ordo_attn_impl");
-const ordo_names ordo_attn_impl_names = ORDO_NAMES("attention", attn_impl_names);
-
-ordo_status ordo_attn_impl_parse(const char *name, ordo_attn_impl *out) {
-    int v;
-    ordo_status s = ordo_names_parse(&ordo_attn_impl_names, name, &v);
-    if (!s) *out = (ordo_attn_impl)v;
-    return s;
-}
-
-const char *ordo_attn_impl_name(ordo_attn_impl a) {
-    return ordo_names_name(&ordo_attn_impl_names, (int)a);
-}
-
-// The RoPE scaling of c with its zero fields resolved (factor 1, orig_T = T_max).
-static ordo_rope_config rope_of(const ordo_gpt_config *c) {
-    ordo_rope_config rc = c->rope;
-    if (rc.factor == 0) rc.factor = 1;
-    if (rc.orig_T == 0) rc.orig_T = c->T_max;
-    return rc;
-}
-
-// The rotated dims of a head under c (the head size unless --rope-fraction).
-static int rope_dims_of(const ordo_gpt_config *c) {
-    int hs = c->C / c->NH;
-    return c->rope_fraction == 0 || c->rope_fraction == 1 ? hs
-                                                          : ordo_rope_dims(c->rope_fraction, hs);
-}
-
-// A scaling changes the rotation of q and k: only schemes that rotate them take one. Its
-// frequencies are over the rotated dims (partial rotary: rd, as HF's partial_rotary_factor).
-static ordo_status rope_check(const ordo_gpt_config *c) {
-    ordo_rope_config rc = rope_of(c);
-    if (rc.scaling != ORDO_ROPE_SCALING_NONE && c->pos != ORDO_POS_ROPE)
-        return ordo_error(ORDO_ERR_ARG, "--rope-scaling %s applies to --pos rope, not to --pos %s",
-                          ordo_rope_scaling_name(rc.scaling), ordo_pos_name(c->pos));
-    return ordo_rope_config_check(&rc, rope_dims_of(c));
-}
-
-// Issue 26 item 1: the dpb MLP's shape, in range, and its own scheme's only (the defaults, or
-// 0, pass anywhere).
-static ordo_status dpb_check(const ordo_gpt_config *c) {
-    const struct {
-        const char *opt;
-        int v, def, max;
-    } o[] = {{"--dpb-dim", c->dpb_dim, ORDO_DPB_DIM, ORDO_DPB_MAX_DIM},
-             {"--dpb-depth", c->dpb_depth, ORDO_DPB_DEPTH, ORDO_DPB_MAX_DEPTH},
-             {"--dpb-log-distance", c->dpb_log_distance, 0, 1}};
-    for (int i = 0; i < 3; i++) {
-        if (o[i].v < 0 || o[i].v > o[i].max)
-            return ordo_error(ORDO_ERR_ARG, "%s is %d, expected 1..%d", o[i].opt, o[i].v, o[i].max);
-        if (o[i].v != 0 && o[i].v != o[i].def && c->pos != ORDO_POS_DPB)
-            return ordo_error(ORDO_ERR_ARG, "%s %d applies to --pos dpb, not to --pos %s", o[i].opt,
-                              o[i].v, ordo_pos_name(c->pos));
-    }
-    return ORDO_OK;
-}
-
-// Issue 26: partial rotary, head subsets, the scale on absolute positions. Each option is
-// its scheme's only; the value that changes nothing (fraction 1, all heads) passes anywhere.
-static ordo_status subset_check(const ordo_gpt_config *c) {
-    int hs = c->C / c->NH;
-    double f = c->rope_fraction;
-    if (!(f >= 0 && f <= 1)) // 0 reads as 1 here; the training config refuses a given 0
-        return ordo_error(ORDO_ERR_ARG, "--rope-fraction is %g, expected 0 < f <= 1", f);
-    if (f != 0 && f != 1) {
-        if (c->pos != ORDO_POS_ROPE)
-            return ordo_error(ORDO_ERR_ARG,
-                              "--rope-fraction %g applies to --pos rope, not to --pos %s", f,
-                              ordo_pos_name(c->pos));
-        if (ordo_rope_dims(f, hs) < 2)
-            return ordo_error(ORDO_ERR_ARG,
-                              "--rope-fraction %g of a head of %d dims rotates 2*round(%g*%d/2) = "
-                              "0 dims; expected a fraction of at least %g",
-                              f, hs, f, hs, 1.0 / hs);
-    }
-    const struct {
-        const char *opt;
-        int k;
-        ordo_pos pos;
-    } sub[] = {{"--rope-heads", c->rope_heads, ORDO_POS_ROPE},
-               {"--alibi-heads", c->alibi_heads, ORDO_POS_ALIBI}};
-    for (int i = 0; i < 2; i++) {
-        if (sub[i].k < 0 || sub[i].k > c->NH)
-            return ordo_error(ORDO_ERR_ARG, "%s is %d, expected 1..--heads %d (0 = all)",
-                              sub[i].opt, sub[i].k, c->NH);
-        if (sub[i].k != 0 && sub[i].k != c->NH && c->pos != sub[i].pos)
-            return ordo_error(ORDO_ERR_ARG, "%s %d applies to --pos %s, not to --pos %s",
-                              sub[i].opt, sub[i].k, ordo_pos_name(sub[i].pos),
-                              ordo_pos_name(c->pos));
-    }
-    ordo_status s = dpb_check(c);
-    if (s) return s;
-    const ordo_pos_scale *ps = &c->pos_scale;
-    if (ps->kind != ORDO_POS_SCALE_NONE) {
-        char buf[48];
-        if (c->pos != ORDO_POS_LEARNED && c->pos != ORDO_POS_SINUSOIDAL)
-            return ordo_error(ORDO_ERR_ARG,
-                              "--pos-scale %s applies to the absolute schemes (--pos learned or "
-                              "sinusoidal), not to --pos %s",
-                              ordo_pos_scale_text(ps, buf, sizeof buf), ordo_pos_name(c->pos));
-        if (!(ps->value >= 0 && ps->value <= 1e4) ||
-            (ps->kind == ORDO_POS_SCALE_FIXED && ps->value == 0))
-            return ordo_error(ORDO_ERR_ARG, "--pos-scale %s: expected a value in (0, 1e4]",
-                              ordo_pos_scale_text(ps, buf, sizeof buf));
-    }
-    return ORDO_OK;
-}
-
-// --pos-random N: positions drawn from [0, N), which the input schemes take as they come
-// (a table row, a sinusoid, an angle). The relative schemes' tiles are functions of (i, j),
-// not of per-sequence positions, and xPos's decay is centred on 0..T-1: refused, by name.
-static ordo_status random_check(const ordo_gpt_config *c) {
-    int N = c->pos_random;
-    if (N == 0) return ORDO_OK;
-    if (N < 0 || N > MAX_SIZE)
-        return ordo_error(ORDO_ERR_ARG, "--pos-random is %d, expected 1..%d (0 = off)", N,
-                          MAX_SIZE);
-    if (c->pos != ORDO_POS_LEARNED && c->pos != ORDO_POS_SINUSOIDAL && c->pos != ORDO_POS_ROPE)
-        return ordo_error(ORDO_ERR_ARG,
-                          "--pos-random %d applies to --pos learned, sinusoidal or rope, not to "
-                          "--pos %s (%s)",
-                          N, ordo_pos_name(c->pos),
-                          c->pos == ORDO_POS_NONE   ? "it has no positions to draw"
-                          : c->pos == ORDO_POS_XPOS ? "its decay is centred on 0..T-1"
-                          : c->pos == ORDO_POS_FOX  ? "its bias comes from the text's forget "
-                                                      "gates, used with no other positions"
-                          : c->pos == ORDO_POS_DPB  ? "its bias is an MLP of the distance i - j, "
-                                                      "not of drawn positions"
-                                                    : "its bias is computed from i - j in the "
-                                                      "attention tile, not from drawn positions");
-    if (c->pos == ORDO_POS_LEARNED && c->T_max != N)
-        return ordo_error(ORDO_ERR_ARG,
-                          "--pos-random %d with --pos learned needs a table of %d rows, but "
-                          "T_max is %d",
-                          N, N, c->T_max);
-    if (N < c->T_max)
-        return ordo_error(ORDO_ERR_ARG,
-                          "--pos-random %d is below --context %d: it draws %d distinct "
-                          "positions of [0, %d)",
-                          N, c->T_max, c->T_max, N);
-    return ORDO_OK;
-}
-
-ordo_status ordo_gpt_config_check(const ordo_gpt_config *c) {
-    // fields are named by the `ordo train` options (and config.json keys) that set them
-    const struct {
-        const char *name;
-        int v;
-    } dims[] = {{"vocabulary size", c->V},
-                {"--d-model", c->C},
-                {"--layers", c->L},
-                {"--heads", c->NH},
-                {"--context", c->T_max}};
-    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
-        if (dims[i].v <= 0 || dims[i].v > MAX_SIZE)
-            return ordo_error(ORDO_ERR_ARG, "%s is %d, expected 1..%d", dims[i].name, dims[i].v,
-                              MAX_SIZE);
-    if (c->NH > 256) return ordo_error(ORDO_ERR_ARG, "--heads is %d, expected 1..256", c->NH);
-    if (c->C % c->NH)
-        return ordo_error(ORDO_ERR_ARG, "--heads %d does not divide --d-model %d", c->NH, c->C);
-    if (c->pos < 0 || c->pos >= ORDO_POS_COUNT)
-        return ordo_error(ORDO_ERR_ARG, "position scheme %d is unknown", (int)c->pos);
-    if (ordo_pos_rotary(c->pos) && (c->C / c->NH) % 2)
-        return ordo_error(ORDO_ERR_ARG,
-                          "--pos %s needs an even head size, but d-model/heads = %d/%d = %d",
-                          ordo_pos_name(c->pos), c->C, c->NH, c->C / c->NH);
-    if (c->pos == ORDO_POS_SINUSOIDAL && c->C % 2)
-        return ordo_error(ORDO_ERR_ARG, "--pos sinusoidal needs an even --d-model, got %d", c->C);
-    if (!(c->embed_scale >= 0 && c->embed_scale <= 1e4))
-        return ordo_error(ORDO_ERR_ARG, "--embed-scale is %g, expected 0..1e4 (0 = 1)",
-                          c->embed_scale);
-    if (!(c->embed_std >= 0 && c->embed_std <= 1e2))
-        return ordo_error(ORDO_ERR_ARG, "--embed-std is %g, expected 0..100 (0 = 0.02)",
-                          c->embed_std);
-    const struct {
-        const char *name;
-        float p;
-    } drops[] = {{"--dropout-embd", c->dropout_embd},
-                 {"--dropout-attn", c->dropout_attn},
-                 {"--dropout-resid", c->dropout_resid}};
-    for (int i = 0; i < 3; i++)
-        if (!(drops[i].p >= 0.0f && drops[i].p < 1.0f))
-            return ordo_error(ORDO_ERR_ARG, "%s is %g, expected 0 <= p < 1", drops[i].name,
-                              drops[i].p);
-    if (c->untied_head != 0 && c->untied_head != 1)
-        return ordo_error(ORDO_ERR_ARG, "untied head is %d, expected 0 or 1", c->untied_head);
-    ordo_status s = subset_check(c);
-    if (!s) s = rope_check(c);
-    if (!s) s = random_check(c);
-    if (s) return s;
-    if (!(c->ln_eps > 0) || c->ln_eps > 1)
-        return ordo_error(ORDO_ERR_ARG, "layernorm eps is %g, expected in (0, 1]", c->ln_eps);
-    double params = (1.0 + c->untied_head) * c->V * c->C + 12.0 * c->L * c->C * c->C;
-    if (params > 2e9)
-        return ordo_error(ORDO_ERR_ARG,
-                          "--d-model %d, --layers %d and a vocabulary of %d make %.3g "
-                          "parameters; ordo allows 2e9",
-                          c->C, c->L, c->V, params);
-    return ORDO_OK;
-}
-
 static void fill_normal(ordo_tensor *t, ordo_rng *r, double std) {
     for (size_t i = 0; i < t->n; i++) t->data[i] = (float)(std * ordo_rng_normal(r));
 }
@@ -334,7 +128,7 @@ ordo_status ordo_gpt_init(ordo_gpt *m, const ordo_gpt_config *cfg, uint64_t seed
     m->cfg = *cfg;
     if (m->cfg.embed_scale == 0) m->cfg.embed_scale = 1.0f;
     if (m->cfg.embed_std == 0) m->cfg.embed_std = 0.02;
-    m->cfg.rope = rope_of(cfg);
+    m->cfg.rope = ordo_gpt_rope_of(cfg);
     if (m->cfg.rope_fraction == 0) m->cfg.rope_fraction = 1;
     if (m->cfg.rope_heads == 0) m->cfg.rope_heads = cfg->NH;
     if (m->cfg.alibi_heads == 0) m->cfg.alibi_heads = cfg->NH;
@@ -399,7 +193,7 @@ ordo_status ordo_gpt_init(ordo_gpt *m, const ordo_gpt_config *cfg, uint64_t seed
     m->att = ordo_xcalloc((size_t)L, sizeof *m->att);
     if (cfg->pos == ORDO_POS_FOX) m->fox_c = ordo_xcalloc((size_t)L, sizeof *m->fox_c);
     if (ordo_pos_rotary(cfg->pos)) { // rope, and xpos's rotation (unscaled)
-        m->rope_dims = rope_dims_of(&m->cfg);
+        m->rope_dims = ordo_gpt_rope_dims(&m->cfg);
         m->rope_nrot = m->cfg.rope_heads;
         m->rope_inv_freq = ordo_xmalloc((size_t)(m->rope_dims / 2) * sizeof(double));
         m->rope_mscale = ordo_rope_inv_freq(m->rope_inv_freq, m->rope_dims, &m->cfg.rope);
@@ -448,9 +242,9 @@ void ordo_gpt_set_positions(ordo_gpt *m, const int32_t *pos) {
 ordo_status ordo_gpt_set_rope(ordo_gpt *m, const ordo_rope_config *rc) {
     ordo_gpt_config c = m->cfg;
     c.rope = *rc;
-    ordo_status s = rope_check(&c);
+    ordo_status s = ordo_gpt_rope_check(&c);
     if (s) return s;
-    m->cfg.rope = rope_of(&c);
+    m->cfg.rope = ordo_gpt_rope_of(&c);
     if (m->rope_inv_freq)
         m->rope_mscale = ordo_rope_inv_freq(m->rope_inv_freq, m->rope_dims, &m->cfg.rope);
     m->cache_T = 0; // the cos/sin tables are rebuilt at the next forward
@@ -646,7 +440,7 @@ static ordo_status forward_positions(ordo_gpt *m, ordo_ctx *ctx, int B, int T,
                           "sinusoidal or rope, not --pos %s",
                           ordo_pos_name(c->pos));
     if (m->pos_ids) {
-        int lim = c->pos == ORDO_POS_LEARNED ? c->T_max : MAX_SIZE;
+        int lim = c->pos == ORDO_POS_LEARNED ? c->T_max : ORDO_GPT_MAX_DIM;
         for (size_t i = 0; i < (size_t)B * T; i++)
             if (m->pos_ids[i] < 0 || m->pos_ids[i] >= lim)
                 return ordo_error(ORDO_ERR_ARG, "position %d at %zu is outside 0..%d",
@@ -930,7 +724,7 @@ void ordo_gpt_meta_init(ordo_gpt_meta *mt, const ordo_gpt_config *c) {
     }
     // a scaling, when there is one, so that a GPT-2 loader can rebuild the rotation
     if (c->rope.scaling != ORDO_ROPE_SCALING_NONE) {
-        ordo_rope_config rc = rope_of(c);
+        ordo_rope_config rc = ordo_gpt_rope_of(c);
         int at = n;
         mt->keys[at] = "rope_scaling";
         mt->vals[at] = ordo_rope_scaling_name(rc.scaling);

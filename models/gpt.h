@@ -136,6 +136,15 @@ typedef struct ordo_gpt {
 // (--d-model for C, --heads for NH, --context for T_max; also its config.json key), the value
 // and what was expected: "--heads 3 does not divide --d-model 64".
 ordo_status ordo_gpt_config_check(const ordo_gpt_config *cfg);
+
+// No dimension of a model ordo trains comes near this (sizes, positions).
+#define ORDO_GPT_MAX_DIM (1 << 20)
+// c's RoPE scaling with its zero fields resolved (factor 1, orig_T = T_max).
+ordo_rope_config ordo_gpt_rope_of(const ordo_gpt_config *c);
+// The rotated dims of a head under c (the head size unless --rope-fraction).
+int ordo_gpt_rope_dims(const ordo_gpt_config *c);
+// Whether c's RoPE scaling applies (rope only) and is in range for its rotated dims.
+ordo_status ordo_gpt_rope_check(const ordo_gpt_config *c);
 // Declares and allocates the parameters and initialises them as GPT-2 does (normal 0.02,
 // residual projections 0.02/sqrt(2L), zero biases, unit LayerNorm gains, zero T5 table),
 // except the token and learned position tables, which take embed_std. The FIRE and Kerple
