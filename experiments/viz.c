@@ -177,6 +177,32 @@ static ordo_status table_maps(ordo_viz *v, const char *scheme, const float *pe, 
 
 // ---- issue 15: the learned biases (fire, kerple, kerple-power), through the same maps as t5
 
+// A bias against distance, one curve per series, the training length marked, a caption
+// under the plot: the picture of alibi-like biases and of fox's mean forget bias.
+static ordo_status curves_svg(ordo_viz *v, const char *file, const char *title, const char *ylabel,
+                              int legend_w, int T, const ordo_series *ser, int n,
+                              const char *caption) {
+    ordo_strbuf sv;
+    ordo_strbuf_init(&sv);
+    ordo_svg_open(&sv, 820, 500, title);
+    ordo_axes a = {.x = 0,
+                   .y = 0,
+                   .w = 820,
+                   .h = 470,
+                   .title = title,
+                   .xlabel = "distance i - j",
+                   .ylabel = ylabel,
+                   .legend_w = legend_w,
+                   .xmark = T,
+                   .xmark_label = "training length"};
+    ordo_svg_lineplot(&sv, &a, ser, n);
+    ordo_svg_text(&sv, 10, 492, "start", 11, "fill=\"#444\"", "%s", caption);
+    ordo_svg_close(&sv);
+    ordo_status s = emit(v, file, &sv, title);
+    ordo_strbuf_free(&sv);
+    return s;
+}
+
 // Each head's bias against the distance i - j, read off the last query row of a length 4T
 // (at most 1024, at least T) so that the curves show what the model does past its training
 // length too, which is marked.
@@ -208,24 +234,7 @@ static ordo_status bias_curves(ordo_viz *v, ordo_gpt *m, const char *file, const
                                .width = 1.8,
                                .label = labels[h]};
     }
-    ordo_strbuf sv;
-    ordo_strbuf_init(&sv);
-    ordo_svg_open(&sv, 820, 500, title);
-    ordo_axes a = {.x = 0,
-                   .y = 0,
-                   .w = 820,
-                   .h = 470,
-                   .title = title,
-                   .xlabel = "distance i - j",
-                   .ylabel = "bias added to the score",
-                   .legend_w = 110,
-                   .xmark = T,
-                   .xmark_label = "training length"};
-    ordo_svg_lineplot(&sv, &a, ser, NH);
-    ordo_svg_text(&sv, 10, 492, "start", 11, "fill=\"#444\"", "%s", caption);
-    ordo_svg_close(&sv);
-    ordo_status s = emit(v, file, &sv, title);
-    ordo_strbuf_free(&sv);
+    ordo_status s = curves_svg(v, file, title, "bias added to the score", 110, T, ser, NH, caption);
     free(labels);
     free(ser);
     free(xy);
@@ -288,24 +297,8 @@ static ordo_status fox_curves(ordo_viz *v, ordo_gpt *m, ordo_rundata *d, int T) 
         }
     if (!s) {
         const char *title = "fox: the forget bias per layer and head against distance";
-        ordo_strbuf sv;
-        ordo_strbuf_init(&sv);
-        ordo_svg_open(&sv, 820, 500, title);
-        ordo_axes a = {.x = 0,
-                       .y = 0,
-                       .w = 820,
-                       .h = 470,
-                       .title = title,
-                       .xlabel = "distance i - j",
-                       .ylabel = "bias added to the score (mean)",
-                       .legend_w = 150,
-                       .xmark = T,
-                       .xmark_label = "training length"};
-        ordo_svg_lineplot(&sv, &a, ser, ns);
-        ordo_svg_text(&sv, 10, 492, "start", 11, "fill=\"#444\"", "%s", cap);
-        ordo_svg_close(&sv);
-        s = emit(v, "fox_bias_curves.svg", &sv, title);
-        ordo_strbuf_free(&sv);
+        s = curves_svg(v, "fox_bias_curves.svg", title, "bias added to the score (mean)", 150, T,
+                       ser, ns, cap);
     }
     free(labels);
     free(ser);
