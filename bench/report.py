@@ -18,6 +18,34 @@ BF16_AMX = {"small": (3.0, 4.0), "tiny": (2.5, None), "byte-small": (2.5, None)}
 BF16_AVX512 = {"small": 1.6}
 
 
+def scheme_table(pos, summary):
+    """Each scheme against `none` on small: the median ms/step over every timed step of every
+    round, and the ratio to `none` both over all rounds and round by round (each round ran
+    every scheme back to back, so a round's ratio shares its moment of load)."""
+    print("\nposition schemes on small (ordo), against none:\n")
+    print("| pos | precision | ms/step | CPU ms/step | tokens/s | vs none | by CPU time "
+          "| rounds' ratios | peak RSS MB |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    precs = list(dict.fromkeys(r.get("precision", "fp32") for r in pos))
+    for prec in precs:
+        sel = [r for r in pos if r.get("precision", "fp32") == prec]
+        base = [r for r in sel if r["pos"] == "none"]
+        b = summary(base) if base else None
+        for name in dict.fromkeys(r["pos"] for r in sel):
+            mine = [r for r in sel if r["pos"] == name]
+            x = summary(mine)
+            rel = f"{x['ms'] / b['ms']:.2f}x" if b else "-"
+            cpu = f"{x['cpu'] / b['cpu']:.2f}x" if b else "-"
+            per = []
+            for r in mine:
+                q = [n for n in base if n.get("round", 0) == r.get("round", 0)]
+                if q:
+                    per.append(summary([r])["ms"] / summary(q)["ms"])
+            rounds = " ".join(f"{v:.2f}" for v in per) or "-"
+            print(f"| {name} | {prec} | {x['ms']:.1f} | {x['cpu']:.1f} | {x['tps']:.0f} | {rel} "
+                  f"| {cpu} | {rounds} | {x['rss']:.0f} |")
+
+
 def side_name(impl, prec):
     return f"{impl} {prec}"
 
@@ -110,16 +138,7 @@ def main(path):
 
     pos = [r for r in rows if r.get("section") == "pos"]
     if pos:
-        print("\nposition schemes on small (ordo):\n")
-        print("| pos | precision | ms/step | tokens/s | vs learned | peak RSS MB |")
-        print("|---|---|---|---|---|---|")
-        for r in pos:
-            prec = r.get("precision", "fp32")
-            learned = next((summary([q])["ms"] for q in pos
-                            if q["pos"] == "learned" and q.get("precision", "fp32") == prec), None)
-            x = summary([r])
-            rel = f"{x['ms'] / learned:.2f}x" if learned else "-"
-            print(f"| {r['pos']} | {prec} | {x['ms']:.1f} | {x['tps']:.0f} | {rel} | {x['rss']:.0f} |")
+        scheme_table(pos, summary)
 
     verdict = lambda ok: "met" if ok else "NOT met"
     print("\ntargets (issue 7, fp32):")

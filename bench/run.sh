@@ -6,15 +6,17 @@
 # small, byte-small) runs ordo (build/bench_train: the real model and optimizer) and the peer
 # (bench/torch_peer.py) interleaved, ROUNDS times each, rotating which goes first: each in
 # fp32 and, where oneDNN runs bf16 here, in bf16 (ordo --precision bf16; PyTorch under
-# torch.autocast("cpu", bfloat16)). Then times the position schemes against each other on
-# `small` (ordo, in each precision). Prints the tables and the targets (bench/report.py) and
+# torch.autocast("cpu", bfloat16)). Then times every position scheme against `none` on
+# `small` (ordo, in each precision), POS_ROUNDS interleaved rounds, each round starting one
+# scheme later than the last. Prints the tables and the targets (bench/report.py) and
 # keeps the raw JSON lines in $OUT/results.jsonl.
 #
 # usage: bench/run.sh
 # env:   THREADS (default: all cores)  STEPS (timed steps per run, default 15)
 #        WARMUP (default 3)  ROUNDS (runs per side and config, default 2)
-#        CONFIGS (default "tiny small byte-small")  POS (default: all ten; "" skips them)
-#        POS_STEPS (timed steps per position scheme, default 8)
+#        CONFIGS (default "tiny small byte-small"; "" skips them)  POS (default: all thirteen; "" skips them)
+#        POS_STEPS (timed steps per position scheme and round, default 8)
+#        POS_ROUNDS (rounds over the schemes, default 3)
 #        PRECISIONS (default "fp32 bf16"; bf16 is left out where the CPU runs none)
 #        OUT (default .cache/bench)
 #        LONG (default "train": bench/long_context.sh's training rows at T 2048 and 16384 with
@@ -27,9 +29,10 @@ THREADS=${THREADS:-$(nproc)}
 STEPS=${STEPS:-15}
 WARMUP=${WARMUP:-3}
 ROUNDS=${ROUNDS:-2}
-CONFIGS=${CONFIGS:-tiny small byte-small}
-POS=${POS-none learned sinusoidal rope alibi t5 fire kerple kerple-power xpos}
+CONFIGS=${CONFIGS-tiny small byte-small}
+POS=${POS-none learned sinusoidal rope alibi t5 fire kerple kerple-power xpos dpb fox cope}
 POS_STEPS=${POS_STEPS:-8}
+POS_ROUNDS=${POS_ROUNDS:-3}
 PRECISIONS=${PRECISIONS:-fp32 bf16}
 OUT=${OUT:-$repo/.cache/bench}
 PY=/usr/bin/python3 # Debian's python3-torch is installed for the system interpreter
@@ -75,8 +78,8 @@ res=$OUT/results.jsonl
 export OMP_WAIT_POLICY=PASSIVE MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=100000000000
 export OMP_NUM_THREADS=$THREADS
 
-run_side() { # SIDE PRECISION CONFIG POS SECTION
-  local side=$1 prec=$2 name=$3 pos=$4 section=$5
+run_side() { # SIDE PRECISION CONFIG POS SECTION [ROUND]
+  local side=$1 prec=$2 name=$3 pos=$4 section=$5 round=${6:-0}
   read -r tok V T B C L NH <<<"$(cfg "$name")"
   local args=(--ids "$OUT/$tok.bin" --V "$V" --T "$T" --B "$B" --C "$C" --L "$L" --NH "$NH"
     --steps "$STEPS" --warmup "$WARMUP" --threads "$THREADS")
@@ -88,7 +91,7 @@ run_side() { # SIDE PRECISION CONFIG POS SECTION
   else
     line=$("$PY" bench/torch_peer.py "${args[@]}")
   fi
-  echo "${line%\}},\"config\":\"$name\",\"section\":\"$section\"}" | tee -a "$res" | cut -c1-160 >&2
+  echo "${line%\}},\"config\":\"$name\",\"section\":\"$section\",\"round\":$round}" | tee -a "$res" | cut -c1-160 >&2
 }
 
 peak() { "$build/bench_train" --peak --threads "$THREADS" | tee -a "$res" >&2; }
@@ -110,8 +113,12 @@ for name in $CONFIGS; do
     done
   done
 done
-for pos in $POS; do
-  for p in $PRECISIONS; do STEPS=$POS_STEPS run_side ordo "$p" small "$pos" pos; done
+read -ra schemes <<<"$POS"
+for ((r = 0; r < POS_ROUNDS && ${#schemes[@]} > 0; r++)); do
+  for ((i = 0; i < ${#schemes[@]}; i++)); do
+    pos=${schemes[(i + r) % ${#schemes[@]}]}
+    for p in $PRECISIONS; do STEPS=$POS_STEPS run_side ordo "$p" small "$pos" pos "$r"; done
+  done
 done
 peak
 echo "{\"impl\":\"load\",\"loadavg\":\"$(cut -d' ' -f1-3 /proc/loadavg)\"}" >>"$res"
