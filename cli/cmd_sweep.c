@@ -26,7 +26,7 @@ static ordo_opt *sweep_options(ordo_train_config *cfg, ordo_sweep_options *o) {
     ordo_opt *base = ordo_train_config_options(cfg);
     int nbase = 0;
     while (base[nbase].name) nbase++;
-    ordo_opt *opts = ordo_xcalloc((size_t)nbase + 7, sizeof *opts);
+    ordo_opt *opts = ordo_xcalloc((size_t)nbase + 8, sizeof *opts);
     memcpy(opts, base, (size_t)nbase * sizeof *opts);
     free(base);
     static char pos_help[256] = "comma-separated schemes: ";
@@ -56,6 +56,10 @@ static ordo_opt *sweep_options(ordo_train_config *cfg, ordo_sweep_options *o) {
                    "                         extend:interpolate, extend:fresh (learned: the table\n"
                    "                         grown); each made for the schemes it applies to",
                    0};
+    opts[nbase + 6] = (ordo_opt){"depths", ORDO_OPT_STRING, &o->depths,
+                                 "passkey: the key's depths in 0..1 of each run's eval grid\n"
+                                 "                         (none = eval's 0,0.25,0.5,0.75,1)",
+                                 0};
     return opts;
 }
 

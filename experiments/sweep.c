@@ -26,6 +26,7 @@
 #include "framework/dirlock.h"
 #include "framework/fileio.h"
 #include "framework/signals.h"
+#include "data/passkey.h"
 #include "models/positional.h"
 #include "train/checkpoint.h"
 #include "train/eval_record.h"
@@ -150,6 +151,13 @@ static ordo_status check(ordo_sweep *sw, const ordo_sweep_options *o) {
         return ordo_error(ORDO_ERR_ARG, "--examples is %lld, expected 0..100000", o->examples);
     ordo_status s = parse_mult(o->eval_lengths, sw->mult, &sw->nmult);
     if (!s) s = parse_variants(sw, o->eval_variants ? o->eval_variants : "base");
+    if (!s && o->depths && (sw->cfg.data || strcmp(sw->cfg.task, "passkey") != 0))
+        s = ordo_error(ORDO_ERR_ARG,
+                       "--depths '%s' applies to --task passkey (the key's depths), not to %s",
+                       o->depths, sw->cfg.data ? "--data" : sw->cfg.task);
+    if (!s && o->depths)
+        s = ordo_passkey_parse_depths("--depths", o->depths, sw->depths,
+                                      (int)(sizeof sw->depths / sizeof *sw->depths), &sw->ndepths);
     if (s) return s;
     snprintf(sw->poslist, sizeof sw->poslist, "%s", sw->cfg.pos);
     sw->nschemes = split_list(sw->poslist, sw->schemes, ORDO_SWEEP_MAX_SCHEMES);
@@ -341,6 +349,8 @@ static ordo_status eval_run(const ordo_sweep *sw, const ordo_sweep_entry *r) {
                                .mode = ORDO_EVAL_NONOVERLAP,
                                .batch = 8,
                                .examples = (int)sw->examples,
+                               .depths = sw->ndepths ? sw->depths : NULL,
+                               .ndepths = sw->ndepths,
                                .rope_scaling = v->rope_scaling,
                                .rope_factor = v->factor,
                                .extend_pos = v->extend_pos};

@@ -24,6 +24,7 @@ typedef struct ordo_sweep_options {
     long long examples;          // copy/reverse: examples per length in the accuracy eval
     const char *eval_lengths;    // multiples of the context to evaluate at: "1,2,4,8"
     const char *eval_variants;   // eval records of each run: "base,ntk:4,yarn:4,extend:fresh"
+    const char *depths;          // passkey: the key's depths in 0..1 (NULL: eval's default grid)
     int threads_given;           // cfg.threads was chosen by the user; else the cores are shared
     ordo_progress_mode progress; // how the sweep shows its runs' steps (0 = AUTO)
     const char *progress_name;   // --progress, parsed into progress by the CLI
@@ -46,6 +47,8 @@ typedef struct ordo_sweep {
     int mult[ORDO_SWEEP_MAX_MULT], nmult; // eval lengths in multiples of cfg.context
     ordo_sweep_variant variants[ORDO_SWEEP_MAX_VARIANTS]; // made for each run they apply to
     int nvariants;
+    double depths[32]; // --depths (passkey runs' eval grid), ndepths 0: eval's default
+    int ndepths;
     char varlist[256]; // --eval-variants split in place; the variants point into it
     char poslist[512]; // cfg.pos split in place; schemes point into it
     const char *schemes[ORDO_SWEEP_MAX_SCHEMES];

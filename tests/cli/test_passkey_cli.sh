@@ -57,4 +57,14 @@ cmp -s <(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1
   grep -q 'Passkey retrieval by length and depth' "$dir/cmp/report.html" &&
   ok || bad "compare: no passkey heatmap"
 
+# sweep passes --depths to each run's eval (and refuses it for another task)
+"$ORDO" sweep --task passkey --tokenizer byte --context 128 --d-model 32 --layers 1 --heads 2 \
+  --batch 8 --steps 3 --corpus-tokens 20000 --threads 1 --pos rope --seeds 1 --eval-lengths 1 \
+  --examples 4 --depths 0.25,0.75 --progress off --out "$dir/sw" >"$dir/sweep.log" 2>&1 &&
+  python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["accuracy"]; assert a["depths"] == [0.25, 0.75], a' \
+    "$dir/sw/rope-s1/eval.json" && ok || bad "sweep --depths: $(tail -3 "$dir/sweep.log")"
+err=$("$ORDO" sweep --task copy --pos rope --seeds 1 --steps 1 --depths 0.5 --out "$dir/sw2" 2>&1)
+[ $? -ne 0 ] && grep -q "depths '0.5' applies to --task passkey" <<<"$err" &&
+  ok || bad "sweep --depths with copy: $err"
+
 finish test_passkey_cli
