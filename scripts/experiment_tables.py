@@ -3,6 +3,8 @@
 
   scripts/experiment_tables.py accuracy SWEEP_DIR [n ...]   exact match per n (copy/reverse)
   scripts/experiment_tables.py loss SWEEP_DIR               val loss per evaluation length
+  scripts/experiment_tables.py lr SWEEP_DIR ...             copy/reverse, one sweep per rate:
+      mean exact match over the trained lengths (n <= max-len) and past them, per rate
 
 Mean and sample sd over the seeds of each scheme (the runs <scheme>-s<seed>); standard
 library only, so that it runs with any python3.
@@ -20,6 +22,7 @@ def runs(sweep):
     by = {}
     for f in sorted(glob.glob(os.path.join(sweep, "*-s*", "eval.json"))):
         e = json.load(open(f))
+        e["_dir"] = os.path.dirname(f)
         by.setdefault(e["pos"], []).append(e)
     return sorted(by.items(), key=lambda kv: ORDER.index(kv[0]) if kv[0] in ORDER else 99)
 
@@ -58,9 +61,43 @@ def loss(sweep):
         print("| %s | %d | %s |" % (pos, len(es), " | ".join(row)))
 
 
+def split_accuracy(e, max_len):
+    """The mean exact match over n <= max_len (trained) and over n > max_len (never seen)."""
+    by = e["accuracy"]["by_length"]
+    ind = [b["exact_match"] for b in by if b["n"] <= max_len]
+    ood = [b["exact_match"] for b in by if b["n"] > max_len]
+    return statistics.mean(ind), (statistics.mean(ood) if ood else None)
+
+
+def lr(sweeps):
+    cols, table = [], {}
+    for sweep in sweeps:
+        for pos, es in runs(sweep):
+            for e in es:
+                cfg = json.load(open(os.path.join(e["_dir"], "config.json")))
+                rate = cfg["lr"]
+                if rate not in cols:
+                    cols.append(rate)
+                table.setdefault(pos, {}).setdefault(rate, []).append(
+                    split_accuracy(e, cfg["max-len"]))
+    cols.sort()
+    print("| scheme | " + " | ".join("lr %g: in / out" % r for r in cols) + " |")
+    print("|---|" + "---|" * len(cols))
+    for pos in sorted(table, key=lambda p: ORDER.index(p) if p in ORDER else 99):
+        row = []
+        for r in cols:
+            v = table[pos].get(r, [])
+            row.append("%s / %s (%d)" % (cell([a for a, _ in v], "%.2f"),
+                                         cell([b for _, b in v], "%.2f"), len(v)))
+        print("| %s | %s |" % (pos, " | ".join(row)))
+
+
 if __name__ == "__main__":
-    if len(sys.argv) < 3 or sys.argv[1] not in ("accuracy", "loss"):
+    if len(sys.argv) < 3 or sys.argv[1] not in ("accuracy", "loss", "lr"):
         sys.exit(__doc__)
+    if sys.argv[1] == "lr":
+        lr(sys.argv[2:])
+        sys.exit(0)
     if sys.argv[1] == "accuracy":
         ns = [int(a) for a in sys.argv[3:]] or [1, 4, 8, 12, 16, 17, 18, 20, 24, 32]
         accuracy(sys.argv[2], ns)
