@@ -202,10 +202,12 @@ static void test_random_rows(void) {
     ordo_gpt_train_mode(&m, 0, 0, 0);
     CHECK(ordo_gpt_forward(&m, &ctx, idx, NULL, 4, 8, &eval, NULL) == ORDO_OK);
     CHECK(memcmp(whole->data, eval->data, half * sizeof(float)) != 0);
-    // a bias scheme cannot take drawn positions: refused by name
+    // the relative schemes take drawn positions; fox (no positions) is refused by name
     cfg.pos = ORDO_POS_ALIBI;
+    CHECK(ordo_gpt_config_check(&cfg) == ORDO_OK);
+    cfg.pos = ORDO_POS_FOX;
     CHECK(ordo_gpt_config_check(&cfg) == ORDO_ERR_ARG);
-    CHECK(strstr(ordo_error_message(), "--pos-random 40") && strstr(ordo_error_message(), "alibi"));
+    CHECK(strstr(ordo_error_message(), "--pos-random 40") && strstr(ordo_error_message(), "fox"));
     ordo_ctx_free(&ctx);
     ordo_gpt_free(&m);
 }

@@ -1,0 +1,114 @@
+// The model at drawn positions (--pos-random, or positions given by ordo_gpt_set_positions)
+// for the schemes that are not added at the input: the score biases per batch row (the
+// materialised [B, NH, T, T] and the fused tiles), and xPos's decay per token. Each is the
+// scheme's function of the positions' difference pos[b, i] - pos[b, j] where gpt.c uses
+// i - j; FIRE's normaliser reads pos[b, i]; the tables by distance (dpb's MLP, kerple's
+// values, t5's buckets) run over 0..n-1, n the positions' range. The input schemes (learned,
+// sinusoidal) and rope's rotation are gpt.c's. Deliberately nothing here runs at 0..T-1: eval
+// keeps gpt.c's paths.
+#include "framework/ops.h"
+#include "models/bias_tiles.h"
+#include "models/gpt.h"
+
+int ordo_gpt_positions_range(const ordo_gpt *m, const int32_t *pos, int B, int T) {
+    int n = m->cfg.pos_random;
+    for (size_t i = 0; i < (size_t)B * T; i++)
+        if (pos[i] >= n) n = pos[i] + 1;
+    return n;
+}
+
+// alibi's bias by (distance, head), [n, NH]: -m_h d on the first alibi_heads heads, 0 after,
+// rounded as ordo_alibi_bias_heads rounds -m_h (i - j). A constant (no tape).
+static ordo_tensor *alibi_table(ordo_gpt *m, ordo_ctx *ctx, int n) {
+    int NH = m->cfg.NH, k = m->cfg.alibi_heads;
+    double slope[256];
+    ordo_alibi_slopes(slope, k);
+    ordo_tensor *x = ordo_tensor_new2(ctx, n, NH); // (n, NH)
+    for (int d = 0; d < n; d++)
+        for (int h = 0; h < NH; h++)
+            x->data[(size_t)d * NH + h] = h < k ? (float)(-slope[h] * d) : 0;
+    return x;
+}
+
+// t5's table row of each distance's bucket, [n, NH]: a gather, so the table's gradient goes
+// to the buckets the drawn distances fall in.
+static ordo_tensor *t5_table(ordo_gpt *m, ordo_ctx *ctx, int n) {
+    int32_t *ids = ordo_arena_alloc(&ctx->arena, (size_t)n * sizeof(int32_t)); // (n)
+    for (int d = 0; d < n; d++) ids[d] = ordo_t5_bucket(d);
+    return ordo_embedding(ctx, m->rel_bias, ids, 1, (int[]){n});
+}
+
+// FIRE at the positions: u of every causal pair of every row through the MLP. (B, NH, T, T)
+static ordo_tensor *fire_bias_at(ordo_gpt *m, ordo_ctx *ctx, const int32_t *pos, int B, int T) {
+    ordo_tensor *u = ordo_fire_dist_at(ctx, m->fire_c, m->fire_lmul, pos, B, T, ORDO_FIRE_INIT_L,
+                                       ORDO_FIRE_EPS);                            // (B*P, 1)
+    ordo_tensor *h = ordo_relu(ctx, ordo_linear(ctx, u, m->fire_w1, m->fire_b1)); // (B*P, 32)
+    return ordo_pair_bias(ctx, ordo_linear(ctx, h, m->fire_w2, m->fire_b2), T);
+}
+
+ordo_tensor *ordo_gpt_position_bias_at(ordo_gpt *m, ordo_ctx *ctx, const int32_t *pos, int B,
+                                       int T) {
+    const ordo_gpt_config *c = &m->cfg;
+    int n = ordo_gpt_positions_range(m, pos, B, T), power = c->pos == ORDO_POS_KERPLE_POWER;
+    switch (c->pos) {
+    case ORDO_POS_ALIBI:
+        return ordo_dist_bias_at(ctx, alibi_table(m, ctx, n), pos, B, T);
+    case ORDO_POS_T5:
+        return ordo_dist_bias_at(ctx, t5_table(m, ctx, n), pos, B, T);
+    case ORDO_POS_FIRE: // one row: (NH, T, T), broadcast as the 0..T-1 bias is
+        return fire_bias_at(m, ctx, pos, B, T);
+    case ORDO_POS_KERPLE:
+    case ORDO_POS_KERPLE_POWER:
+        ordo_kerple_clamp(m->kerple_r1->data, m->kerple_r2->data, c->NH, power);
+        return ordo_dist_bias_at(ctx, ordo_kerple_table(ctx, m->kerple_r1, m->kerple_r2, n, power),
+                                 pos, B, T);
+    case ORDO_POS_DPB:
+        return ordo_dist_bias_at(ctx, ordo_gpt_dpb_table(m, ctx, n), pos, B, T);
+    case ORDO_POS_NONE:
+    case ORDO_POS_LEARNED:
+    case ORDO_POS_SINUSOIDAL:
+    case ORDO_POS_ROPE:
+    case ORDO_POS_XPOS:
+    case ORDO_POS_FOX:
+    case ORDO_POS_COUNT:
+        break;
+    }
+    return NULL;
+}
+
+ordo_bias_tiles *ordo_gpt_bias_tiles_at(ordo_gpt *m, ordo_ctx *ctx, const int32_t *pos, int B,
+                                        int T) {
+    const ordo_gpt_config *c = &m->cfg;
+    int n = ordo_gpt_positions_range(m, pos, B, T), power = c->pos == ORDO_POS_KERPLE_POWER;
+    switch (c->pos) {
+    case ORDO_POS_ALIBI:
+        return ordo_alibi_tiles_at(ctx, c->NH, c->alibi_heads, pos, B, T, n);
+    case ORDO_POS_T5:
+        return ordo_t5_tiles_at(ctx, m->rel_bias, pos, B, T, n);
+    case ORDO_POS_FIRE:
+        return ordo_fire_tiles_at(ctx, m->fire_w1, m->fire_b1, m->fire_w2, m->fire_b2, m->fire_c,
+                                  m->fire_lmul, pos, B, T, n, ORDO_FIRE_INIT_L, ORDO_FIRE_EPS);
+    case ORDO_POS_KERPLE:
+    case ORDO_POS_KERPLE_POWER:
+        ordo_kerple_clamp(m->kerple_r1->data, m->kerple_r2->data, c->NH, power);
+        return ordo_kerple_tiles_at(ctx, m->kerple_r1, m->kerple_r2, pos, B, T, n, power);
+    case ORDO_POS_DPB:
+        return ordo_dpb_tiles_at(ctx, ordo_gpt_dpb_table(m, ctx, n), pos, B, T);
+    case ORDO_POS_NONE:
+    case ORDO_POS_LEARNED:
+    case ORDO_POS_SINUSOIDAL:
+    case ORDO_POS_ROPE:
+    case ORDO_POS_XPOS:
+    case ORDO_POS_FOX:
+    case ORDO_POS_COUNT:
+        break;
+    }
+    return NULL;
+}
+
+ordo_tensor *ordo_gpt_xpos_scale_at(ordo_gpt *m, ordo_ctx *ctx, const int32_t *pos, int B, int T) {
+    int C = m->cfg.C, n = ordo_gpt_positions_range(m, pos, B, T);
+    ordo_tensor *s = ordo_tensor_new3(ctx, B, T, 3 * C); // (B, T, 3C)
+    ordo_xpos_scale_at(s->data, pos, B * T, n, C, m->cfg.NH);
+    return s;
+}
