@@ -638,7 +638,12 @@ int main(void) {
         "gpt_fox.safetensors", "gpt_fox_T64.safetensors",
         // issue 26 item 1: dynamic position bias
         "gpt_dpb.safetensors", "gpt_dpb_log.safetensors", "gpt_dpb_T64.safetensors",
-        "gpt_dpb_log_T64.safetensors"};
+        "gpt_dpb_log_T64.safetensors",
+        // item 4 for the relative schemes: each row's bias from its positions' differences
+        "gpt_alibi_rand.safetensors", "gpt_alibi_heads_rand.safetensors", "gpt_t5_rand.safetensors",
+        "gpt_t5_rand_far.safetensors", "gpt_fire_rand.safetensors", "gpt_kerple_rand.safetensors",
+        "gpt_kerple-power_rand.safetensors", "gpt_xpos_rand.safetensors",
+        "gpt_dpb_rand.safetensors", "gpt_dpb_log_rand.safetensors"};
 
     size_t n_cases = sizeof cases / sizeof cases[0], first26 = 0;
     for (size_t i = 0; i < n_cases; i++) run_case(cases[i]);
