@@ -4,6 +4,7 @@
 // config that passed.
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "models/gpt.h"
 
@@ -127,15 +128,23 @@ static ordo_status random_check(const ordo_gpt_config *c) {
     if (N < 0 || N > ORDO_GPT_MAX_DIM)
         return ordo_error(ORDO_ERR_ARG, "--pos-random is %d, expected 1..%d (0 = off)", N,
                           ORDO_GPT_MAX_DIM);
-    if (!ordo_pos_takes_positions(c->pos))
+    if (!ordo_pos_takes_positions(c->pos)) {
+        char takers[256] = ""; // the schemes that take it, from the table (stays true)
+        for (int p = 0; p < ORDO_POS_COUNT; p++)
+            if (ordo_pos_takes_positions((ordo_pos)p))
+                snprintf(takers + strlen(takers), sizeof takers - strlen(takers), "%s%s",
+                         takers[0] ? ", " : "", ordo_pos_name((ordo_pos)p));
         return ordo_error(ORDO_ERR_ARG,
-                          "--pos-random %d does not apply to --pos %s (%s); every other scheme "
-                          "takes it",
+                          "--pos-random %d does not apply to --pos %s (%s); it applies to --pos "
+                          "%s",
                           N, ordo_pos_name(c->pos),
                           c->pos == ORDO_POS_NONE  ? "it has no positions to draw"
                           : c->pos == ORDO_POS_FOX ? "its bias comes from the text's forget "
                                                      "gates, used with no other positions"
-                                                   : "it has no positions to draw");
+                                                   : "its bias comes from the text, not from "
+                                                     "the tokens' positions",
+                          takers);
+    }
     if (c->pos == ORDO_POS_LEARNED && c->T_max != N)
         return ordo_error(ORDO_ERR_ARG,
                           "--pos-random %d with --pos learned needs a table of %d rows, but "
