@@ -425,49 +425,6 @@ static ordo_tensor *pos_scaled(ordo_gpt *m, ordo_ctx *ctx, ordo_tensor *pe) {
     return pe;
 }
 
-// This forward's positions [B, T], or NULL for 0..T-1 (eval, sampling): the explicit ones
-// (ordo_gpt_set_positions), else in training mode with --pos-random a draw per row, into
-// ctx's arena, from the step's seed and the row's index in the step's batch.
-static ordo_status forward_positions(ordo_gpt *m, ordo_ctx *ctx, int B, int T,
-                                     const int32_t **out) {
-    const ordo_gpt_config *c = &m->cfg;
-    int N = c->pos_random;
-    *out = NULL;
-    if (!m->pos_ids && !(m->train && N)) return ORDO_OK;
-    if (!ordo_pos_takes_positions(c->pos))
-        return ordo_error(ORDO_ERR_ARG,
-                          "positions other than 0..T-1 need a scheme with positions (--pos %s "
-                          "has none to move)",
-                          ordo_pos_name(c->pos));
-    if (m->pos_ids) {
-        int lim = c->pos == ORDO_POS_LEARNED ? c->T_max : ORDO_GPT_MAX_DIM;
-        for (size_t i = 0; i < (size_t)B * T; i++)
-            if (m->pos_ids[i] < 0 || m->pos_ids[i] >= lim)
-                return ordo_error(ORDO_ERR_ARG, "position %d at %zu is outside 0..%d",
-                                  m->pos_ids[i], i, lim - 1);
-        // the relative schemes read pos[b, i] - pos[b, j] >= 0 for j < i, as drawn ones are
-        for (size_t i = 0; i < (size_t)B * T && ordo_pos_has_bias(c->pos); i++)
-            if (i % T && m->pos_ids[i] <= m->pos_ids[i - 1])
-                return ordo_error(ORDO_ERR_ARG,
-                                  "position %d at %zu does not increase along its row (--pos %s "
-                                  "reads the distances of the positions)",
-                                  m->pos_ids[i], i, ordo_pos_name(c->pos));
-        *out = m->pos_ids;
-        return ORDO_OK;
-    }
-    if (T > N)
-        return ordo_error(ORDO_ERR_ARG,
-                          "length %d is past --pos-random %d: no %d distinct "
-                          "positions to draw",
-                          T, N, T);
-    int32_t *p = ordo_arena_alloc(&ctx->arena, (size_t)B * T * sizeof(int32_t)); // (B, T)
-    for (int b = 0; b < B; b++)
-        ordo_random_positions(p + (size_t)b * T, T, N,
-                              ordo_gpt_row_pos_seed(m->pos_seed, m->drop_row0 + b));
-    *out = p;
-    return ORDO_OK;
-}
-
 // The absolute signal at per-sequence positions pos [B, T]: learned rows (a gather, so the
 // table's gradient goes to the rows drawn) or the sinusoids there. (B, T, C)
 static ordo_tensor *input_positions(ordo_gpt *m, ordo_ctx *ctx, const int32_t *pos, int B, int T) {
@@ -525,7 +482,7 @@ static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const
     }
     position_cache(m, T);
     const int32_t *pos; // (B, T) or NULL: 0..T-1
-    ordo_status s = forward_positions(m, ctx, B, T, &pos);
+    ordo_status s = ordo_gpt_forward_positions(m, ctx, B, T, &pos);
     if (s) return s;
 
     // input: token embeddings plus the absolute position signal, if any

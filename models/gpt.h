@@ -200,6 +200,13 @@ ordo_status ordo_gpt_forward_loss(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx
 ordo_tensor *ordo_gpt_position_bias(ordo_gpt *m, ordo_ctx *ctx, int T);
 
 // ---- at drawn or given positions pos [B, T], increasing along each row (models/gpt_positions.c)
+// This forward's positions [B, T] into *out, or NULL for 0..T-1 (eval, sampling): the explicit
+// ones (ordo_gpt_set_positions; checked: in range, and increasing along each row for the bias
+// schemes), else in training mode with --pos-random a draw per row, into ctx's arena, from the
+// step's seed and the row's index in the step's batch. ORDO_ERR_ARG for a scheme without
+// positions, or T > N.
+ordo_status ordo_gpt_forward_positions(ordo_gpt *m, ordo_ctx *ctx, int B, int T,
+                                       const int32_t **out);
 // The range n of the positions: max(pos) + 1, at least cfg.pos_random (the tables by distance,
 // dpb's MLP among them, run over 0..n-1: 0..N-1 in training with --pos-random N).
 int ordo_gpt_positions_range(const ordo_gpt *m, const int32_t *pos, int B, int T);

@@ -4,11 +4,52 @@
 // scheme's function of the positions' difference pos[b, i] - pos[b, j] where gpt.c uses
 // i - j; FIRE's normaliser reads pos[b, i]; the tables by distance (dpb's MLP, kerple's
 // values, t5's buckets) run over 0..n-1, n the positions' range. The input schemes (learned,
-// sinusoidal) and rope's rotation are gpt.c's. Deliberately nothing here runs at 0..T-1: eval
-// keeps gpt.c's paths.
+// sinusoidal) and rope's rotation are gpt.c's; the positions themselves (drawn or given) are
+// made here. Deliberately nothing here runs at 0..T-1: eval keeps gpt.c's paths.
 #include "framework/ops.h"
+#include "framework/rng.h"
 #include "models/bias_tiles.h"
 #include "models/gpt.h"
+
+ordo_status ordo_gpt_forward_positions(ordo_gpt *m, ordo_ctx *ctx, int B, int T,
+                                       const int32_t **out) {
+    const ordo_gpt_config *c = &m->cfg;
+    int N = c->pos_random;
+    *out = NULL;
+    if (!m->pos_ids && !(m->train && N)) return ORDO_OK;
+    if (!ordo_pos_takes_positions(c->pos))
+        return ordo_error(ORDO_ERR_ARG,
+                          "positions other than 0..T-1 do not apply to --pos %s (no position "
+                          "enters it)",
+                          ordo_pos_name(c->pos));
+    if (m->pos_ids) {
+        int lim = c->pos == ORDO_POS_LEARNED ? c->T_max : ORDO_GPT_MAX_DIM;
+        for (size_t i = 0; i < (size_t)B * T; i++)
+            if (m->pos_ids[i] < 0 || m->pos_ids[i] >= lim)
+                return ordo_error(ORDO_ERR_ARG, "position %d at %zu is outside 0..%d",
+                                  m->pos_ids[i], i, lim - 1);
+        // the relative schemes read pos[b, i] - pos[b, j] >= 0 for j < i, as drawn ones are
+        for (size_t i = 0; i < (size_t)B * T && ordo_pos_has_bias(c->pos); i++)
+            if (i % T && m->pos_ids[i] <= m->pos_ids[i - 1])
+                return ordo_error(ORDO_ERR_ARG,
+                                  "position %d at %zu does not increase along its row (--pos %s "
+                                  "reads the distances of the positions)",
+                                  m->pos_ids[i], i, ordo_pos_name(c->pos));
+        *out = m->pos_ids;
+        return ORDO_OK;
+    }
+    if (T > N)
+        return ordo_error(ORDO_ERR_ARG,
+                          "length %d is past --pos-random %d: no %d distinct "
+                          "positions to draw",
+                          T, N, T);
+    int32_t *p = ordo_arena_alloc(&ctx->arena, (size_t)B * T * sizeof(int32_t)); // (B, T)
+    for (int b = 0; b < B; b++)
+        ordo_random_positions(p + (size_t)b * T, T, N,
+                              ordo_gpt_row_pos_seed(m->pos_seed, m->drop_row0 + b));
+    *out = p;
+    return ORDO_OK;
+}
 
 int ordo_gpt_positions_range(const ordo_gpt *m, const int32_t *pos, int B, int T) {
     int n = m->cfg.pos_random;
