@@ -230,11 +230,6 @@ void ordo_gpt_pos_seed(ordo_gpt *m, uint64_t seed) {
     m->pos_seed = seed;
 }
 
-uint64_t ordo_gpt_row_pos_seed(uint64_t seed, int64_t row) {
-    // a distinct splitmix input per row; ordo_rng_seed mixes it
-    return seed + 0x9E3779B97F4A7C15ULL * (uint64_t)(row + 1);
-}
-
 void ordo_gpt_set_positions(ordo_gpt *m, const int32_t *pos) {
     m->pos_ids = pos;
 }
@@ -332,18 +327,6 @@ static ordo_tensor *fire_bias(ordo_gpt *m, ordo_ctx *ctx, int T) {
                                     ORDO_FIRE_EPS);                               // (P, 1)
     ordo_tensor *h = ordo_relu(ctx, ordo_linear(ctx, u, m->fire_w1, m->fire_b1)); // (P, 32)
     return ordo_pair_bias(ctx, ordo_linear(ctx, h, m->fire_w2, m->fire_b2), T);   // (NH, T, T)
-}
-
-// dpb's MLP of each distance d = 0..T-1 (0..n-1 at drawn positions), once per forward for all
-// layers and both attentions: the table (T, NH) that the bias reads by distance. The input is d, or
-// log(d + 1) with log_distance (x-transformers' sign(d) log(|d| + 1), d >= 0 here), computed in
-// double and rounded once.
-ordo_tensor *ordo_gpt_dpb_table(ordo_gpt *m, ordo_ctx *ctx, int T) {
-    ordo_tensor *x = ordo_tensor_new2(ctx, T, 1); // (T, 1)
-    for (int d = 0; d < T; d++) x->data[d] = (float)(m->cfg.dpb_log_distance ? log1p(d) : d);
-    int D = m->cfg.dpb_depth;
-    for (int k = 0; k < D; k++) x = ordo_silu(ctx, ordo_linear(ctx, x, m->dpb_w[k], m->dpb_b[k]));
-    return ordo_linear(ctx, x, m->dpb_w[D], m->dpb_b[D]); // (T, NH)
 }
 
 // Kerple's positivity as the official code: r1, r2 projected before each use, by both

@@ -5,11 +5,20 @@
 // i - j; FIRE's normaliser reads pos[b, i]; the tables by distance (dpb's MLP, kerple's
 // values, t5's buckets) run over 0..n-1, n the positions' range. The input schemes (learned,
 // sinusoidal) and rope's rotation are gpt.c's; the positions themselves (drawn or given) are
-// made here. Deliberately nothing here runs at 0..T-1: eval keeps gpt.c's paths.
+// made here, and dpb's MLP table (by distance, shared with gpt.c's 0..T-1). Deliberately no
+// other code here runs at 0..T-1: eval keeps gpt.c's paths. gpt.c calls this file, never
+// the other way (tests/layout/test_file_cycles.sh).
+#include <math.h>
+
 #include "framework/ops.h"
 #include "framework/rng.h"
 #include "models/bias_tiles.h"
 #include "models/gpt.h"
+
+uint64_t ordo_gpt_row_pos_seed(uint64_t seed, int64_t row) {
+    // a distinct splitmix input per row; ordo_rng_seed mixes it
+    return seed + 0x9E3779B97F4A7C15ULL * (uint64_t)(row + 1);
+}
 
 ordo_status ordo_gpt_forward_positions(ordo_gpt *m, ordo_ctx *ctx, int B, int T,
                                        const int32_t **out) {
@@ -85,6 +94,18 @@ static ordo_tensor *fire_bias_at(ordo_gpt *m, ordo_ctx *ctx, const int32_t *pos,
                                        ORDO_FIRE_EPS);                            // (B*P, 1)
     ordo_tensor *h = ordo_relu(ctx, ordo_linear(ctx, u, m->fire_w1, m->fire_b1)); // (B*P, 32)
     return ordo_pair_bias(ctx, ordo_linear(ctx, h, m->fire_w2, m->fire_b2), T);
+}
+
+// dpb's MLP of each distance d = 0..T-1 (0..n-1 at drawn positions), once per forward for all
+// layers and both attentions: the table (T, NH) that the bias reads by distance. The input is d, or
+// log(d + 1) with log_distance (x-transformers' sign(d) log(|d| + 1), d >= 0 here), computed in
+// double and rounded once.
+ordo_tensor *ordo_gpt_dpb_table(ordo_gpt *m, ordo_ctx *ctx, int T) {
+    ordo_tensor *x = ordo_tensor_new2(ctx, T, 1); // (T, 1)
+    for (int d = 0; d < T; d++) x->data[d] = (float)(m->cfg.dpb_log_distance ? log1p(d) : d);
+    int D = m->cfg.dpb_depth;
+    for (int k = 0; k < D; k++) x = ordo_silu(ctx, ordo_linear(ctx, x, m->dpb_w[k], m->dpb_b[k]));
+    return ordo_linear(ctx, x, m->dpb_w[D], m->dpb_b[D]); // (T, NH)
 }
 
 ordo_tensor *ordo_gpt_position_bias_at(ordo_gpt *m, ordo_ctx *ctx, const int32_t *pos, int B,
