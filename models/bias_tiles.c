@@ -681,15 +681,12 @@ ordo_bias_tiles *ordo_fox_tiles(ordo_ctx *ctx, ordo_tensor *c) {
 // ---- at drawn positions (--pos-random): the pair (i, j) of batch row b is at distance
 // d = pos[b, i] - pos[b, j] (>= i - j: the positions increase along a row), below n, the
 // tables' length. alibi, t5, kerple and dpb are a value per (head, distance) there, read by
-// one fill; their grads differ only in where a pair's dS goes. Rows of one tile read
+// one fill; their grads differ only in where a pair's dS goes (at_grad_*). Rows of one tile read
 // scattered distances, so the loops are scalar: training at random positions pays that, eval
 // (0..T-1) runs the tiles above.
 
-typedef enum at_kind { AT_CONST, AT_T5, AT_KERPLE, AT_TABLE } at_kind;
-
 typedef struct at_state {
     int B, T, NH, n;
-    at_kind kind;
     const int32_t *pos; // (B, T)
     float *v;           // (NH, n) the bias by (head, distance)
     int32_t *bucket;    // t5: (n) the bucket of each distance
@@ -709,55 +706,72 @@ static void at_fill(const void *self, int b, int h, int i0, int nr, int j0, int 
     }
 }
 
-// g as the parameters are laid out: t5 dtable [ORDO_T5_BUCKETS, NH], kerple [dr1, dr2],
-// dpb dtable [n, NH] (each pair added in float: a tile's pairs scatter over the distances).
-static void at_grad(const void *self, int b, int h, int i0, int nr, int j0, int nc, const float *ds,
-                    int ld, float *g) {
+// Each grad as its parameters are laid out, a pair's dS going where its distance d says.
+
+// g = dtable [ORDO_T5_BUCKETS, NH]: the sum per bucket in double, added once.
+static void at_grad_t5(const void *self, int b, int h, int i0, int nr, int j0, int nc,
+                       const float *ds, int ld, float *g) {
     const at_state *st = self;
     ORDO_ASSERT(b >= 0 && b < st->B && h >= 0 && h < st->NH && i0 >= 0 && i0 + nr <= st->T);
     const int32_t *p = st->pos + (size_t)b * st->T;
-    double acc[ORDO_T5_BUCKETS] = {0}, s1 = 0, s2 = 0;
-    const double *d1 = st->d1 ? st->d1 + (size_t)h * st->n : NULL;
-    const double *d2 = st->d2 ? st->d2 + (size_t)h * st->n : NULL;
+    double acc[ORDO_T5_BUCKETS] = {0};
+    for (int r = 0; r < nr; r++) {
+        int i = i0 + r, e = causal_end(i, j0, nc), pi = p[i];
+        const float *row = ds + (size_t)r * ld;
+        for (int c = 0; c < e; c++) acc[st->bucket[pi - p[j0 + c]]] += row[c];
+    }
+    for (int k = 0; k < ORDO_T5_BUCKETS; k++) g[(size_t)k * st->NH + h] += (float)acc[k];
+}
+
+// g = [dr1 (NH), dr2 (NH)]: dS times the derivatives at each pair's distance, in double.
+static void at_grad_kerple(const void *self, int b, int h, int i0, int nr, int j0, int nc,
+                           const float *ds, int ld, float *g) {
+    const at_state *st = self;
+    ORDO_ASSERT(b >= 0 && b < st->B && h >= 0 && h < st->NH && i0 >= 0 && i0 + nr <= st->T);
+    const int32_t *p = st->pos + (size_t)b * st->T;
+    const double *d1 = st->d1 + (size_t)h * st->n, *d2 = st->d2 + (size_t)h * st->n;
+    double s1 = 0, s2 = 0;
     for (int r = 0; r < nr; r++) {
         int i = i0 + r, e = causal_end(i, j0, nc), pi = p[i];
         const float *row = ds + (size_t)r * ld;
         for (int c = 0; c < e; c++) {
             int d = pi - p[j0 + c];
-            switch (st->kind) {
-            case AT_T5:
-                acc[st->bucket[d]] += row[c];
-                break;
-            case AT_KERPLE:
-                s1 += row[c] * d1[d];
-                s2 += row[c] * d2[d];
-                break;
-            case AT_TABLE:
-                g[(size_t)d * st->NH + h] += row[c];
-                break;
-            case AT_CONST:
-                break;
-            }
+            s1 += row[c] * d1[d];
+            s2 += row[c] * d2[d];
         }
     }
-    if (st->kind == AT_T5)
-        for (int k = 0; k < ORDO_T5_BUCKETS; k++) g[(size_t)k * st->NH + h] += (float)acc[k];
-    if (st->kind == AT_KERPLE) {
-        g[h] += (float)s1;
-        g[st->NH + h] += (float)s2;
+    g[h] += (float)s1;
+    g[st->NH + h] += (float)s2;
+}
+
+// g = dtable [n, NH] (dpb): each pair added in float, as a tile's pairs scatter over the
+// distances (no per-distance sum along a diagonal, as at 0..T-1).
+static void at_grad_table(const void *self, int b, int h, int i0, int nr, int j0, int nc,
+                          const float *ds, int ld, float *g) {
+    const at_state *st = self;
+    ORDO_ASSERT(b >= 0 && b < st->B && h >= 0 && h < st->NH && i0 >= 0 && i0 + nr <= st->T);
+    const int32_t *p = st->pos + (size_t)b * st->T;
+    for (int r = 0; r < nr; r++) {
+        int i = i0 + r, e = causal_end(i, j0, nc), pi = p[i];
+        const float *row = ds + (size_t)r * ld;
+        for (int c = 0; c < e; c++) g[(size_t)(pi - p[j0 + c]) * st->NH + h] += row[c];
     }
 }
 
-// A state of `kind` with its (NH, n) value table allocated, and the bias around it.
-static ordo_bias_tiles *at_new(ordo_ctx *ctx, at_kind kind, int NH, const int32_t *pos, int B,
+// The grad functions' type (ordo_attn_bias's grad).
+typedef void at_grad_fn(const void *self, int b, int h, int i0, int nr, int j0, int nc,
+                        const float *ds, int ld, float *g);
+
+// A state with its (NH, n) value table allocated, and the bias around it with `grad` (NULL:
+// no parameters).
+static ordo_bias_tiles *at_new(ordo_ctx *ctx, at_grad_fn *grad, int NH, const int32_t *pos, int B,
                                int T, int n, at_state **stp) {
     ORDO_ASSERT(NH >= 1 && NH <= 256 && B >= 1 && T >= 1 && n >= T && pos);
     at_state *st = ordo_arena_calloc(&ctx->arena, sizeof *st);
-    *st = (at_state){.B = B, .T = T, .NH = NH, .n = n, .kind = kind, .pos = pos};
+    *st = (at_state){.B = B, .T = T, .NH = NH, .n = n, .pos = pos};
     st->v = ordo_arena_alloc(&ctx->arena, (size_t)NH * n * sizeof(float));
     ordo_bias_tiles *out = ordo_arena_calloc(&ctx->arena, sizeof *out);
-    out->bias = (ordo_attn_bias){
-        .self = st, .fill = at_fill, .grad = kind == AT_CONST ? NULL : at_grad, .n_grad = 0};
+    out->bias = (ordo_attn_bias){.self = st, .fill = at_fill, .grad = grad, .n_grad = 0};
     *stp = st;
     return out;
 }
@@ -766,7 +780,7 @@ ordo_bias_tiles *ordo_alibi_tiles_at(ordo_ctx *ctx, int NH, int k, const int32_t
                                      int n) {
     ORDO_ASSERT(k >= 1 && k <= NH);
     at_state *st;
-    ordo_bias_tiles *out = at_new(ctx, AT_CONST, NH, pos, B, T, n, &st);
+    ordo_bias_tiles *out = at_new(ctx, NULL, NH, pos, B, T, n, &st);
     double slope[256];
     ordo_alibi_slopes(slope, k);
     for (int h = 0; h < NH; h++)
@@ -779,7 +793,7 @@ ordo_bias_tiles *ordo_t5_tiles_at(ordo_ctx *ctx, ordo_tensor *table, const int32
     ORDO_ASSERT(table->ndim == 2 && table->shape[0] == ORDO_T5_BUCKETS);
     int NH = table->shape[1];
     at_state *st;
-    ordo_bias_tiles *out = at_new(ctx, AT_T5, NH, pos, B, T, n, &st);
+    ordo_bias_tiles *out = at_new(ctx, at_grad_t5, NH, pos, B, T, n, &st);
     st->bucket = ordo_arena_alloc(&ctx->arena, (size_t)n * sizeof(int32_t));
     for (int d = 0; d < n; d++) st->bucket[d] = ordo_t5_bucket(d);
     for (int h = 0; h < NH; h++)
@@ -796,7 +810,7 @@ ordo_bias_tiles *ordo_kerple_tiles_at(ordo_ctx *ctx, ordo_tensor *r1, ordo_tenso
     ORDO_ASSERT(r1->ndim == 1 && r2->ndim == 1 && r1->n == r2->n);
     int NH = (int)r1->n;
     at_state *st;
-    ordo_bias_tiles *out = at_new(ctx, AT_KERPLE, NH, pos, B, T, n, &st);
+    ordo_bias_tiles *out = at_new(ctx, at_grad_kerple, NH, pos, B, T, n, &st);
     st->d1 = ordo_arena_alloc(&ctx->arena, (size_t)NH * n * sizeof(double));
     st->d2 = ordo_arena_alloc(&ctx->arena, (size_t)NH * n * sizeof(double));
     for (int h = 0; h < NH; h++)
@@ -817,7 +831,7 @@ ordo_bias_tiles *ordo_dpb_tiles_at(ordo_ctx *ctx, ordo_tensor *table, const int3
     ORDO_ASSERT(table->ndim == 2);
     int n = table->shape[0], NH = table->shape[1];
     at_state *st;
-    ordo_bias_tiles *out = at_new(ctx, AT_TABLE, NH, pos, B, T, n, &st);
+    ordo_bias_tiles *out = at_new(ctx, at_grad_table, NH, pos, B, T, n, &st);
     for (int h = 0; h < NH; h++)
         for (int d = 0; d < n; d++) st->v[(size_t)h * n + d] = table->data[(size_t)d * NH + h];
     out->bias.n_grad = (size_t)n * NH;

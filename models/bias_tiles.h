@@ -66,7 +66,7 @@ ordo_bias_tiles *ordo_fox_tiles(ordo_ctx *ctx, ordo_tensor *c);
 // row), the pair (i, j) of batch row b at distance pos[b, i] - pos[b, j] < n (the tables'
 // length, n >= T), as the materialised ordo_gpt_position_bias_at. The fill reads row b's
 // positions; the gradients are those above, summed over (b, h) by the kernel. pos must stay
-// unchanged until backward. alibi, t5, kerple: bit for bit the materialised bias.
+// unchanged until backward. alibi, t5, kerple, dpb: bit for bit the materialised bias.
 ordo_bias_tiles *ordo_alibi_tiles_at(ordo_ctx *ctx, int NH, int k, const int32_t *pos, int B, int T,
                                      int n);
 ordo_bias_tiles *ordo_t5_tiles_at(ordo_ctx *ctx, ordo_tensor *table, const int32_t *pos, int B,
