@@ -168,7 +168,8 @@ void ordo_gpt_train_mode(ordo_gpt *m, int on, uint64_t seed, int64_t row0);
 // The trainer derives seed from the run seed and the step (train/trainer.c).
 void ordo_gpt_pos_seed(ordo_gpt *m, uint64_t seed);
 uint64_t ordo_gpt_row_pos_seed(uint64_t seed, int64_t row);
-// Explicit positions pos [B, T] (each in [0, the learned table's length) for learned) for the
+// Explicit positions pos [B, T] (each in [0, the learned table's length) for learned;
+// increasing along each row for the bias schemes, checked at the forward) for the
 // forwards that follow, in and out of training mode, until set to NULL (then: drawn in
 // training mode with pos_random, else 0..T-1). The caller keeps pos alive. For the parity
 // tests, which give the PyTorch reference the same ids.
