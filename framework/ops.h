@@ -111,7 +111,12 @@ ordo_tensor *ordo_relu(ordo_ctx *ctx, ordo_tensor *x);
 // the max splits its gradient in halves, as torch.maximum).
 ordo_tensor *ordo_fire_dist(ordo_ctx *ctx, ordo_tensor *c, ordo_tensor *lmul, int T, float init_L,
                             float eps);
+// The same at per-row positions pos [B, T] (--pos-random; increasing in each row), out
+// [B*P, 1]: i and j above read pos[b, i] and pos[b, j] (the normaliser max(pos[b, i], L)).
+ordo_tensor *ordo_fire_dist_at(ordo_ctx *ctx, ordo_tensor *c, ordo_tensor *lmul, const int32_t *pos,
+                               int B, int T, float init_L, float eps);
 // x [P, NH] scattered to a bias [NH, T, T]: out[h, i, j] = x[p(i, j), h] for j <= i, 0 above.
+// x [B*P, NH] (B > 1): per batch row, out [B, NH, T, T].
 ordo_tensor *ordo_pair_bias(ordo_ctx *ctx, ordo_tensor *x, int T);
 // Kerple's bias [NH, T, T] from r1, r2 [NH], d = i - j, j <= i (0 above): -r1 log(1 + r2 d),
 // or with `power` -r1 d^r2. Computed as given (the model keeps r1, r2 positive).
@@ -120,12 +125,19 @@ ordo_tensor *ordo_pair_bias(ordo_ctx *ctx, ordo_tensor *x, int T);
 // the fused attention's tiles (models/bias_tiles.c), so that both round to the same float.
 double ordo_kerple_at(double r1, double r2, int d, int power, double *d1, double *d2);
 ordo_tensor *ordo_kerple_bias(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2, int T, int power);
+// Kerple's value per distance d = 0..n-1 and head, out [n, NH] (as ordo_kerple_bias rounds it),
+// for ordo_dist_bias_at.
+ordo_tensor *ordo_kerple_table(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2, int n, int power);
 // ---- issue 26: dynamic position bias (dpb; x-transformers' DynamicPositionBias).
 // out = x * sigmoid(x) = x / (1 + exp(-x)), in float.
 ordo_tensor *ordo_silu(ordo_ctx *ctx, ordo_tensor *x);
 // x [Tx, NH] (Tx >= T), a value per distance d = 0..Tx-1 and head, spread to a causal bias
 // [NH, T, T]: out[h, i, j] = x[i - j, h] for j <= i, 0 above. Backward sums per distance.
 ordo_tensor *ordo_dist_bias(ordo_ctx *ctx, ordo_tensor *x, int T);
+// x [n, NH] spread at per-row positions pos [B, T] (--pos-random; increasing in each row, the
+// distances below n): out [B, NH, T, T], out[b, h, i, j] = x[pos[b, i] - pos[b, j], h] for
+// j <= i, 0 above. pos is read again by backward: it must live as long as the tape.
+ordo_tensor *ordo_dist_bias_at(ordo_ctx *ctx, ordo_tensor *x, const int32_t *pos, int B, int T);
 
 // ---- the forget gate (fox, issue 26; ops_gate.c)
 // c [B, NH, T] from the gate logits z [B, T, NH]: c[b, h, t] = sum_{l <= t} log sigmoid(z[b,

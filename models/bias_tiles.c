@@ -376,12 +376,15 @@ static void fire_row_sums(double *out, const float *restrict ds, const double *r
     out[3] = tn;
 }
 
+static void fire_grad_units(const fire_state *st, int h, const double *S0, const double *S1,
+                            double sum_c, double sum_L, float *g);
+
 // g = [dw1 (W), db1 (W), dw2 (W, NH), db2 (NH), dc (1), dlmul (1)].
 static void fire_grad(const void *self, int batch, int h, int i0, int nr, int j0, int nc,
                       const float *ds, int ld, float *g) {
     const fire_state *st = self;
     ORDO_ASSERT(h >= 0 && h < st->NH && i0 >= 0 && i0 + nr <= st->T && j0 >= 0);
-    int nseg = st->nk + 1, W = st->W, NH = st->NH;
+    int nseg = st->nk + 1;
     const double *a = st->a + (size_t)h * nseg;
     double S0[FIRE_MAX_SEG] = {0}, S1[FIRE_MAX_SEG] = {0}; // sum of dS, of dS u, per segment
     double sum_c = 0, sum_L = 0;
@@ -408,6 +411,14 @@ static void fire_grad(const void *self, int batch, int h, int i0, int nr, int j0
         sum_c += rc / st->den[i] - rn * st->kc[i];
         sum_L -= rn * st->kL[i];
     }
+    fire_grad_units(st, h, S0, S1, sum_c, sum_L, g);
+}
+
+// The weights' gradients of head h from the per-segment sums S0 (of dS), S1 (of dS u), and
+// c's and lmul's from theirs, added into g once.
+static void fire_grad_units(const fire_state *st, int h, const double *S0, const double *S1,
+                            double sum_c, double sum_L, float *g) {
+    int nseg = st->nk + 1, W = st->W, NH = st->NH;
     // prefix sums, so that each unit's segments [on_from, on_to) cost one subtraction
     double P0[FIRE_MAX_SEG + 1], P1[FIRE_MAX_SEG + 1];
     P0[0] = P1[0] = 0;
@@ -463,9 +474,10 @@ static void fire_segments(fire_state *st) {
     }
 }
 
-ordo_bias_tiles *ordo_fire_tiles(ordo_ctx *ctx, ordo_tensor *w1, ordo_tensor *b1, ordo_tensor *w2,
-                                 ordo_tensor *b2, ordo_tensor *c, ordo_tensor *lmul, int T,
-                                 float init_L, float eps) {
+// The state of fire's tiles with tables for distances and query positions 0..T-1.
+static fire_state *fire_state_new(ordo_ctx *ctx, ordo_tensor *w1, ordo_tensor *b1, ordo_tensor *w2,
+                                  ordo_tensor *b2, ordo_tensor *c, ordo_tensor *lmul, int T,
+                                  float init_L, float eps) {
     int W = (int)w1->n, NH = (int)b2->n;
     ORDO_ASSERT(W >= 1 && W <= ORDO_FIRE_MAX_WIDTH && NH >= 1 && NH <= 256 && T >= 1);
     ORDO_ASSERT(b1->n == (size_t)W && w2->ndim == 2 && w2->shape[0] == W && w2->shape[1] == NH);
@@ -522,15 +534,28 @@ ordo_bias_tiles *ordo_fire_tiles(ordo_ctx *ctx, ordo_tensor *w1, ordo_tensor *b1
         for (int k = 0; k < W; k++) st->on_from[k] = 0, st->on_to[k] = 1;
         for (int h = 0; h < NH; h++) st->a[h] = st->b[h] = NAN;
     }
+    return st;
+}
+
+// The bias of fire_state st with its fill and grad; params the six tensors.
+static ordo_bias_tiles *fire_bias_tiles(ordo_ctx *ctx, const void *self, const fire_state *st,
+                                        ordo_attn_bias base, ordo_tensor *const *p) {
     ordo_bias_tiles *out = ordo_arena_calloc(&ctx->arena, sizeof *out);
-    out->bias = (ordo_attn_bias){.self = st,
-                                 .fill = fire_fill,
-                                 .grad = fire_grad,
-                                 .n_grad = 2 * (size_t)W + (size_t)W * NH + NH + 2};
-    ordo_tensor *p[6] = {w1, b1, w2, b2, c, lmul};
+    int W = st->W, NH = st->NH;
+    out->bias = base;
+    out->bias.self = self;
+    out->bias.n_grad = 2 * (size_t)W + (size_t)W * NH + NH + 2;
     for (int k = 0; k < 6; k++) out->params[k] = p[k];
     out->n_params = 6;
     return out;
+}
+
+ordo_bias_tiles *ordo_fire_tiles(ordo_ctx *ctx, ordo_tensor *w1, ordo_tensor *b1, ordo_tensor *w2,
+                                 ordo_tensor *b2, ordo_tensor *c, ordo_tensor *lmul, int T,
+                                 float init_L, float eps) {
+    fire_state *st = fire_state_new(ctx, w1, b1, w2, b2, c, lmul, T, init_L, eps);
+    ordo_tensor *p[6] = {w1, b1, w2, b2, c, lmul};
+    return fire_bias_tiles(ctx, st, st, (ordo_attn_bias){.fill = fire_fill, .grad = fire_grad}, p);
 }
 
 // ---- dpb: a value per (head, distance), made by the MLP (the model's ops) before the tiles.
@@ -651,4 +676,234 @@ ordo_bias_tiles *ordo_fox_tiles(ordo_ctx *ctx, ordo_tensor *c) {
     out->params[0] = c;
     out->n_params = 1;
     return out;
+}
+
+// ---- at drawn positions (--pos-random): the pair (i, j) of batch row b is at distance
+// d = pos[b, i] - pos[b, j] (>= i - j: the positions increase along a row), below n, the
+// tables' length. alibi, t5, kerple and dpb are a value per (head, distance) there, read by
+// one fill; their grads differ only in where a pair's dS goes (at_grad_*). Rows of one tile read
+// scattered distances, so the loops are scalar: training at random positions pays that, eval
+// (0..T-1) runs the tiles above.
+
+typedef struct at_state {
+    int B, T, NH, n;
+    const int32_t *pos; // (B, T)
+    float *v;           // (NH, n) the bias by (head, distance)
+    int32_t *bucket;    // t5: (n) the bucket of each distance
+    double *d1, *d2;    // kerple: (NH, n) the derivatives in r1 and r2
+} at_state;
+
+static void at_fill(const void *self, int b, int h, int i0, int nr, int j0, int nc, float *s,
+                    int ld) {
+    const at_state *st = self;
+    ORDO_ASSERT(b >= 0 && b < st->B && h >= 0 && h < st->NH && i0 >= 0 && i0 + nr <= st->T);
+    const int32_t *p = st->pos + (size_t)b * st->T;
+    const float *v = st->v + (size_t)h * st->n;
+    for (int r = 0; r < nr; r++) {
+        int i = i0 + r, e = causal_end(i, j0, nc), pi = p[i];
+        float *row = s + (size_t)r * ld;
+        for (int c = 0; c < e; c++) row[c] += v[pi - p[j0 + c]];
+    }
+}
+
+// Each grad as its parameters are laid out, a pair's dS going where its distance d says.
+
+// g = dtable [ORDO_T5_BUCKETS, NH]: the sum per bucket in double, added once.
+static void at_grad_t5(const void *self, int b, int h, int i0, int nr, int j0, int nc,
+                       const float *ds, int ld, float *g) {
+    const at_state *st = self;
+    ORDO_ASSERT(b >= 0 && b < st->B && h >= 0 && h < st->NH && i0 >= 0 && i0 + nr <= st->T);
+    const int32_t *p = st->pos + (size_t)b * st->T;
+    double acc[ORDO_T5_BUCKETS] = {0};
+    for (int r = 0; r < nr; r++) {
+        int i = i0 + r, e = causal_end(i, j0, nc), pi = p[i];
+        const float *row = ds + (size_t)r * ld;
+        for (int c = 0; c < e; c++) acc[st->bucket[pi - p[j0 + c]]] += row[c];
+    }
+    for (int k = 0; k < ORDO_T5_BUCKETS; k++) g[(size_t)k * st->NH + h] += (float)acc[k];
+}
+
+// g = [dr1 (NH), dr2 (NH)]: dS times the derivatives at each pair's distance, in double.
+static void at_grad_kerple(const void *self, int b, int h, int i0, int nr, int j0, int nc,
+                           const float *ds, int ld, float *g) {
+    const at_state *st = self;
+    ORDO_ASSERT(b >= 0 && b < st->B && h >= 0 && h < st->NH && i0 >= 0 && i0 + nr <= st->T);
+    const int32_t *p = st->pos + (size_t)b * st->T;
+    const double *d1 = st->d1 + (size_t)h * st->n, *d2 = st->d2 + (size_t)h * st->n;
+    double s1 = 0, s2 = 0;
+    for (int r = 0; r < nr; r++) {
+        int i = i0 + r, e = causal_end(i, j0, nc), pi = p[i];
+        const float *row = ds + (size_t)r * ld;
+        for (int c = 0; c < e; c++) {
+            int d = pi - p[j0 + c];
+            s1 += row[c] * d1[d];
+            s2 += row[c] * d2[d];
+        }
+    }
+    g[h] += (float)s1;
+    g[st->NH + h] += (float)s2;
+}
+
+// g = dtable [n, NH] (dpb): each pair added in float, as a tile's pairs scatter over the
+// distances (no per-distance sum along a diagonal, as at 0..T-1).
+static void at_grad_table(const void *self, int b, int h, int i0, int nr, int j0, int nc,
+                          const float *ds, int ld, float *g) {
+    const at_state *st = self;
+    ORDO_ASSERT(b >= 0 && b < st->B && h >= 0 && h < st->NH && i0 >= 0 && i0 + nr <= st->T);
+    const int32_t *p = st->pos + (size_t)b * st->T;
+    for (int r = 0; r < nr; r++) {
+        int i = i0 + r, e = causal_end(i, j0, nc), pi = p[i];
+        const float *row = ds + (size_t)r * ld;
+        for (int c = 0; c < e; c++) g[(size_t)(pi - p[j0 + c]) * st->NH + h] += row[c];
+    }
+}
+
+// The grad functions' type (ordo_attn_bias's grad).
+typedef void at_grad_fn(const void *self, int b, int h, int i0, int nr, int j0, int nc,
+                        const float *ds, int ld, float *g);
+
+// A state with its (NH, n) value table allocated, and the bias around it with `grad` (NULL:
+// no parameters).
+static ordo_bias_tiles *at_new(ordo_ctx *ctx, at_grad_fn *grad, int NH, const int32_t *pos, int B,
+                               int T, int n, at_state **stp) {
+    ORDO_ASSERT(NH >= 1 && NH <= 256 && B >= 1 && T >= 1 && n >= T && pos);
+    at_state *st = ordo_arena_calloc(&ctx->arena, sizeof *st);
+    *st = (at_state){.B = B, .T = T, .NH = NH, .n = n, .pos = pos};
+    st->v = ordo_arena_alloc(&ctx->arena, (size_t)NH * n * sizeof(float));
+    ordo_bias_tiles *out = ordo_arena_calloc(&ctx->arena, sizeof *out);
+    out->bias = (ordo_attn_bias){.self = st, .fill = at_fill, .grad = grad, .n_grad = 0};
+    *stp = st;
+    return out;
+}
+
+ordo_bias_tiles *ordo_alibi_tiles_at(ordo_ctx *ctx, int NH, int k, const int32_t *pos, int B, int T,
+                                     int n) {
+    ORDO_ASSERT(k >= 1 && k <= NH);
+    at_state *st;
+    ordo_bias_tiles *out = at_new(ctx, NULL, NH, pos, B, T, n, &st);
+    double slope[256];
+    ordo_alibi_slopes(slope, k);
+    for (int h = 0; h < NH; h++)
+        for (int d = 0; d < n; d++) st->v[(size_t)h * n + d] = h < k ? (float)(-slope[h] * d) : 0;
+    return out;
+}
+
+ordo_bias_tiles *ordo_t5_tiles_at(ordo_ctx *ctx, ordo_tensor *table, const int32_t *pos, int B,
+                                  int T, int n) {
+    ORDO_ASSERT(table->ndim == 2 && table->shape[0] == ORDO_T5_BUCKETS);
+    int NH = table->shape[1];
+    at_state *st;
+    ordo_bias_tiles *out = at_new(ctx, at_grad_t5, NH, pos, B, T, n, &st);
+    st->bucket = ordo_arena_alloc(&ctx->arena, (size_t)n * sizeof(int32_t));
+    for (int d = 0; d < n; d++) st->bucket[d] = ordo_t5_bucket(d);
+    for (int h = 0; h < NH; h++)
+        for (int d = 0; d < n; d++)
+            st->v[(size_t)h * n + d] = table->data[(size_t)st->bucket[d] * NH + h];
+    out->bias.n_grad = (size_t)ORDO_T5_BUCKETS * NH;
+    out->params[0] = table;
+    out->n_params = 1;
+    return out;
+}
+
+ordo_bias_tiles *ordo_kerple_tiles_at(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2,
+                                      const int32_t *pos, int B, int T, int n, int power) {
+    ORDO_ASSERT(r1->ndim == 1 && r2->ndim == 1 && r1->n == r2->n);
+    int NH = (int)r1->n;
+    at_state *st;
+    ordo_bias_tiles *out = at_new(ctx, at_grad_kerple, NH, pos, B, T, n, &st);
+    st->d1 = ordo_arena_alloc(&ctx->arena, (size_t)NH * n * sizeof(double));
+    st->d2 = ordo_arena_alloc(&ctx->arena, (size_t)NH * n * sizeof(double));
+    for (int h = 0; h < NH; h++)
+        for (int d = 0; d < n; d++) {
+            size_t x = (size_t)h * n + d;
+            st->v[x] =
+                (float)ordo_kerple_at(r1->data[h], r2->data[h], d, power, &st->d1[x], &st->d2[x]);
+        }
+    out->bias.n_grad = 2 * (size_t)NH;
+    out->params[0] = r1;
+    out->params[1] = r2;
+    out->n_params = 2;
+    return out;
+}
+
+ordo_bias_tiles *ordo_dpb_tiles_at(ordo_ctx *ctx, ordo_tensor *table, const int32_t *pos, int B,
+                                   int T) {
+    ORDO_ASSERT(table->ndim == 2);
+    int n = table->shape[0], NH = table->shape[1];
+    at_state *st;
+    ordo_bias_tiles *out = at_new(ctx, at_grad_table, NH, pos, B, T, n, &st);
+    for (int h = 0; h < NH; h++)
+        for (int d = 0; d < n; d++) st->v[(size_t)h * n + d] = table->data[(size_t)d * NH + h];
+    out->bias.n_grad = (size_t)n * NH;
+    out->params[0] = table;
+    out->n_params = 1;
+    return out;
+}
+
+// fire: u = num(d) / den(pos[b, i]), its tables (fire_state) over distances and query
+// positions 0..n-1, the pieces of the MLP as above; a pair at a time.
+typedef struct fire_at_state {
+    const fire_state *f; // tables of length n (f->T = n)
+    const int32_t *pos;  // (B, T)
+    int B, T;
+} fire_at_state;
+
+static void fire_at_fill(const void *self, int b, int h, int i0, int nr, int j0, int nc, float *s,
+                         int ld) {
+    const fire_at_state *at = self;
+    const fire_state *st = at->f;
+    ORDO_ASSERT(b >= 0 && b < at->B && h >= 0 && h < st->NH && i0 >= 0 && i0 + nr <= at->T);
+    const int32_t *p = at->pos + (size_t)b * at->T;
+    int nseg = st->nk + 1, n = st->T;
+    const double *a = st->a + (size_t)h * nseg, *bb = st->b + (size_t)h * nseg;
+    for (int r = 0; r < nr; r++) {
+        int i = i0 + r, e = causal_end(i, j0, nc), pi = p[i], seg = nseg; // nseg: search afresh
+        float *row = s + (size_t)r * ld;
+        for (int c = 0; c < e; c++) {
+            float u = (float)(st->num[n - 1 - (pi - p[j0 + c])] / st->den[pi]);
+            seg = fire_segment(st, u, seg);
+            row[c] += (float)(a[seg] * u + bb[seg]);
+        }
+    }
+}
+
+static void fire_at_grad(const void *self, int b, int h, int i0, int nr, int j0, int nc,
+                         const float *ds, int ld, float *g) {
+    const fire_at_state *at = self;
+    const fire_state *st = at->f;
+    ORDO_ASSERT(b >= 0 && b < at->B && h >= 0 && h < st->NH && i0 >= 0 && i0 + nr <= at->T);
+    const int32_t *p = at->pos + (size_t)b * at->T;
+    int nseg = st->nk + 1, n = st->T;
+    const double *a = st->a + (size_t)h * nseg;
+    double S0[FIRE_MAX_SEG] = {0}, S1[FIRE_MAX_SEG] = {0}, sum_c = 0, sum_L = 0;
+    for (int r = 0; r < nr; r++) {
+        int i = i0 + r, e = causal_end(i, j0, nc), pi = p[i], seg = nseg;
+        const float *row = ds + (size_t)r * ld;
+        double rc = 0, rn = 0, den = st->den[pi];
+        for (int c = 0; c < e; c++) {
+            int x = n - 1 - (pi - p[j0 + c]);
+            float u = (float)(st->num[x] / den);
+            seg = fire_segment(st, u, seg);
+            S0[seg] += row[c];
+            S1[seg] += row[c] * (double)u;
+            rc += a[seg] * row[c] * st->dnum[x]; // dL/du = dS a_seg, through u = num/den
+            rn += a[seg] * row[c] * st->num[x];
+        }
+        sum_c += rc / den - rn * st->kc[pi];
+        sum_L -= rn * st->kL[pi];
+    }
+    fire_grad_units(st, h, S0, S1, sum_c, sum_L, g);
+}
+
+ordo_bias_tiles *ordo_fire_tiles_at(ordo_ctx *ctx, ordo_tensor *w1, ordo_tensor *b1,
+                                    ordo_tensor *w2, ordo_tensor *b2, ordo_tensor *c,
+                                    ordo_tensor *lmul, const int32_t *pos, int B, int T, int n,
+                                    float init_L, float eps) {
+    ORDO_ASSERT(pos && B >= 1 && T >= 1 && n >= T);
+    fire_state *st = fire_state_new(ctx, w1, b1, w2, b2, c, lmul, n, init_L, eps);
+    fire_at_state *at = ordo_arena_alloc(&ctx->arena, sizeof *at);
+    *at = (fire_at_state){.f = st, .pos = pos, .B = B, .T = T};
+    ordo_tensor *p[6] = {w1, b1, w2, b2, c, lmul};
+    return fire_bias_tiles(ctx, at, st,
+                           (ordo_attn_bias){.fill = fire_at_fill, .grad = fire_at_grad}, p);
 }

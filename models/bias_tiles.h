@@ -62,4 +62,24 @@ ordo_bias_tiles *ordo_dpb_tiles(ordo_ctx *ctx, ordo_tensor *table, int T);
 // backward. params: {c} (an activation: its gradient flows on to the gate).
 ordo_bias_tiles *ordo_fox_tiles(ordo_ctx *ctx, ordo_tensor *c);
 
+// ---- --pos-random: the same biases at drawn positions pos [B, T] (increasing along each
+// row), the pair (i, j) of batch row b at distance pos[b, i] - pos[b, j] < n (the tables'
+// length, n >= T), as the materialised ordo_gpt_position_bias_at. The fill reads row b's
+// positions; the gradients are those above, summed over (b, h) by the kernel. pos must stay
+// unchanged until backward. alibi, t5, kerple, dpb: bit for bit the materialised bias.
+ordo_bias_tiles *ordo_alibi_tiles_at(ordo_ctx *ctx, int NH, int k, const int32_t *pos, int B, int T,
+                                     int n);
+ordo_bias_tiles *ordo_t5_tiles_at(ordo_ctx *ctx, ordo_tensor *table, const int32_t *pos, int B,
+                                  int T, int n);
+ordo_bias_tiles *ordo_kerple_tiles_at(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2,
+                                      const int32_t *pos, int B, int T, int n, int power);
+// FIRE: its normaliser max(pos[b, i], L) per query row.
+ordo_bias_tiles *ordo_fire_tiles_at(ordo_ctx *ctx, ordo_tensor *w1, ordo_tensor *b1,
+                                    ordo_tensor *w2, ordo_tensor *b2, ordo_tensor *c,
+                                    ordo_tensor *lmul, const int32_t *pos, int B, int T, int n,
+                                    float init_L, float eps);
+// dpb from its MLP's table [n, NH] over the distances 0..n-1.
+ordo_bias_tiles *ordo_dpb_tiles_at(ordo_ctx *ctx, ordo_tensor *table, const int32_t *pos, int B,
+                                   int T);
+
 #endif

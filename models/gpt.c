@@ -230,11 +230,6 @@ void ordo_gpt_pos_seed(ordo_gpt *m, uint64_t seed) {
     m->pos_seed = seed;
 }
 
-uint64_t ordo_gpt_row_pos_seed(uint64_t seed, int64_t row) {
-    // a distinct splitmix input per row; ordo_rng_seed mixes it
-    return seed + 0x9E3779B97F4A7C15ULL * (uint64_t)(row + 1);
-}
-
 void ordo_gpt_set_positions(ordo_gpt *m, const int32_t *pos) {
     m->pos_ids = pos;
 }
@@ -334,18 +329,6 @@ static ordo_tensor *fire_bias(ordo_gpt *m, ordo_ctx *ctx, int T) {
     return ordo_pair_bias(ctx, ordo_linear(ctx, h, m->fire_w2, m->fire_b2), T);   // (NH, T, T)
 }
 
-// dpb's MLP of each distance d = 0..T-1, once per forward for all layers and both attentions:
-// the table (T, NH) that the bias reads by distance. The input is d, or log(d + 1) with
-// log_distance (x-transformers' sign(d) log(|d| + 1), d >= 0 here), computed in double and
-// rounded once.
-static ordo_tensor *dpb_table(ordo_gpt *m, ordo_ctx *ctx, int T) {
-    ordo_tensor *x = ordo_tensor_new2(ctx, T, 1); // (T, 1)
-    for (int d = 0; d < T; d++) x->data[d] = (float)(m->cfg.dpb_log_distance ? log1p(d) : d);
-    int D = m->cfg.dpb_depth;
-    for (int k = 0; k < D; k++) x = ordo_silu(ctx, ordo_linear(ctx, x, m->dpb_w[k], m->dpb_b[k]));
-    return ordo_linear(ctx, x, m->dpb_w[D], m->dpb_b[D]); // (T, NH)
-}
-
 // Kerple's positivity as the official code: r1, r2 projected before each use, by both
 // attentions. Returns whether it is the power variant.
 static int kerple_clamped(ordo_gpt *m) {
@@ -369,7 +352,7 @@ ordo_tensor *ordo_gpt_position_bias(ordo_gpt *m, ordo_ctx *ctx, int T) {
     case ORDO_POS_KERPLE_POWER:
         return ordo_kerple_bias(ctx, m->kerple_r1, m->kerple_r2, T, kerple_clamped(m));
     case ORDO_POS_DPB:
-        return ordo_dist_bias(ctx, dpb_table(m, ctx, T), T); // (NH, T, T)
+        return ordo_dist_bias(ctx, ordo_gpt_dpb_table(m, ctx, T), T); // (NH, T, T)
     case ORDO_POS_NONE:
     case ORDO_POS_LEARNED:
     case ORDO_POS_SINUSOIDAL:
@@ -399,7 +382,7 @@ static ordo_bias_tiles *gpt_bias_tiles(ordo_gpt *m, ordo_ctx *ctx, int T) {
     case ORDO_POS_KERPLE_POWER:
         return ordo_kerple_tiles(ctx, m->kerple_r1, m->kerple_r2, T, kerple_clamped(m));
     case ORDO_POS_DPB:
-        return ordo_dpb_tiles(ctx, dpb_table(m, ctx, T), T);
+        return ordo_dpb_tiles(ctx, ordo_gpt_dpb_table(m, ctx, T), T);
     case ORDO_POS_NONE:
     case ORDO_POS_LEARNED:
     case ORDO_POS_SINUSOIDAL:
@@ -423,42 +406,6 @@ static ordo_tensor *pos_scaled(ordo_gpt *m, ordo_ctx *ctx, ordo_tensor *pe) {
         break;
     }
     return pe;
-}
-
-// This forward's positions [B, T], or NULL for 0..T-1 (eval, sampling): the explicit ones
-// (ordo_gpt_set_positions), else in training mode with --pos-random a draw per row, into
-// ctx's arena, from the step's seed and the row's index in the step's batch.
-static ordo_status forward_positions(ordo_gpt *m, ordo_ctx *ctx, int B, int T,
-                                     const int32_t **out) {
-    const ordo_gpt_config *c = &m->cfg;
-    int N = c->pos_random;
-    *out = NULL;
-    if (!m->pos_ids && !(m->train && N)) return ORDO_OK;
-    if (c->pos != ORDO_POS_LEARNED && c->pos != ORDO_POS_SINUSOIDAL && c->pos != ORDO_POS_ROPE)
-        return ordo_error(ORDO_ERR_ARG,
-                          "positions other than 0..T-1 need --pos learned, "
-                          "sinusoidal or rope, not --pos %s",
-                          ordo_pos_name(c->pos));
-    if (m->pos_ids) {
-        int lim = c->pos == ORDO_POS_LEARNED ? c->T_max : ORDO_GPT_MAX_DIM;
-        for (size_t i = 0; i < (size_t)B * T; i++)
-            if (m->pos_ids[i] < 0 || m->pos_ids[i] >= lim)
-                return ordo_error(ORDO_ERR_ARG, "position %d at %zu is outside 0..%d",
-                                  m->pos_ids[i], i, lim - 1);
-        *out = m->pos_ids;
-        return ORDO_OK;
-    }
-    if (T > N)
-        return ordo_error(ORDO_ERR_ARG,
-                          "length %d is past --pos-random %d: no %d distinct "
-                          "positions to draw",
-                          T, N, T);
-    int32_t *p = ordo_arena_alloc(&ctx->arena, (size_t)B * T * sizeof(int32_t)); // (B, T)
-    for (int b = 0; b < B; b++)
-        ordo_random_positions(p + (size_t)b * T, T, N,
-                              ordo_gpt_row_pos_seed(m->pos_seed, m->drop_row0 + b));
-    *out = p;
-    return ORDO_OK;
 }
 
 // The absolute signal at per-sequence positions pos [B, T]: learned rows (a gather, so the
@@ -518,7 +465,7 @@ static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const
     }
     position_cache(m, T);
     const int32_t *pos; // (B, T) or NULL: 0..T-1
-    ordo_status s = forward_positions(m, ctx, B, T, &pos);
+    ordo_status s = ordo_gpt_forward_positions(m, ctx, B, T, &pos);
     if (s) return s;
 
     // input: token embeddings plus the absolute position signal, if any
@@ -527,11 +474,16 @@ static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const
     // gradient gathers both uses (the scale op's, through the embedding, and the head's)
     if (c->embed_scale != 1.0f) x = ordo_scale(ctx, x, c->embed_scale);
     // the scores' bias, shared by the layers: tile functions (fused) or (NH, T, T), or none
-    ordo_bias_tiles *tiles = fused ? gpt_bias_tiles(m, ctx, T) : NULL;
-    s = fused ? ORDO_OK : bias_tables(m, T);
+    // (B, NH, T, T) at drawn or given positions
+    ordo_bias_tiles *tiles = !fused ? NULL
+                             : pos  ? ordo_gpt_bias_tiles_at(m, ctx, pos, B, T)
+                                    : gpt_bias_tiles(m, ctx, T);
+    s = fused || pos ? ORDO_OK : bias_tables(m, T);
     if (s) return s;
-    ordo_tensor *bias = fused ? NULL : ordo_gpt_position_bias(m, ctx, T);
-    if (pos && c->pos != ORDO_POS_ROPE) // drawn or given positions (B, T)
+    ordo_tensor *bias = fused ? NULL
+                        : pos ? ordo_gpt_position_bias_at(m, ctx, pos, B, T)
+                              : ordo_gpt_position_bias(m, ctx, T);
+    if (pos && (c->pos == ORDO_POS_LEARNED || c->pos == ORDO_POS_SINUSOIDAL)) // (B, T)
         x = ordo_add(ctx, x, pos_scaled(m, ctx, input_positions(m, ctx, pos, B, T)));
     else
         switch (c->pos) {
@@ -558,9 +510,14 @@ static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const
         case ORDO_POS_COUNT:
             break;
         }
-    // rope at per-sequence positions: a cos/sin row per token, made once for all layers
+    // rope and xpos at per-sequence positions: a cos/sin row per token, made once for all
+    // layers; xpos's decay too
     float *rcos = NULL, *rsin = NULL; // (B, T, rd/2) each
-    if (pos && c->pos == ORDO_POS_ROPE) {
+    ordo_tensor *xscale = NULL;       // (T, 3C), or (B, T, 3C) at positions
+    if (c->pos == ORDO_POS_XPOS)
+        xscale = pos ? ordo_gpt_xpos_scale_at(m, ctx, pos, B, T)
+                     : ordo_tensor_wrap(ctx, m->pos_table, 2, (int[]){T, 3 * C});
+    if (pos && ordo_pos_rotary(c->pos)) {
         size_t bytes = (size_t)B * T * (m->rope_dims / 2) * sizeof(float);
         rcos = ordo_arena_alloc(&ctx->arena, bytes);
         rsin = ordo_arena_alloc(&ctx->arena, bytes);
@@ -600,8 +557,8 @@ static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const
         else if (ordo_pos_rotary(c->pos)) // the first rd dims of the first nrot heads
             qkv =
                 ordo_rope_part(ctx, qkv, NH, m->rope_dims, m->rope_nrot, m->rope_cos, m->rope_sin);
-        if (c->pos == ORDO_POS_XPOS) // after the rotation, q up and k down by the xPos decay
-            qkv = ordo_mul(ctx, qkv, ordo_tensor_wrap(ctx, m->pos_table, 2, (int[]){T, 3 * C}));
+        if (xscale) // after the rotation, q up and k down by the xPos decay
+            qkv = ordo_mul(ctx, qkv, xscale);
         ordo_bias_tiles *lt = tiles; // this layer's bias: the shared one, or fox's own
         ordo_tensor *lb = bias;
         if (c->pos == ORDO_POS_FOX) {

@@ -168,7 +168,8 @@ void ordo_gpt_train_mode(ordo_gpt *m, int on, uint64_t seed, int64_t row0);
 // The trainer derives seed from the run seed and the step (train/trainer.c).
 void ordo_gpt_pos_seed(ordo_gpt *m, uint64_t seed);
 uint64_t ordo_gpt_row_pos_seed(uint64_t seed, int64_t row);
-// Explicit positions pos [B, T] (each in [0, the learned table's length) for learned) for the
+// Explicit positions pos [B, T] (each in [0, the learned table's length) for learned;
+// increasing along each row for the bias schemes, checked at the forward) for the
 // forwards that follow, in and out of training mode, until set to NULL (then: drawn in
 // training mode with pos_random, else 0..T-1). The caller keeps pos alive. For the parity
 // tests, which give the PyTorch reference the same ids.
@@ -198,6 +199,30 @@ ordo_status ordo_gpt_forward_loss(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx
 // records the tape as any op. (The fused forward computes the same bias tile by tile:
 // models/bias_tiles.h.)
 ordo_tensor *ordo_gpt_position_bias(ordo_gpt *m, ordo_ctx *ctx, int T);
+
+// ---- at drawn or given positions pos [B, T], increasing along each row (models/gpt_positions.c)
+// This forward's positions [B, T] into *out, or NULL for 0..T-1 (eval, sampling): the explicit
+// ones (ordo_gpt_set_positions; checked: in range, and increasing along each row for the bias
+// schemes), else in training mode with --pos-random a draw per row, into ctx's arena, from the
+// step's seed and the row's index in the step's batch. ORDO_ERR_ARG for a scheme without
+// positions, or T > N.
+ordo_status ordo_gpt_forward_positions(ordo_gpt *m, ordo_ctx *ctx, int B, int T,
+                                       const int32_t **out);
+// The range n of the positions: max(pos) + 1, at least cfg.pos_random (the tables by distance,
+// dpb's MLP among them, run over 0..n-1: 0..N-1 in training with --pos-random N).
+int ordo_gpt_positions_range(const ordo_gpt *m, const int32_t *pos, int B, int T);
+// The bias schemes' bias at the positions, [B, NH, T, T] (fire: [NH, T, T] when B is 1): the
+// scheme's function of pos[b, i] - pos[b, j]; NULL for the other schemes. As
+// ordo_gpt_position_bias, in ctx's arena, on the tape; pos must live as long as the tape.
+ordo_tensor *ordo_gpt_position_bias_at(ordo_gpt *m, ordo_ctx *ctx, const int32_t *pos, int B,
+                                       int T);
+// The same bias as the fused attention's tiles (models/bias_tiles.h); NULL for the others.
+struct ordo_bias_tiles *ordo_gpt_bias_tiles_at(ordo_gpt *m, ordo_ctx *ctx, const int32_t *pos,
+                                               int B, int T);
+// xPos's multiplier of each token's qkv row at its position, [B, T, 3C], centred on [0, n).
+ordo_tensor *ordo_gpt_xpos_scale_at(ordo_gpt *m, ordo_ctx *ctx, const int32_t *pos, int B, int T);
+// dpb's MLP of the distances 0..n-1, [n, NH], on the tape (shared by all layers).
+ordo_tensor *ordo_gpt_dpb_table(ordo_gpt *m, ordo_ctx *ctx, int n);
 
 // The precision of the model's matmuls (bf16.h). bf16: the four linear layers of every
 // block and the LM head (tied or not) get bf16 copies of their weights and multiply in bf16 with

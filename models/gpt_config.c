@@ -4,6 +4,7 @@
 // config that passed.
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "models/gpt.h"
 
@@ -119,27 +120,31 @@ static ordo_status subset_check(const ordo_gpt_config *c) {
 }
 
 // --pos-random N: positions drawn from [0, N), which the input schemes take as they come
-// (a table row, a sinusoid, an angle). The relative schemes' tiles are functions of (i, j),
-// not of per-sequence positions, and xPos's decay is centred on 0..T-1: refused, by name.
+// (a table row, a sinusoid, an angle) and the relative ones through their differences
+// (models/gpt_positions.c). Refused, by name, for the schemes without positions to draw.
 static ordo_status random_check(const ordo_gpt_config *c) {
     int N = c->pos_random;
     if (N == 0) return ORDO_OK;
     if (N < 0 || N > ORDO_GPT_MAX_DIM)
         return ordo_error(ORDO_ERR_ARG, "--pos-random is %d, expected 1..%d (0 = off)", N,
                           ORDO_GPT_MAX_DIM);
-    if (c->pos != ORDO_POS_LEARNED && c->pos != ORDO_POS_SINUSOIDAL && c->pos != ORDO_POS_ROPE)
+    if (!ordo_pos_takes_positions(c->pos)) {
+        char takers[256] = ""; // the schemes that take it, from the table (stays true)
+        for (int p = 0; p < ORDO_POS_COUNT; p++)
+            if (ordo_pos_takes_positions((ordo_pos)p))
+                snprintf(takers + strlen(takers), sizeof takers - strlen(takers), "%s%s",
+                         takers[0] ? ", " : "", ordo_pos_name((ordo_pos)p));
         return ordo_error(ORDO_ERR_ARG,
-                          "--pos-random %d applies to --pos learned, sinusoidal or rope, not to "
-                          "--pos %s (%s)",
+                          "--pos-random %d does not apply to --pos %s (%s); it applies to --pos "
+                          "%s",
                           N, ordo_pos_name(c->pos),
-                          c->pos == ORDO_POS_NONE   ? "it has no positions to draw"
-                          : c->pos == ORDO_POS_XPOS ? "its decay is centred on 0..T-1"
-                          : c->pos == ORDO_POS_FOX  ? "its bias comes from the text's forget "
-                                                      "gates, used with no other positions"
-                          : c->pos == ORDO_POS_DPB  ? "its bias is an MLP of the distance i - j, "
-                                                      "not of drawn positions"
-                                                    : "its bias is computed from i - j in the "
-                                                      "attention tile, not from drawn positions");
+                          c->pos == ORDO_POS_NONE  ? "it has no positions to draw"
+                          : c->pos == ORDO_POS_FOX ? "its bias comes from the text's forget "
+                                                     "gates, used with no other positions"
+                                                   : "its bias comes from the text, not from "
+                                                     "the tokens' positions",
+                          takers);
+    }
     if (c->pos == ORDO_POS_LEARNED && c->T_max != N)
         return ordo_error(ORDO_ERR_ARG,
                           "--pos-random %d with --pos learned needs a table of %d rows, but "

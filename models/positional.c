@@ -239,22 +239,28 @@ int ordo_pos_has_bias(ordo_pos p) {
            p == ORDO_POS_KERPLE_POWER || p == ORDO_POS_FOX || p == ORDO_POS_DPB;
 }
 
-void ordo_xpos_scale_table(float *out, int T, int C, int NH) {
+// The xPos row [3C] of a token at position p, centred by min_pos (n = p + min_pos).
+static void xpos_row(float *row, int p, int min_pos, int C, int NH) {
     int hs = C / NH, half = hs / 2;
+    double n = (double)(p + min_pos) / ORDO_XPOS_SCALE_BASE;
+    for (int h = 0; h < NH; h++)
+        for (int i = 0; i < half; i++) {
+            double zeta = (2.0 * i + 0.4 * hs) / (1.4 * hs);
+            float up = (float)pow(zeta, n), down = (float)pow(zeta, -n);
+            row[h * hs + i] = row[h * hs + i + half] = up;           // q
+            row[C + h * hs + i] = row[C + h * hs + i + half] = down; // k
+        }
+    for (int c = 0; c < C; c++) row[2 * C + c] = 1.0f; // v
+}
+
+void ordo_xpos_scale_table(float *out, int T, int C, int NH) {
     // torchscale: min_pos = -(T // 2) rounded down, i.e. positions -ceil(T/2) .. T - 1 - ceil(T/2)
-    int min_pos = -((T + 1) / 2);
-    for (int t = 0; t < T; t++) {
-        double n = (double)(t + min_pos) / ORDO_XPOS_SCALE_BASE;
-        float *row = out + (size_t)t * 3 * C;
-        for (int h = 0; h < NH; h++)
-            for (int i = 0; i < half; i++) {
-                double zeta = (2.0 * i + 0.4 * hs) / (1.4 * hs);
-                float up = (float)pow(zeta, n), down = (float)pow(zeta, -n);
-                row[h * hs + i] = row[h * hs + i + half] = up;           // q
-                row[C + h * hs + i] = row[C + h * hs + i + half] = down; // k
-            }
-        for (int c = 0; c < C; c++) row[2 * C + c] = 1.0f; // v
-    }
+    for (int t = 0; t < T; t++) xpos_row(out + (size_t)t * 3 * C, t, -((T + 1) / 2), C, NH);
+}
+
+void ordo_xpos_scale_at(float *out, const int32_t *pos, int count, int n, int C, int NH) {
+    for (int r = 0; r < count; r++)
+        xpos_row(out + (size_t)r * 3 * C, pos[r], -((n + 1) / 2), C, NH);
 }
 
 void ordo_kerple_clamp(float *r1, float *r2, int NH, int power) {
@@ -281,4 +287,25 @@ void ordo_extend_table(float *dst, int T, const float *src, int T0, int C, ordo_
         const float *a = src + (size_t)i0 * C, *b = src + (size_t)i1 * C;
         for (int c = 0; c < C; c++) dst[(size_t)p * C + c] = (float)((1 - w) * a[c] + w * b[c]);
     }
+}
+
+int ordo_pos_takes_positions(ordo_pos p) {
+    switch (p) {
+    case ORDO_POS_LEARNED:
+    case ORDO_POS_SINUSOIDAL:
+    case ORDO_POS_ROPE:
+    case ORDO_POS_ALIBI:
+    case ORDO_POS_T5:
+    case ORDO_POS_FIRE:
+    case ORDO_POS_KERPLE:
+    case ORDO_POS_XPOS:
+    case ORDO_POS_KERPLE_POWER:
+    case ORDO_POS_DPB:
+        return 1;
+    case ORDO_POS_NONE: // nothing to draw
+    case ORDO_POS_FOX:  // its bias comes from the text (forget gates), not from positions
+    case ORDO_POS_COUNT:
+        break;
+    }
+    return 0;
 }

@@ -150,6 +150,9 @@ const char *ordo_pos_scale_text(const ordo_pos_scale *ps, char *buf, int cap);
 
 // Whether the scheme rotates q and k (rope, xpos): both need an even head size.
 int ordo_pos_rotary(ordo_pos p);
+// Whether the scheme can run at positions other than 0..T-1 (--pos-random, given positions):
+// all but none (nothing to draw) and fox (its bias comes from the text's forget gates).
+int ordo_pos_takes_positions(ordo_pos p);
 // Whether the scheme adds a bias to the attention scores (alibi, t5, fire, kerple*, fox, dpb).
 int ordo_pos_has_bias(ordo_pos p);
 // The xPos multiplier of a fused qkv row at each position, out [T, 3C]: the q part of head h,
@@ -157,6 +160,10 @@ int ordo_pos_has_bias(ordo_pos p);
 // zeta_i = (2i + 0.4 hs) / (1.4 hs) and n = t - ceil(T/2) is the position centred as
 // torchscale centres it (q_n k_m then decays as zeta^((n - m)/512), whatever the centring).
 void ordo_xpos_scale_table(float *out, int T, int C, int NH);
+// The same rows at positions pos[0..count) (--pos-random), centred on the range [0, n) they
+// are drawn from: position p takes n' = p - ceil(n/2) (n = T and pos = 0..T-1 give the
+// table). out [count, 3C]
+void ordo_xpos_scale_at(float *out, const int32_t *pos, int count, int n, int C, int NH);
 // Kerple's positivity: r1, r2 [NH] clamped in place to >= ORDO_KERPLE_EPS, and with `power`
 // r2 (the exponent) to <= ORDO_KERPLE_POWER_MAX too, as the official code does before every
 // forward. NaN stays NaN (the trainer's non-finite check then stops the run).

@@ -232,9 +232,10 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
         OPT("dpb-log-distance", ORDO_OPT_FLAG, dpb_log_distance,
             "dpb: the MLP reads log(d + 1) of the distance d instead of d"),
         OPT("pos-random", ORDO_OPT_INT, pos_random,
-            "learned, sinusoidal, rope: train at a sorted random subset of --context\n"
-            "                         positions of [0, N) per sequence, eval at 0..T-1\n"
-            "                         (Ruoss et al. 2023; learned: a table of N; 0 = off)"),
+            "train at a sorted random subset of --context positions of [0, N) per\n"
+            "                         sequence, eval at 0..T-1 (Ruoss et al. 2023; learned:\n"
+            "                         a table of N; relative schemes: their differences;\n"
+            "                         not none or fox; 0 = off)"),
         {0},
     };
     ordo_opt *t = ordo_xmalloc(sizeof table);

@@ -193,6 +193,43 @@ done
 "$ORDO" compare "$dir/swr" --wide > "$dir/cr.out" 2>&1 || bad "compare failed: $(tail -3 "$dir/cr.out")"
 [ "$(grep -c "pos random 64" "$dir/cr.out")" = 2 ] && ok || bad "compare's embedding column lacks 'pos random 64'"
 
+# --pos-random for the relative schemes: the bias from the drawn positions' differences (fire:
+# its normaliser at the query's position; dpb: its MLP over 0..N-1; xpos: rotation and decay
+# at each position). Each trains, resumes bit for bit, differs from the run at 0..T-1 and
+# evaluates at 16x; t5 gives the same checkpoint at 1 and 3 threads, and on both attentions
+# trains to the same losses (to float rounding); a sweep takes it and compare shows it.
+for spec in alibi alibi:--alibi-heads:1 t5 fire kerple kerple-power xpos dpb dpb:--dpb-log-distance; do
+  pos=${spec%%:*} extra=() name=rand-${spec//[:]/}
+  [ "$spec" != "$pos" ] && IFS=: read -r -a extra <<<"${spec#*:}"
+  r=$dir/$name
+  "$ORDO" train "${tiny[@]}" --pos $pos "${extra[@]}" --pos-random 256 --out "$r" > "$r.log" 2>&1 || { bad "$name: training failed: $(tail -2 "$r.log")"; continue; }
+  l5=$(loss_at "$r" 5) l20=$(loss_at "$r" 20)
+  awk -v a="$l5" -v b="$l20" 'BEGIN { exit !(b != "" && b < a - 0.05) }' && ok || bad "$name: loss $l5 -> $l20 did not fall"
+  "$ORDO" train "${tiny[@]}" --pos $pos "${extra[@]}" --pos-random 256 --stop-after 10 --out "$r-half" > /dev/null 2>&1
+  "$ORDO" train --resume "$r-half" > "$r-half.log" 2>&1 || bad "$name: resume failed: $(tail -2 "$r-half.log")"
+  "$EQUAL" --equal "$r/ckpt-20.safetensors" "$r-half/ckpt-20.safetensors" && ok || bad "$name: 10 + resume 10 differs from 20 straight"
+  head -c 20000 "$r/ckpt-20.safetensors" | tr -d '\0' | grep -qF '"pos_random":"256"' && ok || bad "$name: checkpoint metadata lacks pos_random 256"
+  "$ORDO" train "${tiny[@]}" --pos $pos "${extra[@]}" --steps 4 --out "$r-fixed" > /dev/null 2>&1 || bad "$name: the run at 0..T-1 failed"
+  "$ORDO" train "${tiny[@]}" --pos $pos "${extra[@]}" --pos-random 256 --steps 4 --out "$r-4" > /dev/null 2>&1 || bad "$name: the 4-step run failed"
+  [ "$(loss_at "$r-4" 4)" != "$(loss_at "$r-fixed" 4)" ] && ok || bad "$name: the same loss as at positions 0..T-1"
+  "$ORDO" eval "$r" --context 16,256 --json > "$r.eval" 2> "$r.eval.err" || bad "$name: eval failed: $(cat "$r.eval.err")"
+  [ "$(grep -c '"val_loss": [0-9]' "$r.eval")" = 2 ] && ok || bad "$name: eval at 1x and 16x should give 2 losses"
+done
+r=$dir/rand-t5
+"$ORDO" train "${tiny[@]}" --threads 3 --pos t5 --pos-random 256 --out "$r-3t" > "$r-3t.log" 2>&1 || bad "rand-t5: 3 threads failed: $(tail -2 "$r-3t.log")"
+"$EQUAL" --equal "$r/ckpt-20.safetensors" "$r-3t/ckpt-20.safetensors" && ok || bad "rand-t5: 1 and 3 threads differ"
+"$ORDO" train "${tiny[@]}" --pos t5 --pos-random 256 --attention materialized --out "$r-mat" > "$r-mat.log" 2>&1 || bad "rand-t5: materialized failed: $(tail -2 "$r-mat.log")"
+awk -v a="$(loss_at "$r" 20)" -v b="$(loss_at "$r-mat" 20)" 'BEGIN { d = a - b; exit !(b != "" && d < 1e-4 && d > -1e-4) }' && ok || bad "rand-t5: fused and materialized losses differ: $(loss_at "$r" 20) vs $(loss_at "$r-mat" 20)"
+"$ORDO" sweep --pos alibi,fire --pos-random 64 --seeds 1 --steps 6 --context 16 --d-model 16 --layers 1 --heads 2 \
+  --corpus-tokens 6000 --eval-every 3 --ckpt-every 0 --threads 1 --eval-lengths 1,4 --out "$dir/swrr" > "$dir/swrr.out" 2>&1 \
+  || bad "sweep with --pos-random over alibi, fire failed: $(tail -3 "$dir/swrr.out")"
+for p in alibi fire; do
+  grep -q '"pos-random": 64' "$dir/swrr/$p-s1/config.json" && ok || bad "sweep did not pass --pos-random to $p-s1"
+  [ "$(grep -c '"val_loss": [0-9]' "$dir/swrr/$p-s1/eval.json" 2>/dev/null)" = 2 ] && ok || bad "sweep: $p-s1 should have 2 eval losses"
+done
+"$ORDO" compare "$dir/swrr" --wide > "$dir/crr.out" 2>&1 || bad "compare failed: $(tail -3 "$dir/crr.out")"
+[ "$(grep -c "pos random 64" "$dir/crr.out")" = 2 ] && ok || bad "compare's embedding column lacks 'pos random 64' for alibi and fire"
+
 # issue 26 item 3, fox (the forget gate): trains; 10 + resume 10 equals 20 straight bit for
 # bit; the checkpoint holds each layer's gate h.{l}.attn.fgate.{weight,bias} with its moments
 # and no other position tensor; the gate trains; eval at 16x the training length on both

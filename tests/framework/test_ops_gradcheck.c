@@ -965,6 +965,170 @@ static void case_dpb_tiles(gc_round *r) {
     rng = saved;
 }
 
+// ---- --pos-random for the relative schemes: the ops at per-row positions (fire_dist_at,
+// pair_bias over B rows, kerple_table, dist_bias_at) and the tiles at positions in the fused
+// attention. The positions: each row a sorted draw of T of [0, T + 6) (distances past T).
+static int32_t at_pos[3 * 80]; // (B, T) of the running case
+
+static void draw_positions(int B, int T) {
+    for (int b = 0; b < B; b++) ordo_random_positions(at_pos + b * T, T, T + 6, ordo_rng_u64(&rng));
+}
+static ordo_tensor *g_fire_dist_at(ordo_ctx *c, ordo_tensor **in, void *u) {
+    args *a = u; // i[0] = T, i[1] = B
+    return ordo_fire_dist_at(c, in[0], in[1], at_pos, a->i[1], a->i[0], 2.0f, 1e-6f);
+}
+static ordo_tensor *g_kerple_table(ordo_ctx *c, ordo_tensor **in, void *u) {
+    return ordo_kerple_table(c, in[0], in[1], ((args *)u)->i[0], ((args *)u)->i[1]);
+}
+static ordo_tensor *g_dist_bias_at(ordo_ctx *c, ordo_tensor **in, void *u) {
+    args *a = u; // i[0] = T, i[1] = B
+    return ordo_dist_bias_at(c, in[0], at_pos, a->i[1], a->i[0]);
+}
+// Each scheme's tiles at the positions in the fused attention (i[2] = the scheme), and the
+// materialised bias of the same leaves into ordo_attention (i[3] = 1).
+static ordo_tensor *g_tiles_at(ordo_ctx *c, ordo_tensor **in, void *u) {
+    args *a = u; // i[0] = NH
+    int B = in[0]->shape[0], T = in[0]->shape[1], n = T + 6;
+    ordo_bias_tiles *bt;
+    if (a->i[3]) {
+        ordo_tensor *x =
+            a->i[2] == ORDO_POS_T5
+                ? ordo_embedding(c, in[1], a->ids, 1, (int[]){n})
+                : ordo_kerple_table(c, in[1], in[2], n, a->i[2] == ORDO_POS_KERPLE_POWER);
+        return ordo_attention(c, in[0], ordo_dist_bias_at(c, x, at_pos, B, T), a->i[0]);
+    }
+    if (a->i[2] == ORDO_POS_T5)
+        bt = ordo_t5_tiles_at(c, in[1], at_pos, B, T, n);
+    else if (a->i[2] == ORDO_POS_FIRE)
+        bt = ordo_fire_tiles_at(c, in[1], in[2], in[3], a->fixed, in[4], in[5], at_pos, B, T, n,
+                                2.0f, 1e-6f);
+    else if (a->i[2] == ORDO_POS_DPB)
+        bt = ordo_dpb_tiles_at(c, in[1], at_pos, B, T);
+    else
+        bt = ordo_kerple_tiles_at(c, in[1], in[2], at_pos, B, T, n,
+                                  a->i[2] == ORDO_POS_KERPLE_POWER);
+    return ordo_attention_fused(c, in[0], &bt->bias, bt->params, bt->n_params, a->i[0], 0.0f, 0, 0);
+}
+
+static void case_fire_dist_at(gc_round *r) {
+    ordo_rng saved = own_stream(r);
+    int T = r->T + 2;
+    draw_positions(r->B, T);
+    leaves L;
+    args a = {.i = {T, r->B}};
+    leaves_begin(&L);
+    leaf(&L, 1, (int[]){1});
+    leaf(&L, 1, (int[]){1});
+    leaves_fill(&L, 1.0);
+    L.t[0]->data[0] = (float)uniform(0.2, 0.8);
+    L.t[1]->data[0] = (float)uniform(1.2, 1.3); // L about 2.5: positions on both sides
+    run(r, "fire_dist_at", g_fire_dist_at, &L, &a);
+    rng = saved;
+}
+
+static void case_pair_bias_rows(gc_round *r) {
+    ordo_rng saved = own_stream(r);
+    int T = r->T + 1, NH = 1 + (int)ordo_rng_below(&rng, 3), B = r->B + 1;
+    leaves L;
+    args a = {.i = {T}};
+    leaves_begin(&L);
+    leaf(&L, 2, (int[]){B * T * (T + 1) / 2, NH});
+    leaves_fill(&L, 1.0);
+    run(r, "pair_bias(B rows)", g_pair_bias, &L, &a);
+    rng = saved;
+}
+
+static void case_kerple_table(gc_round *r) {
+    ordo_rng saved = own_stream(r);
+    for (int power = 0; power <= 1; power++) {
+        int NH = 1 + (int)ordo_rng_below(&rng, 3);
+        leaves L;
+        args a = {.i = {r->T + 4, power}};
+        leaves_begin(&L);
+        leaf(&L, 1, (int[]){NH});
+        leaf(&L, 1, (int[]){NH});
+        leaves_fill(&L, 1.0);
+        for (int h = 0; h < NH; h++) {
+            L.t[0]->data[h] = (float)uniform(0.2, 1.5);
+            L.t[1]->data[h] = (float)uniform(0.2, power ? 1.8 : 1.5);
+        }
+        run(r, power ? "kerple_table(power)" : "kerple_table(log)", g_kerple_table, &L, &a);
+    }
+    rng = saved;
+}
+
+static void case_dist_bias_at(gc_round *r) {
+    ordo_rng saved = own_stream(r);
+    int T = r->T + 1, NH = 1 + (int)ordo_rng_below(&rng, 3);
+    draw_positions(r->B, T);
+    leaves L;
+    args a = {.i = {T, r->B}};
+    leaves_begin(&L);
+    leaf(&L, 2, (int[]){T + 6, NH});
+    leaves_fill(&L, 1.0);
+    run(r, "dist_bias_at", g_dist_bias_at, &L, &a);
+    rng = saved;
+}
+
+// As case_fused_tiles, at positions; FIRE's pairs at d >= 1 keep u above its kinks at 0.1:
+// u >= log(1 + c) / log(1 + c max(pos)) > 0.14 for c in 0.2..0.8 and positions below 14.
+static void case_tiles_at(gc_round *r) {
+    ordo_rng saved = own_stream(r);
+    const ordo_pos schemes[] = {ORDO_POS_T5,  ORDO_POS_KERPLE, ORDO_POS_KERPLE_POWER, ORDO_POS_FIRE,
+                                ORDO_POS_DPB, ORDO_POS_T5,     ORDO_POS_KERPLE};
+    for (int k = 0; k < 7; k++) {
+        int nh = 2, hs = 2, W = 4, Ta = r->T + 3, n = Ta + 6;
+        ordo_pos pos = schemes[k];
+        draw_positions(r->B, Ta);
+        ordo_ctx ctx; // holds fire's fixed fc2.bias and t5's bucket ids
+        ordo_ctx_init(&ctx);
+        leaves L;
+        args a = {.i = {nh, 0, (int)pos, k >= 5}, .fixed = ordo_tensor_new(&ctx, 1, (int[]){nh})};
+        a.ids = ordo_arena_alloc(&ctx.arena, (size_t)n * sizeof(int32_t));
+        for (int d = 0; d < n; d++) a.ids[d] = ordo_t5_bucket(d);
+        for (int h = 0; h < nh; h++) a.fixed->data[h] = (float)uniform(-0.2, 0.2);
+        leaves_begin(&L);
+        leaf(&L, 3, (int[]){r->B, Ta, 3 * nh * hs});
+        if (pos == ORDO_POS_T5) {
+            leaf(&L, 2, (int[]){ORDO_T5_BUCKETS, nh});
+        } else if (pos == ORDO_POS_DPB) {
+            leaf(&L, 2, (int[]){n, nh});
+        } else if (pos == ORDO_POS_FIRE) {
+            leaf(&L, 2, (int[]){1, W});
+            leaf(&L, 1, (int[]){W});
+            leaf(&L, 2, (int[]){W, nh});
+            leaf(&L, 1, (int[]){1});
+            leaf(&L, 1, (int[]){1});
+        } else {
+            leaf(&L, 1, (int[]){nh});
+            leaf(&L, 1, (int[]){nh});
+        }
+        leaves_fill(&L, 1.0);
+        if (pos == ORDO_POS_FIRE) {
+            for (int u = 0; u < W; u++) {
+                double w = uniform(0.8, 1.2) * (u % 2 ? -1 : 1);
+                L.t[1]->data[u] = (float)w;
+                L.t[2]->data[u] = (float)(u < 2    ? -0.1 * w
+                                          : u == 2 ? uniform(1.4, 1.6)
+                                                   : -uniform(1.4, 1.6));
+            }
+            L.t[4]->data[0] = (float)uniform(0.2, 0.8);
+            L.t[5]->data[0] = (float)uniform(1.2, 1.3);
+        } else if (pos == ORDO_POS_KERPLE || pos == ORDO_POS_KERPLE_POWER) {
+            for (int h = 0; h < nh; h++) {
+                L.t[1]->data[h] = (float)uniform(0.2, 1.5);
+                L.t[2]->data[h] = (float)uniform(0.3, pos == ORDO_POS_KERPLE_POWER ? 1.6 : 1.5);
+            }
+        }
+        char what[80];
+        snprintf(what, sizeof what, "%s %s at positions (T=%d)", k >= 5 ? "materialised" : "tiles",
+                 ordo_pos_name(pos), Ta);
+        run(r, what, g_tiles_at, &L, &a);
+        ordo_ctx_free(&ctx);
+    }
+    rng = saved;
+}
+
 typedef struct gc_case {
     const char *name;
     unsigned ops; // the ops that the case's graphs must put on the tape
@@ -1032,6 +1196,12 @@ static const gc_case cases[] = {
      OP(ORDO_OP_LINEAR) | OP(ORDO_OP_SILU) | OP(ORDO_OP_DIST_BIAS) | OP(ORDO_OP_ATTENTION),
      STEP * 3, case_dpb},
     {"dpb tiles", OP(ORDO_OP_ATTENTION_FUSED), STEP, case_dpb_tiles},
+    // issue 26 item 4 for the relative schemes: at drawn positions
+    {"fire_dist_at", OP(ORDO_OP_FIRE_DIST), STEP, case_fire_dist_at},
+    {"pair_bias(B rows)", OP(ORDO_OP_PAIR_BIAS), STEP, case_pair_bias_rows},
+    {"kerple_table", OP(ORDO_OP_KERPLE_BIAS), STEP, case_kerple_table},
+    {"dist_bias_at", OP(ORDO_OP_DIST_BIAS), STEP, case_dist_bias_at},
+    {"bias at positions", OP(ORDO_OP_ATTENTION_FUSED) | OP(ORDO_OP_ATTENTION), STEP, case_tiles_at},
 };
 
 // Negative control: the first evaluation (the analytic pass) scales by 1, later ones by

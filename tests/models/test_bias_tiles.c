@@ -5,7 +5,8 @@
 // for the same dS. Tiles of several shapes (square, thin, wider than T) so that they straddle
 // the diagonal and T is no multiple of them; T = 1; t5 past its last bucket's distance; fire
 // on both sides of L (and at a row equal to L), with c and the L multiplier of either sign;
-// fox per batch row, its fill bit for bit against ordo_diff_bias.
+// fox per batch row, its fill bit for bit against ordo_diff_bias; dpb against ordo_dist_bias;
+// and (--pos-random) every scheme's tiles at per-row positions against the ops at positions.
 #include <math.h>
 #include <string.h>
 
@@ -41,21 +42,23 @@ static float *random_ds(int NH, int T) {
 // Fills every tile that holds a causal pair, for every head and tile shape, and compares the
 // causal entries with ref [NH, T, T]: |fill - ref| <= atol (0: bit for bit). Checks that the
 // entries past nc (the row's padding up to ld) are untouched and that all others are finite.
-static void check_fill(const char *what, const ordo_bias_tiles *bt, const float *ref, int NH, int T,
-                       double atol) {
+// B > 1: ref [B, NH, T, T], each batch row's tiles (a bias at per-row positions).
+static void check_fill_rows(const char *what, const ordo_bias_tiles *bt, const float *ref, int B,
+                            int NH, int T, double atol) {
     double worst = 0;
     int bad_pad = 0, nonfinite = 0;
     for (int t = 0; t < NTILES; t++) {
         int Br = TILES[t][0], Bc = TILES[t][1], ld = Bc + 3;
         float *s = malloc((size_t)Br * ld * sizeof(float));
-        for (int h = 0; h < NH; h++)
+        for (int bh = 0; bh < B * NH; bh++) {
+            int b = bh / NH, h = bh % NH;
             for (int i0 = 0; i0 < T; i0 += Br) {
                 int nr = i0 + Br < T ? Br : T - i0;
                 for (int j0 = 0; j0 <= i0 + nr - 1; j0 += Bc) {
                     int nc = j0 + Bc < T ? Bc : T - j0;
                     for (int r = 0; r < nr; r++)
                         for (int c = 0; c < ld; c++) s[r * ld + c] = c < nc ? 0.0f : SENTINEL;
-                    bt->bias.fill(bt->bias.self, 0, h, i0, nr, j0, nc, s, ld);
+                    bt->bias.fill(bt->bias.self, b, h, i0, nr, j0, nc, s, ld);
                     for (int r = 0; r < nr; r++)
                         for (int c = 0; c < ld; c++) {
                             float v = s[r * ld + c];
@@ -65,12 +68,13 @@ static void check_fill(const char *what, const ordo_bias_tiles *bt, const float 
                             else if (j > i)
                                 nonfinite += !isfinite(v);
                             else {
-                                double e = fabs(v - ref[((size_t)h * T + i) * T + j]);
+                                double e = fabs(v - ref[((size_t)bh * T + i) * T + j]);
                                 if (!(e <= worst)) worst = e; // NaN sticks
                             }
                         }
                 }
             }
+        }
         free(s);
     }
     CHECK_MSG(worst <= atol, "%s: fill differs from the materialised bias by %.3g (allowed %.3g)",
@@ -79,24 +83,33 @@ static void check_fill(const char *what, const ordo_bias_tiles *bt, const float 
     CHECK_MSG(!nonfinite, "%s: %d non-finite entries above the diagonal", what, nonfinite);
 }
 
+static void check_fill(const char *what, const ordo_bias_tiles *bt, const float *ref, int NH, int T,
+                       double atol) {
+    check_fill_rows(what, bt, ref, 1, NH, T, atol);
+}
+
 // Sums grad over the tiles of dS for each tile shape and compares g with the materialised
 // gradients of params (read from their ->grad): per tensor, max |g - ref| <= rtol * max |ref|
 // (+ a floor for tensors whose gradient is 0).
-static void check_grad(const char *what, const ordo_bias_tiles *bt, const float *ds, int NH, int T,
-                       double rtol) {
+// B > 1: ds [B, NH, T, T], every batch row's tiles adding into one g (the kernel sums the
+// (b, h) slices; here the order differs, within rounding).
+static void check_grad_rows(const char *what, const ordo_bias_tiles *bt, const float *ds, int B,
+                            int NH, int T, double rtol) {
     float *g = malloc(bt->bias.n_grad * sizeof(float));
     for (int t = 0; t < NTILES; t++) {
         int Br = TILES[t][0], Bc = TILES[t][1];
         memset(g, 0, bt->bias.n_grad * sizeof(float));
-        for (int h = 0; h < NH; h++)
+        for (int bh = 0; bh < B * NH; bh++) {
+            int b = bh / NH, h = bh % NH;
             for (int i0 = 0; i0 < T; i0 += Br) {
                 int nr = i0 + Br < T ? Br : T - i0;
                 for (int j0 = 0; j0 <= i0 + nr - 1; j0 += Bc) {
                     int nc = j0 + Bc < T ? Bc : T - j0;
-                    bt->bias.grad(bt->bias.self, 0, h, i0, nr, j0, nc,
-                                  ds + ((size_t)h * T + i0) * T + j0, T, g);
+                    bt->bias.grad(bt->bias.self, b, h, i0, nr, j0, nc,
+                                  ds + ((size_t)bh * T + i0) * T + j0, T, g);
                 }
             }
+        }
         size_t at = 0;
         for (int p = 0; p < bt->n_params; p++) {
             const ordo_tensor *x = bt->params[p];
@@ -115,6 +128,11 @@ static void check_grad(const char *what, const ordo_bias_tiles *bt, const float 
         CHECK(at == bt->bias.n_grad);
     }
     free(g);
+}
+
+static void check_grad(const char *what, const ordo_bias_tiles *bt, const float *ds, int NH, int T,
+                       double rtol) {
+    check_grad_rows(what, bt, ds, 1, NH, T, rtol);
 }
 
 static void test_alibi(int NH, int T) {
@@ -419,6 +437,112 @@ static void test_fox(int NH, int T) {
     ordo_params_free(&p);
 }
 
+// dpb from its table [T, NH] (the MLP's output; here random): the fill bit for bit against
+// ordo_dist_bias, the table's gradient (each distance's sum of dS) against the op's.
+static void test_dpb(int NH, int T) {
+    ordo_params p;
+    ordo_params_init(&p);
+    ordo_tensor *table = ordo_params_add(&p, "dpb.table", 2, (int[]){T, NH}, 0);
+    ordo_params_alloc(&p);
+    for (size_t k = 0; k < table->n; k++) table->data[k] = (float)ordo_rng_normal(&rng);
+    ordo_ctx ctx;
+    ordo_ctx_init(&ctx);
+    ordo_tensor *ref = ordo_dist_bias(&ctx, table, T); // (NH, T, T)
+    float *ds = random_ds(NH, T);
+    ordo_backward_from(&ctx, ref, ds);
+    ordo_bias_tiles bt = *ordo_dpb_tiles(&ctx, table, T);
+    CHECK(bt.bias.n_grad == (size_t)T * NH && bt.n_params == 1 && bt.params[0] == table);
+    char what[64];
+    snprintf(what, sizeof what, "dpb NH %d T %d", NH, T);
+    check_fill(what, &bt, ref->data, NH, T, 0);
+    check_grad(what, &bt, ds, NH, T, 1e-5);
+    free(ds);
+    ordo_ctx_free(&ctx);
+    ordo_params_free(&p);
+}
+
+// --pos-random: each scheme's tiles at per-row positions (B = 2 rows, each a sorted draw of T
+// of [0, 3T + 5)) against the materialised ops at the same positions ([B, NH, T, T]): alibi,
+// t5, kerple, dpb through ordo_dist_bias_at (fill bit for bit), fire through
+// ordo_fire_dist_at and its MLP (fill to float rounding); the gradients summed over the rows.
+static void test_at(ordo_pos scheme, int NH, int T) {
+    int B = 2, n = 3 * T + 5, W = 8, power = scheme == ORDO_POS_KERPLE_POWER;
+    int32_t *pos = malloc((size_t)B * T * sizeof *pos);
+    for (int b = 0; b < B; b++) ordo_random_positions(pos + b * T, T, n, ordo_rng_u64(&rng));
+    ordo_params p;
+    ordo_params_init(&p);
+    ordo_tensor *t[6] = {0};
+    if (scheme == ORDO_POS_T5) t[0] = ordo_params_add(&p, "t5", 2, (int[]){ORDO_T5_BUCKETS, NH}, 0);
+    if (scheme == ORDO_POS_DPB) t[0] = ordo_params_add(&p, "dpb", 2, (int[]){n, NH}, 0);
+    if (scheme == ORDO_POS_KERPLE || power) {
+        t[0] = ordo_params_add(&p, "r1", 1, (int[]){NH}, 0);
+        t[1] = ordo_params_add(&p, "r2", 1, (int[]){NH}, 0);
+    }
+    if (scheme == ORDO_POS_FIRE) {
+        const char *names[6] = {"w1", "b1", "w2", "b2", "c", "lmul"};
+        int shapes[6][2] = {{1, W}, {W, 0}, {W, NH}, {NH, 0}, {1, 0}, {1, 0}};
+        for (int k = 0; k < 6; k++)
+            t[k] = ordo_params_add(&p, names[k], shapes[k][1] ? 2 : 1, shapes[k], 0);
+    }
+    ordo_params_alloc(&p);
+    for (int k = 0; k < 6 && t[k]; k++)
+        for (size_t i = 0; i < t[k]->n; i++) t[k]->data[i] = (float)ordo_rng_normal(&rng);
+    if (t[1] && scheme != ORDO_POS_FIRE) { // kerple: positive, within the clamp
+        for (int h = 0; h < NH; h++) {
+            t[0]->data[h] = (float)uniform(0.1, 2);
+            t[1]->data[h] = (float)uniform(0.1, power ? 1.9 : 1);
+        }
+    }
+    if (scheme == ORDO_POS_FIRE) t[4]->data[0] = 0.7f, t[5]->data[0] = (float)(T / 2.0 / 512.0);
+    ordo_ctx ctx;
+    ordo_ctx_init(&ctx);
+    ordo_tensor *ref;
+    ordo_bias_tiles *bt;
+    if (scheme == ORDO_POS_FIRE) { // L = T/2: rows on both sides of max(pos_i, L)
+        ordo_tensor *u = ordo_fire_dist_at(&ctx, t[4], t[5], pos, B, T, 512.0f, 1e-6f);
+        ordo_tensor *hid = ordo_relu(&ctx, ordo_linear(&ctx, u, t[0], t[1]));
+        ref = ordo_pair_bias(&ctx, ordo_linear(&ctx, hid, t[2], t[3]), T);
+        bt = ordo_fire_tiles_at(&ctx, t[0], t[1], t[2], t[3], t[4], t[5], pos, B, T, n, 512.0f,
+                                1e-6f);
+    } else {
+        ordo_tensor *x;
+        if (scheme == ORDO_POS_ALIBI) { // as the model's: -m_h d, a constant
+            double m[256];
+            ordo_alibi_slopes(m, NH);
+            x = ordo_tensor_new2(&ctx, n, NH);
+            for (int d = 0; d < n; d++)
+                for (int h = 0; h < NH; h++) x->data[d * NH + h] = (float)(-m[h] * d);
+            bt = ordo_alibi_tiles_at(&ctx, NH, NH, pos, B, T, n);
+        } else if (scheme == ORDO_POS_T5) {
+            int32_t *ids = ordo_arena_alloc(&ctx.arena, (size_t)n * sizeof(int32_t));
+            for (int d = 0; d < n; d++) ids[d] = ordo_t5_bucket(d);
+            x = ordo_embedding(&ctx, t[0], ids, 1, (int[]){n});
+            bt = ordo_t5_tiles_at(&ctx, t[0], pos, B, T, n);
+        } else if (scheme == ORDO_POS_DPB) {
+            x = t[0];
+            bt = ordo_dpb_tiles_at(&ctx, t[0], pos, B, T);
+        } else {
+            x = ordo_kerple_table(&ctx, t[0], t[1], n, power);
+            bt = ordo_kerple_tiles_at(&ctx, t[0], t[1], pos, B, T, n, power);
+        }
+        ref = ordo_dist_bias_at(&ctx, x, pos, B, T);
+    }
+    float *ds = random_ds(B * NH, T);
+    if (scheme != ORDO_POS_ALIBI) ordo_backward_from(&ctx, ref, ds);
+    char what[80];
+    snprintf(what, sizeof what, "%s at positions NH %d T %d", ordo_pos_name(scheme), NH, T);
+    // fire: the MLP as GEMMs (materialised) or its pieces in double (tiles): rounding apart
+    check_fill_rows(what, bt, ref->data, B, NH, T, scheme == ORDO_POS_FIRE ? 1e-5 : 0);
+    if (scheme == ORDO_POS_ALIBI)
+        CHECK(bt->bias.grad == NULL && bt->n_params == 0);
+    else // fire: as test_fire measures the tiles and the ops against each other
+        check_grad_rows(what, bt, ds, B, NH, T, scheme == ORDO_POS_FIRE ? 2e-4 : 1e-5);
+    free(ds);
+    free(pos);
+    ordo_ctx_free(&ctx);
+    ordo_params_free(&p);
+}
+
 int main(void) {
     ordo_rng_seed(&rng, 25);
     const int Ts[] = {1, 2, 37, 129, 300};
@@ -434,6 +558,11 @@ int main(void) {
         test_fire(3, T, -0.3, -0.0625, 1); // L = 32 exactly (a tie at row 32), c < 0
     }
     for (int x = 0; x < 5; x++) test_fox(3, Ts[x]); // after, so the cases above draw as before
+    for (int x = 0; x < 5; x++) test_dpb(3, Ts[x]);
+    const ordo_pos at[] = {ORDO_POS_ALIBI,        ORDO_POS_T5,  ORDO_POS_KERPLE,
+                           ORDO_POS_KERPLE_POWER, ORDO_POS_DPB, ORDO_POS_FIRE};
+    for (int x = 0; x < 5; x++)
+        for (int k = 0; k < 6; k++) test_at(at[k], 3, Ts[x]);
     test_fire_nan();
     TEST_MAIN_END();
 }

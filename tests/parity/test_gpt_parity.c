@@ -202,10 +202,12 @@ static void test_random_rows(void) {
     ordo_gpt_train_mode(&m, 0, 0, 0);
     CHECK(ordo_gpt_forward(&m, &ctx, idx, NULL, 4, 8, &eval, NULL) == ORDO_OK);
     CHECK(memcmp(whole->data, eval->data, half * sizeof(float)) != 0);
-    // a bias scheme cannot take drawn positions: refused by name
+    // the relative schemes take drawn positions; fox (no positions) is refused by name
     cfg.pos = ORDO_POS_ALIBI;
+    CHECK(ordo_gpt_config_check(&cfg) == ORDO_OK);
+    cfg.pos = ORDO_POS_FOX;
     CHECK(ordo_gpt_config_check(&cfg) == ORDO_ERR_ARG);
-    CHECK(strstr(ordo_error_message(), "--pos-random 40") && strstr(ordo_error_message(), "alibi"));
+    CHECK(strstr(ordo_error_message(), "--pos-random 40") && strstr(ordo_error_message(), "fox"));
     ordo_ctx_free(&ctx);
     ordo_gpt_free(&m);
 }
@@ -636,7 +638,12 @@ int main(void) {
         "gpt_fox.safetensors", "gpt_fox_T64.safetensors",
         // issue 26 item 1: dynamic position bias
         "gpt_dpb.safetensors", "gpt_dpb_log.safetensors", "gpt_dpb_T64.safetensors",
-        "gpt_dpb_log_T64.safetensors"};
+        "gpt_dpb_log_T64.safetensors",
+        // item 4 for the relative schemes: each row's bias from its positions' differences
+        "gpt_alibi_rand.safetensors", "gpt_alibi_heads_rand.safetensors", "gpt_t5_rand.safetensors",
+        "gpt_t5_rand_far.safetensors", "gpt_fire_rand.safetensors", "gpt_kerple_rand.safetensors",
+        "gpt_kerple-power_rand.safetensors", "gpt_xpos_rand.safetensors",
+        "gpt_dpb_rand.safetensors", "gpt_dpb_log_rand.safetensors"};
 
     size_t n_cases = sizeof cases / sizeof cases[0], first26 = 0;
     for (size_t i = 0; i < n_cases; i++) run_case(cases[i]);

@@ -118,10 +118,13 @@ class GPTConfig:
             raise ValueError("dpb options need pos=dpb, not %s" % pos)
         # issue 26 item 4: trained at random positions of [0, N) (Ruoss et al. 2023); the model
         # takes them as forward(positions=...). learned: the table has N rows (T_max = N)
+        # The relative schemes take the drawn positions' differences (FIRE's normaliser the
+        # query's position; dpb's MLP, t5's buckets over the distances 0..N-1; xpos rotates
+        # and decays at each token's position); none and fox have no positions to draw.
         self.pos_random = int(pos_random)
-        if self.pos_random and (pos not in ("learned", "sinusoidal", "rope") or
+        if self.pos_random and (pos in ("none", "fox") or
                                 (pos == "learned" and self.T_max != self.pos_random)):
-            raise ValueError("pos_random %d: learned (T_max = N), sinusoidal or rope" % self.pos_random)
+            raise ValueError("pos_random %d: not for none or fox; learned needs T_max = N" % self.pos_random)
 
     @property
     def rope_dims(self):
@@ -287,16 +290,25 @@ def alibi_slopes(H):
     return pow2(P) + pow2(2 * P)[0::2][:H - P]
 
 
-def alibi_bias(H, T, dtype=torch.float32, k=None):
-    """[H, T, T] with bias[h, i, j] = -m_h * (i - j) (only j <= i is used; the rest is masked).
+def pair_distances(T, positions=None):
+    """i - j as [T, T], or pos[b, i] - pos[b, j] as [B, T, T] at positions [B, T] (long)."""
+    if positions is None:
+        i = torch.arange(T)
+        return i[:, None] - i[None, :]
+    p = positions.long()
+    return p[:, :, None] - p[:, None, :]
+
+
+def alibi_bias(H, T, dtype=torch.float32, k=None, positions=None):
+    """[H, T, T] with bias[h, i, j] = -m_h * (i - j) (only j <= i is used; the rest is masked);
+    at positions [B, T]: [B, H, T, T] of -m_h * (pos[b, i] - pos[b, j]).
 
     k < H: x-transformers' AlibiPositionalBias(heads=k, total_heads=H): the slopes of k heads
     on heads 0..k-1, and zero bias (F.pad) on the other H - k."""
     k = H if k is None else k
     m = torch.tensor(alibi_slopes(k), dtype=torch.float64)
-    i = torch.arange(T, dtype=torch.float64)
-    dist = i[:, None] - i[None, :]
-    bias = -m[:, None, None] * dist[None, :, :]
+    dist = pair_distances(T, positions).to(torch.float64).unsqueeze(-3)   # [(B,) 1, T, T]
+    bias = -m[:, None, None] * dist
     bias = F.pad(bias, (0, 0, 0, 0, 0, H - k))
     return bias.to(dtype)
 
@@ -326,18 +338,22 @@ def t5_bucket_py(n, num_buckets=T5_NUM_BUCKETS, max_distance=T5_MAX_DISTANCE):
     return min(b, num_buckets - 1)
 
 
-def t5_bias(table, T):
-    """table [32, H] -> [H, T, T] with bias[h, i, j] = table[bucket(i - j), h]."""
-    i = torch.arange(T)
-    buckets = t5_bucket(i[:, None] - i[None, :])          # [T, T]
-    return table[buckets].permute(2, 0, 1)                # [H, T, T]
+def t5_bias(table, T, positions=None):
+    """table [32, H] -> [H, T, T] with bias[h, i, j] = table[bucket(i - j), h]; at positions
+    [B, T]: [B, H, T, T] of table[bucket(pos[b, i] - pos[b, j]), h]."""
+    buckets = t5_bucket(pair_distances(T, positions))    # [(B,) T, T]
+    return table[buckets].movedim(-1, -3)                 # [(B,) H, T, T]
 
 
-def xpos_scale(T, hs, dtype=torch.float32):
+def xpos_scale(T, hs, dtype=torch.float32, positions=None, n_range=None):
     """[T, hs/2] xPos scale zeta_i^(n/512), zeta_i = (2i + 0.4 hs) / (1.4 hs), with the positions
     centred as torchscale's XPOS centres them: n = t + (-T // 2), t = 0..T-1 (float64, then cast).
-    q is multiplied by it, k divided by it, so q_n . k_m carries zeta^((n - m)/512)."""
+    q is multiplied by it, k divided by it, so q_n . k_m carries zeta^((n - m)/512).
+    At positions [B, T] drawn from [0, n_range): n = pos + (-n_range // 2), [B, 1, T, hs/2]."""
     zeta = (torch.arange(0, hs, 2, dtype=torch.float64) + 0.4 * hs) / (1.4 * hs)
+    if positions is not None:
+        n = (positions.to(torch.float64) + (-n_range // 2)) / XPOS_SCALE_BASE
+        return (zeta ** n[:, None, :, None]).to(dtype)
     min_pos = -T // 2                                   # torchscale: -(length + offset) // 2
     n = torch.arange(min_pos, min_pos + T, dtype=torch.float64) / XPOS_SCALE_BASE
     return (zeta[None, :] ** n[:, None]).to(dtype)
@@ -369,15 +385,17 @@ class FIRE(nn.Module):
         self.c = nn.Parameter(torch.tensor([FIRE_INIT_C]))
         self.L_multiplier = nn.Parameter(torch.tensor([1.0]))
 
-    def forward(self, T):
-        positions = torch.arange(T, dtype=self.c.dtype)
-        rel = positions[:, None] - positions[None, :]
+    def forward(self, T, positions=None):
+        """[NH, T, T]; at positions [B, T] (the query's position in the normaliser): [B, NH, T, T]."""
+        positions = torch.arange(T) if positions is None else positions
+        positions = positions.to(self.c.dtype)
+        rel = positions[..., :, None] - positions[..., None, :]
         threshold = torch.abs(self.L_multiplier * FIRE_INIT_L)
-        normalizer = torch.max(positions, threshold)[:, None]
+        normalizer = torch.max(positions, threshold)[..., :, None]
         rel = torch.log(torch.abs(self.c * rel) + 1)
         normalizer = torch.log(torch.abs(self.c * normalizer) + 1) + FIRE_EPS
-        u = (rel / normalizer).unsqueeze(-1)                     # [T, T, 1]
-        return self.fc2(torch.relu(self.fc1(u))).permute(2, 0, 1)  # [NH, T, T]
+        u = (rel / normalizer).unsqueeze(-1)                     # [(B,) T, T, 1]
+        return self.fc2(torch.relu(self.fc1(u))).movedim(-1, -3)  # [(B,) NH, T, T]
 
 
 class DynamicPositionBias(nn.Module):
@@ -398,18 +416,20 @@ class DynamicPositionBias(nn.Module):
         sizes = [1] + [dim] * depth + [NH]
         self.mlp = nn.ModuleList([Conv1D(sizes[k], sizes[k + 1]) for k in range(depth + 1)])
 
-    def forward(self, T):
+    def forward(self, T, positions=None, n_range=None):
+        """[NH, T, T]; at positions [B, T] drawn from [0, n_range): the MLP of every relative
+        position -(n_range-1)..n_range-1, gathered by pos[b, i] - pos[b, j]: [B, NH, T, T]."""
         dtype = self.mlp[0].weight.dtype
-        seq = torch.arange(T)
-        indices = seq[:, None] - seq[None, :] + (T - 1)            # i - j + (T - 1)
-        pos = torch.arange(-T + 1, T, dtype=dtype)[:, None]         # [2T - 1, 1]
+        n = T if positions is None else n_range
+        indices = pair_distances(T, positions) + (n - 1)            # i - j + (n - 1)
+        pos = torch.arange(-n + 1, n, dtype=dtype)[:, None]         # [2n - 1, 1]
         if self.log_distance:
             pos = torch.sign(pos) * torch.log(pos.abs() + 1)
         for k, layer in enumerate(self.mlp):
             pos = layer(pos)
             if k < len(self.mlp) - 1:
                 pos = F.silu(pos)
-        return pos[indices].permute(2, 0, 1)                       # [NH, T, T]
+        return pos[indices].movedim(-1, -3)                        # [(B,) NH, T, T]
 
 
 class Kerple(nn.Module):
@@ -423,12 +443,12 @@ class Kerple(nn.Module):
         self.r1 = nn.Parameter(torch.ones(NH))
         self.r2 = nn.Parameter(torch.ones(NH))
 
-    def forward(self, T):
+    def forward(self, T, positions=None):
+        """[NH, T, T]; at positions [B, T]: [B, NH, T, T] of d = pos[b, i] - pos[b, j]."""
         with torch.no_grad():
             self.r1.data.clamp_(min=KERPLE_EPS)
             self.r2.data.clamp_(min=KERPLE_EPS, max=KERPLE_POWER_MAX if self.power else None)
-        i = torch.arange(T)
-        diff = torch.tril(i[:, None] - i[None, :]).to(self.r1.dtype)[None]   # [1, T, T]
+        diff = torch.tril(pair_distances(T, positions)).to(self.r1.dtype).unsqueeze(-3)  # [(B,) 1, T, T]
         r1, r2 = self.r1[:, None, None], self.r2[:, None, None]
         if self.power:
             return -r1 * diff.pow(r2)
@@ -466,7 +486,7 @@ def causal_attention(q, k, v, bias=None):
 
 
 def attention_from_qkv(qkv, NH, pos="none", table=None, rope=("none", 1.0, 0), bias=None, rd=None, nrot=None,
-                       alibi_heads=None, positions=None):
+                       alibi_heads=None, positions=None, pos_range=None):
     """The whole attention core on a fused qkv [B, T, 3C] -> y [B, T, C] (before c_proj).
 
     q, k, v = split(qkv, C) in that order; head h uses columns h*hs:(h+1)*hs of each.
@@ -484,13 +504,13 @@ def attention_from_qkv(qkv, NH, pos="none", table=None, rope=("none", 1.0, 0), b
         cos, sin = rope_cos_sin(T, rd, qkv.dtype, *rope, positions=positions)  # over rd (GPT-NeoX)
         q, k = apply_rope_partial(q, cos, sin, rd, nrot), apply_rope_partial(k, cos, sin, rd, nrot)
     elif pos == "xpos":
-        cos, sin = rope_cos_sin(T, hs, qkv.dtype)
-        scale = xpos_scale(T, hs, qkv.dtype)
+        cos, sin = rope_cos_sin(T, hs, qkv.dtype, positions=positions)
+        scale = xpos_scale(T, hs, qkv.dtype, positions, pos_range)
         q, k = apply_xpos(q, cos, sin, scale, False), apply_xpos(k, cos, sin, scale, True)
     elif pos == "alibi":
-        bias = alibi_bias(NH, T, qkv.dtype, alibi_heads)
+        bias = alibi_bias(NH, T, qkv.dtype, alibi_heads, positions)
     elif pos == "t5":
-        bias = t5_bias(table, T)
+        bias = t5_bias(table, T, positions)
     y = causal_attention(q, k, v, bias)
     return y.transpose(1, 2).reshape(B, T, C)
 
@@ -535,13 +555,13 @@ class Attention(nn.Module):
         if cfg.pos == "fox":  # the paper's fgate_proj = nn.Linear(hidden, num_heads, bias=True)
             self.fgate = Conv1D(cfg.C, cfg.NH)
 
-    def forward(self, h, rel_table=None, bias=None, positions=None):
+    def forward(self, h, rel_table=None, bias=None, positions=None, pos_range=None):
         qkv = self.c_attn(h)                                  # [B, T, 3C]
         c = self.cfg
         if c.pos == "fox":
             bias = fox_bias(self.fgate(h))
         y = attention_from_qkv(qkv, c.NH, c.pos, rel_table, (c.rope_scaling, c.rope_factor, c.rope_orig),
-                               bias, c.rope_dims, c.rope_heads, c.alibi_heads, positions)
+                               bias, c.rope_dims, c.rope_heads, c.alibi_heads, positions, pos_range)
         return self.c_proj(y)
 
 
@@ -563,8 +583,8 @@ class Block(nn.Module):
         self.ln_2 = nn.LayerNorm(cfg.C, eps=LN_EPS)
         self.mlp = MLP(cfg)
 
-    def forward(self, x, rel_table=None, bias=None, positions=None):
-        x = x + self.attn(self.ln_1(x), rel_table, bias, positions)
+    def forward(self, x, rel_table=None, bias=None, positions=None, pos_range=None):
+        x = x + self.attn(self.ln_1(x), rel_table, bias, positions, pos_range)
         x = x + self.mlp(self.ln_2(x))
         return x
 
@@ -624,12 +644,14 @@ class GPT(nn.Module):
                 p.normal_(0.0, std)
 
     def forward(self, idx, targets=None, positions=None):
-        """positions: [B, T] ids per sequence (--pos-random's drawn ones; learned, sinusoidal,
-        rope), or None for 0..T-1."""
+        """positions: [B, T] ids per sequence (--pos-random's drawn ones; every scheme but none
+        and fox; increasing along a row for the relative ones), or None for 0..T-1."""
         B, T = idx.shape
         cfg = self.cfg
-        if positions is not None and cfg.pos not in ("learned", "sinusoidal", "rope"):
-            raise ValueError("positions need pos learned, sinusoidal or rope, not %s" % cfg.pos)
+        if positions is not None and cfg.pos in ("none", "fox"):
+            raise ValueError("positions need a scheme with positions, not %s" % cfg.pos)
+        # the range the positions are drawn from: N (pos_random), or past the largest given
+        pos_range = None if positions is None else max(cfg.pos_random, int(positions.max()) + 1)
         if cfg.pos == "learned" and T > cfg.T_max:
             raise ValueError("pos=learned: the position table has T_max=%d rows, cannot evaluate "
                              "a sequence of length T=%d" % (cfg.T_max, T))
@@ -650,13 +672,13 @@ class GPT(nn.Module):
         rel_table = self.rel_bias.weight if cfg.pos == "t5" else None
         bias = None                                 # fire, kerple: one bias for every layer
         if cfg.pos == "fire":
-            bias = self.fire(T)
+            bias = self.fire(T, positions)
         elif cfg.pos in ("kerple", "kerple-power"):
-            bias = self.kerple(T)
+            bias = self.kerple(T, positions)
         elif cfg.pos == "dpb":
-            bias = self.dpb(T)
+            bias = self.dpb(T, positions, pos_range)
         for block in self.h:
-            x = block(x, rel_table, bias, positions)
+            x = block(x, rel_table, bias, positions, pos_range)
         x = self.ln_f(x)
         head = self.lm_head.weight if cfg.untied_head else self.wte.weight
         logits = x @ head.t()

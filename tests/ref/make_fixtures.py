@@ -399,6 +399,8 @@ def main():
     import make_fixtures_posopts  # issue 26's position options, in their own file
     make_fixtures_posopts.fixtures()
     make_fixtures_posopts.random_fixtures()  # item 4, --pos-random
+    import make_fixtures_relrand  # item 4 for the relative schemes, in its own file
+    make_fixtures_relrand.fixtures()
     import make_fixtures_fox  # issue 26's forget gate, in its own file
     make_fixtures_fox.fixtures()
     extend_fixtures()

@@ -713,15 +713,16 @@ check "pos scale negative"       "--pos-scale is 'learned:-1', expected" "$ORDO"
 check "pos scale with rope"      "--pos-scale learned applies to the absolute schemes (--pos learned or sinusoidal), not to --pos rope" "$ORDO" train "${tiny[@]}" --pos rope --pos-scale learned --out "$F"
 check "resume with a rope fraction" "--rope-fraction is 0.5 but the checkpoint was trained with 1" "$ORDO" train --resume "$R" --rope-fraction 0.5
 check "resume with a pos scale"  "--pos-scale is \"fixed:2\" but the checkpoint was trained with null" "$ORDO" train --resume "$G" --pos-scale fixed:2
-# --- issue 26 item 4, --pos-random N: N below the context, a negative N, the schemes that cannot take
-# drawn positions (none, the bias schemes, xpos), a resume that changes it
+# --- issue 26 item 4, --pos-random N: N below the context (for an absolute and a relative
+# scheme), a negative N, the schemes without positions to draw (none; fox, whose bias comes
+# from the text), a resume that changes it (from 0, and from a relative run's 64)
 check "pos random below context" "--pos-random 8 is below --context 16: each training sequence takes 16 distinct positions of [0, 8)" "$ORDO" train "${tiny[@]}" --pos learned --pos-random 8 --out "$F"
+check "pos random below context, t5" "--pos-random 15 is below --context 16" "$ORDO" train "${tiny[@]}" --pos t5 --pos-random 15 --out "$F"
 check "pos random negative"      "--pos-random is -1, expected --context..1048576 (0 = off)" "$ORDO" train "${tiny[@]}" --pos rope --pos-random -1 --out "$F"
-check "pos random with alibi"    "--pos-random 64 applies to --pos learned, sinusoidal or rope, not to --pos alibi (its bias is computed from i - j" "$ORDO" train "${tiny[@]}" --pos alibi --pos-random 64 --out "$F"
-check "pos random with t5"       "--pos-random 64 applies to --pos learned, sinusoidal or rope, not to --pos t5" "$ORDO" train "${tiny[@]}" --pos t5 --pos-random 64 --out "$F"
-check "pos random with xpos"     "--pos-random 64 applies to --pos learned, sinusoidal or rope, not to --pos xpos (its decay is centred on 0..T-1)" "$ORDO" train "${tiny[@]}" --pos xpos --pos-random 64 --out "$F"
-check "pos random with none"     "--pos-random 64 applies to --pos learned, sinusoidal or rope, not to --pos none (it has no positions to draw)" "$ORDO" train "${tiny[@]}" --pos none --pos-random 64 --out "$F"
-check "pos random with dpb"     "--pos-random 64 applies to --pos learned, sinusoidal or rope, not to --pos dpb (its bias is an MLP of the distance i - j" "$ORDO" train "${tiny[@]}" --pos dpb --pos-random 64 --out "$F"
+check "pos random with none"     "--pos-random 64 does not apply to --pos none (it has no positions to draw); it applies to --pos learned, sinusoidal, rope, alibi, t5, fire, kerple, xpos, kerple-power, dpb" "$ORDO" train "${tiny[@]}" --pos none --pos-random 64 --out "$F"
+check "pos random with fox"      "--pos-random 64 does not apply to --pos fox (its bias comes from the text's forget gates, used with no other positions)" "$ORDO" train "${tiny[@]}" --pos fox --pos-random 64 --out "$F"
+"$ORDO" train "${tiny[@]}" --pos t5 --pos-random 64 --out "$dir/runs/t5rand" > /dev/null 2>&1 || bad "fixture run: t5 with --pos-random 64"
+check "resume t5 with another N" "--pos-random is 128 but the checkpoint was trained with 64" "$ORDO" train --resume "$dir/runs/t5rand" --pos-random 128
 check "resume with pos random"   "--pos-random is 64 but the checkpoint was trained with 0" "$ORDO" train --resume "$R" --pos-random 64
 # --- issue 15, the position schemes fire, kerple, xpos, kerple-power: a misspelt name, weights
 # of another scheme or head count given to --init, a run resumed as another of the new schemes

@@ -218,8 +218,9 @@ int main(int argc, char **argv) {
     conflicts_and_corruption();
     nan_stops();
     // --pos-random: the positions are a function of the run seed and the step (trainer.c)
-    const char *drawn[] = {"learned", "sinusoidal", "rope"};
-    for (int i = 0; i < 3; i++) {
+    // (the relative schemes too: their bias from the drawn positions' differences)
+    const char *drawn[] = {"learned", "sinusoidal", "rope", "t5", "fire", "xpos", "dpb"};
+    for (int i = 0; i < 7; i++) {
         pos = drawn[i];
         pos_random = 64;
         resume_identity("adamw");
