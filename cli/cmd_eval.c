@@ -291,6 +291,7 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
               max_n = 0;
     long long step = -1;
     const char *data = NULL, *extend_pos = NULL, *attention = "fused", *depths_arg = NULL;
+    const char *positions = "contiguous";
     char attn_help[128];
     snprintf(attn_help, sizeof attn_help, "how attention computes the scores: ");
     ordo_names_join(&ordo_attn_impl_names, " | ", " | ", attn_help + strlen(attn_help),
@@ -353,6 +354,11 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
          0},
         // issue 25
         {"attention", ORDO_OPT_STRING, &attention, attn_help, 0},
+        // issue 26: Ruoss et al.'s test protocol for --pos-random runs
+        {"positions", ORDO_OPT_STRING, &positions,
+         "contiguous (0..T-1) | drawn (a --pos-random run: positions drawn as in\n"
+         "                         training, a fixed draw per window; Ruoss et al.'s tests)",
+         0},
         {0},
     };
     const char **pos, *save_name;
@@ -426,6 +432,11 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
     q.extend_pos = extend_pos;
     if (!s && (s = ordo_attn_impl_parse(attention, &q.attention)))
         s = ordo_error_wrap(s, "--attention");
+    if (!s && strcmp(positions, "drawn") == 0)
+        q.drawn_positions = 1;
+    else if (!s && strcmp(positions, "contiguous") != 0)
+        s = ordo_error(ORDO_ERR_ARG, "--positions is '%s', expected contiguous or drawn",
+                       positions);
     json_t *report = NULL;
     if (!s) {
         ordo_args_threads("eval", opts, threads);

@@ -74,14 +74,15 @@ static ordo_status parse_mult(const char *s, int *out, int *n) {
     return ORDO_OK;
 }
 
-// One word of --eval-variants into v: base, S:F (S a RoPE scaling, F its factor) or
-// extend:M (M a way to grow a learned table).
+// One word of --eval-variants into v: base, drawn (--pos-random's draw at eval too), S:F (S a
+// RoPE scaling, F its factor) or extend:M (M a way to grow a learned table).
 static ordo_status parse_variant(const char *list, const char *w, ordo_sweep_variant *v) {
     memset(v, 0, sizeof *v);
     const char *colon = strchr(w, ':');
     int how;
-    if (strcmp(w, "base") == 0) {
-        snprintf(v->name, sizeof v->name, "base");
+    if (strcmp(w, "base") == 0 || strcmp(w, "drawn") == 0) {
+        snprintf(v->name, sizeof v->name, "%s", w);
+        v->drawn = strcmp(w, "drawn") == 0;
         return ORDO_OK;
     }
     if (colon && strncmp(w, "extend:", 7) == 0 &&
@@ -104,8 +105,8 @@ static ordo_status parse_variant(const char *list, const char *w, ordo_sweep_var
     }
     ordo_error_clear();
     return ordo_error(ORDO_ERR_ARG,
-                      "--eval-variants '%s': '%s' is not a variant; expected base, ntk:F, yarn:F, "
-                      "pi:F (F a factor 1..1e4) or extend:interpolate, extend:fresh, e.g. "
+                      "--eval-variants '%s': '%s' is not a variant; expected base, drawn, ntk:F, "
+                      "yarn:F, pi:F (F a factor 1..1e4) or extend:interpolate, extend:fresh, e.g. "
                       "base,ntk:4,yarn:4",
                       list, w);
 }
@@ -151,6 +152,11 @@ static ordo_status check(ordo_sweep *sw, const ordo_sweep_options *o) {
         return ordo_error(ORDO_ERR_ARG, "--examples is %lld, expected 0..100000", o->examples);
     ordo_status s = parse_mult(o->eval_lengths, sw->mult, &sw->nmult);
     if (!s) s = parse_variants(sw, o->eval_variants ? o->eval_variants : "base");
+    for (int i = 0; !s && i < sw->nvariants; i++)
+        if (sw->variants[i].drawn && sw->cfg.pos_random <= 0)
+            s = ordo_error(ORDO_ERR_ARG,
+                           "--eval-variants drawn scores at positions drawn as --pos-random "
+                           "draws them, but this sweep trains at 0..T-1 (no --pos-random)");
     if (!s && o->depths && (sw->cfg.data || strcmp(sw->cfg.task, "passkey") != 0))
         s = ordo_error(ORDO_ERR_ARG,
                        "--depths '%s' applies to --task passkey (the key's depths), not to %s",
@@ -353,7 +359,8 @@ static ordo_status eval_run(const ordo_sweep *sw, const ordo_sweep_entry *r) {
                                .ndepths = sw->ndepths,
                                .rope_scaling = v->rope_scaling,
                                .rope_factor = v->factor,
-                               .extend_pos = v->extend_pos};
+                               .extend_pos = v->extend_pos,
+                               .drawn_positions = v->drawn};
         json_t *have = ordo_eval_load(r->dir, v->name);
         int current = have && ordo_eval_record_current(have, newest, &q);
         json_decref(have);

@@ -39,6 +39,7 @@ typedef struct ordo_sweep_variant {
     const char *rope_scaling; // pi | ntk | yarn, or NULL
     double factor;            // its factor
     const char *extend_pos;   // interpolate | fresh, or NULL
+    int drawn;                // --pos-random's draw at eval too (eval --positions drawn)
 } ordo_sweep_variant;
 
 typedef struct ordo_sweep {

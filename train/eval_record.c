@@ -24,6 +24,8 @@ const char *ordo_eval_default_name(const json_t *report, char *buf, size_t cap) 
                      json_number_value(json_object_get(rope, "factor")));
     else if (method)
         n = snprintf(buf, cap, "extend-%s", method);
+    else if (json_object_get(json_object_get(report, "variant"), "positions"))
+        n = snprintf(buf, cap, "drawn"); // --pos-random's draw at eval too
     else
         n = snprintf(buf, cap, "base");
     if (mode && strcmp(mode, "sliding") == 0 && n >= 0 && (size_t)n < cap)

@@ -502,6 +502,7 @@ json_t *ordo_eval_request_json(const ordo_eval_request *q, const int *lens, int 
     json_object_set_new(r, "rope_orig_context", json_integer(q->rope_orig_context));
     json_object_set_new(r, "extend_pos", q->extend_pos ? json_string(q->extend_pos) : json_null());
     json_object_set_new(r, "attention", json_string(ordo_attn_impl_name(q->attention)));
+    if (q->drawn_positions) json_object_set_new(r, "positions", json_string("drawn"));
     return r;
 }
 
@@ -517,6 +518,7 @@ static json_t *variant_json(const ordo_eval_request *q, const ordo_gpt *m) {
     json_object_set_new(v, "original_context",
                         scaled ? json_integer(m->cfg.rope.orig_T) : json_null());
     json_object_set_new(v, "extension", q->extend_pos ? json_string(q->extend_pos) : json_null());
+    if (q->drawn_positions) json_object_set_new(v, "positions", json_string("drawn"));
     return v;
 }
 
@@ -540,8 +542,22 @@ static json_t *data_json(const ordo_train_config *cfg) {
     return d;
 }
 
+// --positions drawn: the run's --pos-random draw at eval too, from a seed of the run's own
+// (not the training steps' stream), so that two evals of a run score the same positions.
+static ordo_status eval_positions(const ordo_eval_request *q, const ordo_train_config *cfg) {
+    if (!q->drawn_positions) return ORDO_OK;
+    if (cfg->pos_random <= 0)
+        return ordo_error(ORDO_ERR_ARG,
+                          "--positions drawn scores at positions drawn as --pos-random draws "
+                          "them, but this run trained at 0..T-1 (no --pos-random)");
+    ordo_eval_draw_positions((int)cfg->pos_random,
+                             (uint64_t)cfg->seed * 0x9e3779b97f4a7c15ULL ^ 0xe7a1d4a3c0ffeeULL);
+    return ORDO_OK;
+}
+
 ordo_status ordo_eval_run(const ordo_eval_request *q, json_t **report) {
     *report = NULL;
+    ordo_eval_draw_positions(0, 0); // set by eval_positions for this request alone
     ordo_train_config cfg;
     ordo_rundata data;
     ordo_gpt m;
@@ -557,7 +573,8 @@ ordo_status ordo_eval_run(const ordo_eval_request *q, json_t **report) {
         return s;
     }
     json_t *rope = NULL;
-    if ((s = eval_extend(q, &m)) || (s = eval_rope(q, &cfg, &m, &rope))) {
+    if ((s = eval_extend(q, &m)) || (s = eval_rope(q, &cfg, &m, &rope)) ||
+        (s = eval_positions(q, &cfg))) {
         ordo_gpt_free(&m);
         ordo_rundata_free(&data);
         return ordo_error_wrap(s, "%s", q->run_dir);
@@ -622,6 +639,7 @@ ordo_status ordo_eval_run(const ordo_eval_request *q, json_t **report) {
         json_object_set_new(o, "accuracy",
                             passkey ? passkey_accuracy(&m, &ctx, &cfg, &data, q, &s)
                                     : accuracy(&m, &ctx, &cfg, &data, q, &s));
+    ordo_eval_draw_positions(0, 0);
     ordo_ctx_free(&ctx);
     ordo_gpt_free(&m);
     ordo_rundata_free(&data);

@@ -12,6 +12,7 @@
 #include "train/evaluate.h"
 #include "framework/dist.h"
 #include "framework/names.h"
+#include "models/positional.h"
 #include "train/progress.h"
 
 // Logits are (rows, T, V) floats: keep a forward's logits near 256 MiB at most.
@@ -19,6 +20,37 @@
 
 ORDO_NAMES_ENUM(ordo_eval_mode, ordo_eval_mode_parse, ordo_eval_mode_name, ordo_eval_modes,
                 "evaluation mode", ORDO_EVAL_SLIDING + 1, "nonoverlap", "sliding");
+
+// ordo_eval_draw_positions: N 0 = 0..T-1.
+static int draw_N;
+static uint64_t draw_seed;
+
+void ordo_eval_draw_positions(int N, uint64_t seed) {
+    draw_N = N;
+    draw_seed = seed;
+}
+
+// The positions of the next forward's rows, row r being window (example) idx0 + r or idx[r]:
+// drawn into pos [rows, T] and handed to the model, or nothing when positions are 0..T-1.
+// The caller clears them (positions_clear) before pos is freed.
+static ordo_status positions_set(ordo_gpt *m, int32_t *pos, int rows, int T, const size_t *idx,
+                                 size_t idx0) {
+    if (!draw_N) return ORDO_OK;
+    if (T > draw_N)
+        return ordo_error(ORDO_ERR_ARG,
+                          "length %d is past the run's --pos-random %d: there are no %d distinct "
+                          "positions to draw (score it at 0..T-1, or at lengths up to %d)",
+                          T, draw_N, T, draw_N);
+    for (int r = 0; r < rows; r++)
+        ordo_random_positions(pos + (size_t)r * T, T, draw_N,
+                              ordo_gpt_row_pos_seed(draw_seed, (int64_t)(idx ? idx[r] : idx0 + r)));
+    ordo_gpt_set_positions(m, pos);
+    return ORDO_OK;
+}
+
+static void positions_clear(ordo_gpt *m) {
+    if (draw_N) ordo_gpt_set_positions(m, NULL);
+}
 
 static int argmax(const float *x, int n) {
     int best = 0;
@@ -119,6 +151,8 @@ static ordo_status eval_windows(ordo_gpt *m, ordo_ctx *ctx, const eval_job *job,
     r->pos_loss = ordo_xcalloc((size_t)T, sizeof *r->pos_loss);
     r->pos_count = ordo_xcalloc((size_t)T, sizeof *r->pos_count);
     double *rl = job->fused ? NULL : ordo_xmalloc((size_t)B * T * sizeof *rl); // (B, T)
+    int32_t *pos = draw_N ? ordo_xmalloc((size_t)B * T * sizeof *pos) : NULL;  // (B, T)
+    size_t *idx = ordo_xmalloc((size_t)B * sizeof *idx); // each row's window index
     window_iter it = {.mode = job->mode, .n = job->n, .T = T, .S = job->stride};
     int rank = ordo_dist_rank(), size = ordo_dist_size();
     size_t seen = 0, mine = 0;
@@ -142,6 +176,7 @@ static ordo_status eval_windows(ordo_gpt *m, ordo_ctx *ctx, const eval_job *job,
                 break;
             }
             if (seen++ % (size_t)size != (size_t)rank) continue;
+            idx[rows] = seen - 1;
             memcpy(in + (size_t)rows * T, job->tokens + b, (size_t)T * sizeof *in);
             for (int t = 0; t < T; t++) {
                 int32_t y = job->targets ? job->targets[b + t + 1] : job->tokens[b + t + 1];
@@ -151,12 +186,16 @@ static ordo_status eval_windows(ordo_gpt *m, ordo_ctx *ctx, const eval_job *job,
         }
         if (!rows) break;
         ordo_ctx_reset(ctx);
+        if ((s = positions_set(m, pos, rows, T, idx, 0))) break;
         s = job->fused ? score_fused(m, ctx, in, tg, rows, T, &sum, r)
                        : score_targets(m, ctx, in, tg, rows, T, rl, &sum, r);
         ordo_eval_progress_update(&prog, mine += (size_t)rows);
     }
     ordo_eval_progress_end(&prog);
     ctx->grad_enabled = saved;
+    positions_clear(m);
+    free(pos);
+    free(idx);
     free(in);
     free(tg);
     free(rl);
@@ -259,6 +298,7 @@ ordo_status ordo_eval_seq_accuracy(ordo_gpt *m, ordo_ctx *ctx, ordo_task task, i
     enum { CHUNK = ORDO_EVAL_SEQ_CHUNK };
     int32_t *ex = ordo_xmalloc((size_t)CHUNK * len * sizeof *ex);
     int32_t *in = ordo_xmalloc((size_t)CHUNK * T * sizeof *in);
+    int32_t *pos = draw_N ? ordo_xmalloc((size_t)CHUNK * T * sizeof *pos) : NULL;
     ordo_rng r;
     ordo_rng_seed(&r, seed ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(n + 1)));
     int right = 0, saved = ctx->grad_enabled, chunk = 0;
@@ -277,6 +317,7 @@ ordo_status ordo_eval_seq_accuracy(ordo_gpt *m, ordo_ctx *ctx, ordo_task task, i
         }
         ordo_ctx_reset(ctx);
         ordo_tensor *logits;
+        if ((s = positions_set(m, pos, rows, T, NULL, (size_t)done))) break;
         if ((s = ordo_gpt_forward(m, ctx, in, NULL, rows, T, &logits, NULL))) break;
         int V = m->cfg.V;
         for (int i = 0; i < rows; i++) {
@@ -289,6 +330,8 @@ ordo_status ordo_eval_seq_accuracy(ordo_gpt *m, ordo_ctx *ctx, ordo_task task, i
         done += rows;
     }
     ctx->grad_enabled = saved;
+    positions_clear(m);
+    free(pos);
     free(ex);
     free(in);
     if (size > 1) {
@@ -308,17 +351,24 @@ typedef struct passkey_model {
     ordo_gpt *m;
     ordo_ctx *ctx;
     int chunk, rank, size;
+    size_t done;  // examples predicted so far (by every rank): the next one's index
+    int32_t *pos; // drawn positions [rows, T] (ordo_eval_draw_positions), or NULL
 } passkey_model;
 
 static ordo_status passkey_predict(void *p, const int32_t *in, int rows, int T, int32_t *pred) {
     passkey_model *pm = p;
+    size_t first = pm->done;
+    pm->done += (size_t)rows;
     if (pm->chunk++ % pm->size != pm->rank) {
         for (size_t i = 0; i < (size_t)rows * T; i++) pred[i] = -1;
         return ORDO_OK;
     }
     ordo_ctx_reset(pm->ctx);
     ordo_tensor *logits;
-    ordo_status s = ordo_gpt_forward(pm->m, pm->ctx, in, NULL, rows, T, &logits, NULL);
+    if (draw_N && !pm->pos)
+        pm->pos = ordo_xmalloc((size_t)ORDO_EVAL_SEQ_CHUNK * T * sizeof(int32_t));
+    ordo_status s = positions_set(pm->m, pm->pos, rows, T, NULL, first);
+    if (!s) s = ordo_gpt_forward(pm->m, pm->ctx, in, NULL, rows, T, &logits, NULL);
     int V = pm->m->cfg.V;
     for (size_t i = 0; !s && i < (size_t)rows * T; i++)
         pred[i] = argmax(logits->data + i * (size_t)V, V);
@@ -343,6 +393,8 @@ ordo_status ordo_eval_passkey(ordo_gpt *m, ordo_ctx *ctx, const ordo_passkey *pk
         ordo_passkey_score(pk, len, depth, examples, seed, ordo_eval_passkey_rows(&m->cfg, len),
                            passkey_predict, &pm, &right);
     ctx->grad_enabled = saved;
+    positions_clear(m);
+    free(pm.pos);
     if (pm.size > 1) {
         double r2 = right;
         ordo_dist_sum_f64(&r2, 1);

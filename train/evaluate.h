@@ -53,6 +53,13 @@ ordo_status ordo_eval_stream(ordo_gpt *m, ordo_ctx *ctx, const int32_t *tokens,
                              int stride, int B, size_t max_windows, ordo_eval_result *r);
 void ordo_eval_result_free(ordo_eval_result *r);
 
+// The positions of the evaluations that follow in this process (ordo_eval_stream,
+// ordo_eval_seq_accuracy, ordo_eval_passkey): N 0, 0..T-1 (the default); else a --pos-random N
+// model's draw, window (example) k of an evaluation at ordo_random_positions(T, N,
+// ordo_gpt_row_pos_seed(seed, k)): a function of k alone, not of the batch or the MPI ranks.
+// A process-wide mode, as ordo_flash_set_tiles: `ordo eval` sets it for a request and clears it.
+void ordo_eval_draw_positions(int N, uint64_t seed);
+
 // The windows of length T that ordo_eval_stream puts in one forward when asked for B: fewer
 // when B windows' logits would pass 256 MiB (at least 1). The logits are no longer held whole
 // (the head runs in chunks); the cap stays as a bound on one forward's size, and decides only
@@ -122,6 +129,9 @@ typedef struct ordo_eval_request {
     // issue 25: how attention computes the scores (models/gpt.h); 0 = fused, the default,
     // whatever the run trained with (the same model to float rounding)
     ordo_attn_impl attention;
+    // issue 26, a --pos-random run: 0 scores at 0..T-1 (the default); 1 at positions drawn as
+    // training draws them, Ruoss et al.'s test protocol (ordo_eval_draw_positions)
+    int drawn_positions;
 } ordo_eval_request;
 
 // Bytes of the context's arena that one forward of `rows` windows of T tokens takes without a
