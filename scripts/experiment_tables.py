@@ -6,8 +6,9 @@
   scripts/experiment_tables.py lr SWEEP_DIR ...             copy/reverse, one sweep per rate:
       mean exact match over the trained lengths (n <= max-len) and past them, per rate
 
-Mean and sample sd over the seeds of each scheme (the runs <scheme>-s<seed>); standard
-library only, so that it runs with any python3.
+Mean and sample sd over the seeds of each scheme (the runs <scheme>-s<seed>), from each
+run's eval.json, or with --variant NAME (before the mode) from its record eval/NAME.json
+(e.g. drawn, ntk-x4); standard library only, so that it runs with any python3.
 """
 import glob
 import json
@@ -18,11 +19,15 @@ import sys
 ORDER = ["learned", "sinusoidal", "rope", "alibi", "t5", "fire", "kerple", "kerple-power", "xpos", "none"]
 
 
+VARIANT = None  # --variant NAME: the records eval/NAME.json instead of eval.json
+
+
 def runs(sweep):
     by = {}
-    for f in sorted(glob.glob(os.path.join(sweep, "*-s*", "eval.json"))):
+    rec = os.path.join("eval", VARIANT + ".json") if VARIANT else "eval.json"
+    for f in sorted(glob.glob(os.path.join(sweep, "*-s*", rec))):
         e = json.load(open(f))
-        e["_dir"] = os.path.dirname(f)
+        e["_dir"] = os.path.dirname(f[: -len(rec)] + "x")
         by.setdefault(e["pos"], []).append(e)
     return sorted(by.items(), key=lambda kv: ORDER.index(kv[0]) if kv[0] in ORDER else 99)
 
@@ -62,8 +67,9 @@ def loss(sweep):
 
 
 def split_accuracy(e, max_len):
-    """The mean exact match over n <= max_len (trained) and over n > max_len (never seen)."""
-    by = e["accuracy"]["by_length"]
+    """The mean exact match over n <= max_len (trained) and over n > max_len (never seen);
+    lengths a scheme cannot score (past a learned table: null) are left out."""
+    by = [b for b in e["accuracy"]["by_length"] if b.get("exact_match") is not None]
     ind = [b["exact_match"] for b in by if b["n"] <= max_len]
     ood = [b["exact_match"] for b in by if b["n"] > max_len]
     return statistics.mean(ind), (statistics.mean(ood) if ood else None)
@@ -93,6 +99,9 @@ def lr(sweeps):
 
 
 if __name__ == "__main__":
+    if len(sys.argv) > 2 and sys.argv[1] == "--variant":
+        VARIANT = sys.argv[2]
+        del sys.argv[1:3]
     if len(sys.argv) < 3 or sys.argv[1] not in ("accuracy", "loss", "lr"):
         sys.exit(__doc__)
     if sys.argv[1] == "lr":
