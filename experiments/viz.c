@@ -526,6 +526,7 @@ static ordo_status scheme_maps(ordo_viz *v, ordo_gpt *m, int T) {
                "attention maps only)\n");
         break;
     case ORDO_POS_FOX: // the bias depends on the text: drawn from a window (ordo_viz_write)
+    case ORDO_POS_COPE:
         break;
     case ORDO_POS_NONE:
         printf("  (none: the model has no position signal; attention maps only)\n");

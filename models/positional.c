@@ -12,7 +12,7 @@
 
 ORDO_NAMES_ENUM(ordo_pos, ordo_pos_parse, ordo_pos_name, ordo_pos_names, "position scheme",
                 ORDO_POS_COUNT, "none", "learned", "sinusoidal", "rope", "alibi", "t5", "fire",
-                "kerple", "xpos", "kerple-power", "fox", "dpb");
+                "kerple", "xpos", "kerple-power", "fox", "dpb", "cope");
 
 int ordo_pos_extrapolates(ordo_pos p) {
     return p != ORDO_POS_LEARNED;
@@ -236,7 +236,8 @@ int ordo_pos_rotary(ordo_pos p) {
 
 int ordo_pos_has_bias(ordo_pos p) {
     return p == ORDO_POS_ALIBI || p == ORDO_POS_T5 || p == ORDO_POS_FIRE || p == ORDO_POS_KERPLE ||
-           p == ORDO_POS_KERPLE_POWER || p == ORDO_POS_FOX || p == ORDO_POS_DPB;
+           p == ORDO_POS_KERPLE_POWER || p == ORDO_POS_FOX || p == ORDO_POS_DPB ||
+           p == ORDO_POS_COPE;
 }
 
 void ordo_xpos_scale_table(float *out, int T, int C, int NH) {

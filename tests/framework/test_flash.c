@@ -116,7 +116,7 @@ static void parity_bn(int B, int NH, int T, int hs, int with_bias, float p, cons
     float *dout = malloc(nout * sizeof(float));
     fill_normal(dout, nout, 1.0);
     test_bias tb = {slope->data, table->data, NH};
-    ordo_attn_bias bias = {&tb, tb_fill, tb_grad, (size_t)NH + NDIST * NH, 0};
+    ordo_attn_bias bias = {&tb, tb_fill, tb_grad, (size_t)NH + NDIST * NH, 0, 0, NULL};
     ordo_tensor *params[2] = {slope, table};
     uint64_t seed = 77;
     size_t offset = 1000;
@@ -206,7 +206,7 @@ static ordo_tensor *g_fused(ordo_ctx *c, ordo_tensor **in, void *u) {
     static test_bias tb;
     static ordo_attn_bias bias;
     tb = (test_bias){in[1]->data, in[2]->data, a->NH};
-    bias = (ordo_attn_bias){&tb, tb_fill, tb_grad, in[1]->n + in[2]->n, 0};
+    bias = (ordo_attn_bias){&tb, tb_fill, tb_grad, in[1]->n + in[2]->n, 0, 0, NULL};
     return ordo_attention_fused(c, in[0], &bias, in + 1, 2, a->NH, a->p, 5, 0);
 }
 
@@ -252,7 +252,7 @@ static void run_threads(int nt, float *o, float *dq, float *g) {
     float *dout = malloc((size_t)B * T * C * sizeof(float));
     fill_normal(dout, (size_t)B * T * C, 1.0);
     test_bias tb = {slope->data, table->data, NH};
-    ordo_attn_bias bias = {&tb, tb_fill, tb_grad, (size_t)NH + NDIST * NH, 0};
+    ordo_attn_bias bias = {&tb, tb_fill, tb_grad, (size_t)NH + NDIST * NH, 0, 0, NULL};
     ordo_tensor *params[2] = {slope, table};
     ordo_ctx ctx;
     ordo_ctx_init(&ctx);
