@@ -71,6 +71,8 @@ static void run_case(const char *file) {
     if (ordo_safetensors_meta(f, "dpb_log_distance"))
         cfg.dpb_log_distance = meta_int(f, "dpb_log_distance");
     if (ordo_safetensors_meta(f, "pos_random")) cfg.pos_random = meta_int(f, "pos_random");
+    // issue 26 item 2: cope's number of positions
+    if (ordo_safetensors_meta(f, "cope_max")) cfg.cope_max = meta_int(f, "cope_max");
     int B = meta_int(f, "B"), T = meta_int(f, "T");
     ordo_gpt m;
     CHECK(ordo_gpt_init(&m, &cfg, 0) == ORDO_OK);
@@ -636,7 +638,9 @@ int main(void) {
         "gpt_fox.safetensors", "gpt_fox_T64.safetensors",
         // issue 26 item 1: dynamic position bias
         "gpt_dpb.safetensors", "gpt_dpb_log.safetensors", "gpt_dpb_T64.safetensors",
-        "gpt_dpb_log_T64.safetensors"};
+        "gpt_dpb_log_T64.safetensors",
+        // issue 26 item 2: cope, contextual positions (the paper's reference code per head)
+        "gpt_cope.safetensors", "gpt_cope_T64.safetensors", "gpt_cope_p6.safetensors"};
 
     size_t n_cases = sizeof cases / sizeof cases[0], first26 = 0;
     for (size_t i = 0; i < n_cases; i++) run_case(cases[i]);
