@@ -198,13 +198,13 @@ size_t ordo_flash_scratch_floats(int B, int T, int C, int NH, size_t n_grad) {
     return f > b ? f : b;
 }
 
-size_t ordo_flash_bias_scratch_floats(const ordo_attn_bias *bias, int B, int T, int C, int NH) {
+size_t ordo_flash_bias_scratch_floats(const ordo_attn_bias *bias, int B, int T, int C, int NH,
+                                      int backward) {
     size_t ng = bias && !bias->per_batch ? bias->n_grad : 0;
     size_t n = ordo_flash_scratch_floats(B, T, C, NH, ng);
     if (!bias || !bias->rows) return n;
-    size_t w = up16(bias->rows->fwd_floats) > up16(bias->rows->bwd_floats)
-                   ? up16(bias->rows->fwd_floats)
-                   : up16(bias->rows->bwd_floats);
+    size_t f = up16(bias->rows->fwd_floats), b = up16(bias->rows->bwd_floats);
+    size_t w = backward && b > f ? b : f;
     return n + (size_t)omp_get_max_threads() * w; // each thread's workspace after the rest
 }
 

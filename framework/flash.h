@@ -97,8 +97,10 @@ typedef struct ordo_attn_bias {
 // for a per_batch bias, whose gradients go straight to g_bias).
 size_t ordo_flash_scratch_floats(int B, int T, int C, int NH, size_t n_grad);
 // The scratch for this bias (NULL: none): ordo_flash_scratch_floats with its n_grad (0 for a
-// per_batch bias) and, for a row bias, each thread's workspace.
-size_t ordo_flash_bias_scratch_floats(const ordo_attn_bias *bias, int B, int T, int C, int NH);
+// per_batch bias) and, for a row bias, each thread's workspace for ordo_flash_backward
+// (backward 1) or for ordo_flash_forward alone (0: eval's forward, whose workspace is smaller).
+size_t ordo_flash_bias_scratch_floats(const ordo_attn_bias *bias, int B, int T, int C, int NH,
+                                      int backward);
 
 // out [B, T, C] and lse [B, NH, T] (the row log-sum-exp of the scores, for backward) from
 // qkv [B, T, 3C]; bias NULL for none. Overwrites out and lse. Parallel over (b, h, query

@@ -36,7 +36,7 @@ ordo_tensor *ordo_attention_fused(ordo_ctx *ctx, ordo_tensor *qkv, const ordo_at
     ordo_tensor *out = ordo_tensor_new3(ctx, B, T, C);
     float *lse = ordo_arena_alloc(&ctx->arena, (size_t)B * NH * T * sizeof(float)); // (B, NH, T)
     float *scratch = ordo_arena_alloc(
-        &ctx->arena, ordo_flash_bias_scratch_floats(bias, B, T, C, NH) * sizeof(float));
+        &ctx->arena, ordo_flash_bias_scratch_floats(bias, B, T, C, NH, 0) * sizeof(float));
     ordo_flash_forward(out->data, lse, qkv->data, bias, p, seed, offset, scratch, B, T, C, NH);
 
     int needs = ordo_needs_grad(ctx, qkv, NULL, NULL);
@@ -74,7 +74,7 @@ void ordo_attention_fused_backward(ordo_ctx *ctx, ordo_node *n) {
     size_t ntot = per_batch ? (size_t)B * NH * ng : per_head ? (size_t)NH * ng : ng;
     float *g = wants ? ordo_arena_calloc(&ctx->arena, ntot * sizeof(float)) : NULL;
     float *scratch = ordo_arena_alloc(
-        &ctx->arena, ordo_flash_bias_scratch_floats(a->bias, B, T, C, NH) * sizeof(float));
+        &ctx->arena, ordo_flash_bias_scratch_floats(a->bias, B, T, C, NH, 1) * sizeof(float));
     ordo_flash_backward(dqkv, g, n->out->grad, qkv->data, n->out->data, n->saved[0], a->bias, a->p,
                         a->seed, a->offset, scratch, B, T, C, NH);
     if (!g) return;
