@@ -137,12 +137,8 @@ ordo_tensor *ordo_cum_logsigmoid(ordo_ctx *ctx, ordo_tensor *z);
 ordo_tensor *ordo_diff_bias(ordo_ctx *ctx, ordo_tensor *c);
 
 // ---- contextual positions (cope, issue 26; ops_cope.c). The materialised path's two ops; the
-// fused attention computes the same in its tiles (models/cope_tiles.c) with the two helpers.
-// The gate of a score, sigmoid(s) = 1 / (1 + exp(-s)), in float.
-float ordo_cope_gate(float s);
-// The bias at position p (0 <= p <= P - 1) from a row lp [P] of q_i . e[k]: lp[ceil p] w +
-// lp[floor p] (1 - w), w = p - floor p, the reference's expression and order.
-float ordo_cope_interp(const float *lp, float p);
+// fused attention computes the same in its tiles (models/cope_tiles.c), both with cope.h's
+// gate and interpolation.
 // Positions p [B, NH, T, T] from qkv [B, T, 3C] (q, k of head h at h*hs): p_ij = min(sum_{l =
 // j..i} gate(q_i . k_l / sqrt(hs)), P - 1) for j <= i (summed in double from l = i down,
 // rounded once), 0 above the diagonal. Backward into q and k through the gates; a clamped

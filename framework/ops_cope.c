@@ -2,8 +2,8 @@
 // docs/positions.md) for the materialised attention: the positions p of every causal pair,
 // gated counts of the keys between j and i, and the bias q_i . e[p] interpolated between the
 // integer positions around p. The fused attention computes both inside its tiles
-// (models/cope_tiles.c) with the same two helpers, ordo_cope_gate and ordo_cope_interp, so
-// that the two paths differ only by the rounding of the scores.
+// (models/cope_tiles.c) with the same two helpers of cope.h, ordo_cope_gate and ordo_cope_interp,
+// so that the two paths differ only by the rounding of the scores.
 //
 // Per (b, h), for j <= i (s_ij = q_i . k_j / sqrt(hs), g = sigmoid(s)):
 //   p_ij = min(sum_{l = j..i} g_il, P - 1)        the reference's flip-cumsum-flip, clamped
@@ -20,17 +20,9 @@
 #include <string.h>
 
 #include "framework/blas.h"
+#include "framework/cope.h"
 #include "framework/error.h"
 #include "framework/ops.h"
-
-float ordo_cope_gate(float s) {
-    return 1.0f / (1.0f + expf(-s));
-}
-
-float ordo_cope_interp(const float *lp, float p) {
-    float f = floorf(p), w = p - f;
-    return lp[(int)ceilf(p)] * w + lp[(int)f] * (1.0f - w);
-}
 
 // ---- positions
 

@@ -25,8 +25,9 @@
 
 #include "models/bias_tiles.h"
 
+#include "framework/blas.h"
+#include "framework/cope.h"
 #include "framework/error.h"
-#include "framework/ops.h"
 
 #define BLK ORDO_FLASH_BLOCK
 
@@ -49,18 +50,17 @@ static int causal_end(int i, int j0, int nc) {
     return e < 0 ? 0 : e < nc ? e : nc;
 }
 
-// lp [n, P] = q_i . e[h, k] for rows i0..i0+n-1, summed in float in a fixed order
+// lp [n, P] = q_i . e[h, k] for rows i0..i0+n-1 (q e_h^T), in products of one query block
+// (BLK rows) each: backward makes each row's values with the same call as forward did, so the
+// two read the same floats. (ordo_gemm runs on one thread here: flash.c's kernels hold
+// OpenBLAS to one thread inside their parallel loops.)
 static void lp_rows(float *lp, const cope_state *st, int b, int h, int i0, int n) {
     int C3 = 3 * st->C, hs = st->hs, P = st->P;
     const float *eh = st->e + (size_t)h * P * hs;
-    for (int r = 0; r < n; r++) {
+    for (int r = 0; r < n; r += BLK) {
+        int m = n - r < BLK ? n - r : BLK;
         const float *q = st->qkv + ((size_t)b * st->T + i0 + r) * C3 + h * hs;
-        for (int k = 0; k < P; k++) {
-            const float *ek = eh + (size_t)k * hs;
-            float acc = 0.0f;
-            for (int d = 0; d < hs; d++) acc += q[d] * ek[d];
-            lp[(size_t)r * P + k] = acc;
-        }
+        ordo_gemm(0, 1, m, P, hs, 1.0f, q, C3, eh, hs, 0.0f, lp + (size_t)r * P, P);
     }
 }
 
