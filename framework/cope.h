@@ -6,9 +6,16 @@
 #define ORDO_COPE_H
 #include <math.h>
 
-// The gate of a score, sigmoid(s) = 1 / (1 + exp(-s)), in float.
-static inline float ordo_cope_gate(float s) {
-    return 1.0f / (1.0f + expf(-s));
+#include "framework/kernels.h"
+
+// The gates of n scores, g[c] = sigmoid(s[c]) = 1 / (1 + exp(-s[c])), vectorised: exp through
+// ordo_exp_sum (within 2 ulp of expf; a score past +-87 gives a gate within 1e-38 of 0 or 1).
+// g may alias s.
+static inline void ordo_cope_gates(float *g, const float *s, int n) {
+    for (int c = 0; c < n; c++) g[c] = -s[c];
+    if (n > 0) ordo_exp_sum(g, g, 0.0f, n);
+#pragma omp simd
+    for (int c = 0; c < n; c++) g[c] = 1.0f / (1.0f + g[c]);
 }
 
 // The bias at position p (0 <= p <= P - 1) from a row lp [P] of q_i . e[k]: lp[ceil p] w +
@@ -16,6 +23,12 @@ static inline float ordo_cope_gate(float s) {
 static inline float ordo_cope_interp(const float *lp, float p) {
     float f = floorf(p), w = p - f;
     return lp[(int)ceilf(p)] * w + lp[(int)f] * (1.0f - w);
+}
+
+// s[c] += ordo_cope_interp(lp, p[c]) for c < n: a loop the compiler can vectorise (gathers).
+static inline void ordo_cope_add_interp(float *s, const float *lp, const float *p, int n) {
+#pragma omp simd
+    for (int c = 0; c < n; c++) s[c] += ordo_cope_interp(lp, p[c]);
 }
 
 #endif

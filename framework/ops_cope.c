@@ -5,7 +5,7 @@
 // (models/cope_tiles.c) with the same two helpers of cope.h, ordo_cope_gate and ordo_cope_interp,
 // so that the two paths differ only by the rounding of the scores.
 //
-// Per (b, h), for j <= i (s_ij = q_i . k_j / sqrt(hs), g = sigmoid(s)):
+// Per (b, h), for j <= i (s_ij = q_i . k_j / sqrt(hs), g = sigmoid(s), cope.h's):
 //   p_ij = min(sum_{l = j..i} g_il, P - 1)        the reference's flip-cumsum-flip, clamped
 //   z_ij = lp_i[ceil p] w + lp_i[floor p] (1 - w), w = p - floor p, lp_i[k] = q_i . e[h, k]
 // Backward: dlp_i[floor] += dz (1 - w), dlp_i[ceil] += dz w, dp = dz (lp_i[ceil] - lp_i[floor]);
@@ -29,11 +29,11 @@
 // g (T, T) = gate(scale q k^T) of one (b, h), 0 above the diagonal; q, k rows of stride C3
 static void gates_of(float *g, const float *q, const float *k, int T, int hs, int C3) {
     ordo_gemm(0, 1, T, T, hs, 1.0f / sqrtf((float)hs), q, C3, k, C3, 0.0f, g, T);
-    for (int i = 0; i < T; i++)
-        for (int j = 0; j < T; j++) {
-            float *x = g + (size_t)i * T + j;
-            *x = j <= i ? ordo_cope_gate(*x) : 0.0f;
-        }
+    for (int i = 0; i < T; i++) {
+        float *row = g + (size_t)i * T;
+        ordo_cope_gates(row, row, i + 1);
+        for (int j = i + 1; j < T; j++) row[j] = 0.0f;
+    }
 }
 
 // p (T, T) of one (b, h) from its gates: suffix sums in double, clamped at P - 1

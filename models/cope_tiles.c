@@ -64,18 +64,21 @@ static void lp_rows(float *lp, const cope_state *st, int b, int h, int i0, int n
     }
 }
 
-// ---- forward. work: lp (BLK, P) | carry (BLK) doubles | first (BLK) int32, -1: not clamped
+// ---- forward. work: lp (BLK, P) | carry (BLK) doubles | first (BLK) int32, -1: not clamped |
+// a row's gates, then positions (BLK)
 
 typedef struct fwd_work {
     float *lp;
     double *carry;
     int32_t *first;
+    float *g; // (BLK) one row of a tile at a time
 } fwd_work;
 
 static fwd_work fwd_layout(const cope_state *st, float *work) {
     fwd_work w = {.lp = work};
     w.carry = (double *)(work + up16((size_t)BLK * st->P));
     w.first = (int32_t *)(w.carry + BLK);
+    w.g = (float *)(w.first + BLK);
     return w;
 }
 
@@ -87,22 +90,26 @@ static void fwd_begin(const void *self, int b, int h, int i0, int nr, float *wor
 }
 
 // One row's keys c = e-1 down to 0 of a tile: the running sum of gates, then the bias at it;
-// from the key where the sum passes P - 1 on, lp[P - 1].
+// from the key where the sum passes P - 1 on, lp[P - 1]. The gates and the bias are loops the
+// compiler vectorises; only the sum between them runs key by key (g: BLK floats of scratch,
+// the gates and then, in place, the positions).
 static void fwd_row(const cope_state *st, float *row, int e, int j0, const float *lp, double *carry,
-                    int32_t *first) {
+                    int32_t *first, float *g) {
     int c = e - 1, P = st->P;
     if (*first < 0) {
+        ordo_cope_gates(g, row, e);
         double acc = *carry;
         for (; c >= 0; c--) {
-            double next = acc + ordo_cope_gate(row[c]);
+            double next = acc + g[c];
             if (next > P - 1) {
                 *first = j0 + c + 1;
                 break;
             }
             acc = next;
-            row[c] += ordo_cope_interp(lp, (float)acc);
+            g[c] = (float)acc; // p_ij, rounded once
         }
         *carry = acc;
+        ordo_cope_add_interp(row + c + 1, lp, g + c + 1, e - c - 1);
     }
     float last = lp[P - 1]; // = ordo_cope_interp(lp, P - 1)
     for (; c >= 0; c--) row[c] += last;
@@ -114,7 +121,7 @@ static void fwd_fill(const void *self, int b, int h, int i0, int nr, int j0, int
     fwd_work w = fwd_layout(st, work);
     for (int r = 0; r < nr; r++)
         fwd_row(st, s + (size_t)r * ld, causal_end(i0 + r, j0, nc), j0, w.lp + (size_t)r * st->P,
-                &w.carry[r], &w.first[r]);
+                &w.carry[r], &w.first[r], w.g);
 }
 
 static void fwd_end(const void *self, int b, int h, int i0, int nr, float *work) {
@@ -164,20 +171,20 @@ static void bwd_fill(const void *self, int b, int h, int i0, int nr, int j0, int
         int i = i0 + r, e = causal_end(i, j0, nc), first = st->first[at + i];
         const float *lp = w.lp + (size_t)i * P;
         float *row = s + (size_t)r * ld, *tg = w.tg + (size_t)r * ld, *tp = w.tp + (size_t)r * ld;
-        for (int c = 0; c < e; c++) {
-            if (j0 + c < first) { // clamped: no gate needed
-                row[c] += lp[P - 1];
-                tp[c] = (float)(P - 1);
-                continue;
-            }
-            float g = ordo_cope_gate(row[c]);
-            double sum = st->R[at + i] - w.pre_g[i]; // p_ij: R_i less the gates before j
-            w.pre_g[i] += g;
-            float p = sum < 0 ? 0.0f : sum > P - 1 ? (float)(P - 1) : (float)sum;
-            row[c] += ordo_cope_interp(lp, p);
-            tg[c] = g;
-            tp[c] = p;
+        int c0 = first - j0 < 0 ? 0 : first - j0 < e ? first - j0 : e; // clamped before
+        for (int c = 0; c < c0; c++) {                                 // clamped: no gate needed
+            row[c] += lp[P - 1];
+            tp[c] = (float)(P - 1);
         }
+        ordo_cope_gates(tg + c0, row + c0, e - c0);
+        double pre = w.pre_g[i], R = st->R[at + i];
+        for (int c = c0; c < e; c++) {
+            double sum = R - pre; // p_ij: R_i less the gates from the first unclamped key to j
+            pre += tg[c];
+            tp[c] = sum < 0 ? 0.0f : sum > P - 1 ? (float)(P - 1) : (float)sum;
+        }
+        w.pre_g[i] = pre;
+        ordo_cope_add_interp(row + c0, lp, tp + c0, e - c0);
     }
 }
 
@@ -204,25 +211,14 @@ static void bwd_grad(const void *self, int b, int h, int i0, int nr, int j0, int
     }
 }
 
-// dq += dlp e_h (rows of stride ldq), g = de_h [P, hs] += dlp^T q; dlp's zeros skipped (a row
-// reaches positions up to about its sum of gates)
+// lp = q e_h^T: dq += dlp e_h (rows of stride ldq), g = de_h [P, hs] += dlp^T q
 static void bwd_end(const void *self, int b, int h, float *work, float *dq, int ldq, float *g) {
     const cope_state *st = self;
     bwd_work w = bwd_layout(st, work);
-    int P = st->P, hs = st->hs, C3 = 3 * st->C;
-    const float *eh = st->e + (size_t)h * P * hs;
-    for (int i = 0; i < st->T; i++) {
-        const float *dl = w.dlp + (size_t)i * P;
-        const float *q = st->qkv + ((size_t)b * st->T + i) * C3 + h * hs;
-        float *dqi = dq + (size_t)i * ldq;
-        for (int k = 0; k < P; k++) {
-            if (dl[k] == 0.0f) continue;
-            const float *ek = eh + (size_t)k * hs;
-            for (int d = 0; d < hs; d++) dqi[d] += dl[k] * ek[d];
-            if (g)
-                for (int d = 0; d < hs; d++) g[(size_t)k * hs + d] += dl[k] * q[d];
-        }
-    }
+    int T = st->T, P = st->P, hs = st->hs, C3 = 3 * st->C;
+    const float *eh = st->e + (size_t)h * P * hs, *q = st->qkv + (size_t)b * T * C3 + h * hs;
+    ordo_gemm(0, 0, T, hs, P, 1.0f, w.dlp, P, eh, hs, 1.0f, dq, ldq);
+    if (g) ordo_gemm(1, 0, P, hs, T, 1.0f, w.dlp, P, q, C3, 1.0f, g, hs);
 }
 
 ordo_bias_tiles *ordo_cope_tiles(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor *e) {
@@ -240,7 +236,7 @@ ordo_bias_tiles *ordo_cope_tiles(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor *e
     size_t n = (size_t)B * st->NH * T;
     st->R = ordo_arena_alloc(&ctx->arena, n * sizeof(double));
     st->first = ordo_arena_alloc(&ctx->arena, n * sizeof(int32_t));
-    st->rows = (ordo_attn_row_bias){.fwd_floats = up16((size_t)BLK * st->P) + 3 * BLK,
+    st->rows = (ordo_attn_row_bias){.fwd_floats = up16((size_t)BLK * st->P) + 4 * BLK,
                                     .bwd_floats = 2 * up16((size_t)T * st->P) +
                                                   2 * up16(2 * (size_t)T) + 2 * BLK * BLK,
                                     .fwd_begin = fwd_begin,
