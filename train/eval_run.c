@@ -301,7 +301,7 @@ double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, ordo_attn_impl at
     case ORDO_POS_COPE: { // fused: a row's sum and first key kept, each thread's [64, P] logits;
                           // materialized: the gates, positions and bias (R, NH, T, T), [T, P]
         double P = g->cope_max ? g->cope_max : g->T_max + 1, nt = ordo_get_threads();
-        floats += fused ? 3 * R * NH * t + nt * (64 * P + 192) : 3 * R * NH * t * t + nt * t * P;
+        floats += fused ? 3 * R * NH * t + nt * (64 * P + 256) : 3 * R * NH * t * t + nt * t * P;
         break;
     }
     case ORDO_POS_NONE:
