@@ -11,15 +11,17 @@
 // sum from there to i (R_i) are saved, [B, NH, T] each.
 //
 // Backward: the kernel's order hands each row its key blocks ascending. From the row's first
-// unclamped key on, p_ij = R_i - sum_{l < j} g_il (a running prefix in double, rounded once:
-// the forward's float but for double rounding), and the gates' gradient dg_il = sum_{j <= l}
+// unclamped key j* on, p_ij = R_i - sum_{j* <= l < j} g_il (a running prefix in double, rounded
+// once: the forward's float but for double rounding), and the gates' gradient dg_il = sum_{j <= l}
 // dp_ij is the running prefix of dp_ij = dz_ij (lp_i[ceil] - lp_i[floor]); dS gets dg g (1 -
 // g). Clamped keys pass nothing through p (floor = ceil). The bias's own gradient dlp [T, P]
 // is summed per row over the (b, h) and turned at its end into dq += dlp e_h and de_h +=
 // dlp^T q (unscaled q, the reference's query @ pos_emb).
 //
-// Workspace per thread: forward lp [64, P] and the rows' carries; backward lp and dlp [T, P],
-// two running sums per row and the tile's gates and positions [64, 64].
+// Workspace per thread: forward lp [64, P], the rows' carries and one row's gates; backward
+// lp and dlp [T, P], two running sums per row and the tile's gates and positions [64, 64].
+// The gates and the interpolation run as vectorised passes over a row's keys (cope.h); only
+// the running sums go key by key.
 #include <math.h>
 #include <string.h>
 
