@@ -205,7 +205,7 @@ static ordo_status run(int argc, char **argv) {
                         {"fused + alibi-like fill", 1},
                         {"fused, tiles ordo_gemm", 2},
                         {"materialized", 3}};
-            ordo_attn_bias bias = {NULL, slope_fill, NULL, 0, 0};
+            ordo_attn_bias bias = {NULL, slope_fill, NULL, 0, 0, 0, NULL};
             for (int k = 0; k < 4; k++) {
                 if ((k == 1 && !with_bias) || (k == 2 && !gemm_tiles)) continue;
                 // the materialised attention keeps B*NH*T^2 floats (+ T^2 per thread): where

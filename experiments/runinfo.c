@@ -127,7 +127,14 @@ static ordo_status read_config(ordo_runinfo *r, const char *path) {
             // item 4: trained at random positions of [0, N)
             json_int_t pr = json_integer_value(json_object_get(j, "pos-random"));
             if (pr > 0 && n > 0 && n < (int)sizeof buf)
-                snprintf(buf + n, sizeof buf - (size_t)n, ", pos random %lld", (long long)pr);
+                n += snprintf(buf + n, sizeof buf - (size_t)n, ", pos random %lld", (long long)pr);
+            // item 2: cope's positions 0..P-1 (absent or 0: --context + 1)
+            const char *scheme = json_string_value(json_object_get(j, "pos"));
+            json_int_t cm = json_integer_value(json_object_get(j, "cope-max"));
+            if (scheme && strcmp(scheme, "cope") == 0 && n > 0 && n < (int)sizeof buf)
+                snprintf(
+                    buf + n, sizeof buf - (size_t)n, ", cope P %lld",
+                    (long long)(cm ? cm : json_integer_value(json_object_get(j, "context")) + 1));
             r->embed = ordo_xstrdup(buf);
         }
     }

@@ -247,19 +247,30 @@ static ordo_status bias_curves(ordo_viz *v, ordo_gpt *m, const char *file, const
 // shorter): per layer and head, the mean over the window's queries i >= d of c_i - c_{i-d},
 // the bias at distance d, with the training length marked; the caption gives each head's mean
 // gate f = exp(mean log f).
-static ordo_status fox_curves(ordo_viz *v, ordo_gpt *m, ordo_rundata *d, int T) {
-    int NH = m->cfg.NH, L = m->cfg.L, Tx = 4 * T < 1024 ? 4 * T : T > 1024 ? T : 1024;
-    size_t have = d->nval >= (size_t)Tx ? d->nval : d->n;
-    if (have < (size_t)Tx) Tx = T;
-    int32_t *idx = ordo_xmalloc((size_t)Tx * sizeof *idx); // (Tx)
-    if (d->nval >= (size_t)Tx)
-        memcpy(idx, d->val, (size_t)Tx * sizeof *idx);
-    else if (d->n >= (size_t)Tx)
-        ordo_rundata_ids(d, 0, (size_t)Tx, idx);
+// The first *Tx tokens of the run's data (validation, else training) for the text-dependent
+// pictures (fox, cope): *Tx = 4T (at most 1024, at least T), T where the data is shorter;
+// NULL when not even T tokens are there (attention_maps says so).
+static int32_t *sample_window(ordo_rundata *d, int T, int *Tx) {
+    int n = 4 * T < 1024 ? 4 * T : T > 1024 ? T : 1024;
+    size_t have = d->nval >= (size_t)n ? d->nval : d->n;
+    if (have < (size_t)n) n = T;
+    int32_t *idx = ordo_xmalloc((size_t)n * sizeof *idx); // (n)
+    if (d->nval >= (size_t)n)
+        memcpy(idx, d->val, (size_t)n * sizeof *idx);
+    else if (d->n >= (size_t)n)
+        ordo_rundata_ids(d, 0, (size_t)n, idx);
     else {
         free(idx);
-        return ORDO_OK; // attention_maps says why there is no window
+        return NULL;
     }
+    *Tx = n;
+    return idx;
+}
+
+static ordo_status fox_curves(ordo_viz *v, ordo_gpt *m, ordo_rundata *d, int T) {
+    int NH = m->cfg.NH, L = m->cfg.L, Tx;
+    int32_t *idx = sample_window(d, T, &Tx); // (Tx)
+    if (!idx) return ORDO_OK;
     ordo_ctx ctx;
     ordo_ctx_init(&ctx);
     ctx.grad_enabled = 0;
@@ -303,6 +314,69 @@ static ordo_status fox_curves(ordo_viz *v, ordo_gpt *m, ordo_rundata *d, int T) 
     free(labels);
     free(ser);
     free(xy);
+    free(idx);
+    ordo_ctx_free(&ctx);
+    return s;
+}
+
+// cope: its positions p_ij (gated counts of the keys between j and i) on one window of the
+// run's data (sample_window), read from the materialised path: a heatmap per head of the last
+// layer over the first T queries, and curves of p against the distance i - j for the window's
+// last query, per layer and head, with the training length marked (past it, counts clamp at P -
+// 1). p = d + 1 would count every token.
+static ordo_status cope_positions(ordo_viz *v, ordo_gpt *m, ordo_rundata *d, int T) {
+    int NH = m->cfg.NH, L = m->cfg.L, Tx;
+    int32_t *idx = sample_window(d, T, &Tx); // (Tx)
+    if (!idx) return ORDO_OK;
+    ordo_ctx ctx;
+    ordo_ctx_init(&ctx);
+    ctx.grad_enabled = 0;
+    m->record_attention = 1; // keeps every layer's p (m->cope_p)
+    ordo_tensor *logits;
+    ordo_status s = ordo_gpt_forward(m, &ctx, idx, NULL, 1, Tx, &logits, NULL);
+    m->record_attention = 0;
+    float *map = ordo_xmalloc((size_t)NH * T * T * sizeof(float)); // (NH, T, T)
+    for (int h = 0; h < NH && !s; h++)
+        for (int i = 0; i < T; i++)
+            for (int j = 0; j < T; j++)
+                map[((size_t)h * T + i) * T + j] =
+                    j > i ? NAN : m->cope_p[L - 1][((size_t)h * Tx + i) * Tx + j];
+    char cap[256];
+    snprintf(cap, sizeof cap,
+             "p_ij = sum of sigmoid(q_i.k_l / sqrt(hs)) over l = j..i, clamped at P - 1 = %d; "
+             "one window of the run's data",
+             m->cfg.cope_max - 1);
+    if (!s)
+        s = head_grid(v, "cope_positions.svg",
+                      "CoPE positions per head, last layer (query i x key j)", map, NH, T, 0, 0,
+                      cap, "p");
+    int ns = L * NH;
+    double *xy = ordo_xcalloc((size_t)(ns + 1) * Tx, sizeof(double));
+    ordo_series *ser = ordo_xcalloc((size_t)ns, sizeof *ser);
+    char(*labels)[48] = ordo_xcalloc((size_t)ns, sizeof *labels);
+    for (int x = 0; x < Tx; x++) xy[x] = x;
+    for (int l = 0; l < L && !s; l++)
+        for (int h = 0; h < NH; h++) {
+            const float *row = m->cope_p[l] + ((size_t)h * Tx + Tx - 1) * Tx; // the last query
+            double *y = xy + (size_t)(l * NH + h + 1) * Tx;
+            for (int dist = 0; dist < Tx; dist++) y[dist] = row[Tx - 1 - dist];
+            snprintf(labels[l * NH + h], sizeof labels[0], "layer %d head %d", l, h);
+            ser[l * NH + h] = (ordo_series){.x = xy,
+                                            .y = y,
+                                            .n = Tx,
+                                            .color = ordo_svg_scheme_color("", l * NH + h),
+                                            .width = 1.8,
+                                            .label = labels[l * NH + h]};
+        }
+    if (!s)
+        s = curves_svg(v, "cope_position_curves.svg",
+                       "cope: the last query's positions p against distance, per layer and head",
+                       "position p (gated count)", 150, T, ser, ns,
+                       "p = d + 1 would count every token; the count stops at P - 1");
+    free(labels);
+    free(ser);
+    free(xy);
+    free(map);
     free(idx);
     ordo_ctx_free(&ctx);
     return s;
@@ -525,7 +599,8 @@ static ordo_status scheme_maps(ordo_viz *v, ordo_gpt *m, int T) {
         printf("  (xpos: no position table or bias to draw, q and k are rotated and scaled; "
                "attention maps only)\n");
         break;
-    case ORDO_POS_FOX: // the bias depends on the text: drawn from a window (ordo_viz_write)
+    case ORDO_POS_FOX:  // the bias depends on the text: drawn from a window (ordo_viz_write)
+    case ORDO_POS_COPE: // its positions too
         break;
     case ORDO_POS_NONE:
         printf("  (none: the model has no position signal; attention maps only)\n");
@@ -690,6 +765,7 @@ ordo_status ordo_viz_open(ordo_viz *v, const char *run_dir, const ordo_run_selec
 ordo_status ordo_viz_write(ordo_viz *v) {
     ordo_status s = scheme_maps(v, &v->model, v->T);
     if (!s && v->model.cfg.pos == ORDO_POS_FOX) s = fox_curves(v, &v->model, &v->data, v->T);
+    if (!s && v->model.cfg.pos == ORDO_POS_COPE) s = cope_positions(v, &v->model, &v->data, v->T);
     if (!s) s = attention_maps(v, &v->model, &v->data, v->T);
     if (!s) s = passkey_map(v);
     if (!s) s = write_index(v);

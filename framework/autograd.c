@@ -81,6 +81,8 @@ static const char *const op_names[] = {
     [ORDO_OP_DIFF_BIAS] = "diff_bias",
     [ORDO_OP_SILU] = "silu",
     [ORDO_OP_DIST_BIAS] = "dist_bias",
+    [ORDO_OP_COPE_POSITIONS] = "cope_positions",
+    [ORDO_OP_COPE_BIAS] = "cope_bias",
     [ORDO_OP_ATTENTION_FUSED] = "attention_fused",
     [ORDO_OP_LM_HEAD_LOSS] = "lm_head_loss",
 };

@@ -39,6 +39,8 @@ typedef enum ordo_op {
     ORDO_OP_DIFF_BIAS,      // [B, NH, T] -> [B, NH, T, T] causal c_i - c_j (fox's bias)
     ORDO_OP_SILU,           // x * sigmoid(x) (dpb's MLP)
     ORDO_OP_DIST_BIAS,      // a [T, NH] value per distance spread into a causal bias [NH, T, T]
+    ORDO_OP_COPE_POSITIONS, // cope's gated counts p [B, NH, T, T] from q and k
+    ORDO_OP_COPE_BIAS,      // cope's bias [B, NH, T, T]: q_i . e[p] interpolated between ints
     ORDO_OP_COUNT
 } ordo_op;
 

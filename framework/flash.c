@@ -7,6 +7,14 @@
 // dK += dS^T (scale q), dQ += dS k (scaled once at the end), and the bias's grad(dS).
 // Nothing T x T exists: per thread a few [64, hs] and [64, 64] tiles.
 //
+// A bias of the row's scores (flash.h's rows; CoPE) changes only the order and the hooks:
+// forward takes the key blocks of a query block from the diagonal down (the bias carries each
+// row's running sum of its gates from key i backward: a suffix sum, as its positions are);
+// backward keeps its order, in which each query row meets its key blocks ascending (the bias
+// recovers the same sums as the forward's row total, which it saved, minus a running prefix,
+// and carries the prefix sums of its position gradients that the gates need), and calls the
+// bias's grad on dS before dK and dQ are made from it. Every other bias runs as before.
+//
 // The five tile products run on the AVX-512 micro-kernel of flash_avx512.c where the CPU
 // has it, else a portable C loop (ordo_flash_set_tiles: either, or ordo_gemm, to compare). Tiles
 // are packed once, zero-padded to BLOCK rows and hs to a multiple of 16 (hsp), so the products have
@@ -38,7 +46,7 @@
 // Xeon (Sapphire Rapids class), % of the GEMM peak, forward / backward, hs 64 and hs 32:
 // 32: 43/62, 30/51; 64: 50/72, 38/60; 96: 51/69, 37/58; 128: 55/74, 28/39 (why hs 32 drops
 // at 128 was not looked into). 64 is the best all round; medians of 3, machine under load.
-#define BLOCK 64
+#define BLOCK ORDO_FLASH_BLOCK
 
 // Denormals: the probabilities of far keys under a strong bias (ALiBi at distance 4096: e^-2000)
 // come out of exp at its floor, ~1e-38, and their products (P v, dS = P (dP - D), dS k) fall
@@ -190,6 +198,16 @@ size_t ordo_flash_scratch_floats(int B, int T, int C, int NH, size_t n_grad) {
     return f > b ? f : b;
 }
 
+size_t ordo_flash_bias_scratch_floats(const ordo_attn_bias *bias, int B, int T, int C, int NH,
+                                      int backward) {
+    size_t ng = bias && !bias->per_batch ? bias->n_grad : 0;
+    size_t n = ordo_flash_scratch_floats(B, T, C, NH, ng);
+    if (!bias || !bias->rows) return n;
+    size_t f = up16(bias->rows->fwd_floats), b = up16(bias->rows->bwd_floats);
+    size_t w = backward && b > f ? b : f;
+    return n + (size_t)omp_get_max_threads() * w; // each thread's workspace after the rest
+}
+
 // The keep bits of tile row i, keys j0 .. j0+n-1, applied to p in place (x keep * ks); the
 // index of (b, h, i, j) is ((b*NH + h)*T + i)*T + j, as ordo_attention_dropout lays out its
 // mask [B, NH, T, T].
@@ -209,8 +227,11 @@ void ordo_flash_forward(float *out, float *lse, const float *qkv, const ordo_att
     float scale = 1.0f / sqrtf((float)hs), ks = 1.0f / (1.0f - p_drop);
     uint64_t below = ordo_dropout_below(p_drop);
     int BH = B * NH;
-    ORDO_ASSERT(!bias || bias->fill);
+    ORDO_ASSERT(!bias || bias->fill || bias->rows);
+    const ordo_attn_row_bias *rb = bias ? bias->rows : NULL;
     float *packed = scratch, *threads = scratch + fwd_shared(B, T, NH, hsp);
+    // a row bias's workspace per thread, after the threads' tiles
+    float *rwork = threads + (size_t)omp_get_max_threads() * fwd_thread(hsp);
     int saved = ordo_blas_single_thread_begin();
 
     // k^T per key block [nb][hsp, BLOCK] and v [Tp, hsp] per (b, h), zero-padded: every
@@ -258,12 +279,19 @@ void ordo_flash_forward(float *out, float *lse, const float *qkv, const ordo_att
                             r < nr && d < hs ? scale * q[(size_t)(i0 + r) * C3 + d] : 0.0f;
                 memset(o, 0, (size_t)BLOCK * hsp * sizeof(float));
                 for (int r = 0; r < BLOCK; r++) m[r] = -INFINITY, l[r] = 0.0f;
+                float *work =
+                    rb ? rwork + (size_t)omp_get_thread_num() * up16(rb->fwd_floats) : NULL;
+                if (rb) rb->fwd_begin(bias->self, b, h, i0, nr, work);
 
-                for (int jb = 0; jb <= ib; jb++) { // key blocks up to the diagonal
+                for (int t = 0; t <= ib; t++) { // key blocks up to the diagonal
+                    int jb = rb ? ib - t : t;   // a row bias: from the diagonal down
                     int j0 = jb * BLOCK, nc = T - j0 < BLOCK ? T - j0 : BLOCK;
                     tile_mm(BLOCK, BLOCK, hsp, qs, hsp, 1, kt + (size_t)jb * hsp * BLOCK, BLOCK, s,
                             BLOCK, 0);
-                    if (bias) bias->fill(bias->self, b, h, i0, nr, j0, nc, s, BLOCK);
+                    if (rb)
+                        rb->fwd_fill(bias->self, b, h, i0, nr, j0, nc, s, BLOCK, work);
+                    else if (bias)
+                        bias->fill(bias->self, b, h, i0, nr, j0, nc, s, BLOCK);
                     online_softmax(s, nr, i0, j0, nc, m, l, o, hsp, corr);
                     // the sum is of the undropped probabilities; P v reads the dropped ones
                     if (p_drop > 0.0f)
@@ -278,6 +306,7 @@ void ordo_flash_forward(float *out, float *lse, const float *qkv, const ordo_att
                     // O (BLOCK, hsp) += P (BLOCK, BLOCK) @ v[j0 : j0 + BLOCK] (BLOCK, hsp)
                     tile_mm(BLOCK, hsp, BLOCK, s, BLOCK, 1, vp + (size_t)j0 * hsp, hsp, o, hsp, 1);
                 }
+                if (rb) rb->fwd_end(bias->self, b, h, i0, nr, work);
                 for (int r = 0; r < nr; r++) {
                     float inv = 1.0f / l[r];
                     float *orow = out + ((size_t)b * T + i0 + r) * C + h * hs;
@@ -303,11 +332,13 @@ void ordo_flash_backward(float *dqkv, float *g_bias, const float *dout, const fl
     uint64_t below = ordo_dropout_below(p_drop);
     int BH = B * NH;
     // the bias's gradient: one buffer per (b, h), summed below in (b, h) order
-    ORDO_ASSERT(!bias || bias->fill);
-    int with_g = bias && bias->grad && g_bias && bias->n_grad > 0;
+    ORDO_ASSERT(!bias || bias->fill || bias->rows);
+    const ordo_attn_row_bias *rb = bias ? bias->rows : NULL;
+    int with_g = bias && (bias->grad || rb) && g_bias && bias->n_grad > 0;
     int per_batch = with_g && bias->per_batch; // then g is g_bias's own slice, no buffer
     size_t ng = with_g && !per_batch ? up16(bias->n_grad) : 0;
     float *gbuf = scratch, *threads = scratch + (size_t)BH * ng;
+    float *rwork = threads + (size_t)omp_get_max_threads() * bwd_thread(T, hsp); // row bias's
     int saved = ordo_blas_single_thread_begin();
 
     // (b, h) pairs cost the same: static would do, dynamic keeps a loaded core from holding
@@ -348,6 +379,8 @@ void ordo_flash_backward(float *dqkv, float *g_bias, const float *dout, const fl
             }
             memset(dq, 0, (size_t)Tp * hsp * sizeof(float));
             if (g && !per_batch) memset(g, 0, ng * sizeof(float));
+            float *work = rb ? rwork + (size_t)omp_get_thread_num() * up16(rb->bwd_floats) : NULL;
+            if (rb) rb->bwd_begin(bias->self, b, h, work);
 
             for (int jb = 0; jb < nb; jb++) {
                 int j0 = jb * BLOCK, nc = T - j0 < BLOCK ? T - j0 : BLOCK;
@@ -366,7 +399,10 @@ void ordo_flash_backward(float *dqkv, float *g_bias, const float *dout, const fl
                     const float *qi = qs + (size_t)i0 * hsp, *gi = go + (size_t)i0 * hsp;
                     // P = exp(S - lse), S = (scale q) k^T (+ bias), as the forward made it
                     tile_mm(BLOCK, BLOCK, hsp, qi, hsp, 1, kt, BLOCK, P, BLOCK, 0);
-                    if (bias) bias->fill(bias->self, b, h, i0, nr, j0, nc, P, BLOCK);
+                    if (rb)
+                        rb->bwd_fill(bias->self, b, h, i0, nr, j0, nc, P, BLOCK, work);
+                    else if (bias)
+                        bias->fill(bias->self, b, h, i0, nr, j0, nc, P, BLOCK);
                     // dP (of the dropped probabilities) = dO v^T
                     tile_mm(BLOCK, BLOCK, hsp, gi, hsp, 1, vt, BLOCK, dP, BLOCK, 0);
                     for (int r = 0; r < BLOCK; r++) {
@@ -387,7 +423,10 @@ void ordo_flash_backward(float *dqkv, float *g_bias, const float *dout, const fl
                     // dV (BLOCK, hsp) += P^T (BLOCK keys, BLOCK queries) @ dO (BLOCK, hsp)
                     tile_mm(BLOCK, hsp, BLOCK, p_drop > 0.0f ? Pd : P, 1, BLOCK, gi, hsp, dv, hsp,
                             1);
-                    if (g) bias->grad(bias->self, b, h, i0, nr, j0, nc, dP, BLOCK, g);
+                    if (rb) // dS += what flows through the bias's reading of the scores
+                        rb->bwd_grad(bias->self, b, h, i0, nr, j0, nc, dP, BLOCK, work, g);
+                    else if (g)
+                        bias->grad(bias->self, b, h, i0, nr, j0, nc, dP, BLOCK, g);
                     // dK += dS^T (scale q): the scale of S = scale q k^T is already in qs
                     tile_mm(BLOCK, hsp, BLOCK, dP, 1, BLOCK, qi, hsp, dk, hsp, 1);
                     // dQ += dS k, scaled once at the end
@@ -403,12 +442,24 @@ void ordo_flash_backward(float *dqkv, float *g_bias, const float *dout, const fl
             for (int i = 0; i < T; i++)
                 for (int d = 0; d < hs; d++)
                     dqg[(size_t)i * C3 + d] += scale * dq[(size_t)i * hsp + d];
+            if (rb) rb->bwd_end(bias->self, b, h, work, dqg, C3, g);
         }
         flush_end(csr);
     }
 
+    // per_head: head h's slice += its (b, h) buffers, in b order, each element by one thread
+    if (with_g && bias->per_head) {
+        size_t n = bias->n_grad;
+#pragma omp parallel for collapse(2) schedule(static) if (n * BH > ORDO_PAR_LOOP_MIN)
+        for (int h = 0; h < NH; h++)
+            for (size_t x = 0; x < n; x++) {
+                float s = 0.0f;
+                for (int b = 0; b < B; b++) s += gbuf[((size_t)b * NH + h) * ng + x];
+                g_bias[(size_t)h * n + x] += s;
+            }
+    }
     // g_bias += the (b, h) buffers in order: each element by one thread, over bh in sequence
-    if (with_g && !per_batch) {
+    else if (with_g && !per_batch) {
         size_t n = bias->n_grad;
 #pragma omp parallel for schedule(static) if (n * BH > ORDO_PAR_LOOP_MIN)
         for (size_t x = 0; x < n; x++) {

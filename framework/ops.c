@@ -695,7 +695,7 @@ void ordo_node_backward(ordo_ctx *ctx, ordo_node *n) {
     case ORDO_OP_REL_BIAS:      rel_bias_backward(ctx, n);      break;
     case ORDO_OP_DROPOUT:       dropout_backward(ctx, n);       break;
     case ORDO_OP_SCALE_BY:      scale_by_backward(ctx, n);      break;
-    // their nodes carry their own backward (ops_flash.c, ops_pos.c, ops_gate.c, lmhead.c), so that ops.c and those
+    // their nodes carry their own backward (ops_flash.c, ops_pos.c, ops_gate.c, ops_cope.c, lmhead.c), so that ops.c and those
     // files do not call each other
     case ORDO_OP_ATTENTION_FUSED:
     case ORDO_OP_RELU:
@@ -706,6 +706,8 @@ void ordo_node_backward(ordo_ctx *ctx, ordo_node *n) {
     case ORDO_OP_DIST_BIAS:
     case ORDO_OP_CUM_LOGSIGMOID:
     case ORDO_OP_DIFF_BIAS:
+    case ORDO_OP_COPE_POSITIONS:
+    case ORDO_OP_COPE_BIAS:
     case ORDO_OP_LM_HEAD_LOSS:  ORDO_ASSERT(!"the node carries its own backward"); break;
     case ORDO_OP_COUNT:         ORDO_ASSERT(!"not an op");      break;
     }

@@ -148,4 +148,17 @@ ordo_tensor *ordo_cum_logsigmoid(ordo_ctx *ctx, ordo_tensor *z);
 // bias.
 ordo_tensor *ordo_diff_bias(ordo_ctx *ctx, ordo_tensor *c);
 
+// ---- contextual positions (cope, issue 26; ops_cope.c). The materialised path's two ops; the
+// fused attention computes the same in its tiles (models/cope_tiles.c), both with cope.h's
+// gate and interpolation.
+// Positions p [B, NH, T, T] from qkv [B, T, 3C] (q, k of head h at h*hs): p_ij = min(sum_{l =
+// j..i} gate(q_i . k_l / sqrt(hs)), P - 1) for j <= i (summed in double from l = i down,
+// rounded once), 0 above the diagonal. Backward into q and k through the gates; a clamped
+// p_ij passes no gradient (torch's clamp).
+ordo_tensor *ordo_cope_positions(ordo_ctx *ctx, ordo_tensor *qkv, int NH, int P);
+// The bias [B, NH, T, T] from qkv, e [NH, P, hs] and p [B, NH, T, T]: ordo_cope_interp(q_i .
+// e[h], p_ij) for j <= i, 0 above, with q unscaled (the reference's query @ pos_emb).
+// Gradients to q, e and p (through w; floor and ceil are constants).
+ordo_tensor *ordo_cope_bias(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor *e, ordo_tensor *p);
+
 #endif

@@ -26,18 +26,17 @@ ordo_tensor *ordo_attention_fused(ordo_ctx *ctx, ordo_tensor *qkv, const ordo_at
     ORDO_ASSERT(qkv->ndim == 3 && qkv->shape[2] % 3 == 0);
     int B = qkv->shape[0], T = qkv->shape[1], C = qkv->shape[2] / 3;
     ORDO_ASSERT(NH > 0 && C % NH == 0 && p >= 0.0f && p < 1.0f);
-    ORDO_ASSERT(n_params >= 0 && (n_params == 0 || (bias && bias->grad)));
+    ORDO_ASSERT(n_params >= 0 && (n_params == 0 || (bias && (bias->grad || bias->rows))));
     size_t total = 0;
     for (int i = 0; i < n_params; i++) total += bias_params[i]->n;
-    // g is their grads, concatenated; per_batch: one n_grad slice per (b, h)
-    size_t per = bias && bias->per_batch ? (size_t)B * NH : 1;
+    // g is their grads, concatenated; per_batch: one n_grad slice per (b, h); per_head: per h
+    size_t per = !bias ? 1 : bias->per_batch ? (size_t)B * NH : bias->per_head ? (size_t)NH : 1;
     ORDO_ASSERT(n_params == 0 || total == per * bias->n_grad);
 
     ordo_tensor *out = ordo_tensor_new3(ctx, B, T, C);
     float *lse = ordo_arena_alloc(&ctx->arena, (size_t)B * NH * T * sizeof(float)); // (B, NH, T)
-    size_t ng = n_params && !bias->per_batch ? bias->n_grad : 0; // per_batch: no buffers
-    float *scratch =
-        ordo_arena_alloc(&ctx->arena, ordo_flash_scratch_floats(B, T, C, NH, ng) * sizeof(float));
+    float *scratch = ordo_arena_alloc(
+        &ctx->arena, ordo_flash_bias_scratch_floats(bias, B, T, C, NH, 0) * sizeof(float));
     ordo_flash_forward(out->data, lse, qkv->data, bias, p, seed, offset, scratch, B, T, C, NH);
 
     int needs = ordo_needs_grad(ctx, qkv, NULL, NULL);
@@ -70,11 +69,12 @@ void ordo_attention_fused_backward(ordo_ctx *ctx, ordo_node *n) {
     // g: the bias parameters' gradient, when one of them wants it
     int wants = 0;
     for (int i = 0; i < a->n_params; i++) wants |= (a->params[i]->flags & ORDO_REQUIRES_GRAD) != 0;
-    int per_batch = a->bias && a->bias->per_batch;
-    size_t ng = wants ? a->bias->n_grad : 0, ntot = per_batch ? (size_t)B * NH * ng : ng;
+    int per_batch = a->bias && a->bias->per_batch, per_head = a->bias && a->bias->per_head;
+    size_t ng = wants ? a->bias->n_grad : 0;
+    size_t ntot = per_batch ? (size_t)B * NH * ng : per_head ? (size_t)NH * ng : ng;
     float *g = wants ? ordo_arena_calloc(&ctx->arena, ntot * sizeof(float)) : NULL;
     float *scratch = ordo_arena_alloc(
-        &ctx->arena, ordo_flash_scratch_floats(B, T, C, NH, per_batch ? 0 : ng) * sizeof(float));
+        &ctx->arena, ordo_flash_bias_scratch_floats(a->bias, B, T, C, NH, 1) * sizeof(float));
     ordo_flash_backward(dqkv, g, n->out->grad, qkv->data, n->out->data, n->saved[0], a->bias, a->p,
                         a->seed, a->offset, scratch, B, T, C, NH);
     if (!g) return;

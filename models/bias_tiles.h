@@ -1,5 +1,5 @@
 // The position biases of the score-biasing schemes (alibi, t5, fire, kerple, kerple-power, dpb,
-// fox) as the fused attention's tile functions (framework/flash.h): `fill` adds the bias of a
+// fox, cope) as the fused attention's tile functions (framework/flash.h): `fill` adds the bias of a
 // block of (query, key) pairs of one head, `grad` accumulates the bias parameters' gradients
 // from that block's dL/dscore. Nothing T x T is ever made: each scheme keeps what depends on one
 // index only (a value per distance, a normaliser per query row), at most O(NH * T) floats.
@@ -61,6 +61,13 @@ ordo_bias_tiles *ordo_dpb_tiles(ordo_ctx *ctx, ordo_tensor *table, int T);
 // gradient g is dc [B, NH, T] itself. c is read at each fill, so it must stay unchanged until
 // backward. params: {c} (an activation: its gradient flows on to the gate).
 ordo_bias_tiles *ordo_fox_tiles(ordo_ctx *ctx, ordo_tensor *c);
+// CoPE (contextual positions; models/cope_tiles.c) of one layer from its qkv [B, T, 3C] (read
+// at each call: unchanged until backward) and position embeddings e [NH, P, hs]: the bias of
+// ordo_cope_positions and ordo_cope_bias, computed in the tiles as a bias of the row's scores
+// (bias.rows, framework/flash.h): nothing T x T, per thread [64, P] floats forward and
+// [T, 2P] backward, and [B, NH, T] kept from forward for backward. per_head: g is de [NH, P,
+// hs]. params: {e}; its gradient into q goes straight to dqkv, through the gates to q and k.
+ordo_bias_tiles *ordo_cope_tiles(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor *e);
 
 // ---- --pos-random: the same biases at drawn positions pos [B, T] (increasing along each
 // row), the pair (i, j) of batch row b at distance pos[b, i] - pos[b, j] < n (the tables'

@@ -77,6 +77,13 @@ static void declare_bias_params(ordo_gpt *m, ordo_params *p) {
     case ORDO_POS_DPB:
         declare_dpb(m, p);
         break;
+    case ORDO_POS_COPE: // per layer, one table per head (the reference shares one by the heads)
+        for (int l = 0; l < m->cfg.L; l++) {
+            snprintf(name, sizeof name, "h.%d.attn.cope.pos_emb", l);
+            m->h[l].cope_e = ordo_params_add(
+                p, name, 3, (int[]){NH, m->cfg.cope_max, m->cfg.C / NH}, ORDO_POSITION);
+        }
+        break;
     case ORDO_POS_NONE:
     case ORDO_POS_LEARNED:
     case ORDO_POS_SINUSOIDAL:
@@ -134,6 +141,7 @@ ordo_status ordo_gpt_init(ordo_gpt *m, const ordo_gpt_config *cfg, uint64_t seed
     if (m->cfg.alibi_heads == 0) m->cfg.alibi_heads = cfg->NH;
     if (m->cfg.dpb_dim == 0) m->cfg.dpb_dim = ORDO_DPB_DIM;
     if (m->cfg.dpb_depth == 0) m->cfg.dpb_depth = ORDO_DPB_DEPTH;
+    if (m->cfg.pos == ORDO_POS_COPE && m->cfg.cope_max == 0) m->cfg.cope_max = cfg->T_max + 1;
     // x-transformers' ScaledSinusoidalEmbedding: ones(1) * dim^-0.5
     if (m->cfg.pos_scale.kind == ORDO_POS_SCALE_LEARNED && m->cfg.pos_scale.value == 0)
         m->cfg.pos_scale.value = (float)(1.0 / sqrt((double)cfg->C));
@@ -192,6 +200,7 @@ ordo_status ordo_gpt_init(ordo_gpt *m, const ordo_gpt_config *cfg, uint64_t seed
     init_bias_params(m, &r);
     m->att = ordo_xcalloc((size_t)L, sizeof *m->att);
     if (cfg->pos == ORDO_POS_FOX) m->fox_c = ordo_xcalloc((size_t)L, sizeof *m->fox_c);
+    if (cfg->pos == ORDO_POS_COPE) m->cope_p = ordo_xcalloc((size_t)L, sizeof *m->cope_p);
     if (ordo_pos_rotary(cfg->pos)) { // rope, and xpos's rotation (unscaled)
         m->rope_dims = ordo_gpt_rope_dims(&m->cfg);
         m->rope_nrot = m->cfg.rope_heads;
@@ -213,6 +222,7 @@ void ordo_gpt_free(ordo_gpt *m) {
     free(m->rope_inv_freq);
     free(m->att);
     free(m->fox_c);
+    free(m->cope_p);
     memset(m, 0, sizeof *m);
 }
 
@@ -283,7 +293,8 @@ static void position_cache(ordo_gpt *m, int T) {
     case ORDO_POS_KERPLE:
     case ORDO_POS_KERPLE_POWER:
     case ORDO_POS_DPB:
-    case ORDO_POS_FOX: // its bias is per layer, from the layer's input (forward)
+    case ORDO_POS_FOX:  // its bias is per layer, from the layer's input (forward)
+    case ORDO_POS_COPE: // its bias is per layer, from the layer's q and k (forward)
     case ORDO_POS_COUNT:
         break;
     }
@@ -358,7 +369,8 @@ ordo_tensor *ordo_gpt_position_bias(ordo_gpt *m, ordo_ctx *ctx, int T) {
     case ORDO_POS_SINUSOIDAL:
     case ORDO_POS_ROPE:
     case ORDO_POS_XPOS:
-    case ORDO_POS_FOX: // its bias is per layer, from the layer's input (forward)
+    case ORDO_POS_FOX:  // its bias is per layer, from the layer's input (forward)
+    case ORDO_POS_COPE: // its bias is per layer, from the layer's q and k (forward)
     case ORDO_POS_COUNT:
         break;
     }
@@ -388,7 +400,8 @@ static ordo_bias_tiles *gpt_bias_tiles(ordo_gpt *m, ordo_ctx *ctx, int T) {
     case ORDO_POS_SINUSOIDAL:
     case ORDO_POS_ROPE:
     case ORDO_POS_XPOS:
-    case ORDO_POS_FOX: // its bias is per layer, from the layer's input (forward)
+    case ORDO_POS_FOX:  // its bias is per layer, from the layer's input (forward)
+    case ORDO_POS_COPE: // its bias is per layer, from the layer's q and k (forward)
     case ORDO_POS_COUNT:
         break;
     }
@@ -424,6 +437,15 @@ static ordo_tensor *input_positions(ordo_gpt *m, ordo_ctx *ctx, const int32_t *p
 // k, v); float32 under bf16, as every position parameter.
 static ordo_tensor *fox_prefix(ordo_gpt_block *b, ordo_ctx *ctx, ordo_tensor *x) {
     return ordo_cum_logsigmoid(ctx, ordo_linear(ctx, x, b->fgate_w, b->fgate_b)); // (B, T, NH)
+}
+
+// Cope's materialised bias (B, NH, T, T) from the layer's qkv and its embeddings e: the
+// positions (gated counts over the keys between j and i, kept for viz with the attention
+// maps), then q_i . e[p] interpolated; the cope zero-init e makes it 0 at the start of training.
+static ordo_tensor *cope_bias(ordo_gpt *m, ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor *e, int l) {
+    ordo_tensor *p = ordo_cope_positions(ctx, qkv, m->cfg.NH, m->cfg.cope_max); // (B, NH, T, T)
+    if (m->record_attention) m->cope_p[l] = p->data;
+    return ordo_cope_bias(ctx, qkv, e, p);
 }
 
 // The forward of both entry points below: logits and the loss from them (logits non-NULL), or
@@ -506,7 +528,8 @@ static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const
         case ORDO_POS_XPOS:
         case ORDO_POS_KERPLE_POWER:
         case ORDO_POS_DPB:
-        case ORDO_POS_FOX: // its bias is per layer, from the layer's input (forward)
+        case ORDO_POS_FOX:  // its bias is per layer, from the layer's input (forward)
+        case ORDO_POS_COPE: // its bias is per layer, from the layer's q and k (forward)
         case ORDO_POS_COUNT:
             break;
         }
@@ -559,8 +582,14 @@ static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const
                 ordo_rope_part(ctx, qkv, NH, m->rope_dims, m->rope_nrot, m->rope_cos, m->rope_sin);
         if (xscale) // after the rotation, q up and k down by the xPos decay
             qkv = ordo_mul(ctx, qkv, xscale);
-        ordo_bias_tiles *lt = tiles; // this layer's bias: the shared one, or fox's own
+        ordo_bias_tiles *lt = tiles; // this layer's bias: the shared one, or fox's or cope's own
         ordo_tensor *lb = bias;
+        if (c->pos == ORDO_POS_COPE) {
+            if (fused)
+                lt = ordo_cope_tiles(ctx, qkv, b->cope_e);
+            else
+                lb = cope_bias(m, ctx, qkv, b->cope_e, l);
+        }
         if (c->pos == ORDO_POS_FOX) {
             ordo_tensor *cf = fox_prefix(b, ctx, h); // (B, NH, T)
             if (m->record_attention) m->fox_c[l] = cf->data;
@@ -706,6 +735,8 @@ void ordo_gpt_meta_init(ordo_gpt_meta *mt, const ordo_gpt_config *c) {
                  (double)(c->dpb_depth ? c->dpb_depth : ORDO_DPB_DEPTH));
         meta_num(mt, &n, "dpb_log_distance", "%.0f", (double)c->dpb_log_distance);
     }
+    if (c->pos == ORDO_POS_COPE) // always: the embeddings' length is not the context's
+        meta_num(mt, &n, "cope_max", "%.0f", (double)(c->cope_max ? c->cope_max : c->T_max + 1));
     if (c->pos_scale.kind != ORDO_POS_SCALE_NONE) {
         ordo_pos_scale_text(&c->pos_scale, mt->num[n], sizeof mt->num[n]);
         mt->keys[n] = "pos_scale";

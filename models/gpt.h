@@ -70,6 +70,9 @@ typedef struct ordo_gpt_config {
     // random subset of T positions of [0, pos_random) (0: off, positions 0..T-1 always);
     // learned, sinusoidal and rope only. learned: T_max is N, the table's length.
     int pos_random;
+    // issue 26 item 2, cope only: P, the positions 0..P-1 of its embeddings (--cope-max; 0 reads
+    // as T_max + 1, so that no position of a training window is clamped)
+    int cope_max;
 } ordo_gpt_config;
 
 typedef struct ordo_gpt_block {
@@ -80,6 +83,7 @@ typedef struct ordo_gpt_block {
     ordo_linear_layer c_fc;         // (C, 4C)
     ordo_linear_layer mlp_proj;     // (4C, C)
     ordo_tensor *fgate_w, *fgate_b; // (C, NH), (NH): fox's forget gate, else NULL
+    ordo_tensor *cope_e;            // (NH, P, hs): cope's position embeddings, else NULL
 } ordo_gpt_block;
 
 typedef struct ordo_gpt {
@@ -118,8 +122,9 @@ typedef struct ordo_gpt {
     // attention probabilities per layer from the last forward when record_attention is set
     // (the materialised attention then runs, whatever `attention` says)
     int record_attention;
-    const float **att;   // L pointers into the context's arena, each (B, NH, T, T)
-    const float **fox_c; // fox: with att, each layer's prefix sums c (B, NH, T) of log f
+    const float **att;    // L pointers into the context's arena, each (B, NH, T, T)
+    const float **fox_c;  // fox: with att, each layer's prefix sums c (B, NH, T) of log f
+    const float **cope_p; // cope: with att, each layer's positions p (B, NH, T, T)
     // training mode (ordo_gpt_train_mode): dropout on, masks from drop_seed, batch row offset
     int train;
     uint64_t drop_seed;
@@ -244,8 +249,8 @@ ordo_status ordo_gpt_load(ordo_gpt *m, const char *path);
 // used (rope_scaling, rope_factor "%.17g" and rope_orig_context follow when a RoPE scaling
 // is set; rope_fraction "%.17g", rope_heads, alibi_heads and pos_scale ("fixed:X",
 // "learned:X") and pos_random each only when set, issue 26; dpb_dim, dpb_depth, dpb_log_distance
-// for dpb); vals point into the struct itself: use it in place. Dropout is training, not
-// architecture: it is not here (the run's config has it).
+// for dpb; cope_max for cope); vals point into the struct itself: use it in place. Dropout is
+// training, not architecture: it is not here (the run's config has it).
 #define ORDO_GPT_NMETA 19 // at most
 typedef struct ordo_gpt_meta {
     int n;

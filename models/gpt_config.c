@@ -68,6 +68,23 @@ static ordo_status dpb_check(const ordo_gpt_config *c) {
     return ORDO_OK;
 }
 
+// Issue 26 item 2: cope's number of positions P, its own scheme's only. 0 reads as T_max + 1
+// (the training config refuses a given 0).
+static ordo_status cope_check(const ordo_gpt_config *c) {
+    int P = c->cope_max;
+    if (P < 0 || P > ORDO_COPE_MAX_LIMIT)
+        return ordo_error(ORDO_ERR_ARG, "--cope-max is %d, expected 1..%d", P, ORDO_COPE_MAX_LIMIT);
+    if (P != 0 && c->pos != ORDO_POS_COPE)
+        return ordo_error(ORDO_ERR_ARG, "--cope-max %d applies to --pos cope, not to --pos %s", P,
+                          ordo_pos_name(c->pos));
+    if (c->pos == ORDO_POS_COPE && P == 0 && c->T_max + 1 > ORDO_COPE_MAX_LIMIT)
+        return ordo_error(ORDO_ERR_ARG,
+                          "--pos cope takes --context + 1 = %d positions by default, past its "
+                          "limit %d: give --cope-max",
+                          c->T_max + 1, ORDO_COPE_MAX_LIMIT);
+    return ORDO_OK;
+}
+
 // Issue 26: partial rotary, head subsets, the scale on absolute positions. Each option is
 // its scheme's only; the value that changes nothing (fraction 1, all heads) passes anywhere.
 static ordo_status subset_check(const ordo_gpt_config *c) {
@@ -102,6 +119,7 @@ static ordo_status subset_check(const ordo_gpt_config *c) {
                               ordo_pos_name(c->pos));
     }
     ordo_status s = dpb_check(c);
+    if (!s) s = cope_check(c);
     if (s) return s;
     const ordo_pos_scale *ps = &c->pos_scale;
     if (ps->kind != ORDO_POS_SCALE_NONE) {
@@ -138,11 +156,13 @@ static ordo_status random_check(const ordo_gpt_config *c) {
                           "--pos-random %d does not apply to --pos %s (%s); it applies to --pos "
                           "%s",
                           N, ordo_pos_name(c->pos),
-                          c->pos == ORDO_POS_NONE  ? "it has no positions to draw"
-                          : c->pos == ORDO_POS_FOX ? "its bias comes from the text's forget "
-                                                     "gates, used with no other positions"
-                                                   : "its bias comes from the text, not from "
-                                                     "the tokens' positions",
+                          c->pos == ORDO_POS_NONE   ? "it has no positions to draw"
+                          : c->pos == ORDO_POS_FOX  ? "its bias comes from the text's forget "
+                                                      "gates, used with no other positions"
+                          : c->pos == ORDO_POS_COPE ? "its positions are counts of gated keys, "
+                                                      "used with no other positions"
+                                                    : "its bias comes from the text, not from "
+                                                      "the tokens' positions",
                           takers);
     }
     if (c->pos == ORDO_POS_LEARNED && c->T_max != N)

@@ -131,7 +131,8 @@ ordo_tensor *ordo_gpt_position_bias_at(ordo_gpt *m, ordo_ctx *ctx, const int32_t
     case ORDO_POS_SINUSOIDAL:
     case ORDO_POS_ROPE:
     case ORDO_POS_XPOS:
-    case ORDO_POS_FOX:
+    case ORDO_POS_FOX:  // no positions (ordo_pos_takes_positions): refused before
+    case ORDO_POS_COPE: // the same
     case ORDO_POS_COUNT:
         break;
     }
@@ -161,7 +162,8 @@ ordo_bias_tiles *ordo_gpt_bias_tiles_at(ordo_gpt *m, ordo_ctx *ctx, const int32_
     case ORDO_POS_SINUSOIDAL:
     case ORDO_POS_ROPE:
     case ORDO_POS_XPOS:
-    case ORDO_POS_FOX:
+    case ORDO_POS_FOX:  // no positions (ordo_pos_takes_positions): refused before
+    case ORDO_POS_COPE: // the same
     case ORDO_POS_COUNT:
         break;
     }

@@ -12,7 +12,7 @@
 
 ORDO_NAMES_ENUM(ordo_pos, ordo_pos_parse, ordo_pos_name, ordo_pos_names, "position scheme",
                 ORDO_POS_COUNT, "none", "learned", "sinusoidal", "rope", "alibi", "t5", "fire",
-                "kerple", "xpos", "kerple-power", "fox", "dpb");
+                "kerple", "xpos", "kerple-power", "fox", "dpb", "cope");
 
 int ordo_pos_extrapolates(ordo_pos p) {
     return p != ORDO_POS_LEARNED;
@@ -236,7 +236,8 @@ int ordo_pos_rotary(ordo_pos p) {
 
 int ordo_pos_has_bias(ordo_pos p) {
     return p == ORDO_POS_ALIBI || p == ORDO_POS_T5 || p == ORDO_POS_FIRE || p == ORDO_POS_KERPLE ||
-           p == ORDO_POS_KERPLE_POWER || p == ORDO_POS_FOX || p == ORDO_POS_DPB;
+           p == ORDO_POS_KERPLE_POWER || p == ORDO_POS_FOX || p == ORDO_POS_DPB ||
+           p == ORDO_POS_COPE;
 }
 
 // The xPos row [3C] of a token at position p, centred by min_pos (n = p + min_pos).
@@ -304,6 +305,7 @@ int ordo_pos_takes_positions(ordo_pos p) {
         return 1;
     case ORDO_POS_NONE: // nothing to draw
     case ORDO_POS_FOX:  // its bias comes from the text (forget gates), not from positions
+    case ORDO_POS_COPE: // its positions are counted from the text's gates
     case ORDO_POS_COUNT:
         break;
     }

@@ -24,6 +24,8 @@ typedef enum ordo_pos {
     // issue 26
     ORDO_POS_FOX, // forget gate per layer, head, token: bias sum_{j<l<=i} log f_l (Lin et al. 2025)
     ORDO_POS_DPB, // dynamic position bias: MLP of the (log-)distance per head (CrossFormer)
+    ORDO_POS_COPE, // contextual positions: gated counts of the keys between j and i (Golovneva
+                   // 2024)
     ORDO_POS_COUNT
 } ordo_pos;
 
@@ -48,11 +50,15 @@ typedef enum ordo_pos {
 #define ORDO_DPB_DEPTH     2
 #define ORDO_DPB_MAX_DIM   1024
 #define ORDO_DPB_MAX_DEPTH 8
+// CoPE (Golovneva et al. 2024): positions p in [0, P - 1], P = --cope-max, by default the
+// training context + 1 (the official code's block_size + 1: no position of a training window
+// is clamped); at most ORDO_COPE_MAX_LIMIT.
+#define ORDO_COPE_MAX_LIMIT 65536
 // xPos (Sun et al. 2022, torchscale): zeta_i = (2i/hs + 0.4) / 1.4, gamma = 512.
 #define ORDO_XPOS_SCALE_BASE 512.0
 
 // The schemes' names in enum order: "none", "learned", "sinusoidal", "rope", "alibi", "t5",
-// "fire", "kerple", "xpos", "kerple-power", "dpb".
+// "fire", "kerple", "xpos", "kerple-power", "fox", "dpb", "cope".
 // Every parse, name and list of choices (messages, --help) is made from this table.
 extern const ordo_names ordo_pos_names;
 // The scheme named `name`; ORDO_ERR_ARG otherwise, the message naming the value and the choices.
@@ -151,9 +157,11 @@ const char *ordo_pos_scale_text(const ordo_pos_scale *ps, char *buf, int cap);
 // Whether the scheme rotates q and k (rope, xpos): both need an even head size.
 int ordo_pos_rotary(ordo_pos p);
 // Whether the scheme can run at positions other than 0..T-1 (--pos-random, given positions):
-// all but none (nothing to draw) and fox (its bias comes from the text's forget gates).
+// all but none (nothing to draw), fox (its bias comes from the text's forget gates) and cope
+// (its positions are counted from the text's gates).
 int ordo_pos_takes_positions(ordo_pos p);
-// Whether the scheme adds a bias to the attention scores (alibi, t5, fire, kerple*, fox, dpb).
+// Whether the scheme adds a bias to the attention scores (alibi, t5, fire, kerple*, fox, dpb,
+// cope).
 int ordo_pos_has_bias(ordo_pos p);
 // The xPos multiplier of a fused qkv row at each position, out [T, 3C]: the q part of head h,
 // dims i and i + hs/2, gets zeta_i^(n/512), the k part zeta_i^(-n/512), v 1, where

@@ -208,6 +208,7 @@ static const char *const KNOWN_KEYS[] = {"format",
                                          "dpb_dim",
                                          "dpb_depth",
                                          "dpb_log_distance",
+                                         "cope_max",
                                          "pos_random",
                                          "milestone",
                                          ORDO_ST_HASH_KEY};

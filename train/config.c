@@ -85,6 +85,7 @@ void ordo_train_config_defaults(ordo_train_config *c) {
     c->dpb_depth = ORDO_DPB_DEPTH;
     c->dpb_log_distance = 0;
     c->pos_random = 0;
+    c->cope_max = 0;
 }
 
 ORDO_NAMES_TABLE(ordo_resume_sched_names, "resume schedule", ORDO_RESUME_REPLAN + 1, "continue",
@@ -231,6 +232,11 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
             "dpb: its hidden layers, Linear + SiLU each (1..8), then Linear to the heads"),
         OPT("dpb-log-distance", ORDO_OPT_FLAG, dpb_log_distance,
             "dpb: the MLP reads log(d + 1) of the distance d instead of d"),
+        // issue 26 item 2: contextual positions
+        OPT("cope-max", ORDO_OPT_INT, cope_max,
+            "cope: P, its positions 0..P-1 (counts clamped at P-1; 1..65536)\n"
+            "                         (default: --context + 1, none clamped at the training "
+            "length)"),
         OPT("pos-random", ORDO_OPT_INT, pos_random,
             "train at a sorted random subset of --context positions of [0, N) per\n"
             "                         sequence, eval at 0..T-1 (Ruoss et al. 2023; learned:\n"
@@ -364,6 +370,9 @@ ordo_status ordo_train_config_model(const ordo_train_config *c, int V, ordo_gpt_
     g->dpb_dim = (int)c->dpb_dim;
     g->dpb_depth = (int)c->dpb_depth;
     g->dpb_log_distance = c->dpb_log_distance != 0;
+    // 0 is the default (--context + 1); the CLI refuses a given 0 (cmd_train)
+    if (c->cope_max && (s = range_i("cope-max", c->cope_max, 1, ORDO_COPE_MAX_LIMIT))) return s;
+    g->cope_max = (int)c->cope_max;
     if ((s = random_model(c, g))) return s;
     return ordo_train_config_rope(c, &g->rope);
 }

@@ -130,6 +130,8 @@ typedef struct ordo_train_config {
     // issue 26 item 1, --pos dpb: the MLP's hidden width and depth, and log(d + 1) as its input
     long long dpb_dim, dpb_depth;
     int dpb_log_distance;
+    // issue 26 item 2, --pos cope: the positions of its embeddings (0: --context + 1)
+    long long cope_max;
     // issue 26, item 4: train at a sorted random subset of [0, pos_random) per sequence (0: off)
     long long pos_random;
     // not options (not in the table)

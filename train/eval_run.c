@@ -11,6 +11,7 @@
 #include "framework/fileio.h"
 #include "framework/flash.h"
 #include "framework/hash.h"
+#include "framework/threads.h"
 #include "framework/lmhead.h"
 #include "framework/memlimit.h"
 #include "train/evaluate.h"
@@ -235,6 +236,8 @@ static double bias_grad_floats(const ordo_gpt_config *g, int T) {
         return 2.0 * NH;
     case ORDO_POS_DPB: // the gradient of its table, a value per (distance, head)
         return (double)T * NH;
+    case ORDO_POS_COPE: // per_head: a head's embeddings (P, hs) per (b, h)
+        return (double)(g->cope_max ? g->cope_max : g->T_max + 1) * (g->C / NH);
     case ORDO_POS_NONE:
     case ORDO_POS_LEARNED:
     case ORDO_POS_SINUSOIDAL:
@@ -295,6 +298,12 @@ double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, ordo_attn_impl at
                        // (R, NH, T, T) bias of each batch row
         floats += 2 * R * NH * t + (fused ? 0 : R * NH * t * t);
         break;
+    case ORDO_POS_COPE: { // fused: a row's sum and first key kept, each thread's [64, P] logits;
+                          // materialized: the gates, positions and bias (R, NH, T, T), [T, P]
+        double P = g->cope_max ? g->cope_max : g->T_max + 1, nt = ordo_get_threads();
+        floats += fused ? 3 * R * NH * t + nt * (64 * P + 256) : 3 * R * NH * t * t + nt * t * P;
+        break;
+    }
     case ORDO_POS_NONE:
     case ORDO_POS_SINUSOIDAL:
     case ORDO_POS_ROPE:

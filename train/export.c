@@ -55,6 +55,9 @@ static const char *refusal(ordo_pos p) {
     case ORDO_POS_FOX:
         return "it adds a forget-gate bias, computed from each layer's input "
                "(h.{l}.attn.fgate.*), to the attention scores, which GPT2LMHeadModel does not do";
+    case ORDO_POS_COPE:
+        return "it adds contextual positions to the attention scores, counts of the keys that "
+               "its gates pass (h.{l}.attn.cope.pos_emb), which GPT2LMHeadModel does not do";
     case ORDO_POS_COUNT:
         break;
     }

@@ -285,4 +285,65 @@ done
 sed 's/  */ /g' "$dir/swfox/compare.md" | grep -q "^| fox | 1 | " && ok || bad "compare.md lacks a row for fox"
 grep -q "^fox," "$dir/swfox/compare.csv" && ok || bad "compare.csv lacks a row for fox"
 
+# issue 26 item 2, cope (contextual positions): trains; 10 + resume 10 equals 20 straight bit
+# for bit; the checkpoint holds each layer's h.{l}.attn.cope.pos_emb [NH, P, hs] (P = --context
+# + 1 by default, or --cope-max) with its moments, cope_max in the metadata, and no other
+# position tensor; the embeddings start at zero and train; eval at 16x the training length on
+# both attentions (the same losses to float rounding); viz draws the positions; bf16 trains
+# where the CPU has it; a sweep with cope evaluates at 1x and 4x and compare shows P.
+r=$dir/cope
+"$ORDO" train "${tiny[@]}" --pos cope --out "$r" > "$r.log" 2>&1 || bad "cope: training failed: $(tail -2 "$r.log")"
+l5=$(loss_at "$r" 5) l20=$(loss_at "$r" 20)
+awk -v a="$l5" -v b="$l20" 'BEGIN { exit !(b != "" && b < a - 0.05) }' && ok || bad "cope: loss $l5 -> $l20 did not fall"
+"$ORDO" train "${tiny[@]}" --pos cope --stop-after 10 --out "$r-half" > /dev/null 2>&1
+"$ORDO" train --resume "$r-half" > "$r-half.log" 2>&1 || bad "cope: resume failed: $(tail -2 "$r-half.log")"
+"$EQUAL" --equal "$r/ckpt-20.safetensors" "$r-half/ckpt-20.safetensors" && ok || bad "cope: 10 + resume 10 differs from 20 straight"
+cmp -s <(sed "s/,\"tokens_per_s.*//" "$r/metrics.jsonl") <(sed "s/,\"tokens_per_s.*//" "$r-half/metrics.jsonl") && ok || bad "cope: the resumed run's losses differ"
+hdr=$(head -c 20000 "$r/ckpt-20.safetensors" | tr -d '\0')
+for n in h.0.attn.cope.pos_emb h.1.attn.cope.pos_emb; do
+  grep -qF "\"$n\":{\"dtype\":\"F32\",\"shape\":[2,17,8]" <<<"$hdr" && grep -qF "\"optim.m.$n\":" <<<"$hdr" \
+    && grep -qF "\"optim.v.$n\":" <<<"$hdr" && ok || bad "cope: checkpoint lacks $n [2, 17, 8] or its moments"
+done
+[ "$(grep -o '"\(fire\|kerple\|rel_bias\|wpe\|dpb\.\)[^"]*":\|fgate' <<<"$hdr" | wc -l)" = 0 ] && ok || bad "cope: checkpoint has other position tensors"
+grep -q '"pos":"cope"' <<<"$hdr" && grep -q '"cope_max":"17"' <<<"$hdr" && ok || bad "cope: checkpoint metadata lacks pos cope, cope_max 17"
+"$ORDO" train "${tiny[@]}" --pos cope --steps 1 --lr 1e-12 --min-lr 0 --out "$dir/cope-init" > /dev/null 2>&1 || bad "cope: 1-step run failed"
+a=$(tensor_hex "$dir/cope-init/ckpt-1.safetensors" h.1.attn.cope.pos_emb) b=$(tensor_hex "$r/ckpt-20.safetensors" h.1.attn.cope.pos_emb)
+[ -n "$a" ] && [ -n "$b" ] && [ "$a" != "$b" ] && ok || bad "cope: h.1.attn.cope.pos_emb did not train"
+# the embeddings start at zero (the reference's init): after 1 step at lr 1e-12 all 2*17*8
+# floats are below 1e-9 in magnitude
+f=$dir/cope-init/ckpt-1.safetensors
+hl=$(od -An -tu8 -N8 "$f" | tr -d ' ')
+off=$(head -c $((8 + hl)) "$f" | tail -c "$hl" | grep -o '"h.1.attn.cope.pos_emb":{[^}]*}' | sed 's/.*"data_offsets":\[\([0-9]*\),.*/\1/')
+od -An -v -tf4 -j $((8 + hl + off)) -N $((4 * 2 * 17 * 8)) "$f" | tr -s ' ' '\n' | grep . \
+  | awk '{ n++; if ($1 > 1e-9 || $1 < -1e-9) big++ } END { exit !(n == 272 && !big) }' && ok || bad "cope: the embeddings do not start at 0"
+for at in fused materialized; do
+  "$ORDO" eval "$r" --context 16,256 --attention $at --json > "$r.$at.eval" 2> "$r.eval.err" || bad "cope: eval ($at) failed: $(cat "$r.eval.err")"
+  [ "$(grep -c '"val_loss": [0-9]' "$r.$at.eval")" = 2 ] && ok || bad "cope: eval ($at) at 1x and 16x should give 2 losses"
+done
+paste <(grep -o '"val_loss": [0-9.e+-]*' "$r.fused.eval" | cut -d' ' -f2) <(grep -o '"val_loss": [0-9.e+-]*' "$r.materialized.eval" | cut -d' ' -f2) \
+  | awk 'NF == 2 { n++; if ($1 - $2 > 1e-4 || $2 - $1 > 1e-4) d++ } END { exit !(n == 2 && !d) }' && ok || bad "cope: fused and materialized eval losses differ"
+# --cope-max: the embeddings' length, recorded; a resume keeps it
+"$ORDO" train "${tiny[@]}" --pos cope --cope-max 5 --steps 4 --out "$dir/cope5" > "$dir/cope5.log" 2>&1 || bad "cope: --cope-max 5 failed: $(tail -2 "$dir/cope5.log")"
+hdr=$(head -c 20000 "$dir/cope5/ckpt-4.safetensors" | tr -d '\0')
+grep -qF '"h.0.attn.cope.pos_emb":{"dtype":"F32","shape":[2,5,8]' <<<"$hdr" && grep -q '"cope_max":"5"' <<<"$hdr" \
+  && ok || bad "cope: --cope-max 5 did not make [2, 5, 8] embeddings with cope_max 5"
+"$ORDO" train --resume "$dir/cope5" --steps 6 > "$dir/cope5r.log" 2>&1 && [ -f "$dir/cope5/ckpt-6.safetensors" ] \
+  && ok || bad "cope: resume with --cope-max 5 failed: $(tail -2 "$dir/cope5r.log")"
+"$ORDO" viz "$r" > "$r.viz" 2>&1 || bad "cope: viz failed: $(tail -2 "$r.viz")"
+for f in cope_positions.svg cope_position_curves.svg; do
+  xmllint --noout "$r/viz/$f" 2>/dev/null && grep -qF "$f" "$r/viz/index.html" && ok || bad "cope: viz/$f missing, not well-formed or not in index.html"
+done
+[ "$(grep -c 'data-label="layer [0-9]* head [0-9]*"' "$r/viz/cope_position_curves.svg")" = 4 ] && ok \
+  || bad "cope: the position curves should have one series per layer and head (4)"
+grep -q "clamped at P - 1 = 16" "$r/viz/cope_positions.svg" && ok || bad "cope: the position map does not say P"
+if "$ORDO" train "${tiny[@]}" --pos cope --precision bf16 --steps 4 --out "$dir/cope-bf16" > "$dir/cope-bf16.log" 2>&1; then ok
+else grep -q "bf16" "$dir/cope-bf16.log" && ok || bad "cope: bf16 failed: $(tail -2 "$dir/cope-bf16.log")"; fi
+"$ORDO" sweep --pos cope --cope-max 9 --seeds 1 --steps 12 --context 16 --d-model 16 --layers 1 --heads 2 --corpus-tokens 6000 \
+  --eval-every 6 --ckpt-every 0 --threads 1 --eval-lengths 1,4 --out "$dir/swcope" > "$dir/swcope.out" 2>&1 \
+  || bad "cope: sweep failed: $(tail -3 "$dir/swcope.out")"
+grep -q '"cope-max": 9' "$dir/swcope/cope-s1/config.json" && ok || bad "sweep did not pass --cope-max to its cope run"
+[ "$(grep -c '"val_loss": [0-9]' "$dir/swcope/cope-s1/eval.json" 2>/dev/null)" = 2 ] && ok || bad "sweep: cope-s1 should have 2 eval losses"
+"$ORDO" compare "$dir/swcope" "$dir/swfox/fox-s1" --out "$dir/cmpcope" > "$dir/cmpcope.out" 2>&1 || bad "cope: compare failed: $(tail -3 "$dir/cmpcope.out")"
+grep -q '^cope,.*"x1 std 0.02, cope P 9"' "$dir/cmpcope/compare.csv" && ok || bad "compare.csv lacks cope's row with P in its embedding column"
+
 finish

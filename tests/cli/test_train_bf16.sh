@@ -29,7 +29,7 @@ loss_at() { grep "\"step\":$2," "$1/metrics.jsonl" | sed 's/.*"train_loss":\([0-
 # 1. every position scheme, 150 steps in each precision (a 1-layer model on the order corpus)
 small=(--layers 1 --d-model 32 --heads 2 --context 32 --batch 8 --corpus-tokens 20000 --steps 150
        --lr 3e-3 --warmup 5 --log-every 10 --eval-every 0 --ckpt-every 0 --threads 2)
-for pos in none learned sinusoidal rope alibi t5 fire kerple xpos kerple-power fox; do
+for pos in none learned sinusoidal rope alibi t5 fire kerple xpos kerple-power fox cope; do
   for p in fp32 bf16; do
     "$ORDO" train "${small[@]}" --pos $pos --precision $p --out "$dir/$pos-$p" > "$dir/$pos-$p.log" 2>&1 \
       || bad "$pos $p: training failed: $(tail -2 "$dir/$pos-$p.log")"

@@ -4,8 +4,9 @@
 // non-multiple (100) and four tiles (256), with no bias, with a test bias that has parameters
 // (a per-head slope times the distance, plus a table looked up by the distance) and with
 // dropout; on every tile-product path (AVX-512 where the CPU has it, portable C, ordo_gemm).
-// Then a finite-difference gradient check of the op with its bias parameters, and bit-equal
-// results at 1 and 2 threads.
+// Then a finite-difference gradient check of the op with its bias parameters, bit-equal
+// results at 1 and 2 threads, and a bias of the row's scores (flash.h's rows) held to the
+// kernel's promises: the tile order, the raw scores, the state per row, the dS and dq hooks.
 #include <string.h>
 
 #include "framework/gradcheck.h"
@@ -116,7 +117,7 @@ static void parity_bn(int B, int NH, int T, int hs, int with_bias, float p, cons
     float *dout = malloc(nout * sizeof(float));
     fill_normal(dout, nout, 1.0);
     test_bias tb = {slope->data, table->data, NH};
-    ordo_attn_bias bias = {&tb, tb_fill, tb_grad, (size_t)NH + NDIST * NH, 0};
+    ordo_attn_bias bias = {&tb, tb_fill, tb_grad, (size_t)NH + NDIST * NH, 0, 0, NULL};
     ordo_tensor *params[2] = {slope, table};
     uint64_t seed = 77;
     size_t offset = 1000;
@@ -206,7 +207,7 @@ static ordo_tensor *g_fused(ordo_ctx *c, ordo_tensor **in, void *u) {
     static test_bias tb;
     static ordo_attn_bias bias;
     tb = (test_bias){in[1]->data, in[2]->data, a->NH};
-    bias = (ordo_attn_bias){&tb, tb_fill, tb_grad, in[1]->n + in[2]->n, 0};
+    bias = (ordo_attn_bias){&tb, tb_fill, tb_grad, in[1]->n + in[2]->n, 0, 0, NULL};
     return ordo_attention_fused(c, in[0], &bias, in + 1, 2, a->NH, a->p, 5, 0);
 }
 
@@ -252,7 +253,7 @@ static void run_threads(int nt, float *o, float *dq, float *g) {
     float *dout = malloc((size_t)B * T * C * sizeof(float));
     fill_normal(dout, (size_t)B * T * C, 1.0);
     test_bias tb = {slope->data, table->data, NH};
-    ordo_attn_bias bias = {&tb, tb_fill, tb_grad, (size_t)NH + NDIST * NH, 0};
+    ordo_attn_bias bias = {&tb, tb_fill, tb_grad, (size_t)NH + NDIST * NH, 0, 0, NULL};
     ordo_tensor *params[2] = {slope, table};
     ordo_ctx ctx;
     ordo_ctx_init(&ctx);
@@ -283,6 +284,149 @@ static void threads(void) {
     ordo_set_threads(2);
 }
 
+// ---- a bias of the row's scores (flash.h's rows), with no scheme behind it: the count of the
+// row's keys from j to i, carried as state, times -CNT (so the bias is -CNT (i - j + 1), which the
+// plain test_bias gives as slope CNT/UNIT and table CNT: the same model). Forward counts from
+// the diagonal down (a suffix), backward up from 0 (the row's total, saved by fwd_end, less a
+// prefix). The hooks check what the kernel promises: the order of the key blocks per row, the
+// raw scores in fill, one begin and end per query block (forward) and per (b, h) (backward).
+// bwd_grad adds CNT2 * dS into dS and bwd_end adds DQ into every dq element: both must show
+// in dqkv exactly as made here.
+#define CNT  0.05f
+#define CNT2 0.25f
+#define DQ   0.125f
+typedef struct count_bias {
+    const float *qkv;
+    float *total; // (B, NH, T): the row's count, from fwd_end
+    int T, C, NH, B;
+    ordo_attn_row_bias rows;
+} count_bias;
+static _Atomic int order_bad, score_bad, calls_bad;
+
+// work: next key block expected (fwd: from the diagonal down; bwd: per row, ascending), counts
+static void cb_fwd_begin(const void *self, int b, int h, int i0, int nr, float *work) {
+    work[0] = (float)(i0 / ORDO_FLASH_BLOCK); // the diagonal block comes first
+    for (int r = 0; r < nr; r++) work[1 + r] = 0.0f;
+}
+static void cb_check_scores(const count_bias *cb, int b, int h, int i0, int nr, int j0, int nc,
+                            const float *s, int ld) {
+    int hs = cb->C / cb->NH;
+    for (int r = 0; r < nr; r++)
+        for (int c = 0; c < nc && j0 + c <= i0 + r; c++) {
+            const float *q = cb->qkv + ((size_t)b * cb->T + i0 + r) * 3 * cb->C + h * hs;
+            const float *k = cb->qkv + ((size_t)b * cb->T + j0 + c) * 3 * cb->C + cb->C + h * hs;
+            double dot = 0;
+            for (int d = 0; d < hs; d++) dot += (double)q[d] * k[d];
+            if (fabs(dot / sqrt(hs) - s[(size_t)r * ld + c]) > 1e-4) score_bad++;
+        }
+}
+static void cb_fwd_fill(const void *self, int b, int h, int i0, int nr, int j0, int nc, float *s,
+                        int ld, float *work) {
+    const count_bias *cb = self;
+    if (j0 != (int)work[0] * ORDO_FLASH_BLOCK) order_bad++;
+    work[0] -= 1.0f;
+    cb_check_scores(cb, b, h, i0, nr, j0, nc, s, ld);
+    for (int r = 0; r < nr; r++)
+        for (int c = nc - 1; c >= 0; c--) {
+            if (j0 + c > i0 + r) continue;
+            work[1 + r] += 1.0f; // keys j0 + c .. i, counted from i down
+            s[(size_t)r * ld + c] -= CNT * work[1 + r];
+        }
+}
+static void cb_fwd_end(const void *self, int b, int h, int i0, int nr, float *work) {
+    const count_bias *cb = self;
+    if (work[0] != -1.0f) calls_bad++; // every block down to 0 was filled
+    for (int r = 0; r < nr; r++) cb->total[((size_t)b * cb->NH + h) * cb->T + i0 + r] = work[1 + r];
+}
+static void cb_bwd_begin(const void *self, int b, int h, float *work) {
+    const count_bias *cb = self;
+    for (int i = 0; i < cb->T; i++) work[i] = 0.0f, work[cb->T + i] = 0.0f; // prefix, next block
+}
+static void cb_bwd_fill(const void *self, int b, int h, int i0, int nr, int j0, int nc, float *s,
+                        int ld, float *work) {
+    const count_bias *cb = self;
+    cb_check_scores(cb, b, h, i0, nr, j0, nc, s, ld);
+    for (int r = 0; r < nr; r++) {
+        int i = i0 + r;
+        if (j0 != (int)work[cb->T + i] * ORDO_FLASH_BLOCK) order_bad++;
+        work[cb->T + i] += 1.0f;
+        float total = cb->total[((size_t)b * cb->NH + h) * cb->T + i];
+        for (int c = 0; c < nc && j0 + c <= i; c++) {
+            s[(size_t)r * ld + c] -= CNT * (total - work[i]); // keys j .. i: all less those < j
+            work[i] += 1.0f;
+        }
+    }
+}
+static void cb_bwd_grad(const void *self, int b, int h, int i0, int nr, int j0, int nc, float *ds,
+                        int ld, float *work, float *g) {
+    if (g) calls_bad++; // no parameters: no g
+    for (int r = 0; r < nr; r++)
+        for (int c = 0; c < nc; c++) ds[(size_t)r * ld + c] *= 1.0f + CNT2;
+}
+static void cb_bwd_end(const void *self, int b, int h, float *work, float *dq, int ldq, float *g) {
+    const count_bias *cb = self;
+    for (int i = 0; i < cb->T; i++)
+        for (int d = 0; d < cb->C / cb->NH; d++) dq[(size_t)i * ldq + d] += DQ;
+}
+
+static void row_bias(int B, int NH, int T, int hs) {
+    int C = NH * hs;
+    ordo_params P;
+    ordo_params_init(&P);
+    ordo_tensor *qkv = ordo_params_add(&P, "qkv", 3, (int[]){B, T, 3 * C}, 0);
+    ordo_params_alloc(&P);
+    fill_normal(qkv->data, qkv->n, 1.0);
+    size_t nout = (size_t)B * T * C;
+    float *dout = malloc(nout * sizeof(float));
+    fill_normal(dout, nout, 1.0);
+    // the plain bias of the same values: slope CNT / UNIT per unit distance, table CNT
+    float slope[8], table[NDIST * 8];
+    for (int h = 0; h < NH; h++) slope[h] = CNT / UNIT;
+    for (int x = 0; x < NDIST * NH; x++) table[x] = -CNT;
+    test_bias tb = {slope, table, NH};
+    ordo_attn_bias plain = {&tb, tb_fill, NULL, 0, 0, 0, NULL};
+    count_bias cb = {.qkv = qkv->data, .T = T, .C = C, .NH = NH, .B = B};
+    cb.total = malloc((size_t)B * NH * T * sizeof(float));
+    cb.rows = (ordo_attn_row_bias){.fwd_floats = 1 + ORDO_FLASH_BLOCK,
+                                   .bwd_floats = 2 * (size_t)T,
+                                   .fwd_begin = cb_fwd_begin,
+                                   .fwd_fill = cb_fwd_fill,
+                                   .fwd_end = cb_fwd_end,
+                                   .bwd_begin = cb_bwd_begin,
+                                   .bwd_fill = cb_bwd_fill,
+                                   .bwd_grad = cb_bwd_grad,
+                                   .bwd_end = cb_bwd_end};
+    ordo_attn_bias rows = {.self = &cb, .rows = &cb.rows};
+    ordo_ctx ctx;
+    ordo_ctx_init(&ctx);
+    ordo_tensor *ro = ordo_attention_fused(&ctx, qkv, &rows, NULL, 0, NH, 0.0f, 0, 0);
+    ordo_backward_from(&ctx, ro, dout);
+    float *row_out = malloc(nout * sizeof(float)), *row_dqkv = malloc(qkv->n * sizeof(float));
+    memcpy(row_out, ro->data, nout * sizeof(float));
+    memcpy(row_dqkv, qkv->grad, qkv->n * sizeof(float));
+    ordo_ctx_reset(&ctx);
+    ordo_params_zero_grad(&P);
+    ordo_tensor *po = ordo_attention_fused(&ctx, qkv, &plain, NULL, 0, NH, 0.0f, 0, 0);
+    ordo_backward_from(&ctx, po, dout);
+    // what the hooks added: dS (1 + CNT2) into dq and dk, DQ into dq; v's gradient as it was
+    float *want = malloc(qkv->n * sizeof(float));
+    for (size_t x = 0; x < qkv->n; x++) {
+        int part = (int)(x % (3 * C)) / C; // 0 q, 1 k, 2 v
+        want[x] = part == 2 ? qkv->grad[x] : qkv->grad[x] * (1.0f + CNT2) + (part == 0 ? DQ : 0);
+    }
+    double eo = rel_err(row_out, po->data, nout), eq = rel_err(row_dqkv, want, qkv->n);
+    printf("  row bias (counts)     B=%d NH=%d T=%3d hs=%2d: out %.1e, dqkv %.1e\n", B, NH, T, hs,
+           eo, eq);
+    CHECK_MSG(eo <= 1e-6 && eq <= 1e-6, "row bias T=%d: out %.3g dqkv %.3g", T, eo, eq);
+    ordo_ctx_free(&ctx);
+    ordo_params_free(&P);
+    free(cb.total);
+    free(want);
+    free(row_out);
+    free(row_dqkv);
+    free(dout);
+}
+
 int main(void) {
     ordo_rng_seed(&rng, 2025);
     const ordo_flash_tiles paths[] = {ORDO_FLASH_TILES_AUTO, ORDO_FLASH_TILES_C,
@@ -309,6 +453,12 @@ int main(void) {
     gradcheck(0.0f);
     gradcheck(0.3f);
     threads();
+    // a bias of the row's scores: within a tile, past two, and B 3 NH 2
+    row_bias(1, 1, 50, 8);
+    row_bias(3, 2, 200, 16);
+    CHECK_MSG(order_bad == 0 && score_bad == 0 && calls_bad == 0,
+              "row bias: %d tiles out of order, %d scores not q.k/sqrt(hs), %d calls wrong",
+              order_bad, score_bad, calls_bad);
     CHECK_MSG(nonzero_above == 0, "%d dS elements above the diagonal were not 0", nonzero_above);
     TEST_MAIN_END();
 }

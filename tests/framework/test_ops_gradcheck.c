@@ -720,7 +720,7 @@ static ordo_tensor *g_attention_fused(ordo_ctx *c, ordo_tensor **in, void *u) {
     static ordo_attn_bias bias;
     if (a->i[1]) {
         sb.slope = in[1]->data;
-        bias = (ordo_attn_bias){&sb, slope_fill, slope_grad, in[1]->n, 0};
+        bias = (ordo_attn_bias){&sb, slope_fill, slope_grad, in[1]->n, 0, 0, NULL};
     }
     return ordo_attention_fused(c, in[0], a->i[1] ? &bias : NULL, in + 1, a->i[1] ? 1 : 0, a->i[0],
                                 a->i[2] ? 0.25f : 0.0f, (uint64_t)a->i[3], 0);
@@ -1129,6 +1129,83 @@ static void case_tiles_at(gc_round *r) {
     rng = saved;
 }
 
+// ---- issue 26 item 2: cope, contextual positions. The interpolation between integer
+// positions kinks where p crosses an integer, which a central difference cannot straddle:
+// cope_bias gets positions held inside (k + 0.2, k + 0.8); and through attention (both paths)
+// the embeddings are made linear in the position, e[h, k] = a_h + k b_h, so that q . e[p] is
+// linear in p and the composite is smooth (P = T + 1: nothing clamped). The clamp itself is
+// checked exactly by check_cope_clamp. i[0] = NH, i[1] = P.
+static ordo_tensor *g_cope_positions(ordo_ctx *c, ordo_tensor **in, void *u) {
+    args *a = u;
+    return ordo_cope_positions(c, in[0], a->i[0], a->i[1]);
+}
+static ordo_tensor *g_cope_bias(ordo_ctx *c, ordo_tensor **in, void *u) {
+    return ordo_cope_bias(c, in[0], in[1], in[2]);
+}
+static ordo_tensor *g_cope(ordo_ctx *c, ordo_tensor **in, void *u) {
+    args *a = u; // i[2]: 0 materialised, 1 fused
+    if (a->i[2]) {
+        ordo_bias_tiles *bt = ordo_cope_tiles(c, in[0], in[1]);
+        return ordo_attention_fused(c, in[0], &bt->bias, bt->params, bt->n_params, a->i[0], 0.0f, 0,
+                                    0);
+    }
+    ordo_tensor *p = ordo_cope_positions(c, in[0], a->i[0], a->i[1]);
+    return ordo_attention(c, in[0], ordo_cope_bias(c, in[0], in[1], p), a->i[0]);
+}
+
+static void case_cope_positions(gc_round *r) {
+    ordo_rng saved = own_stream(r);
+    int nh = 2, hs = 3, T = r->T + 3;
+    leaves L;
+    args a = {.i = {nh, T + 1}};
+    leaves_begin(&L);
+    leaf(&L, 3, (int[]){r->B, T, 3 * nh * hs});
+    leaves_fill(&L, 1.0);
+    run(r, "cope_positions", g_cope_positions, &L, &a);
+    rng = saved;
+}
+
+static void case_cope_bias(gc_round *r) {
+    ordo_rng saved = own_stream(r);
+    int nh = 2, hs = 3, T = r->T + 3, P = 5;
+    leaves L;
+    args a = {.i = {nh, P}};
+    leaves_begin(&L);
+    leaf(&L, 3, (int[]){r->B, T, 3 * nh * hs}); // qkv
+    leaf(&L, 3, (int[]){nh, P, hs});            // e
+    leaf(&L, 4, (int[]){r->B, nh, T, T});       // p, held off the integers
+    leaves_fill(&L, 1.0);
+    ordo_tensor *p = L.t[2];
+    for (size_t x = 0; x < p->n; x++)
+        p->data[x] = (float)(ordo_rng_below(&rng, P - 1) + uniform(0.2, 0.8));
+    run(r, "cope_bias", g_cope_bias, &L, &a);
+    rng = saved;
+}
+
+static void case_cope(gc_round *r) {
+    ordo_rng saved = own_stream(r);
+    int nh = 2, hs = 3;
+    for (int k = 0; k < 3; k++) { // materialised; fused within a tile; fused past it
+        int T = k == 2 ? r->T + 66 : r->T + 3, P = T + 1;
+        leaves L;
+        args a = {.i = {nh, P, k > 0}};
+        leaves_begin(&L);
+        leaf(&L, 3, (int[]){r->B, T, 3 * nh * hs});
+        leaf(&L, 3, (int[]){nh, P, hs});
+        leaves_fill(&L, 1.0);
+        float *e = L.t[1]->data; // e[h, k] = a_h + k b_h: a_h its row 0, b_h its row 1 / T
+        for (int h = 0; h < nh; h++)
+            for (int d = 0; d < hs; d++) {
+                float *eh = e + (size_t)h * P * hs, b = eh[hs + d] / T;
+                for (int q = 1; q < P; q++) eh[q * hs + d] = eh[d] + (float)q * b;
+            }
+        char what[64];
+        snprintf(what, sizeof what, "cope %s (T=%d)", k ? "fused tiles" : "materialized", T);
+        run(r, what, g_cope, &L, &a);
+    }
+    rng = saved;
+}
+
 typedef struct gc_case {
     const char *name;
     unsigned ops; // the ops that the case's graphs must put on the tape
@@ -1202,6 +1279,13 @@ static const gc_case cases[] = {
     {"kerple_table", OP(ORDO_OP_KERPLE_BIAS), STEP, case_kerple_table},
     {"dist_bias_at", OP(ORDO_OP_DIST_BIAS), STEP, case_dist_bias_at},
     {"bias at positions", OP(ORDO_OP_ATTENTION_FUSED) | OP(ORDO_OP_ATTENTION), STEP, case_tiles_at},
+    // issue 26 item 2
+    {"cope_positions", OP(ORDO_OP_COPE_POSITIONS), STEP, case_cope_positions},
+    {"cope_bias", OP(ORDO_OP_COPE_BIAS), STEP, case_cope_bias},
+    {"cope into attention",
+     OP(ORDO_OP_COPE_POSITIONS) | OP(ORDO_OP_COPE_BIAS) | OP(ORDO_OP_ATTENTION) |
+         OP(ORDO_OP_ATTENTION_FUSED),
+     STEP, case_cope},
 };
 
 // Negative control: the first evaluation (the analytic pass) scales by 1, later ones by
@@ -1225,6 +1309,50 @@ static void check_negative_control(void) {
         CHECK_MSG(r.op_nodes[op] == (op == ORDO_OP_SCALE), "g_wrong's tape: %d %s nodes",
                   r.op_nodes[op], ordo_op_name(op));
     ordo_params_free(&L.p);
+}
+
+// The clamp of cope_positions, exactly: with P 3 over 12 keys, the pairs whose count passes 2
+// read 2, and a loss on them alone sends nothing to q and k (torch's clamp); a loss on the
+// others does.
+static void check_cope_clamp(void) {
+    int B = 1, T = 12, NH = 1, hs = 4, P = 3;
+    for (int on_clamped = 1; on_clamped >= 0; on_clamped--) {
+        ordo_ctx ctx;
+        ordo_ctx_init(&ctx);
+        leaves L;
+        leaves_begin(&L);
+        leaf(&L, 3, (int[]){B, T, 3 * hs});
+        leaves_fill(&L, 0.5);
+        ordo_params_zero_grad(&L.p);
+        ordo_tensor *p = ordo_cope_positions(&ctx, L.t[0], NH, P); // (1, 1, T, T)
+        int clamped = 0, free_ = 0;
+        float *dout = calloc(p->n, sizeof(float));
+        for (int i = 0; i < T; i++) {
+            double sum = 0; // the count from i down, as the op makes it
+            for (int j = i; j >= 0; j--) {
+                const float *q = L.t[0]->data + (size_t)i * 3 * hs,
+                            *k = L.t[0]->data + (size_t)j * 3 * hs + hs;
+                float dot = 0;
+                for (int d = 0; d < hs; d++) dot += q[d] * k[d];
+                sum += 1.0 / (1.0 + exp(-dot / 2.0));
+                float v = p->data[(size_t)i * T + j];
+                int c = sum > P - 1;
+                CHECK_MSG(c ? v == P - 1 : fabs(v - sum) < 1e-5, "cope p[%d, %d] = %g, sum %g", i,
+                          j, v, sum);
+                clamped += c, free_ += !c;
+                if (c == on_clamped) dout[(size_t)i * T + j] = 1.0f;
+            }
+        }
+        CHECK(clamped > 0 && free_ > 0);
+        ordo_backward_from(&ctx, p, dout);
+        double g = 0;
+        for (size_t x = 0; x < L.t[0]->n; x++) g += fabs(L.t[0]->grad[x]);
+        CHECK_MSG(on_clamped ? g == 0 : g > 0, "cope clamp: |dqkv| = %g from the %s pairs", g,
+                  on_clamped ? "clamped" : "unclamped");
+        free(dout);
+        ordo_params_free(&L.p);
+        ordo_ctx_free(&ctx);
+    }
 }
 
 // Every op has its own name (messages and this test's report use them).
@@ -1266,5 +1394,6 @@ int main(void) {
                   ordo_op_name(op));
     check_negative_control();
     check_dropout_mask();
+    check_cope_clamp();
     TEST_MAIN_END();
 }

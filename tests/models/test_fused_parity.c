@@ -5,7 +5,8 @@
 // BIAS_RTOL, see there), at T = 1, the kernel's tile (64), a length that is no multiple of it
 // (100) and four tiles (256). Also with attention dropout in training mode (the same keep
 // bits on both paths), fire with L inside the sequence (rows on both sides of max(i, L)), the
-// fused path's results bit for bit at 1 and 3 threads, and the materialised path's T x T
+// fused path's results bit for bit at 1 and 3 threads (cope with its embeddings made non-zero,
+// and with P 6, most pairs clamped), and the materialised path's T x T
 // alibi table and t5 bucket map made only when it runs.
 #include <math.h>
 #include <string.h>
@@ -86,11 +87,13 @@ static void compare(ordo_gpt *m, int B, int T, const char *what, double *worst) 
             ref = fmax(ref, w2_scale), rmax = fmax(rmax, w2_scale);
         if (t == m->fire_w2 || (dpb && t == m->dpb_w[D])) w2_scale = ref;
         double rel = ref > 0 ? err / ref : err, relmax = rmax > 0 ? emax / rmax : emax;
-        // fox's gate gets its gradient through c, whose dS sums cancel as the bias's do
+        // fox's gate gets its gradient through c, whose dS sums cancel as the bias's do; cope's
+        // embeddings too: a clamped row's last position gathers the dS of all its far keys
+        // (P 6, T 256: 1.1e-6)
         int bias =
             t->name && (strncmp(t->name, "fire.", 5) == 0 || strncmp(t->name, "dpb.", 4) == 0 ||
                         strncmp(t->name, "kerple.", 7) == 0 || t == m->rel_bias ||
-                        strstr(t->name, ".attn.fgate."));
+                        strstr(t->name, ".attn.fgate.") || strstr(t->name, ".attn.cope."));
         double tol = bias ? BIAS_RTOL : dpb && !m->cfg.dpb_log_distance ? DPB_RTOL : RTOL;
         if (!(rel <= *worst)) *worst = rel;
         CHECK_MSG(rel <= tol, "%s T %d: %s's gradient differs by %.3g relative (norm %.3g)", what,
@@ -102,6 +105,14 @@ static void compare(ordo_gpt *m, int B, int T, const char *what, double *worst) 
     free(fus.grad);
     free(idx);
     free(tg);
+}
+
+// Cope's embeddings start at zero (the reference's init), where the bias and the gates'
+// gradient vanish: a pattern that makes both bite.
+static void cope_bite(ordo_gpt *m) {
+    for (int l = 0; l < m->cfg.L && m->h[l].cope_e; l++)
+        for (size_t i = 0; i < m->h[l].cope_e->n; i++)
+            m->h[l].cope_e->data[i] = (float)(0.3 * sin(1.7 * i + l));
 }
 
 static ordo_gpt_config small(ordo_pos pos) {
@@ -119,11 +130,21 @@ int main(void) {
         if (m.rel_bias)
             for (size_t i = 0; i < m.rel_bias->n; i++)
                 m.rel_bias->data[i] = (float)(0.5 * sin(3.0 * i));
+        cope_bite(&m); // cope's embeddings too
         double worst = 0;
         for (int x = 0; x < 4; x++) compare(&m, 2, Ts[x], ordo_pos_name(c.pos), &worst);
         if (m.fire_lmul) { // L = 51.2: rows on both sides of max(i, L)
             m.fire_lmul->data[0] = 0.1f;
             for (int x = 0; x < 4; x++) compare(&m, 2, Ts[x], "fire (L 51.2)", &worst);
+        }
+        if (c.pos == ORDO_POS_COPE) { // P 6: most pairs clamped, at every length past 5
+            ordo_gpt_config c2 = c;
+            c2.cope_max = 6;
+            ordo_gpt m2;
+            CHECK(ordo_gpt_init(&m2, &c2, 5) == ORDO_OK);
+            cope_bite(&m2);
+            for (int x = 0; x < 4; x++) compare(&m2, 2, Ts[x], "cope (P 6)", &worst);
+            ordo_gpt_free(&m2);
         }
         if (c.pos == ORDO_POS_DPB) { // the other options: log distance, depth 1 and 3
             for (int k = 0; k < 2; k++) {
@@ -141,12 +162,14 @@ int main(void) {
         ordo_gpt_free(&m);
     }
     // attention dropout in training mode: the same keep bits on both paths
-    const ordo_pos dropped[] = {ORDO_POS_ALIBI, ORDO_POS_FIRE, ORDO_POS_ROPE, ORDO_POS_FOX};
-    for (int k = 0; k < 4; k++) {
+    const ordo_pos dropped[] = {ORDO_POS_ALIBI, ORDO_POS_FIRE, ORDO_POS_ROPE, ORDO_POS_FOX,
+                                ORDO_POS_COPE};
+    for (int k = 0; k < 5; k++) {
         ordo_gpt_config c = small(dropped[k]);
         c.dropout_attn = 0.2f;
         ordo_gpt m;
         CHECK(ordo_gpt_init(&m, &c, 6) == ORDO_OK);
+        cope_bite(&m);
         ordo_gpt_train_mode(&m, 1, 99, 3); // row 3 of a larger batch: a non-zero offset
         double worst = 0;
         compare(&m, 2, 100, "dropout", &worst);
@@ -156,11 +179,12 @@ int main(void) {
     // thread-independent: the fused path's loss and gradients bit for bit at 1 and 3 threads
     // (the bias gradients are summed per (b, h) and then in a fixed order)
     const ordo_pos biased[] = {ORDO_POS_ALIBI,        ORDO_POS_T5,  ORDO_POS_FIRE, ORDO_POS_KERPLE,
-                               ORDO_POS_KERPLE_POWER, ORDO_POS_FOX, ORDO_POS_DPB};
-    for (int k = 0; k < 7; k++) {
+                               ORDO_POS_KERPLE_POWER, ORDO_POS_FOX, ORDO_POS_DPB,  ORDO_POS_COPE};
+    for (int k = 0; k < 8; k++) {
         ordo_gpt_config c = small(biased[k]);
         ordo_gpt m;
         CHECK(ordo_gpt_init(&m, &c, 7) == ORDO_OK);
+        cope_bite(&m);
         if (m.fire_lmul) m.fire_lmul->data[0] = 0.1f;
         int B = 3, T = 100;
         int32_t *idx = malloc((size_t)B * T * sizeof *idx),

@@ -71,6 +71,8 @@ static void run_case(const char *file) {
     if (ordo_safetensors_meta(f, "dpb_log_distance"))
         cfg.dpb_log_distance = meta_int(f, "dpb_log_distance");
     if (ordo_safetensors_meta(f, "pos_random")) cfg.pos_random = meta_int(f, "pos_random");
+    // issue 26 item 2: cope's number of positions
+    if (ordo_safetensors_meta(f, "cope_max")) cfg.cope_max = meta_int(f, "cope_max");
     int B = meta_int(f, "B"), T = meta_int(f, "T");
     ordo_gpt m;
     CHECK(ordo_gpt_init(&m, &cfg, 0) == ORDO_OK);
@@ -643,7 +645,9 @@ int main(void) {
         "gpt_alibi_rand.safetensors", "gpt_alibi_heads_rand.safetensors", "gpt_t5_rand.safetensors",
         "gpt_t5_rand_far.safetensors", "gpt_fire_rand.safetensors", "gpt_kerple_rand.safetensors",
         "gpt_kerple-power_rand.safetensors", "gpt_xpos_rand.safetensors",
-        "gpt_dpb_rand.safetensors", "gpt_dpb_log_rand.safetensors"};
+        "gpt_dpb_rand.safetensors", "gpt_dpb_log_rand.safetensors",
+        // issue 26 item 2: cope, contextual positions (the paper's reference code per head)
+        "gpt_cope.safetensors", "gpt_cope_T64.safetensors", "gpt_cope_p6.safetensors"};
 
     size_t n_cases = sizeof cases / sizeof cases[0], first26 = 0;
     for (size_t i = 0; i < n_cases; i++) run_case(cases[i]);

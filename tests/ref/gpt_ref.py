@@ -18,14 +18,15 @@ embed_scale is 1 (GPT-2) unless the config says otherwise; the tied head uses wt
 Parameter names and layouts are those of the Hugging Face GPT-2 checkpoints without the
 "transformer." prefix (Conv1D weights are [in, out]), plus rel_bias.weight [32, NH] for t5,
 fire.{fc1,fc2}.{weight,bias}, fire.c, fire.L_multiplier for fire and kerple.r1, kerple.r2 for
-kerple and kerple-power, h.{l}.attn.fgate.{weight [C, NH], bias [NH]} for fox
-(docs/positions.md).
+kerple and kerple-power, h.{l}.attn.fgate.{weight [C, NH], bias [NH]} for fox,
+h.{l}.attn.cope.pos_emb [NH, P, hs] for cope (docs/positions.md).
 """
 
 import argparse
 import math
 import os
 import sys
+import types
 
 import torch
 import torch.nn as nn
@@ -35,8 +36,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import safetensors_py  # noqa: E402
 
 POS_SCHEMES = ("none", "learned", "sinusoidal", "rope", "alibi", "t5",
-               "fire", "kerple", "xpos", "kerple-power", "fox", "dpb")
-BIAS_SCHEMES = ("alibi", "t5", "fire", "kerple", "kerple-power", "fox", "dpb")
+               "fire", "kerple", "xpos", "kerple-power", "fox", "dpb", "cope")
+BIAS_SCHEMES = ("alibi", "t5", "fire", "kerple", "kerple-power", "fox", "dpb", "cope")
 ROPE_SCALINGS = ("none", "pi", "ntk", "yarn")
 LN_EPS = 1e-5
 T5_NUM_BUCKETS = 32
@@ -63,14 +64,14 @@ def subset_options(meta):
             "alibi_heads": int(meta.get("alibi_heads", 0)), "pos_scale": meta.get("pos_scale", "none"),
             "dpb_dim": int(meta.get("dpb_dim", DPB_DIM)), "dpb_depth": int(meta.get("dpb_depth", DPB_DEPTH)),
             "dpb_log_distance": meta.get("dpb_log_distance", "0") == "1",
-            "pos_random": int(meta.get("pos_random", 0))}
+            "pos_random": int(meta.get("pos_random", 0)), "cope_max": int(meta.get("cope_max", 0))}
 
 
 class GPTConfig:
     def __init__(self, V, C, L, NH, T_max, pos, embed_scale=1.0, untied_head=False, rope_scaling="none",
                  rope_factor=1.0, rope_orig=0, rope_fraction=1.0, rope_heads=0, alibi_heads=0,
                  pos_scale="none", dpb_dim=DPB_DIM, dpb_depth=DPB_DEPTH, dpb_log_distance=False,
-                 pos_random=0):
+                 pos_random=0, cope_max=0):
         V, C, L, NH, T_max = int(V), int(C), int(L), int(NH), int(T_max)
         if pos not in POS_SCHEMES:
             raise ValueError("unknown position scheme %r (one of %s)" % (pos, ", ".join(POS_SCHEMES)))
@@ -122,9 +123,13 @@ class GPTConfig:
         # query's position; dpb's MLP, t5's buckets over the distances 0..N-1; xpos rotates
         # and decays at each token's position); none and fox have no positions to draw.
         self.pos_random = int(pos_random)
-        if self.pos_random and (pos in ("none", "fox") or
+        if self.pos_random and (pos in ("none", "fox", "cope") or
                                 (pos == "learned" and self.T_max != self.pos_random)):
-            raise ValueError("pos_random %d: not for none or fox; learned needs T_max = N" % self.pos_random)
+            raise ValueError("pos_random %d: not for none, fox or cope; learned needs T_max = N" % self.pos_random)
+        # issue 26 item 2: cope's positions 0..P-1 (0: T_max + 1, the official block_size + 1)
+        if int(cope_max) and pos != "cope":
+            raise ValueError("cope_max needs pos=cope, not %s" % pos)
+        self.cope_max = int(cope_max) or self.T_max + 1
 
     @property
     def rope_dims(self):
@@ -158,6 +163,8 @@ class GPTConfig:
                       "dpb_log_distance": "1" if self.dpb_log_distance else "0"})
         if self.pos_random:
             m["pos_random"] = str(self.pos_random)
+        if self.pos == "cope":  # always for cope, as ordo writes it
+            m["cope_max"] = str(self.cope_max)
         return m
 
     @staticmethod
@@ -469,6 +476,63 @@ def fox_bias(fgate_logit):
     return log_lambda[..., :, None] - log_lambda[..., None, :]
 
 
+class CoPE(nn.Module):
+    """CoPE as the paper's reference code (Golovneva et al. 2024, "Contextual Position Encoding:
+    Learning to Count What's Important", the appendix's class; facebookresearch/RAM
+    projects/cope): one head, pos_emb [1, head_dim, npos_max], zero init. forward(query,
+    attn_logits) with query [.., T, hs] unscaled and attn_logits [.., T, T] = q k^T / sqrt(hs)
+    with the causal mask's log already added (masked gates are sigmoid(-inf) = 0)."""
+
+    def __init__(self, npos_max, head_dim):
+        super().__init__()
+        self.npos_max = npos_max
+        self.pos_emb = nn.parameter.Parameter(torch.zeros(1, head_dim, npos_max))
+
+    def forward(self, query, attn_logits):
+        # compute positions
+        gates = torch.sigmoid(attn_logits)
+        pos = gates.flip(-1).cumsum(dim=-1).flip(-1)
+        pos = pos.clamp(max=self.npos_max - 1)
+        # interpolate from integer positions
+        pos_ceil = pos.ceil().long()
+        pos_floor = pos.floor().long()
+        logits_int = torch.matmul(query, self.pos_emb)
+        logits_ceil = logits_int.gather(-1, pos_ceil)
+        logits_floor = logits_int.gather(-1, pos_floor)
+        w = pos - pos_floor
+        return logits_ceil * w + logits_floor * (1 - w)
+
+
+class CoPEHeads(nn.Module):
+    """ordo's cope: one CoPE per head (the reference shares one pos_emb by every head of a
+    layer), stored as pos_emb [NH, P, hs]; head h runs the reference's forward with its own
+    table, pos_emb[h].T as [1, hs, P]."""
+
+    def __init__(self, NH, P, hs):
+        super().__init__()
+        self.npos_max = P
+        self.pos_emb = nn.Parameter(torch.zeros(NH, P, hs))
+
+    def forward(self, q, attn_logits):
+        """q [B, NH, T, hs], attn_logits [B, NH, T, T] -> the bias [B, NH, T, T]."""
+        out = []
+        for h in range(q.shape[1]):  # the reference's forward, verbatim, with head h's table
+            head = types.SimpleNamespace(npos_max=self.npos_max, pos_emb=self.pos_emb[h].t().unsqueeze(0))
+            out.append(CoPE.forward(head, q[:, h], attn_logits[:, h]))
+        return torch.stack(out, dim=1)
+
+
+def cope_attention(q, k, v, cope):
+    """The reference's attention: attn_logits = q k^T / sqrt(hs); += mask.log(); += cope(q,
+    attn_logits); softmax; @ v. q, k, v [B, NH, T, hs]."""
+    T, hs = q.shape[-2], q.shape[-1]
+    attn_logits = (q @ k.transpose(-2, -1)) / math.sqrt(hs)
+    mask = torch.ones(T, T, dtype=q.dtype).tril()
+    attn_logits = attn_logits + mask.log()
+    attn_logits = attn_logits + cope(q, attn_logits)
+    return torch.softmax(attn_logits, dim=-1) @ v
+
+
 def gelu(x):
     """GELU, tanh approximation (GPT-2): 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
     return F.gelu(x, approximate="tanh")
@@ -486,7 +550,7 @@ def causal_attention(q, k, v, bias=None):
 
 
 def attention_from_qkv(qkv, NH, pos="none", table=None, rope=("none", 1.0, 0), bias=None, rd=None, nrot=None,
-                       alibi_heads=None, positions=None, pos_range=None):
+                       alibi_heads=None, positions=None, pos_range=None, cope=None):
     """The whole attention core on a fused qkv [B, T, 3C] -> y [B, T, C] (before c_proj).
 
     q, k, v = split(qkv, C) in that order; head h uses columns h*hs:(h+1)*hs of each.
@@ -511,7 +575,7 @@ def attention_from_qkv(qkv, NH, pos="none", table=None, rope=("none", 1.0, 0), b
         bias = alibi_bias(NH, T, qkv.dtype, alibi_heads, positions)
     elif pos == "t5":
         bias = t5_bias(table, T, positions)
-    y = causal_attention(q, k, v, bias)
+    y = cope_attention(q, k, v, cope) if pos == "cope" else causal_attention(q, k, v, bias)
     return y.transpose(1, 2).reshape(B, T, C)
 
 
@@ -554,6 +618,8 @@ class Attention(nn.Module):
         self.c_proj = Conv1D(cfg.C, cfg.C)
         if cfg.pos == "fox":  # the paper's fgate_proj = nn.Linear(hidden, num_heads, bias=True)
             self.fgate = Conv1D(cfg.C, cfg.NH)
+        if cfg.pos == "cope":  # a table per head in every layer: h.{l}.attn.cope.pos_emb
+            self.cope = CoPEHeads(cfg.NH, cfg.cope_max, cfg.hs)
 
     def forward(self, h, rel_table=None, bias=None, positions=None, pos_range=None):
         qkv = self.c_attn(h)                                  # [B, T, 3C]
@@ -561,7 +627,8 @@ class Attention(nn.Module):
         if c.pos == "fox":
             bias = fox_bias(self.fgate(h))
         y = attention_from_qkv(qkv, c.NH, c.pos, rel_table, (c.rope_scaling, c.rope_factor, c.rope_orig),
-                               bias, c.rope_dims, c.rope_heads, c.alibi_heads, positions, pos_range)
+                               bias, c.rope_dims, c.rope_heads, c.alibi_heads, positions, pos_range,
+                               self.cope if c.pos == "cope" else None)
         return self.c_proj(y)
 
 

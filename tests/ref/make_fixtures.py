@@ -36,6 +36,7 @@ STD = {
     "rel_bias.weight": 0.5,
     "lm_head.weight": 0.3,  # untied head (make_fixtures_model.py): as wte
     "attn.fgate.weight": 0.3,  # fox's gate (make_fixtures_fox.py redraws it)
+    "attn.cope.pos_emb": 0.5,  # cope's embeddings (make_fixtures_cope.py redraws them)
 }
 
 
@@ -403,6 +404,8 @@ def main():
     make_fixtures_relrand.fixtures()
     import make_fixtures_fox  # issue 26's forget gate, in its own file
     make_fixtures_fox.fixtures()
+    import make_fixtures_cope  # issue 26's contextual positions, in their own file
+    make_fixtures_cope.fixtures()
     extend_fixtures()
     total = sum(os.path.getsize(os.path.join(OUT, f)) for f in os.listdir(OUT))
     print("total %.0f KiB in %s" % (total / 1024, OUT))

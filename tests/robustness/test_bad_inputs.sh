@@ -727,7 +727,7 @@ check "resume with pos random"   "--pos-random is 64 but the checkpoint was trai
 # --- issue 15, the position schemes fire, kerple, xpos, kerple-power: a misspelt name, weights
 # of another scheme or head count given to --init, a run resumed as another of the new schemes
 "$ORDO" train "${tiny[@]}" --pos fire --out "$dir/runs/fire" > /dev/null 2>&1 || bad "fixture run (fire)"
-check "scheme name misspelt"     "unknown position scheme 'kerple_power' (expected none, learned, sinusoidal, rope, alibi, t5, fire, kerple, xpos, kerple-power, fox or dpb)" "$ORDO" train --pos kerple_power --out "$F"
+check "scheme name misspelt"     "unknown position scheme 'kerple_power' (expected none, learned, sinusoidal, rope, alibi, t5, fire, kerple, xpos, kerple-power, fox, dpb or cope)" "$ORDO" train --pos kerple_power --out "$F"
 check "init of rope into fire"   "was trained with --pos rope but this run has --pos fire" "$ORDO" train "${tiny[@]}" --pos fire --init runs/rope/ckpt-4.safetensors --out "$F"
 check "init of fire into kerple" "was trained with --pos fire but this run has --pos kerple"       "$ORDO" train "${tiny[@]}" --pos kerple --init runs/fire/ckpt-4.safetensors --out "$F"
 check "init of fire, other heads" "has heads 2 (metadata \"NH\") but this run --heads 4" "$ORDO" train "${tiny[@]}" --pos fire --heads 4 --init runs/fire/ckpt-4.safetensors --out "$F"
@@ -745,6 +745,20 @@ check "alibi heads on fox"       "--alibi-heads 1 applies to --pos alibi, not to
 check "pos scale on fox"         "--pos-scale learned applies to the absolute schemes (--pos learned or sinusoidal), not to --pos fox" "$ORDO" train "${tiny[@]}" --pos fox --pos-scale learned --out "$F"
 check "dpb dim on fox"          "--dpb-dim 8 applies to --pos dpb, not to --pos fox" "$ORDO" train "${tiny[@]}" --pos fox --dpb-dim 8 --out "$F"
 check "eval extend-pos on fox"   "--extend-pos interpolate grows a learned position table, but the run has --pos fox" "$ORDO" eval runs/fox --context 32 --extend-pos interpolate
+# --- issue 26 item 2, cope: --cope-max out of range (0 is not its default's spelling: leave it
+# out), given to another scheme, changed on resume; the options and weights of other schemes
+"$ORDO" train "${tiny[@]}" --pos cope --out "$dir/runs/cope" > /dev/null 2>&1 || bad "fixture run (cope)"
+check "cope max 0"               "--cope-max is 0, expected 1..65536 (default: --context + 1)" "$ORDO" train "${tiny[@]}" --pos cope --cope-max 0 --out "$F"
+check "cope max negative"        "--cope-max is -3, expected 1..65536" "$ORDO" train "${tiny[@]}" --pos cope --cope-max -3 --out "$F"
+check "cope max too big"         "--cope-max is 65537, expected 1..65536" "$ORDO" train "${tiny[@]}" --pos cope --cope-max 65537 --out "$F"
+check "cope max not a number"    "--cope-max" "$ORDO" train "${tiny[@]}" --pos cope --cope-max many --out "$F"
+check "cope max with rope"       "--cope-max 8 applies to --pos cope, not to --pos rope" "$ORDO" train "${tiny[@]}" --pos rope --cope-max 8 --out "$F"
+check "cope default past limit"  "--pos cope takes --context + 1 = 65537 positions by default, past its limit 65536: give --cope-max" "$ORDO" train "${tiny[@]}" --pos cope --context 65536 --out "$F"
+check "resume with a cope max"   "--cope-max is 8 but the checkpoint was trained with 0" "$ORDO" train --resume runs/cope --cope-max 8
+check "pos random with cope"     "--pos-random 64 applies to --pos learned, sinusoidal or rope, not to --pos cope (its positions are counts of gated keys" "$ORDO" train "${tiny[@]}" --pos cope --pos-random 64 --out "$F"
+check "rope fraction on cope"    "--rope-fraction 0.5 applies to --pos rope, not to --pos cope" "$ORDO" train "${tiny[@]}" --pos cope --rope-fraction 0.5 --out "$F"
+check "init of fox into cope"    "was trained with --pos fox but this run has --pos cope" "$ORDO" train "${tiny[@]}" --pos cope --init runs/fox/ckpt-4.safetensors --out "$F"
+check "export of cope"           "--pos cope cannot be exported as Hugging Face GPT-2: it adds contextual positions to the attention scores" "$ORDO" export runs/cope --hf "$F"
 
 # --- issue 15, eval past a learned table (--extend-pos): a scheme without a table, an
 # unknown method (--save of its scores is no longer refused: since issue 30 it is a record of

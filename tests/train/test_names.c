@@ -50,11 +50,12 @@ int main(void) {
     CHECK(ordo_pos_parse("fourier", &p) == ORDO_ERR_ARG && p == ORDO_POS_ROPE);
     CHECK_MSG(strcmp(ordo_error_message(),
                      "unknown position scheme 'fourier' (expected none, learned, sinusoidal, "
-                     "rope, alibi, t5, fire, kerple, xpos, kerple-power, fox or dpb)") == 0,
+                     "rope, alibi, t5, fire, kerple, xpos, kerple-power, fox, dpb or cope)") == 0,
               "%s", ordo_error_message());
     CHECK(ordo_pos_parse("kerple-power", &p) == ORDO_OK && p == ORDO_POS_KERPLE_POWER);
     CHECK(strcmp(ordo_pos_name(ORDO_POS_XPOS), "xpos") == 0);
     CHECK(ordo_pos_parse("dpb", &p) == ORDO_OK && p == ORDO_POS_DPB);
+    CHECK(ordo_pos_parse("cope", &p) == ORDO_OK && p == ORDO_POS_COPE);
     ordo_optim_kind k;
     CHECK(ordo_optim_parse_kind("adam", &k) == ORDO_ERR_ARG);
     CHECK_MSG(strcmp(ordo_error_message(), "unknown optimizer 'adam' (expected adamw or sgd)") == 0,
