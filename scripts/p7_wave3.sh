@@ -3,8 +3,8 @@
 # tinyshakespeare, trained at 64, scored at 1x..16x, GPT-2 convention) and on P3's copy task.
 #   scripts/p7_wave3.sh DATA OUT_DIR [PART ...]
 # Parts (default: all): ref (P1's rows, rerun here as the yardstick), wave3 (dpb, fox, cope),
-# random (--pos-random 1024), scale (--pos-scale learned, both conventions), copy (P3's copy
-# with and without --pos-random 256). The --pos-random runs are scored both at 0..T-1 (eval
+# random (--pos-random 1024), scale (--pos-scale learned, both conventions), copy (P3's copy:
+# rope, learned and the wave-3 schemes, and rope and learned with --pos-random 256). The --pos-random runs are scored both at 0..T-1 (eval
 # record base) and at drawn positions (record drawn: eval --positions drawn). Each part is
 # one `ordo sweep` into OUT_DIR/<part>; run again, it keeps what is finished. Tables: scripts/experiment_tables.py loss|accuracy DIR.
 # ORDO (default build/ordo) is the binary; JOBS (default 1) runs at once, one thread each.
@@ -31,7 +31,7 @@ for part in $parts; do
       "$O" sweep "${p1[@]}" --pos learned,sinusoidal --pos-scale learned --embed-style gpt2 --out "$OUT/scale-gpt2"
       "$O" sweep "${p1[@]}" --pos learned,sinusoidal --pos-scale learned --embed-style vaswani --out "$OUT/scale-vaswani" ;;
     copy)
-      "$O" sweep "${p3[@]}" --pos rope,learned --embed-style gpt2 --out "$OUT/copy"
+      "$O" sweep "${p3[@]}" --pos rope,learned,dpb,fox,cope --embed-style gpt2 --out "$OUT/copy"
       # 256 positions: the learned table then holds n = 32's 66 positions too.
       "$O" sweep "${p3[@]}" --pos rope,learned --pos-random 256 --embed-style gpt2 \
         --eval-variants base,drawn --out "$OUT/copy-random" ;;

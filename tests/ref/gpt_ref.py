@@ -1080,7 +1080,9 @@ def selftest():
             load_state(model, {k: torch.from_numpy(v) for k, v in w.items()})
             idx = torch.from_numpy(d["batch.idx"]).long()
             tgt = torch.from_numpy(d["batch.targets"]).long()
-            logits, loss = model(idx, tgt)
+            # --pos-random's fixtures give the positions they were made at
+            pos = torch.from_numpy(d["batch.pos"]).long() if "batch.pos" in d else None
+            logits, loss = model(idx, tgt, pos) if pos is not None else model(idx, tgt)
             loss.backward()
             ok = torch.allclose(logits.float(), torch.from_numpy(d["out.logits"]), rtol=1e-5, atol=1e-6)
             ok = ok and abs(loss.item() - float(d["out.loss"][0])) <= 1e-5 * abs(loss.item())

@@ -636,7 +636,7 @@ check "eval --data with --save"        "--save writes an eval record (RUN_DIR/ev
 check "eval --save of a path"          "--save '../x': expected 1..64 characters of A-Z a-z 0-9 . _ - not starting with '.'" "$ORDO" eval runs/good --save ../x
 check "eval --save= of nothing"        "--save '': expected 1..64 characters" "$ORDO" eval runs/good --save=
 check "eval --save of a hidden name"   "--save '.base': expected" "$ORDO" eval runs/good --save .base
-check "sweep --eval-variants unknown"  "--eval-variants 'base,fourier:2': 'fourier:2' is not a variant; expected base, ntk:F, yarn:F, pi:F" "$ORDO" sweep "${tiny[@]}" --pos rope --seeds 1 --eval-variants base,fourier:2 --out "$F"
+check "sweep --eval-variants unknown"  "--eval-variants 'base,fourier:2': 'fourier:2' is not a variant; expected base, drawn, ntk:F, yarn:F, pi:F" "$ORDO" sweep "${tiny[@]}" --pos rope --seeds 1 --eval-variants base,fourier:2 --out "$F"
 check "sweep --eval-variants factor"   "'ntk:0.5' is not a variant" "$ORDO" sweep "${tiny[@]}" --pos rope --seeds 1 --eval-variants ntk:0.5 --out "$F"
 check "sweep --eval-variants extend"   "'extend:stretch' is not a variant" "$ORDO" sweep "${tiny[@]}" --pos learned --seeds 1 --eval-variants extend:stretch --out "$F"
 check "sweep --eval-variants twice"    "--eval-variants lists ntk-x4 twice" "$ORDO" sweep "${tiny[@]}" --pos rope --seeds 1 --eval-variants ntk:4,ntk:4.0 --out "$F"
@@ -755,7 +755,7 @@ check "cope max not a number"    "--cope-max" "$ORDO" train "${tiny[@]}" --pos c
 check "cope max with rope"       "--cope-max 8 applies to --pos cope, not to --pos rope" "$ORDO" train "${tiny[@]}" --pos rope --cope-max 8 --out "$F"
 check "cope default past limit"  "--pos cope takes --context + 1 = 65537 positions by default, past its limit 65536: give --cope-max" "$ORDO" train "${tiny[@]}" --pos cope --context 65536 --out "$F"
 check "resume with a cope max"   "--cope-max is 8 but the checkpoint was trained with 0" "$ORDO" train --resume runs/cope --cope-max 8
-check "pos random with cope"     "--pos-random 64 applies to --pos learned, sinusoidal or rope, not to --pos cope (its positions are counts of gated keys" "$ORDO" train "${tiny[@]}" --pos cope --pos-random 64 --out "$F"
+check "pos random with cope"     "--pos-random 64 does not apply to --pos cope (its positions are counts of gated keys, used with no other positions); it applies to --pos learned, sinusoidal, rope, alibi" "$ORDO" train "${tiny[@]}" --pos cope --pos-random 64 --out "$F"
 check "rope fraction on cope"    "--rope-fraction 0.5 applies to --pos rope, not to --pos cope" "$ORDO" train "${tiny[@]}" --pos cope --rope-fraction 0.5 --out "$F"
 check "init of fox into cope"    "was trained with --pos fox but this run has --pos cope" "$ORDO" train "${tiny[@]}" --pos cope --init runs/fox/ckpt-4.safetensors --out "$F"
 check "export of cope"           "--pos cope cannot be exported as Hugging Face GPT-2: it adds contextual positions to the attention scores" "$ORDO" export runs/cope --hf "$F"
