@@ -20,11 +20,13 @@ BF16_AVX512 = {"small": 1.6}
 
 def scheme_table(pos, summary):
     """Each scheme against `none` on small: the median ms/step over every timed step of every
-    round, and the ratio to `none` both over all rounds and round by round (each round ran
-    every scheme back to back, so a round's ratio shares its moment of load)."""
+    round; its ratio to `none` round by round (each round runs every scheme back to back, so
+    a round's ratio shares that moment's load) and the median of those rounds' ratios, which
+    a change of load between rounds does not bias as a ratio of all-round medians would; and
+    the ratio of CPU time (all rounds), blind to waiting but steadier under load."""
     print("\nposition schemes on small (ordo), against none:\n")
-    print("| pos | precision | ms/step | CPU ms/step | tokens/s | vs none | by CPU time "
-          "| rounds' ratios | peak RSS MB |")
+    print("| pos | precision | ms/step | CPU ms/step | tokens/s | vs none (median of rounds) "
+          "| by CPU time | rounds' ratios | peak RSS MB |")
     print("|---|---|---|---|---|---|---|---|---|")
     precs = list(dict.fromkeys(r.get("precision", "fp32") for r in pos))
     for prec in precs:
@@ -34,7 +36,6 @@ def scheme_table(pos, summary):
         for name in dict.fromkeys(r["pos"] for r in sel):
             mine = [r for r in sel if r["pos"] == name]
             x = summary(mine)
-            rel = f"{x['ms'] / b['ms']:.2f}x" if b else "-"
             cpu = f"{x['cpu'] / b['cpu']:.2f}x" if b else "-"
             per = []
             for r in mine:
@@ -42,6 +43,7 @@ def scheme_table(pos, summary):
                 if q:
                     per.append(summary([r])["ms"] / summary(q)["ms"])
             rounds = " ".join(f"{v:.2f}" for v in per) or "-"
+            rel = f"{statistics.median(per):.2f}x" if per else "-"
             print(f"| {name} | {prec} | {x['ms']:.1f} | {x['cpu']:.1f} | {x['tps']:.0f} | {rel} "
                   f"| {cpu} | {rounds} | {x['rss']:.0f} |")
 
