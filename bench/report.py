@@ -18,13 +18,13 @@ BF16_AMX = {"small": (3.0, 4.0), "tiny": (2.5, None), "byte-small": (2.5, None)}
 BF16_AVX512 = {"small": 1.6}
 
 
-def scheme_table(pos, summary):
-    """Each scheme against `none` on small: the median ms/step over every timed step of every
+def scheme_table(pos, summary, config):
+    """Each scheme against `none` on one config: the median ms/step over every timed step of every
     round; its ratio to `none` round by round (each round runs every scheme back to back, so
     a round's ratio shares that moment's load) and the median of those rounds' ratios, which
     a change of load between rounds does not bias as a ratio of all-round medians would; and
     the ratio of CPU time (all rounds), blind to waiting but steadier under load."""
-    print("\nposition schemes on small (ordo), against none:\n")
+    print(f"\nposition schemes on {config} (ordo), against none:\n")
     print("| pos | precision | ms/step | CPU ms/step | tokens/s | vs none (median of rounds) "
           "| by CPU time | rounds' ratios | peak RSS MB |")
     print("|---|---|---|---|---|---|---|---|---|")
@@ -139,8 +139,8 @@ def main(path):
                   f"| {fmt(x['rss'], '')} |")
 
     pos = [r for r in rows if r.get("section") == "pos"]
-    if pos:
-        scheme_table(pos, summary)
+    for config in dict.fromkeys(r.get("config", "small") for r in pos):
+        scheme_table([r for r in pos if r.get("config", "small") == config], summary, config)
 
     verdict = lambda ok: "met" if ok else "NOT met"
     print("\ntargets (issue 7, fp32):")

@@ -6,9 +6,10 @@
 # small, byte-small) runs ordo (build/bench_train: the real model and optimizer) and the peer
 # (bench/torch_peer.py) interleaved, ROUNDS times each, rotating which goes first: each in
 # fp32 and, where oneDNN runs bf16 here, in bf16 (ordo --precision bf16; PyTorch under
-# torch.autocast("cpu", bfloat16)). Then times every position scheme against `none` on
-# `small` (ordo, in each precision), POS_ROUNDS interleaved rounds, each round starting one
-# scheme later than the last. Prints the tables and the targets (bench/report.py) and
+# torch.autocast("cpu", bfloat16)). Then times every position scheme against `none` (ordo, in
+# each precision) on each of POS_CONFIGS: `small`, where the LM head dominates a step, and
+# `byte-attn` (bytes, C 64, L 2, T 256), where attention and the position scheme weigh most;
+# POS_ROUNDS interleaved rounds, each round starting one scheme later than the last. Prints the tables and the targets (bench/report.py) and
 # keeps the raw JSON lines in $OUT/results.jsonl.
 #
 # usage: bench/run.sh
@@ -17,6 +18,7 @@
 #        CONFIGS (default "tiny small byte-small"; "" skips them)  POS (default: all thirteen; "" skips them)
 #        POS_STEPS (timed steps per position scheme and round, default 8)
 #        POS_ROUNDS (rounds over the schemes, default 3)
+#        POS_CONFIGS (default "small byte-attn")
 #        PRECISIONS (default "fp32 bf16"; bf16 is left out where the CPU runs none)
 #        OUT (default .cache/bench)
 #        LONG (default "train": bench/long_context.sh's training rows at T 2048 and 16384 with
@@ -33,6 +35,7 @@ CONFIGS=${CONFIGS-tiny small byte-small}
 POS=${POS-none learned sinusoidal rope alibi t5 fire kerple kerple-power xpos dpb fox cope}
 POS_STEPS=${POS_STEPS:-8}
 POS_ROUNDS=${POS_ROUNDS:-3}
+POS_CONFIGS=${POS_CONFIGS:-small byte-attn}
 PRECISIONS=${PRECISIONS:-fp32 bf16}
 OUT=${OUT:-$repo/.cache/bench}
 PY=/usr/bin/python3 # Debian's python3-torch is installed for the system interpreter
@@ -67,6 +70,7 @@ cfg() {
     tiny) echo "gpt2 50257 64 8 128 2 4" ;;
     small) echo "gpt2 50257 256 8 256 4 4" ;;
     byte-small) echo "byte 256 256 8 256 4 4" ;;
+    byte-attn) echo "byte 256 256 8 64 2 4" ;; # the position schemes' own cost shows here
     *) say "unknown config $1"; exit 2 ;;
   esac
 }
@@ -114,10 +118,12 @@ for name in $CONFIGS; do
   done
 done
 read -ra schemes <<<"$POS"
-for ((r = 0; r < POS_ROUNDS && ${#schemes[@]} > 0; r++)); do
-  for ((i = 0; i < ${#schemes[@]}; i++)); do
-    pos=${schemes[(i + r) % ${#schemes[@]}]}
-    for p in $PRECISIONS; do STEPS=$POS_STEPS run_side ordo "$p" small "$pos" pos "$r"; done
+for pc in $POS_CONFIGS; do
+  for ((r = 0; r < POS_ROUNDS && ${#schemes[@]} > 0; r++)); do
+    for ((i = 0; i < ${#schemes[@]}; i++)); do
+      pos=${schemes[(i + r) % ${#schemes[@]}]}
+      for p in $PRECISIONS; do STEPS=$POS_STEPS run_side ordo "$p" "$pc" "$pos" pos "$r"; done
+    done
   done
 done
 peak
