@@ -248,6 +248,18 @@ ordo_status ordo_train_config_from_json(ordo_train_config *c, json_t *obj, const
     return s;
 }
 
+// The value v of key in config c, for a message: a 0 that stands for a default says what it
+// resolved to (cope-max 0: --context + 1).
+static char *shown(const char *key, const json_t *v, const ordo_train_config *c) {
+    char *text = json_dumps(v, JSON_ENCODE_ANY);
+    if (strcmp(key, "cope-max") != 0 || !json_is_integer(v) || json_integer_value(v) != 0)
+        return text;
+    char *out = ordo_xmalloc(96);
+    snprintf(out, 96, "%s (the default, --context + 1 = %lld)", text, c->context + 1);
+    free(text);
+    return out;
+}
+
 ordo_status ordo_train_config_compare(ordo_train_config *ckpt, ordo_train_config *now) {
     json_t *a = ordo_train_config_to_json(ckpt), *b = ordo_train_config_to_json(now);
     const char *key;
@@ -260,8 +272,7 @@ ordo_status ordo_train_config_compare(ordo_train_config *ckpt, ordo_train_config
             continue;
         json_t *vb = json_object_get(b, key);
         if (vb && json_equal(va, vb)) continue;
-        char *sa = json_dumps(va, JSON_ENCODE_ANY),
-             *sb = vb ? json_dumps(vb, JSON_ENCODE_ANY) : NULL;
+        char *sa = shown(key, va, ckpt), *sb = vb ? shown(key, vb, now) : NULL;
         s = ordo_error(ORDO_ERR_ARG,
                        "--%s is %s but the checkpoint was trained with %s; resuming would not "
                        "continue the same run (start a new --out instead)",
