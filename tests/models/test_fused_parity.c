@@ -30,6 +30,13 @@
 // parameters' gradients then differed by up to 1.12e-6 (T 256; within 1e-6 with
 // --dpb-log-distance).
 #define DPB_RTOL 2e-6
+// cope: a count p_ij sums up to T gates sigmoid(s_il), each from a score that the two paths
+// round differently (tile products against GEMMs), and backward rebuilds it as the row's total
+// less a prefix, not bit for bit; the interpolation weight w = p - floor(p) carries that error
+// into every gradient upstream of the scores. The other parameters' gradients differed by up
+// to 1.0e-6 at T 256 in the optimised build and 2.0e-6 under the sanitizers (another compiler
+// schedule of the same sums).
+#define COPE_RTOL 3e-6
 
 static const int Ts[] = {1, 64, 100, 256};
 
@@ -94,7 +101,10 @@ static void compare(ordo_gpt *m, int B, int T, const char *what, double *worst) 
             t->name && (strncmp(t->name, "fire.", 5) == 0 || strncmp(t->name, "dpb.", 4) == 0 ||
                         strncmp(t->name, "kerple.", 7) == 0 || t == m->rel_bias ||
                         strstr(t->name, ".attn.fgate.") || strstr(t->name, ".attn.cope."));
-        double tol = bias ? BIAS_RTOL : dpb && !m->cfg.dpb_log_distance ? DPB_RTOL : RTOL;
+        double tol = bias                              ? BIAS_RTOL
+                     : dpb && !m->cfg.dpb_log_distance ? DPB_RTOL
+                     : m->cfg.pos == ORDO_POS_COPE     ? COPE_RTOL
+                                                       : RTOL;
         if (!(rel <= *worst)) *worst = rel;
         CHECK_MSG(rel <= tol, "%s T %d: %s's gradient differs by %.3g relative (norm %.3g)", what,
                   T, t->name, rel, ref);
