@@ -121,7 +121,7 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
                "tokenizer for --data (a token file names its own) and --task passkey", help[1]),
         OPT("vocab", ORDO_OPT_STRING, vocab,
             "gpt2 vocab dir (default: $ORDO_VOCAB_DIR, else .cache/gpt2)"),
-        OPT("corpus-tokens", ORDO_OPT_INT, corpus_tokens, "size of the built-in order corpus"),
+        OPT("corpus-tokens", ORDO_OPT_INT, corpus_tokens, "size of the built-in corpus (--task), in tokens"),
         OPT("data-seed", ORDO_OPT_INT, data_seed, "seed of the built-in corpus"),
         OPT("min-len", ORDO_OPT_INT, min_len, "copy/reverse: shortest training sequence n"),
         OPT("max-len", ORDO_OPT_INT, max_len, "copy/reverse: longest training sequence n"),
