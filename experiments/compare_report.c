@@ -299,15 +299,21 @@ static int accuracy(const ordo_cmp *c, ordo_strbuf *s) {
                                  .markers = 1};
     }
     if (n) {
+        // passkey's lengths are the example's tokens, each the mean over its depths; copy and
+        // reverse's are the sequence's n, trained up to train_max
+        int passkey = task && strcmp(task, "passkey") == 0;
         char title[128];
-        snprintf(title, sizeof title, "%s: exact match by length (trained n <= %d)", task,
-                 train_max);
+        if (passkey)
+            snprintf(title, sizeof title, "passkey: exact match by length (mean over depths)");
+        else
+            snprintf(title, sizeof title, "%s: exact match by length (trained n <= %d)", task,
+                     train_max);
         double wx = legend_extra(c, 130, 0);
         ordo_svg_open(s, 900 + wx, 440, title);
         ordo_axes a = {.w = 900 + wx,
                        .h = 440,
                        .title = title,
-                       .xlabel = "sequence length n",
+                       .xlabel = passkey ? "length (tokens)" : "sequence length n",
                        .ylabel = "exact match",
                        .legend_w = 130 + wx};
         ordo_svg_lineplot(s, &a, ser, n);
