@@ -5,6 +5,12 @@
   scripts/experiment_tables.py loss SWEEP_DIR               val loss per evaluation length
   scripts/experiment_tables.py lr SWEEP_DIR ...             copy/reverse, one sweep per rate:
       mean exact match over the trained lengths (n <= max-len) and past them, per rate
+  scripts/experiment_tables.py passkey DIR [DEPTH_LENGTH]   passkey retrieval per length (the
+      mean over depths); with a length, that length's accuracy per depth instead. Rows are
+      the run names less -s<seed> (a sweep's schemes, or e.g. rope-pi for DIR/rope-pi-s1)
+  scripts/experiment_tables.py passkey-rope P8_DIR          scripts/p8_passkey.sh's rope rows:
+      each scaling with 0 fine-tune steps (P8_DIR/base, eval/<m>-x4.json) and after 200
+      (P8_DIR/ft/rope-<m>-s<seed>), retrieval per length
 
 Mean and sample sd over the seeds of each scheme (the runs <scheme>-s<seed>), from each
 run's eval.json, or with --variant NAME (before the mode) from its record eval/NAME.json
@@ -16,20 +22,24 @@ import os
 import statistics
 import sys
 
-ORDER = ["learned", "sinusoidal", "rope", "alibi", "t5", "fire", "kerple", "kerple-power", "xpos", "none"]
+ORDER = ["learned", "sinusoidal", "rope", "alibi", "t5", "fire", "kerple", "kerple-power", "xpos", "dpb", "fox",
+         "cope", "none"]
 
 
 VARIANT = None  # --variant NAME: the records eval/NAME.json instead of eval.json
 
 
-def runs(sweep):
+def runs(sweep, by_name=False):
+    """[(row, [record...])]: a row per scheme (by_name: per run name less -s<seed>)."""
     by = {}
     rec = os.path.join("eval", VARIANT + ".json") if VARIANT else "eval.json"
     for f in sorted(glob.glob(os.path.join(sweep, "*-s*", rec))):
         e = json.load(open(f))
         e["_dir"] = os.path.dirname(f[: -len(rec)] + "x")
-        by.setdefault(e["pos"], []).append(e)
-    return sorted(by.items(), key=lambda kv: ORDER.index(kv[0]) if kv[0] in ORDER else 99)
+        key = os.path.basename(e["_dir"]).rsplit("-s", 1)[0] if by_name else e["pos"]
+        by.setdefault(key, []).append(e)
+    rank = lambda k: (ORDER.index(k.split("-")[0]) if k.split("-")[0] in ORDER else 99, k)
+    return sorted(by.items(), key=lambda kv: rank(kv[0]))
 
 
 def cell(vals, fmt):
@@ -98,14 +108,75 @@ def lr(sweeps):
         print("| %s | %s |" % (pos, " | ".join(row)))
 
 
+def passkey(sweep, at=None):
+    """Exact match of the key per length (mean over depths), or per depth at length `at`;
+    a length a run cannot score (past a learned table) is n/a."""
+    rows = runs(sweep, by_name=True)
+    acc0 = rows[0][1][0]["accuracy"]
+    if at is None:
+        cols = [b["length"] for b in acc0["by_length"]]
+        head = [str(c) for c in cols]
+    else:
+        cols = acc0["depths"]
+        head = ["depth %g" % d for d in cols]
+    extra = at is None  # and a column of each seed's accuracy at the first length
+    print("| run | seeds | " + " | ".join(head) + (" | per seed at %s |" % head[0] if extra else " |"))
+    print("|---|---|" + "---|" * (len(cols) + extra))
+    for name, es in rows:
+        row = []
+        for k, c in enumerate(cols):
+            vals = []
+            for e in es:
+                by = {b["length"]: b for b in e["accuracy"]["by_length"]}
+                if at is None:
+                    vals.append(by[c].get("exact_match") if c in by else None)
+                else:
+                    vals.append(by[at]["by_depth"][k] if at in by and by[at]["by_depth"] else None)
+            row.append(cell(vals, "%.2f"))
+        if extra:
+            by0 = [{b["length"]: b for b in e["accuracy"]["by_length"]}.get(cols[0]) for e in es]
+            row.append(" / ".join("%.2f" % b["exact_match"] if b and b.get("exact_match") is not None
+                                  else "n/a" for b in by0))
+        print("| %s | %d | %s |" % (name, len(es), " | ".join(row)))
+
+
+def passkey_rope(p8):
+    """rope's retrieval per length under each scaling, 0 and 200 fine-tune steps."""
+    methods = [("no change", "base", "none"), ("PI", "pi-x4", "pi"), ("NTK-aware", "ntk-x4", "ntk"),
+               ("YaRN", "yarn-x4", "yarn")]
+    rows = [("0 steps", m, os.path.join(p8, "base", "rope-s*", "eval", v + ".json"))
+            for m, v, _ in methods]
+    rows += [("200 steps at 4x", m, os.path.join(p8, "ft", "rope-%s-s*" % f, "eval", "base.json"))
+             for m, _, f in methods]
+    first = True
+    for when, name, pattern in rows:
+        es = [json.load(open(f)) for f in sorted(glob.glob(pattern))]
+        if not es:
+            continue
+        lens = [b["length"] for b in es[0]["accuracy"]["by_length"]]
+        if first:
+            print("| rope | method | seeds | " + " | ".join(str(n) for n in lens) + " |")
+            print("|---|---|---|" + "---|" * len(lens))
+            first = False
+        cells = [cell([e["accuracy"]["by_length"][k]["exact_match"] for e in es], "%.2f")
+                 for k in range(len(lens))]
+        print("| %s | %s | %d | %s |" % (when, name, len(es), " | ".join(cells)))
+
+
 if __name__ == "__main__":
     if len(sys.argv) > 2 and sys.argv[1] == "--variant":
         VARIANT = sys.argv[2]
         del sys.argv[1:3]
-    if len(sys.argv) < 3 or sys.argv[1] not in ("accuracy", "loss", "lr"):
+    if len(sys.argv) < 3 or sys.argv[1] not in ("accuracy", "loss", "lr", "passkey", "passkey-rope"):
         sys.exit(__doc__)
     if sys.argv[1] == "lr":
         lr(sys.argv[2:])
+        sys.exit(0)
+    if sys.argv[1] == "passkey-rope":
+        passkey_rope(sys.argv[2])
+        sys.exit(0)
+    if sys.argv[1] == "passkey":
+        passkey(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else None)
         sys.exit(0)
     if sys.argv[1] == "accuracy":
         ns = [int(a) for a in sys.argv[3:]] or [1, 4, 8, 12, 16, 17, 18, 20, 24, 32]
