@@ -42,8 +42,13 @@ for pos in none learned sinusoidal rope alibi t5 fire kerple xpos kerple-power f
   # the same regime after 150 steps, when small differences have grown into different paths
   # (0.1 apart for t5 here; docs/performance.md compares bf16 and fp32 across seeds)
   awk -v a="$b10" -v b="$b150" 'BEGIN { exit !(b != "" && b < a - 0.05) }' && ok || bad "$pos bf16: loss $b10 -> $b150 did not fall"
-  awk -v a="$f30" -v b="$b30" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && b != "" && d < 0.02) }' \
-    && ok || bad "$pos: bf16 loss $b30 at step 30 is not within 0.02 of fp32's $f30"
+  # The 0.02 grows by a tenth of how far fp32's loss fell from step 10 to 30: where a scheme is
+  # already falling fast (fox 0.36, kerple 0.28 nats in those 20 steps), a difference in the last
+  # bits moves the run along the slope (fox under the sanitizers on an AVX512-BF16 AMD EPYC:
+  # 2.2189 against 2.2415, 0.023 apart; 0.016 in the optimised build).
+  awk -v a="$f30" -v b="$b30" -v f="$f10" 'BEGIN { d = a - b; if (d < 0) d = -d; s = f - a; if (s < 0) s = -s
+      exit !(a != "" && b != "" && d < 0.02 + 0.1 * s) }' \
+    && ok || bad "$pos: bf16 loss $b30 at step 30 is not within 0.02 + 0.1 x (step 10 - step 30) of fp32's $f30"
   # (not for xpos: on a -O0 build its seed-1 bf16 run stays on the order task's plateau at
   # 1.9 about 50 steps longer than fp32's, 1.87 against 1.60 at step 150, while a Release
   # build has 1.600 and 1.602 and seed 2 1.511 and 1.512 on -O0: where a path leaves the
