@@ -29,7 +29,7 @@ for size in large small; do
   done
 done
 python3 - "$OUT" <<'PY'
-import json, statistics, sys
+import json, os, statistics, sys
 def loss(d, pos):
     return [json.load(open("%s/%s/%s-s%d/eval.json" % (sys.argv[1], d, pos, s)))["results"][0]["val_loss"]
             for s in (1, 2, 3)]
@@ -41,6 +41,6 @@ for conv in ("gpt2", "vaswani"):
     for size in ("small", "large"):
         a, b = loss(size + "-" + conv, "learned"), loss(size + "-" + conv, "sinusoidal")
         diff = [x - y for x, y in zip(a, b)]
-        n = len(open("%s/data/%s.txt" % (sys.argv[1], size), "rb").read())
+        n = os.path.getsize("%s/data/%s.txt" % (sys.argv[1], size))
         print("| %s | %d | %s | %s | %s |" % (conv, n, cell(a), cell(b), "%+.3f" % statistics.mean(diff)))
 PY

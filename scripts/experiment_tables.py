@@ -123,18 +123,16 @@ def passkey(sweep, at=None):
     print("| run | seeds | " + " | ".join(head) + (" | per seed at %s |" % head[0] if extra else " |"))
     print("|---|---|" + "---|" * (len(cols) + extra))
     for name, es in rows:
+        bys = [{b["length"]: b for b in e["accuracy"]["by_length"]} for e in es]  # per run
         row = []
         for k, c in enumerate(cols):
-            vals = []
-            for e in es:
-                by = {b["length"]: b for b in e["accuracy"]["by_length"]}
-                if at is None:
-                    vals.append(by[c].get("exact_match") if c in by else None)
-                else:
-                    vals.append(by[at]["by_depth"][k] if at in by and by[at]["by_depth"] else None)
+            if at is None:
+                vals = [by[c].get("exact_match") if c in by else None for by in bys]
+            else:
+                vals = [by[at]["by_depth"][k] if at in by and by[at]["by_depth"] else None for by in bys]
             row.append(cell(vals, "%.2f"))
         if extra:
-            by0 = [{b["length"]: b for b in e["accuracy"]["by_length"]}.get(cols[0]) for e in es]
+            by0 = [by.get(cols[0]) for by in bys]
             row.append(" / ".join("%.2f" % b["exact_match"] if b and b.get("exact_match") is not None
                                   else "n/a" for b in by0))
         print("| %s | %d | %s |" % (name, len(es), " | ".join(row)))
