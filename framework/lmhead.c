@@ -76,6 +76,49 @@ static const ordo_bf16 *bf16_of(ordo_ctx *ctx, ordo_tensor *t) {
     return t->bf16;
 }
 
+// Evaluation's path (row losses, no gradient): the logits of the scored rows alone, gathered
+// chunk rows at a time. A sliding window scores its last S of T targets, so a product over
+// every row would cost T/S times as much (4x at `ordo eval --mode sliding`'s default stride):
+// at GPT-2's V the head is most of an evaluation's time. Returns the sum of the scored rows'
+// losses in row order; row_loss [N] gets NaN where a row is ignored.
+static double scored_row_losses(ordo_ctx *ctx, const ordo_tensor *x, const ordo_bf16 *xb,
+                                const ordo_tensor *head, const int32_t *tg, int N, int chunk,
+                                double *row_loss) {
+    int C = head->shape[1], V = head->shape[0];
+    ordo_arena_pos start = ordo_arena_mark(&ctx->arena);
+    int *rows = ordo_arena_alloc(&ctx->arena, (size_t)chunk * sizeof *rows);
+    float *lg = ordo_arena_alloc(&ctx->arena, (size_t)chunk * V * sizeof(float)); // (R, V)
+    float *xs = xb ? NULL : ordo_arena_alloc(&ctx->arena, (size_t)chunk * C * sizeof(float));
+    ordo_bf16 *xsb = xb ? ordo_arena_alloc(&ctx->arena, (size_t)chunk * C * sizeof *xsb) : NULL;
+    double total = 0.0;
+    int i = 0;
+    while (i < N) {
+        int R = 0; // the next chunk of scored rows, gathered (R, C)
+        for (; i < N && R < chunk; i++) {
+            if (tg[i] < 0) {
+                row_loss[i] = NAN;
+                continue;
+            }
+            if (xb)
+                memcpy(xsb + (size_t)R * C, xb + (size_t)i * C, (size_t)C * sizeof *xsb);
+            else
+                memcpy(xs + (size_t)R * C, x->data + (size_t)i * C, (size_t)C * sizeof *xs);
+            rows[R++] = i;
+        }
+        if (R == 0) break;
+        if (xb)
+            ordo_dnnl_gemm_bf16(0, 1, R, V, C, xsb, C, head->bf16, C, 0, lg, V);
+        else
+            ordo_gemm(0, 1, R, V, C, 1.0f, xs, C, head->data, C, 0.0f, lg, V);
+#pragma omp parallel for if ((size_t)R * V > ORDO_PAR_LOOP_MIN)
+        for (int r = 0; r < R; r++)
+            row_loss[rows[r]] = ordo_row_nll(lg + (size_t)r * V, V, tg[rows[r]]);
+        for (int r = 0; r < R; r++) total += row_loss[rows[r]];
+    }
+    ordo_arena_release(&ctx->arena, start);
+    return total;
+}
+
 // Node: in[0] = x, in[1] = head; saved[0] = x's gradient for an upstream gradient of 1 (N, C)
 // or NULL, saved[1] = the head's (V, C), in bf16 transposed (C, V), or NULL; iarg[0] = 1 for
 // the transposed (bf16) layout.
@@ -96,7 +139,13 @@ ordo_tensor *ordo_lm_head_loss(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *head,
     int gx = grad && count > 0 && (x->flags & ORDO_REQUIRES_GRAD);
     int gw = grad && count > 0 && (head->flags & ORDO_REQUIRES_GRAD);
     int bf = head->bf16 != NULL;
-    const ordo_bf16 *xb = bf ? bf16_of(ctx, x) : NULL;                              // (N, C)
+    const ordo_bf16 *xb = bf ? bf16_of(ctx, x) : NULL; // (N, C)
+    if (row_loss && !grad) { // evaluation: no tape, so nothing but the scored rows' losses
+        double total = scored_row_losses(ctx, x, xb, head, targets, N, chunk, row_loss);
+        ordo_tensor *out = ordo_tensor_new(ctx, 1, (int[]){1});
+        out->data[0] = count ? (float)(total / count) : 0.0f;
+        return out;
+    }
     float *dx = gx ? ordo_arena_alloc(&ctx->arena, x->n * sizeof(float)) : NULL;    // (N, C)
     float *dw = gw ? ordo_arena_alloc(&ctx->arena, head->n * sizeof(float)) : NULL; // (V, C)
     ordo_tensor *out = ordo_tensor_new(ctx, 1, (int[]){1});

@@ -199,6 +199,43 @@ static void check_row_loss(void) {
     problem_free(&pb);
 }
 
+// Evaluation's path makes only the scored rows' logits (lmhead.c, scored_row_losses): with a
+// sliding window's pattern (the first 3/4 of each 16-row window ignored) and chunks that
+// gather rows across windows, its row losses are those of the path that makes every row's.
+static void check_scored_rows_only(int bf16) {
+    enum { N = 64, W = 16 };
+    problem pb;
+    problem_init(&pb, N, 8, 300, 0, 11);
+    for (int i = 0; i < N; i++)
+        if (i % W < 3 * W / 4) pb.tg[i] = -1;
+    if (bf16) { // as check_problem
+        pb.head->flags |= ORDO_MATMUL_WEIGHT;
+        ordo_params_bf16_enable(&pb.p);
+        CHECK(pb.head->bf16 != NULL);
+    }
+    double eval[N], taped[N];
+    ordo_ctx ctx;
+    ordo_ctx_init(&ctx);
+    for (int pass = 0; pass < 2; pass++) {
+        ctx.grad_enabled = pass; // 0: evaluation's path; 1: a tape, so every row's logits
+        ordo_ctx_reset(&ctx);
+        pb.x->bf16 = NULL;
+        ordo_tensor *l = ordo_lm_head_loss(&ctx, pb.x, pb.head, pb.tg, 3, pass ? taped : eval);
+        CHECK(pass || ctx.ntape == 0);
+        CHECK(isfinite(l->data[0]) && l->data[0] > 0);
+    }
+    for (int i = 0; i < N; i++) {
+        if (pb.tg[i] < 0) {
+            CHECK(isnan(eval[i]));
+            continue;
+        }
+        CHECK_MSG(fabs(eval[i] - taped[i]) <= 1e-6 * taped[i], "%s row %d: %.9g against %.9g",
+                  bf16 ? "bf16" : "fp32", i, eval[i], taped[i]);
+    }
+    ordo_ctx_free(&ctx);
+    problem_free(&pb);
+}
+
 // Every target ignored: loss 0, no gradient, and backward still runs.
 static void check_all_ignored(void) {
     problem pb;
@@ -296,6 +333,7 @@ int main(void) {
     int bf = ordo_dnnl_bf16_available();
     if (!bf) printf("no bf16 on this CPU: the bf16 cases are skipped\n");
     for (int prec = 0; prec <= bf; prec++) {
+        check_scored_rows_only(prec);
         check_problem(1, 3, 5, 0, prec);      // one row
         check_problem(20, 8, 33, 3, prec);    // ignored targets, chunks that do not divide N
         check_problem(64, 32, 1000, 7, prec); // a longer vocabulary
