@@ -19,20 +19,20 @@ DATA=$1 OUT=$2
 shift 2
 lengths=${*:-64 128}
 TOK=${TOK:-byte}
-case $TOK in
-  byte) steps=${STEPS:-1500} warmup=50 ;;
-  gpt2) steps=${STEPS:-300} warmup=30 ;;
+case $TOK in # the folder's prefix (bytes: the name P6's first tables were made under)
+  byte) steps=${STEPS:-1500} warmup=50 prefix=bytes ;;
+  gpt2) steps=${STEPS:-300} warmup=30 prefix=gpt2 ;;
   *) echo "$0: TOK=$TOK, expected byte or gpt2" >&2; exit 2 ;;
 esac
 POS=${POS:-learned,sinusoidal,rope,alibi,t5,fire,kerple,kerple-power,xpos,dpb,fox,cope,none}
 mults=(1 2 4 8 16 32 48)
 for L in $lengths; do
-  dir=$OUT/$TOK-$L
-  [ "$TOK" = byte ] && dir=$OUT/bytes-$L # the name P6's first tables were made under
-  "$O" sweep --data "$DATA" --tokenizer "$TOK" --pos "$POS" --seeds "${SEEDS:-3}" --steps "$steps" --lr 3e-3 \
-    --warmup "$warmup" --context "$L" --batch $((1024 / L)) --d-model 64 --layers 2 --heads 4 \
-    --embed-style gpt2 --eval-lengths "$(IFS=,; echo "${mults[*]}")" --jobs "${JOBS:-1}" \
-    --threads 1 --progress plain --out "$dir"
+  dir=$OUT/$prefix-$L
+  "$O" sweep --data "$DATA" --tokenizer "$TOK" --pos "$POS" --seeds "${SEEDS:-3}" \
+    --steps "$steps" --lr 3e-3 --warmup "$warmup" --context "$L" --batch $((1024 / L)) \
+    --d-model 64 --layers 2 --heads 4 --embed-style gpt2 \
+    --eval-lengths "$(IFS=,; echo "${mults[*]}")" --jobs "${JOBS:-1}" --threads 1 \
+    --progress plain --out "$dir"
   ctx=$(for m in "${mults[@]}"; do printf '%s,' $((m * L)); done)
   for run in "$dir"/*-s[0-9]*; do
     [ -s "$run/eval/base-sliding.json" ] && continue
