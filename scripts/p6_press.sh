@@ -6,12 +6,15 @@
 # both with non-overlapping windows (the sweep's eval records, base) and with a sliding
 # window moved by T/4 at each evaluation length T (`ordo eval --mode sliding`, record
 # base-sliding), so that every target is scored once, with at least 3T/4 - 1 tokens of
-# context where the stream has them.
+# context where the stream has them; and, to show what stride T/4 changes, Press et al.'s
+# stride 1 at 1x and 2x L for the schemes in STRIDE1 (record stride1; default
+# alibi,sinusoidal,rope, their three rows; empty to skip).
 #   scripts/p6_press.sh DATA OUT_DIR [L ...]          (default L: 64 128)
-# ORDO (default build/ordo) is the binary; JOBS (default 1) runs at once, one thread each;
-# POS the schemes; SEEDS (default 3); STEPS overrides the budget. Run again, it keeps what is
-# finished. Tables: scripts/experiment_tables.py loss OUT_DIR/bytes-L (gpt2-L with TOK=gpt2),
-# non-overlapping, and --variant base-sliding loss OUT_DIR/bytes-L, sliding.
+# ORDO (default build/ordo) is the binary; JOBS (default 1) runs or evaluations at once, one
+# thread each; POS the schemes; SEEDS (default 3); STEPS overrides the budget. Run again, it
+# keeps what is finished. Tables: scripts/experiment_tables.py loss OUT_DIR/bytes-L (gpt2-L
+# with TOK=gpt2), non-overlapping; --variant base-sliding (or stride1) loss OUT_DIR/bytes-L,
+# sliding.
 set -eu
 [ $# -ge 2 ] || { echo "usage: $0 DATA OUT_DIR [L ...]" >&2; exit 2; }
 O=${ORDO:-build/ordo}
@@ -26,6 +29,15 @@ case $TOK in # the folder's prefix (bytes: the name P6's first tables were made 
 esac
 POS=${POS:-learned,sinusoidal,rope,alibi,t5,fire,kerple,kerple-power,xpos,dpb,fox,cope,none}
 mults=(1 2 4 8 16 32 48)
+running=0
+evaluate() { # RUN RECORD ARGS...: ordo eval RUN ARGS --save=RECORD, JOBS at once
+  local run=$1 record=$2
+  shift 2
+  [ -s "$run/eval/$record.json" ] && return 0
+  if [ "$running" -ge "${JOBS:-1}" ]; then wait -n; running=$((running - 1)); fi
+  "$O" eval "$run" "$@" --save="$record" --threads 1 >/dev/null &
+  running=$((running + 1))
+}
 for L in $lengths; do
   dir=$OUT/$prefix-$L
   "$O" sweep --data "$DATA" --tokenizer "$TOK" --pos "$POS" --seeds "${SEEDS:-3}" \
@@ -35,7 +47,12 @@ for L in $lengths; do
     --progress plain --out "$dir"
   ctx=$(for m in "${mults[@]}"; do printf '%s,' $((m * L)); done)
   for run in "$dir"/*-s[0-9]*; do
-    [ -s "$run/eval/base-sliding.json" ] && continue
-    "$O" eval "$run" --context "${ctx%,}" --mode sliding --save --threads 1 >/dev/null
+    evaluate "$run" base-sliding --context "${ctx%,}" --mode sliding
+  done
+  for pos in $(tr , ' ' <<<"${STRIDE1-alibi,sinusoidal,rope}"); do
+    for run in "$dir/$pos"-s[0-9]*; do
+      evaluate "$run" stride1 --context "$L,$((2 * L))" --mode sliding --sliding-stride 1
+    done
   done
 done
+while [ "$running" -gt 0 ]; do wait -n; running=$((running - 1)); done # a failure stops here
