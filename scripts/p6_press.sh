@@ -16,6 +16,7 @@
 # with TOK=gpt2), non-overlapping; --variant base-sliding (or stride1) loss OUT_DIR/bytes-L,
 # sliding.
 set -eu
+shopt -s nullglob # a scheme of STRIDE1 that was not trained (POS) has no runs
 [ $# -ge 2 ] || { echo "usage: $0 DATA OUT_DIR [L ...]" >&2; exit 2; }
 O=${ORDO:-build/ordo}
 DATA=$1 OUT=$2
