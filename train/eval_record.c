@@ -28,8 +28,15 @@ const char *ordo_eval_default_name(const json_t *report, char *buf, size_t cap) 
         n = snprintf(buf, cap, "drawn"); // --pos-random's draw at eval too
     else
         n = snprintf(buf, cap, "base");
-    if (mode && strcmp(mode, "sliding") == 0 && n >= 0 && (size_t)n < cap)
-        snprintf(buf + n, cap - (size_t)n, "-sliding");
+    if (mode && strcmp(mode, "sliding") == 0 && n >= 0 && (size_t)n < cap) {
+        // a stride other than the default (T/4) is a record of its own, not base-sliding's
+        json_t *q = json_object_get(report, "request");
+        long long stride = (long long)json_integer_value(json_object_get(q, "sliding_stride"));
+        if (stride > 0)
+            snprintf(buf + n, cap - (size_t)n, "-sliding-stride%lld", stride);
+        else
+            snprintf(buf + n, cap - (size_t)n, "-sliding");
+    }
     return buf;
 }
 

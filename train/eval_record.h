@@ -29,7 +29,8 @@
 // The name a record of `report` takes when none is given: "base" for the run as trained,
 // "<scaling>-x<factor>" for a RoPE scaling given to eval ("ntk-x4", "yarn-x2.5"), "unscaled"
 // for --rope-scaling none on a run trained with a scaling, "extend-<method>" for a grown
-// learned table; "-sliding" appended for sliding windows. Works on older eval.json files too
+// learned table; "-sliding" appended for sliding windows at the default stride (T/4),
+// "-sliding-stride<S>" at another (`--sliding-stride S`). Works on older eval.json files too
 // (their "rope_scaling" and "extend_pos" say the same). Into buf[cap]; returns buf.
 const char *ordo_eval_default_name(const json_t *report, char *buf, size_t cap);
 // The record's name: its "name" when it has one, else ordo_eval_default_name.

@@ -104,6 +104,10 @@ base=$(md5sum < r1/eval.json)
   && ok || bad "yarn's automatic factor 64/16 should name it yarn-x4: $(ls r1/eval)"
 "$ORDO" eval r1 --context 16 --mode sliding --save > /dev/null 2>&1 && [ -f r1/eval/base-sliding.json ] \
   && ok || bad "sliding windows: $(ls r1/eval)"
+sliding=$(md5sum < r1/eval/base-sliding.json)
+"$ORDO" eval r1 --context 16 --mode sliding --sliding-stride 1 --save > /dev/null 2>&1 \
+  && [ -f r1/eval/base-sliding-stride1.json ] && [ "$(md5sum < r1/eval/base-sliding.json)" = "$sliding" ] \
+  && ok || bad "another stride is a record of its own, base-sliding kept: $(ls r1/eval)"
 "$ORDO" eval r1 --context 16,32 --rope-scaling pi --rope-factor 2 --save mine > /dev/null 2>&1 \
   && "$ORDO" eval --save=other r1 --context 16 > /dev/null 2>&1 && [ -f r1/eval/mine.json ] && [ -f r1/eval/other.json ] \
   && ok || bad "explicit names: $(ls r1/eval)"
