@@ -7,14 +7,14 @@
 # window moved by T/4 at each evaluation length T (`ordo eval --mode sliding`, record
 # base-sliding), so that every target is scored once, with at least 3T/4 - 1 tokens of
 # context where the stream has them; and, to show what stride T/4 changes, Press et al.'s
-# stride 1 at 1x and 2x L for the schemes in STRIDE1 (record stride1; default
-# alibi,sinusoidal,rope, their three rows; empty to skip).
+# stride 1 at 1x and 2x L for the schemes in STRIDE1 (record base-sliding-stride1, ordo's
+# own name for it; default alibi,sinusoidal,rope, their three rows; empty to skip).
 #   scripts/p6_press.sh DATA OUT_DIR [L ...]          (default L: 64 128)
 # ORDO (default build/ordo) is the binary; JOBS (default 1) runs or evaluations at once, one
 # thread each; POS the schemes; SEEDS (default 3); STEPS overrides the budget. Run again, it
 # keeps what is finished. Tables: scripts/experiment_tables.py loss OUT_DIR/bytes-L (gpt2-L
-# with TOK=gpt2), non-overlapping; --variant base-sliding (or stride1) loss OUT_DIR/bytes-L,
-# sliding.
+# with TOK=gpt2), non-overlapping; --variant base-sliding (or base-sliding-stride1) loss
+# OUT_DIR/bytes-L, sliding.
 set -eu
 shopt -s nullglob # a scheme of STRIDE1 that was not trained (POS) has no runs
 [ $# -ge 2 ] || { echo "usage: $0 DATA OUT_DIR [L ...]" >&2; exit 2; }
@@ -52,7 +52,8 @@ for L in $lengths; do
   done
   for pos in $(tr , ' ' <<<"${STRIDE1-alibi,sinusoidal,rope}"); do
     for run in "$dir/$pos"-s[0-9]*; do
-      evaluate "$run" stride1 --context "$L,$((2 * L))" --mode sliding --sliding-stride 1
+      evaluate "$run" base-sliding-stride1 --context "$L,$((2 * L))" --mode sliding \
+        --sliding-stride 1
     done
   done
 done
