@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # eval --positions drawn (issue 26): a --pos-random run scored at positions drawn as training
 # draws them (Ruoss et al.'s test protocol) as well as at 0..T-1. The draw is a function of
-# the run and the window alone: the same twice, at any --batch, and on the copy task's
+# the run and the window alone: the same twice, at any --batch (to float rounding: a row's
+# products round differently inside another batch's under OpenBLAS's Haswell and Zen
+# kernels, so not to the bit there), and on the copy task's
 # accuracy too; its record is eval/drawn.json, and a sweep makes it as the variant `drawn`.
 # Refused for a run without --pos-random, past N, and as a bad value.
 set -u
@@ -9,8 +11,10 @@ set -u
 
 tiny=(--d-model 16 --layers 1 --heads 2 --context 16 --batch 4 --steps 30 --corpus-tokens 6000
   --eval-every 0 --threads 1)
-"$ORDO" train "${tiny[@]}" --pos rope --pos-random 64 --out "$dir/r" >"$dir/t.log" 2>&1 &&
+"$ORDO" train "${tiny[@]}" --pos rope --pos-random 64 --lr 1e-2 --steps 80 --out "$dir/r" >"$dir/t.log" 2>&1 &&
   ok || bad "train: $(tail -3 "$dir/t.log")"
+# lr 1e-2 for 80 steps: enough that the positions move the loss (after 30 steps at 1e-3 the
+# model was near its unigram, and drawn and 0..T-1 differed by 3e-7 of it)
 loss() { # RUN ARGS...: the val_loss of the first length
   "$ORDO" eval "$1" "${@:2}" --json 2>/dev/null |
     python3 -c 'import json,sys; print(json.load(sys.stdin)["results"][0]["val_loss"])'
@@ -18,8 +22,10 @@ loss() { # RUN ARGS...: the val_loss of the first length
 a=$(loss "$dir/r" --positions drawn)
 b=$(loss "$dir/r" --positions drawn --batch 1)
 c=$(loss "$dir/r")
-[ -n "$a" ] && [ "$a" = "$b" ] && ok || bad "drawn at --batch 8 ($a) and 1 ($b) differ"
-[ -n "$c" ] && [ "$a" != "$c" ] && ok || bad "drawn ($a) equals contiguous ($c)"
+# |x - y| / |y| within lim (within: 1, else 0)
+within() { awk -v x="$1" -v y="$2" -v lim="$3" 'BEGIN { d = x - y; if (d < 0) d = -d; exit !(x != "" && y != "" && d <= lim * (y < 0 ? -y : y)) }'; }
+within "$a" "$b" 1e-6 && ok || bad "drawn at --batch 8 ($a) and 1 ($b) differ"
+[ -n "$c" ] && ! within "$a" "$c" 1e-4 && ok || bad "drawn ($a) is within 1e-4 of contiguous ($c)"
 # at N itself every position is drawn: 0..N-1, the contiguous score
 [ "$(loss "$dir/r" --context 64 --positions drawn)" = "$(loss "$dir/r" --context 64)" ] &&
   ok || bad "drawn at the length N differs from 0..N-1"
