@@ -8,7 +8,12 @@
 // (ordo_flash_describe) with every table.
 //
 // usage: bench_flash [--T 1024,4096] [--hs 64,32] [--C 256] [--B 1] [--reps 5] [--threads 0]
-//                    [--bias] [--gemm-tiles] [--no-materialized]
+//                    [--bias] [--tiles auto,avx2,portable,gemm] [--no-materialized]
+//
+// --tiles times the fused attention on each kernel set named (flash.h: the CPU's choice, an
+// instruction set's, or ordo_gemm on each tile); one the CPU does not run is skipped with a
+// line. To see an AVX2 CPU's figures on an AVX-512 one: ORDO_MAX_ISA=avx2 OPENBLAS_CORETYPE=Zen
+// (or Haswell), so that the peak is OpenBLAS's AVX2 kernel too.
 //
 // The tile size (flash.c, BLOCK) was chosen with this bench: see the comment there.
 #include <stdio.h>
@@ -17,6 +22,7 @@
 
 #include "framework/blas.h"
 #include "framework/clock.h"
+#include "framework/cpu.h"
 #include "framework/error.h"
 #include "framework/flash.h"
 #include "framework/kernels.h"
@@ -31,24 +37,6 @@ static int cmp_double(const void *a, const void *b) {
 static double median(double *v, int n) {
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-static void cpu_model(char *buf, size_t n) {
-    snprintf(buf, n, "unknown");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f) return;
-    char line[512];
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, "model name", 10) == 0) {
-            char *c = strchr(line, ':');
-            if (c) {
-                c += c[1] == ' ' ? 2 : 1;
-                c[strcspn(c, "\n")] = 0;
-                snprintf(buf, n, "%s", c);
-            }
-            break;
-        }
-    fclose(f);
 }
 
 // The peak's operands: ordo_gemm at 2048^3, the product whose rate the targets are
@@ -145,7 +133,8 @@ static int parse_list(const char *s, int *v, int n) {
 static ordo_status run(int argc, char **argv) {
     const char *Ts_s = "1024,4096", *hss_s = "64,32";
     long long C = 256, B = 1, reps = 5, threads = 0;
-    int with_bias = 0, gemm_tiles = 0, no_mat = 0;
+    const char *tiles_s = "auto";
+    int with_bias = 0, no_mat = 0;
     ordo_opt opts[] = {
         {"T", ORDO_OPT_STRING, &Ts_s, "contexts, comma-separated", 0},
         {"hs", ORDO_OPT_STRING, &hss_s, "head sizes, comma-separated (NH = C / hs)", 0},
@@ -154,7 +143,10 @@ static ordo_status run(int argc, char **argv) {
         {"reps", ORDO_OPT_INT, &reps, "timed repetitions (median)", 0},
         {"threads", ORDO_OPT_INT, &threads, "threads (0 = all cores)", 0},
         {"bias", ORDO_OPT_FLAG, &with_bias, "also time with an ALiBi-like bias tile", 0},
-        {"gemm-tiles", ORDO_OPT_FLAG, &gemm_tiles, "also time the tiles on ordo_gemm", 0},
+        {"tiles", ORDO_OPT_STRING, &tiles_s,
+         "the fused attention's kernels to time, comma-separated: auto, avx512, avx2, portable, "
+         "gemm",
+         0},
         {"no-materialized", ORDO_OPT_FLAG, &no_mat, "skip the materialised attention", 0},
         {NULL, 0, NULL, NULL, 0},
     };
@@ -171,16 +163,30 @@ static ordo_status run(int argc, char **argv) {
         return ordo_error(ORDO_ERR_ARG, "--reps, --B, --C must be >= 1");
     int nt = ordo_set_threads((int)threads);
     int Ts[8], hss[8], nT = parse_list(Ts_s, Ts, 8), nhs = parse_list(hss_s, hss, 8);
+    ordo_flash_tiles tiles[8];
+    int ntiles = 0;
+    for (const char *t = tiles_s; t && *t && ntiles < 8;) {
+        static const char *const name[] = {"auto", "portable", "gemm", "avx2", "avx512"};
+        size_t len = strcspn(t, ",");
+        int k = 0;
+        while (k < 5 && (strlen(name[k]) != len || strncmp(t, name[k], len) != 0)) k++;
+        if (k == 5)
+            return ordo_error(ORDO_ERR_ARG,
+                              "--tiles %s: expected auto, avx512, avx2, portable or gemm", tiles_s);
+        tiles[ntiles++] = (ordo_flash_tiles)k; // flash.h's order
+        t += len + (t[len] == ',');
+    }
     char cpu[256], blas[512];
-    cpu_model(cpu, sizeof cpu);
+    ordo_cpu_model(cpu, sizeof cpu);
     ordo_blas_describe(blas, sizeof blas);
     peak_init();
-    printf("CPU: %s, %d threads\n%s\ntiles: %s\n", cpu, nt, blas, ordo_flash_describe());
+    printf("CPU: %s, %d threads, kernels up to %s\n%s\ntiles (auto): %s\n", cpu, nt,
+           ordo_isa_name(ordo_cpu_isa()), blas, ordo_flash_describe());
     printf("causal FLOPs: forward 2 B T^2 C, backward 2.5x that; B %lld, C %lld; medians of %lld\n"
            "peak: ordo_gemm 2048^3 timed before each repetition; %% = median of each repetition's\n"
            "rate over its peak\n",
            B, C, reps);
-    printf("%-6s %-3s %-4s %-23s %7s %8s %9s %5s %8s %9s %5s\n", "T", "hs", "NH", "path", "peak",
+    printf("%-6s %-3s %-4s %-28s %7s %8s %9s %5s %8s %9s %5s\n", "T", "hs", "NH", "path", "peak",
            "fwd ms", "fwd GF/s", "%", "bwd ms", "bwd GF/s", "%");
     for (int a = 0; a < nT; a++) {
         for (int c = 0; c < nhs; c++) {
@@ -198,23 +204,30 @@ static ordo_status run(int argc, char **argv) {
                 qkv[i] = (float)((i * 2654435761u) % 1000) * 1e-3f - 0.5f;
             for (size_t i = 0; i < no; i++) dout[i] = (float)((i * 40503u) % 1000) * 1e-3f - 0.5f;
             double fl = 2.0 * Bi * (double)T * T * Ci, flb = 2.5 * fl;
-            struct {
-                const char *name;
-                int kind; // 0 fused, 1 fused with bias, 2 fused on ordo_gemm, 3 materialised
-            } rows[] = {{"fused", 0},
-                        {"fused + alibi-like fill", 1},
-                        {"fused, tiles ordo_gemm", 2},
-                        {"materialized", 3}};
             ordo_attn_bias bias = {NULL, slope_fill, NULL, 0, 0, 0, NULL};
-            for (int k = 0; k < 4; k++) {
-                if ((k == 1 && !with_bias) || (k == 2 && !gemm_tiles)) continue;
+            // each kernel set, with and without the bias; then the materialised attention
+            for (int k = 0; k <= 2 * ntiles; k++) {
+                int materialized = k == 2 * ntiles, with = k % 2;
+                if (!materialized && with && !with_bias) continue;
                 // the materialised attention keeps B*NH*T^2 floats (+ T^2 per thread): where
                 // they pass 2 GiB it is left out (T 16384: 4 GiB at NH 4, on a shared machine)
-                if (k == 3 && (no_mat || (double)Bi * NH * T * T * 4 > 2.0 * (1 << 30))) continue;
-                problem pr = {qkv, dout, out, lse, dqkv,   scratch, k == 1 ? &bias : NULL,
-                              Bi,  T,    Ci,  NH,  k == 3, NULL};
+                if (materialized && (no_mat || (double)Bi * NH * T * T * 4 > 2.0 * (1 << 30)))
+                    continue;
+                char name[64];
+                if (!materialized) {
+                    if (ordo_flash_set_tiles(tiles[k / 2]) != ORDO_OK) {
+                        printf("%-6d %-3d %-4d skipped: %s\n", T, hs, NH, ordo_error_message());
+                        continue;
+                    }
+                    snprintf(name, sizeof name, "fused %s%s", ordo_flash_describe(),
+                             with ? " + alibi-like" : "");
+                } else {
+                    snprintf(name, sizeof name, "materialized");
+                }
+                problem pr = {qkv, dout, out, lse, dqkv,         scratch, with ? &bias : NULL,
+                              Bi,  T,    Ci,  NH,  materialized, NULL};
                 float *mscratch = NULL;
-                if (k == 3) { // the materialised attention's own buffers
+                if (materialized) { // the materialised attention's own buffers
                     pr.att = malloc((size_t)Bi * NH * T * T * sizeof(float));
                     pr.scratch = mscratch =
                         malloc(ordo_attention_scratch_floats(T, 0) * sizeof(float));
@@ -223,13 +236,12 @@ static ordo_status run(int argc, char **argv) {
                         continue;
                     }
                 }
-                if (k == 2) ordo_flash_set_tiles(ORDO_FLASH_TILES_GEMM);
                 result x = measure(&pr, (int)reps);
                 ordo_flash_set_tiles(ORDO_FLASH_TILES_AUTO);
                 free(pr.att), free(mscratch);
-                printf("%-6d %-3d %-4d %-23s %7.1f %8.1f %9.1f %4.0f%% %8.1f %9.1f %4.0f%%\n", T,
-                       hs, NH, rows[k].name, x.peak, x.fwd_ms, fl / x.fwd_ms / 1e6,
-                       100 * x.fwd_frac, x.bwd_ms, flb / x.bwd_ms / 1e6, 100 * x.bwd_frac);
+                printf("%-6d %-3d %-4d %-28s %7.1f %8.1f %9.1f %4.0f%% %8.1f %9.1f %4.0f%%\n", T,
+                       hs, NH, name, x.peak, x.fwd_ms, fl / x.fwd_ms / 1e6, 100 * x.fwd_frac,
+                       x.bwd_ms, flb / x.bwd_ms / 1e6, 100 * x.bwd_frac);
                 fflush(stdout);
             }
             free(qkv), free(dqkv), free(out), free(dout), free(lse), free(scratch);

@@ -15,10 +15,12 @@
 // and carries the prefix sums of its position gradients that the gates need), and calls the
 // bias's grad on dS before dK and dQ are made from it. Every other bias runs as before.
 //
-// The five tile products run on the AVX-512 micro-kernel of flash_avx512.c where the CPU
-// has it, else a portable C loop (ordo_flash_set_tiles: either, or ordo_gemm, to compare). Tiles
-// are packed once, zero-padded to BLOCK rows and hs to a multiple of 16 (hsp), so the products have
-// no edges; padded rows and columns carry zeros and are never written out.
+// The tile products, the exps and the online softmax's step run on the kernels of the CPU's
+// best instruction set (flash_kernel.h: AVX-512, AVX2 + FMA, or portable vector C that the
+// compiler maps to NEON or SSE), chosen at run time (ordo_flash_set_tiles forces one, or
+// ordo_gemm for the products, to compare). Tiles are packed once, zero-padded to BLOCK rows
+// and hs to a multiple of 16 (hsp), so the products have no edges; padded rows and columns
+// carry zeros and are never written out.
 //
 // Deliberately not here: a KV cache, a non-causal mode, bf16 tiles, and splitting one
 // (b, h) over threads in backward (dK and dV are owned by their (b, h); parallelism is
@@ -28,6 +30,7 @@
 #include <string.h>
 
 #include "framework/blas.h"
+#include "framework/cpu.h"
 #include "framework/dropout.h"
 #include "framework/error.h"
 #include "framework/flash.h"
@@ -71,97 +74,72 @@ static void flush_end(unsigned csr) {
 #endif
 }
 
-enum { TILE_C, TILE_AVX512, TILE_GEMM };
 static ordo_flash_tiles tiles_forced; // ordo_flash_set_tiles
 
-static int tile_impl(void) {
+// The kernels of the CPU's best instruction set (flash_kernel.h), or the forced ones; under
+// TILES_GEMM the exps and the softmax are the portable kernel's.
+static const ordo_flash_kernel *kernel(void) {
     switch (tiles_forced) {
-    case ORDO_FLASH_TILES_C:
-        return TILE_C;
+    case ORDO_FLASH_TILES_AVX512:
+        return &ordo_flash_kernel_avx512;
+    case ORDO_FLASH_TILES_AVX2:
+        return &ordo_flash_kernel_avx2;
+    case ORDO_FLASH_TILES_PORTABLE:
     case ORDO_FLASH_TILES_GEMM:
-        return TILE_GEMM;
+        return &ordo_flash_kernel_portable;
     case ORDO_FLASH_TILES_AUTO:
         break;
     }
-    return ordo_gemm_own_available() ? TILE_AVX512 : TILE_C;
+    switch (ordo_cpu_isa()) {
+    case ORDO_ISA_AVX512:
+        return &ordo_flash_kernel_avx512;
+    case ORDO_ISA_AVX2:
+        return &ordo_flash_kernel_avx2;
+    case ORDO_ISA_PORTABLE:
+        break;
+    }
+    return &ordo_flash_kernel_portable;
 }
 
 const char *ordo_flash_describe(void) {
-    static const char *const name[] = {"portable C", "avx512 micro-kernel", "ordo_gemm"};
-    return name[tile_impl()];
+    return tiles_forced == ORDO_FLASH_TILES_GEMM ? "ordo_gemm" : kernel()->name;
 }
 
-void ordo_flash_set_tiles(ordo_flash_tiles t) {
+ordo_status ordo_flash_set_tiles(ordo_flash_tiles t) {
+    static const ordo_isa need[] = {
+        [ORDO_FLASH_TILES_AVX512] = ORDO_ISA_AVX512,
+        [ORDO_FLASH_TILES_AVX2] = ORDO_ISA_AVX2,
+    };
+    if ((t == ORDO_FLASH_TILES_AVX512 || t == ORDO_FLASH_TILES_AVX2) && ordo_cpu_isa() < need[t])
+        return ordo_error(ORDO_ERR_ARG, "the fused attention's %s kernels do not run here (%s)",
+                          t == ORDO_FLASH_TILES_AVX512 ? "avx512" : "avx2",
+                          ordo_isa_name(ordo_cpu_isa()));
     tiles_forced = t;
+    return ORDO_OK;
 }
 
 // C[m, n] = (acc ? C : 0) + A @ B, A read as A[i*ars + p*acs] (flash_kernel.h).
 static void tile_mm(int m, int n, int k, const float *A, int ars, int acs, const float *B, int ldb,
                     float *C, int ldc, int acc) {
-    switch (tile_impl()) {
-    case TILE_AVX512:
-        ordo_flash_tile_avx512(m, n, k, A, ars, acs, B, ldb, C, ldc, acc);
-        return;
-    case TILE_GEMM:
-        if (acs == 1)
-            ordo_gemm(0, 0, m, n, k, 1.0f, A, ars, B, ldb, acc ? 1.0f : 0.0f, C, ldc);
-        else
-            ordo_gemm(1, 0, m, n, k, 1.0f, A, acs, B, ldb, acc ? 1.0f : 0.0f, C, ldc);
-        return;
-    case TILE_C:
-        break;
-    }
-    for (int i = 0; i < m; i++) {
-        float *c = C + (size_t)i * ldc;
-        if (!acc) memset(c, 0, (size_t)n * sizeof(float));
-        for (int p = 0; p < k; p++) {
-            float a = A[(size_t)i * ars + (size_t)p * acs];
-            const float *b = B + (size_t)p * ldb;
-            for (int j = 0; j < n; j++) c[j] += a * b[j];
-        }
-    }
+    if (tiles_forced != ORDO_FLASH_TILES_GEMM)
+        kernel()->tile(m, n, k, A, ars, acs, B, ldb, C, ldc, acc);
+    else if (acs == 1)
+        ordo_gemm(0, 0, m, n, k, 1.0f, A, ars, B, ldb, acc ? 1.0f : 0.0f, C, ldc);
+    else
+        ordo_gemm(1, 0, m, n, k, 1.0f, A, acs, B, ldb, acc ? 1.0f : 0.0f, C, ldc);
 }
 
 // p[c] = exp(p[c] - shift) for c < n, 0 for n <= c < BLOCK; returns the sum of p[0..n).
 static float exp_row(float *p, float shift, int n) {
-    if (tile_impl() == TILE_AVX512) return ordo_flash_exp_row_avx512(p, shift, n, BLOCK);
-    float sum = n > 0 ? ordo_exp_sum(p, p, shift, n) : 0.0f;
-    memset(p + n, 0, (size_t)(BLOCK - n) * sizeof(float));
-    return sum;
+    return kernel()->exp_row(p, shift, n, BLOCK);
 }
-
-// max(init, x[0..n)), vectorised.
-static float row_max(const float *x, int n, float init);
 
 // One step of the online softmax over the score tile s (flash_kernel.h says what it does):
 // each row's new max m, its probabilities in place, its sum l and its part of O rescaled
 // by corr = exp(old max - new max).
 static void online_softmax(float *s, int nr, int i0, int j0, int nc, float *m, float *l, float *o,
                            int hsp, float *corr) {
-    if (tile_impl() == TILE_AVX512) {
-        ordo_flash_online_softmax_avx512(s, BLOCK, nr, i0, j0, nc, m, l, o, hsp, corr);
-        return;
-    }
-    for (int r = 0; r < nr; r++) {
-        int n = i0 + r - j0 + 1 < nc ? i0 + r - j0 + 1 : nc; // causal keys, >= 1
-        float *sr = s + (size_t)r * BLOCK;
-        float mx = row_max(sr, n, m[r]);
-        // rescale what was summed under the old max (nothing yet: factor 0)
-        corr[r] = m[r] == -INFINITY ? 0.0f : expf(m[r] - mx);
-        l[r] = l[r] * corr[r] + exp_row(sr, mx, n);
-        m[r] = mx;
-        if (corr[r] != 1.0f) {
-            float *orow = o + (size_t)r * hsp;
-            for (int d = 0; d < hsp; d++) orow[d] *= corr[r];
-        }
-    }
-}
-
-static float row_max(const float *x, int n, float init) {
-    float mx = init;
-#pragma omp simd reduction(max : mx)
-    for (int c = 0; c < n; c++) mx = x[c] > mx ? x[c] : mx;
-    return mx;
+    kernel()->online_softmax(s, BLOCK, nr, i0, j0, nc, m, l, o, hsp, corr);
 }
 
 // hs padded to whole zmm vectors, T to whole blocks.

@@ -39,6 +39,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "framework/error.h"
+
 // Query and key rows per tile (flash.c): a row bias's per-tile workspace is this square.
 #define ORDO_FLASH_BLOCK 64
 
@@ -121,17 +123,21 @@ void ordo_flash_backward(float *dqkv, float *g_bias, const float *dout, const fl
                          float p_drop, uint64_t seed, size_t offset, float *scratch, int B, int T,
                          int C, int NH);
 
-// Which code computes the tile products: AUTO (the default) takes the AVX-512 micro-kernel
-// where the CPU has it, else the portable C loop; C and GEMM (ordo_gemm on each tile) are
-// for tests and benchmarks, to check and measure one against the other.
+// Which code computes the tiles: AUTO (the default) takes the kernels of the CPU's best
+// instruction set (ordo_cpu_isa: avx512, avx2 or portable); the others force one, for tests and
+// benchmarks to check and measure one against the other: the AVX-512 or AVX2 kernels (where
+// the CPU runs them), the portable vector C, or GEMM (ordo_gemm on each tile product).
 typedef enum ordo_flash_tiles {
     ORDO_FLASH_TILES_AUTO,
-    ORDO_FLASH_TILES_C,
+    ORDO_FLASH_TILES_PORTABLE,
     ORDO_FLASH_TILES_GEMM,
+    ORDO_FLASH_TILES_AVX2,
+    ORDO_FLASH_TILES_AVX512,
 } ordo_flash_tiles;
-// Sets the choice for the process. Not thread-safe: call between kernel calls.
-void ordo_flash_set_tiles(ordo_flash_tiles t);
-// What computes them now: "avx512 micro-kernel", "portable C" or "ordo_gemm" (static).
+// Sets the choice for the process; ORDO_ERR_ARG (and no change) for kernels the CPU (or
+// ORDO_MAX_ISA) does not run. Not thread-safe: call between kernel calls.
+ordo_status ordo_flash_set_tiles(ordo_flash_tiles t);
+// What computes them now: "avx512", "avx2", "portable" or "ordo_gemm" (static).
 const char *ordo_flash_describe(void);
 
 #endif

@@ -1,8 +1,8 @@
-// The fused attention's tile product on AVX-512 (flash_kernel.h): a register tile of R rows
-// by NV zmm columns of C, each step of p broadcasting R scalars of A against NV vectors of
-// one row of B. The operands are the attention's [64, hs] and [hs, 64] tiles, already packed
-// and zero-padded by flash.c, so there is no packing here and no edge case: m and n are
-// multiples of 16. Compiled with -mavx512f (CMakeLists.txt); called only where the CPU has it.
+// The fused attention's kernels on AVX-512 (flash_kernel.h). The tile product: a register tile of R
+// rows by NV zmm columns of C, each step of p broadcasting R scalars of A against NV vectors of one
+// row of B. The operands are the attention's [64, hs] and [hs, 64] tiles, already packed and
+// zero-padded by flash.c, so there is no packing here and no edge case: m and n are multiples
+// of 16. Compiled with -mavx512f (CMakeLists.txt); called only where the CPU has it.
 #include "framework/flash_kernel.h"
 
 #include <math.h>
@@ -56,8 +56,8 @@ static inline __attribute__((always_inline)) void block(int R, int NV, int k, co
                   ldc, acc);                                                                       \
     } while (0)
 
-void ordo_flash_tile_avx512(int m, int n, int k, const float *A, long ars, long acs, const float *B,
-                            long ldb, float *C, long ldc, int acc) {
+static void tile_avx512(int m, int n, int k, const float *A, long ars, long acs, const float *B,
+                        long ldb, float *C, long ldc, int acc) {
     int j = 0;
     for (; j + 64 <= n; j += 64) ROWS(6, 4, 4);  // 4 zmm of columns, 6 rows: 24 accumulators
     for (; j + 32 <= n; j += 32) ROWS(12, 4, 2); // 2 zmm, 12 rows
@@ -96,7 +96,7 @@ static inline __attribute__((always_inline)) __m512 exp_row16(float *p, float sh
     return sum;
 }
 
-float ordo_flash_exp_row_avx512(float *p, float shift, int n, int nfull) {
+static float exp_row_avx512(float *p, float shift, int n, int nfull) {
     return _mm512_reduce_add_ps(exp_row16(p, shift, n, nfull));
 }
 
@@ -124,7 +124,7 @@ static inline __mmask16 first(int left) { // lanes [0, left) of 16
 TRANSPOSED_REDUCE(reduce16_add, _mm512_add_ps)
 TRANSPOSED_REDUCE(reduce16_max, _mm512_max_ps)
 
-// Rows r0 .. r0+15 (those < nr) of the tile: see ordo_flash_online_softmax_avx512.
+// Rows r0 .. r0+15 (those < nr) of the tile: see flash_kernel.h's online_softmax.
 static inline void rows16(float *s, int nfull, int r0, int nr, int i0, int j0, int nc, float *m,
                           float *l, float *o, int hsp, float *corr) {
     __mmask16 k = first(nr - r0);
@@ -162,30 +162,16 @@ static inline void rows16(float *s, int nfull, int r0, int nr, int i0, int j0, i
     _mm512_mask_storeu_ps(corr + r0, k, c);
 }
 
-void ordo_flash_online_softmax_avx512(float *s, int nfull, int nr, int i0, int j0, int nc, float *m,
-                                      float *l, float *o, int hsp, float *corr) {
+static void online_softmax_avx512(float *s, int nfull, int nr, int i0, int j0, int nc, float *m,
+                                  float *l, float *o, int hsp, float *corr) {
     for (int r0 = 0; r0 < nr; r0 += 16) rows16(s, nfull, r0, nr, i0, j0, nc, m, l, o, hsp, corr);
 }
 
-#else // a build without AVX-512: flash.c never calls this (ordo_gemm_own_available() is 0)
+const ordo_flash_kernel ordo_flash_kernel_avx512 = {"avx512", tile_avx512, exp_row_avx512,
+                                                    online_softmax_avx512};
 
-void ordo_flash_tile_avx512(int m, int n, int k, const float *A, long ars, long acs, const float *B,
-                            long ldb, float *C, long ldc, int acc) {
-    (void)m, (void)n, (void)k, (void)A, (void)ars, (void)acs, (void)B, (void)ldb, (void)C;
-    (void)ldc, (void)acc;
-    abort();
-}
+#else // a build without AVX-512 (not x86-64): never chosen (ordo_cpu_isa() is below avx512)
 
-float ordo_flash_exp_row_avx512(float *p, float shift, int n, int nfull) {
-    (void)p, (void)shift, (void)n, (void)nfull;
-    abort();
-}
-
-void ordo_flash_online_softmax_avx512(float *s, int nfull, int nr, int i0, int j0, int nc, float *m,
-                                      float *l, float *o, int hsp, float *corr) {
-    (void)s, (void)nfull, (void)nr, (void)i0, (void)j0, (void)nc, (void)m, (void)l, (void)o;
-    (void)hsp, (void)corr;
-    abort();
-}
+const ordo_flash_kernel ordo_flash_kernel_avx512 = {"avx512", NULL, NULL, NULL};
 
 #endif

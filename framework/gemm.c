@@ -14,6 +14,8 @@
 // the result does not depend on how blas.c splits C over threads.
 #include "framework/gemm.h"
 
+#include "framework/cpu.h"
+
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +33,7 @@ enum {
 
 // Compiled without AVX-512 itself: it runs on every CPU (CMake builds this file -mavx512f).
 __attribute__((target("no-avx512f"))) int ordo_gemm_own_available(void) {
-    return __builtin_cpu_supports("avx512f") != 0;
+    return ordo_cpu_isa() >= ORDO_ISA_AVX512;
 }
 
 // c[MR, NR] = alpha * a-panel @ b-panel (+ beta * c, if accumulate: then beta is 1 or the

@@ -3,10 +3,12 @@
 // parameters' gradients within 1e-6 of the largest element, at T = 1, one tile (64), a
 // non-multiple (100) and four tiles (256), with no bias, with a test bias that has parameters
 // (a per-head slope times the distance, plus a table looked up by the distance) and with
-// dropout; on every tile-product path (AVX-512 where the CPU has it, portable C, ordo_gemm).
+// dropout; on every kernel set (AVX-512 and AVX2 where the CPU runs them, portable vector C,
+// ordo_gemm for the products).
 // Then a finite-difference gradient check of the op with its bias parameters, bit-equal
-// results at 1 and 2 threads, and a bias of the row's scores (flash.h's rows) held to the
-// kernel's promises: the tile order, the raw scores, the state per row, the dS and dq hooks.
+// results at 1 and 2 threads on each kernel set, and a bias of the row's scores (flash.h's rows)
+// held to the kernel's promises: the tile order, the raw scores, the state per row, the dS and dq
+// hooks.
 #include <string.h>
 
 #include "framework/gradcheck.h"
@@ -268,19 +270,28 @@ static void run_threads(int nt, float *o, float *dq, float *g) {
     free(dout);
 }
 
+// Bit-equal results at 1 and 2 threads on the kernels of each instruction set that runs here.
 static void threads(void) {
     size_t no = 200 * 48, nq = 3 * no, ng = 3 + NDIST * 3;
     float *o[2], *dq[2], g[2][3 + NDIST * 3];
-    for (int k = 0; k < 2; k++) {
-        o[k] = malloc(no * sizeof(float));
-        dq[k] = malloc(nq * sizeof(float));
-        run_threads(k + 1, o[k], dq[k], g[k]);
+    const ordo_flash_tiles sets[] = {ORDO_FLASH_TILES_AVX512, ORDO_FLASH_TILES_AVX2,
+                                     ORDO_FLASH_TILES_PORTABLE};
+    for (size_t t = 0; t < sizeof sets / sizeof sets[0]; t++) {
+        if (ordo_flash_set_tiles(sets[t]) != ORDO_OK) continue; // not on this CPU
+        for (int k = 0; k < 2; k++) {
+            o[k] = malloc(no * sizeof(float));
+            dq[k] = malloc(nq * sizeof(float));
+            run_threads(k + 1, o[k], dq[k], g[k]);
+        }
+        int same = !memcmp(o[0], o[1], no * sizeof(float)) &&
+                   !memcmp(dq[0], dq[1], nq * sizeof(float)) &&
+                   !memcmp(g[0], g[1], ng * sizeof(float));
+        printf("  %s: 1 and 2 threads %s\n", ordo_flash_describe(),
+               same ? "bit-identical" : "DIFFERENT");
+        CHECK_MSG(same, "%s kernels: 1 and 2 threads differ", ordo_flash_describe());
+        for (int k = 0; k < 2; k++) free(o[k]), free(dq[k]);
     }
-    int same = !memcmp(o[0], o[1], no * sizeof(float)) &&
-               !memcmp(dq[0], dq[1], nq * sizeof(float)) && !memcmp(g[0], g[1], ng * sizeof(float));
-    printf("  1 and 2 threads: %s\n", same ? "bit-identical" : "DIFFERENT");
-    CHECK(same);
-    for (int k = 0; k < 2; k++) free(o[k]), free(dq[k]);
+    ordo_flash_set_tiles(ORDO_FLASH_TILES_AUTO);
     ordo_set_threads(2);
 }
 
@@ -429,16 +440,21 @@ static void row_bias(int B, int NH, int T, int hs) {
 
 int main(void) {
     ordo_rng_seed(&rng, 2025);
-    const ordo_flash_tiles paths[] = {ORDO_FLASH_TILES_AUTO, ORDO_FLASH_TILES_C,
+    // the CPU's choice first, then each instruction set's kernels that run here
+    const ordo_flash_tiles paths[] = {ORDO_FLASH_TILES_AUTO, ORDO_FLASH_TILES_AVX512,
+                                      ORDO_FLASH_TILES_AVX2, ORDO_FLASH_TILES_PORTABLE,
                                       ORDO_FLASH_TILES_GEMM};
     // T: 1, a tile edge, a non-multiple of the tile, 4x a tile; hs: odd, 16, 64, 32
     const int Ts[] = {1, 64, 100, 256}, hss[] = {5, 16, 64, 32};
     for (size_t k = 0; k < sizeof paths / sizeof paths[0]; k++) {
-        ordo_flash_set_tiles(paths[k]);
+        if (ordo_flash_set_tiles(paths[k]) != ORDO_OK) {
+            printf("  SKIP tiles %d: %s\n", (int)paths[k], ordo_error_message());
+            continue;
+        }
         const char *name = ordo_flash_describe();
         for (int c = 0; c < 4; c++) {
-            // every path at every T is slow only on the 4-tile case; the extra paths
-            // (portable C, ordo_gemm) check it once without bias
+            // every path at every T is slow only on the 4-tile case; the forced paths
+            // (each instruction set, ordo_gemm) check it once without bias
             if (k > 0 && Ts[c] == 256) continue;
             parity(Ts[c], hss[c], 0, 0.0f, name);
             parity(Ts[c], hss[c], 1, 0.0f, name);

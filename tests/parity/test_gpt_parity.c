@@ -233,10 +233,10 @@ static void test_random_rows(void) {
     // float rounding of a 1-layer model: a few ulp of the largest logit (2 ulp seen under
     // OpenBLAS's Haswell kernels, 0 under SkylakeX's); other positions move them by ~4e-4
     // of it at this init (0.02-scale weights)
-    CHECK_MSG(same <= 1e-6f * size, "micro-batch logits %g from the whole batch's (|max| %g)",
-              same, size);
-    CHECK_MSG(other > 1e-4f * size, "other positions moved the logits by %g only (|max| %g)",
-              other, size);
+    CHECK_MSG(same <= 1e-6f * size, "micro-batch logits %g from the whole batch's (|max| %g)", same,
+              size);
+    CHECK_MSG(other > 1e-4f * size, "other positions moved the logits by %g only (|max| %g)", other,
+              size);
     ordo_gpt_train_mode(&m, 0, 0, 0);
     CHECK(ordo_gpt_forward(&m, &ctx, idx, NULL, 4, 8, &eval, NULL) == ORDO_OK);
     CHECK(memcmp(whole->data, eval->data, half * sizeof(float)) != 0);

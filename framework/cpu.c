@@ -1,0 +1,54 @@
+// Which instruction sets ordo's kernels run (cpu.h).
+#include "framework/cpu.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static ordo_isa cpu_has(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) return ORDO_ISA_AVX512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return ORDO_ISA_AVX2;
+#endif
+    return ORDO_ISA_PORTABLE;
+}
+
+static ordo_isa isa_decide(void) {
+    ordo_isa has = cpu_has();
+    const char *cap = getenv("ORDO_MAX_ISA");
+    if (!cap || !*cap) return has;
+    for (int i = ORDO_ISA_PORTABLE; i <= ORDO_ISA_AVX512; i++)
+        if (strcmp(cap, ordo_isa_name((ordo_isa)i)) == 0) return i < (int)has ? (ordo_isa)i : has;
+    fprintf(stderr, "ordo: ORDO_MAX_ISA=%s is not avx512, avx2 or portable; ignored\n", cap);
+    return has;
+}
+
+ordo_isa ordo_cpu_isa(void) {
+    // the fused attention asks from several threads at once
+    static _Atomic int v = -1;
+    if (v < 0) v = (int)isa_decide();
+    return (ordo_isa)v;
+}
+
+const char *ordo_isa_name(ordo_isa isa) {
+    static const char *const name[] = {"portable", "avx2", "avx512"};
+    return isa >= ORDO_ISA_PORTABLE && isa <= ORDO_ISA_AVX512 ? name[isa] : "unknown";
+}
+
+char *ordo_cpu_model(char *buf, int n) {
+    snprintf(buf, (size_t)n, "unknown CPU");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return buf;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) != 0 || !colon) continue;
+        colon += 1 + (colon[1] == ' ');
+        colon[strcspn(colon, "\n")] = 0;
+        snprintf(buf, (size_t)n, "%s", colon);
+        break;
+    }
+    fclose(f);
+    return buf;
+}

@@ -1,0 +1,19 @@
+// The instruction sets ordo's own kernels may use: its GEMM micro-kernel (AVX-512) and the
+// fused attention's tiles (AVX-512, AVX2+FMA, or portable vector C). OpenBLAS and oneDNN
+// choose their own kernels (OPENBLAS_CORETYPE, ONEDNN_MAX_CPU_ISA).
+#ifndef ORDO_CPU_H
+#define ORDO_CPU_H
+
+typedef enum ordo_isa { ORDO_ISA_PORTABLE, ORDO_ISA_AVX2, ORDO_ISA_AVX512 } ordo_isa;
+
+// The best level the CPU runs (AVX2 counts only with FMA), capped by the environment's
+// ORDO_MAX_ISA (avx512, avx2 or portable): a cap lets a test or a benchmark run the kernels of
+// a smaller CPU on a larger one; a cap above the CPU changes nothing. Read once per process.
+// An ORDO_MAX_ISA that names none of the three is reported on stderr once and ignored.
+ordo_isa ordo_cpu_isa(void);
+// "avx512", "avx2" or "portable".
+const char *ordo_isa_name(ordo_isa isa);
+// The CPU's model name (/proc/cpuinfo's "model name", else "unknown CPU") into buf.
+char *ordo_cpu_model(char *buf, int n);
+
+#endif
