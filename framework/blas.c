@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "framework/blas.h"
+
+#include "framework/cpu.h"
 #include "framework/dnnl.h"
 #include "framework/gemm.h"
 #include "framework/threads.h"
@@ -285,7 +287,8 @@ ordo_blas_info ordo_blas_info_get(void) {
                             .threading = t >= 0 && t <= 2 ? threading[t] : "unknown",
                             .onednn = ordo_dnnl_version(),
                             .onednn_isa = ordo_dnnl_isa(),
-                            .bf16 = ordo_dnnl_bf16_available()};
+                            .bf16 = ordo_dnnl_bf16_available(),
+                            .kernels = ordo_isa_name(ordo_cpu_isa())};
 }
 
 json_t *ordo_blas_info_json(void) {
@@ -299,6 +302,7 @@ json_t *ordo_blas_info_json(void) {
     json_object_set_new(o, "onednn_version", json_string(b.onednn));
     json_object_set_new(o, "onednn_isa", json_string(b.onednn_isa));
     json_object_set_new(o, "bf16", json_boolean(b.bf16));
+    json_object_set_new(o, "ordo_kernels", json_string(b.kernels));
     return o;
 }
 
@@ -308,6 +312,7 @@ char *ordo_blas_describe(char *buf, size_t n) {
     if (b.coretype_env && k >= 0 && (size_t)k < n)
         k += snprintf(buf + k, n - (size_t)k, " (OPENBLAS_CORETYPE=%s)", b.coretype_env);
     if (k >= 0 && (size_t)k < n)
-        snprintf(buf + k, n - (size_t)k, ", oneDNN %s on %s", b.onednn, b.onednn_isa);
+        snprintf(buf + k, n - (size_t)k, ", ordo kernels %s, oneDNN %s on %s", b.kernels, b.onednn,
+                 b.onednn_isa);
     return buf;
 }

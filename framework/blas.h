@@ -56,16 +56,18 @@ typedef struct ordo_blas_info {
     const char *onednn;       // oneDNN's version, "2.6.3"
     const char *onednn_isa;   // the ISA oneDNN dispatches to, "avx512_core_bf16" (dnnl.h)
     int bf16;                 // 1 when --precision bf16 can run here (ordo_dnnl_bf16_check)
+    const char *kernels;      // the instruction set of ordo's own kernels (cpu.h): "avx2"
 } ordo_blas_info;
 ordo_blas_info ordo_blas_info_get(void);
 // The same as a JSON object: {"ordo_gemm", "openblas_core", "openblas_coretype_env" (null
-// when unset), "openblas_threading", "onednn_version", "onednn_isa", "bf16" (true/false)};
+// when unset), "openblas_threading", "onednn_version", "onednn_isa", "bf16" (true/false),
+// "ordo_kernels"};
 // the first three and the two oneDNN ones are named as bench_train --peak prints them.
 // Caller decrefs.
 json_t *ordo_blas_info_json(void);
 // One line for a log: "GEMM <gemm>, OpenBLAS core <core>", when the variable is set
-// " (OPENBLAS_CORETYPE=<value>)", then ", oneDNN <version> on <isa>". Truncates to fit n
-// bytes; returns buf.
+// " (OPENBLAS_CORETYPE=<value>)", then ", ordo kernels <isa>, oneDNN <version> on <isa>".
+// Truncates to fit n bytes; returns buf.
 char *ordo_blas_describe(char *buf, size_t n);
 
 #endif
