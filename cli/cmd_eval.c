@@ -290,13 +290,14 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
     long long batch = 8, max_windows = 0, threads = 0, stride = 0, old_stride = 0, examples = 200,
               max_n = 0;
     long long step = -1;
-    const char *data = NULL, *extend_pos = NULL, *attention = "fused", *depths_arg = NULL;
+    const char *data = NULL, *extend_pos = NULL, *attention = "auto", *depths_arg = NULL;
     const char *positions = "contiguous";
-    char attn_help[128];
+    char attn_help[160];
     snprintf(attn_help, sizeof attn_help, "how attention computes the scores: ");
     ordo_names_join(&ordo_attn_impl_names, " | ", " | ", attn_help + strlen(attn_help),
                     sizeof attn_help - strlen(attn_help));
-    strncat(attn_help, " (the T x T reference)", sizeof attn_help - strlen(attn_help) - 1);
+    strncat(attn_help, " (auto: materialized at short T, where faster)",
+            sizeof attn_help - strlen(attn_help) - 1);
     int json = 0, save = 0;
     // RoPE scaling other than the run's (issue 15)
     const char *rope_scaling = NULL;

@@ -470,7 +470,7 @@ static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const
                           "learned scheme cannot describe positions it was not trained on",
                           T, c->T_max);
     // viz's attention maps are the materialised path's probabilities
-    int fused = m->attention == ORDO_ATTN_FUSED && !m->record_attention;
+    int fused = ordo_attn_resolve(m->attention, T) == ORDO_ATTN_FUSED && !m->record_attention;
     if (!fused && c->pos == ORDO_POS_FIRE && T > ORDO_FIRE_MAX_T)
         return ordo_error(ORDO_ERR_ARG,
                           "length %d is past what --pos fire runs at (%d) with the materialized "

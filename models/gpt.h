@@ -13,20 +13,29 @@
 #include "framework/tensor.h"
 #include "models/positional.h"
 
-// How attention computes its scores (issue 25). fused, the default: tiled with an online
-// softmax (framework/flash.h), each scheme's bias computed inside the tile (models/bias_tiles.h),
-// memory linear in T. materialized: every head's T x T scores and bias made and kept (the
-// reference that tests compare against; viz's attention maps read them). Not architecture:
-// both compute the same model, to float rounding.
+// How attention computes its scores. fused: tiled with an online softmax (framework/flash.h),
+// each scheme's bias computed inside the tile (models/bias_tiles.h), memory linear in T.
+// materialized: every head's T x T scores and bias made and kept (the reference that tests
+// compare against; viz's attention maps read them). auto, the default: materialized up to a
+// length where it is the faster of the two and fused past it (ordo_attn_resolve). Not
+// architecture: both compute the same model, to float rounding; a checkpoint's bits depend on
+// which ran (and on nothing else of this choice: not on the thread count).
 typedef enum ordo_attn_impl {
     ORDO_ATTN_FUSED,
     ORDO_ATTN_MATERIALIZED,
+    ORDO_ATTN_AUTO,
     ORDO_ATTN_COUNT
 } ordo_attn_impl;
-// "fused", "materialized", in enum order.
+// "fused", "materialized", "auto", in enum order.
 extern const ordo_names ordo_attn_impl_names;
 // The implementation named `name`; ORDO_ERR_ARG naming the value and the choices otherwise.
 ordo_status ordo_attn_impl_parse(const char *name, ordo_attn_impl *out);
+// What a runs at length T: auto is materialized for T <= ordo_attn_auto_max_T() and fused
+// past it; fused and materialized are themselves.
+ordo_attn_impl ordo_attn_resolve(ordo_attn_impl a, int T);
+// auto's last materialized length on this CPU (by ordo_cpu_isa(): the crossing measured with
+// each instruction set's kernels, docs/performance.md).
+int ordo_attn_auto_max_T(void);
 const char *ordo_attn_impl_name(ordo_attn_impl a); // "?" out of range
 
 typedef struct ordo_gpt_config {

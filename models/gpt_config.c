@@ -6,9 +6,20 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "framework/cpu.h"
 #include "models/gpt.h"
 
-static const char *const attn_impl_names[] = {"fused", "materialized"};
+// auto's rule (ordo_attn_auto_max_T): the last T at which the materialized attention trained
+// faster, from bench/attention_crossover.sh on an AMD EPYC (Zen 4), 1 and 2 threads, bytes, C
+// 64, NH 4, B*T 2048: materialized/fused 0.67 at T 16, 0.82 at 32, 0.97-0.99 at 64, 1.00-1.03
+// at 128 and 1.06-1.12 at 256, with the AVX-512 kernels and with the AVX2 ones (ORDO_MAX_ISA=avx2,
+// OPENBLAS_CORETYPE=Zen). Below one tile (64 rows) the fused kernel computes padded rows. The
+// portable kernels were not measured on a CPU of their own (NEON): the same rule.
+#define AUTO_MAX_T_AVX512   64
+#define AUTO_MAX_T_AVX2     64
+#define AUTO_MAX_T_PORTABLE 64
+
+static const char *const attn_impl_names[] = {"fused", "materialized", "auto"};
 _Static_assert(sizeof attn_impl_names / sizeof attn_impl_names[0] == ORDO_ATTN_COUNT,
                "a name per ordo_attn_impl");
 const ordo_names ordo_attn_impl_names = ORDO_NAMES("attention", attn_impl_names);
@@ -22,6 +33,25 @@ ordo_status ordo_attn_impl_parse(const char *name, ordo_attn_impl *out) {
 
 const char *ordo_attn_impl_name(ordo_attn_impl a) {
     return ordo_names_name(&ordo_attn_impl_names, (int)a);
+}
+
+int ordo_attn_auto_max_T(void) {
+    // The longest T at which the materialized attention still trained faster, per kernel set
+    // (bench/attention_crossover.sh, docs/performance.md "Which attention auto picks").
+    switch (ordo_cpu_isa()) {
+    case ORDO_ISA_AVX512:
+        return AUTO_MAX_T_AVX512;
+    case ORDO_ISA_AVX2:
+        return AUTO_MAX_T_AVX2;
+    case ORDO_ISA_PORTABLE:
+        break;
+    }
+    return AUTO_MAX_T_PORTABLE;
+}
+
+ordo_attn_impl ordo_attn_resolve(ordo_attn_impl a, int T) {
+    if (a != ORDO_ATTN_AUTO) return a;
+    return T <= ordo_attn_auto_max_T() ? ORDO_ATTN_MATERIALIZED : ORDO_ATTN_FUSED;
 }
 
 // The RoPE scaling of c with its zero fields resolved (factor 1, orig_T = T_max).

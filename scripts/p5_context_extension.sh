@@ -9,6 +9,8 @@
 set -u
 [ $# -ge 4 ] || { echo "usage: $0 P4_DIR OUT_DIR DATA SEED..." >&2; exit 2; }
 O=${ORDO:-build/ordo}
+# --attention fused: the docs' runs were trained and scored on the fused path (the default
+# then); auto would run T <= 64 materialized, and a checkpoint's bits depend on the path
 P4=$1 OUT=$2 DATA=$3
 shift 3
 mkdir -p "$OUT"
@@ -21,24 +23,24 @@ job() { # NAME CMD...: the command's output into OUT/NAME.log; a failure is list
 }
 run_seed() {
   local s=$1 m r
-  job e0-rope-none-s$s "$O" eval "$P4/rope-s$s" --context 64,256 --json --threads 1
+  job e0-rope-none-s$s "$O" eval --attention fused "$P4/rope-s$s" --context 64,256 --json --threads 1
   for m in pi ntk yarn; do
-    job e0-rope-$m-s$s "$O" eval "$P4/rope-s$s" --context 64,256 --rope-scaling $m --rope-factor 4 --json --threads 1
+    job e0-rope-$m-s$s "$O" eval --attention fused "$P4/rope-s$s" --context 64,256 --rope-scaling $m --rope-factor 4 --json --threads 1
   done
   for m in interpolate fresh; do
-    job e0-learned-$m-s$s "$O" eval "$P4/learned-s$s" --context 64,256 --extend-pos $m --json --threads 1
+    job e0-learned-$m-s$s "$O" eval --attention fused "$P4/learned-s$s" --context 64,256 --extend-pos $m --json --threads 1
   done
-  job ft-rope-none-s$s "$O" train "${model[@]}" "${ft[@]}" --pos rope --seed $s --init "$P4/rope-s$s" --out "$OUT/ft-rope-none-s$s"
+  job ft-rope-none-s$s "$O" train --attention fused "${model[@]}" "${ft[@]}" --pos rope --seed $s --init "$P4/rope-s$s" --out "$OUT/ft-rope-none-s$s"
   for m in pi ntk yarn; do
-    job ft-rope-$m-s$s "$O" train "${model[@]}" "${ft[@]}" --pos rope --seed $s --rope-scaling $m --rope-factor 4 \
+    job ft-rope-$m-s$s "$O" train --attention fused "${model[@]}" "${ft[@]}" --pos rope --seed $s --rope-scaling $m --rope-factor 4 \
       --init "$P4/rope-s$s" --out "$OUT/ft-rope-$m-s$s"
   done
   for m in interpolate fresh; do
-    job ft-learned-$m-s$s "$O" train "${model[@]}" "${ft[@]}" --pos learned --seed $s --extend-pos $m \
+    job ft-learned-$m-s$s "$O" train --attention fused "${model[@]}" "${ft[@]}" --pos learned --seed $s --extend-pos $m \
       --init "$P4/learned-s$s" --out "$OUT/ft-learned-$m-s$s"
   done
   for r in "$OUT"/ft-*-s$s; do
-    [ -d "$r" ] && job "$(basename "$r").eval" "$O" eval "$r" --context 64,256 --json --threads 1
+    [ -d "$r" ] && job "$(basename "$r").eval" "$O" eval --attention fused "$r" --context 64,256 --json --threads 1
   done
 }
 for s in "$@"; do run_seed "$s" & done

@@ -19,6 +19,8 @@ set -eu
 shopt -s nullglob # a scheme of STRIDE1 that was not trained (POS) has no runs
 [ $# -ge 2 ] || { echo "usage: $0 DATA OUT_DIR [L ...]" >&2; exit 2; }
 O=${ORDO:-build/ordo}
+# --attention fused: the docs' runs were trained and scored on the fused path (the default
+# then); auto would run T <= 64 materialized, and a checkpoint's bits depend on the path
 DATA=$1 OUT=$2
 shift 2
 lengths=${*:-64 128}
@@ -36,12 +38,12 @@ evaluate() { # RUN RECORD ARGS...: ordo eval RUN ARGS --save=RECORD, JOBS at onc
   shift 2
   [ -s "$run/eval/$record.json" ] && return 0
   if [ "$running" -ge "${JOBS:-1}" ]; then wait -n; running=$((running - 1)); fi
-  "$O" eval "$run" "$@" --save="$record" --threads 1 >/dev/null &
+  "$O" eval --attention fused "$run" "$@" --save="$record" --threads 1 >/dev/null &
   running=$((running + 1))
 }
 for L in $lengths; do
   dir=$OUT/$prefix-$L
-  "$O" sweep --data "$DATA" --tokenizer "$TOK" --pos "$POS" --seeds "${SEEDS:-3}" \
+  "$O" sweep --attention fused --data "$DATA" --tokenizer "$TOK" --pos "$POS" --seeds "${SEEDS:-3}" \
     --steps "$steps" --lr 3e-3 --warmup "$warmup" --context "$L" --batch $((1024 / L)) \
     --d-model 64 --layers 2 --heads 4 --embed-style gpt2 \
     --eval-lengths "$(IFS=,; echo "${mults[*]}")" --jobs "${JOBS:-1}" --threads 1 \

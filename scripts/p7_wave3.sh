@@ -11,6 +11,8 @@
 set -eu
 [ $# -ge 2 ] || { echo "usage: $0 DATA OUT_DIR [ref|wave3|random|scale|copy ...]" >&2; exit 2; }
 O=${ORDO:-build/ordo}
+# --attention fused: the docs' runs were trained and scored on the fused path (the default
+# then); auto would run T <= 64 materialized, and a checkpoint's bits depend on the path
 DATA=$1 OUT=$2
 shift 2
 parts=${*:-ref wave3 random scale copy}
@@ -22,18 +24,18 @@ p3=(--task copy --min-len 1 --max-len 16 --seeds 3 --steps 1500 --lr 3e-3 --warm
     --batch 32 --d-model 64 --layers 2 --heads 4 --eval-lengths 1 --examples 200 --jobs "$J" --threads 1)
 for part in $parts; do
   case $part in
-    ref) "$O" sweep "${p1[@]}" --pos learned,sinusoidal,rope,alibi,none --embed-style gpt2 --out "$OUT/ref" ;;
-    wave3) "$O" sweep "${p1[@]}" --pos dpb,fox,cope --embed-style gpt2 --out "$OUT/wave3" ;;
+    ref) "$O" sweep --attention fused "${p1[@]}" --pos learned,sinusoidal,rope,alibi,none --embed-style gpt2 --out "$OUT/ref" ;;
+    wave3) "$O" sweep --attention fused "${p1[@]}" --pos dpb,fox,cope --embed-style gpt2 --out "$OUT/wave3" ;;
     # A learned table of 1024 rows covers the longest evaluation (16 x 64).
-    random) "$O" sweep "${p1[@]}" --pos rope,learned,alibi,kerple --pos-random 1024 --embed-style gpt2 \
+    random) "$O" sweep --attention fused "${p1[@]}" --pos rope,learned,alibi,kerple --pos-random 1024 --embed-style gpt2 \
       --eval-variants base,drawn --out "$OUT/random" ;;
     scale)
-      "$O" sweep "${p1[@]}" --pos learned,sinusoidal --pos-scale learned --embed-style gpt2 --out "$OUT/scale-gpt2"
-      "$O" sweep "${p1[@]}" --pos learned,sinusoidal --pos-scale learned --embed-style vaswani --out "$OUT/scale-vaswani" ;;
+      "$O" sweep --attention fused "${p1[@]}" --pos learned,sinusoidal --pos-scale learned --embed-style gpt2 --out "$OUT/scale-gpt2"
+      "$O" sweep --attention fused "${p1[@]}" --pos learned,sinusoidal --pos-scale learned --embed-style vaswani --out "$OUT/scale-vaswani" ;;
     copy)
-      "$O" sweep "${p3[@]}" --pos rope,learned,dpb,fox,cope --embed-style gpt2 --out "$OUT/copy"
+      "$O" sweep --attention fused "${p3[@]}" --pos rope,learned,dpb,fox,cope --embed-style gpt2 --out "$OUT/copy"
       # 256 positions: the learned table then holds n = 32's 66 positions too.
-      "$O" sweep "${p3[@]}" --pos rope,learned --pos-random 256 --embed-style gpt2 \
+      "$O" sweep --attention fused "${p3[@]}" --pos rope,learned --pos-random 256 --embed-style gpt2 \
         --eval-variants base,drawn --out "$OUT/copy-random" ;;
     *) echo "$0: unknown part '$part' (expected ref, wave3, random, scale or copy)" >&2; exit 2 ;;
   esac

@@ -14,13 +14,15 @@
 set -eu
 [ $# -ge 1 ] || { echo "usage: $0 OUT_DIR" >&2; exit 2; }
 O=${ORDO:-build/ordo}
+# --attention fused: the docs' runs were trained and scored on the fused path (the default
+# then); auto would run T <= 64 materialized, and a checkpoint's bits depend on the path
 OUT=$1
 POS=${POS:-learned,sinusoidal,rope,alibi,t5,fire,kerple,kerple-power,xpos,dpb,fox,cope,none}
 SEEDS=${SEEDS:-3}
 task=(--task passkey --tokenizer byte --corpus-tokens 4000000 --val-frac 0.025 --d-model 64
   --layers 2 --heads 4 --embed-style gpt2 --threads 1 --progress plain)
 lengths=1,2,4,8,16,32
-"$O" sweep "${task[@]}" --pos "$POS" --seeds "$SEEDS" --steps 2000 --lr 3e-3 --warmup 50 \
+"$O" sweep --attention fused "${task[@]}" --pos "$POS" --seeds "$SEEDS" --steps 2000 --lr 3e-3 --warmup 50 \
   --context 128 --batch 32 --eval-every 500 --eval-lengths $lengths --examples 20 \
   --eval-variants base,pi:4,ntk:4,yarn:4 --jobs "${JOBS:-1}" --out "$OUT/base"
 case ",$POS," in *,rope,*) ;; *) exit 0 ;; esac
@@ -33,10 +35,10 @@ ft_one() { # METHOD SEED
   [ "$m" = none ] || scale=(--rope-scaling "$m" --rope-factor 4)
   if [ ! -s "$run/eval/base.json" ]; then
     [ -s "$run/ckpt-200.safetensors" ] ||
-      "$O" train "${task[@]}" --pos rope --seed "$s" --init "$OUT/base/rope-s$s" "${scale[@]}" \
+      "$O" train --attention fused "${task[@]}" --pos rope --seed "$s" --init "$OUT/base/rope-s$s" "${scale[@]}" \
         --context 512 --batch 32 --steps 200 --lr 1e-3 --warmup 20 --eval-every 0 \
         --out "$run" > "$OUT/ft/rope-$m-s$s.log" 2>&1
-    "$O" eval "$run" --context "$ctx" --examples 20 --threads 1 --save=base > /dev/null
+    "$O" eval --attention fused "$run" --context "$ctx" --examples 20 --threads 1 --save=base > /dev/null
   fi
 }
 mkdir -p "$OUT/ft"

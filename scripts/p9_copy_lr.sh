@@ -9,6 +9,8 @@
 set -eu
 [ $# -ge 1 ] || { echo "usage: $0 OUT_DIR [copy|reverse ...]" >&2; exit 2; }
 O=${ORDO:-build/ordo}
+# --attention fused: the docs' runs were trained and scored on the fused path (the default
+# then); auto would run T <= 64 materialized, and a checkpoint's bits depend on the path
 OUT=$1
 shift
 tasks=${*:-copy reverse}
@@ -17,7 +19,7 @@ POS=${POS:-learned,sinusoidal,rope,alibi,t5,none}
 mkdir -p "$OUT"
 for task in $tasks; do
   for lr in $RATES; do
-    "$O" sweep --task "$task" --min-len 1 --max-len 16 --pos "$POS" --seeds 3 --steps 1500 \
+    "$O" sweep --attention fused --task "$task" --min-len 1 --max-len 16 --pos "$POS" --seeds 3 --steps 1500 \
       --lr "$lr" --warmup 50 --context 64 --batch 32 --d-model 64 --layers 2 --heads 4 \
       --eval-lengths 1 --examples 200 --embed-style gpt2 --jobs "${JOBS:-1}" --threads 1 \
       --out "$OUT/$task-lr$lr"

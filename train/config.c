@@ -64,7 +64,7 @@ void ordo_train_config_defaults(ordo_train_config *c) {
     c->threads = 0;
     c->out = "runs/run";
     c->precision = ordo_precision_name(ORDO_PRECISION_FP32);
-    c->attention = ordo_attn_impl_name(ORDO_ATTN_FUSED);
+    c->attention = ordo_attn_impl_name(ORDO_ATTN_AUTO);
     c->resume_schedule = ordo_resume_sched_names.names[ORDO_RESUME_CONTINUE];
     // model options (issue 19): no dropout, the tied head, one batch per step, as GPT-2 trains
     c->dropout = 0.0;
@@ -121,7 +121,8 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
                "tokenizer for --data (a token file names its own) and --task passkey", help[1]),
         OPT("vocab", ORDO_OPT_STRING, vocab,
             "gpt2 vocab dir (default: $ORDO_VOCAB_DIR, else .cache/gpt2)"),
-        OPT("corpus-tokens", ORDO_OPT_INT, corpus_tokens, "size of the built-in corpus (--task), in tokens"),
+        OPT("corpus-tokens", ORDO_OPT_INT, corpus_tokens,
+            "size of the built-in corpus (--task), in tokens"),
         OPT("data-seed", ORDO_OPT_INT, data_seed, "seed of the built-in corpus"),
         OPT("min-len", ORDO_OPT_INT, min_len, "copy/reverse: shortest training sequence n"),
         OPT("max-len", ORDO_OPT_INT, max_len, "copy/reverse: longest training sequence n"),
@@ -173,7 +174,9 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
                "matmul operands (bf16: float32 sums and weights, needs AVX512-BF16 or AMX)",
                help[5]),
         CHOICE("attention", attention, ordo_attn_impl_names,
-               "how the scores are computed (the same model to rounding)", help[8]),
+               "how the scores are computed (the same model to rounding; auto:\n"
+               "                         materialized at short T, where it is faster)",
+               help[8]),
         OPT("init", ORDO_OPT_STRING, init, "start from these weights (.safetensors, same names)"),
         OPT("out", ORDO_OPT_STRING, out, "run directory"),
         // issue 19: runs that stand on their own, resume says what it does
@@ -518,8 +521,10 @@ ordo_status ordo_train_config_check(const ordo_train_config *c) {
     if (c->val_data && !*c->val_data) return ordo_error(ORDO_ERR_ARG, "--val-data is empty");
     // Sizes that pass the ranges above can still multiply into terabytes (--context 65536
     // --pos alibi): refuse them here rather than abort on a failed malloc or be OOM-killed.
-    // the attention this run trains with: fused unless --attention materialized
-    int fused = !c->attention || strcmp(c->attention, "materialized") != 0;
+    // the attention this run trains with at its context (checked above: it parses)
+    ordo_attn_impl attn = ORDO_ATTN_FUSED;
+    if (c->attention && ordo_attn_impl_parse(c->attention, &attn)) ordo_error_clear();
+    int fused = ordo_attn_resolve(attn, (int)c->context) == ORDO_ATTN_FUSED;
     double need = ordo_train_config_bytes(c, fused);
     // not only the machine's memory: a cgroup or ulimit -v kills a run that cannot fit
     // instead of refusing it (issue 28 item 25)

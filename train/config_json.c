@@ -183,6 +183,12 @@ ordo_status ordo_train_config_from_json(ordo_train_config *c, json_t *obj, const
     const char *key;
     json_t *v;
     ordo_status s = ORDO_OK;
+    // A run's own record (it has the backend) without "attention" predates the option: such
+    // runs trained fused, whatever today's default
+    if (json_is_object(json_object_get(obj, ORDO_CONFIG_BACKEND_KEY)) &&
+        !json_object_get(obj, "attention") &&
+        !(skip_seen && ordo_options_find(table, "attention")->seen))
+        c->attention = "fused";
     json_object_foreach(obj, key, v) {
         if (strcmp(key, ORDO_CONFIG_BACKEND_KEY) == 0 && json_is_object(v)) continue; // a record
         if (strcmp(key, ORDO_CONFIG_UNIGRAM_KEY) == 0 && json_is_object(v)) continue; // a fact

@@ -93,6 +93,8 @@ static json_t *length_result(ordo_gpt *m0, ordo_ctx *ctx, const ordo_train_confi
                                 json_string("the loss is not finite: the model diverged"));
         json_object_set_new(o, "targets", json_integer((json_int_t)r.targets));
         json_object_set_new(o, "windows", json_integer((json_int_t)r.windows));
+        json_object_set_new(o, "attention_ran",
+                            json_string(ordo_attn_impl_name(ordo_attn_resolve(m->attention, T))));
         if (mode == ORDO_EVAL_SLIDING) json_object_set_new(o, "stride", json_integer(stride));
         json_t *pl = json_array();
         for (int t = 0; t < T; t++) json_array_append_new(pl, num_or_null(r.pos_loss[t]));
@@ -254,7 +256,7 @@ static double bias_grad_floats(const ordo_gpt_config *g, int T) {
 double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, ordo_attn_impl attn, int rows, int T,
                                      int logits) {
     double R = rows, t = T, C = g->C, NH = g->NH, V = g->V;
-    int fused = attn == ORDO_ATTN_FUSED;
+    int fused = ordo_attn_resolve(attn, T) == ORDO_ATTN_FUSED;
     // The forward frees each layer's buffers before the next (models/gpt.c), so one layer's are
     // counted: about 22 (R, T, C) activations (18, rope 21), the layernorm statistics, and the
     // attention (materialized: its probabilities (R, NH, T, T); fused: the row log-sum-exp and
@@ -323,7 +325,7 @@ double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, ordo_attn_impl at
 static void forward_bytes(const ordo_gpt *m, const ordo_eval_request *q, int rows, int T, int acc_n,
                           eval_peak *p) {
     const ordo_gpt_config *g = &m->cfg;
-    int mat = m->attention == ORDO_ATTN_MATERIALIZED; // the T x T tables are its alone
+    int mat = ordo_attn_resolve(m->attention, T) == ORDO_ATTN_MATERIALIZED; // T x T: its alone
     double t = T, tables = g->pos == ORDO_POS_SINUSOIDAL ? t * g->C
                            : g->pos == ORDO_POS_ALIBI    ? mat * g->NH * t * t
                            : g->pos == ORDO_POS_T5       ? mat * t * t  // the bucket map (int32)

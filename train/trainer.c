@@ -611,12 +611,18 @@ ordo_status ordo_train(const ordo_train_request *req) {
         printf("ordo: data parallel over %d ranks x %d threads, batch %d split %d..%d rows per "
                "rank\n",
                ranks, threads, tr.B, tr.B / ranks, (tr.B + ranks - 1) / ranks);
-    char backend[256];
+    char backend[256], attn[96];
+    // the path that runs: a checkpoint's bits depend on it (not on the thread count)
+    ordo_attn_impl ran = ordo_attn_resolve(tr.model.attention, tr.T);
+    if (tr.model.attention == ORDO_ATTN_AUTO)
+        snprintf(attn, sizeof attn, "auto: %s at T %d", ordo_attn_impl_name(ran), tr.T);
+    else
+        snprintf(attn, sizeof attn, "%s", ordo_attn_impl_name(ran));
     if (!restored)
         printf("ordo: training %s, %s position, %zu parameters, %zu train / %zu val tokens, "
-               "precision %s, %s -> %s\n",
+               "precision %s, attention %s, %s -> %s\n",
                tr.cfg.data ? tr.cfg.data : tr.cfg.task, tr.cfg.pos, ordo_gpt_num_params(&tr.model),
-               tr.data.n_train, tr.data.nval, tr.cfg.precision,
+               tr.data.n_train, tr.data.nval, tr.cfg.precision, attn,
                ordo_blas_describe(backend, sizeof backend), tr.cfg.out);
 
     tr.t_start = ordo_now_s();

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# --attention fused|materialized (issue 25) through the real CLI: fused is the default and
-# config.json records the choice; the two train the same model to float rounding; a run
+# --attention fused|materialized|auto through the real CLI: auto is the default and
+# config.json records the choice, the start line the path it resolved to (a run under auto
+# writes the bits of that path); the two train the same model to float rounding; a run
 # resumes bit for bit under its own setting, and may switch on resume (continuing to
 # rounding); a config.json without the key (runs before issue 25) reads as fused; eval takes
 # it and eval.json records it; compare pools runs that differ only in it; a bad value is
@@ -16,11 +17,24 @@ loss_at() { grep "\"step\":$2," "$1/metrics.jsonl" | sed 's/.*"train_loss":\([0-
 # the first "$2" of file $1 (an eval record also has "attention" in its "request")
 key() { grep -o "\"$2\": *\"[a-z]*\"" "$1" | head -1 | sed 's/.*"\([a-z]*\)"$/\1/'; }
 
-"$ORDO" train "${tiny[@]}" --out "$dir/f" > "$dir/f.log" 2>&1 || bad "fused training failed: $(tail -2 "$dir/f.log")"
+"$ORDO" train "${tiny[@]}" --attention fused --out "$dir/f" > "$dir/f.log" 2>&1 || bad "fused training failed: $(tail -2 "$dir/f.log")"
 "$ORDO" train "${tiny[@]}" --attention materialized --out "$dir/m" > "$dir/m.log" 2>&1 \
   || bad "materialized training failed: $(tail -2 "$dir/m.log")"
-[ "$(key "$dir/f/config.json" attention)" = fused ] && ok || bad "config.json: attention is not fused by default"
+"$ORDO" train "${tiny[@]}" --out "$dir/a" > "$dir/a.log" 2>&1 || bad "auto training failed: $(tail -2 "$dir/a.log")"
+[ "$(key "$dir/f/config.json" attention)" = fused ] && ok || bad "config.json: attention is not fused"
 [ "$(key "$dir/m/config.json" attention)" = materialized ] && ok || bad "config.json: attention is not materialized"
+[ "$(key "$dir/a/config.json" attention)" = auto ] && ok || bad "config.json: attention is not auto by default"
+grep -q "attention fused, " "$dir/f.log" && grep -q "attention materialized, " "$dir/m.log" \
+  && ok || bad "the start lines do not name the attention: $(grep '^ordo: training' "$dir/f.log" "$dir/m.log")"
+# auto: the start line names the path at the training length, and the run is that path's run
+ran=$(sed -n 's/^ordo: training .*, attention auto: \([a-z]*\) at T 32, .*/\1/p' "$dir/a.log")
+case $ran in
+  fused) ref=$dir/f ;;
+  materialized) ref=$dir/m ;;
+  *) ref=; bad "the auto run's start line does not say which path ran: $(grep '^ordo: training' "$dir/a.log")" ;;
+esac
+[ -n "$ref" ] && { "$EQUAL" --equal "$ref/ckpt-20.safetensors" "$dir/a/ckpt-20.safetensors" \
+  && ok || bad "the auto run differs from the $ran run it says it is"; }
 # not bit for bit: each path rounds its own way (were they equal, the option did nothing)
 "$EQUAL" --equal "$dir/f/ckpt-20.safetensors" "$dir/m/ckpt-20.safetensors" 2> /dev/null \
   && bad "fused and materialized runs are bit-identical" || ok
@@ -54,8 +68,13 @@ grep -q attention "$dir/old/config.json" && bad "could not remove attention from
 "$EQUAL" --equal "$dir/f/ckpt-20.safetensors" "$dir/old/ckpt-20.safetensors" \
   && ok || bad "a config.json without attention did not train as fused"
 
-# eval: fused by default, --attention materialized, recorded in eval.json, the same losses
-"$ORDO" eval "$dir/f" --context 32,128 --json > "$dir/e1" 2> "$dir/e1.err" || bad "eval failed: $(cat "$dir/e1.err")"
+# eval: auto by default (each length's result names the path that ran), --attention
+# materialized, recorded in eval.json, the same losses
+"$ORDO" eval "$dir/f" --context 32,128 --attention fused --json > "$dir/e1" 2> "$dir/e1.err" || bad "eval failed: $(cat "$dir/e1.err")"
+"$ORDO" eval "$dir/f" --context 32,128 --json > "$dir/e0" 2> "$dir/e0.err" || bad "eval (auto) failed: $(cat "$dir/e0.err")"
+[ "$(key "$dir/e0" attention)" = auto ] && ok || bad "eval's report does not say attention auto by default"
+[ "$(grep -c '"attention_ran": "\(fused\|materialized\)"' "$dir/e0")" = 2 ] \
+  && ok || bad "eval's results do not name the path that ran at each length: $(grep -o '"attention_ran": "[a-z]*"' "$dir/e0")"
 "$ORDO" eval "$dir/f" --context 32,128 --attention materialized --save --json > "$dir/e2" 2> "$dir/e2.err" \
   || bad "eval --attention materialized failed: $(cat "$dir/e2.err")"
 [ "$(key "$dir/e1" attention)" = fused ] && ok || bad "eval's report does not say attention fused"

@@ -63,7 +63,7 @@ done
 
 # 2. what the run records: the start line, config.json, float32 checkpoints
 log=$dir/rope-bf16.log
-grep -q "^ordo: training .*, precision bf16, GEMM .*, oneDNN [0-9.]* on [a-z0-9_]* -> $dir/rope-bf16\$" "$log" \
+grep -q "^ordo: training .*, precision bf16, attention [^,]*, GEMM .*, oneDNN [0-9.]* on [a-z0-9_]* -> $dir/rope-bf16\$" "$log" \
   && ok || bad "start line lacks the precision and oneDNN: $(grep '^ordo: training' "$log")"
 grep -q '"precision": "bf16"' "$dir/rope-bf16/config.json" && ok || bad "config.json lacks precision bf16"
 grep -q '"precision": "fp32"' "$dir/rope-fp32/config.json" && ok || bad "config.json lacks precision fp32"
