@@ -42,7 +42,8 @@ static void positions_of(float *p, const float *g, int T, int P) {
         double r = 0.0;
         for (int j = i; j >= 0; j--) {
             r += g[(size_t)i * T + j];
-            p[(size_t)i * T + j] = r > P - 1 ? (float)(P - 1) : (float)r;
+            // a NaN count (from NaN scores) clamps too: it becomes an index
+            p[(size_t)i * T + j] = !(r <= P - 1) ? (float)(P - 1) : (float)r;
         }
         for (int j = i + 1; j < T; j++) p[(size_t)i * T + j] = 0.0f;
     }

@@ -103,7 +103,7 @@ static void fwd_row(const cope_state *st, float *row, int e, int j0, const float
         double acc = *carry;
         for (; c >= 0; c--) {
             double next = acc + g[c];
-            if (next > P - 1) {
+            if (!(next <= P - 1)) { // past the clamp; a NaN count too, never an index
                 *first = j0 + c + 1;
                 break;
             }
@@ -183,7 +183,8 @@ static void bwd_fill(const void *self, int b, int h, int i0, int nr, int j0, int
         for (int c = c0; c < e; c++) {
             double sum = R - pre; // p_ij: R_i less the gates from the first unclamped key to j
             pre += tg[c];
-            tp[c] = sum < 0 ? 0.0f : sum > P - 1 ? (float)(P - 1) : (float)sum;
+            // clamped to [0, P - 1], a NaN to P - 1 as the forward took it: never an index
+            tp[c] = !(sum <= P - 1) ? (float)(P - 1) : sum < 0 ? 0.0f : (float)sum;
         }
         w.pre_g[i] = pre;
         ordo_cope_add_interp(row + c0, lp, tp + c0, e - c0);
