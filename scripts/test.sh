@@ -42,6 +42,9 @@ if [ -f tests/parity/package.json ]; then
   (cd tests/parity && npm install --no-audit --no-fund --silent)
 fi
 
+# what the results below ran on: the CPU and the kernels (OpenBLAS's core, ordo's own, oneDNN's)
+echo "test: CPU $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), $(nproc) cores"
+build/ordo --version | sed -n '2,3s/^/test: /p'
 jobs=$(nproc 2>/dev/null || echo 2)
 ctest --test-dir build --output-on-failure -j "$jobs"
 cmake --build build --target check_sanitize
