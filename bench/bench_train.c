@@ -33,6 +33,7 @@
 #include "models/gpt.h"
 #include "train/options.h"
 #include "framework/clock.h"
+#include "framework/cpu.h"
 
 // CPU time of the whole process (all threads): on a loaded machine a --threads 1 run's
 // CPU time per step is a steadier measure than its wall time.
@@ -132,7 +133,8 @@ static ordo_status run(int argc, char **argv) {
     int nt = ordo_set_threads((int)threads);
     if (peak) {
         ordo_blas_info b = ordo_blas_info_get(); // as `ordo train` records it in config.json
-        double own = sgemm_peak(PEAK_ORDO);      // ordo_gemm's first, as the bench always ran
+        char cpu[200];
+        double own = sgemm_peak(PEAK_ORDO); // ordo_gemm's first, as the bench always ran
         double blas = sgemm_peak(PEAK_CBLAS);
         double dnnl = sgemm_peak(PEAK_DNNL_F32);
         int bf16 = ordo_dnnl_bf16_available();
@@ -140,9 +142,11 @@ static ordo_status run(int argc, char **argv) {
         printf("{\"impl\":\"sgemm\",\"threads\":%d,\"gflops\":%.2f,\"ordo_gflops\":%.2f,"
                "\"openblas_core\":\"%s\",\"openblas_coretype_env\":\"%s\","
                "\"ordo_gemm\":\"%s\",\"onednn_gflops\":%.2f,\"onednn_bf16_gflops\":%.2f,"
-               "\"onednn_isa\":\"%s\",\"onednn_version\":\"%s\",\"bf16\":%s}\n",
+               "\"onednn_isa\":\"%s\",\"onednn_version\":\"%s\",\"bf16\":%s,"
+               "\"ordo_kernels\":\"%s\",\"cpu\":\"%s\"}\n",
                nt, blas, own, b.core, b.coretype_env ? b.coretype_env : "", b.gemm, dnnl, dnnl_bf16,
-               ordo_dnnl_isa(), ordo_dnnl_version(), bf16 ? "true" : "false");
+               ordo_dnnl_isa(), ordo_dnnl_version(), bf16 ? "true" : "false", b.kernels,
+               ordo_cpu_model(cpu, sizeof cpu));
         return ORDO_OK;
     }
     if (!ids_path) return ordo_error(ORDO_ERR_ARG, "--ids is required");

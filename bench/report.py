@@ -77,6 +77,8 @@ def main(path):
                     mfu_own=flops / own_peak, rss=max(r["rss_mb"] for r in sel), n=len(steps),
                     loss=(sel[0]["loss_first"], sel[0]["loss_last"]))
 
+    cpu, kernels = peaks[0].get("cpu", "?"), peaks[0].get("ordo_kernels", "?")
+    print(f"CPU {cpu}; ordo's kernels (fused attention, own GEMM): {kernels}")
     print(f"threads {threads}, 2048^3 peaks (best of the run): cblas_sgemm {peak:.1f} GFLOP/s "
           f"(OpenBLAS core {core}{', OPENBLAS_CORETYPE=' + forced if forced else ''}), "
           f"ordo_gemm {own_peak:.1f} GFLOP/s (ordo's GEMM: {backend}), oneDNN {onednn} on {isa}: "
