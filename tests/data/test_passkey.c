@@ -3,6 +3,7 @@
 // the papers' template in byte and in gpt2 ids (the pieces' ids are the whole text's); the
 // scoring gives a perfect predictor 1.0 and a constant guess exactly the share of keys that
 // equal it (about 1/10 with one digit); bad digits, lengths, depths and depth lists refused.
+#include <stdlib.h>
 #include <string.h>
 
 #include "data/corpus.h"
@@ -192,10 +193,16 @@ int main(void) {
     template_checks(byte);
     scoring(byte);
     bad_inputs(byte);
-    // gpt2 needs the vocab (data/fetch.sh vocab), as test_tokenizer does
-    CHECK_MSG(ordo_tokenizer_load(ORDO_TOK_GPT2, NULL, &gpt2) == ORDO_OK, "%s",
-              ordo_error_message());
-    if (gpt2) template_checks(gpt2);
+    // gpt2 needs the vocab (data/fetch.sh vocab): skipped without it, as test_tokenizer does,
+    // unless ORDO_REQUIRE_DOWNLOADS=1 (scripts/test.sh)
+    const char *req = getenv("ORDO_REQUIRE_DOWNLOADS");
+    if (ordo_tokenizer_load(ORDO_TOK_GPT2, NULL, &gpt2) == ORDO_OK)
+        template_checks(gpt2);
+    else if (req && strcmp(req, "1") == 0)
+        CHECK_MSG(0, "%s (ORDO_REQUIRE_DOWNLOADS=1)", ordo_error_message());
+    else
+        printf("SKIP: the gpt2 passkey template: %s (data/fetch.sh vocab fetches it)\n",
+               ordo_error_message());
     ordo_tokenizer_free(byte);
     ordo_tokenizer_free(gpt2);
     TEST_MAIN_END();
