@@ -449,8 +449,16 @@ double ordo_train_config_bytes(const ordo_train_config *c, int fused_attention) 
     double V = vocab_bound(c);
     double T = (double)c->context, C = (double)c->d_model, L = (double)c->layers;
     double NH = (double)c->heads, B = (double)c->batch;
-    double params = V * C * (1 + (c->untied_head != 0)) + T * C + L * (12 * C * C + 13 * C) +
-                    2 * C + ORDO_T5_BUCKETS * NH;
+    // every table an option sizes: the learned one has max(T, --pos-random) rows, cope's
+    // position embeddings --cope-max per head, dpb's MLP --dpb-dim wide
+    double rows = pos == ORDO_POS_LEARNED ? fmax(T, (double)c->pos_random) : T;
+    double scheme = pos == ORDO_POS_COPE ? (c->cope_max ? (double)c->cope_max : T) * C
+                    : pos == ORDO_POS_DPB
+                        ? (double)c->dpb_depth * c->dpb_dim * ((double)c->dpb_dim + 1) +
+                              (double)c->dpb_dim * (2 + NH)
+                        : 0;
+    double params = V * C * (1 + (c->untied_head != 0)) + rows * C + L * (12 * C * C + 13 * C) +
+                    2 * C + ORDO_T5_BUCKETS * NH + scheme;
     double tables = pos == ORDO_POS_ALIBI ? NH * T * T : pos == ORDO_POS_T5 ? T * T : T * C;
     // the attention per layer: the scores (B, NH, T, T), or the fused op's row statistics
     double att = fused_attention ? 2 * B * NH * T : B * NH * T * T;
@@ -530,12 +538,15 @@ ordo_status ordo_train_config_check(const ordo_train_config *c) {
     // instead of refusing it (issue 28 item 25)
     const char *what;
     double have = ordo_memory_limit(&what);
+    char sized[64] = ""; // the scheme's table sizes, where an option sets them
+    if (c->pos_random) snprintf(sized, sizeof sized, ", --pos-random %lld", c->pos_random);
+    if (c->cope_max) snprintf(sized, sizeof sized, ", --cope-max %lld", c->cope_max);
     if (need > have)
         return ordo_error(ORDO_ERR_ARG,
                           "--context %lld, --batch %lld, --d-model %lld, --layers %lld, --heads "
-                          "%lld (--pos %s) need about %.3g GiB for the model and one step, more "
-                          "than the %.3g GiB %s; make some of them smaller",
-                          c->context, c->batch, c->d_model, c->layers, c->heads, c->pos,
+                          "%lld (--pos %s%s) need about %.3g GiB for the model and one step, "
+                          "more than the %.3g GiB %s; make some of them smaller",
+                          c->context, c->batch, c->d_model, c->layers, c->heads, c->pos, sized,
                           need / (1 << 30), have / (1 << 30), what);
     return ORDO_OK;
 }

@@ -540,6 +540,9 @@ if bash -c 'ulimit -v 3000000 && exec "$0" eval "$1" --threads 1' "$ORDO" "$G" >
 check "eval context past ulimit -v" "of address space allowed (ulimit -v); use a smaller --context" bash -c 'ulimit -v 3000000 && exec "$0" eval runs/long --context 8000 --max-windows 1 --threads 1 --attention materialized' "$ORDO"
 # issue 28 item 25: training's check reads the same limits (it used physical memory only)
 check "train past ulimit -v" "of address space allowed (ulimit -v); make some of them smaller" bash -c 'ulimit -v 3000000 && exec "$0" train --task order --corpus-tokens 20000 --context 4096 --batch 64 --d-model 512 --layers 8 --heads 8 --steps 1 --out runs/toobig --threads 1' "$ORDO"
+# the learned table of --pos-random N has N rows, not --context's: counted, it is refused the
+# same way (it aborted in params.c with "out of memory", leaving a run holding only .lock)
+check "pos-random table past ulimit -v" "of address space allowed (ulimit -v); make some of them smaller" bash -c 'ulimit -v 3000000 && exec "$0" train --task order --corpus-tokens 20000 --pos learned --pos-random 1048576 --context 16 --d-model 512 --steps 1 --out runs/toobig2 --threads 1' "$ORDO"
 # a limit just above the estimate: the estimate passes, but the process already holds more
 # than the difference, so the arena's reservation is refused: an error, no abort
 est=$(cd "$dir" && bash -c 'ulimit -v 3000000 && exec "$0" eval runs/long --context 8000 --max-windows 1 --threads 1 --attention materialized' "$ORDO" 2>&1 |
