@@ -1,11 +1,13 @@
 // Continuing a run (`ordo train --resume`, see resume.h): the config to train with, resolved
 // from the newest checkpoint that belongs to the run and the options given again; the
 // checkpoints to restore, newest first; the lr schedule when --steps changes on resume.
+#include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "framework/dist.h"
 #include "framework/fileio.h"
@@ -13,19 +15,74 @@
 #include "train/resume.h"
 #include "train/run.h"
 
-// dir/config.json, when it reads: a checkpoint whose fixed settings differ from it was
-// copied in from another run, and is skipped like a damaged one. Errors: only a path that
-// does not fit.
+// dir/config.json: a checkpoint whose fixed settings differ from it was copied in from
+// another run, and is skipped like a damaged one. One that exists but does not read (garbage,
+// a FIFO, a setting out of range) would turn that check off, so it is an error naming the
+// file; one that is missing leaves the checkpoints to vouch for each other (checkpoints_agree).
 static ordo_status read_run_config(ordo_resume *r) {
     char path[ORDO_PATH_MAX];
     ordo_status s = ordo_path(path, sizeof path, "%s/config.json", r->dir);
     if (s) return s;
+    ordo_train_config_defaults(&r->run);
+    struct stat sb;
+    if (lstat(path, &sb) != 0 && errno == ENOENT) return ORDO_OK; // r->have_run = 0
     json_error_t err;
     json_t *j = ordo_json_load_file(path, 0, &err); // a FIFO there must not block
-    ordo_error_clear();
-    ordo_train_config_defaults(&r->run);
-    r->have_run = j && ordo_train_config_from_json(&r->run, j, path, 0, NULL) == ORDO_OK;
+    s = j ? ordo_train_config_from_json(&r->run, j, path, 0, NULL)
+          : ordo_json_load_error(path, &err);
     json_decref(j);
+    if (s) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", ordo_error_message());
+        return ordo_error(s,
+                          "--resume %s: %s; without the run's config.json its checkpoints cannot "
+                          "be told from another run's (restore it, or remove it to resume from "
+                          "the checkpoints alone, where they agree)",
+                          r->dir, why);
+    }
+    r->have_run = 1;
+    return ORDO_OK;
+}
+
+// Without config.json the checkpoints vouch for each other: every one that opens must agree
+// with the newest in its fixed settings, or one of them is another run's (copied in) and ordo
+// cannot tell which: an error naming the two. Those that do not open are left to next_own.
+static ordo_status checkpoints_agree(ordo_resume *r) {
+    ordo_train_config first, ck;
+    int64_t first_step = -1;
+    char path[ORDO_PATH_MAX];
+    for (int k = 0; k < r->n; k++) {
+        ordo_status s = ordo_checkpoint_path(path, sizeof path, r->dir, r->steps[k]);
+        if (s) return s;
+        ordo_safetensors *f;
+        json_t *j;
+        ordo_train_state st;
+        if (ordo_checkpoint_open(path, &f, &j, &st)) {
+            ordo_error_clear();
+            continue;
+        }
+        s = ordo_run_checkpoint_config(path, r->dir, j, &ck);
+        json_decref(j);
+        ordo_safetensors_close(f);
+        if (s) {
+            ordo_error_clear();
+            continue;
+        }
+        if (first_step < 0) {
+            first = ck, first_step = r->steps[k];
+            continue;
+        }
+        if (ordo_train_config_compare(&ck, &first)) {
+            char why[512];
+            snprintf(why, sizeof why, "%s", ordo_error_message());
+            return ordo_error(ORDO_ERR_ARG,
+                              "--resume %s: it has no config.json, and its checkpoints of steps "
+                              "%" PRId64 " and %" PRId64 " are of different runs (%s): ordo cannot "
+                              "tell which is this run's; restore config.json, or move the other "
+                              "run's checkpoints away",
+                              r->dir, first_step, r->steps[k], why);
+        }
+    }
     return ORDO_OK;
 }
 
@@ -173,6 +230,7 @@ ordo_status ordo_resume_open(ordo_resume *r, const char *dir, ordo_train_config 
     ordo_status s = ordo_train_config_check(&given);
     if (!s) s = ordo_checkpoint_list(dir, &r->steps, &r->n);
     if (!s) s = read_run_config(r);
+    if (!s && r->n && !r->have_run) s = checkpoints_agree(r);
     if (!s)
         s = r->n ? resolve_from_checkpoint(r, cfg, opts) : resolve_from_config_json(r, cfg, opts);
     if (!s) cfg->data_check = ORDO_DATA_REFUSE; // a changed data file is refused (see run.h)

@@ -55,7 +55,8 @@ expect "resume, FIFO checkpoint" 0 "is a FIFO, expected a regular file" "$ORDO" 
 fifo_run cf config.json
 expect "compare, FIFO config.json" nonzero "config.json: is a FIFO, expected a regular file" "$ORDO" compare "$dir/cf" --out "$dir/cmp"
 expect "eval, FIFO config.json" 0 "val_loss" "$ORDO" eval "$dir/cf" --context 16
-expect "resume, FIFO config.json" 0 "resuming" "$ORDO" train --resume "$dir/cf" --steps 30
+# a damaged config.json would turn the foreign-checkpoint check off: resume refuses it, naming it
+expect "resume, FIFO config.json" nonzero "config.json: is a FIFO, expected a regular file; without the run's config.json" "$ORDO" train --resume "$dir/cf" --steps 30
 fifo_run mf metrics.jsonl
 expect "resume, FIFO metrics.jsonl" nonzero "metrics.jsonl: is a FIFO, expected a regular file" "$ORDO" train --resume "$dir/mf" --steps 30
 expect "compare, FIFO metrics.jsonl" nonzero "metrics.jsonl: is a FIFO, expected a regular file" "$ORDO" compare "$dir/mf" --out "$dir/cmp"
