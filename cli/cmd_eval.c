@@ -45,6 +45,9 @@ static ordo_status parse_lengths(const char *s, int *out, int *n, int max) {
                               "takes, %d (2^20)",
                               s, (int)(end - p), p, MAX_EVAL_CONTEXT);
         if (*n == max) return ordo_error(ORDO_ERR_ARG, "--context: at most %d lengths", max);
+        for (int k = 0; k < *n; k++) // scored twice, it would be reported twice
+            if (out[k] == (int)v)
+                return ordo_error(ORDO_ERR_ARG, "--context '%s': %ld is named twice", s, v);
         out[(*n)++] = (int)v;
         p = *end ? end + 1 : end;
     }

@@ -129,7 +129,7 @@ ordo_status ordo_cmd_train(int argc, char **argv) {
         s = ordo_error_wrap(s, "--progress");
     // cope's default P (--context + 1) is the config's 0: a 0 given is refused as out of range
     if (!s && ordo_options_find(opts, "cope-max")->seen && cfg.cope_max == 0)
-        s = ordo_error(ORDO_ERR_ARG, "--cope-max is 0, expected 1..%d (default: --context + 1)",
+        s = ordo_error(ORDO_ERR_ARG, "--cope-max is 0, expected 2..%d (default: --context + 1)",
                        ORDO_COPE_MAX_LIMIT);
     if (!s && !resume && ordo_options_find(opts, "data-changed")->seen)
         s = ordo_error(ORDO_ERR_ARG, "--data-changed goes with --resume (a new run records its "

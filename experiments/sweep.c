@@ -97,7 +97,8 @@ static ordo_status parse_variant(const char *list, const char *w, ordo_sweep_var
     ordo_rope_scaling sc;
     if (colon && ordo_rope_scaling_parse(scaling, &sc) == ORDO_OK && sc != ORDO_ROPE_SCALING_NONE) {
         v->factor = strtod(colon + 1, &end);
-        if (end != colon + 1 && !*end && v->factor >= 1 && v->factor <= 1e4) {
+        // a factor of 1 scales nothing: that variant is base under another name
+        if (end != colon + 1 && !*end && v->factor > 1 && v->factor <= 1e4) {
             v->rope_scaling = ordo_rope_scaling_name(sc);
             snprintf(v->name, sizeof v->name, "%s-x%g", v->rope_scaling, v->factor);
             return ORDO_OK;
@@ -106,8 +107,8 @@ static ordo_status parse_variant(const char *list, const char *w, ordo_sweep_var
     ordo_error_clear();
     return ordo_error(ORDO_ERR_ARG,
                       "--eval-variants '%s': '%s' is not a variant; expected base, drawn, ntk:F, "
-                      "yarn:F, pi:F (F a factor 1..1e4) or extend:interpolate, extend:fresh, e.g. "
-                      "base,ntk:4,yarn:4",
+                      "yarn:F, pi:F (F a factor above 1, up to 1e4: 1 is base) or "
+                      "extend:interpolate, extend:fresh, e.g. base,ntk:4,yarn:4",
                       list, w);
 }
 

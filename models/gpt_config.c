@@ -102,8 +102,12 @@ static ordo_status dpb_check(const ordo_gpt_config *c) {
 // (the training config refuses a given 0).
 static ordo_status cope_check(const ordo_gpt_config *c) {
     int P = c->cope_max;
-    if (P < 0 || P > ORDO_COPE_MAX_LIMIT)
-        return ordo_error(ORDO_ERR_ARG, "--cope-max is %d, expected 1..%d", P, ORDO_COPE_MAX_LIMIT);
+    // P 1: every count interpolates to the one embedding, so the bias carries no position
+    if (P < 0 || P == 1 || P > ORDO_COPE_MAX_LIMIT)
+        return ordo_error(ORDO_ERR_ARG,
+                          "--cope-max is %d, expected 2..%d (one position gives every key the "
+                          "same embedding: no position signal)",
+                          P, ORDO_COPE_MAX_LIMIT);
     if (P != 0 && c->pos != ORDO_POS_COPE)
         return ordo_error(ORDO_ERR_ARG, "--cope-max %d applies to --pos cope, not to --pos %s", P,
                           ordo_pos_name(c->pos));

@@ -374,7 +374,8 @@ ordo_status ordo_train_config_model(const ordo_train_config *c, int V, ordo_gpt_
     g->dpb_depth = (int)c->dpb_depth;
     g->dpb_log_distance = c->dpb_log_distance != 0;
     // 0 is the default (--context + 1); the CLI refuses a given 0 (cmd_train)
-    if (c->cope_max && (s = range_i("cope-max", c->cope_max, 1, ORDO_COPE_MAX_LIMIT))) return s;
+    // one position: every count interpolates to the same embedding, no position signal
+    if (c->cope_max && (s = range_i("cope-max", c->cope_max, 2, ORDO_COPE_MAX_LIMIT))) return s;
     g->cope_max = (int)c->cope_max;
     if ((s = random_model(c, g))) return s;
     return ordo_train_config_rope(c, &g->rope);

@@ -103,6 +103,8 @@ check "odd head dim with rope"   "even head size, but d-model/heads = 30/2 = 15"
 check "odd d-model sinusoidal"   "needs an even --d-model, got 15" "$ORDO" train --pos sinusoidal --d-model 15 --heads 3 --out "$F"
 check "terabytes of attention"   "of memory on this machine"     "$ORDO" train --corpus-tokens 2000000 --context 65536 --pos alibi --heads 256 --d-model 256 --layers 1 --batch 1 --out "$F"
 check "eval context garbage"     "expected positive lengths like 64,128" "$ORDO" eval "$G" --context 32,abc
+# a length named twice would be scored and reported twice (it was)
+check "eval context twice"       "--context '64,32,64': 64 is named twice" "$ORDO" eval "$G" --context 64,32,64
 check "sample negative tokens"   "--tokens -1, expected 0.."     "$ORDO" sample "$G" --tokens -1 --prompt the
 check "sample unknown word"      "'zebra' is not a word of the order corpus" "$ORDO" sample "$G" --prompt zebra
 
@@ -641,6 +643,8 @@ check "eval --save= of nothing"        "--save '': expected 1..64 characters" "$
 check "eval --save of a hidden name"   "--save '.base': expected" "$ORDO" eval runs/good --save .base
 check "sweep --eval-variants unknown"  "--eval-variants 'base,fourier:2': 'fourier:2' is not a variant; expected base, drawn, ntk:F, yarn:F, pi:F" "$ORDO" sweep "${tiny[@]}" --pos rope --seeds 1 --eval-variants base,fourier:2 --out "$F"
 check "sweep --eval-variants factor"   "'ntk:0.5' is not a variant" "$ORDO" sweep "${tiny[@]}" --pos rope --seeds 1 --eval-variants ntk:0.5 --out "$F"
+# a factor of 1 scales nothing: base under another name (it was accepted)
+check "sweep --eval-variants factor 1" "'ntk:1' is not a variant; expected base, drawn, ntk:F, yarn:F, pi:F (F a factor above 1" "$ORDO" sweep "${tiny[@]}" --pos rope --seeds 1 --eval-variants base,ntk:1 --out "$F"
 check "sweep --eval-variants extend"   "'extend:stretch' is not a variant" "$ORDO" sweep "${tiny[@]}" --pos learned --seeds 1 --eval-variants extend:stretch --out "$F"
 check "sweep --eval-variants twice"    "--eval-variants lists ntk-x4 twice" "$ORDO" sweep "${tiny[@]}" --pos rope --seeds 1 --eval-variants ntk:4,ntk:4.0 --out "$F"
 check "sweep --eval-variants empty"    "--eval-variants is empty" "$ORDO" sweep "${tiny[@]}" --pos rope --seeds 1 --eval-variants , --out "$F"
@@ -751,9 +755,11 @@ check "eval extend-pos on fox"   "--extend-pos interpolate grows a learned posit
 # --- issue 26 item 2, cope: --cope-max out of range (0 is not its default's spelling: leave it
 # out), given to another scheme, changed on resume; the options and weights of other schemes
 "$ORDO" train "${tiny[@]}" --pos cope --out "$dir/runs/cope" > /dev/null 2>&1 || bad "fixture run (cope)"
-check "cope max 0"               "--cope-max is 0, expected 1..65536 (default: --context + 1)" "$ORDO" train "${tiny[@]}" --pos cope --cope-max 0 --out "$F"
-check "cope max negative"        "--cope-max is -3, expected 1..65536" "$ORDO" train "${tiny[@]}" --pos cope --cope-max -3 --out "$F"
-check "cope max too big"         "--cope-max is 65537, expected 1..65536" "$ORDO" train "${tiny[@]}" --pos cope --cope-max 65537 --out "$F"
+check "cope max 0"               "--cope-max is 0, expected 2..65536 (default: --context + 1)" "$ORDO" train "${tiny[@]}" --pos cope --cope-max 0 --out "$F"
+check "cope max negative"        "--cope-max is -3, expected 2..65536" "$ORDO" train "${tiny[@]}" --pos cope --cope-max -3 --out "$F"
+check "cope max too big"         "--cope-max is 65537, expected 2..65536" "$ORDO" train "${tiny[@]}" --pos cope --cope-max 65537 --out "$F"
+# one position: every count gives the same embedding, no position signal (it was accepted)
+check "cope max 1"               "--cope-max is 1, expected 2..65536" "$ORDO" train "${tiny[@]}" --pos cope --cope-max 1 --out "$F"
 check "cope max not a number"    "--cope-max" "$ORDO" train "${tiny[@]}" --pos cope --cope-max many --out "$F"
 check "cope max with rope"       "--cope-max 8 applies to --pos cope, not to --pos rope" "$ORDO" train "${tiny[@]}" --pos rope --cope-max 8 --out "$F"
 check "cope default past limit"  "--pos cope takes --context + 1 = 65537 positions by default, past its limit 65536: give --cope-max" "$ORDO" train "${tiny[@]}" --pos cope --context 65536 --out "$F"
