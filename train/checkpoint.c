@@ -15,6 +15,7 @@
 #include "train/checkpoint.h"
 
 #include "framework/dist.h"
+#include "train/eval_record.h"
 #include "framework/fileio.h"
 
 #define FORMAT "ordo-checkpoint-1"
@@ -71,8 +72,13 @@ ordo_status ordo_checkpoint_list(const char *dir, int64_t **steps, int *n) {
 
 void ordo_checkpoint_clean_tmp(const char *dir) {
     // only those of dead processes: `eval --save` beside a starting resume writes its own
-    // (issue 28 item 24)
     ordo_remove_dead_tmp(dir, NULL);
+    // and in the eval records' folder, where a killed `eval --save` leaves NAME.json.tmp.<pid>
+    char records[ORDO_PATH_MAX];
+    if (ordo_path(records, sizeof records, "%s/%s", dir, ORDO_EVAL_DIR) == ORDO_OK)
+        ordo_remove_dead_tmp(records, NULL);
+    else
+        ordo_error_clear();
 }
 
 ordo_status ordo_checkpoint_save(const char *dir, const ordo_gpt *m, const ordo_optim *o,

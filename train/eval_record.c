@@ -70,6 +70,8 @@ ordo_status ordo_eval_save(const char *run_dir, const char *name, json_t *report
     if (mkdir(dir, 0755) != 0 && errno != EEXIST)
         return ordo_error(ORDO_ERR_IO, "%s: cannot make the folder of the eval records: %s", dir,
                           strerror(errno));
+    // what a killed eval --save left in the folder (its process gone: a live writer's stays)
+    ordo_remove_dead_tmp(dir, NULL);
     if ((s = ordo_write_json_atomic(path, report))) return s;
     // the file older ordo versions and scripts read (demo.sh, experiment_tables.py)
     if (strcmp(name, "base") != 0) return ORDO_OK;

@@ -171,6 +171,16 @@ touch "$dir/tm/eval.json.tmp.$$" "$dir/tm/ckpt-30.safetensors.tmp.$dead"
 expect "resume beside a live writer's temporary file" 0 "resuming" "$ORDO" train --resume "$dir/tm" --steps 30
 [ -e "$dir/tm/eval.json.tmp.$$" ] && ok || bad "resume removed a live process's temporary file"
 [ ! -e "$dir/tm/ckpt-30.safetensors.tmp.$dead" ] && ok || bad "resume kept a dead process's temporary file"
+# the eval records' folder too: a killed eval --save leaves eval/NAME.json.tmp.<pid> there
+# (neither resume nor eval --save removed them)
+mkdir -p "$dir/tm/eval"; touch "$dir/tm/eval/base.json.tmp.$dead" "$dir/tm/eval/long.json.tmp.$$"
+expect "resume with an eval record's temporary file" 0 "resuming" "$ORDO" train --resume "$dir/tm" --steps 31
+[ ! -e "$dir/tm/eval/base.json.tmp.$dead" ] && ok || bad "resume kept a dead eval --save's temporary file"
+[ -e "$dir/tm/eval/long.json.tmp.$$" ] && ok || bad "resume removed a live process's eval temporary file"
+touch "$dir/tm/eval/other.json.tmp.$dead"
+expect "eval --save after a killed one" 0 "" "$ORDO" eval "$dir/tm" --context 16 --save=other
+[ ! -e "$dir/tm/eval/other.json.tmp.$dead" ] && [ -e "$dir/tm/eval/other.json" ] && ok || bad "eval --save kept a dead one's temporary file: $(ls "$dir/tm/eval")"
+[ -e "$dir/tm/eval/long.json.tmp.$$" ] && ok || bad "eval --save removed a live process's temporary file"
 
 # 3, 23, 26: sweeps
 SW=(--pos learned --seeds 1 --task order --corpus-tokens 20000 --context 16 --layers 1 --heads 2 --batch 8 --threads 1 --eval-lengths 1)
