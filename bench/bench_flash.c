@@ -1,6 +1,6 @@
 // The fused attention alone (framework/flash.h), forward and backward, in GFLOP/s against
 // the fp32 GEMM peak measured in the same run (ordo_gemm at 2048^3, as bench_train --peak
-// times it) and against the materialised attention (framework/attention.c) where its
+// times it) and against the materialized attention (framework/attention.c) where its
 // [B, NH, T, T] probabilities fit. FLOPs are the causal ones of issue 25: 4 T^2 C / 2 per
 // forward (2 B T^2 C: the score and value products over the lower triangle), 2.5x that
 // backward. Each figure is the median of --reps runs after one warm-up. Prints the CPU model,
@@ -147,7 +147,7 @@ static ordo_status run(int argc, char **argv) {
          "the fused attention's kernels to time, comma-separated: auto, avx512, avx2, portable, "
          "gemm",
          0},
-        {"no-materialized", ORDO_OPT_FLAG, &no_mat, "skip the materialised attention", 0},
+        {"no-materialized", ORDO_OPT_FLAG, &no_mat, "skip the materialized attention", 0},
         {NULL, 0, NULL, NULL, 0},
     };
     const char *pos[64];
@@ -205,11 +205,11 @@ static ordo_status run(int argc, char **argv) {
             for (size_t i = 0; i < no; i++) dout[i] = (float)((i * 40503u) % 1000) * 1e-3f - 0.5f;
             double fl = 2.0 * Bi * (double)T * T * Ci, flb = 2.5 * fl;
             ordo_attn_bias bias = {NULL, slope_fill, NULL, 0, 0, 0, NULL};
-            // each kernel set, with and without the bias; then the materialised attention
+            // each kernel set, with and without the bias; then the materialized attention
             for (int k = 0; k <= 2 * ntiles; k++) {
                 int materialized = k == 2 * ntiles, with = k % 2;
                 if (!materialized && with && !with_bias) continue;
-                // the materialised attention keeps B*NH*T^2 floats (+ T^2 per thread): where
+                // the materialized attention keeps B*NH*T^2 floats (+ T^2 per thread): where
                 // they pass 2 GiB it is left out (T 16384: 4 GiB at NH 4, on a shared machine)
                 if (materialized && (no_mat || (double)Bi * NH * T * T * 4 > 2.0 * (1 << 30)))
                     continue;
@@ -227,7 +227,7 @@ static ordo_status run(int argc, char **argv) {
                 problem pr = {qkv, dout, out, lse, dqkv,         scratch, with ? &bias : NULL,
                               Bi,  T,    Ci,  NH,  materialized, NULL};
                 float *mscratch = NULL;
-                if (materialized) { // the materialised attention's own buffers
+                if (materialized) { // the materialized attention's own buffers
                     pr.att = malloc((size_t)Bi * NH * T * T * sizeof(float));
                     pr.scratch = mscratch =
                         malloc(ordo_attention_scratch_floats(T, 0) * sizeof(float));

@@ -9,12 +9,12 @@
 #          window each, and a GPT-2-vocabulary model of the same shape
 #   train  build/bench_train (byte, C 256, L 4, NH 4, alibi) at T 2048, B 4: ms/step and peak
 #          RSS, fused, materialized and the PyTorch peer (bench/torch_peer.py --pos alibi: eager
-#          attention with a materialised [NH, T, T] ALiBi bias) interleaved TRAIN_ROUNDS times; then
+#          attention with a materialized [NH, T, T] ALiBi bias) interleaved TRAIN_ROUNDS times; then
 #          T 16384, B 1, fused, once
 #   both   with FTZ_SIDE=1 (the default, on x86-64 with a C compiler) the 4096 evals and the
 #          T 2048 training also run materialized with denormals flushed (FTZ and DAZ set by a
 #          preloaded constructor, $OUT/ftz.so, inherited by every thread): flash.c flushes them
-#          while it runs, the materialised path does not, and on Intel cores denormal products
+#          while it runs, the materialized path does not, and on Intel cores denormal products
 #          (ALiBi's far keys) take microcode assists; this side shows what that costs
 #   small  bench/run.sh's `small` (gpt2 V 50257, T 256, B 8, C 256, L 4, NH 4, learned) in fp32
 #          and bf16 (where oneDNN runs it): this build's bench_train against BASE_COMMIT's
@@ -38,7 +38,7 @@
 #        CMP_SCHEMES (4096 fused vs materialized, default "alibi rope")
 #        LONG_CONTEXTS (default "16384 65536")  TRAIN_STEPS (byte models, default 200)
 #        GPT2_TRAIN_STEPS (default 20: its LM head makes a step 30x a byte step)
-#        TRAIN_ROUNDS (T 2048 rounds, default 2: a materialised step is seconds)
+#        TRAIN_ROUNDS (T 2048 rounds, default 2: a materialized step is seconds)
 #        STEPS / WARMUP (T 2048 timed / untimed steps, default 2 / 1)
 #        LONG_STEPS (T 16384 timed steps, default 2, no warm-up)
 #        SMALL_STEPS / SMALL_WARMUP (default 5 / 2)  BASE_COMMIT (default a32be19; "" skips

@@ -129,7 +129,7 @@ done
 peak
 echo "{\"impl\":\"load\",\"loadavg\":\"$(cut -d' ' -f1-3 /proc/loadavg)\"}" >>"$res"
 "$PY" bench/report.py "$res"
-# issue 25: the long-context rows (fused vs materialised vs the PyTorch peer at T 2048, and
+# issue 25: the long-context rows (fused vs materialized vs the PyTorch peer at T 2048, and
 # T 16384), measured by their own script in the same session
 LONG=${LONG-train}
 if [ -n "$LONG" ]; then

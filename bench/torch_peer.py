@@ -14,7 +14,7 @@ causal scores q k^T / sqrt(hs) get Press et al.'s bias -m_h (i - j) added before
 softmax, with ordo's slopes (2^(-8h/NH), h = 1..NH, for NH a power of two; the remaining
 heads take every other slope of 2P otherwise, models/positional.c). The bias is one
 [NH, T, T] float32 buffer shared by the blocks, added in eager attention (PyTorch 1.13's CPU
-attention takes no bias otherwise): the materialised computation, as a PyTorch user writes it.
+attention takes no bias otherwise): the materialized computation, as a PyTorch user writes it.
 
 With --autocast the forward runs under torch.autocast("cpu", dtype=torch.bfloat16), as the
 PyTorch documentation shows for mixed precision on CPU: the linear layers and matmuls (the LM

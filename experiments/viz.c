@@ -320,7 +320,7 @@ static ordo_status fox_curves(ordo_viz *v, ordo_gpt *m, ordo_rundata *d, int T) 
 }
 
 // cope: its positions p_ij (gated counts of the keys between j and i) on one window of the
-// run's data (sample_window), read from the materialised path: a heatmap per head of the last
+// run's data (sample_window), read from the materialized path: a heatmap per head of the last
 // layer over the first T queries, and curves of p against the distance i - j for the window's
 // last query, per layer and head, with the training length marked (past it, counts clamp at P -
 // 1). p = d + 1 would count every token.

@@ -1,4 +1,4 @@
-// CoPE's per-pair arithmetic, shared by its materialised ops (ops_cope.c) and its fused tiles
+// CoPE's per-pair arithmetic, shared by its materialized ops (ops_cope.c) and its fused tiles
 // (models/cope_tiles.c), so that both paths compute the same gate and the same bias from the
 // same score and position. Inline, as dropout.h's bits: the tiles call them once per causal
 // pair, where a call through another object file cost more than the arithmetic.

@@ -1,6 +1,6 @@
 // The fused, tiled causal attention (online softmax, FlashAttention-2 style): memory linear
 // in T. Only O [B, T, C] and the row log-sum-exp [B, NH, T] are kept; backward recomputes
-// each score tile from q, k, v and the log-sum-exp. A position bias is never materialised:
+// each score tile from q, k, v and the log-sum-exp. A position bias is never materialized:
 // the caller hands a tile function that adds the bias of a block of (query, key) pairs, and
 // for backward a function that takes the tile's dL/dscore and accumulates the bias
 // parameters' gradients. framework/ knows no scheme: models/ provides both functions.
@@ -8,7 +8,7 @@
 // Scores: s[h, i, j] = scale * q_i . k_j + bias(h, i, j) for j <= i (causal), scale =
 // 1/sqrt(hs); p = softmax over j; out_i = sum_j p_ij v_j (with dropout: p_ij * keep_ij / (1 -
 // p_drop), keep from ordo_dropout_mask's counter-based hash at index ((b*NH + h)*T + i)*T + j
-// + offset, the same bits as the materialised path).
+// + offset, the same bits as the materialized path).
 //
 // Deterministic: the result does not depend on the thread count (fixed tile order per
 // (b, h); the bias gradients summed over (b, h) in a fixed order; no atomics).

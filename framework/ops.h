@@ -121,7 +121,7 @@ ordo_tensor *ordo_pair_bias(ordo_ctx *ctx, ordo_tensor *x, int T);
 // Kerple's bias [NH, T, T] from r1, r2 [NH], d = i - j, j <= i (0 above): -r1 log(1 + r2 d),
 // or with `power` -r1 d^r2. Computed as given (the model keeps r1, r2 positive).
 // Kerple's value at distance d >= 0, -r1 log(1 + r2 d) (power: -r1 d^r2), in double, and its
-// partial derivatives in r1 (*d1) and r2 (*d2): one expression for the materialised op and
+// partial derivatives in r1 (*d1) and r2 (*d2): one expression for the materialized op and
 // the fused attention's tiles (models/bias_tiles.c), so that both round to the same float.
 double ordo_kerple_at(double r1, double r2, int d, int power, double *d1, double *d2);
 ordo_tensor *ordo_kerple_bias(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2, int T, int power);
@@ -143,12 +143,12 @@ ordo_tensor *ordo_dist_bias_at(ordo_ctx *ctx, ordo_tensor *x, const int32_t *pos
 // c [B, NH, T] from the gate logits z [B, T, NH]: c[b, h, t] = sum_{l <= t} log sigmoid(z[b,
 // l, h]), summed in double and rounded once per element.
 ordo_tensor *ordo_cum_logsigmoid(ordo_ctx *ctx, ordo_tensor *z);
-// The materialised forget bias [B, NH, T, T] from c [B, NH, T]: c_i - c_j for j <= i (the
+// The materialized forget bias [B, NH, T, T] from c [B, NH, T]: c_i - c_j for j <= i (the
 // sum of log f over positions j+1..i), 0 above the diagonal. For ordo_attention's per-row
 // bias.
 ordo_tensor *ordo_diff_bias(ordo_ctx *ctx, ordo_tensor *c);
 
-// ---- contextual positions (cope, issue 26; ops_cope.c). The materialised path's two ops; the
+// ---- contextual positions (cope, issue 26; ops_cope.c). The materialized path's two ops; the
 // fused attention computes the same in its tiles (models/cope_tiles.c), both with cope.h's
 // gate and interpolation.
 // Positions p [B, NH, T, T] from qkv [B, T, 3C] (q, k of head h at h*hs): p_ij = min(sum_{l =

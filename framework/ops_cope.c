@@ -1,5 +1,5 @@
 // Contextual position encoding's ops (CoPE, Golovneva et al. 2024; --pos cope,
-// docs/positions.md) for the materialised attention: the positions p of every causal pair,
+// docs/positions.md) for the materialized attention: the positions p of every causal pair,
 // gated counts of the keys between j and i, and the bias q_i . e[p] interpolated between the
 // integer positions around p. The fused attention computes both inside its tiles
 // (models/cope_tiles.c) with the same two helpers of cope.h, ordo_cope_gate and ordo_cope_interp,

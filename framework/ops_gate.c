@@ -1,7 +1,7 @@
 // The forget gate's ops (the Forgetting Transformer, --pos fox; docs/positions.md): the prefix
 // sums of logsigmoid of a per-(token, head) logit, and the causal difference bias c_i - c_j
-// they give for the materialised attention. The fused attention reads c in its tiles instead
-// (models/bias_tiles.c), so nothing here is T x T but the materialised bias itself.
+// they give for the materialized attention. The fused attention reads c in its tiles instead
+// (models/bias_tiles.c), so nothing here is T x T but the materialized bias itself.
 //
 // Sums run in double and are rounded once per element: c at position t is one rounding of
 // the exact prefix sum, not t roundings, so that c_i - c_j of near positions stays accurate

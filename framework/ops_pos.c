@@ -1,5 +1,5 @@
 // The ops of the position schemes' learned biases and the activations of their MLPs: FIRE's
-// normalised distance, the causal pair bias and Kerple's kernels (materialised [NH, T, T]
+// normalised distance, the causal pair bias and Kerple's kernels (materialized [NH, T, T]
 // biases), DPB's distance table spread by distance, and relu and silu. Their nodes carry
 // their own backward (ordo_tape_push), so ops.c's table of rules does not reach into this
 // file. The fused attention computes the same biases in its tiles instead (models/bias_tiles.c).

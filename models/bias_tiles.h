@@ -4,7 +4,7 @@
 // from that block's dL/dscore. Nothing T x T is ever made: each scheme keeps what depends on one
 // index only (a value per distance, a normaliser per query row), at most O(NH * T) floats.
 //
-// Each reproduces the materialised bias (ordo_gpt_position_bias, framework/ops.c) and its
+// Each reproduces the materialized bias (ordo_gpt_position_bias, framework/ops.c) and its
 // parameter gradients: alibi, t5 and kerple bit for bit in the bias; fire to float rounding
 // (its MLP is evaluated as the piecewise-linear function it is, in double). The gradients
 // agree to float rounding (sums in another order).
@@ -71,9 +71,9 @@ ordo_bias_tiles *ordo_cope_tiles(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor *e
 
 // ---- --pos-random: the same biases at drawn positions pos [B, T] (increasing along each
 // row), the pair (i, j) of batch row b at distance pos[b, i] - pos[b, j] < n (the tables'
-// length, n >= T), as the materialised ordo_gpt_position_bias_at. The fill reads row b's
+// length, n >= T), as the materialized ordo_gpt_position_bias_at. The fill reads row b's
 // positions; the gradients are those above, summed over (b, h) by the kernel. pos must stay
-// unchanged until backward. alibi, t5, kerple, dpb: bit for bit the materialised bias.
+// unchanged until backward. alibi, t5, kerple, dpb: bit for bit the materialized bias.
 ordo_bias_tiles *ordo_alibi_tiles_at(ordo_ctx *ctx, int NH, int k, const int32_t *pos, int B, int T,
                                      int n);
 ordo_bias_tiles *ordo_t5_tiles_at(ordo_ctx *ctx, ordo_tensor *table, const int32_t *pos, int B,

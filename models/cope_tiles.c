@@ -1,11 +1,11 @@
 // CoPE's bias in the fused attention's tiles (--pos cope; framework/flash.h's bias of the
-// row's scores): the same positions and bias as the materialised ops (framework/ops_cope.c),
+// row's scores): the same positions and bias as the materialized ops (framework/ops_cope.c),
 // without a T x T table. Per (b, h), row i, keys j <= i, g_ij = sigmoid(scale q_i . k_j):
 //   p_ij = min(sum_{l = j..i} g_il, P - 1),  bias = interp(lp_i, p_ij),  lp_i[k] = q_i . e[h, k]
 //
 // Forward: the kernel hands a query block's key blocks from the diagonal down, so each row's
 // running sum of gates is carried from key i backward, in double, and p_ij is that sum rounded
-// once (the materialised op sums in the same order: the same p for the same gates). Once the
+// once (the materialized op sums in the same order: the same p for the same gates). Once the
 // sum passes P - 1 it stays there for every earlier key: the row is clamped from that key on,
 // and its earlier keys get lp_i[P - 1] without a gate. The row's first unclamped key and its
 // sum from there to i (R_i) are saved, [B, NH, T] each.

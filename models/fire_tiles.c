@@ -30,7 +30,7 @@ static int causal_end(int i, int j0, int nc) {
 // w1_k < 0 in the segments s <= rank(k), its kink stored one double below t_k so that u = t_k
 // (where the unit is at 0) falls above it; with w1_k = 0 in all of them when b1_k > 0, in
 // none otherwise. So a unit is on where its pre-activation is > 0 in exact arithmetic, and
-// its gradient at 0 is 0, as torch's relu (the materialised path decides on the float
+// its gradient at 0 is 0, as torch's relu (the materialized path decides on the float
 // pre-activation, which can differ within rounding of the kink).
 
 #define FIRE_MAX_SEG (ORDO_FIRE_MAX_WIDTH + 1)

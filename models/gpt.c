@@ -4,7 +4,7 @@
 // (alibi, t5, fire, kerple, kerple-power; the bias is made once per forward and shared by
 // the layers; fox's is each layer's own, from its input, one per batch row). Attention is fused by
 // default (m->attention): the bias is then a pair of tile functions (models/bias_tiles.h) and
-// nothing T x T exists; the materialised path makes the [NH, T, T] bias and every head's scores
+// nothing T x T exists; the materialized path makes the [NH, T, T] bias and every head's scores
 // (the reference, and viz's maps). Dropout (training mode only) at GPT-2's three places: after the
 // input embeddings, on the attention probabilities, on each residual branch's output. No KV cache:
 // ordo trains small models for comparisons.
@@ -257,7 +257,7 @@ ordo_status ordo_gpt_set_rope(ordo_gpt *m, const ordo_rope_config *rc) {
 }
 
 // Rebuilds the fixed position constants when the sequence length changes. Linear in T: the
-// materialised path's T x T tables are bias_tables'.
+// materialized path's T x T tables are bias_tables'.
 static void position_cache(ordo_gpt *m, int T) {
     if (m->cache_T == T) return;
     const ordo_gpt_config *c = &m->cfg;
@@ -301,7 +301,7 @@ static void position_cache(ordo_gpt *m, int T) {
     m->cache_T = T;
 }
 
-// The materialised path's fixed T x T tables (alibi's bias, t5's bucket map) for length T,
+// The materialized path's fixed T x T tables (alibi's bias, t5's bucket map) for length T,
 // made only when that path runs: the fused one computes both from the distance in the tile.
 // ORDO_ERR_NOMEM when the system refuses them (issue 28 item 28: an abort before), naming
 // the size.
@@ -378,8 +378,8 @@ ordo_tensor *ordo_gpt_position_bias(ordo_gpt *m, ordo_ctx *ctx, int T) {
 }
 
 // The fused path's bias for length T as tile functions, from the parameters as they are now
-// (kerple's clamped first, as on the materialised path), in ctx's arena; NULL for a scheme
-// without one. One for all layers, as the materialised bias.
+// (kerple's clamped first, as on the materialized path), in ctx's arena; NULL for a scheme
+// without one. One for all layers, as the materialized bias.
 static ordo_bias_tiles *gpt_bias_tiles(ordo_gpt *m, ordo_ctx *ctx, int T) {
     const ordo_gpt_config *c = &m->cfg;
     switch (c->pos) {
@@ -439,7 +439,7 @@ static ordo_tensor *fox_prefix(ordo_gpt_block *b, ordo_ctx *ctx, ordo_tensor *x)
     return ordo_cum_logsigmoid(ctx, ordo_linear(ctx, x, b->fgate_w, b->fgate_b)); // (B, T, NH)
 }
 
-// Cope's materialised bias (B, NH, T, T) from the layer's qkv and its embeddings e: the
+// Cope's materialized bias (B, NH, T, T) from the layer's qkv and its embeddings e: the
 // positions (gated counts over the keys between j and i, kept for viz with the attention
 // maps), then q_i . e[p] interpolated; the cope zero-init e makes it 0 at the start of training.
 static ordo_tensor *cope_bias(ordo_gpt *m, ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor *e, int l) {
@@ -469,7 +469,7 @@ static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const
                           "length %d is past the learned position table (%d positions); the "
                           "learned scheme cannot describe positions it was not trained on",
                           T, c->T_max);
-    // viz's attention maps are the materialised path's probabilities
+    // viz's attention maps are the materialized path's probabilities
     int fused = ordo_attn_resolve(m->attention, T) == ORDO_ATTN_FUSED && !m->record_attention;
     if (!fused && c->pos == ORDO_POS_FIRE && T > ORDO_FIRE_MAX_T)
         return ordo_error(ORDO_ERR_ARG,
@@ -599,7 +599,7 @@ static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const
                 lb = ordo_diff_bias(ctx, cf); // (B, NH, T, T)
         }
         ordo_tensor *a; // (B, T, C)
-        if (fused)      // the same dropout bits (seed, offset) as the materialised path's
+        if (fused)      // the same dropout bits (seed, offset) as the materialized path's
             a = ordo_attention_fused(ctx, qkv, lt ? &lt->bias : NULL, lt ? lt->params : NULL,
                                      lt ? lt->n_params : 0, NH, p_attn, s_attn, off_att);
         else

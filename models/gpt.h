@@ -118,7 +118,7 @@ typedef struct ordo_gpt {
     // fixed position constants for the last length seen (rebuilt only when T changes)
     int cache_T;
     float *pos_table; // sinusoidal (T, C) or xpos scale (T, 3C)
-    // the materialised path's alibi bias (NH, T, T) and t5 bucket map (T*T), for length
+    // the materialized path's alibi bias (NH, T, T) and t5 bucket map (T*T), for length
     // bias_T; never made on the fused path
     int bias_T;
     float *alibi_table;
@@ -129,7 +129,7 @@ typedef struct ordo_gpt {
     int rope_dims, rope_nrot;   // rd: rotated dims per head (hs unless partial); heads rotated
     double rope_mscale;         // the factor on q and k (yarn's temperature; 1 otherwise)
     // attention probabilities per layer from the last forward when record_attention is set
-    // (the materialised attention then runs, whatever `attention` says)
+    // (the materialized attention then runs, whatever `attention` says)
     int record_attention;
     const float **att;    // L pointers into the context's arena, each (B, NH, T, T)
     const float **fox_c;  // fox: with att, each layer's prefix sums c (B, NH, T) of log f
@@ -191,8 +191,8 @@ void ordo_gpt_set_positions(ordo_gpt *m, const int32_t *pos);
 
 // Forward over idx (B, T). Returns logits (B, T, V) and, when targets is non-NULL, the mean
 // cross-entropy (targets < 0 ignored). T past T_max with the learned scheme is an
-// ORDO_ERR_ARG; ids out of [0, V) too; fire past ORDO_FIRE_MAX_T on the materialised path too.
-// Attention as m->attention says (materialised when record_attention is set). Records the tape
+// ORDO_ERR_ARG; ids out of [0, V) too; fire past ORDO_FIRE_MAX_T on the materialized path too.
+// Attention as m->attention says (materialized when record_attention is set). Records the tape
 // when ctx->grad_enabled. With logits NULL, the loss comes from ordo_lm_head_loss (lmhead.h):
 // the head in row chunks, so that the (B, T, V) logits and their gradient never exist whole
 // (training, validation). Kerple's r1 and r2 are clamped in place first (ordo_kerple_clamp), as

@@ -1,6 +1,6 @@
 // The model at drawn positions (--pos-random, or positions given by ordo_gpt_set_positions)
 // for the schemes that are not added at the input: the score biases per batch row (the
-// materialised [B, NH, T, T] and the fused tiles), and xPos's decay per token. Each is the
+// materialized [B, NH, T, T] and the fused tiles), and xPos's decay per token. Each is the
 // scheme's function of the positions' difference pos[b, i] - pos[b, j] where gpt.c uses
 // i - j; FIRE's normaliser reads pos[b, i]; the tables by distance (dpb's MLP, kerple's
 // values, t5's buckets) run over 0..n-1, n the positions' range. The input schemes (learned,

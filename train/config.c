@@ -442,7 +442,7 @@ ordo_status ordo_train_config_embed(const ordo_train_config *c, double *scale, d
 
 // Bytes a training run of c needs, roughly and on the high side: parameters with their
 // gradients and AdamW moments, the position tables, and one step's activations and their
-// gradients (the materialised attention's (B, NH, T, T) matrices dominate at long contexts),
+// gradients (the materialized attention's (B, NH, T, T) matrices dominate at long contexts),
 // for the largest vocabulary the data can have. The LM head runs in row chunks
 // (framework/lmhead.h): one chunk's logits, and the gradients of its input and of the head.
 double ordo_train_config_bytes(const ordo_train_config *c, int fused_attention) {

@@ -168,7 +168,7 @@ ordo_status ordo_train_config_check(const ordo_train_config *c);
 ordo_status ordo_train_config_model(const ordo_train_config *c, int V, ordo_gpt_config *g);
 // Bytes the model, its optimizer state and one training step need: a rough estimate on the
 // high side, for the largest vocabulary the tokenizer can have. fused_attention 0 counts the
-// materialised attention's T x T scores per head and layer, 1 the fused attention's row
+// materialized attention's T x T scores per head and layer, 1 the fused attention's row
 // statistics instead (for `--attention fused`, when train has that option).
 double ordo_train_config_bytes(const ordo_train_config *c, int fused_attention);
 // The config as a JSON object, one key per option (null for unset strings), and the data

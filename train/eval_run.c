@@ -412,7 +412,7 @@ static ordo_status reserve_memory(const ordo_gpt *m, const ordo_train_config *cf
                      : (p.rows > 1 ? "--context or --batch" : "--context"));
     const char *limit;
     double have = ordo_memory_limit(&limit);
-    char att[160] = ""; // what the materialised attention takes, when it is what runs
+    char att[160] = ""; // what the materialized attention takes, when it is what runs
     if (p.attention > 0)
         snprintf(att, sizeof att,
                  " (the attention alone %.*f GiB: %d x %d head(s) x %d^2 floats, one layer at "

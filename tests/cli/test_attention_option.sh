@@ -5,7 +5,7 @@
 # resumes bit for bit under its own setting, and may switch on resume (continuing to
 # rounding); a config.json without the key (runs before issue 25) reads as fused; eval takes
 # it and eval.json records it; compare pools runs that differ only in it; a bad value is
-# refused naming the choices; fire runs fused past the materialised path's length limit in
+# refused naming the choices; fire runs fused past the materialized path's length limit in
 # memory linear in T.
 set -u
 . "$(dirname "$0")/../lib.sh"

@@ -1,4 +1,4 @@
-// The fused attention (framework/flash.h, ordo_attention_fused) against the materialised one
+// The fused attention (framework/flash.h, ordo_attention_fused) against the materialized one
 // (ordo_attention_dropout with the bias made whole, [NH, T, T]): output, dqkv and the bias
 // parameters' gradients within 1e-6 of the largest element, at T = 1, one tile (64), a
 // non-multiple (100) and four tiles (256), with no bias, with a test bias that has parameters
@@ -66,7 +66,7 @@ static void tb_grad(const void *self, int b, int h, int i0, int nr, int j0, int 
         }
 }
 
-// The reference of tb_grad over the materialised dL/dbias [NH, T, T], in double, with the
+// The reference of tb_grad over the materialized dL/dbias [NH, T, T], in double, with the
 // sum of the contributions' magnitudes beside each element (ref_abs): the parameters'
 // gradients are sums with heavy cancellation (each row of dS sums to 0), so a float error
 // of e in each dS element moves them by up to e times ref_abs, not e times their value.
@@ -124,7 +124,7 @@ static void parity_bn(int B, int NH, int T, int hs, int with_bias, float p, cons
     uint64_t seed = 77;
     size_t offset = 1000;
 
-    // materialised: the bias made whole, [NH, T, T], as a leaf; its gradient [NH, T, T]
+    // materialized: the bias made whole, [NH, T, T], as a leaf; its gradient [NH, T, T]
     // turned into the parameters' by the same grad function over the whole square
     ordo_ctx ctx;
     ordo_ctx_init(&ctx);

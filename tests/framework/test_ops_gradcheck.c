@@ -762,7 +762,7 @@ static void case_attention_fused(gc_round *r) {
 // lengths, c in 0.2..0.8, L = 2 |l| about 2.5, rows on both sides of it); units 0 and 1 have
 // their kink at u = 0.1, between the two, farther from every pair than the step moves it, so
 // that b1 gets a gradient and no pair sits on a kink (test_bias_tiles checks pairs at kinks
-// against the materialised ops); units 2 and 3 are on, and off, over all of 0..1.
+// against the materialized ops); units 2 and 3 are on, and off, over all of 0..1.
 // fire.fc2.bias is held fixed: its gradient is exactly zero (softmax ignores a constant added
 // to a row), so a finite difference of it is noise alone.
 static ordo_tensor *g_fused_tiles(ordo_ctx *c, ordo_tensor **in, void *u) {
@@ -827,9 +827,9 @@ static void case_fused_tiles(gc_round *r) {
 }
 
 // ---- issue 26: fox, the forget gate. c = cum_logsigmoid(x w + b) (B, NH, T), and the bias
-// c_i - c_j: materialised (diff_bias into attention's per-row bias) and in the fused tiles
+// c_i - c_j: materialized (diff_bias into attention's per-row bias) and in the fused tiles
 // (per_batch: the gradient of c straight from the tiles); x, the gate's w and b, and qkv
-// checked. i[0] = NH, i[1] = 0 the gate alone, 1 materialised, 2 fused.
+// checked. i[0] = NH, i[1] = 0 the gate alone, 1 materialized, 2 fused.
 static ordo_tensor *g_fox(ordo_ctx *c, ordo_tensor **in, void *u) {
     args *a = u;
     ordo_tensor *cf = ordo_cum_logsigmoid(c, ordo_linear(c, in[0], in[1], in[2])); // (B, NH, T)
@@ -845,7 +845,7 @@ static void case_fox(gc_round *r) {
         int nh = 2, hs = 2, Cx = r->K;
         // within one tile: past it (66, 70) float noise in the loss outgrows the stencil (2e-3;
         // a change of x_l moves every c_t, t >= l); test_fused_parity holds the tiles to the
-        // materialised ops checked here at T 100 and 256
+        // materialized ops checked here at T 100 and 256
         int Ta = r->T + (int)ordo_rng_below(&rng, 3);
         leaves L;
         args a = {.i = {nh, mode}};
@@ -869,7 +869,7 @@ static void case_fox(gc_round *r) {
 
 // ---- issue 26 item 1: dynamic position bias (dpb). silu and dist_bias on their own, then the
 // MLP of the distances (1 -> W -> NH, SiLU, as the model composes it) into both
-// attentions: the materialised one through dist_bias, the fused one through its tiles (the
+// attentions: the materialized one through dist_bias, the fused one through its tiles (the
 // table's gradient made per distance in the tile, then backpropagated through the MLP).
 static ordo_tensor *g_silu(ordo_ctx *c, ordo_tensor **in, void *u) {
     return ordo_silu(c, in[0]);
@@ -888,7 +888,7 @@ static ordo_tensor *dpb_mlp(ordo_ctx *c, ordo_tensor **in, ordo_tensor *b2, int 
     x = ordo_silu(c, ordo_linear(c, x, in[1], in[2]));
     return ordo_linear(c, x, in[3], b2);
 }
-// The MLP into the materialised attention; the table itself (a leaf) into the fused one,
+// The MLP into the materialized attention; the table itself (a leaf) into the fused one,
 // whose tiles make its gradient per distance (the MLP's backward above the table is the same
 // linear and silu nodes on both paths; tests/models/test_fused_parity.c compares the two).
 static ordo_tensor *g_dpb(ordo_ctx *c, ordo_tensor **in, void *u) {
@@ -985,7 +985,7 @@ static ordo_tensor *g_dist_bias_at(ordo_ctx *c, ordo_tensor **in, void *u) {
     return ordo_dist_bias_at(c, in[0], at_pos, a->i[1], a->i[0]);
 }
 // Each scheme's tiles at the positions in the fused attention (i[2] = the scheme), and the
-// materialised bias of the same leaves into ordo_attention (i[3] = 1).
+// materialized bias of the same leaves into ordo_attention (i[3] = 1).
 static ordo_tensor *g_tiles_at(ordo_ctx *c, ordo_tensor **in, void *u) {
     args *a = u; // i[0] = NH
     int B = in[0]->shape[0], T = in[0]->shape[1], n = T + 6;
@@ -1121,7 +1121,7 @@ static void case_tiles_at(gc_round *r) {
             }
         }
         char what[80];
-        snprintf(what, sizeof what, "%s %s at positions (T=%d)", k >= 5 ? "materialised" : "tiles",
+        snprintf(what, sizeof what, "%s %s at positions (T=%d)", k >= 5 ? "materialized" : "tiles",
                  ordo_pos_name(pos), Ta);
         run(r, what, g_tiles_at, &L, &a);
         ordo_ctx_free(&ctx);
@@ -1143,7 +1143,7 @@ static ordo_tensor *g_cope_bias(ordo_ctx *c, ordo_tensor **in, void *u) {
     return ordo_cope_bias(c, in[0], in[1], in[2]);
 }
 static ordo_tensor *g_cope(ordo_ctx *c, ordo_tensor **in, void *u) {
-    args *a = u; // i[2]: 0 materialised, 1 fused
+    args *a = u; // i[2]: 0 materialized, 1 fused
     if (a->i[2]) {
         ordo_bias_tiles *bt = ordo_cope_tiles(c, in[0], in[1]);
         return ordo_attention_fused(c, in[0], &bt->bias, bt->params, bt->n_params, a->i[0], 0.0f, 0,
@@ -1185,7 +1185,7 @@ static void case_cope_bias(gc_round *r) {
 static void case_cope(gc_round *r) {
     ordo_rng saved = own_stream(r);
     int nh = 2, hs = 3;
-    for (int k = 0; k < 3; k++) { // materialised; fused within a tile; fused past it
+    for (int k = 0; k < 3; k++) { // materialized; fused within a tile; fused past it
         int T = k == 2 ? r->T + 66 : r->T + 3, P = T + 1;
         leaves L;
         args a = {.i = {nh, P, k > 0}};

@@ -1,4 +1,4 @@
-// Issue 28 item 28: the materialised attention's T x T tables (alibi's bias, t5's bucket map)
+// Issue 28 item 28: the materialized attention's T x T tables (alibi's bias, t5's bucket map)
 // were allocated with ordo_xmalloc, so a refusal of the system after eval's estimate had
 // passed aborted the process. Now the forward returns ORDO_ERR_NOMEM naming the table and its
 // size, and the fused attention (the default) needs no such table at all. Reproduced under

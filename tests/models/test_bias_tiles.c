@@ -1,4 +1,4 @@
-// The bias tiles of models/bias_tiles.c against the materialised biases they replace: every
+// The bias tiles of models/bias_tiles.c against the materialized biases they replace: every
 // scheme's fill, tile by tile, against the [NH, T, T] bias that the model's ops make
 // (ordo_alibi_bias, ordo_rel_bias, ordo_kerple_bias, FIRE's fire_dist -> MLP -> pair_bias),
 // and every grad, summed over the tiles of a random dS, against the ops' parameter gradients
@@ -77,7 +77,7 @@ static void check_fill_rows(const char *what, const ordo_bias_tiles *bt, const f
         }
         free(s);
     }
-    CHECK_MSG(worst <= atol, "%s: fill differs from the materialised bias by %.3g (allowed %.3g)",
+    CHECK_MSG(worst <= atol, "%s: fill differs from the materialized bias by %.3g (allowed %.3g)",
               what, worst, atol);
     CHECK_MSG(!bad_pad, "%s: fill wrote %d entries past nc", what, bad_pad);
     CHECK_MSG(!nonfinite, "%s: %d non-finite entries above the diagonal", what, nonfinite);
@@ -88,7 +88,7 @@ static void check_fill(const char *what, const ordo_bias_tiles *bt, const float 
     check_fill_rows(what, bt, ref, 1, NH, T, atol);
 }
 
-// Sums grad over the tiles of dS for each tile shape and compares g with the materialised
+// Sums grad over the tiles of dS for each tile shape and compares g with the materialized
 // gradients of params (read from their ->grad): per tensor, max |g - ref| <= rtol * max |ref|
 // (+ a floor for tensors whose gradient is 0).
 // B > 1: ds [B, NH, T, T], every batch row's tiles adding into one g (the kernel sums the
@@ -202,7 +202,7 @@ static void test_kerple(int NH, int T, int power) {
 
 // FIRE's parameter gradients for dS in double, pair by pair (the MLP on the float u that
 // ordo_fire_dist makes, everything after it in double): the reference that both the tiles
-// and the materialised ops are measured against. out: the tiles' layout.
+// and the materialized ops are measured against. out: the tiles' layout.
 static void fire_grad_double(double *out, ordo_tensor *const *t, const float *ds, int NH, int T,
                              float init_L, float eps) {
     int W = (int)t[0]->n;
@@ -299,7 +299,7 @@ static void test_fire(int NH, int T, double c, double lmul, int zero_unit) {
     char what[96];
     snprintf(what, sizeof what, "fire NH %d T %d c %g L %g%s", NH, T, c, fabs(lmul) * 512,
              zero_unit ? " (flat units)" : "");
-    // the materialised MLP rounds each of its 32 products and sums in float: a few ulp of
+    // the materialized MLP rounds each of its 32 products and sums in float: a few ulp of
     // the terms' size (about 1), where the tiles evaluate it in double
     check_fill(what, &bt, ref->data, NH, T, 5e-7);
     check_grad(what, &bt, ds, NH, T, 1e-5);
@@ -337,7 +337,7 @@ static void test_fire(int NH, int T, double c, double lmul, int zero_unit) {
         at += bt.params[k]->n;
     }
     double et = fire_rel_err(g, exact, bt.params), em = fire_rel_err(mat, exact, bt.params);
-    printf("%s, dS rows summing to 0: tiles %.3g, materialised %.3g from the double sums\n", what,
+    printf("%s, dS rows summing to 0: tiles %.3g, materialized %.3g from the double sums\n", what,
            et, em);
     CHECK_MSG(et <= 1e-6, "%s: the tiles' gradient is %.3g from the double sums", what, et);
     free(exact);
@@ -462,7 +462,7 @@ static void test_dpb(int NH, int T) {
 }
 
 // --pos-random: each scheme's tiles at per-row positions (B = 2 rows, each a sorted draw of T
-// of [0, 3T + 5)) against the materialised ops at the same positions ([B, NH, T, T]): alibi,
+// of [0, 3T + 5)) against the materialized ops at the same positions ([B, NH, T, T]): alibi,
 // t5, kerple, dpb through ordo_dist_bias_at (fill bit for bit), fire through
 // ordo_fire_dist_at and its MLP (fill to float rounding); the gradients summed over the rows.
 static void test_at(ordo_pos scheme, int NH, int T) {
@@ -531,7 +531,7 @@ static void test_at(ordo_pos scheme, int NH, int T) {
     if (scheme != ORDO_POS_ALIBI) ordo_backward_from(&ctx, ref, ds);
     char what[80];
     snprintf(what, sizeof what, "%s at positions NH %d T %d", ordo_pos_name(scheme), NH, T);
-    // fire: the MLP as GEMMs (materialised) or its pieces in double (tiles): rounding apart
+    // fire: the MLP as GEMMs (materialized) or its pieces in double (tiles): rounding apart
     check_fill_rows(what, bt, ref->data, B, NH, T, scheme == ORDO_POS_FIRE ? 1e-5 : 0);
     if (scheme == ORDO_POS_ALIBI)
         CHECK(bt->bias.grad == NULL && bt->n_params == 0);

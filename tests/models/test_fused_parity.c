@@ -1,12 +1,12 @@
-// The fused attention against the materialised one through the whole model, for every
+// The fused attention against the materialized one through the whole model, for every
 // position scheme: the loss and every parameter's gradient of one forward and backward agree
-// to 1e-6 relative (per tensor: |fused - materialised| <= 1e-6 |materialised| in the 2-norm,
+// to 1e-6 relative (per tensor: |fused - materialized| <= 1e-6 |materialized| in the 2-norm,
 // and no element further than 4e-6 of the tensor's largest; the bias parameters' to
 // BIAS_RTOL, see there), at T = 1, the kernel's tile (64), a length that is no multiple of it
 // (100) and four tiles (256). Also with attention dropout in training mode (the same keep
 // bits on both paths), fire with L inside the sequence (rows on both sides of max(i, L)), the
 // fused path's results bit for bit at 1 and 3 threads (cope with its embeddings made non-zero,
-// and with P 6, most pairs clamped), and the materialised path's T x T
+// and with P 6, most pairs clamped), and the materialized path's T x T
 // alibi table and t5 bucket map made only when it runs.
 #include <math.h>
 #include <string.h>
@@ -19,14 +19,14 @@
 #define RTOL 1e-6
 // The bias parameters' gradients (t5 table, kerple r1 r2, fire's MLP, c and L, dpb's MLP) are sums
 // over the T(T+1)/2 pairs of dS, whose rows sum to zero (fox's gate: up to 4.8e-6, T 256): the
-// sums cancel, and the materialised reference sums FIRE's in float GEMMs over all pairs. Against
-// double sums (test_bias_tiles) the tiles measure within 6e-7, the materialised ops up to 3.5e-6;
+// sums cancel, and the materialized reference sums FIRE's in float GEMMs over all pairs. Against
+// double sums (test_bias_tiles) the tiles measure within 6e-7, the materialized ops up to 3.5e-6;
 // here the two differed by up to 9e-6 of the largest element (fire.fc2.weight, T 256),
 // kerple-power's r2 by 1.4e-6.
 #define BIAS_RTOL 2e-5
 // dpb on the raw distance: its MLP (SiLU, near linear for large inputs) makes a bias that
 // grows with the distance, so the scores it is added to round on a coarser grid, and the
-// paths add it at different points (in the tile, to the materialised scores). The other
+// paths add it at different points (in the tile, to the materialized scores). The other
 // parameters' gradients then differed by up to 1.12e-6 (T 256; within 1e-6 with
 // --dpb-log-distance).
 #define DPB_RTOL 2e-6
@@ -72,7 +72,7 @@ static void compare(ordo_gpt *m, int B, int T, const char *what, double *worst) 
     pass mat = run(m, ORDO_ATTN_MATERIALIZED, idx, tg, B, T);
     pass fus = run(m, ORDO_ATTN_FUSED, idx, tg, B, T);
     CHECK_MSG(fabs(fus.loss - mat.loss) <= RTOL * fabs(mat.loss),
-              "%s T %d: loss %.9g fused, %.9g materialised", what, T, fus.loss, mat.loss);
+              "%s T %d: loss %.9g fused, %.9g materialized", what, T, fus.loss, mat.loss);
     double w2_scale = 0; // fire.fc2.weight's gradient norm (declared before fc2.bias)
     for (int k = 0; k < m->params.count; k++) {
         const ordo_tensor *t = m->params.t[k];
@@ -215,7 +215,7 @@ int main(void) {
         free(tg);
         ordo_gpt_free(&m);
     }
-    // the fused path makes no T x T table; the materialised one makes them for its length
+    // the fused path makes no T x T table; the materialized one makes them for its length
     for (int k = 0; k < 2; k++) {
         ordo_gpt_config c = small(k ? ORDO_POS_T5 : ORDO_POS_ALIBI);
         ordo_gpt m;

@@ -1,8 +1,8 @@
 // --pos-random for the relative schemes (alibi, t5, fire, kerple, kerple-power, xpos, dpb):
 // at drawn positions the fused attention's tiles (bias per batch row) against the
-// materialised [B, NH, T, T] bias, the loss and every gradient, with positions spread over
+// materialized [B, NH, T, T] bias, the loss and every gradient, with positions spread over
 // [0, 4T) (distances past T, t5's far buckets); the fused path bit for bit at 1 and 3 threads;
-// positions 0..T-1 given explicitly reproduce the unmoved model bit for bit (the materialised
+// positions 0..T-1 given explicitly reproduce the unmoved model bit for bit (the materialized
 // path: the same floats through other ops); the bias at shifted, spread and drawn positions is
 // bit for bit the unmoved bias of a longer sequence at those positions (FIRE's normaliser
 // reads pos[b, i]); given positions that do not increase are refused for the bias schemes,
@@ -47,12 +47,12 @@ static int is_bias_param(const ordo_gpt *m, const ordo_tensor *t) {
            strncmp(t->name, "kerple.", 7) == 0 || t == m->rel_bias;
 }
 
-// Fused against materialised at the positions the model draws (training mode).
+// Fused against materialized at the positions the model draws (training mode).
 static void compare(ordo_gpt *m, const int32_t *idx, int B, int T, const char *what) {
     pass mat = run(m, ORDO_ATTN_MATERIALIZED, idx, B, T);
     pass fus = run(m, ORDO_ATTN_FUSED, idx, B, T);
     CHECK_MSG(fabs(fus.loss - mat.loss) <= RTOL * fabs(mat.loss),
-              "%s T %d: loss %.9g fused, %.9g materialised", what, T, fus.loss, mat.loss);
+              "%s T %d: loss %.9g fused, %.9g materialized", what, T, fus.loss, mat.loss);
     double worst = 0, w2_scale = 0;
     int D = m->cfg.dpb_depth, dpb = m->cfg.pos == ORDO_POS_DPB;
     for (int k = 0; k < m->params.count; k++) {

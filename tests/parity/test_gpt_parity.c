@@ -271,7 +271,7 @@ static void test_learned_refuses_long(void) {
         CHECK(ordo_gpt_forward(&m2, &ctx, idx, NULL, 1, 5, &lg, NULL) == ORDO_OK);
         ordo_gpt_free(&m2);
     }
-    // fire's materialised path numbers its causal pairs in an int: a length past that is an
+    // fire's materialized path numbers its causal pairs in an int: a length past that is an
     // error, not an abort (the fused path has no such limit)
     cfg.pos = ORDO_POS_FIRE;
     ordo_gpt mf;

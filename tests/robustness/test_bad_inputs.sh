@@ -530,8 +530,8 @@ else
 fi
 # eval past the memory: refused with the estimate (never "internal error" and SIGABRT). A rope
 # run with a validation split of 110000 tokens; 16 heads x 100000^2 floats is 640 GB of
-# attention (the materialised attention, one layer at a time), past any machine; under ulimit
-# -v the limit is named. The materialised attention's estimates (the fused one's grow
+# attention (the materialized attention, one layer at a time), past any machine; under ulimit
+# -v the limit is named. The materialized attention's estimates (the fused one's grow
 # linearly in T: test_eval_memory)
 "$ORDO" train --task order --corpus-tokens 1100000 --context 16 --d-model 32 --heads 16 --layers 8 \
   --batch 4 --steps 1 --eval-every 0 --threads 1 --pos rope --out "$dir/runs/long" > /dev/null 2>&1 || bad "fixture run (long)"

@@ -5,7 +5,7 @@
 //   eval's forward (the chunked LM head's losses) and for exact match's (the logits taken
 //   whole);
 // - that forward holds one layer's buffers at a time (issue 25): its arena does not grow with
-//   the layer count, and the fused attention's estimate is below the materialised one's;
+//   the layer count, and the fused attention's estimate is below the materialized one's;
 // - ordo_arena_reserve returns ORDO_ERR_NOMEM for a size the system refuses (the arena stays
 //   usable), and after a reservation a forward within it takes nothing more from the system.
 #include <string.h>
@@ -86,7 +86,7 @@ static void check_estimate(ordo_pos pos, ordo_attn_impl attn, int rows, int T, i
     // the fused attention keeps nothing T x T: its estimate is the smaller where that counts
     if (attn == ORDO_ATTN_MATERIALIZED && T >= 256)
         CHECK_MSG(ordo_eval_forward_arena_bytes(&c, ORDO_ATTN_FUSED, rows, T, logits) < est,
-                  "pos %d rows %d T %d: the fused estimate is not below the materialised one",
+                  "pos %d rows %d T %d: the fused estimate is not below the materialized one",
                   (int)pos, rows, T);
     // reserved, the same forward takes nothing more from the system
     ordo_ctx ctx;
