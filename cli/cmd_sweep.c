@@ -40,8 +40,11 @@ static ordo_opt *sweep_options(ordo_train_config *cfg, ordo_sweep_options *o) {
         (ordo_opt){"jobs", ORDO_OPT_INT, &o->jobs, "runs at a time (each its own process)", 0};
     opts[nbase + 2] = (ordo_opt){"eval-lengths", ORDO_OPT_STRING, &o->eval_lengths,
                                  "evaluate at these multiples of --context", 0};
-    opts[nbase + 3] = (ordo_opt){"examples", ORDO_OPT_INT, &o->examples,
-                                 "copy/reverse: examples per length in the accuracy eval", 0};
+    opts[nbase + 3] =
+        (ordo_opt){"examples", ORDO_OPT_INT, &o->examples,
+                   "copy/reverse: examples per length in the accuracy eval; passkey: per\n"
+                   "                         length and depth",
+                   0};
     // issue 19 (progress): how the sweep shows its runs' steps
     opts[nbase + 4] =
         (ordo_opt){"progress", ORDO_OPT_STRING, &o->progress_name,

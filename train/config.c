@@ -244,7 +244,7 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
             "train at a sorted random subset of --context positions of [0, N) per\n"
             "                         sequence, eval at 0..T-1 (Ruoss et al. 2023; learned:\n"
             "                         a table of N; relative schemes: their differences;\n"
-            "                         not none or fox; 0 = off)"),
+            "                         not none, fox or cope; 0 = off)"),
         {0},
     };
     ordo_opt *t = ordo_xmalloc(sizeof table);
