@@ -762,6 +762,11 @@ ordo_status ordo_compare_write(const char **dirs, int ndirs, const char *out_dir
     printf("\nwrote compare.md (the table and its notes), compare.csv (every column), the plots "
            "and report.html in %s/\n",
            out_dir);
+    int evaluated = 0; // a run with no eval record shows its training's best val loss alone
+    for (int k = 0; k < c.nruns && !evaluated; k++) evaluated = c.runs[k].has_eval;
+    if (!evaluated)
+        printf("no run has an eval record yet: 'ordo eval RUN --save' (or a sweep) scores each run "
+               "at 1x-8x its training length and fills the length columns\n");
 done:
     cmp_free(&c, own, ndirs);
     return s;

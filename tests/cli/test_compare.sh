@@ -308,5 +308,11 @@ expect_err "expected a non-empty \"runs\" array" compare "$dir/bs"
 mkdir -p "$dir/badeval" && cp -r "$sw/learned-s1/." "$dir/badeval/" && echo '{"results": 3}' > "$dir/badeval/eval.json"
 expect_err "eval.json: expected a \"results\" array" compare "$dir/badeval"
 [ ! -e "$dir/compare/x" ] && ok
+# runs with no eval record: the table has their training's val loss, and a hint says how to
+# fill the length columns; with one, no hint
+mkdir -p "$dir/noeval" && cp -r "$sw/learned-s1/." "$dir/noeval/" && rm -rf "$dir/noeval/eval.json" "$dir/noeval/eval"
+"$ORDO" compare "$dir/noeval" --out "$dir/noeval-cmp" > "$dir/noeval.txt" 2>&1
+grep -q "no run has an eval record yet: 'ordo eval RUN --save'" "$dir/noeval.txt" && ok || bad "no hint without eval records: $(tail -3 "$dir/noeval.txt")"
+grep -q "no run has an eval record" "$dir/out.txt" && bad "the hint shows although the runs have eval records" || ok
 
 finish
