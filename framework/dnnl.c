@@ -106,6 +106,9 @@ static void init(void) {
 }
 
 const char *ordo_dnnl_isa(void) {
+#if !defined(__x86_64__) && !defined(__i386__)
+    return "not x86 (no bf16 here)"; // oneDNN's ISA values below are x86's names
+#endif
     switch ((int)dnnl_get_effective_cpu_isa()) { // int: 2.6 has values its enum lacks
     case dnnl_cpu_isa_sse41:
         return "sse41";

@@ -50,11 +50,13 @@ static void check(int ta, int tb, int M, int N, int K, float alpha, float beta) 
 static int coretype_usable(void) {
     const char *want = getenv("OPENBLAS_CORETYPE");
     if (!want || !*want) return 1;
+#if defined(__x86_64__) || defined(__i386__) // x86 core types only (arm64: OpenBLAS's differ)
     __builtin_cpu_init();
     if ((!strcasecmp(want, "SkylakeX") || !strcasecmp(want, "Cooperlake")) &&
         !__builtin_cpu_supports("avx512f"))
         return 0;
     if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return 0;
+#endif
     const char *got = openblas_get_corename();
     return got && strcasecmp(got, want) == 0;
 }
