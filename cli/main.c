@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "framework/cpu.h"
 #include "framework/blas.h"
 #include "framework/dist.h"
 #include "framework/dnnl.h"
@@ -62,6 +63,12 @@ static void passive_openmp(char **argv) {
 
 int main(int argc, char **argv) {
     passive_openmp(argv);
+    // before anything calls OpenBLAS (--version asks it its core): a forced core this CPU
+    // cannot run would die there with an illegal instruction and no word
+    if (ordo_cpu_check_coretype() != ORDO_OK) {
+        fprintf(stderr, "ordo: %s\n", ordo_error_message());
+        return 2;
+    }
     if (argc < 2) {
         usage(stderr);
         return 2;

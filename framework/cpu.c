@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static ordo_isa cpu_has(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -51,4 +52,28 @@ char *ordo_cpu_model(char *buf, int n) {
     }
     fclose(f);
     return buf;
+}
+
+ordo_status ordo_cpu_check_coretype(void) {
+    return ordo_cpu_coretype_runs(getenv("OPENBLAS_CORETYPE"), cpu_has());
+}
+
+ordo_status ordo_cpu_coretype_runs(const char *want, ordo_isa has) {
+    if (!want || !*want) return ORDO_OK;
+    static const char *const avx512[] = {"skylakex", "cooperlake", "sapphirerapids"};
+    static const char *const avx2[] = {"haswell", "zen"};
+    ordo_isa need = ORDO_ISA_PORTABLE;
+    for (size_t i = 0; i < sizeof avx512 / sizeof *avx512; i++)
+        if (!strcasecmp(want, avx512[i])) need = ORDO_ISA_AVX512;
+    for (size_t i = 0; i < sizeof avx2 / sizeof *avx2; i++)
+        if (!strcasecmp(want, avx2[i])) need = ORDO_ISA_AVX2;
+    if (need <= has) return ORDO_OK;
+    return ordo_error(ORDO_ERR_ARG,
+                      "OPENBLAS_CORETYPE=%s forces OpenBLAS kernels that need %s, which this CPU "
+                      "does not have (it has %s): OpenBLAS would stop at its first product with "
+                      "an illegal instruction; unset OPENBLAS_CORETYPE%s",
+                      want, need == ORDO_ISA_AVX512 ? "AVX-512" : "AVX2 and FMA",
+                      has == ORDO_ISA_AVX2 ? "AVX2 and FMA" : "neither AVX2 nor AVX-512",
+                      has == ORDO_ISA_AVX2 ? ", or name a core this CPU runs (Haswell or Zen)"
+                                           : "");
 }

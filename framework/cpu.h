@@ -13,6 +13,15 @@ typedef enum ordo_isa { ORDO_ISA_PORTABLE, ORDO_ISA_AVX2, ORDO_ISA_AVX512 } ordo
 ordo_isa ordo_cpu_isa(void);
 // "avx512", "avx2" or "portable".
 const char *ordo_isa_name(ordo_isa isa);
+// ORDO_ERR_ARG when OPENBLAS_CORETYPE forces OpenBLAS kernels that this CPU cannot run
+// (SkylakeX, Cooperlake or SapphireRapids without AVX-512; Haswell or Zen without AVX2 and FMA):
+// OpenBLAS would die with an illegal instruction at the first product, saying nothing. The
+// message names the value, what it needs and what the CPU has. The CPU itself is asked, not
+// ORDO_MAX_ISA (which caps ordo's kernels only).
+#include "framework/error.h"
+ordo_status ordo_cpu_check_coretype(void);
+// The same rule for a core type `want` (NULL or "" when unset) and a CPU that runs `has`.
+ordo_status ordo_cpu_coretype_runs(const char *want, ordo_isa has);
 // The CPU's model name (/proc/cpuinfo's "model name", else "unknown CPU") into buf.
 char *ordo_cpu_model(char *buf, int n);
 
