@@ -30,6 +30,8 @@ bench_ids "$OUT" "$build/ordo" /usr/bin/python3 "${ORDO_CACHE:-$repo/.cache}/dat
 "$build/ordo" --version | sed -n 2p
 grep -m1 "model name" /proc/cpuinfo | sed 's/.*: /CPU: /'
 echo "bytes, C $C, L $L, NH $NH, B*T $TOKENS, $THREADS threads, medians of $ROUNDS runs x $STEPS steps"
+# the median of its arguments
+med() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 printf '%-6s %-4s %-6s %12s %12s %8s\n' pos T B fused_ms mat_ms mat/fused
 for pos in $POS; do
   best=0
@@ -44,7 +46,6 @@ for pos in $POS; do
         if [ $a = fused ]; then f+=("$ms"); else m+=("$ms"); fi
       done
     done
-    med() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
     mf=$(med "${f[@]}") mm=$(med "${m[@]}")
     ratio=$(awk -v a="$mm" -v b="$mf" 'BEGIN { printf "%.2f", a / b }')
     printf '%-6s %-4s %-6s %12s %12s %8s\n' "$pos" "$T" "$B" "$mf" "$mm" "$ratio"

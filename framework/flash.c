@@ -106,14 +106,12 @@ const char *ordo_flash_describe(void) {
 }
 
 ordo_status ordo_flash_set_tiles(ordo_flash_tiles t) {
-    static const ordo_isa need[] = {
-        [ORDO_FLASH_TILES_AVX512] = ORDO_ISA_AVX512,
-        [ORDO_FLASH_TILES_AVX2] = ORDO_ISA_AVX2,
-    };
-    if ((t == ORDO_FLASH_TILES_AVX512 || t == ORDO_FLASH_TILES_AVX2) && ordo_cpu_isa() < need[t])
+    ordo_isa need = t == ORDO_FLASH_TILES_AVX512 ? ORDO_ISA_AVX512
+                    : t == ORDO_FLASH_TILES_AVX2 ? ORDO_ISA_AVX2
+                                                 : ORDO_ISA_PORTABLE;
+    if (ordo_cpu_isa() < need)
         return ordo_error(ORDO_ERR_ARG, "the fused attention's %s kernels do not run here (%s)",
-                          t == ORDO_FLASH_TILES_AVX512 ? "avx512" : "avx2",
-                          ordo_isa_name(ordo_cpu_isa()));
+                          ordo_isa_name(need), ordo_isa_name(ordo_cpu_isa()));
     tiles_forced = t;
     return ORDO_OK;
 }
