@@ -23,6 +23,13 @@
 #define ATTN_FILE "attention_layer%d.svg"
 
 // Saves one finished SVG as v->out/name, prints its path and adds it to index.html.
+// A parameter's values by its name (the scheme's: models/pos/); it exists for the run's scheme.
+static const float *param(const ordo_gpt *m, const char *name) {
+    ordo_tensor *t = ordo_params_find(&m->params, name);
+    ORDO_ASSERT(t);
+    return t->data;
+}
+
 static ordo_status emit(ordo_viz *v, const char *name, const ordo_strbuf *s, const char *caption) {
     char path[ORDO_PATH_MAX];
     ordo_status st = ordo_path(path, sizeof path, "%s/%s", v->out, name);
@@ -274,7 +281,7 @@ static ordo_status fox_curves(ordo_viz *v, ordo_gpt *m, ordo_rundata *d, int T) 
     ordo_ctx ctx;
     ordo_ctx_init(&ctx);
     ctx.grad_enabled = 0;
-    m->record_attention = 1; // keeps every layer's c (m->fox_c)
+    m->record_attention = 1; // keeps every layer's c (m->pos_record)
     ordo_tensor *logits;
     ordo_status s = ordo_gpt_forward(m, &ctx, idx, NULL, 1, Tx, &logits, NULL);
     m->record_attention = 0;
@@ -288,7 +295,7 @@ static ordo_status fox_curves(ordo_viz *v, ordo_gpt *m, ordo_rundata *d, int T) 
     for (int x = 0; x < Tx; x++) xy[x] = x;
     for (int l = 0; l < L && !s; l++)
         for (int h = 0; h < NH; h++) {
-            const float *c = m->fox_c[l] + (size_t)h * Tx; // (Tx), batch row 0
+            const float *c = m->pos_record[l] + (size_t)h * Tx; // (Tx), batch row 0
             double *y = xy + (size_t)(l * NH + h + 1) * Tx;
             for (int dist = 0; dist < Tx; dist++) {
                 double sum = 0;
@@ -331,7 +338,7 @@ static ordo_status cope_positions(ordo_viz *v, ordo_gpt *m, ordo_rundata *d, int
     ordo_ctx ctx;
     ordo_ctx_init(&ctx);
     ctx.grad_enabled = 0;
-    m->record_attention = 1; // keeps every layer's p (m->cope_p)
+    m->record_attention = 1; // keeps every layer's p (m->pos_record)
     ordo_tensor *logits;
     ordo_status s = ordo_gpt_forward(m, &ctx, idx, NULL, 1, Tx, &logits, NULL);
     m->record_attention = 0;
@@ -340,7 +347,7 @@ static ordo_status cope_positions(ordo_viz *v, ordo_gpt *m, ordo_rundata *d, int
         for (int i = 0; i < T; i++)
             for (int j = 0; j < T; j++)
                 map[((size_t)h * T + i) * T + j] =
-                    j > i ? NAN : m->cope_p[L - 1][((size_t)h * Tx + i) * Tx + j];
+                    j > i ? NAN : m->pos_record[L - 1][((size_t)h * Tx + i) * Tx + j];
     char cap[256];
     snprintf(cap, sizeof cap,
              "p_ij = sum of sigmoid(q_i.k_l / sqrt(hs)) over l = j..i, clamped at P - 1 = %d; "
@@ -357,7 +364,7 @@ static ordo_status cope_positions(ordo_viz *v, ordo_gpt *m, ordo_rundata *d, int
     for (int x = 0; x < Tx; x++) xy[x] = x;
     for (int l = 0; l < L && !s; l++)
         for (int h = 0; h < NH; h++) {
-            const float *row = m->cope_p[l] + ((size_t)h * Tx + Tx - 1) * Tx; // the last query
+            const float *row = m->pos_record[l] + ((size_t)h * Tx + Tx - 1) * Tx; // the last query
             double *y = xy + (size_t)(l * NH + h + 1) * Tx;
             for (int dist = 0; dist < Tx; dist++) y[dist] = row[Tx - 1 - dist];
             snprintf(labels[l * NH + h], sizeof labels[0], "layer %d head %d", l, h);
@@ -394,7 +401,8 @@ static ordo_status learned_bias_maps(ordo_viz *v, ordo_gpt *m, int T) {
         snprintf(cap, sizeof cap,
                  "MLP(log(c d + 1) / (log(c max(i, L) + 1) + eps)), shared by all layers; "
                  "c = %.4g, L = %.4g",
-                 fabs(m->fire_c->data[0]), fabs(m->fire_lmul->data[0] * ORDO_FIRE_INIT_L));
+                 fabs(param(m, "fire.c")[0]),
+                 fabs(param(m, "fire.L_multiplier")[0] * ORDO_FIRE_INIT_L));
     } else if (m->cfg.pos == ORDO_POS_DPB) {
         snprintf(cap, sizeof cap,
                  "MLP(%s): 1 -> %d, %d x (Linear + SiLU), -> %d heads; shared by all layers",
@@ -404,8 +412,8 @@ static ordo_status learned_bias_maps(ordo_viz *v, ordo_gpt *m, int T) {
         int k = snprintf(cap, sizeof cap, "%s; (r1, r2) per head:",
                          m->cfg.pos == ORDO_POS_KERPLE ? "-r1 log(1 + r2 d)" : "-r1 d^r2");
         for (int h = 0; h < NH && k > 0 && (size_t)k < sizeof cap - 24; h++)
-            k += snprintf(cap + k, sizeof cap - (size_t)k, " (%.3g, %.3g)", m->kerple_r1->data[h],
-                          m->kerple_r2->data[h]);
+            k += snprintf(cap + k, sizeof cap - (size_t)k, " (%.3g, %.3g)",
+                          param(m, "kerple.r1")[h], param(m, "kerple.r2")[h]);
     }
     ordo_ctx ctx;
     ordo_ctx_init(&ctx);
@@ -440,7 +448,8 @@ static ordo_status learned_bias_maps(ordo_viz *v, ordo_gpt *m, int T) {
 // the training context and the context the factor reaches marked.
 static ordo_status rope_spectrum(ordo_viz *v, ordo_gpt *m) {
     const ordo_rope_config *run = &m->cfg.rope;
-    int hs = m->rope_dims, half = hs / 2; // the rotated dims (partial rotary: fewer than C/NH)
+    int hs = ordo_gpt_rope_dims(&m->cfg),
+        half = hs / 2; // the rotated dims (partial rotary: fewer than C/NH)
     int trained_scaled = run->scaling != ORDO_ROPE_SCALING_NONE;
     double s = v->rope_factor > 0 ? v->rope_factor : trained_scaled ? run->factor : 4.0;
     int orig = trained_scaled ? run->orig_T : m->cfg.T_max;
@@ -534,13 +543,13 @@ static ordo_status scheme_maps(ordo_viz *v, ordo_gpt *m, int T) {
     ordo_status s = ORDO_OK;
     switch (m->cfg.pos) {
     case ORDO_POS_LEARNED:
-        s = table_maps(v, name, m->wpe.table->data, m->cfg.T_max, C);
+        s = table_maps(v, name, ordo_gpt_wpe(m)->data, m->cfg.T_max, C);
         break;
     case ORDO_POS_SINUSOIDAL: {
         float *pe = ordo_xmalloc((size_t)T * C * sizeof(float)); // (T, C)
         ordo_sinusoidal_table(pe, T, C);
         // the signal added to the tokens: times --pos-scale's constant or learned scalar
-        double sc = m->pos_scale                                    ? m->pos_scale->data[0]
+        double sc = ordo_params_find(&m->params, "wpe.scale")       ? param(m, "wpe.scale")[0]
                     : m->cfg.pos_scale.kind == ORDO_POS_SCALE_FIXED ? m->cfg.pos_scale.value
                                                                     : 1.0;
         for (size_t i = 0; i < (size_t)T * C; i++) pe[i] = (float)(pe[i] * sc);
@@ -570,7 +579,7 @@ static ordo_status scheme_maps(ordo_viz *v, ordo_gpt *m, int T) {
         break;
     }
     case ORDO_POS_T5: {
-        const float *tab = m->rel_bias->data;                        // (32, NH)
+        const float *tab = param(m, "rel_bias.weight");              // (32, NH)
         int32_t *bk = ordo_xmalloc((size_t)T * T * sizeof(int32_t)); // (T, T)
         float *b = ordo_xmalloc((size_t)NH * T * T * sizeof(float)); // (NH, T, T)
         ordo_t5_bucket_map(bk, T);

@@ -85,14 +85,12 @@ typedef struct ordo_gpt_config {
 } ordo_gpt_config;
 
 typedef struct ordo_gpt_block {
-    ordo_layernorm_layer ln_1;      // (C)
-    ordo_linear_layer c_attn;       // (C, 3C)
-    ordo_linear_layer attn_proj;    // (C, C)
-    ordo_layernorm_layer ln_2;      // (C)
-    ordo_linear_layer c_fc;         // (C, 4C)
-    ordo_linear_layer mlp_proj;     // (4C, C)
-    ordo_tensor *fgate_w, *fgate_b; // (C, NH), (NH): fox's forget gate, else NULL
-    ordo_tensor *cope_e;            // (NH, P, hs): cope's position embeddings, else NULL
+    ordo_layernorm_layer ln_1;   // (C)
+    ordo_linear_layer c_attn;    // (C, 3C)
+    ordo_linear_layer attn_proj; // (C, C)
+    ordo_layernorm_layer ln_2;   // (C)
+    ordo_linear_layer c_fc;      // (C, 4C)
+    ordo_linear_layer mlp_proj;  // (4C, C)
 } ordo_gpt_block;
 
 typedef struct ordo_gpt {
@@ -101,39 +99,19 @@ typedef struct ordo_gpt {
     ordo_attn_impl attention; // fused after init; record_attention forces materialized
     ordo_params params;
     ordo_embedding_layer wte; // (V, C), also the LM head
-    ordo_embedding_layer wpe; // (T_max, C), learned only (table NULL otherwise)
-    ordo_tensor *rel_bias;    // (32, NH), t5 only
     ordo_tensor *lm_head;     // (V, C), untied_head only (NULL: the head is wte)
-    // fire only, one module shared by all layers: MLP 1 -> 32 -> NH ([in, out] weights as
-    // GPT-2's Conv1D), c and the multiplier of L = 512
-    ordo_tensor *fire_w1, *fire_b1, *fire_w2, *fire_b2; // (1, 32), (32), (32, NH), (NH)
-    ordo_tensor *fire_c, *fire_lmul;                    // (1), (1)
-    ordo_tensor *kerple_r1, *kerple_r2;                 // (NH), (NH): kerple, kerple-power
-    ordo_tensor *pos_scale;                             // (1): --pos-scale learned only
-    // dpb only, one module shared by all layers: layer k of depth + 1 ([in, out] weights):
-    // (1, W), (W); then (W, W), (W) each; the last (W, NH), (NH)
-    ordo_tensor *dpb_w[ORDO_DPB_MAX_DEPTH + 1], *dpb_b[ORDO_DPB_MAX_DEPTH + 1];
     ordo_layernorm_layer ln_f;
     ordo_gpt_block *h; // L blocks
-    // fixed position constants for the last length seen (rebuilt only when T changes)
-    int cache_T;
-    float *pos_table; // sinusoidal (T, C) or xpos scale (T, 3C)
-    // the materialized path's alibi bias (NH, T, T) and t5 bucket map (T*T), for length
-    // bias_T; never made on the fused path
-    int bias_T;
-    float *alibi_table;
-    int32_t *buckets;
-    int32_t *positions;         // 0..T-1 for the learned table
-    float *rope_cos, *rope_sin; // rope (T, rd/2) each, from rope_inv_freq, times rope_mscale
-    double *rope_inv_freq;      // (rd/2) under cfg.rope's scaling
-    int rope_dims, rope_nrot;   // rd: rotated dims per head (hs unless partial); heads rotated
-    double rope_mscale;         // the factor on q and k (yarn's temperature; 1 otherwise)
+    // the position scheme's state: its parameters (named in params, found by name: the
+    // learned table is wpe.weight) and caches (models/pos/)
+    struct ordo_pos_state *pos;
     // attention probabilities per layer from the last forward when record_attention is set
     // (the materialized attention then runs, whatever `attention` says)
     int record_attention;
-    const float **att;    // L pointers into the context's arena, each (B, NH, T, T)
-    const float **fox_c;  // fox: with att, each layer's prefix sums c (B, NH, T) of log f
-    const float **cope_p; // cope: with att, each layer's positions p (B, NH, T, T)
+    const float **att; // L pointers into the context's arena, each (B, NH, T, T)
+    // with att, what the scheme keeps of each layer: fox its prefix sums c (B, NH, T) of
+    // log f; cope its positions p (B, NH, T, T); NULL for the others
+    const float **pos_record;
     // training mode (ordo_gpt_train_mode): dropout on, masks from drop_seed, batch row offset
     int train;
     uint64_t drop_seed;
@@ -233,10 +211,6 @@ ordo_tensor *ordo_gpt_position_bias_at(ordo_gpt *m, ordo_ctx *ctx, const int32_t
 // The same bias as the fused attention's tiles (models/bias_tiles.h); NULL for the others.
 struct ordo_bias_tiles *ordo_gpt_bias_tiles_at(ordo_gpt *m, ordo_ctx *ctx, const int32_t *pos,
                                                int B, int T);
-// xPos's multiplier of each token's qkv row at its position, [B, T, 3C], centred on [0, n).
-ordo_tensor *ordo_gpt_xpos_scale_at(ordo_gpt *m, ordo_ctx *ctx, const int32_t *pos, int B, int T);
-// dpb's MLP of the distances 0..n-1, [n, NH], on the tape (shared by all layers).
-ordo_tensor *ordo_gpt_dpb_table(ordo_gpt *m, ordo_ctx *ctx, int n);
 
 // The precision of the model's matmuls (bf16.h). bf16: the four linear layers of every
 // block and the LM head (tied or not) get bf16 copies of their weights and multiply in bf16 with
@@ -274,6 +248,8 @@ ordo_status ordo_gpt_save(const ordo_gpt *m, const char *path, const char *const
 // Sets the RoPE scaling (eval of a checkpoint with one it was not trained with): checked as
 // ordo_gpt_config_check does (rope only, ORDO_ERR_ARG otherwise); zero fields as in the config.
 ordo_status ordo_gpt_set_rope(ordo_gpt *m, const ordo_rope_config *rc);
+// The learned position table wpe.weight (T_max, C): the learned scheme's, NULL for the others.
+ordo_tensor *ordo_gpt_wpe(const ordo_gpt *m);
 // Number of trainable scalars.
 size_t ordo_gpt_num_params(const ordo_gpt *m);
 

@@ -54,21 +54,6 @@ ordo_attn_impl ordo_attn_resolve(ordo_attn_impl a, int T) {
     return T <= ordo_attn_auto_max_T() ? ORDO_ATTN_MATERIALIZED : ORDO_ATTN_FUSED;
 }
 
-// The RoPE scaling of c with its zero fields resolved (factor 1, orig_T = T_max).
-ordo_rope_config ordo_gpt_rope_of(const ordo_gpt_config *c) {
-    ordo_rope_config rc = c->rope;
-    if (rc.factor == 0) rc.factor = 1;
-    if (rc.orig_T == 0) rc.orig_T = c->T_max;
-    return rc;
-}
-
-// The rotated dims of a head under c (the head size unless --rope-fraction).
-int ordo_gpt_rope_dims(const ordo_gpt_config *c) {
-    int hs = c->C / c->NH;
-    return c->rope_fraction == 0 || c->rope_fraction == 1 ? hs
-                                                          : ordo_rope_dims(c->rope_fraction, hs);
-}
-
 // A scaling changes the rotation of q and k: only schemes that rotate them take one. Its
 // frequencies are over the rotated dims (partial rotary: rd, as HF's partial_rotary_factor).
 ordo_status ordo_gpt_rope_check(const ordo_gpt_config *c) {

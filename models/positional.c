@@ -14,10 +14,6 @@ ORDO_NAMES_ENUM(ordo_pos, ordo_pos_parse, ordo_pos_name, ordo_pos_names, "positi
                 ORDO_POS_COUNT, "none", "learned", "sinusoidal", "rope", "alibi", "t5", "fire",
                 "kerple", "xpos", "kerple-power", "fox", "dpb", "cope");
 
-int ordo_pos_extrapolates(ordo_pos p) {
-    return p != ORDO_POS_LEARNED;
-}
-
 void ordo_sinusoidal_table(float *out, int T, int C) {
     for (int p = 0; p < T; p++)
         for (int d = 0; d < C; d++) {
@@ -230,16 +226,6 @@ const char *ordo_pos_scale_text(const ordo_pos_scale *ps, char *buf, int cap) {
     return buf;
 }
 
-int ordo_pos_rotary(ordo_pos p) {
-    return p == ORDO_POS_ROPE || p == ORDO_POS_XPOS;
-}
-
-int ordo_pos_has_bias(ordo_pos p) {
-    return p == ORDO_POS_ALIBI || p == ORDO_POS_T5 || p == ORDO_POS_FIRE || p == ORDO_POS_KERPLE ||
-           p == ORDO_POS_KERPLE_POWER || p == ORDO_POS_FOX || p == ORDO_POS_DPB ||
-           p == ORDO_POS_COPE;
-}
-
 // The xPos row [3C] of a token at position p, centred by min_pos (n = p + min_pos).
 static void xpos_row(float *row, int p, int min_pos, int C, int NH) {
     int hs = C / NH, half = hs / 2;
@@ -288,26 +274,4 @@ void ordo_extend_table(float *dst, int T, const float *src, int T0, int C, ordo_
         const float *a = src + (size_t)i0 * C, *b = src + (size_t)i1 * C;
         for (int c = 0; c < C; c++) dst[(size_t)p * C + c] = (float)((1 - w) * a[c] + w * b[c]);
     }
-}
-
-int ordo_pos_takes_positions(ordo_pos p) {
-    switch (p) {
-    case ORDO_POS_LEARNED:
-    case ORDO_POS_SINUSOIDAL:
-    case ORDO_POS_ROPE:
-    case ORDO_POS_ALIBI:
-    case ORDO_POS_T5:
-    case ORDO_POS_FIRE:
-    case ORDO_POS_KERPLE:
-    case ORDO_POS_XPOS:
-    case ORDO_POS_KERPLE_POWER:
-    case ORDO_POS_DPB:
-        return 1;
-    case ORDO_POS_NONE: // nothing to draw
-    case ORDO_POS_FOX:  // its bias comes from the text (forget gates), not from positions
-    case ORDO_POS_COPE: // its positions are counted from the text's gates
-    case ORDO_POS_COUNT:
-        break;
-    }
-    return 0;
 }

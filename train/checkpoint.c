@@ -452,7 +452,8 @@ static int droppable(const ordo_safetensors *f, const ordo_st_tensor *t, const o
         return wte && wte->nbytes == t->nbytes &&
                memcmp(ordo_safetensors_data(f, wte), ordo_safetensors_data(f, t), t->nbytes) == 0;
     }
-    if (!m->wpe.table && t == ordo_checkpoint_find_weight(f, "wpe.weight")) return all_zero(f, t);
+    if (!ordo_gpt_wpe(m) && t == ordo_checkpoint_find_weight(f, "wpe.weight"))
+        return all_zero(f, t);
     return 0;
 }
 

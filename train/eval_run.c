@@ -14,6 +14,7 @@
 #include "framework/threads.h"
 #include "framework/lmhead.h"
 #include "framework/memlimit.h"
+#include "models/pos/scheme.h"
 #include "train/evaluate.h"
 #include "train/init.h"
 #include "train/run.h"
@@ -225,32 +226,10 @@ typedef struct eval_peak {
     int T, rows, acc_n; // its window length, windows, and the copy/reverse n (0: a length)
 } eval_peak;
 
-// The floats of g of the fused attention's bias for scheme `pos` (models/bias_tiles.h).
+// The floats of g of the fused attention's bias for g's scheme (models/bias_tiles.h).
 static double bias_grad_floats(const ordo_gpt_config *g, int T) {
-    int NH = g->NH, W = ORDO_FIRE_WIDTH;
-    switch (g->pos) {
-    case ORDO_POS_T5:
-        return (double)ORDO_T5_BUCKETS * NH;
-    case ORDO_POS_FIRE:
-        return 2.0 * W + (double)W * NH + NH + 2;
-    case ORDO_POS_KERPLE:
-    case ORDO_POS_KERPLE_POWER:
-        return 2.0 * NH;
-    case ORDO_POS_DPB: // the gradient of its table, a value per (distance, head)
-        return (double)T * NH;
-    case ORDO_POS_COPE: // per_head: a head's embeddings (P, hs) per (b, h)
-        return (double)(g->cope_max ? g->cope_max : g->T_max + 1) * (g->C / NH);
-    case ORDO_POS_NONE:
-    case ORDO_POS_LEARNED:
-    case ORDO_POS_SINUSOIDAL:
-    case ORDO_POS_ROPE:
-    case ORDO_POS_ALIBI:
-    case ORDO_POS_XPOS:
-    case ORDO_POS_FOX: // per (b, h): straight into the gradient of c, no buffers
-    case ORDO_POS_COUNT:
-        break;
-    }
-    return 0;
+    const ordo_pos_scheme *row = ordo_pos_row(g->pos);
+    return row->grad_floats ? row->grad_floats(g, T) : 0;
 }
 
 double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, ordo_attn_impl attn, int rows, int T,
@@ -272,47 +251,8 @@ double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, ordo_attn_impl at
     floats += logits ? R * t * V : chunk * (V + 2);
     // the scheme's own: fused, its tile state (models/bias_tiles.c: values by distance and
     // row, doubles counted as two floats); materialized, its (NH, T, T) bias and what makes it
-    switch (g->pos) {
-    case ORDO_POS_T5:
-        floats += fused ? NH * (ORDO_T5_MAX_DISTANCE + 1) : NH * t * t;
-        break;
-    case ORDO_POS_LEARNED:
-        floats += t * C; // the gathered rows of the table
-        break;
-    case ORDO_POS_FIRE: // the MLP over the T(T+1)/2 causal pairs (input, 2 x 32 hidden, NH out)
-        floats += fused ? 10 * t + 4 * NH * (ORDO_FIRE_WIDTH + 1)
-                        : t * (t + 1) / 2 * (1 + 2 * ORDO_FIRE_WIDTH + NH) + NH * t * t;
-        break;
-    case ORDO_POS_KERPLE:
-    case ORDO_POS_KERPLE_POWER:
-        floats += fused ? 5 * NH * t : NH * t * t + t; // the bias and its values by distance
-        break;
-    case ORDO_POS_DPB: { // the MLP over the T distances (input, 2 x W per hidden layer, NH out)
-        double W = g->dpb_dim ? g->dpb_dim : ORDO_DPB_DIM,
-               D = g->dpb_depth ? g->dpb_depth : ORDO_DPB_DEPTH;
-        floats += t * (1 + 2 * W * D + NH) + (fused ? NH * t : NH * t * t);
-        break;
-    }
-    case ORDO_POS_XPOS:
-        floats += 3 * R * t * C; // the decayed copy of the rotated qkv (one layer's)
-        break;
-    case ORDO_POS_FOX: // the gate's logits and prefix sums (one layer's); materialized, the
-                       // (R, NH, T, T) bias of each batch row
-        floats += 2 * R * NH * t + (fused ? 0 : R * NH * t * t);
-        break;
-    case ORDO_POS_COPE: { // fused: a row's sum and first key kept, each thread's [64, P] logits;
-                          // materialized: the gates, positions and bias (R, NH, T, T), [T, P]
-        double P = g->cope_max ? g->cope_max : g->T_max + 1, nt = ordo_get_threads();
-        floats += fused ? 3 * R * NH * t + nt * (64 * P + 256) : 3 * R * NH * t * t + nt * t * P;
-        break;
-    }
-    case ORDO_POS_NONE:
-    case ORDO_POS_SINUSOIDAL:
-    case ORDO_POS_ROPE:
-    case ORDO_POS_ALIBI:
-    case ORDO_POS_COUNT:
-        break;
-    }
+    const ordo_pos_scheme *row = ordo_pos_row(g->pos);
+    if (row->arena_floats) floats += row->arena_floats(g, R, t, fused);
     // 64-byte rounding and the tensor headers of about 30 allocations per layer, and a margin
     return 4 * floats + 256.0 * (30 * g->L + 30) + (1 << 20);
 }
@@ -326,11 +266,8 @@ static void forward_bytes(const ordo_gpt *m, const ordo_eval_request *q, int row
                           eval_peak *p) {
     const ordo_gpt_config *g = &m->cfg;
     int mat = ordo_attn_resolve(m->attention, T) == ORDO_ATTN_MATERIALIZED; // T x T: its alone
-    double t = T, tables = g->pos == ORDO_POS_SINUSOIDAL ? t * g->C
-                           : g->pos == ORDO_POS_ALIBI    ? mat * g->NH * t * t
-                           : g->pos == ORDO_POS_T5       ? mat * t * t  // the bucket map (int32)
-                           : g->pos == ORDO_POS_XPOS     ? t * 3 * g->C // the scale table
-                                                         : 0;
+    const ordo_pos_scheme *row = ordo_pos_row(g->pos);
+    double t = T, tables = row->table_floats ? row->table_floats(g, t, mat) : 0;
     // exact match (acc_n) takes the logits whole, to find each position's argmax
     double arena = ordo_eval_forward_arena_bytes(g, m->attention, rows, T, acc_n > 0);
     // the windows' ids and targets (int32) and their row losses (double)

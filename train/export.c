@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "data/tokenizer.h"
+#include "models/pos/scheme.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
 #include "train/export.h"
@@ -27,41 +28,9 @@
 #define MAX_VOCAB_FILE_BYTES ((size_t)64 << 20)
 #define MAX_POSITIONS        (1 << 20)
 
-// Why GPT2LMHeadModel cannot compute scheme p (NULL: it can).
+// Why GPT2LMHeadModel cannot compute scheme p (NULL: it can): the scheme's row says.
 static const char *refusal(ordo_pos p) {
-    switch (p) {
-    case ORDO_POS_LEARNED:
-    case ORDO_POS_NONE:
-        return NULL;
-    case ORDO_POS_SINUSOIDAL:
-        return "its position table is fixed, not a parameter, and GPT2LMHeadModel has only "
-               "the trainable table wpe";
-    case ORDO_POS_ROPE:
-    case ORDO_POS_XPOS:
-        return "it rotates queries and keys inside attention, which GPT2LMHeadModel does not "
-               "do (its attention takes no positions)";
-    case ORDO_POS_ALIBI:
-        return "it adds a distance bias to the attention scores, which GPT2LMHeadModel does "
-               "not do";
-    case ORDO_POS_T5:
-        return "it adds a learned relative bias (rel_bias.weight) to the attention scores, "
-               "which GPT2LMHeadModel does not do";
-    case ORDO_POS_FIRE:
-    case ORDO_POS_KERPLE:
-    case ORDO_POS_KERPLE_POWER:
-    case ORDO_POS_DPB:
-        return "it adds a learned function of distance to the attention scores, which "
-               "GPT2LMHeadModel does not do";
-    case ORDO_POS_FOX:
-        return "it adds a forget-gate bias, computed from each layer's input "
-               "(h.{l}.attn.fgate.*), to the attention scores, which GPT2LMHeadModel does not do";
-    case ORDO_POS_COPE:
-        return "it adds contextual positions to the attention scores, counts of the keys that "
-               "its gates pass (h.{l}.attn.cope.pos_emb), which GPT2LMHeadModel does not do";
-    case ORDO_POS_COUNT:
-        break;
-    }
-    return "it is not a scheme this ordo knows";
+    return ordo_pos_row(p)->export_refusal;
 }
 
 // The model of checkpoint f (its config cj) rebuilt into m and loaded: the scheme and the

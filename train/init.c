@@ -18,7 +18,7 @@ void ordo_init_fit(ordo_gpt *m, const ordo_gpt *src, ordo_extend_pos how) {
     for (int i = 0; i < m->params.count; i++) {
         ordo_tensor *to = m->params.t[i];
         const ordo_tensor *from = src->params.t[i];
-        if (to == m->wpe.table)
+        if (to == ordo_gpt_wpe(m))
             ordo_extend_table(to->data, m->cfg.T_max, from->data, src->cfg.T_max, m->cfg.C, how);
         else
             memcpy(to->data, from->data, to->n * sizeof *to->data);
@@ -28,7 +28,7 @@ void ordo_init_fit(ordo_gpt *m, const ordo_gpt *src, ordo_extend_pos how) {
 ordo_status ordo_extend_model(const ordo_train_config *cfg, const ordo_gpt *src, int T,
                               ordo_extend_pos how, ordo_gpt *dst) {
     memset(dst, 0, sizeof *dst);
-    if (!src->wpe.table)
+    if (!ordo_gpt_wpe(src))
         return ordo_error(ORDO_ERR_ARG, "a model with --pos %s has no learned table to extend",
                           ordo_pos_name(src->cfg.pos));
     // the model `ordo train --init RUN --context T` builds before it reads the weights: the
@@ -204,7 +204,7 @@ ordo_status ordo_init_load(const ordo_train_config *cfg, ordo_gpt *m) {
     if ((s = ordo_names_parse(&ordo_extend_pos_names, cfg->extend_pos, &v))) return s;
     how = (ordo_extend_pos)v;
     int T0 = 0;
-    if (m->wpe.table) { // the learned table: its length in the file
+    if (ordo_gpt_wpe(m)) { // the learned table: its length in the file
         ordo_safetensors *f;
         if ((s = ordo_safetensors_open(r.file, &f))) return s;
         const ordo_st_tensor *t = ordo_checkpoint_find_weight(f, "wpe.weight");

@@ -14,6 +14,7 @@
 #include "framework/rng.h"
 #include "framework/threads.h"
 #include "models/gpt.h"
+#include "models/pos/scheme.h"
 #include "test.h"
 
 #define RTOL 1e-6
@@ -37,6 +38,11 @@
 // to 1.0e-6 at T 256 in the optimised build and 2.0e-6 under the sanitizers (another compiler
 // schedule of the same sums).
 #define COPE_RTOL 3e-6
+
+// A parameter of the scheme by its name, or NULL (another scheme's).
+static ordo_tensor *param(const ordo_gpt *m, const char *name) {
+    return ordo_params_find(&m->params, name);
+}
 
 static const int Ts[] = {1, 64, 100, 256};
 
@@ -90,16 +96,19 @@ static void compare(ordo_gpt *m, int B, int T, const char *what, double *worst) 
         // to zero): measured at fc2.weight's scale (the same dS times hidden values near 1)
         // (dpb's last bias likewise, at its last weight's scale)
         int dpb = m->cfg.pos == ORDO_POS_DPB, D = m->cfg.dpb_depth;
-        if (t == m->fire_b2 || (dpb && t == m->dpb_b[D]))
+        char last_w[32], last_b[32];
+        snprintf(last_w, sizeof last_w, "dpb.mlp.%d.weight", D);
+        snprintf(last_b, sizeof last_b, "dpb.mlp.%d.bias", D);
+        if (t == param(m, "fire.fc2.bias") || (dpb && t == param(m, last_b)))
             ref = fmax(ref, w2_scale), rmax = fmax(rmax, w2_scale);
-        if (t == m->fire_w2 || (dpb && t == m->dpb_w[D])) w2_scale = ref;
+        if (t == param(m, "fire.fc2.weight") || (dpb && t == param(m, last_w))) w2_scale = ref;
         double rel = ref > 0 ? err / ref : err, relmax = rmax > 0 ? emax / rmax : emax;
         // fox's gate gets its gradient through c, whose dS sums cancel as the bias's do; cope's
         // embeddings too: a clamped row's last position gathers the dS of all its far keys
         // (P 6, T 256: 1.1e-6)
         int bias =
             t->name && (strncmp(t->name, "fire.", 5) == 0 || strncmp(t->name, "dpb.", 4) == 0 ||
-                        strncmp(t->name, "kerple.", 7) == 0 || t == m->rel_bias ||
+                        strncmp(t->name, "kerple.", 7) == 0 || t == param(m, "rel_bias.weight") ||
                         strstr(t->name, ".attn.fgate.") || strstr(t->name, ".attn.cope."));
         double tol = bias                              ? BIAS_RTOL
                      : dpb && !m->cfg.dpb_log_distance ? DPB_RTOL
@@ -120,9 +129,12 @@ static void compare(ordo_gpt *m, int B, int T, const char *what, double *worst) 
 // Cope's embeddings start at zero (the reference's init), where the bias and the gates'
 // gradient vanish: a pattern that makes both bite.
 static void cope_bite(ordo_gpt *m) {
-    for (int l = 0; l < m->cfg.L && m->h[l].cope_e; l++)
-        for (size_t i = 0; i < m->h[l].cope_e->n; i++)
-            m->h[l].cope_e->data[i] = (float)(0.3 * sin(1.7 * i + l));
+    char name[64];
+    for (int l = 0; l < m->cfg.L; l++) {
+        snprintf(name, sizeof name, "h.%d.attn.cope.pos_emb", l);
+        ordo_tensor *e = param(m, name);
+        for (size_t i = 0; e && i < e->n; i++) e->data[i] = (float)(0.3 * sin(1.7 * i + l));
+    }
 }
 
 static ordo_gpt_config small(ordo_pos pos) {
@@ -137,14 +149,13 @@ int main(void) {
         ordo_gpt m;
         CHECK(ordo_gpt_init(&m, &c, 5) == ORDO_OK);
         // the T5 table starts at zero and FIRE's L past every length here: make both bite
-        if (m.rel_bias)
-            for (size_t i = 0; i < m.rel_bias->n; i++)
-                m.rel_bias->data[i] = (float)(0.5 * sin(3.0 * i));
+        ordo_tensor *rel = param(&m, "rel_bias.weight"), *lmul = param(&m, "fire.L_multiplier");
+        for (size_t i = 0; rel && i < rel->n; i++) rel->data[i] = (float)(0.5 * sin(3.0 * i));
         cope_bite(&m); // cope's embeddings too
         double worst = 0;
         for (int x = 0; x < 4; x++) compare(&m, 2, Ts[x], ordo_pos_name(c.pos), &worst);
-        if (m.fire_lmul) { // L = 51.2: rows on both sides of max(i, L)
-            m.fire_lmul->data[0] = 0.1f;
+        if (lmul) { // L = 51.2: rows on both sides of max(i, L)
+            lmul->data[0] = 0.1f;
             for (int x = 0; x < 4; x++) compare(&m, 2, Ts[x], "fire (L 51.2)", &worst);
         }
         if (c.pos == ORDO_POS_COPE) { // P 6: most pairs clamped, at every length past 5
@@ -195,7 +206,7 @@ int main(void) {
         ordo_gpt m;
         CHECK(ordo_gpt_init(&m, &c, 7) == ORDO_OK);
         cope_bite(&m);
-        if (m.fire_lmul) m.fire_lmul->data[0] = 0.1f;
+        if (param(&m, "fire.L_multiplier")) param(&m, "fire.L_multiplier")->data[0] = 0.1f;
         int B = 3, T = 100;
         int32_t *idx = malloc((size_t)B * T * sizeof *idx),
                 *tg = malloc((size_t)B * T * sizeof *tg);
@@ -225,10 +236,10 @@ int main(void) {
         int32_t idx[64] = {0};
         ordo_tensor *lg;
         CHECK(ordo_gpt_forward(&m, &ctx, idx, NULL, 1, 64, &lg, NULL) == ORDO_OK);
-        CHECK(m.alibi_table == NULL && m.buckets == NULL);
+        CHECK(ordo_pos_cached_bytes(m.pos) == 0);
         m.attention = ORDO_ATTN_MATERIALIZED;
         CHECK(ordo_gpt_forward(&m, &ctx, idx, NULL, 1, 64, &lg, NULL) == ORDO_OK);
-        CHECK(k ? m.buckets != NULL : m.alibi_table != NULL);
+        CHECK(ordo_pos_cached_bytes(m.pos) == (k ? 4u : 4u * c.NH) * 64 * 64);
         ordo_ctx_free(&ctx);
         ordo_gpt_free(&m);
     }

@@ -24,6 +24,11 @@ typedef struct pass {
     float *grad; // a copy of the parameters' gradient block
 } pass;
 
+// A parameter of the scheme by its name, or NULL (another scheme's).
+static ordo_tensor *param(const ordo_gpt *m, const char *name) {
+    return ordo_params_find(&m->params, name);
+}
+
 static pass run(ordo_gpt *m, ordo_attn_impl a, const int32_t *idx, int B, int T) {
     ordo_ctx ctx;
     ordo_ctx_init(&ctx);
@@ -44,7 +49,7 @@ static pass run(ordo_gpt *m, ordo_attn_impl a, const int32_t *idx, int B, int T)
 
 static int is_bias_param(const ordo_gpt *m, const ordo_tensor *t) {
     return strncmp(t->name, "fire.", 5) == 0 || strncmp(t->name, "dpb.", 4) == 0 ||
-           strncmp(t->name, "kerple.", 7) == 0 || t == m->rel_bias;
+           strncmp(t->name, "kerple.", 7) == 0 || t == param(m, "rel_bias.weight");
 }
 
 // Fused against materialized at the positions the model draws (training mode).
@@ -66,8 +71,12 @@ static void compare(ordo_gpt *m, const int32_t *idx, int B, int T, const char *w
         }
         double err = sqrt(e2), ref = sqrt(r2);
         // the MLPs' last bias: a sum of dS, zero but for rounding (test_fused_parity)
-        if (t == m->fire_b2 || (dpb && t == m->dpb_b[D])) ref = fmax(ref, w2_scale);
-        if (t == m->fire_w2 || (dpb && t == m->dpb_w[D])) w2_scale = ref;
+        char last_w[32], last_b[32];
+        snprintf(last_w, sizeof last_w, "dpb.mlp.%d.weight", D);
+        snprintf(last_b, sizeof last_b, "dpb.mlp.%d.bias", D);
+        if (t == param(m, "fire.fc2.bias") || (dpb && t == param(m, last_b)))
+            ref = fmax(ref, w2_scale);
+        if (t == param(m, "fire.fc2.weight") || (dpb && t == param(m, last_w))) w2_scale = ref;
         double rel = ref > 0 ? err / ref : err;
         double tol = is_bias_param(m, t)               ? BIAS_RTOL
                      : dpb && !m->cfg.dpb_log_distance ? DPB_RTOL
@@ -96,10 +105,9 @@ static ordo_gpt_config config(ordo_pos pos, int N) {
 // What the schemes' zero or far-away parameters would hide: the t5 table non-zero, FIRE's L
 // inside the positions' range (rows on both sides of max(pos_i, L)).
 static void make_bite(ordo_gpt *m) {
-    if (m->rel_bias)
-        for (size_t i = 0; i < m->rel_bias->n; i++)
-            m->rel_bias->data[i] = (float)(0.5 * sin(3.0 * i));
-    if (m->fire_lmul) m->fire_lmul->data[0] = 0.25f; // L = 128
+    ordo_tensor *rel = param(m, "rel_bias.weight"), *lmul = param(m, "fire.L_multiplier");
+    for (size_t i = 0; rel && i < rel->n; i++) rel->data[i] = (float)(0.5 * sin(3.0 * i));
+    if (lmul) lmul->data[0] = 0.25f; // L = 128
 }
 
 static int32_t *batch(int B, int T, int V) {

@@ -19,6 +19,13 @@
 // Below this, a reference gradient is zero in exact arithmetic (see run_case).
 #define ZERO_GRAD 1e-12
 
+// A parameter of the scheme by its name (models/pos/ declares them).
+static ordo_tensor *param(const ordo_gpt *m, const char *name) {
+    ordo_tensor *t = ordo_params_find(&m->params, name);
+    CHECK_MSG(t != NULL, "no parameter %s", name);
+    return t;
+}
+
 static double max_abs(const float *x, size_t n) {
     double m = 0;
     for (size_t i = 0; i < n; i++) m = fmax(m, fabs(x[i]));
@@ -332,13 +339,13 @@ static void test_embed_init(void) {
     CHECK(ordo_gpt_init(&a, &cfg, 3) == ORDO_OK);
     CHECK(a.cfg.embed_scale == 1.0f && a.cfg.embed_std == 0.02);
     CHECK_CLOSE(table_std(a.wte.table), 0.02, 0, 0.05);
-    CHECK_CLOSE(table_std(a.wpe.table), 0.02, 0, 0.05);
+    CHECK_CLOSE(table_std(ordo_gpt_wpe(&a)), 0.02, 0, 0.05);
     cfg.embed_scale = 8.0f;
     cfg.embed_std = 0.125; // vaswani at C = 64
     CHECK(ordo_gpt_init(&b, &cfg, 3) == ORDO_OK);
     CHECK(b.cfg.embed_scale == 8.0f);
     CHECK_CLOSE(table_std(b.wte.table), 0.125, 0, 0.05);
-    CHECK_CLOSE(table_std(b.wpe.table), 0.125, 0, 0.05);
+    CHECK_CLOSE(table_std(ordo_gpt_wpe(&b)), 0.125, 0, 0.05);
     CHECK_CLOSE(table_std(b.h[0].c_attn.w), table_std(a.h[0].c_attn.w), 0, 1e-12);
     ordo_gpt_free(&a);
     ordo_gpt_free(&b);
@@ -596,47 +603,63 @@ static void test_wave2_params(void) {
     CHECK(memcmp(none.wte.table->data, ker.wte.table->data, none.wte.table->n * sizeof(float)) ==
           0);
     CHECK(fire.params.count == none.params.count + 6 && ker.params.count == none.params.count + 2);
-    CHECK(strcmp(fire.fire_w1->name, "fire.fc1.weight") == 0 && fire.fire_w1->shape[0] == 1 &&
-          fire.fire_w1->shape[1] == ORDO_FIRE_WIDTH);
-    CHECK(strcmp(fire.fire_w2->name, "fire.fc2.weight") == 0 && fire.fire_w2->shape[1] == 4);
-    CHECK(strcmp(fire.fire_c->name, "fire.c") == 0 && fire.fire_c->data[0] == 0.1f);
-    CHECK(strcmp(fire.fire_lmul->name, "fire.L_multiplier") == 0 && fire.fire_lmul->data[0] == 1);
+    CHECK(strcmp(param(&fire, "fire.fc1.weight")->name, "fire.fc1.weight") == 0 &&
+          param(&fire, "fire.fc1.weight")->shape[0] == 1 &&
+          param(&fire, "fire.fc1.weight")->shape[1] == ORDO_FIRE_WIDTH);
+    CHECK(strcmp(param(&fire, "fire.fc2.weight")->name, "fire.fc2.weight") == 0 &&
+          param(&fire, "fire.fc2.weight")->shape[1] == 4);
+    CHECK(strcmp(param(&fire, "fire.c")->name, "fire.c") == 0 &&
+          param(&fire, "fire.c")->data[0] == 0.1f);
+    CHECK(strcmp(param(&fire, "fire.L_multiplier")->name, "fire.L_multiplier") == 0 &&
+          param(&fire, "fire.L_multiplier")->data[0] == 1);
     // torch.nn.Linear's default: U(-1/sqrt(fan_in), 1/sqrt(fan_in)), and not all equal
-    CHECK(tmin(fire.fire_w1) >= -1 && tmax(fire.fire_w1) <= 1 && tmax(fire.fire_w1) > 0.5f);
-    CHECK(tmax(fire.fire_b2) <= 1 / sqrtf(32) && tmin(fire.fire_w2) >= -1 / sqrtf(32));
-    CHECK(strcmp(ker.kerple_r1->name, "kerple.r1") == 0 && ker.kerple_r1->n == 4);
-    CHECK(tmin(ker.kerple_r1) >= 0.01f && tmax(ker.kerple_r1) <= 2 && tmax(ker.kerple_r2) <= 1);
-    CHECK(tmin(pow.kerple_r2) >= 0.01f && tmax(pow.kerple_r2) <= 2 && tmax(pow.kerple_r1) <= 1);
+    CHECK(tmin(param(&fire, "fire.fc1.weight")) >= -1 &&
+          tmax(param(&fire, "fire.fc1.weight")) <= 1 &&
+          tmax(param(&fire, "fire.fc1.weight")) > 0.5f);
+    CHECK(tmax(param(&fire, "fire.fc2.bias")) <= 1 / sqrtf(32) &&
+          tmin(param(&fire, "fire.fc2.weight")) >= -1 / sqrtf(32));
+    CHECK(strcmp(param(&ker, "kerple.r1")->name, "kerple.r1") == 0 &&
+          param(&ker, "kerple.r1")->n == 4);
+    CHECK(tmin(param(&ker, "kerple.r1")) >= 0.01f && tmax(param(&ker, "kerple.r1")) <= 2 &&
+          tmax(param(&ker, "kerple.r2")) <= 1);
+    CHECK(tmin(param(&pow, "kerple.r2")) >= 0.01f && tmax(param(&pow, "kerple.r2")) <= 2 &&
+          tmax(param(&pow, "kerple.r1")) <= 1);
     // weight decay: FIRE's two matrices as position tables (on unless --no-decay-pos), the
     // 1-D parameters never
     ordo_optim_config oc;
     ordo_optim_defaults(&oc);
     ordo_optim o;
     CHECK(ordo_optim_init(&o, &fire.params, &oc) == ORDO_OK);
-    CHECK(ordo_optim_decays(&o, fire.fire_w1) && ordo_optim_decays(&o, fire.fire_w2));
-    CHECK(!ordo_optim_decays(&o, fire.fire_b1) && !ordo_optim_decays(&o, fire.fire_c) &&
-          !ordo_optim_decays(&o, fire.fire_lmul));
+    CHECK(ordo_optim_decays(&o, param(&fire, "fire.fc1.weight")) &&
+          ordo_optim_decays(&o, param(&fire, "fire.fc2.weight")));
+    CHECK(!ordo_optim_decays(&o, param(&fire, "fire.fc1.bias")) &&
+          !ordo_optim_decays(&o, param(&fire, "fire.c")) &&
+          !ordo_optim_decays(&o, param(&fire, "fire.L_multiplier")));
     o.cfg.decay_pos = 0;
-    CHECK(!ordo_optim_decays(&o, fire.fire_w1) && ordo_optim_decays(&o, fire.h[0].c_fc.w));
+    CHECK(!ordo_optim_decays(&o, param(&fire, "fire.fc1.weight")) &&
+          ordo_optim_decays(&o, fire.h[0].c_fc.w));
     ordo_optim_free(&o);
     CHECK(ordo_optim_init(&o, &ker.params, &oc) == ORDO_OK);
-    CHECK(!ordo_optim_decays(&o, ker.kerple_r1) && !ordo_optim_decays(&o, ker.kerple_r2));
+    CHECK(!ordo_optim_decays(&o, param(&ker, "kerple.r1")) &&
+          !ordo_optim_decays(&o, param(&ker, "kerple.r2")));
     ordo_optim_free(&o);
     // the clamp: in place, before the forward; the power exponent also from above
-    ker.kerple_r1->data[0] = -1.0f;
-    ker.kerple_r2->data[1] = 0.001f;
-    pow.kerple_r2->data[2] = 7.0f;
+    param(&ker, "kerple.r1")->data[0] = -1.0f;
+    param(&ker, "kerple.r2")->data[1] = 0.001f;
+    param(&pow, "kerple.r2")->data[2] = 7.0f;
     int32_t idx[6] = {1, 2, 3, 4, 5, 6};
     ordo_ctx ctx;
     ordo_ctx_init(&ctx);
     ordo_tensor *lg;
     CHECK(ordo_gpt_forward(&ker, &ctx, idx, NULL, 1, 6, &lg, NULL) == ORDO_OK);
-    CHECK(ker.kerple_r1->data[0] == ORDO_KERPLE_EPS && ker.kerple_r2->data[1] == ORDO_KERPLE_EPS);
+    CHECK(param(&ker, "kerple.r1")->data[0] == ORDO_KERPLE_EPS &&
+          param(&ker, "kerple.r2")->data[1] == ORDO_KERPLE_EPS);
     CHECK(ordo_gpt_forward(&pow, &ctx, idx, NULL, 1, 6, &lg, NULL) == ORDO_OK);
-    CHECK(pow.kerple_r2->data[2] == ORDO_KERPLE_POWER_MAX);
+    CHECK(param(&pow, "kerple.r2")->data[2] == ORDO_KERPLE_POWER_MAX);
     // the bias viz reads is the one the forward uses: kerple's -r1 log(1 + r2 d) at d = 3
     ordo_tensor *b = ordo_gpt_position_bias(&ker, &ctx, 6); // (NH, 6, 6)
-    double want = -ker.kerple_r1->data[3] * log1p(3.0 * ker.kerple_r2->data[3]);
+    double want =
+        -param(&ker, "kerple.r1")->data[3] * log1p(3.0 * param(&ker, "kerple.r2")->data[3]);
     CHECK_CLOSE(b->data[(3 * 6 + 5) * 6 + 2], want, 1e-6, 1e-6);
     CHECK(b->data[(3 * 6 + 2) * 6 + 5] == 0.0f); // above the diagonal
     ordo_ctx_free(&ctx);

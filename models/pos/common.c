@@ -1,0 +1,25 @@
+// What the rows share: their parameters' init and their metadata keys.
+#include <stdio.h>
+
+#include "models/pos/scheme.h"
+
+void ordo_pos_fill_normal(ordo_tensor *t, ordo_rng *r, double std) {
+    for (size_t i = 0; i < t->n; i++) t->data[i] = (float)(std * ordo_rng_normal(r));
+}
+
+void ordo_pos_fill_const(ordo_tensor *t, float v) {
+    for (size_t i = 0; i < t->n; i++) t->data[i] = v;
+}
+
+void ordo_pos_fill_uniform(ordo_tensor *t, ordo_rng *r, double lo, double hi) {
+    for (size_t i = 0; i < t->n; i++) t->data[i] = (float)(lo + (hi - lo) * ordo_rng_uniform(r));
+}
+
+void ordo_pos_meta_num(ordo_gpt_meta *mt, const char *key, const char *fmt, double v) {
+    int n = mt->n;
+    ORDO_ASSERT(n < ORDO_GPT_NMETA);
+    snprintf(mt->num[n], sizeof mt->num[n], fmt, v);
+    mt->keys[n] = key;
+    mt->vals[n] = mt->num[n];
+    mt->n = n + 1;
+}

@@ -1,0 +1,377 @@
+// The stationary score biases, a value per (distance, head) added to the score of each causal
+// pair: alibi (-m_h d, fixed slopes), t5 (a learned table by log-spaced bucket), kerple
+// (-r1 log(1 + r2 d)), kerple-power (-r1 d^r2) and dpb (an MLP of the (log-)distance). The
+// bias is made once per forward and shared by the layers: tile functions on the fused path
+// (models/bias_tiles.c), the [NH, T, T] bias on the materialized one, and at drawn positions
+// each row's [NH, T, T] from the table by distance over the positions' range.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "framework/ops.h"
+#include "framework/threads.h"
+#include "models/pos/scheme.h"
+
+typedef struct distance_state {
+    ordo_pos_state base;
+    ordo_tensor *rel_bias; // t5: (ORDO_T5_BUCKETS, NH)
+    ordo_tensor *r1, *r2;  // kerple, kerple-power: (NH) each
+    // dpb, one module shared by all layers: layer k of depth + 1 ([in, out] weights): (1, W),
+    // (W); then (W, W), (W) each; the last (W, NH), (NH)
+    ordo_tensor *dpb_w[ORDO_DPB_MAX_DEPTH + 1], *dpb_b[ORDO_DPB_MAX_DEPTH + 1];
+    // the materialized path's alibi bias (NH, T, T) and t5 bucket map (T*T), for length
+    // bias_T; never made on the fused path
+    int bias_T;
+    float *alibi;
+    int32_t *buckets;
+} distance_state;
+
+static ordo_pos scheme(const ordo_pos_state *s) {
+    return s->row->pos;
+}
+
+static int is_power(const ordo_pos_state *s) {
+    return scheme(s) == ORDO_POS_KERPLE_POWER;
+}
+
+// ---- parameters: t5's table after the final LayerNorm (zero: it stays as declared); the
+// others after every other tensor. All carry ORDO_POSITION: the 2-D ones are weight-decayed
+// unless --no-decay-pos, the 1-D ones never are.
+
+static void declare(ordo_pos_state *s, ordo_params *p, ordo_pos_stage stage, int L) {
+    distance_state *st = (distance_state *)s;
+    const ordo_gpt_config *c = s->cfg;
+    int NH = c->NH;
+    if (scheme(s) == ORDO_POS_T5 && stage == ORDO_POS_AFTER_LN_F)
+        st->rel_bias =
+            ordo_params_add(p, "rel_bias.weight", 2, (int[]){ORDO_T5_BUCKETS, NH}, ORDO_POSITION);
+    if (stage != ORDO_POS_LAST) return;
+    if (scheme(s) == ORDO_POS_KERPLE || is_power(s)) {
+        st->r1 = ordo_params_add(p, "kerple.r1", 1, (int[]){NH}, ORDO_POSITION);
+        st->r2 = ordo_params_add(p, "kerple.r2", 1, (int[]){NH}, ORDO_POSITION);
+    }
+    if (scheme(s) == ORDO_POS_DPB) { // dpb.mlp.0 .. dpb.mlp.{depth}: 1 -> W, W -> W, W -> NH
+        int W = c->dpb_dim, D = c->dpb_depth;
+        char name[64];
+        for (int k = 0; k <= D; k++) {
+            int in = k == 0 ? 1 : W, out = k == D ? NH : W;
+            snprintf(name, sizeof name, "dpb.mlp.%d.weight", k);
+            st->dpb_w[k] = ordo_params_add(p, name, 2, (int[]){in, out}, ORDO_POSITION);
+            snprintf(name, sizeof name, "dpb.mlp.%d.bias", k);
+            st->dpb_b[k] = ordo_params_add(p, name, 1, (int[]){out}, ORDO_POSITION);
+        }
+    }
+}
+
+// Kerple, as the official code: log r1 ~ U(0, 2), r2 ~ U(0, 1); power (where the exponent is
+// r2) r1 ~ U(0, 1), r2 ~ U(0, 2); then clamped as every forward clamps them. dpb:
+// torch.nn.Linear's default, layer by layer, weight then bias: U(-k, k), k = 1/sqrt(fan_in)
+// (1 for the first layer, 1/sqrt(W) after it).
+static void init(ordo_pos_state *s, ordo_rng *r, ordo_pos_stage stage) {
+    distance_state *st = (distance_state *)s;
+    if (stage != ORDO_POS_LAST) return;
+    for (int k = 0; scheme(s) == ORDO_POS_DPB && k <= s->cfg->dpb_depth; k++) {
+        double b = 1.0 / sqrt((double)st->dpb_w[k]->shape[0]);
+        ordo_pos_fill_uniform(st->dpb_w[k], r, -b, b);
+        ordo_pos_fill_uniform(st->dpb_b[k], r, -b, b);
+    }
+    if (st->r1) {
+        int power = is_power(s);
+        ordo_pos_fill_uniform(st->r1, r, 0, power ? 1 : 2);
+        ordo_pos_fill_uniform(st->r2, r, 0, power ? 2 : 1);
+        ordo_kerple_clamp(st->r1->data, st->r2->data, s->cfg->NH, power);
+    }
+}
+
+static void alibi_meta(const ordo_gpt_config *c, ordo_gpt_meta *mt) {
+    if (c->alibi_heads != 0 && c->alibi_heads != c->NH)
+        ordo_pos_meta_num(mt, "alibi_heads", "%.0f", (double)c->alibi_heads);
+}
+
+// Always, so that a loader rebuilds the MLP from the file.
+static void dpb_meta(const ordo_gpt_config *c, ordo_gpt_meta *mt) {
+    ordo_pos_meta_num(mt, "dpb_dim", "%.0f", (double)(c->dpb_dim ? c->dpb_dim : ORDO_DPB_DIM));
+    ordo_pos_meta_num(mt, "dpb_depth", "%.0f",
+                      (double)(c->dpb_depth ? c->dpb_depth : ORDO_DPB_DEPTH));
+    ordo_pos_meta_num(mt, "dpb_log_distance", "%.0f", (double)c->dpb_log_distance);
+}
+
+static void release(ordo_pos_state *s) {
+    distance_state *st = (distance_state *)s;
+    free(st->alibi);
+    free(st->buckets);
+}
+
+// The materialized path's T x T tables, when it has made them.
+static size_t cached_bytes(const ordo_pos_state *s) {
+    const distance_state *st = (const distance_state *)s;
+    size_t T2 = (size_t)st->bias_T * st->bias_T;
+    return (st->alibi ? T2 * s->cfg->NH * sizeof(float) : 0) +
+           (st->buckets ? T2 * sizeof(int32_t) : 0);
+}
+
+// ---- the tables by distance
+
+// Kerple's positivity as the official code: r1, r2 projected before each use, by both
+// attentions.
+static void kerple_clamp(distance_state *st) {
+    ordo_kerple_clamp(st->r1->data, st->r2->data, st->base.cfg->NH, is_power(&st->base));
+}
+
+// alibi's bias by (distance, head), [n, NH]: -m_h d on the first alibi_heads heads, 0 after,
+// rounded as ordo_alibi_bias_heads rounds -m_h (i - j). A constant (no tape).
+static ordo_tensor *alibi_table(distance_state *st, ordo_ctx *ctx, int n) {
+    int NH = st->base.cfg->NH, k = st->base.cfg->alibi_heads;
+    double slope[256];
+    ordo_alibi_slopes(slope, k);
+    ordo_tensor *x = ordo_tensor_new2(ctx, n, NH); // (n, NH)
+    for (int d = 0; d < n; d++)
+        for (int h = 0; h < NH; h++)
+            x->data[(size_t)d * NH + h] = h < k ? (float)(-slope[h] * d) : 0;
+    return x;
+}
+
+// t5's table row of each distance's bucket, [n, NH]: a gather, so the table's gradient goes
+// to the buckets the drawn distances fall in.
+static ordo_tensor *t5_table(distance_state *st, ordo_ctx *ctx, int n) {
+    int32_t *ids = ordo_arena_alloc(&ctx->arena, (size_t)n * sizeof(int32_t)); // (n)
+    for (int d = 0; d < n; d++) ids[d] = ordo_t5_bucket(d);
+    return ordo_embedding(ctx, st->rel_bias, ids, 1, (int[]){n});
+}
+
+// dpb's MLP of each distance d = 0..n-1, once per forward for all layers and both attentions:
+// the table (n, NH) that the bias reads by distance. The input is d, or log(d + 1) with
+// log_distance (x-transformers' sign(d) log(|d| + 1), d >= 0 here), computed in double and
+// rounded once.
+static ordo_tensor *dpb_table(distance_state *st, ordo_ctx *ctx, int n) {
+    const ordo_gpt_config *c = st->base.cfg;
+    ordo_tensor *x = ordo_tensor_new2(ctx, n, 1); // (n, 1)
+    for (int d = 0; d < n; d++) x->data[d] = (float)(c->dpb_log_distance ? log1p(d) : d);
+    int D = c->dpb_depth;
+    for (int k = 0; k < D; k++) x = ordo_silu(ctx, ordo_linear(ctx, x, st->dpb_w[k], st->dpb_b[k]));
+    return ordo_linear(ctx, x, st->dpb_w[D], st->dpb_b[D]); // (n, NH)
+}
+
+// The value per (distance, head) over 0..n-1 of any of the five, on the tape.
+static ordo_tensor *table_by_distance(distance_state *st, ordo_ctx *ctx, int n) {
+    switch (scheme(&st->base)) {
+    case ORDO_POS_ALIBI:
+        return alibi_table(st, ctx, n);
+    case ORDO_POS_T5:
+        return t5_table(st, ctx, n);
+    case ORDO_POS_KERPLE:
+    case ORDO_POS_KERPLE_POWER:
+        kerple_clamp(st);
+        return ordo_kerple_table(ctx, st->r1, st->r2, n, is_power(&st->base));
+    default:
+        return dpb_table(st, ctx, n);
+    }
+}
+
+// The materialized path's fixed T x T tables (alibi's bias, t5's bucket map) for length T,
+// made only when that path runs: the fused one computes both from the distance in the tile.
+// ORDO_ERR_NOMEM when the system refuses them, naming the size.
+static ordo_status bias_tables(distance_state *st, int T) {
+    const ordo_gpt_config *c = st->base.cfg;
+    int alibi = scheme(&st->base) == ORDO_POS_ALIBI;
+    if (st->bias_T == T || (!alibi && scheme(&st->base) != ORDO_POS_T5)) return ORDO_OK;
+    free(st->alibi);
+    free(st->buckets);
+    st->alibi = NULL;
+    st->buckets = NULL;
+    st->bias_T = 0;
+    size_t n = (size_t)T * T * (alibi ? (size_t)c->NH : 1), bytes = n * 4;
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p)
+        return ordo_error(ORDO_ERR_NOMEM,
+                          "cannot allocate %.2f GiB for the %s table of length %d (the "
+                          "materialized attention's; --attention fused needs none)",
+                          (double)bytes / (1 << 30), alibi ? "alibi" : "t5", T);
+    if (alibi) {
+        st->alibi = p;
+        ordo_alibi_bias_heads(st->alibi, c->NH, c->alibi_heads, T);
+    } else {
+        st->buckets = p;
+        ordo_t5_bucket_map(st->buckets, T);
+    }
+    st->bias_T = T;
+    return ORDO_OK;
+}
+
+// The [NH, T, T] bias at 0..T-1.
+static ordo_status dense(distance_state *st, ordo_ctx *ctx, int T, ordo_tensor **out) {
+    const ordo_gpt_config *c = st->base.cfg;
+    ordo_status s = bias_tables(st, T);
+    if (s) return s;
+    switch (scheme(&st->base)) {
+    case ORDO_POS_ALIBI:
+        *out = ordo_tensor_wrap(ctx, st->alibi, 3, (int[]){c->NH, T, T});
+        break;
+    case ORDO_POS_T5:
+        *out = ordo_rel_bias(ctx, st->rel_bias, st->buckets, T);
+        break;
+    case ORDO_POS_KERPLE:
+    case ORDO_POS_KERPLE_POWER:
+        kerple_clamp(st);
+        *out = ordo_kerple_bias(ctx, st->r1, st->r2, T, is_power(&st->base));
+        break;
+    default:
+        *out = ordo_dist_bias(ctx, dpb_table(st, ctx, T), T); // (NH, T, T)
+        break;
+    }
+    return ORDO_OK;
+}
+
+// The tiles at 0..T-1, from the parameters as they are now (kerple's clamped first).
+static ordo_bias_tiles *tiles(distance_state *st, ordo_ctx *ctx, int T) {
+    const ordo_gpt_config *c = st->base.cfg;
+    switch (scheme(&st->base)) {
+    case ORDO_POS_ALIBI:
+        return ordo_alibi_tiles_heads(ctx, c->NH, c->alibi_heads, T);
+    case ORDO_POS_T5:
+        return ordo_t5_tiles(ctx, st->rel_bias, T);
+    case ORDO_POS_KERPLE:
+    case ORDO_POS_KERPLE_POWER:
+        kerple_clamp(st);
+        return ordo_kerple_tiles(ctx, st->r1, st->r2, T, is_power(&st->base));
+    default:
+        return ordo_dpb_tiles(ctx, dpb_table(st, ctx, T), T);
+    }
+}
+
+// The tiles at drawn or given positions pos [B, T] over the range n.
+static ordo_bias_tiles *tiles_at(distance_state *st, ordo_ctx *ctx, const int32_t *pos, int B,
+                                 int T, int n) {
+    const ordo_gpt_config *c = st->base.cfg;
+    switch (scheme(&st->base)) {
+    case ORDO_POS_ALIBI:
+        return ordo_alibi_tiles_at(ctx, c->NH, c->alibi_heads, pos, B, T, n);
+    case ORDO_POS_T5:
+        return ordo_t5_tiles_at(ctx, st->rel_bias, pos, B, T, n);
+    case ORDO_POS_KERPLE:
+    case ORDO_POS_KERPLE_POWER:
+        kerple_clamp(st);
+        return ordo_kerple_tiles_at(ctx, st->r1, st->r2, pos, B, T, n, is_power(&st->base));
+    default:
+        return ordo_dpb_tiles_at(ctx, dpb_table(st, ctx, n), pos, B, T);
+    }
+}
+
+static ordo_status prepare(ordo_pos_state *s, ordo_ctx *ctx, ordo_pos_step *f) {
+    distance_state *st = (distance_state *)s;
+    if (f->fused) {
+        f->tiles = f->pos ? tiles_at(st, ctx, f->pos, f->B, f->T, f->n) : tiles(st, ctx, f->T);
+        return ORDO_OK;
+    }
+    if (!f->pos) return dense(st, ctx, f->T, &f->bias);
+    f->bias = ordo_dist_bias_at(ctx, table_by_distance(st, ctx, f->n), f->pos, f->B, f->T);
+    return ORDO_OK;
+}
+
+// ---- eval's memory estimate (train/eval_run.c): the fused bias's gradient buffer, and the
+// scheme's own floats in a forward's arena: fused, its tile state (values by distance, doubles
+// counted as two floats); materialized, its (NH, T, T) bias and what makes it.
+
+static double t5_grad(const ordo_gpt_config *g, int T) {
+    return (double)ORDO_T5_BUCKETS * g->NH;
+}
+static double kerple_grad(const ordo_gpt_config *g, int T) {
+    return 2.0 * g->NH;
+}
+static double dpb_grad(const ordo_gpt_config *g, int T) { // a value per (distance, head)
+    return (double)T * g->NH;
+}
+static double t5_arena(const ordo_gpt_config *g, double R, double t, int fused) {
+    return fused ? g->NH * (ORDO_T5_MAX_DISTANCE + 1) : g->NH * t * t;
+}
+static double kerple_arena(const ordo_gpt_config *g, double R, double t, int fused) {
+    return fused ? 5 * g->NH * t : g->NH * t * t + t; // the bias and its values by distance
+}
+// the MLP over the T distances (input, 2 x W per hidden layer, NH out)
+static double dpb_arena(const ordo_gpt_config *g, double R, double t, int fused) {
+    double W = g->dpb_dim ? g->dpb_dim : ORDO_DPB_DIM,
+           D = g->dpb_depth ? g->dpb_depth : ORDO_DPB_DEPTH;
+    return t * (1 + 2 * W * D + g->NH) + (fused ? g->NH * t : g->NH * t * t);
+}
+static double alibi_tables(const ordo_gpt_config *g, double t, int materialized) {
+    return materialized * g->NH * t * t;
+}
+static double t5_tables(const ordo_gpt_config *g, double t, int materialized) {
+    return materialized * t * t; // the bucket map (int32)
+}
+
+#define LEARNED_DISTANCE_REFUSAL                                                                   \
+    "it adds a learned function of distance to the attention scores, which GPT2LMHeadModel "       \
+    "does not do"
+#define DISTANCE_FLAGS (ORDO_POS_F_BIAS | ORDO_POS_F_POSITIONS)
+
+const ordo_pos_scheme ordo_pos_alibi_row = {
+    .pos = ORDO_POS_ALIBI,
+    .flags = DISTANCE_FLAGS,
+    .state_bytes = sizeof(distance_state),
+    .export_refusal = "it adds a distance bias to the attention scores, which GPT2LMHeadModel "
+                      "does not do",
+    .meta = alibi_meta,
+    .free = release,
+    .cached_bytes = cached_bytes,
+    .prepare = prepare,
+    .table_floats = alibi_tables,
+};
+
+const ordo_pos_scheme ordo_pos_t5_row = {
+    .pos = ORDO_POS_T5,
+    .flags = DISTANCE_FLAGS,
+    .state_bytes = sizeof(distance_state),
+    .export_refusal = "it adds a learned relative bias (rel_bias.weight) to the attention scores, "
+                      "which GPT2LMHeadModel does not do",
+    .declare = declare,
+    .free = release,
+    .cached_bytes = cached_bytes,
+    .prepare = prepare,
+    .grad_floats = t5_grad,
+    .arena_floats = t5_arena,
+    .table_floats = t5_tables,
+};
+
+const ordo_pos_scheme ordo_pos_kerple_row = {
+    .pos = ORDO_POS_KERPLE,
+    .flags = DISTANCE_FLAGS,
+    .state_bytes = sizeof(distance_state),
+    .export_refusal = LEARNED_DISTANCE_REFUSAL,
+    .declare = declare,
+    .init = init,
+    .free = release,
+    .cached_bytes = cached_bytes,
+    .prepare = prepare,
+    .grad_floats = kerple_grad,
+    .arena_floats = kerple_arena,
+};
+
+const ordo_pos_scheme ordo_pos_kerple_power_row = {
+    .pos = ORDO_POS_KERPLE_POWER,
+    .flags = DISTANCE_FLAGS,
+    .state_bytes = sizeof(distance_state),
+    .export_refusal = LEARNED_DISTANCE_REFUSAL,
+    .declare = declare,
+    .init = init,
+    .free = release,
+    .cached_bytes = cached_bytes,
+    .prepare = prepare,
+    .grad_floats = kerple_grad,
+    .arena_floats = kerple_arena,
+};
+
+const ordo_pos_scheme ordo_pos_dpb_row = {
+    .pos = ORDO_POS_DPB,
+    .flags = DISTANCE_FLAGS,
+    .state_bytes = sizeof(distance_state),
+    .export_refusal = LEARNED_DISTANCE_REFUSAL,
+    .declare = declare,
+    .init = init,
+    .meta = dpb_meta,
+    .free = release,
+    .cached_bytes = cached_bytes,
+    .prepare = prepare,
+    .grad_floats = dpb_grad,
+    .arena_floats = dpb_arena,
+};
