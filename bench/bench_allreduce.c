@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "framework/dist.h"
-#include "framework/clock.h"
+#include "sys/dist.h"
+#include "sys/clock.h"
 
 static int cmp_d(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "framework/blas.h"
-#include "framework/clock.h"
+#include "sys/clock.h"
 #include "framework/params.h"
 #include "framework/rng.h"
 #include "models/bias_tiles.h"

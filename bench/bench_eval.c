@@ -13,8 +13,8 @@
 
 #include "data/dataset.h"
 #include "framework/blas.h"
-#include "framework/clock.h"
-#include "framework/fileio.h"
+#include "sys/clock.h"
+#include "sys/fileio.h"
 #include "framework/ops.h"
 #include "framework/threads.h"
 #include "models/gpt.h"

@@ -21,9 +21,9 @@
 #include <string.h>
 
 #include "framework/blas.h"
-#include "framework/clock.h"
+#include "sys/clock.h"
 #include "framework/cpu.h"
-#include "framework/error.h"
+#include "sys/error.h"
 #include "framework/flash.h"
 #include "framework/kernels.h"
 #include "framework/threads.h"

@@ -12,7 +12,7 @@
 
 #include "data/tokenizer.h"
 #include "train/options.h"
-#include "framework/clock.h"
+#include "sys/clock.h"
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;

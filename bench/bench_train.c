@@ -25,14 +25,14 @@
 #include "data/dataset.h"
 #include "framework/blas.h"
 #include "framework/dnnl.h"
-#include "framework/fileio.h"
+#include "sys/fileio.h"
 #include "framework/kernels.h"
 #include "framework/ops.h"
 #include "framework/optim.h"
 #include "framework/threads.h"
 #include "models/gpt.h"
 #include "train/options.h"
-#include "framework/clock.h"
+#include "sys/clock.h"
 #include "framework/cpu.h"
 
 // CPU time of the whole process (all threads): on a loaded machine a --threads 1 run's

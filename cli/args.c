@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "cli/args.h"
-#include "framework/error.h"
+#include "sys/error.h"
 #include "framework/threads.h"
 
 ordo_status ordo_args_command(const char *cmd, const char *synopsis, ordo_opt *opts, int argc,

@@ -7,7 +7,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "experiments/compare.h"
-#include "framework/strbuf.h"
+#include "sys/strbuf.h"
 #include "train/options.h"
 
 ordo_status ordo_cmd_compare(int argc, char **argv) {

@@ -14,7 +14,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "framework/fileio.h"
+#include "sys/fileio.h"
 #include "train/feed.h"
 
 static const char *SYNOPSIS =

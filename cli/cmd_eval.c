@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "framework/dist.h"
-#include "framework/fileio.h"
+#include "sys/dist.h"
+#include "sys/fileio.h"
 #include "framework/threads.h"
 #include "train/options.h"
 #include "cli/args.h"

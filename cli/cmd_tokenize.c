@@ -20,7 +20,7 @@
 
 #include "data/tokenizer.h"
 #include "data/tokfile.h"
-#include "framework/fileio.h"
+#include "sys/fileio.h"
 #include "train/options.h"
 #include "cli/commands.h"
 

@@ -7,7 +7,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "data/tokfile.h"
-#include "framework/fileio.h"
+#include "sys/fileio.h"
 #include "framework/names.h"
 #include "train/feed.h"
 #include "train/init.h"

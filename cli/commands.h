@@ -2,7 +2,7 @@
 // output, and returns a status (message recorded) for main to report.
 #ifndef ORDO_COMMANDS_H
 #define ORDO_COMMANDS_H
-#include "framework/error.h"
+#include "sys/error.h"
 
 ordo_status ordo_cmd_tokenize(int argc, char **argv);
 ordo_status ordo_cmd_train(int argc, char **argv);

@@ -7,9 +7,9 @@
 
 #include "framework/cpu.h"
 #include "framework/blas.h"
-#include "framework/dist.h"
+#include "sys/dist.h"
 #include "framework/dnnl.h"
-#include "framework/fileio.h"
+#include "sys/fileio.h"
 #include "cli/commands.h"
 
 typedef struct command {

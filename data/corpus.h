@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "framework/error.h"
+#include "sys/error.h"
 #include "framework/names.h"
 #include "framework/rng.h"
 #include "data/tokenizer.h"

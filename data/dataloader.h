@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "data/dataset.h"
-#include "framework/error.h"
+#include "sys/error.h"
 
 typedef struct ordo_dataloader_state {
     uint64_t seed;  // shuffle seed

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "framework/error.h"
+#include "sys/error.h"
 
 typedef struct ordo_dataset {
     const int32_t *tokens;    // borrowed, [n]; NULL for a 16-bit stream

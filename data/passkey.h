@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "data/tokenizer.h"
-#include "framework/error.h"
+#include "sys/error.h"
 #include "framework/rng.h"
 
 #define ORDO_PASSKEY_MAX_DIGITS     20

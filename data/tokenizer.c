@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "data/bpe.h"
-#include "framework/fileio.h"
+#include "sys/fileio.h"
 
 #define ENDOFTEXT_TEXT "<|endoftext|>"
 // GPT-2's encoder.json is 1.0 MB and vocab.bpe 0.45 MB; anything past this is not a vocab.

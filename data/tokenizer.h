@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "framework/error.h"
+#include "sys/error.h"
 #include "framework/names.h"
 
 typedef enum ordo_tokenizer_kind { ORDO_TOK_BYTE, ORDO_TOK_GPT2 } ordo_tokenizer_kind;

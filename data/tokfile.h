@@ -22,9 +22,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "framework/error.h"
-#include "framework/fileio.h"
-#include "framework/hash.h"
+#include "sys/error.h"
+#include "sys/fileio.h"
+#include "sys/hash.h"
 
 #define ORDO_TOKFILE_MAGIC   "ORDOTOK1"
 #define ORDO_TOKFILE_VERSION 1

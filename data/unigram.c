@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "framework/error.h"
+#include "sys/error.h"
 
 double ordo_unigram_entropy(const int32_t *ids, const int32_t *targets, size_t n, int vocab,
                             size_t *counted) {

@@ -8,9 +8,9 @@
 // gives them the headers, cells, marks and notes as text.
 #ifndef ORDO_COMPARE_H
 #define ORDO_COMPARE_H
-#include "framework/error.h"
+#include "sys/error.h"
 #include "experiments/runinfo.h"
-#include "framework/strbuf.h"
+#include "sys/strbuf.h"
 
 #define ORDO_CMP_NMULT 4 // extrapolation at 1x, 2x, 4x, 8x the training length
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "framework/fileio.h"
+#include "sys/fileio.h"
 #include "experiments/compare.h"
 #include "experiments/plot.h"
 

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "experiments/compare.h"
-#include "framework/fileio.h"
-#include "framework/strbuf.h"
+#include "sys/fileio.h"
+#include "sys/strbuf.h"
 
 typedef enum col_id {
     COL_SCHEME,

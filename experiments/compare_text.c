@@ -11,7 +11,7 @@
 
 #include "experiments/compare.h"
 #include "experiments/plot.h"
-#include "framework/strbuf.h"
+#include "sys/strbuf.h"
 #include "train/config.h"
 
 const int ordo_cmp_mults[ORDO_CMP_NMULT] = {1, 2, 4, 8};

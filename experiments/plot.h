@@ -1,14 +1,14 @@
 // SVG drawing for the plots of `ordo compare` and `ordo viz`: XML escaping, line plots
 // (linear or log-x axes, gaps at NaN, a legend) and heatmaps with a colour scale, all written
-// into an ordo_strbuf (framework/strbuf.h), which also holds the HTML pages that inline them
+// into an ordo_strbuf (sys/strbuf.h), which also holds the HTML pages that inline them
 // and saves them. Output is deterministic (fixed number formats, no timestamps, no ids), so
 // that several SVGs can be inlined into one HTML page and files compare byte for byte.
 #ifndef ORDO_PLOT_H
 #define ORDO_PLOT_H
 #include <stddef.h>
 
-#include "framework/error.h"
-#include "framework/strbuf.h"
+#include "sys/error.h"
+#include "sys/strbuf.h"
 
 // Appends text with & < > " ' escaped (and control characters other than tab and newline
 // replaced by '?'), for element content and attribute values of SVG and XHTML alike.

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "framework/fileio.h"
+#include "sys/fileio.h"
 #include "framework/safetensors.h"
 #include "train/checkpoint.h"
 #include "train/config.h"

@@ -11,7 +11,7 @@
 
 #include <jansson.h>
 
-#include "framework/error.h"
+#include "sys/error.h"
 
 typedef struct ordo_eval_point {
     int context;

@@ -22,10 +22,10 @@
 #include <unistd.h>
 
 #include "experiments/compare.h"
-#include "framework/clock.h"
-#include "framework/dirlock.h"
-#include "framework/fileio.h"
-#include "framework/signals.h"
+#include "sys/clock.h"
+#include "sys/dirlock.h"
+#include "sys/fileio.h"
+#include "sys/signals.h"
 #include "data/passkey.h"
 #include "models/positional.h"
 #include "train/checkpoint.h"

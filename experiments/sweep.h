@@ -8,7 +8,7 @@
 // their checkpoints.
 #ifndef ORDO_SWEEP_H
 #define ORDO_SWEEP_H
-#include "framework/dirlock.h"
+#include "sys/dirlock.h"
 #include "train/config.h"
 #include "train/progress.h"
 

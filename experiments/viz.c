@@ -13,7 +13,7 @@
 
 #include "experiments/plot.h"
 #include "experiments/runinfo.h"
-#include "framework/fileio.h"
+#include "sys/fileio.h"
 #include "train/run.h"
 
 #define PANEL 260.0 // px per head panel

@@ -15,7 +15,7 @@
 #define ORDO_VIZ_H
 #include <stdint.h>
 
-#include "framework/strbuf.h"
+#include "sys/strbuf.h"
 #include "models/gpt.h"
 #include "train/config.h"
 #include "train/run.h"

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "framework/arena.h"
-#include "framework/error.h"
+#include "sys/error.h"
 
 #define ALIGN         64
 #define DEFAULT_CHUNK ((size_t)64 << 20)

@@ -5,7 +5,7 @@
 #define ORDO_ARENA_H
 #include <stddef.h>
 
-#include "framework/error.h"
+#include "sys/error.h"
 
 typedef struct ordo_arena_chunk ordo_arena_chunk;
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "framework/blas.h"
-#include "framework/error.h"
+#include "sys/error.h"
 #include "framework/kernels.h"
 
 // Query rows per block of the causal products.

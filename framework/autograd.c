@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "framework/autograd.h"
-#include "framework/error.h"
+#include "sys/error.h"
 
 ordo_node *ordo_tape_push(ordo_ctx *ctx, ordo_op op, ordo_tensor *out, ordo_backward_fn backward) {
     if (ctx->ntape == ctx->cap_tape) {

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "framework/error.h"
+#include "sys/error.h"
 #include "framework/names.h"
 
 typedef uint16_t ordo_bf16;

@@ -18,7 +18,7 @@ const char *ordo_isa_name(ordo_isa isa);
 // OpenBLAS would die with an illegal instruction at the first product, saying nothing. The
 // message names the value, what it needs and what the CPU has. The CPU itself is asked, not
 // ORDO_MAX_ISA (which caps ordo's kernels only).
-#include "framework/error.h"
+#include "sys/error.h"
 ordo_status ordo_cpu_check_coretype(void);
 // The same rule for a core type `want` (NULL or "" when unset) and a CPU that runs `has`.
 ordo_status ordo_cpu_coretype_runs(const char *want, ordo_isa has);

@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #include "framework/bf16.h"
-#include "framework/error.h"
+#include "sys/error.h"
 
 // The instruction set oneDNN dispatches to in this process, as oneDNN names it
 // ("avx512_core_bf16", "avx512_core_amx", "avx512_core", "avx2", ...). ONEDNN_MAX_CPU_ISA

@@ -32,7 +32,7 @@
 #include "framework/blas.h"
 #include "framework/cpu.h"
 #include "framework/dropout.h"
-#include "framework/error.h"
+#include "sys/error.h"
 #include "framework/flash.h"
 #include "framework/flash_kernel.h"
 #include "framework/gemm.h"

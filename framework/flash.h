@@ -39,7 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "framework/error.h"
+#include "sys/error.h"
 
 // Query and key rows per tile (flash.c): a row bias's per-tile workspace is this square.
 #define ORDO_FLASH_BLOCK 64

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "framework/autograd.h"
-#include "framework/error.h"
+#include "sys/error.h"
 #include "framework/gradcheck.h"
 #include "framework/rng.h"
 

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "framework/error.h"
+#include "sys/error.h"
 #include "framework/kernels.h"
 // Columns per block in the reductions over rows (parameter gradients).
 #define COLS 64

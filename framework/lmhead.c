@@ -21,7 +21,7 @@
 
 #include "framework/blas.h"
 #include "framework/dnnl.h"
-#include "framework/error.h"
+#include "sys/error.h"
 #include "framework/kernels.h"
 #include "framework/lmhead.h"
 #include "framework/ops.h"

@@ -4,7 +4,7 @@
 // Each layer wraps its own table in typed functions (ordo_pos_parse, ordo_task_parse...).
 #ifndef ORDO_NAMES_H
 #define ORDO_NAMES_H
-#include "framework/error.h"
+#include "sys/error.h"
 
 typedef struct ordo_names {
     const char *what;         // what a value is, for messages: "position scheme"

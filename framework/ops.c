@@ -12,7 +12,7 @@
 
 #include "framework/dnnl.h"
 #include "framework/dropout.h"
-#include "framework/error.h"
+#include "sys/error.h"
 #include "framework/kernels.h"
 #include "framework/lmhead.h"
 #include "framework/ops.h"

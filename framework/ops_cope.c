@@ -21,7 +21,7 @@
 
 #include "framework/blas.h"
 #include "framework/cope.h"
-#include "framework/error.h"
+#include "sys/error.h"
 #include "framework/ops.h"
 
 // ---- positions

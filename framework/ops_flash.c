@@ -7,7 +7,7 @@
 // Nothing T x T is made or recorded.
 #include <string.h>
 
-#include "framework/error.h"
+#include "sys/error.h"
 #include "framework/flash.h"
 #include "framework/ops.h"
 

@@ -9,7 +9,7 @@
 // does not depend on the thread count.
 #include <math.h>
 
-#include "framework/error.h"
+#include "sys/error.h"
 #include "framework/ops.h"
 
 // log(sigmoid(z)) = min(z, 0) - log1p(exp(-|z|)): no overflow for either sign

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "framework/error.h"
+#include "sys/error.h"
 #include "framework/kernels.h"
 #include "framework/ops.h"
 

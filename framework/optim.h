@@ -6,7 +6,7 @@
 #define ORDO_OPTIM_H
 #include <stdint.h>
 
-#include "framework/error.h"
+#include "sys/error.h"
 #include "framework/names.h"
 #include "framework/params.h"
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "framework/error.h"
+#include "sys/error.h"
 #include "framework/params.h"
 
 #define ALIGN_FLOATS 16

@@ -27,10 +27,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "framework/fileio.h"
-#include "framework/hash.h"
+#include "sys/fileio.h"
+#include "sys/hash.h"
 #include "framework/safetensors.h"
-#include "framework/strbuf.h"
+#include "sys/strbuf.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error                                                                                             \

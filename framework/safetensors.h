@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "framework/error.h"
+#include "sys/error.h"
 
 #define ORDO_ST_MAX_DIMS   8
 #define ORDO_ST_MAX_HEADER 100000000 // bytes; the reference's MAX_HEADER_SIZE
@@ -109,7 +109,7 @@ ordo_status ordo_safetensors_write(const char *path, const ordo_st_write *tensor
 
 // ---- data checksum (ordo's own metadata entry; other readers ignore it)
 
-// The metadata key of the data checksum: XXH3-64 (framework/hash.h, seed 0) of the whole data
+// The metadata key of the data checksum: XXH3-64 (sys/hash.h, seed 0) of the whole data
 // section, that is every byte after the header (offset 8 + header length) to the end of the
 // file, in file order, written as 16 lower-case hex digits.
 #define ORDO_ST_HASH_KEY "ordo_data_xxh3"

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "framework/error.h"
+#include "sys/error.h"
 #include "framework/tensor.h"
 
 void ordo_ctx_init(ordo_ctx *ctx) {

@@ -29,7 +29,7 @@
 
 #include "framework/blas.h"
 #include "framework/cope.h"
-#include "framework/error.h"
+#include "sys/error.h"
 
 #define BLK ORDO_FLASH_BLOCK
 

@@ -14,9 +14,9 @@
 
 #include "train/checkpoint.h"
 
-#include "framework/dist.h"
+#include "sys/dist.h"
 #include "train/eval_record.h"
-#include "framework/fileio.h"
+#include "sys/fileio.h"
 
 #define FORMAT "ordo-checkpoint-1"
 // The metadata of the training state, written before the model's config keys

@@ -18,7 +18,7 @@
 #include "framework/optim.h"
 #include "framework/rng.h"
 #include "framework/safetensors.h"
-#include "framework/strbuf.h"
+#include "sys/strbuf.h"
 #include "models/gpt.h"
 
 typedef struct ordo_train_state {

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "framework/error.h"
-#include "framework/hash.h"
+#include "sys/error.h"
+#include "sys/hash.h"
 #include "train/config.h"
 
 static json_t *record_json(const ordo_data_record *r) {

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "framework/fileio.h"
+#include "sys/fileio.h"
 
 const char *ordo_eval_default_name(const json_t *report, char *buf, size_t cap) {
     json_t *rope = json_object_get(report, "rope_scaling");

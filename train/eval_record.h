@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "framework/error.h"
+#include "sys/error.h"
 #include "train/evaluate.h"
 
 // The folder of the records in a run directory, and the longest record name.

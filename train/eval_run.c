@@ -7,13 +7,13 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "framework/dist.h"
-#include "framework/fileio.h"
+#include "sys/dist.h"
+#include "sys/fileio.h"
 #include "framework/flash.h"
-#include "framework/hash.h"
+#include "sys/hash.h"
 #include "framework/threads.h"
 #include "framework/lmhead.h"
-#include "framework/memlimit.h"
+#include "sys/memlimit.h"
 #include "models/pos/scheme.h"
 #include "train/evaluate.h"
 #include "train/init.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "train/evaluate.h"
-#include "framework/dist.h"
+#include "sys/dist.h"
 #include "framework/names.h"
 #include "models/positional.h"
 #include "train/progress.h"

@@ -7,8 +7,8 @@
 #define ORDO_EXPORT_H
 #include <stdint.h>
 
-#include "framework/error.h"
-#include "framework/fileio.h"
+#include "sys/error.h"
+#include "sys/fileio.h"
 
 typedef struct ordo_export_info {
     char checkpoint[ORDO_PATH_MAX]; // the checkpoint exported

@@ -7,9 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "framework/dist.h"
-#include "framework/fileio.h"
-#include "framework/sha256.h"
+#include "sys/dist.h"
+#include "sys/fileio.h"
+#include "sys/sha256.h"
 #include "train/checkpoint.h"
 #include "train/init.h"
 #include "train/run.h"

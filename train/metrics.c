@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "framework/fileio.h"
+#include "sys/fileio.h"
 
 #define METRICS_MAX_BYTES ((size_t)1 << 31)
 

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "framework/error.h"
+#include "sys/error.h"
 
 // Bits of ordo_metrics_line.nulls: the fields logged as null.
 enum {

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "train/options.h"
-#include "framework/error.h"
+#include "sys/error.h"
 
 ordo_opt *ordo_options_find(ordo_opt *opts, const char *name) {
     for (ordo_opt *o = opts; o->name; o++)

@@ -5,7 +5,7 @@
 #define ORDO_OPTIONS_H
 #include <stdio.h>
 
-#include "framework/error.h"
+#include "sys/error.h"
 
 typedef enum ordo_opt_type {
     ORDO_OPT_FLAG,   // int: --name sets 1, --no-name sets 0 (a name "no-x": --x sets 0)

@@ -11,7 +11,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "framework/clock.h"
+#include "sys/clock.h"
 
 ORDO_NAMES_TABLE(ordo_progress_names, "progress mode", ORDO_PROGRESS_OFF + 1, "auto", "live",
                  "plain", "off");

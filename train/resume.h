@@ -6,9 +6,9 @@
 #define ORDO_RESUME_H
 #include <stdint.h>
 
-#include "framework/fileio.h"
+#include "sys/fileio.h"
 #include "framework/safetensors.h"
-#include "framework/strbuf.h"
+#include "sys/strbuf.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
 

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "framework/dist.h"
-#include "framework/fileio.h"
+#include "sys/dist.h"
+#include "sys/fileio.h"
 #include "train/checkpoint.h"
 #include "train/run.h"
 

@@ -9,8 +9,8 @@
 #include <jansson.h>
 #include <stdint.h>
 
-#include "framework/fileio.h"
-#include "framework/strbuf.h"
+#include "sys/fileio.h"
+#include "sys/strbuf.h"
 #include "models/gpt.h"
 #include "train/config.h"
 #include "train/rundata.h"

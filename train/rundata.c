@@ -8,10 +8,10 @@
 #include <unistd.h>
 
 #include "data/dataset.h"
-#include "framework/dist.h"
-#include "framework/fileio.h"
-#include "framework/hash.h"
-#include "framework/strbuf.h"
+#include "sys/dist.h"
+#include "sys/fileio.h"
+#include "sys/hash.h"
+#include "sys/strbuf.h"
 #include "train/rundata.h"
 // The longest text file: what ordo_tokenizer_encode takes at once (token files have no limit).
 #define MAX_DATA_BYTES ((size_t)INT32_MAX)

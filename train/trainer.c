@@ -5,7 +5,7 @@
 // metrics.jsonl gets whole lines (one write each; a failed write stops the run like a failed
 // checkpoint) and is cut back to the resumed checkpoint's step, and a NaN never checkpoints.
 //
-// Data parallel (mpirun -np N, framework/dist.h): every rank draws the same global batch
+// Data parallel (mpirun -np N, sys/dist.h): every rank draws the same global batch
 // from the same seeded dataloader and runs forward and backward on its contiguous share of
 // the rows; the gradients, each weighted by the rank's share of the counted targets, are
 // summed with one allreduce over the flat gradient block, so every rank takes the same
@@ -28,9 +28,9 @@
 #include "data/dataloader.h"
 #include "data/unigram.h"
 #include "framework/blas.h"
-#include "framework/dist.h"
-#include "framework/fileio.h"
-#include "framework/signals.h"
+#include "sys/dist.h"
+#include "sys/fileio.h"
+#include "sys/signals.h"
 #include "framework/threads.h"
 #include "train/checkpoint.h"
 #include "train/evaluate.h"
@@ -38,7 +38,7 @@
 #include "train/init.h"
 #include "train/metrics.h"
 #include "train/trainer.h"
-#include "framework/clock.h"
+#include "sys/clock.h"
 
 static int count_targets(const int32_t *t, size_t n) {
     int c = 0;
@@ -559,7 +559,7 @@ ordo_status ordo_train(const ordo_train_request *req) {
     if (!s) s = ordo_checkpoint_path(path, sizeof path, tr.cfg.out, (int64_t)tr.cfg.steps);
     if (!s) s = ordo_write_atomic_check(path);
     if (s) return s;
-    // one process at a time writes a run (framework/dirlock.h); locked before anything in it
+    // one process at a time writes a run (sys/dirlock.h); locked before anything in it
     // is touched, temporary files included: a second writer's would be live ones
     ordo_dirlock own = {0}, *lock = req->lock;
     if (!lock) {

@@ -4,7 +4,7 @@
 // and the command line beforehand (ordo_resume_open, train/resume.h).
 #ifndef ORDO_TRAINER_H
 #define ORDO_TRAINER_H
-#include "framework/dirlock.h"
+#include "sys/dirlock.h"
 #include "train/config.h"
 #include "train/progress.h"
 #include "train/resume.h"

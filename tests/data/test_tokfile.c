@@ -14,7 +14,7 @@
 #include "data/dataset.h"
 #include "data/tokenizer.h"
 #include "data/tokfile.h"
-#include "framework/fileio.h"
+#include "sys/fileio.h"
 #include "tests/test.h"
 
 static char tmpdir[] = "/tmp/ordo_test_tokfile_XXXXXX";

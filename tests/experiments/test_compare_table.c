@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "experiments/compare.h"
-#include "framework/strbuf.h"
+#include "sys/strbuf.h"
 #include "test.h"
 
 // A cell of k runs with this mean and sd, resting on `windows` windows.

@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "framework/fileio.h"
+#include "sys/fileio.h"
 #include "framework/rng.h"
 #include "framework/safetensors.h"
 #include "tests/test.h"

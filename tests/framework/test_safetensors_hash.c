@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "framework/fileio.h"
-#include "framework/hash.h"
+#include "sys/fileio.h"
+#include "sys/hash.h"
 #include "framework/safetensors.h"
 #include "test.h"
 

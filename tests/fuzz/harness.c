@@ -15,7 +15,7 @@
 #include "data/dataset.h"
 #include "data/tokenizer.h"
 #include "data/tokfile.h"
-#include "framework/hash.h"
+#include "sys/hash.h"
 #include "framework/safetensors.h"
 #include "fuzz.h"
 #include "models/gpt.h"

@@ -6,7 +6,7 @@
 #include <dirent.h>
 #include <string.h>
 
-#include "framework/fileio.h"
+#include "sys/fileio.h"
 #include "fuzz/fuzz.h"
 #include "test.h"
 

@@ -17,7 +17,7 @@
 #      now the header checksum (item 7) catches it first, so an older ordo's checkpoint
 #      without checksums is tried too, where the config rule itself decides.
 #  22. a 10 MB "data" or "init" path in --config: the message shortens the path, never the
-#      reason (tests/framework/test_error_message.c has the buffer's cases).
+#      reason (tests/sys/test_error_message.c has the buffer's cases).
 #   7. header-only changes to the newest checkpoint (the dataloader cursor, the epoch, the
 #      optimizer step, the data_offsets of two same-shape tensors swapped): each is caught by
 #      the header checksum and skipped, and the resume goes on from the one before. An older

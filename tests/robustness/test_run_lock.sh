@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One writer per run directory (framework/dirlock.h), through the real CLI. While a run
+# One writer per run directory (sys/dirlock.h), through the real CLI. While a run
 # trains: a second `train --out` and a `train --resume` on it fail at once, non-zero, naming
 # the holder's pid, and change nothing in it; eval, sample and compare work beside it; the
 # lock descriptor is close-on-exec. The first run then stops cleanly and its directory

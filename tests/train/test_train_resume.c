@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "framework/dnnl.h"
-#include "framework/fileio.h"
+#include "sys/fileio.h"
 #include "framework/safetensors.h"
 #include "test.h"
 #include "train/config.h"

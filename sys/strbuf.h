@@ -6,7 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 
-#include "framework/error.h"
+#include "sys/error.h"
 
 typedef struct ordo_strbuf {
     char *buf;  // NUL-terminated text so far (owned); NULL only in a {0} buffer never appended to

@@ -3,7 +3,7 @@
 // code. One flag per process: a forked child (a sweep's run) has its own copy.
 // Deliberately not here: SA_RESTART (a sweep's wait() must return EINTR to see the
 // signal), and any other signal.
-#include "framework/signals.h"
+#include "sys/signals.h"
 
 static volatile sig_atomic_t caught;
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "framework/dist.h"
+#include "sys/dist.h"
 #include "framework/safetensors.h"
 #include "test.h"
 

@@ -5,8 +5,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "framework/fileio.h"
-#include "framework/memlimit.h"
+#include "sys/fileio.h"
+#include "sys/memlimit.h"
 
 // Lowers *have to the number in the cgroup file at path, when it holds a smaller one ("max",
 // or v1's huge "no limit", leave it).

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "framework/sha256.h"
+#include "sys/sha256.h"
 #include "test.h"
 
 static void digest(const char *msg, char out[65]) {

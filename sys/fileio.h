@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "framework/error.h"
+#include "sys/error.h"
 
 // The size of a path buffer, terminator included: Linux's PATH_MAX, so a path that fits is
 // one the kernel takes, and one that does not is refused by ordo before the kernel would.

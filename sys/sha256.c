@@ -4,11 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "framework/sha256.h"
+#include "sys/sha256.h"
 
 #include <unistd.h>
 
-#include "framework/fileio.h"
+#include "sys/fileio.h"
 
 void ordo_sha256_init(ordo_sha256 *s) {
     sha256_init(&s->ctx);

@@ -13,8 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "framework/dirlock.h"
-#include "framework/dist.h"
+#include "sys/dirlock.h"
+#include "sys/dist.h"
 
 // Cuts p to its parent ("a/b//c" -> "a/b"); 0 when it has none (a single component, or "/").
 static int parent(char *p) {

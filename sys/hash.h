@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "framework/error.h"
+#include "sys/error.h"
 
 // XXH3-64 of n bytes at p (seed 0); n == 0 is fine with p NULL.
 uint64_t ordo_hash64(const void *p, size_t n);

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "framework/error.h"
+#include "sys/error.h"
 
 // Joins the MPI job when the environment says an MPI launcher started this process
 // (OMPI_COMM_WORLD_SIZE, PMI_SIZE or PMIX_RANK set); otherwise does nothing. Call once,

@@ -1,4 +1,4 @@
-// The error message buffer (framework/error.c) with messages longer than it holds (issue 28
+// The error message buffer (sys/error.c) with messages longer than it holds (issue 28
 // item 22): a 10 MB path in a message is shortened to its two ends with the count of bytes
 // left out, and what follows it (the reason) is kept whole, whether the path comes through
 // ordo_error or the prefix of ordo_error_wrap; a multi-byte character is never cut in two;
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "framework/error.h"
+#include "sys/error.h"
 #include "test.h"
 
 // A UTF-8 check: no sequence cut short.

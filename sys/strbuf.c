@@ -1,13 +1,13 @@
 // The growable text buffer of strbuf.h. The text is always NUL-terminated, so that a
 // caller can hand buf to printf or strcmp between appends. Deliberately not here: escaping
 // (each format has its own rules: JSON in safetensors.c, XML in experiments/plot.c).
-#include "framework/strbuf.h"
+#include "sys/strbuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "framework/fileio.h"
+#include "sys/fileio.h"
 
 #define INITIAL_CAP 256
 

@@ -17,8 +17,8 @@
 #define ORDO_DIRLOCK_H
 #include <stddef.h>
 
-#include "framework/error.h"
-#include "framework/fileio.h"
+#include "sys/error.h"
+#include "sys/fileio.h"
 
 #define ORDO_DIRLOCK_FILE ".lock"
 

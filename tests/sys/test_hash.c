@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "framework/hash.h"
+#include "sys/hash.h"
 #include "test.h"
 
 int main(void) {

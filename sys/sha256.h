@@ -1,7 +1,7 @@
 // SHA-256 (FIPS 180-4), for the identity of a file that people compare outside ordo: the
 // checkpoint a run was initialised from (`ordo train --init`) is recorded by the digest that
 // `sha256sum` prints and that model hubs list. Integrity checks inside ordo use XXH3
-// (framework/hash.h), which is many times faster; this one is for provenance, not speed.
+// (sys/hash.h), which is many times faster; this one is for provenance, not speed.
 // The digest is Nettle's (nettle-dev); ordo keeps only this wrapper and the file reader.
 #ifndef ORDO_SHA256_H
 #define ORDO_SHA256_H
@@ -10,7 +10,7 @@
 
 #include <nettle/sha2.h>
 
-#include "framework/error.h"
+#include "sys/error.h"
 
 typedef struct ordo_sha256 {
     struct sha256_ctx ctx;

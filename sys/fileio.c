@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "framework/fileio.h"
+#include "sys/fileio.h"
 
 // Largest single read/write request; Linux transfers at most ~2 GiB per call anyway.
 #define IO_CHUNK ((size_t)1 << 30)

@@ -1,4 +1,4 @@
-// Path building that refuses to truncate (framework/fileio.h): ordo_path fits exactly up to
+// Path building that refuses to truncate (sys/fileio.h): ordo_path fits exactly up to
 // cap - 1 bytes and not one more, empties the buffer and quotes the path's start on failure
 // (never cutting a UTF-8 character); ordo_path_check, ordo_mkdir_p and ordo_write_atomic
 // refuse a path of ORDO_PATH_MAX bytes or more before touching the disk; and an error
@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "framework/fileio.h"
+#include "sys/fileio.h"
 #include "tests/test.h"
 
 // n bytes of c, NUL-terminated (malloc'd).
@@ -96,7 +96,7 @@ int main(void) {
     CHECK_MSG(stat(first, &st) != 0, "ordo_write_atomic made something under %s", dir);
 
     // a message longer than the buffer shortens its long word (the path) to its two ends and
-    // keeps the reason (issue 28 item 22; tests/framework/test_error_message.c), also after context is
+    // keeps the reason (issue 28 item 22; tests/sys/test_error_message.c), also after context is
     // prefixed
     char *big = repeat('m', 5000);
     ordo_error(ORDO_ERR_IO, "%s: cannot open", big);

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "framework/fileio.h"
-#include "framework/strbuf.h"
+#include "sys/fileio.h"
+#include "sys/strbuf.h"
 #include "tests/test.h"
 
 int main(void) {

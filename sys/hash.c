@@ -6,11 +6,11 @@
 #define XXH_STATIC_LINKING_ONLY // XXH3_state_t's size, for the state kept in ordo_hasher
 #include <xxhash.h>
 
-#include "framework/hash.h"
+#include "sys/hash.h"
 
 #include <unistd.h>
 
-#include "framework/fileio.h"
+#include "sys/fileio.h"
 
 _Static_assert(sizeof(XXH3_state_t) <= sizeof(((ordo_hasher *)0)->state),
                "ordo_hasher.state must hold an XXH3_state_t");

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "framework/error.h"
+#include "sys/error.h"
 
 #define MSG_CAP 2048
 // A word (a run of non-blank bytes: a path, as a rule) longer than this, in a message that

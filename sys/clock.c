@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "framework/clock.h"
+#include "sys/clock.h"
 
 double ordo_now_s(void) {
     struct timespec ts;

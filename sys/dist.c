@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "framework/dist.h"
+#include "sys/dist.h"
 
 #ifdef ORDO_HAVE_MPI
 #include <mpi.h>
