@@ -1,7 +1,7 @@
 // Eval throughput (issue 30, item 6): `ordo eval`'s scoring loop (ordo_eval_stream: each
 // target's loss in double, for the loss by position) against the trainer's validation pass
 // (ordo_eval_loss: the model's fused cross-entropy), on the same model, windows and batch,
-// interleaved. Both run in inference mode (train/evaluate.c). The model is randomly
+// interleaved. Both run in inference mode (eval/evaluate.c). The model is randomly
 // initialised: speed does not depend on the weights. Prints one JSON line per side with the
 // median tokens/s over --reps repetitions and the CPU time per token, then their ratio.
 //
@@ -18,8 +18,8 @@
 #include "framework/ops.h"
 #include "framework/threads.h"
 #include "models/gpt.h"
-#include "train/evaluate.h"
-#include "train/options.h"
+#include "eval/evaluate.h"
+#include "run/options.h"
 
 static double cpu_s(void) {
     struct timespec ts;

@@ -27,7 +27,7 @@
 #include "framework/flash.h"
 #include "framework/kernels.h"
 #include "framework/threads.h"
-#include "train/options.h"
+#include "run/options.h"
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;

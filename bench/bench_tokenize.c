@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "data/tokenizer.h"
-#include "train/options.h"
+#include "run/options.h"
 #include "sys/clock.h"
 
 static int cmp_double(const void *a, const void *b) {

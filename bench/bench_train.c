@@ -31,7 +31,7 @@
 #include "framework/optim.h"
 #include "framework/threads.h"
 #include "models/gpt.h"
-#include "train/options.h"
+#include "run/options.h"
 #include "sys/clock.h"
 #include "framework/cpu.h"
 

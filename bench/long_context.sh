@@ -100,7 +100,7 @@ def group(part, case, side):
 
 print()
 print(f"CPU: {mach['cpu']}; {mach['cores']} cores, {mach['threads']} threads; ordo {mach['head']}"
-      f"{' (sys/framework/models/train/cli modified)' if mach['dirty'] else ''}")
+      f"{' (sys/framework/models/run/eval/train/cli modified)' if mach['dirty'] else ''}")
 print(f"kernels: {mach['kernels']}; 2048^3 peak GFLOP/s: OpenBLAS sgemm {peak.get('gflops')} "
       f"(core {peak.get('openblas_core')}), ordo_gemm {peak.get('ordo_gflops')} ({peak.get('ordo_gemm')}), "
       f"oneDNN f32 {peak.get('onednn_gflops')}, bf16 {peak.get('onednn_bf16_gflops')} ({peak.get('onednn_isa')})")
@@ -319,7 +319,7 @@ cpu=$(lscpu | sed -n 's/^Model name: *//p' | head -n1)
 kernels=$("$build/ordo" --version | sed -n 2p)
 bf16=$("$build/ordo" --version | grep -q '^--precision bf16: available' && echo 1 || echo 0)
 esc() { printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g'; }
-row "{\"kind\":\"machine\",\"cpu\":\"$(esc "$cpu")\",\"kernels\":\"$(esc "$kernels")\",\"threads\":$THREADS,\"train_rounds\":$TRAIN_ROUNDS,\"cores\":$(nproc),\"bf16\":$bf16,\"rounds\":$ROUNDS,\"base\":\"$BASE_COMMIT\",\"head\":\"$(git rev-parse --short HEAD)\",\"dirty\":$(git diff --quiet HEAD -- sys framework models train cli && echo false || echo true)}"
+row "{\"kind\":\"machine\",\"cpu\":\"$(esc "$cpu")\",\"kernels\":\"$(esc "$kernels")\",\"threads\":$THREADS,\"train_rounds\":$TRAIN_ROUNDS,\"cores\":$(nproc),\"bf16\":$bf16,\"rounds\":$ROUNDS,\"base\":\"$BASE_COMMIT\",\"head\":\"$(git rev-parse --short HEAD)\",\"dirty\":$(git diff --quiet HEAD -- sys framework models run eval train cli && echo false || echo true)}"
 row "{\"kind\":\"peak\",\"line\":$(OMP_NUM_THREADS=$THREADS "$build/bench_train" --peak --threads "$THREADS")}"
 say "$cpu; $kernels; threads $THREADS, rounds $ROUNDS; load $(load)"
 

@@ -1,5 +1,5 @@
 // A subcommand's option parsing and --help (see args.h); the parser itself is
-// train/options.c.
+// run/options.c.
 #include <math.h>
 #include <stdio.h>
 #include <unistd.h>

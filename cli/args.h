@@ -1,9 +1,9 @@
 // The subcommands' common front: parse a command's options and, on --help, print its usage.
-// It lives in cli/ and not beside the parser (train/options.c) because it writes to stdout,
+// It lives in cli/ and not beside the parser (run/options.c) because it writes to stdout,
 // and printing is the CLI's part (parse -> call -> print).
 #ifndef ORDO_CLI_ARGS_H
 #define ORDO_CLI_ARGS_H
-#include "train/options.h"
+#include "run/options.h"
 
 // A subcommand's parse: allocates *pos (argc + 1 entries; the caller frees it, also on error),
 // parses as ordo_options_parse, and on --help prints the usage to stdout and sets *help.

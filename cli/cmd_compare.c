@@ -8,7 +8,7 @@
 #include "cli/commands.h"
 #include "experiments/compare.h"
 #include "sys/strbuf.h"
-#include "train/options.h"
+#include "run/options.h"
 
 ordo_status ordo_cmd_compare(int argc, char **argv) {
     const char *out = NULL;

@@ -1,10 +1,10 @@
 // `ordo eval RUN_DIR`: validation loss and perplexity of the newest checkpoint (or the one of
 // --step N, or a checkpoint file given instead of RUN_DIR; or of a whole text file, --data) at each
-// requested context length, in nonoverlapping or sliding windows (train/evaluate.h), with
+// requested context length, in nonoverlapping or sliding windows (eval/evaluate.h), with
 // the loss by position within the window, and exact match per length for copy/reverse.
 // A learned position table cannot go past its length: the table says so instead of a number,
 // unless --extend-pos grows it for those lengths (as `ordo train --init --context` would).
-// --save [NAME] keeps the report as the run's eval record NAME (train/eval_record.h).
+// --save [NAME] keeps the report as the run's eval record NAME (eval/eval_record.h).
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -13,13 +13,13 @@
 #include "sys/dist.h"
 #include "sys/fileio.h"
 #include "framework/threads.h"
-#include "train/options.h"
+#include "run/options.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "data/passkey.h"
-#include "train/config.h"
-#include "train/eval_record.h"
-#include "train/evaluate.h"
+#include "run/config.h"
+#include "eval/eval_record.h"
+#include "eval/evaluate.h"
 
 // The longest window eval takes (the arena and the position tables are sized from it).
 #define MAX_EVAL_CONTEXT (1 << 20)

@@ -1,13 +1,13 @@
 // `ordo export RUN_DIR|CKPT --hf DIR`: a run's newest usable checkpoint (or the checkpoint
-// given) as a Hugging Face GPT-2 folder (train/export.h), for transformers' GPT2LMHeadModel
+// given) as a Hugging Face GPT-2 folder (eval/export.h), for transformers' GPT2LMHeadModel
 // and every tool that reads that layout.
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "train/config.h"
-#include "train/export.h"
+#include "run/config.h"
+#include "eval/export.h"
 
 static const char *SYNOPSIS =
     "RUN_DIR|CKPT --hf DIR [options]\n\n"

@@ -13,7 +13,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "framework/threads.h"
-#include "train/run.h"
+#include "run/run.h"
 
 static int pick(const float *logits, int V, double temperature, int top_k, ordo_rng *r,
                 double *scratch) {

@@ -9,7 +9,7 @@
 #include "cli/commands.h"
 #include "experiments/sweep.h"
 #include "models/positional.h"
-#include "train/config.h"
+#include "run/config.h"
 
 static const char *SYNOPSIS =
     "--pos LIST --seeds N [train options] --out DIR [--jobs J]\n\n"

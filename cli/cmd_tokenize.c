@@ -21,7 +21,7 @@
 #include "data/tokenizer.h"
 #include "data/tokfile.h"
 #include "sys/fileio.h"
-#include "train/options.h"
+#include "run/options.h"
 #include "cli/commands.h"
 
 // Inputs read whole this long or longer are refused: ordo_tokenizer_encode takes at most

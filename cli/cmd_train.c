@@ -10,7 +10,7 @@
 #include "sys/fileio.h"
 #include "framework/names.h"
 #include "train/feed.h"
-#include "train/init.h"
+#include "run/init.h"
 #include "train/trainer.h"
 
 static const char *SYNOPSIS =

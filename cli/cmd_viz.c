@@ -8,7 +8,7 @@
 #include "cli/commands.h"
 #include "experiments/viz.h"
 #include "framework/threads.h"
-#include "train/config.h"
+#include "run/config.h"
 
 ordo_status ordo_cmd_viz(int argc, char **argv) {
     const char *out = NULL;

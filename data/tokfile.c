@@ -2,7 +2,7 @@
 // writer that packs ids little-endian and hashes them as they go.
 //
 // Deliberately not here: tokenizing (tokenizer.c feeds the writer), converting ids to int32
-// (the dataset reads 16-bit ids as they are; train/rundata.c widens only the validation split).
+// (the dataset reads 16-bit ids as they are; run/rundata.c widens only the validation split).
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>

@@ -14,7 +14,7 @@
 //       56    8  zero (reserved)
 //       64       the ids, count * width bytes; the file ends there
 //
-// Deliberately not here: which tokenizer a run uses (train/rundata.c compares the header's name
+// Deliberately not here: which tokenizer a run uses (run/rundata.c compares the header's name
 // with the run's), big-endian hosts (refused: the ids are used in place).
 #ifndef ORDO_TOKFILE_H
 #define ORDO_TOKFILE_H

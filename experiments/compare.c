@@ -22,10 +22,10 @@
 #include "sys/fileio.h"
 #include "sys/hash.h"
 #include "sys/strbuf.h"
-#include "train/checkpoint.h"
-#include "train/config.h"
-#include "train/eval_record.h"
-#include "train/rundata.h"
+#include "run/checkpoint.h"
+#include "run/config.h"
+#include "eval/eval_record.h"
+#include "run/rundata.h"
 
 // ---------------------------------------------------------------------------------------
 // statistics and text

@@ -12,7 +12,7 @@
 #include "experiments/compare.h"
 #include "experiments/plot.h"
 #include "sys/strbuf.h"
-#include "train/config.h"
+#include "run/config.h"
 
 const int ordo_cmp_mults[ORDO_CMP_NMULT] = {1, 2, 4, 8};
 

@@ -17,10 +17,10 @@
 
 #include "sys/fileio.h"
 #include "framework/safetensors.h"
-#include "train/checkpoint.h"
-#include "train/config.h"
-#include "train/eval_record.h"
-#include "train/metrics.h"
+#include "run/checkpoint.h"
+#include "run/config.h"
+#include "eval/eval_record.h"
+#include "run/metrics.h"
 
 static char *dup_or_null(const char *s) {
     return s ? ordo_xstrdup(s) : NULL;

@@ -3,7 +3,7 @@
 // the val split's unigram level), metrics.jsonl
 // (loss curves, throughput, time), the newest checkpoint's tensor sizes (parameter count)
 // and its eval records (extrapolation losses, copy/reverse accuracy): RUN/eval/NAME.json, one
-// per variant (base, ntk-x4, ...; train/eval_record.h), and an older run's single eval.json.
+// per variant (base, ntk-x4, ...; eval/eval_record.h), and an older run's single eval.json.
 #ifndef ORDO_RUNINFO_H
 #define ORDO_RUNINFO_H
 #include <stddef.h>

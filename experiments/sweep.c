@@ -4,7 +4,7 @@
 // (interrupted), EXIT_BUSY (another process holds the run) or 1 (failed). The sweep itself
 // locks only the sweep directory, which no child locks: the two never wait on each other.
 // Deliberately not here: the option table and the summary lines (cli/cmd_sweep.c), the
-// training and evaluation themselves (train/), any comparison of the runs (compare.c).
+// training and evaluation themselves (train/, eval/), any comparison of the runs (compare.c).
 #include "experiments/sweep.h"
 
 #include <errno.h>
@@ -28,9 +28,9 @@
 #include "sys/signals.h"
 #include "data/passkey.h"
 #include "models/positional.h"
-#include "train/checkpoint.h"
-#include "train/eval_record.h"
-#include "train/evaluate.h"
+#include "run/checkpoint.h"
+#include "eval/eval_record.h"
+#include "eval/evaluate.h"
 #include "train/trainer.h"
 
 #define EXIT_BUSY 75 // sysexits.h's EX_TEMPFAIL: not now, try again later

@@ -9,8 +9,8 @@
 #ifndef ORDO_SWEEP_H
 #define ORDO_SWEEP_H
 #include "sys/dirlock.h"
-#include "train/config.h"
-#include "train/progress.h"
+#include "run/config.h"
+#include "run/progress.h"
 
 #define ORDO_SWEEP_MAX_RUNS     256
 #define ORDO_SWEEP_MAX_SCHEMES  16
@@ -33,7 +33,7 @@ typedef struct ordo_sweep_options {
 typedef struct ordo_sweep_entry ordo_sweep_entry; // one run's name, directory and process
 
 // One eval variant of --eval-variants: its record's name (base, ntk-x4, extend-fresh: the
-// name `ordo eval --save` gives it, train/eval_record.h) and what eval is given.
+// name `ordo eval --save` gives it, eval/eval_record.h) and what eval is given.
 typedef struct ordo_sweep_variant {
     char name[72];
     const char *rope_scaling; // pi | ntk | yarn, or NULL

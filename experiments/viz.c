@@ -14,7 +14,7 @@
 #include "experiments/plot.h"
 #include "experiments/runinfo.h"
 #include "sys/fileio.h"
-#include "train/run.h"
+#include "run/run.h"
 
 #define PANEL 260.0 // px per head panel
 #define BAR_W 100.0 // px kept for the colour bar and its labels

@@ -17,8 +17,8 @@
 
 #include "sys/strbuf.h"
 #include "models/gpt.h"
-#include "train/config.h"
-#include "train/run.h"
+#include "run/config.h"
+#include "run/run.h"
 
 typedef struct ordo_viz {
     const char *run_dir;

@@ -7,8 +7,8 @@
 #include "data/dataloader.h"
 #include "data/dataset.h"
 #include "data/tokfile.h"
-#include "train/config.h"
-#include "train/rundata.h"
+#include "run/config.h"
+#include "run/rundata.h"
 
 // Loads c's data (ordo_rundata_load, with c->data_check) and sets up the training windows
 // (train_ds), the validation windows (val_ds) and the dataloader over the training windows

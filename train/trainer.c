@@ -32,11 +32,11 @@
 #include "sys/fileio.h"
 #include "sys/signals.h"
 #include "framework/threads.h"
-#include "train/checkpoint.h"
-#include "train/evaluate.h"
+#include "run/checkpoint.h"
+#include "eval/evaluate.h"
 #include "train/feed.h"
-#include "train/init.h"
-#include "train/metrics.h"
+#include "run/init.h"
+#include "run/metrics.h"
 #include "train/trainer.h"
 #include "sys/clock.h"
 
@@ -64,7 +64,7 @@ typedef struct trainer {
     int metrics;        // metrics.jsonl open for appending (rank 0), or -1
     size_t metrics_len; // its length: every line in it is whole
     char metrics_path[ORDO_PATH_MAX];
-    ordo_progress prog;       // rank 0's progress lines and summary (train/progress.h)
+    ordo_progress prog;       // rank 0's progress lines and summary (run/progress.h)
     double elapsed0, t_start; // wall time of the steps before this process, and its start
     // data parallel: this rank's share of the current batch and the step's time in allreduce
     ordo_tensor *loss; // this rank's mean loss over its share (NULL when it has no rows)

@@ -1,13 +1,13 @@
 // The training loop behind `ordo train`: build (or restore) a run from its config, step the
 // optimizer, validate, log metrics.jsonl, checkpoint, and stop safely on a signal or a
 // non-finite loss. The config comes resolved: a resumed run's is merged from its checkpoint
-// and the command line beforehand (ordo_resume_open, train/resume.h).
+// and the command line beforehand (ordo_resume_open, run/resume.h).
 #ifndef ORDO_TRAINER_H
 #define ORDO_TRAINER_H
 #include "sys/dirlock.h"
-#include "train/config.h"
-#include "train/progress.h"
-#include "train/resume.h"
+#include "run/config.h"
+#include "run/progress.h"
+#include "run/resume.h"
 
 typedef struct ordo_train_request {
     // the config to train with: the options (defaults, --config, flags) of a new run, or the
@@ -19,7 +19,7 @@ typedef struct ordo_train_request {
     ordo_dirlock *lock;
     long long stop_after;  // stop with a checkpoint after this step, as on a signal; 0 = never
     long long poison_step; // tests only: a NaN is written into wte before this step (0 = off)
-    ordo_progress_mode progress; // the step lines on stdout (train/progress.h); 0 = AUTO
+    ordo_progress_mode progress; // the step lines on stdout (run/progress.h); 0 = AUTO
 } ordo_train_request;
 
 // Trains the run of req->cfg in its out directory: a new run (ORDO_ERR_ARG if the directory

@@ -2,7 +2,7 @@
 # `ordo export --hf` through the real binary: the committed checkpoints of
 # tests/ref/make_export_fixture.sh export to the committed folders byte for byte (their
 # logits, as GPT-2 loaded from that folder computes them, are compared with ordo's in
-# tests/train/test_export.c); a run directory exports its newest usable checkpoint; a gpt2 run gets
+# tests/eval/test_export.c); a run directory exports its newest usable checkpoint; a gpt2 run gets
 # vocab.json and merges.txt (a warning when the vocab cannot be read); the schemes GPT-2
 # cannot compute are refused with the reason, writing nothing; no temporary file is left.
 # When /usr/bin/python3 has torch, the fresh export is also loaded by tests/ref/hf_gpt2.py.

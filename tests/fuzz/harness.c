@@ -19,8 +19,8 @@
 #include "framework/safetensors.h"
 #include "fuzz.h"
 #include "models/gpt.h"
-#include "train/checkpoint.h"
-#include "train/config.h"
+#include "run/checkpoint.h"
+#include "run/config.h"
 
 const ordo_fuzz_target ordo_fuzz_targets[] = {
     {"safetensors", ordo_fuzz_safetensors},

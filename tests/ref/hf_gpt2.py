@@ -21,7 +21,7 @@ The forward runs in float64 on the float32 weights. Run with the Debian interpre
 
     /usr/bin/python3 tests/ref/hf_gpt2.py DIR --idx "1 2 3; 4 5 6" [--out LOGITS.safetensors]
 
---out writes "idx" [B, T] and "logits" [B, T, V] (F32) for tests/train/test_export.c.
+--out writes "idx" [B, T] and "logits" [B, T, V] (F32) for tests/eval/test_export.c.
 """
 
 import argparse

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Writes the fixtures of tests/train/test_export.c and tests/cli/test_export_cli.sh (about 150 KB):
+# Writes the fixtures of tests/eval/test_export.c and tests/cli/test_export_cli.sh (about 150 KB):
 #   fixtures/export_<pos>.ckpt.safetensors    the last checkpoint of a tiny ordo run (byte
 #                                             tokenizer, on fixtures/the-verdict-head.txt)
 #   fixtures/export_<pos>/                    `ordo export` of it: config.json, model.safetensors

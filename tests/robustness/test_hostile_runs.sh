@@ -3,7 +3,7 @@
 #  21. {"shuffle": 2} in --config: refused, as 0.5 is ("true/false or 0/1").
 #  19. `train --resume R --init OTHER`: refused, the run untouched; its own --init again is fine.
 #  17. `train --init HF/model.safetensors` of ordo's own export (transformer. names): it
-#      starts (tests/train/test_export.c checks the weights come back bit for bit).
+#      starts (tests/eval/test_export.c checks the weights come back bit for bit).
 #   5. --init from a Hugging Face-style file with more layers (h.0 and h.1, no ordo metadata)
 #      into a --layers 1 run: refused, naming the first unused tensors and both layer counts;
 #      nothing is made. What carries nothing (an export's table of zeros for --pos none) is fine.

@@ -14,7 +14,7 @@
 #include "sys/fileio.h"
 #include "framework/safetensors.h"
 #include "test.h"
-#include "train/config.h"
+#include "run/config.h"
 #include "train/trainer.h"
 
 static char root[] = "/tmp/ordo_resume_XXXXXX";

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "test.h"
-#include "train/evaluate.h"
+#include "eval/evaluate.h"
 
 static ordo_gpt model;
 static ordo_ctx ctx;

@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "train/evaluate.h"
+#include "eval/evaluate.h"
 #include "sys/dist.h"
 #include "framework/names.h"
 #include "models/positional.h"
-#include "train/progress.h"
+#include "run/progress.h"
 
 // Logits are (rows, T, V) floats: keep a forward's logits near 256 MiB at most.
 #define MAX_LOGIT_FLOATS ((size_t)64 << 20)

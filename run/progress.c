@@ -4,7 +4,7 @@
 // terminal's width so that it never wraps into a new line at each redraw.
 // Deliberately not here: what is logged (metrics.jsonl is the trainer's), any timing of the
 // step itself (the clock is read once per step, nothing else).
-#include "train/progress.h"
+#include "run/progress.h"
 
 #include <math.h>
 #include <string.h>

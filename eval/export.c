@@ -19,10 +19,10 @@
 
 #include "data/tokenizer.h"
 #include "models/pos/scheme.h"
-#include "train/checkpoint.h"
-#include "train/config.h"
-#include "train/export.h"
-#include "train/run.h"
+#include "run/checkpoint.h"
+#include "run/config.h"
+#include "eval/export.h"
+#include "run/run.h"
 
 // The vocab files are small (about 1 MB and 0.5 MB); this bounds a mistaken path.
 #define MAX_VOCAB_FILE_BYTES ((size_t)64 << 20)

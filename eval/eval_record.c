@@ -1,6 +1,6 @@
 // A run's saved evaluations as named records (see eval_record.h): their names, writing and
 // finding them, and the request that makes one again.
-#include "train/eval_record.h"
+#include "eval/eval_record.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -8,8 +8,8 @@
 #include "framework/optim.h"
 #include "models/positional.h"
 #include "test.h"
-#include "train/config.h"
-#include "train/evaluate.h"
+#include "run/config.h"
+#include "eval/evaluate.h"
 
 static void round_trip(const ordo_names *t) {
     CHECK_MSG(t->count >= 2, "%s: %d names", t->what, t->count);

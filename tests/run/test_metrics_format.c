@@ -1,4 +1,4 @@
-// metrics.jsonl's line format and reader (train/metrics.h): finite values keep the format
+// metrics.jsonl's line format and reader (run/metrics.h): finite values keep the format
 // that tools already parse, byte for byte; a value that is not finite is written as null and
 // read back as NaN with its bit in `nulls`, so that every line is valid JSON; the bare inf /
 // nan of older logs read back the same way; a last line without its newline is reported.
@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "train/metrics.h"
+#include "run/metrics.h"
 
 static char dir[] = "/tmp/ordo_metrics_XXXXXX";
 

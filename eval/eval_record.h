@@ -1,7 +1,7 @@
 // A run's saved evaluations (issue 30): each `ordo eval --save [NAME]` or sweep variant is
 // one record, RUN/eval/NAME.json, so that the unscaled model, NTK, YaRN, PI and a grown
 // learned table of one checkpoint sit side by side in one run directory. A record is the
-// report of ordo_eval_run (train/evaluate.h) plus its "name"; the report already says which
+// report of ordo_eval_run (eval/evaluate.h) plus its "name"; the report already says which
 // checkpoint step it scored, the variant (the scaling or extension given to eval), the data
 // and its hash, the mode, and the request that made it (so that it can be made again for a
 // newer checkpoint: `ordo compare --reeval`).
@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "sys/error.h"
-#include "train/evaluate.h"
+#include "eval/evaluate.h"
 
 // The folder of the records in a run directory, and the longest record name.
 #define ORDO_EVAL_DIR      "eval"

@@ -1,11 +1,11 @@
 // The configuration table (see config.h): defaults, the option table, the checks, and what
-// a config gives the model (train/config_json.c reads and writes it as JSON).
+// a config gives the model (run/config_json.c reads and writes it as JSON).
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "train/config.h"
+#include "run/config.h"
 #include "data/corpus.h"
 #include "data/passkey.h"
 #include "data/tokenizer.h"

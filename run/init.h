@@ -3,7 +3,7 @@
 #ifndef ORDO_INIT_H
 #define ORDO_INIT_H
 #include "models/gpt.h"
-#include "train/config.h"
+#include "run/config.h"
 
 // Resolves what a new run of cfg starts from, before it is checked and built: `--init SRC`,
 // SRC a run directory (its newest checkpoint that opens intact; those passed over are warned

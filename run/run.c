@@ -8,8 +8,8 @@
 
 #include "sys/dist.h"
 #include "sys/fileio.h"
-#include "train/checkpoint.h"
-#include "train/run.h"
+#include "run/checkpoint.h"
+#include "run/run.h"
 
 // Passes over checkpoint `path`, whose reason is the current error message: a warning on
 // stderr (rank 0) and an entry "\n  <path>: <why>" in `list`, which the error quotes when none

@@ -11,9 +11,9 @@
 
 #include "sys/dist.h"
 #include "sys/fileio.h"
-#include "train/checkpoint.h"
-#include "train/resume.h"
-#include "train/run.h"
+#include "run/checkpoint.h"
+#include "run/resume.h"
+#include "run/run.h"
 
 // dir/config.json: a checkpoint whose fixed settings differ from it was copied in from
 // another run, and is skipped like a damaged one. One that exists but does not read (garbage,

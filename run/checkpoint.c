@@ -2,7 +2,7 @@
 // requires: the config as JSON, the state as decimal integers and hex RNG words, the data and
 // header checksums as 16 hex digits each. Here a checkpoint is checked (checksums, step against
 // name, finite values) and refused with a reason; nothing here decides which one to use instead:
-// train/run.c and train/resume.c walk the list newest first.
+// run/run.c and run/resume.c walk the list newest first.
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -12,10 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "train/checkpoint.h"
+#include "run/checkpoint.h"
 
 #include "sys/dist.h"
-#include "train/eval_record.h"
+#include "eval/eval_record.h"
 #include "sys/fileio.h"
 
 #define FORMAT "ordo-checkpoint-1"

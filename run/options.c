@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "train/options.h"
+#include "run/options.h"
 #include "sys/error.h"
 
 ordo_opt *ordo_options_find(ordo_opt *opts, const char *name) {

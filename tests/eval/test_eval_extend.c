@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "test.h"
-#include "train/config.h"
-#include "train/evaluate.h"
-#include "train/init.h"
-#include "train/run.h"
+#include "run/config.h"
+#include "eval/evaluate.h"
+#include "run/init.h"
+#include "run/run.h"
 #include "train/trainer.h"
 
 static char root[] = "/tmp/ordo_eval_extend_XXXXXX";

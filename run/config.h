@@ -9,7 +9,7 @@
 
 #include "framework/names.h"
 #include "models/gpt.h"
-#include "train/options.h"
+#include "run/options.h"
 
 // What a data file was when a run trained on it: recorded in config.json and in every
 // checkpoint's config (key ORDO_CONFIG_DATA_KEY), compared when the run is resumed or read.
@@ -32,7 +32,7 @@ typedef struct ordo_data_record {
 } ordo_data_record;
 
 // The learning-rate curve after warmup, as it stands after any resume that changed --steps
-// (train/resume.h, ordo_resume_schedule): the decay (cosine or linear; none for constant) goes
+// (run/resume.h, ordo_resume_schedule): the decay (cosine or linear; none for constant) goes
 // from from_lr at step from_step to min-lr at step to_step, then stays at min-lr. A new run's
 // is from_lr = lr over [warmup, steps - 1], which is ordo_lr_at's. Recorded in config.json and
 // every checkpoint's config (key ORDO_CONFIG_PLAN_KEY); a fact, not an option.
@@ -52,7 +52,7 @@ typedef enum ordo_resume_sched {
 extern const ordo_names ordo_resume_sched_names; // in enum order: continue, replan-decay, replan
 // Where a run's weights came from (`ordo train --init`): recorded in config.json and every
 // checkpoint's config (key ORDO_CONFIG_INIT_KEY). A fact found by ordo_init_resolve
-// (train/init.h), not an option; a --config file's is ignored (a new run records its own).
+// (run/init.h), not an option; a --config file's is ignored (a new run records its own).
 typedef struct ordo_init_record {
     int have;          // 0: no --init, or a run from an older ordo
     const char *file;  // the weights file read (a run directory's checkpoint, resolved)

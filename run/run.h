@@ -1,9 +1,9 @@
 // A run directory opened for eval, sample and viz: its newest usable checkpoint, the model and
-// the data (train/rundata.h) rebuilt from the config it was trained with.
+// the data (run/rundata.h) rebuilt from the config it was trained with.
 // - Which checkpoint is used: the newest that is intact (its checksum, its step against its
-//   name, finite values; train/checkpoint.h) and loads; each one passed over is named in an
+//   name, finite values; run/checkpoint.h) and loads; each one passed over is named in an
 //   `ordo: warning: skipping <path>: <why>` line, and when none is left the error lists them.
-// A run continued is train/resume.h; a run started from another's weights, train/init.h.
+// A run continued is run/resume.h; a run started from another's weights, run/init.h.
 #ifndef ORDO_RUN_H
 #define ORDO_RUN_H
 #include <jansson.h>
@@ -12,8 +12,8 @@
 #include "sys/fileio.h"
 #include "sys/strbuf.h"
 #include "models/gpt.h"
-#include "train/config.h"
-#include "train/rundata.h"
+#include "run/config.h"
+#include "run/rundata.h"
 
 // Which checkpoint of a run ordo_run_open uses, and what it loads besides the model.
 typedef struct ordo_run_select {

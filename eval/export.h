@@ -27,7 +27,7 @@ typedef struct ordo_export_info {
 // dir (or the default); when they cannot be read that is a warning, not an error. Errors: a
 // scheme or embedding scale GPT-2 cannot compute (ORDO_ERR_ARG naming it and why), a bad
 // n_positions, no usable checkpoint, and write errors naming the file. The config strings read
-// from the checkpoint live until ordo_config_strings_free (train/config.h): call it after.
+// from the checkpoint live until ordo_config_strings_free (run/config.h): call it after.
 ordo_status ordo_export_hf(const char *src, const char *dir, int n_positions,
                            ordo_export_info *info);
 

@@ -12,7 +12,7 @@
 #include "data/dataset.h"
 #include "data/tokenizer.h"
 #include "data/tokfile.h"
-#include "train/config.h"
+#include "run/config.h"
 
 typedef struct ordo_rundata {
     int vocab_size;

@@ -8,7 +8,7 @@
 
 #include "sys/error.h"
 #include "sys/hash.h"
-#include "train/config.h"
+#include "run/config.h"
 
 static json_t *record_json(const ordo_data_record *r) {
     char hex[17];

@@ -13,7 +13,7 @@
 #include "test.h"
 #include "framework/arena.h"
 #include "models/gpt.h"
-#include "train/evaluate.h"
+#include "eval/evaluate.h"
 
 // A size the system refuses; under ASan, malloc then returns NULL as glibc's does.
 const char *__asan_default_options(void);

@@ -144,7 +144,7 @@ double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, ordo_attn_impl at
                                      int logits);
 
 // Builds the report that an eval record RUN_DIR/eval/NAME.json holds (the format is in
-// docs/guide.md, "Scoring a run"; train/eval_record.h saves it): lengths the
+// docs/guide.md, "Scoring a run"; eval/eval_record.h saves it): lengths the
 // scheme or the data cannot serve get "val_loss": null and a "note" saying why, as does a loss
 // that is not finite. With q->extend_pos the report and each grown length say so
 // ("extend_pos"); ORDO_ERR_ARG for a run without a learned table. Refused first, with
@@ -152,7 +152,7 @@ double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, ordo_attn_impl at
 // more memory than the process may use (the machine's, ulimit -v / -d, the memory cgroup's) or than
 // the system then gives.
 ordo_status ordo_eval_run(const ordo_eval_request *q, json_t **report);
-// The request as the report keeps it ("request", train/eval_record.h): the lengths, mode,
+// The request as the report keeps it ("request", eval/eval_record.h): the lengths, mode,
 // windows, batch and the variant as given. lens[0..nlen) are the lengths evaluated.
 json_t *ordo_eval_request_json(const ordo_eval_request *q, const int *lens, int nlen);
 

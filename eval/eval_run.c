@@ -15,9 +15,9 @@
 #include "framework/lmhead.h"
 #include "sys/memlimit.h"
 #include "models/pos/scheme.h"
-#include "train/evaluate.h"
-#include "train/init.h"
-#include "train/run.h"
+#include "eval/evaluate.h"
+#include "run/init.h"
+#include "run/run.h"
 
 static json_t *num_or_null(double v) {
     return isfinite(v) ? json_real(v) : json_null();
@@ -573,7 +573,7 @@ ordo_status ordo_eval_run(const ordo_eval_request *q, json_t **report) {
     int own = (int)cfg.context;
     const int *lens = q->lengths ? q->lengths : &own;
     int nlen = q->lengths ? q->nlen : 1;
-    // what makes this record one of several of the run (train/eval_record.h)
+    // what makes this record one of several of the run (eval/eval_record.h)
     json_object_set_new(o, "variant", variant_json(q, &m));
     json_object_set_new(o, "data", data_json(&cfg));
     json_object_set_new(o, "request", ordo_eval_request_json(q, lens, nlen));

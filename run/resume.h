@@ -9,8 +9,8 @@
 #include "sys/fileio.h"
 #include "framework/safetensors.h"
 #include "sys/strbuf.h"
-#include "train/checkpoint.h"
-#include "train/config.h"
+#include "run/checkpoint.h"
+#include "run/config.h"
 
 // A run being continued: its checkpoints, and what one must agree with to be resumed from.
 typedef struct ordo_resume {

@@ -2,7 +2,7 @@
 // buffer, and the reader. Lines are split on '\n' over the whole buffer (memchr, so a stray
 // NUL byte damages one line, not the rest of the file) and each is parsed on its own: a line
 // written half-way by a killed process cannot hide the others.
-#include "train/metrics.h"
+#include "run/metrics.h"
 
 #include <inttypes.h>
 #include <jansson.h>

@@ -1,4 +1,4 @@
-// Hugging Face GPT-2 export (train/export.h) against the fixtures of
+// Hugging Face GPT-2 export (eval/export.h) against the fixtures of
 // tests/ref/make_export_fixture.sh: for learned and none, ordo's logits of the committed
 // checkpoint must equal (rtol 1e-5 of the scale, as test_gpt_parity) the logits that GPT-2,
 // loaded from the exported folder as transformers loads it (tests/ref/hf_gpt2.py), computed.
@@ -14,9 +14,9 @@
 
 #include "fixture.h"
 #include "test.h"
-#include "train/checkpoint.h"
-#include "train/config.h"
-#include "train/export.h"
+#include "run/checkpoint.h"
+#include "run/config.h"
+#include "eval/export.h"
 
 #define TOL_LOGITS 1e-5
 

@@ -10,9 +10,9 @@
 #include "sys/dist.h"
 #include "sys/fileio.h"
 #include "sys/sha256.h"
-#include "train/checkpoint.h"
-#include "train/init.h"
-#include "train/run.h"
+#include "run/checkpoint.h"
+#include "run/init.h"
+#include "run/run.h"
 
 void ordo_init_fit(ordo_gpt *m, const ordo_gpt *src, ordo_extend_pos how) {
     for (int i = 0; i < m->params.count; i++) {

@@ -12,7 +12,7 @@
 #include "sys/fileio.h"
 #include "sys/hash.h"
 #include "sys/strbuf.h"
-#include "train/rundata.h"
+#include "run/rundata.h"
 // The longest text file: what ordo_tokenizer_encode takes at once (token files have no limit).
 #define MAX_DATA_BYTES ((size_t)INT32_MAX)
 
