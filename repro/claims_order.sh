@@ -6,9 +6,9 @@
 # (Vaswani: x8, std 0.125) for all six schemes, and under GPT-2's (x1, std 0.02) for the
 # three relative ones (docs/experiments.md has learned, sinusoidal and none under GPT-2's,
 # seeds 1-6). 27 runs of about 8 s of one core each; one run at a time, one thread.
-# Usage: scripts/claims_order.sh [ORDO] [OUT_DIR]   (defaults: build/ordo, runs/claims-order)
+# Usage: repro/claims_order.sh [ORDO] [OUT_DIR]   (defaults: build/ordo, runs/claims-order)
 # Prints the tables of docs/claims.md (mean ± sample sd over seeds 1-3, from each run's
-# eval.json); scripts/claims_order.out is its output as committed.
+# eval.json); repro/claims_order.out is its output as committed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ordo=${1:-build/ordo}

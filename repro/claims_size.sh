@@ -5,10 +5,10 @@
 # 3 seeds. DATA's last 10% is the validation text (as P1's --val-frac 0.1); the large
 # training set is the first 90%, the small one its first tenth. P1's budget (1500 steps of
 # 16 x 64 bytes, 1.5M bytes) is 1.5 epochs of the large set and 15 of the small one.
-#   scripts/claims_size.sh DATA OUT_DIR
+#   repro/claims_size.sh DATA OUT_DIR
 # ORDO (default build/ordo) is the binary; JOBS (default 1) runs at once, one thread each.
 # Prints the table of docs/claims.md C7 (mean ± sample sd over seeds 1-3, from each run's
-# eval.json); scripts/claims_size.out is its output as committed.
+# eval.json); repro/claims_size.out is its output as committed.
 set -eu
 [ $# -ge 2 ] || { echo "usage: $0 DATA OUT_DIR" >&2; exit 2; }
 O=${ORDO:-build/ordo}

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Markdown tables for docs/experiments.md from sweep directories' eval.json files.
 
-  scripts/experiment_tables.py accuracy SWEEP_DIR [n ...]   exact match per n (copy/reverse)
-  scripts/experiment_tables.py loss SWEEP_DIR               val loss per evaluation length
-  scripts/experiment_tables.py lr SWEEP_DIR ...             copy/reverse, one sweep per rate:
+  repro/experiment_tables.py accuracy SWEEP_DIR [n ...]   exact match per n (copy/reverse)
+  repro/experiment_tables.py loss SWEEP_DIR               val loss per evaluation length
+  repro/experiment_tables.py lr SWEEP_DIR ...             copy/reverse, one sweep per rate:
       mean exact match over the trained lengths (n <= max-len) and past them, per rate
-  scripts/experiment_tables.py passkey DIR [DEPTH_LENGTH]   passkey retrieval per length (the
+  repro/experiment_tables.py passkey DIR [DEPTH_LENGTH]   passkey retrieval per length (the
       mean over depths); with a length, that length's accuracy per depth instead. Rows are
       the run names less -s<seed> (a sweep's schemes, or e.g. rope-pi for DIR/rope-pi-s1)
-  scripts/experiment_tables.py passkey-rope P8_DIR          scripts/p8_passkey.sh's rope rows:
+  repro/experiment_tables.py passkey-rope P8_DIR          repro/p8_passkey.sh's rope rows:
       each scaling with 0 fine-tune steps (P8_DIR/base, eval/<m>-x4.json) and after 200
       (P8_DIR/ft/rope-<m>-s<seed>), retrieval per length
 
