@@ -5,6 +5,8 @@
 #include <math.h>
 #include <string.h>
 
+#include <dirent.h>
+
 #include "fixture.h"
 #include "framework/autograd.h"
 #include "framework/dnnl.h"
@@ -669,52 +671,46 @@ static void test_wave2_params(void) {
     ordo_gpt_free(&pow);
 }
 
-int main(void) {
-    const char *cases[] = {
-        "gpt_none.safetensors", "gpt_learned.safetensors", "gpt_sinusoidal.safetensors",
-        "gpt_rope.safetensors", "gpt_alibi.safetensors", "gpt_alibi_nh3.safetensors",
-        "gpt_t5.safetensors", "gpt_learned_T11.safetensors", "gpt_sinusoidal_scaled.safetensors",
-        "gpt_learned_scaled.safetensors", "gpt_rope_scaled.safetensors", "gpt_none_T24.safetensors",
-        "gpt_sinusoidal_T24.safetensors", "gpt_rope_T24.safetensors", "gpt_alibi_T24.safetensors",
-        "gpt_t5_T24.safetensors", "gpt_rope_pi_T32.safetensors", "gpt_rope_ntk_T32.safetensors",
-        "gpt_rope_yarn_T64.safetensors", "gpt_rope_yarn_orig.safetensors",
-        // issue 19, model options
-        "gpt_untied.safetensors", "gpt_untied_rope.safetensors",
-        // issue 15: fire, kerple, xpos, kerple-power
-        "gpt_fire.safetensors", "gpt_fire_shortL.safetensors", "gpt_kerple.safetensors",
-        "gpt_xpos.safetensors", "gpt_kerple-power.safetensors", "gpt_fire_T24.safetensors",
-        "gpt_fire_shortL_T40.safetensors", "gpt_kerple_T24.safetensors", "gpt_xpos_T24.safetensors",
-        "gpt_xpos_T23.safetensors", "gpt_kerple-power_T24.safetensors",
-        // issue 26: partial rotary, head subsets, scaled absolute positions
-        "gpt_rope_frac.safetensors", "gpt_rope_frac_T64.safetensors", // (the first of issue 26)
-        "gpt_rope_frac_yarn_T64.safetensors", "gpt_rope_heads.safetensors",
-        "gpt_rope_frac_heads.safetensors", "gpt_alibi_heads.safetensors",
-        "gpt_alibi_heads_T64.safetensors", "gpt_learned_pscale.safetensors",
-        "gpt_sinusoidal_pscale.safetensors", "gpt_sinusoidal_pscale_T64.safetensors",
-        "gpt_sinusoidal_pfixed.safetensors",
-        // item 4: --pos-random's positions per sequence, and eval at N
-        "gpt_learned_rand.safetensors", "gpt_sinusoidal_rand.safetensors",
-        "gpt_rope_rand.safetensors", "gpt_learned_rand_T64.safetensors",
-        // issue 26 item 3: fox, the forget gate (the bias per batch row)
-        "gpt_fox.safetensors", "gpt_fox_T64.safetensors",
-        // issue 26 item 1: dynamic position bias
-        "gpt_dpb.safetensors", "gpt_dpb_log.safetensors", "gpt_dpb_T64.safetensors",
-        "gpt_dpb_log_T64.safetensors",
-        // item 4 for the relative schemes: each row's bias from its positions' differences
-        "gpt_alibi_rand.safetensors", "gpt_alibi_heads_rand.safetensors", "gpt_t5_rand.safetensors",
-        "gpt_t5_rand_far.safetensors", "gpt_fire_rand.safetensors", "gpt_kerple_rand.safetensors",
-        "gpt_kerple-power_rand.safetensors", "gpt_xpos_rand.safetensors",
-        "gpt_dpb_rand.safetensors", "gpt_dpb_log_rand.safetensors",
-        // issue 26 item 2: cope, contextual positions (the paper's reference code per head)
-        "gpt_cope.safetensors", "gpt_cope_T64.safetensors", "gpt_cope_p6.safetensors"};
+static int by_name(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
-    size_t n_cases = sizeof cases / sizeof cases[0], first26 = 0;
-    for (size_t i = 0; i < n_cases; i++) run_case(cases[i]);
-    while (strcmp(cases[first26], "gpt_rope_frac.safetensors") != 0) first26++;
-    printf("  issue 26's cases with --attention materialized:\n");
+// The names of the fixtures gpt_*.safetensors, sorted, into *out (malloc'd); their count.
+static int model_fixtures(char ***out) {
+    char dirpath[4096];
+    snprintf(dirpath, sizeof dirpath, "%s", fixture_path(""));
+    DIR *d = opendir(dirpath);
+    int n = 0, cap = 128;
+    char **names = malloc((size_t)cap * sizeof *names);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (strncmp(e->d_name, "gpt_", 4) != 0 || len < 12 ||
+            strcmp(e->d_name + len - 12, ".safetensors") != 0)
+            continue;
+        if (n == cap) names = realloc(names, (size_t)(cap *= 2) * sizeof *names);
+        names[n++] = strdup(e->d_name);
+    }
+    if (d) closedir(d);
+    qsort(names, (size_t)n, sizeof *names, by_name);
+    *out = names;
+    return n;
+}
+
+int main(void) {
+    // every model fixture the PyTorch scripts wrote (tests/ref/make_fixtures*.py), so that a
+    // new scheme's fixture is checked without a line here; the count guards against an empty
+    // or unreadable folder (67 when this was written)
+    char **cases;
+    int n_cases = model_fixtures(&cases);
+    CHECK_MSG(n_cases >= 67, "only %d gpt_*.safetensors fixtures found", n_cases);
+    for (int i = 0; i < n_cases; i++) run_case(cases[i]);
+    printf("  with --attention materialized:\n");
     case_attention = ORDO_ATTN_MATERIALIZED;
-    for (size_t i = first26; i < n_cases; i++) run_case(cases[i]);
+    for (int i = 0; i < n_cases; i++) run_case(cases[i]);
     case_attention = ORDO_ATTN_FUSED;
+    for (int i = 0; i < n_cases; i++) free(cases[i]);
+    free(cases);
     test_learned_refuses_long();
     test_random_draw();
     test_random_rows();
