@@ -14,6 +14,7 @@
 #include "experiments/plot.h"
 #include "experiments/runinfo.h"
 #include "sys/fileio.h"
+#include "models/pos/scheme.h"
 #include "run/run.h"
 
 #define PANEL 260.0 // px per head panel
@@ -23,13 +24,6 @@
 #define ATTN_FILE "attention_layer%d.svg"
 
 // Saves one finished SVG as v->out/name, prints its path and adds it to index.html.
-// A parameter's values by its name (the scheme's: models/pos/); it exists for the run's scheme.
-static const float *param(const ordo_gpt *m, const char *name) {
-    ordo_tensor *t = ordo_params_find(&m->params, name);
-    ORDO_ASSERT(t);
-    return t->data;
-}
-
 static ordo_status emit(ordo_viz *v, const char *name, const ordo_strbuf *s, const char *caption) {
     char path[ORDO_PATH_MAX];
     ordo_status st = ordo_path(path, sizeof path, "%s/%s", v->out, name);
@@ -389,32 +383,15 @@ static ordo_status cope_positions(ordo_viz *v, ordo_gpt *m, ordo_rundata *d, int
     return s;
 }
 
-// fire, kerple, kerple-power, dpb: the heatmap per head at the training length (the t5 path) and
-// the curves against distance.
-static ordo_status learned_bias_maps(ordo_viz *v, ordo_gpt *m, int T) {
+// The stationary biases (alibi, t5, fire, kerple, kerple-power, dpb): the heatmap per head at
+// the training length and the curves against distance, captioned by the scheme's row.
+static ordo_status bias_maps(ordo_viz *v, ordo_gpt *m, int T) {
     int NH = m->cfg.NH;
     const char *name = ordo_pos_name(m->cfg.pos);
     char file[64], curves[64], title[128], cap[256];
     snprintf(file, sizeof file, "%s_bias.svg", name);
     snprintf(curves, sizeof curves, "%s_bias_curves.svg", name);
-    if (m->cfg.pos == ORDO_POS_FIRE) {
-        snprintf(cap, sizeof cap,
-                 "MLP(log(c d + 1) / (log(c max(i, L) + 1) + eps)), shared by all layers; "
-                 "c = %.4g, L = %.4g",
-                 fabs(param(m, "fire.c")[0]),
-                 fabs(param(m, "fire.L_multiplier")[0] * ORDO_FIRE_INIT_L));
-    } else if (m->cfg.pos == ORDO_POS_DPB) {
-        snprintf(cap, sizeof cap,
-                 "MLP(%s): 1 -> %d, %d x (Linear + SiLU), -> %d heads; shared by all layers",
-                 m->cfg.dpb_log_distance ? "log(d + 1)" : "d", m->cfg.dpb_dim, m->cfg.dpb_depth,
-                 NH);
-    } else {
-        int k = snprintf(cap, sizeof cap, "%s; (r1, r2) per head:",
-                         m->cfg.pos == ORDO_POS_KERPLE ? "-r1 log(1 + r2 d)" : "-r1 d^r2");
-        for (int h = 0; h < NH && k > 0 && (size_t)k < sizeof cap - 24; h++)
-            k += snprintf(cap + k, sizeof cap - (size_t)k, " (%.3g, %.3g)",
-                          param(m, "kerple.r1")[h], param(m, "kerple.r2")[h]);
-    }
+    m->pos->row->caption(m->pos, cap, sizeof cap);
     ordo_ctx ctx;
     ordo_ctx_init(&ctx);
     ctx.grad_enabled = 0;
@@ -538,84 +515,32 @@ static ordo_status rope_spectrum(ordo_viz *v, ordo_gpt *m) {
 }
 
 static ordo_status scheme_maps(ordo_viz *v, ordo_gpt *m, int T) {
-    int C = m->cfg.C, NH = m->cfg.NH;
-    const char *name = ordo_pos_name(m->cfg.pos);
+    const ordo_pos_scheme *row = m->pos->row;
     ordo_status s = ORDO_OK;
-    switch (m->cfg.pos) {
-    case ORDO_POS_LEARNED:
-        s = table_maps(v, name, ordo_gpt_wpe(m)->data, m->cfg.T_max, C);
-        break;
-    case ORDO_POS_SINUSOIDAL: {
-        float *pe = ordo_xmalloc((size_t)T * C * sizeof(float)); // (T, C)
-        ordo_sinusoidal_table(pe, T, C);
-        // the signal added to the tokens: times --pos-scale's constant or learned scalar
-        double sc = ordo_params_find(&m->params, "wpe.scale")       ? param(m, "wpe.scale")[0]
-                    : m->cfg.pos_scale.kind == ORDO_POS_SCALE_FIXED ? m->cfg.pos_scale.value
-                                                                    : 1.0;
-        for (size_t i = 0; i < (size_t)T * C; i++) pe[i] = (float)(pe[i] * sc);
-        s = table_maps(v, name, pe, T, C);
+    switch (row->picture) {
+    case ORDO_POS_PICTURE_TABLE: {
+        float *pe;
+        int rows = row->input_rows(m->pos, T, &pe); // (rows, C)
+        s = table_maps(v, ordo_pos_name(m->cfg.pos), pe, rows, m->cfg.C);
         free(pe);
         break;
     }
-    case ORDO_POS_ALIBI: {
-        float *b = ordo_xmalloc((size_t)NH * T * T * sizeof(float)); // (NH, T, T)
-        int na = m->cfg.alibi_heads; // --alibi-heads: the others have no bias
-        ordo_alibi_bias_heads(b, NH, na, T);
-        for (int h = 0; h < NH; h++)
-            for (int i = 0; i < T; i++)
-                for (int j = i + 1; j < T; j++) b[((size_t)h * T + i) * T + j] = NAN; // masked
-        double *slopes = ordo_xcalloc((size_t)NH, sizeof(double));
-        ordo_alibi_slopes(slopes, na);
-        char cap[256];
-        int k = snprintf(cap, sizeof cap, "bias = -m_h (i - j); slopes m_h:");
-        for (int h = 0; h < NH && k > 0 && (size_t)k < sizeof cap - 12; h++)
-            k += snprintf(cap + k, sizeof cap - (size_t)k, " %.4g", slopes[h]);
-        if (na < NH && k > 0 && (size_t)k < sizeof cap - 40)
-            snprintf(cap + k, sizeof cap - (size_t)k, " (heads %d.. without positions)", na);
-        free(slopes);
-        s = head_grid(v, "alibi_bias.svg", "ALiBi bias per head (query i x key j)", b, NH, T, 0, 0,
-                      cap, "bias");
-        free(b);
+    case ORDO_POS_PICTURE_BIAS:
+        s = bias_maps(v, m, T);
         break;
-    }
-    case ORDO_POS_T5: {
-        const float *tab = param(m, "rel_bias.weight");              // (32, NH)
-        int32_t *bk = ordo_xmalloc((size_t)T * T * sizeof(int32_t)); // (T, T)
-        float *b = ordo_xmalloc((size_t)NH * T * T * sizeof(float)); // (NH, T, T)
-        ordo_t5_bucket_map(bk, T);
-        for (int h = 0; h < NH; h++)
-            for (int i = 0; i < T; i++)
-                for (int j = 0; j < T; j++)
-                    b[((size_t)h * T + i) * T + j] = j > i ? NAN : tab[bk[i * T + j] * NH + h];
-        s = head_grid(v, "t5_bias.svg", "T5 relative bias per head (query i x key j)", b, NH, T, 1,
-                      0, "trained table rel_bias.weight [32, NH] through the bucket map", "bias");
-        free(b);
-        free(bk);
-        break;
-    }
-    case ORDO_POS_ROPE:
-        printf("  (rope: no position table or bias, q and k are rotated: the frequency "
-               "spectrum and the attention maps)\n");
+    case ORDO_POS_PICTURE_SPECTRUM:
+        printf("  (%s)\n", row->note);
         s = rope_spectrum(v, m);
         break;
-    case ORDO_POS_FIRE:
-    case ORDO_POS_KERPLE:
-    case ORDO_POS_KERPLE_POWER:
-    case ORDO_POS_DPB:
-        s = learned_bias_maps(v, m, T);
+    case ORDO_POS_PICTURE_GATES: // the bias depends on the text: drawn from a window
+        s = fox_curves(v, m, &v->data, T);
         break;
-    case ORDO_POS_XPOS:
-        printf("  (xpos: no position table or bias to draw, q and k are rotated and scaled; "
-               "attention maps only)\n");
+    case ORDO_POS_PICTURE_POSITIONS: // its positions too
+        s = cope_positions(v, m, &v->data, T);
         break;
-    case ORDO_POS_FOX:  // the bias depends on the text: drawn from a window (ordo_viz_write)
-    case ORDO_POS_COPE: // its positions too
+    case ORDO_POS_PICTURE_NOTE:
+        printf("  (%s)\n", row->note);
         break;
-    case ORDO_POS_NONE:
-        printf("  (none: the model has no position signal; attention maps only)\n");
-        break;
-    case ORDO_POS_COUNT:
-        ORDO_ASSERT(0);
     }
     return s;
 }
@@ -773,8 +698,6 @@ ordo_status ordo_viz_open(ordo_viz *v, const char *run_dir, const ordo_run_selec
 
 ordo_status ordo_viz_write(ordo_viz *v) {
     ordo_status s = scheme_maps(v, &v->model, v->T);
-    if (!s && v->model.cfg.pos == ORDO_POS_FOX) s = fox_curves(v, &v->model, &v->data, v->T);
-    if (!s && v->model.cfg.pos == ORDO_POS_COPE) s = cope_positions(v, &v->model, &v->data, v->T);
     if (!s) s = attention_maps(v, &v->model, &v->data, v->T);
     if (!s) s = passkey_map(v);
     if (!s) s = write_index(v);

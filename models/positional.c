@@ -10,10 +10,6 @@
 #include "framework/rng.h"
 #include "models/positional.h"
 
-ORDO_NAMES_ENUM(ordo_pos, ordo_pos_parse, ordo_pos_name, ordo_pos_names, "position scheme",
-                ORDO_POS_COUNT, "none", "learned", "sinusoidal", "rope", "alibi", "t5", "fire",
-                "kerple", "xpos", "kerple-power", "fox", "dpb", "cope");
-
 void ordo_sinusoidal_table(float *out, int T, int C) {
     for (int p = 0; p < T; p++)
         for (int d = 0; d < C; d++) {

@@ -8,26 +8,7 @@
 
 #include "sys/error.h"
 #include "framework/names.h"
-
-typedef enum ordo_pos {
-    ORDO_POS_NONE,       // no position signal (NoPE)
-    ORDO_POS_LEARNED,    // absolute table [T_max, C] added to the token embeddings; trained
-    ORDO_POS_SINUSOIDAL, // fixed Vaswani et al. table added; not a parameter
-    ORDO_POS_ROPE,       // rotary embedding of q and k per head (rotate-half, base 10000)
-    ORDO_POS_ALIBI,      // linear distance bias per head on the attention scores
-    ORDO_POS_T5,         // learned bucketed relative bias [32, NH], shared by all layers
-    // issue 15, wave 2
-    ORDO_POS_FIRE,         // learned MLP of the log-normalised distance (Li et al. 2023), shared
-    ORDO_POS_KERPLE,       // learned -r1_h log(1 + r2_h (i-j)) per head (Chi et al. 2022)
-    ORDO_POS_XPOS,         // rope times the xPos decay on q and k (Sun et al. 2022)
-    ORDO_POS_KERPLE_POWER, // learned -r1_h (i-j)^r2_h per head (Kerple's power variant)
-    // issue 26
-    ORDO_POS_FOX, // forget gate per layer, head, token: bias sum_{j<l<=i} log f_l (Lin et al. 2025)
-    ORDO_POS_DPB, // dynamic position bias: MLP of the (log-)distance per head (CrossFormer)
-    ORDO_POS_COPE, // contextual positions: gated counts of the keys between j and i (Golovneva
-                   // 2024)
-    ORDO_POS_COUNT
-} ordo_pos;
+#include "models/pos/table.h"
 
 #define ORDO_T5_BUCKETS      32
 #define ORDO_T5_MAX_DISTANCE 128
@@ -56,17 +37,6 @@ typedef enum ordo_pos {
 #define ORDO_COPE_MAX_LIMIT 65536
 // xPos (Sun et al. 2022, torchscale): zeta_i = (2i/hs + 0.4) / 1.4, gamma = 512.
 #define ORDO_XPOS_SCALE_BASE 512.0
-
-// The schemes' names in enum order: "none", "learned", "sinusoidal", "rope", "alibi", "t5",
-// "fire", "kerple", "xpos", "kerple-power", "fox", "dpb", "cope".
-// Every parse, name and list of choices (messages, --help) is made from this table.
-extern const ordo_names ordo_pos_names;
-// The scheme named `name`; ORDO_ERR_ARG otherwise, the message naming the value and the choices.
-ordo_status ordo_pos_parse(const char *name, ordo_pos *out);
-// The scheme's name ("?" for a value out of range).
-const char *ordo_pos_name(ordo_pos p);
-// Whether the scheme can run at lengths past the training context (all but learned).
-int ordo_pos_extrapolates(ordo_pos p);
 
 // PE(p, 2i) = sin(p / 10000^(2i/C)), PE(p, 2i+1) = cos(same), p = 0..T-1, in double.
 void ordo_sinusoidal_table(float *out, int T, int C); // out [T, C]
@@ -154,15 +124,6 @@ ordo_status ordo_pos_scale_parse(const char *text, ordo_pos_scale *out);
 // "fixed:X" / "learned:X" ("%.9g") into buf, or "none"; returns buf.
 const char *ordo_pos_scale_text(const ordo_pos_scale *ps, char *buf, int cap);
 
-// Whether the scheme rotates q and k (rope, xpos): both need an even head size.
-int ordo_pos_rotary(ordo_pos p);
-// Whether the scheme can run at positions other than 0..T-1 (--pos-random, given positions):
-// all but none (nothing to draw), fox (its bias comes from the text's forget gates) and cope
-// (its positions are counted from the text's gates).
-int ordo_pos_takes_positions(ordo_pos p);
-// Whether the scheme adds a bias to the attention scores (alibi, t5, fire, kerple*, fox, dpb,
-// cope).
-int ordo_pos_has_bias(ordo_pos p);
 // The xPos multiplier of a fused qkv row at each position, out [T, 3C]: the q part of head h,
 // dims i and i + hs/2, gets zeta_i^(n/512), the k part zeta_i^(-n/512), v 1, where
 // zeta_i = (2i + 0.4 hs) / (1.4 hs) and n = t - ceil(T/2) is the position centred as

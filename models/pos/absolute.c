@@ -2,6 +2,7 @@
 // trained table [T_max, C]) and sinusoidal (Vaswani et al.'s fixed table), each times
 // --pos-scale's constant or learned scalar wpe.scale when one is set (docs/positions.md).
 #include <stdlib.h>
+#include <string.h>
 
 #include "framework/layers.h"
 #include "framework/ops.h"
@@ -109,6 +110,25 @@ static ordo_status prepare(ordo_pos_state *s, ordo_ctx *ctx, ordo_pos_step *f) {
     return ORDO_OK;
 }
 
+// viz's picture: the learned table as trained (its T_max rows), or the sinusoids of length T
+// times --pos-scale's constant or learned scalar (the signal added to the tokens).
+static int input_rows(const ordo_pos_state *s, int T, float **out) {
+    const absolute_state *st = (const absolute_state *)s;
+    int C = s->cfg->C;
+    if (is_learned(s)) {
+        int rows = s->cfg->T_max;
+        *out = ordo_xmalloc((size_t)rows * C * sizeof(float));
+        memcpy(*out, st->wpe.table->data, (size_t)rows * C * sizeof(float));
+        return rows;
+    }
+    *out = ordo_xmalloc((size_t)T * C * sizeof(float)); // (T, C)
+    ordo_sinusoidal_table(*out, T, C);
+    const ordo_pos_scale *ps = &s->cfg->pos_scale;
+    double sc = st->scale ? st->scale->data[0] : ps->kind == ORDO_POS_SCALE_FIXED ? ps->value : 1.0;
+    for (size_t i = 0; i < (size_t)T * C; i++) (*out)[i] = (float)((*out)[i] * sc);
+    return T;
+}
+
 static double learned_arena(const ordo_gpt_config *g, double R, double T, int fused) {
     return T * g->C; // the gathered rows of the table
 }
@@ -127,6 +147,8 @@ const ordo_pos_scheme ordo_pos_learned_row = {
     .free = release,
     .prepare = prepare,
     .arena_floats = learned_arena,
+    .picture = ORDO_POS_PICTURE_TABLE,
+    .input_rows = input_rows,
 };
 
 const ordo_pos_scheme ordo_pos_sinusoidal_row = {
@@ -141,9 +163,12 @@ const ordo_pos_scheme ordo_pos_sinusoidal_row = {
     .free = release,
     .prepare = prepare,
     .table_floats = sinusoidal_tables,
+    .picture = ORDO_POS_PICTURE_TABLE,
+    .input_rows = input_rows,
 };
 
 const ordo_pos_scheme ordo_pos_none_row = {
     .pos = ORDO_POS_NONE,
     .state_bytes = sizeof(ordo_pos_state),
+    .note = "none: the model has no position signal; attention maps only",
 };

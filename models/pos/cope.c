@@ -87,4 +87,5 @@ const ordo_pos_scheme ordo_pos_cope_row = {
     .layer = layer,
     .grad_floats = grad_floats,
     .arena_floats = arena_floats,
+    .picture = ORDO_POS_PICTURE_POSITIONS,
 };

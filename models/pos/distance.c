@@ -268,6 +268,37 @@ static ordo_status prepare(ordo_pos_state *s, ordo_ctx *ctx, ordo_pos_step *f) {
     return ORDO_OK;
 }
 
+// ---- viz's captions: what the bias is, with the values that make it
+
+static void alibi_caption(const ordo_pos_state *s, char *buf, size_t cap) {
+    int NH = s->cfg->NH, na = s->cfg->alibi_heads; // --alibi-heads: the others have no bias
+    double slopes[256] = {0};
+    ordo_alibi_slopes(slopes, na);
+    int k = snprintf(buf, cap, "bias = -m_h (i - j); slopes m_h:");
+    for (int h = 0; h < NH && k > 0 && (size_t)k < cap - 12; h++)
+        k += snprintf(buf + k, cap - (size_t)k, " %.4g", h < na ? slopes[h] : 0.0);
+    if (na < NH && k > 0 && (size_t)k < cap - 40)
+        snprintf(buf + k, cap - (size_t)k, " (heads %d.. without positions)", na);
+}
+
+static void t5_caption(const ordo_pos_state *s, char *buf, size_t cap) {
+    snprintf(buf, cap, "trained table rel_bias.weight [32, NH] through the bucket map");
+}
+
+static void kerple_caption(const ordo_pos_state *s, char *buf, size_t cap) {
+    const distance_state *st = (const distance_state *)s;
+    int k = snprintf(buf, cap,
+                     "%s; (r1, r2) per head:", is_power(s) ? "-r1 d^r2" : "-r1 log(1 + r2 d)");
+    for (int h = 0; h < s->cfg->NH && k > 0 && (size_t)k < cap - 24; h++)
+        k += snprintf(buf + k, cap - (size_t)k, " (%.3g, %.3g)", st->r1->data[h], st->r2->data[h]);
+}
+
+static void dpb_caption(const ordo_pos_state *s, char *buf, size_t cap) {
+    const ordo_gpt_config *c = s->cfg;
+    snprintf(buf, cap, "MLP(%s): 1 -> %d, %d x (Linear + SiLU), -> %d heads; shared by all layers",
+             c->dpb_log_distance ? "log(d + 1)" : "d", c->dpb_dim, c->dpb_depth, c->NH);
+}
+
 // ---- eval's memory estimate (train/eval_run.c): the fused bias's gradient buffer, and the
 // scheme's own floats in a forward's arena: fused, its tile state (values by distance, doubles
 // counted as two floats); materialized, its (NH, T, T) bias and what makes it.
@@ -316,6 +347,8 @@ const ordo_pos_scheme ordo_pos_alibi_row = {
     .cached_bytes = cached_bytes,
     .prepare = prepare,
     .table_floats = alibi_tables,
+    .picture = ORDO_POS_PICTURE_BIAS,
+    .caption = alibi_caption,
 };
 
 const ordo_pos_scheme ordo_pos_t5_row = {
@@ -331,6 +364,8 @@ const ordo_pos_scheme ordo_pos_t5_row = {
     .grad_floats = t5_grad,
     .arena_floats = t5_arena,
     .table_floats = t5_tables,
+    .picture = ORDO_POS_PICTURE_BIAS,
+    .caption = t5_caption,
 };
 
 const ordo_pos_scheme ordo_pos_kerple_row = {
@@ -345,6 +380,8 @@ const ordo_pos_scheme ordo_pos_kerple_row = {
     .prepare = prepare,
     .grad_floats = kerple_grad,
     .arena_floats = kerple_arena,
+    .picture = ORDO_POS_PICTURE_BIAS,
+    .caption = kerple_caption,
 };
 
 const ordo_pos_scheme ordo_pos_kerple_power_row = {
@@ -359,6 +396,8 @@ const ordo_pos_scheme ordo_pos_kerple_power_row = {
     .prepare = prepare,
     .grad_floats = kerple_grad,
     .arena_floats = kerple_arena,
+    .picture = ORDO_POS_PICTURE_BIAS,
+    .caption = kerple_caption,
 };
 
 const ordo_pos_scheme ordo_pos_dpb_row = {
@@ -374,4 +413,6 @@ const ordo_pos_scheme ordo_pos_dpb_row = {
     .prepare = prepare,
     .grad_floats = dpb_grad,
     .arena_floats = dpb_arena,
+    .picture = ORDO_POS_PICTURE_BIAS,
+    .caption = dpb_caption,
 };

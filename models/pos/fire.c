@@ -4,6 +4,7 @@
 // (NH, T, T) on the materialized path, the MLP evaluated as the piecewise-linear function it
 // is inside the tiles on the fused one (models/fire_tiles.c).
 #include <math.h>
+#include <stdio.h>
 
 #include "framework/ops.h"
 #include "models/pos/scheme.h"
@@ -76,6 +77,14 @@ static ordo_status prepare(ordo_pos_state *s, ordo_ctx *ctx, ordo_pos_step *f) {
     return ORDO_OK;
 }
 
+static void caption(const ordo_pos_state *s, char *buf, size_t cap) {
+    const fire_state *st = (const fire_state *)s;
+    snprintf(buf, cap,
+             "MLP(log(c d + 1) / (log(c max(i, L) + 1) + eps)), shared by all layers; "
+             "c = %.4g, L = %.4g",
+             fabs(st->c->data[0]), fabs(st->lmul->data[0] * ORDO_FIRE_INIT_L));
+}
+
 static double grad_floats(const ordo_gpt_config *g, int T) {
     double W = ORDO_FIRE_WIDTH;
     return 2.0 * W + W * g->NH + g->NH + 2;
@@ -100,4 +109,6 @@ const ordo_pos_scheme ordo_pos_fire_row = {
     .prepare = prepare,
     .grad_floats = grad_floats,
     .arena_floats = arena_floats,
+    .picture = ORDO_POS_PICTURE_BIAS,
+    .caption = caption,
 };

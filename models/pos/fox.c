@@ -77,4 +77,5 @@ const ordo_pos_scheme ordo_pos_fox_row = {
     .free = release,
     .layer = layer,
     .arena_floats = arena_floats,
+    .picture = ORDO_POS_PICTURE_GATES,
 };

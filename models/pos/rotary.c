@@ -164,6 +164,9 @@ const ordo_pos_scheme ordo_pos_rope_row = {
     .invalidate = invalidate,
     .prepare = prepare,
     .qkv = qkv_rotated,
+    .picture = ORDO_POS_PICTURE_SPECTRUM,
+    .note = "rope: no position table or bias, q and k are rotated: the frequency spectrum and the "
+            "attention maps",
 };
 
 const ordo_pos_scheme ordo_pos_xpos_row = {
@@ -177,4 +180,6 @@ const ordo_pos_scheme ordo_pos_xpos_row = {
     .qkv = qkv_rotated,
     .arena_floats = xpos_arena,
     .table_floats = xpos_tables,
+    .note = "xpos: no position table or bias to draw, q and k are rotated and scaled; attention "
+            "maps only",
 };

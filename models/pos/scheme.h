@@ -66,6 +66,16 @@ typedef struct ordo_pos_layer {
     const float *record;    // fox: the prefix sums c (B, NH, T); cope: the positions p
 } ordo_pos_layer;
 
+// What viz draws of a scheme besides the attention maps (experiments/viz.c).
+typedef enum ordo_pos_picture {
+    ORDO_POS_PICTURE_NOTE,      // nothing: a line (note) says why
+    ORDO_POS_PICTURE_TABLE,     // the signal added at the input, by position (input_rows)
+    ORDO_POS_PICTURE_BIAS,      // the shared bias per head, as maps and as curves by distance
+    ORDO_POS_PICTURE_SPECTRUM,  // the rotation's wavelengths under each scaling
+    ORDO_POS_PICTURE_GATES,     // a bias from each layer's gates: its curves on a window (fox)
+    ORDO_POS_PICTURE_POSITIONS, // positions counted from the text: maps on a window (cope)
+} ordo_pos_picture;
+
 typedef struct ordo_pos_scheme {
     ordo_pos pos;
     unsigned flags;
@@ -97,6 +107,13 @@ typedef struct ordo_pos_scheme {
     double (*arena_floats)(const ordo_gpt_config *g, double R, double T, int fused);
     // The floats of the tables the state mallocs for length T (materialized: that path's).
     double (*table_floats)(const ordo_gpt_config *g, double T, int materialized);
+    // viz: what to draw; NOTE and SPECTRUM print `note`; BIAS captions its maps with what the
+    // bias is, from the parameters as they are now; TABLE draws the rows of input_rows (a
+    // malloc'd [rows, C], rows returned) for length T.
+    ordo_pos_picture picture;
+    const char *note;
+    void (*caption)(const ordo_pos_state *s, char *buf, size_t cap);
+    int (*input_rows)(const ordo_pos_state *s, int T, float **out);
     // The bytes its per-length caches hold now (tests: the fused path makes no T x T table).
     size_t (*cached_bytes)(const ordo_pos_state *s);
 } ordo_pos_scheme;
@@ -117,11 +134,5 @@ void ordo_pos_fill_const(ordo_tensor *t, float v);
 void ordo_pos_fill_uniform(ordo_tensor *t, ordo_rng *r, double lo, double hi);
 // Appends key = printf(fmt, v) to mt.
 void ordo_pos_meta_num(ordo_gpt_meta *mt, const char *key, const char *fmt, double v);
-
-// The rows (one file each).
-extern const ordo_pos_scheme ordo_pos_none_row, ordo_pos_learned_row, ordo_pos_sinusoidal_row,
-    ordo_pos_rope_row, ordo_pos_xpos_row, ordo_pos_alibi_row, ordo_pos_t5_row, ordo_pos_kerple_row,
-    ordo_pos_kerple_power_row, ordo_pos_dpb_row, ordo_pos_fire_row, ordo_pos_fox_row,
-    ordo_pos_cope_row;
 
 #endif

@@ -23,8 +23,8 @@ expect_files() { # <scheme> <files...>
 }
 expect_files learned pos_table.svg pos_cosine.svg
 expect_files sinusoidal pos_table.svg pos_cosine.svg
-expect_files alibi alibi_bias.svg
-expect_files t5 t5_bias.svg
+expect_files alibi alibi_bias.svg alibi_bias_curves.svg # as every stationary bias: map and curves
+expect_files t5 t5_bias.svg t5_bias_curves.svg
 expect_files rope rope_spectrum.svg
 grep -q "rope: no position table or bias.*the frequency spectrum and the attention maps" "$dir/rope.out" && ok || bad "rope: stdout does not say what is drawn"
 
