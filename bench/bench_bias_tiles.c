@@ -145,14 +145,14 @@ int main(int argc, char **argv) {
                     kp = *ordo_kerple_tiles(&ctx, r1, r2, T, 1),
                     fi = *ordo_fire_tiles(&ctx, w1, b1, w2, b2, c, lm, T, ORDO_FIRE_INIT_L,
                                           ORDO_FIRE_EPS),
-                    dp = *ordo_dpb_tiles(&ctx, ordo_tensor_wrap(&ctx, dt->data, 2, (int[]){T, NH}),
-                                         T),
+                    dp = *ordo_distance_tiles(
+                        &ctx, ordo_tensor_wrap(&ctx, dt->data, 2, (int[]){T, NH}), T),
                     fx = *ordo_fox_tiles(&ctx, fc);
     int n = 4 * T; // the tiles at positions: tables over the distances 0..4T-1
     ordo_bias_tiles al_at = *ordo_alibi_tiles_at(&ctx, NH, NH, pos, 1, T, n),
                     t5_at = *ordo_t5_tiles_at(&ctx, table, pos, 1, T, n),
                     ke_at = *ordo_kerple_tiles_at(&ctx, r1, r2, pos, 1, T, n, 0),
-                    dp_at = *ordo_dpb_tiles_at(&ctx, dt, pos, 1, T),
+                    dp_at = *ordo_distance_tiles_at(&ctx, dt, pos, 1, T),
                     fi_at = *ordo_fire_tiles_at(&ctx, w1, b1, w2, b2, c, lm, pos, 1, T, n,
                                                 ORDO_FIRE_INIT_L, ORDO_FIRE_EPS);
     int saved = ordo_blas_single_thread_begin();

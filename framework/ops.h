@@ -123,7 +123,7 @@ ordo_tensor *ordo_pair_bias(ordo_ctx *ctx, ordo_tensor *x, int T);
 // Kerple's value at distance d >= 0, -r1 log(1 + r2 d) (power: -r1 d^r2), in double, and its
 // partial derivatives in r1 (*d1) and r2 (*d2): one expression for the materialized op and
 // the fused attention's tiles (models/bias_tiles.c), so that both round to the same float.
-double ordo_kerple_at(double r1, double r2, int d, int power, double *d1, double *d2);
+double ordo_kerple_value(double r1, double r2, int d, int power, double *d1, double *d2);
 ordo_tensor *ordo_kerple_bias(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2, int T, int power);
 // Kerple's value per distance d = 0..n-1 and head, out [n, NH] (as ordo_kerple_bias rounds it),
 // for ordo_dist_bias_at.

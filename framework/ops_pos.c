@@ -158,7 +158,7 @@ static void pair_bias_backward(ordo_ctx *ctx, ordo_node *n) {
             }
 }
 
-double ordo_kerple_at(double r1, double r2, int d, int power, double *d1, double *d2) {
+double ordo_kerple_value(double r1, double r2, int d, int power, double *d1, double *d2) {
     if (power) {
         double p = d > 0 ? pow((double)d, r2) : 0.0; // d^r2, 0 at d = 0 (r2 > 0)
         *d1 = -p;
@@ -180,7 +180,7 @@ ordo_tensor *ordo_kerple_bias(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2, i
     for (int h = 0; h < NH; h++) {
         double d1, d2;
         for (int d = 0; d < T; d++)
-            v[d] = (float)ordo_kerple_at(r1->data[h], r2->data[h], d, power, &d1, &d2);
+            v[d] = (float)ordo_kerple_value(r1->data[h], r2->data[h], d, power, &d1, &d2);
         for (int i = 0; i < T; i++) {
             float *row = out->data + ((size_t)h * T + i) * T;
             for (int j = 0; j <= i; j++) row[j] = v[i - j];
@@ -212,7 +212,7 @@ static void kerple_bias_backward(ordo_ctx *ctx, ordo_node *n) {
         }
         double s1 = 0, s2 = 0, p1, p2;
         for (int d = 0; d < T; d++) {
-            ordo_kerple_at(r1->data[h], r2->data[h], d, power, &p1, &p2);
+            ordo_kerple_value(r1->data[h], r2->data[h], d, power, &p1, &p2);
             s1 += gd[d] * p1;
             s2 += gd[d] * p2;
         }
@@ -231,7 +231,7 @@ ordo_tensor *ordo_kerple_table(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2, 
     for (int d = 0; d < n; d++)
         for (int h = 0; h < NH; h++)
             out->data[(size_t)d * NH + h] =
-                (float)ordo_kerple_at(r1->data[h], r2->data[h], d, power, &d1, &d2);
+                (float)ordo_kerple_value(r1->data[h], r2->data[h], d, power, &d1, &d2);
     if (ordo_needs_grad(ctx, r1, r2, NULL)) {
         ordo_node *nd = ordo_tape_push(ctx, ORDO_OP_KERPLE_BIAS, out, kerple_table_backward);
         nd->in[0] = r1;
@@ -252,7 +252,7 @@ static void kerple_table_backward(ordo_ctx *ctx, ordo_node *nd) {
     for (int h = 0; h < NH; h++) {
         double s1 = 0, s2 = 0, p1, p2;
         for (int d = 0; d < n; d++) {
-            ordo_kerple_at(r1->data[h], r2->data[h], d, power, &p1, &p2);
+            ordo_kerple_value(r1->data[h], r2->data[h], d, power, &p1, &p2);
             s1 += g[(size_t)d * NH + h] * p1;
             s2 += g[(size_t)d * NH + h] * p2;
         }

@@ -211,8 +211,8 @@ ordo_bias_tiles *ordo_kerple_tiles(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *
     for (int h = 0; h < NH; h++)
         for (int d = 0; d < T; d++) {
             size_t x = (size_t)h * T + T - 1 - d;
-            st->v[x] =
-                (float)ordo_kerple_at(r1->data[h], r2->data[h], d, power, &st->d1[x], &st->d2[x]);
+            st->v[x] = (float)ordo_kerple_value(r1->data[h], r2->data[h], d, power, &st->d1[x],
+                                                &st->d2[x]);
         }
     ordo_bias_tiles *out = ordo_arena_calloc(&ctx->arena, sizeof *out);
     out->bias = (ordo_attn_bias){
@@ -264,7 +264,7 @@ static void dpb_grad(const void *self, int batch, int h, int i0, int nr, int j0,
     }
 }
 
-ordo_bias_tiles *ordo_dpb_tiles(ordo_ctx *ctx, ordo_tensor *table, int T) {
+ordo_bias_tiles *ordo_distance_tiles(ordo_ctx *ctx, ordo_tensor *table, int T) {
     ORDO_ASSERT(table->ndim == 2 && table->shape[0] == T && T >= 1);
     int NH = table->shape[1];
     dpb_state *st = ordo_arena_alloc(&ctx->arena, sizeof *st);
@@ -481,8 +481,8 @@ ordo_bias_tiles *ordo_kerple_tiles_at(ordo_ctx *ctx, ordo_tensor *r1, ordo_tenso
     for (int h = 0; h < NH; h++)
         for (int d = 0; d < n; d++) {
             size_t x = (size_t)h * n + d;
-            st->v[x] =
-                (float)ordo_kerple_at(r1->data[h], r2->data[h], d, power, &st->d1[x], &st->d2[x]);
+            st->v[x] = (float)ordo_kerple_value(r1->data[h], r2->data[h], d, power, &st->d1[x],
+                                                &st->d2[x]);
         }
     out->bias.n_grad = 2 * (size_t)NH;
     out->params[0] = r1;
@@ -491,8 +491,8 @@ ordo_bias_tiles *ordo_kerple_tiles_at(ordo_ctx *ctx, ordo_tensor *r1, ordo_tenso
     return out;
 }
 
-ordo_bias_tiles *ordo_dpb_tiles_at(ordo_ctx *ctx, ordo_tensor *table, const int32_t *pos, int B,
-                                   int T) {
+ordo_bias_tiles *ordo_distance_tiles_at(ordo_ctx *ctx, ordo_tensor *table, const int32_t *pos,
+                                        int B, int T) {
     ORDO_ASSERT(table->ndim == 2);
     int n = table->shape[0], NH = table->shape[1];
     at_state *st;

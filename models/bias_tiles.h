@@ -50,12 +50,13 @@ ordo_bias_tiles *ordo_kerple_tiles(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *
 ordo_bias_tiles *ordo_fire_tiles(ordo_ctx *ctx, ordo_tensor *w1, ordo_tensor *b1, ordo_tensor *w2,
                                  ordo_tensor *b2, ordo_tensor *c, ordo_tensor *lmul, int T,
                                  float init_L, float eps);
-// Dynamic position bias at lengths up to T from its MLP's output table [T, NH], a value per
-// (distance, head) computed by the model's ops (ordo_gpt: linear, silu) once per forward:
+// Any bias by distance at lengths up to T from a table [T, NH] of a value per (distance, head),
+// made once per forward (dpb's MLP output, on the tape; a constant table, without gradient):
 // the tile reads table[i - j, h]. params: {table}: its gradient [T, NH] is each distance's
-// sum of dS, and the tape backpropagates it through the MLP once. Not a parameter itself, so
-// the table must stay alive and unchanged until backward (it is in the forward's arena).
-ordo_bias_tiles *ordo_dpb_tiles(ordo_ctx *ctx, ordo_tensor *table, int T);
+// sum of dS (made only when the table requires a gradient), which the tape backpropagates
+// through what made it once. The table must stay alive and unchanged until backward (it is in
+// the forward's arena).
+ordo_bias_tiles *ordo_distance_tiles(ordo_ctx *ctx, ordo_tensor *table, int T);
 // Fox (the Forgetting Transformer's forget bias) from c [B, NH, T], the prefix sums of log f
 // (ordo_cum_logsigmoid): c_i - c_j, as ordo_diff_bias. Per batch row (bias.per_batch): the
 // gradient g is dc [B, NH, T] itself. c is read at each fill, so it must stay unchanged until
@@ -85,8 +86,8 @@ ordo_bias_tiles *ordo_fire_tiles_at(ordo_ctx *ctx, ordo_tensor *w1, ordo_tensor 
                                     ordo_tensor *w2, ordo_tensor *b2, ordo_tensor *c,
                                     ordo_tensor *lmul, const int32_t *pos, int B, int T, int n,
                                     float init_L, float eps);
-// dpb from its MLP's table [n, NH] over the distances 0..n-1.
-ordo_bias_tiles *ordo_dpb_tiles_at(ordo_ctx *ctx, ordo_tensor *table, const int32_t *pos, int B,
-                                   int T);
+// A bias by distance from its table [n, NH] over the distances 0..n-1.
+ordo_bias_tiles *ordo_distance_tiles_at(ordo_ctx *ctx, ordo_tensor *table, const int32_t *pos,
+                                        int B, int T);
 
 #endif

@@ -235,7 +235,7 @@ static ordo_bias_tiles *tiles(distance_state *st, ordo_ctx *ctx, int T) {
         kerple_clamp(st);
         return ordo_kerple_tiles(ctx, st->r1, st->r2, T, is_power(&st->base));
     default:
-        return ordo_dpb_tiles(ctx, dpb_table(st, ctx, T), T);
+        return ordo_distance_tiles(ctx, dpb_table(st, ctx, T), T);
     }
 }
 
@@ -253,7 +253,7 @@ static ordo_bias_tiles *tiles_at(distance_state *st, ordo_ctx *ctx, const int32_
         kerple_clamp(st);
         return ordo_kerple_tiles_at(ctx, st->r1, st->r2, pos, B, T, n, is_power(&st->base));
     default:
-        return ordo_dpb_tiles_at(ctx, dpb_table(st, ctx, n), pos, B, T);
+        return ordo_distance_tiles_at(ctx, dpb_table(st, ctx, n), pos, B, T);
     }
 }
 

@@ -898,7 +898,7 @@ static ordo_tensor *g_dpb(ordo_ctx *c, ordo_tensor **in, void *u) {
 }
 static ordo_tensor *g_dpb_tiles(ordo_ctx *c, ordo_tensor **in, void *u) {
     args *a = u; // i[0] = NH
-    ordo_bias_tiles *bt = ordo_dpb_tiles(c, in[1], in[0]->shape[1]);
+    ordo_bias_tiles *bt = ordo_distance_tiles(c, in[1], in[0]->shape[1]);
     return ordo_attention_fused(c, in[0], &bt->bias, bt->params, bt->n_params, a->i[0], 0.0f, 0, 0);
 }
 
@@ -1003,7 +1003,7 @@ static ordo_tensor *g_tiles_at(ordo_ctx *c, ordo_tensor **in, void *u) {
         bt = ordo_fire_tiles_at(c, in[1], in[2], in[3], a->fixed, in[4], in[5], at_pos, B, T, n,
                                 2.0f, 1e-6f);
     else if (a->i[2] == ORDO_POS_DPB)
-        bt = ordo_dpb_tiles_at(c, in[1], at_pos, B, T);
+        bt = ordo_distance_tiles_at(c, in[1], at_pos, B, T);
     else
         bt = ordo_kerple_tiles_at(c, in[1], in[2], at_pos, B, T, n,
                                   a->i[2] == ORDO_POS_KERPLE_POWER);

@@ -450,7 +450,7 @@ static void test_dpb(int NH, int T) {
     ordo_tensor *ref = ordo_dist_bias(&ctx, table, T); // (NH, T, T)
     float *ds = random_ds(NH, T);
     ordo_backward_from(&ctx, ref, ds);
-    ordo_bias_tiles bt = *ordo_dpb_tiles(&ctx, table, T);
+    ordo_bias_tiles bt = *ordo_distance_tiles(&ctx, table, T);
     CHECK(bt.bias.n_grad == (size_t)T * NH && bt.n_params == 1 && bt.params[0] == table);
     char what[64];
     snprintf(what, sizeof what, "dpb NH %d T %d", NH, T);
@@ -520,7 +520,7 @@ static void test_at(ordo_pos scheme, int NH, int T) {
             bt = ordo_t5_tiles_at(&ctx, t[0], pos, B, T, n);
         } else if (scheme == ORDO_POS_DPB) {
             x = t[0];
-            bt = ordo_dpb_tiles_at(&ctx, t[0], pos, B, T);
+            bt = ordo_distance_tiles_at(&ctx, t[0], pos, B, T);
         } else {
             x = ordo_kerple_table(&ctx, t[0], t[1], n, power);
             bt = ordo_kerple_tiles_at(&ctx, t[0], t[1], pos, B, T, n, power);
