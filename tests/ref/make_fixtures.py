@@ -10,6 +10,7 @@ backward and the ops are then evaluated in float64 from those float32 values and
 stored as float32. The optimizer fixtures are float32 throughout.
 """
 
+import importlib
 import math
 import os
 import sys
@@ -395,17 +396,12 @@ def main():
     gpt_fixtures()
     ops_fixtures()
     optim_fixtures()
-    import make_fixtures_model  # issue 19's model options, in their own file
-    make_fixtures_model.fixtures()
-    import make_fixtures_posopts  # issue 26's position options, in their own file
-    make_fixtures_posopts.fixtures()
-    make_fixtures_posopts.random_fixtures()  # item 4, --pos-random
-    import make_fixtures_relrand  # item 4 for the relative schemes, in its own file
-    make_fixtures_relrand.fixtures()
-    import make_fixtures_fox  # issue 26's forget gate, in its own file
-    make_fixtures_fox.fixtures()
-    import make_fixtures_cope  # issue 26's contextual positions, in their own file
-    make_fixtures_cope.fixtures()
+    # every make_fixtures_<part>.py beside this file, in name order: a scheme's fixtures are a
+    # file of their own, run without a line here (each draws from its own seeds: any order)
+    for f in sorted(os.listdir(HERE)):
+        if f.startswith("make_fixtures_") and f.endswith(".py"):
+            part = importlib.import_module(f[:-3])
+            (getattr(part, "main", None) or part.fixtures)()
     extend_fixtures()
     total = sum(os.path.getsize(os.path.join(OUT, f)) for f in os.listdir(OUT))
     print("total %.0f KiB in %s" % (total / 1024, OUT))

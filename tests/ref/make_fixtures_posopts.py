@@ -120,6 +120,10 @@ def random_fixtures():
     save("learned_rand_T64", cfg, w, idx, tgt, False, weights=wfn)
 
 
-if __name__ == "__main__":
+def main():
     fixtures()
     random_fixtures()
+
+
+if __name__ == "__main__":
+    main()
