@@ -1,5 +1,6 @@
 // The name <-> enum tables: every name of every table parses back to its value and names
 // it; an unknown or missing name is ORDO_ERR_ARG whose message lists every choice.
+#include <stdio.h>
 #include <string.h>
 
 #include "data/corpus.h"
@@ -48,10 +49,14 @@ int main(void) {
     CHECK(ordo_pos_parse("rope", &p) == ORDO_OK && p == ORDO_POS_ROPE);
     CHECK(strcmp(ordo_pos_name(ORDO_POS_T5), "t5") == 0);
     CHECK(ordo_pos_parse("fourier", &p) == ORDO_ERR_ARG && p == ORDO_POS_ROPE);
-    CHECK_MSG(strcmp(ordo_error_message(),
-                     "unknown position scheme 'fourier' (expected none, learned, sinusoidal, "
-                     "rope, alibi, t5, fire, kerple, xpos, kerple-power, fox, dpb or cope)") == 0,
-              "%s", ordo_error_message());
+    // every scheme of the table, in its order (the first ones as the docs list them)
+    char all[512], want[640];
+    ordo_names_join(&ordo_pos_names, ", ", " or ", all, sizeof all);
+    snprintf(want, sizeof want, "unknown position scheme 'fourier' (expected %s)", all);
+    CHECK_MSG(strcmp(ordo_error_message(), want) == 0, "%s", ordo_error_message());
+    CHECK(strncmp(all, "none, learned, sinusoidal, rope, alibi, t5, fire, kerple, xpos, "
+                       "kerple-power, fox, dpb",
+                  80) == 0);
     CHECK(ordo_pos_parse("kerple-power", &p) == ORDO_OK && p == ORDO_POS_KERPLE_POWER);
     CHECK(strcmp(ordo_pos_name(ORDO_POS_XPOS), "xpos") == 0);
     CHECK(ordo_pos_parse("dpb", &p) == ORDO_OK && p == ORDO_POS_DPB);
