@@ -9,17 +9,17 @@
 extern const ordo_pos_scheme ordo_pos_none_row, ordo_pos_learned_row, ordo_pos_sinusoidal_row,
     ordo_pos_rope_row, ordo_pos_xpos_row, ordo_pos_alibi_row, ordo_pos_t5_row, ordo_pos_kerple_row,
     ordo_pos_kerple_power_row, ordo_pos_dpb_row, ordo_pos_fire_row, ordo_pos_fox_row,
-    ordo_pos_cope_row;
+    ordo_pos_cope_row, ordo_pos_sandwich_row;
 
 ORDO_NAMES_ENUM(ordo_pos, ordo_pos_parse, ordo_pos_name, ordo_pos_names, "position scheme",
                 ORDO_POS_COUNT, "none", "learned", "sinusoidal", "rope", "alibi", "t5", "fire",
-                "kerple", "xpos", "kerple-power", "fox", "dpb", "cope");
+                "kerple", "xpos", "kerple-power", "fox", "dpb", "cope", "sandwich");
 
 const ordo_pos_scheme *const ordo_pos_schemes[ORDO_POS_COUNT] = {
     &ordo_pos_none_row,  &ordo_pos_learned_row,      &ordo_pos_sinusoidal_row, &ordo_pos_rope_row,
     &ordo_pos_alibi_row, &ordo_pos_t5_row,           &ordo_pos_fire_row,       &ordo_pos_kerple_row,
     &ordo_pos_xpos_row,  &ordo_pos_kerple_power_row, &ordo_pos_fox_row,        &ordo_pos_dpb_row,
-    &ordo_pos_cope_row,
+    &ordo_pos_cope_row,  &ordo_pos_sandwich_row,
 };
 // a scheme added to the enum without a row here fails to compile
 static_assert(sizeof ordo_pos_schemes / sizeof ordo_pos_schemes[0] == ORDO_POS_COUNT,

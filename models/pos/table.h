@@ -18,13 +18,14 @@ typedef enum ordo_pos {
     ORDO_POS_KERPLE_POWER, // learned -r1_h (i-j)^r2_h per head (Kerple's power variant)
     ORDO_POS_FOX, // forget gate per layer, head, token: bias sum_{j<l<=i} log f_l (Lin et al. 2025)
     ORDO_POS_DPB, // dynamic position bias: MLP of the (log-)distance per head (CrossFormer)
-    ORDO_POS_COPE, // contextual positions: gated counts of the keys between j and i (Golovneva
-                   // 2024)
+    ORDO_POS_COPE,     // contextual positions: gated counts of the keys between j and i (Golovneva
+                       // 2024)
+    ORDO_POS_SANDWICH, // parameter-free bias from sinusoids' inner products (Chi et al. 2023)
     ORDO_POS_COUNT
 } ordo_pos;
 
 // The schemes' names in enum order: "none", "learned", "sinusoidal", "rope", "alibi", "t5",
-// "fire", "kerple", "xpos", "kerple-power", "fox", "dpb", "cope".
+// "fire", "kerple", "xpos", "kerple-power", "fox", "dpb", "cope", "sandwich".
 // Every parse, name and list of choices (messages, --help) is made from this table.
 extern const ordo_names ordo_pos_names;
 // The scheme named `name`; ORDO_ERR_ARG otherwise, the message naming the value and the choices.
@@ -40,7 +41,7 @@ int ordo_pos_rotary(ordo_pos p);
 // (its positions are counted from the text's gates).
 int ordo_pos_takes_positions(ordo_pos p);
 // Whether the scheme adds a bias to the attention scores (alibi, t5, fire, kerple*, fox, dpb,
-// cope).
+// cope, sandwich).
 int ordo_pos_has_bias(ordo_pos p);
 
 #endif

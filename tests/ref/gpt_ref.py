@@ -36,8 +36,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import safetensors_py  # noqa: E402
 
 POS_SCHEMES = ("none", "learned", "sinusoidal", "rope", "alibi", "t5",
-               "fire", "kerple", "xpos", "kerple-power", "fox", "dpb", "cope")
-BIAS_SCHEMES = ("alibi", "t5", "fire", "kerple", "kerple-power", "fox", "dpb", "cope")
+               "fire", "kerple", "xpos", "kerple-power", "fox", "dpb", "cope", "sandwich")
+BIAS_SCHEMES = ("alibi", "t5", "fire", "kerple", "kerple-power", "fox", "dpb", "cope", "sandwich")
 ROPE_SCALINGS = ("none", "pi", "ntk", "yarn")
 LN_EPS = 1e-5
 T5_NUM_BUCKETS = 32
@@ -320,6 +320,18 @@ def alibi_bias(H, T, dtype=torch.float32, k=None, positions=None):
     return bias.to(dtype)
 
 
+def sandwich_bias(H, hs, T, dtype=torch.float32, positions=None):
+    """Sandwich (Chi et al. 2023; NeMo's SandwichRelativePositionEmbedding): [H, T, T], or
+    [B, H, T, T] at positions, of (sum_{k=1}^{hs/2} cos(d / 10000^(2k/hs)) - hs/2) / (h 8 / H)
+    for head h = 1..H at distance d = i - j (cos is even: the sign of d does not matter)."""
+    half = hs // 2
+    d = pair_distances(T, positions).to(torch.float64).unsqueeze(-3)    # [(B,) 1, T, T]
+    k = torch.arange(1, half + 1, dtype=torch.float64)
+    s = torch.cos(d[..., None] / BASE ** (2 * k / (2 * half))).sum(-1) - half
+    scale = torch.arange(1, H + 1, dtype=torch.float64) * 8 / H
+    return (s / scale[:, None, None]).to(dtype)
+
+
 def t5_bucket(n, num_buckets=T5_NUM_BUCKETS, max_distance=T5_MAX_DISTANCE):
     """T5 relative-position bucket, causal (HF _relative_position_bucket, bidirectional=False).
 
@@ -575,6 +587,8 @@ def attention_from_qkv(qkv, NH, pos="none", table=None, rope=("none", 1.0, 0), b
         bias = alibi_bias(NH, T, qkv.dtype, alibi_heads, positions)
     elif pos == "t5":
         bias = t5_bias(table, T, positions)
+    elif pos == "sandwich":
+        bias = sandwich_bias(NH, hs, T, qkv.dtype, positions)
     y = cope_attention(q, k, v, cope) if pos == "cope" else causal_attention(q, k, v, bias)
     return y.transpose(1, 2).reshape(B, T, C)
 
