@@ -20,10 +20,10 @@
 #include <string.h>
 
 #include "framework/blas.h"
-#include "framework/dnnl.h"
 #include "sys/error.h"
 #include "framework/kernels.h"
 #include "framework/lmhead.h"
+#include "framework/mm.h"
 #include "framework/ops.h"
 
 int ordo_lm_head_chunk_rows(int V) {
@@ -37,14 +37,16 @@ int ordo_lm_head_chunk_rows(int V) {
 // thread each, summed in slice order. ordo_gemm would cut this product along R into blocks
 // that each pack the whole head (51 MB at GPT-2's V and C 256) once per chunk; the slices of
 // V pack it once between them. A fixed number of slices, cut by the shape: the same bits at
-// any thread count. A small vocabulary's head is cheap to pack: one ordo_gemm there.
+// any thread count. A small vocabulary's head is cheap to pack, and oneDNN's bf16 product is
+// not cut this way: one ordo_mm there.
 enum { DX_SLICES = 8, DX_SLICE_MIN_V = 8192 };
-static void dx_product(float *dx, float *part, const float *dlogits, const float *head, int R,
-                       int V, int C) {
-    if (V < DX_SLICE_MIN_V) {
-        ordo_gemm(0, 0, R, C, V, 1.0f, dlogits, V, head, C, 0.0f, dx, C);
+static void dx_product(float *dx, float *part, ordo_mat dlogits_m, ordo_mat head_m, int R, int V,
+                       int C) {
+    if (V < DX_SLICE_MIN_V || (dlogits_m.bf16 && head_m.bf16)) {
+        ordo_mm(0, 0, R, C, V, dlogits_m, head_m, 0.0f, dx, C);
         return;
     }
+    const float *dlogits = dlogits_m.f32, *head = head_m.f32;
     int per = (V + DX_SLICES - 1) / DX_SLICES;
     int saved = ordo_blas_single_thread_begin();
 #pragma omp parallel for schedule(dynamic, 1)
@@ -65,15 +67,6 @@ static void dx_product(float *dx, float *part, const float *dlogits, const float
         for (int p = 1; p < DX_SLICES; p++) s += part[(size_t)(p - 1) * n + i];
         dx[i] = s;
     }
-}
-
-// t's data as bf16, made once and kept on t (ops.c's bf16 products share it).
-static const ordo_bf16 *bf16_of(ordo_ctx *ctx, ordo_tensor *t) {
-    if (!t->bf16) {
-        t->bf16 = ordo_arena_alloc(&ctx->arena, t->n * sizeof(ordo_bf16));
-        ordo_bf16_convert(t->bf16, t->data, t->n);
-    }
-    return t->bf16;
 }
 
 // Evaluation's path (row losses, no gradient): the logits of the scored rows alone, gathered
@@ -106,10 +99,8 @@ static double scored_row_losses(ordo_ctx *ctx, const ordo_tensor *x, const ordo_
             rows[R++] = i;
         }
         if (R == 0) break;
-        if (xb)
-            ordo_dnnl_gemm_bf16(0, 1, R, V, C, xsb, C, head->bf16, C, 0, lg, V);
-        else
-            ordo_gemm(0, 1, R, V, C, 1.0f, xs, C, head->data, C, 0.0f, lg, V);
+        ordo_mm(0, 1, R, V, C, (ordo_mat){xs, xsb, C}, (ordo_mat){head->data, head->bf16, C}, 0.0f,
+                lg, V);
 #pragma omp parallel for if ((size_t)R * V > ORDO_PAR_LOOP_MIN)
         for (int r = 0; r < R; r++)
             row_loss[rows[r]] = ordo_row_nll(lg + (size_t)r * V, V, tg[rows[r]]);
@@ -139,7 +130,7 @@ ordo_tensor *ordo_lm_head_loss(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *head,
     int gx = grad && count > 0 && (x->flags & ORDO_REQUIRES_GRAD);
     int gw = grad && count > 0 && (head->flags & ORDO_REQUIRES_GRAD);
     int bf = head->bf16 != NULL;
-    const ordo_bf16 *xb = bf ? bf16_of(ctx, x) : NULL; // (N, C)
+    const ordo_bf16 *xb = bf ? ordo_tensor_bf16(ctx, x) : NULL; // (N, C)
     if (row_loss && !grad) { // evaluation: no tape, so nothing but the scored rows' losses
         double total = scored_row_losses(ctx, x, xb, head, targets, N, chunk, row_loss);
         ordo_tensor *out = ordo_tensor_new(ctx, 1, (int[]){1});
@@ -166,10 +157,9 @@ ordo_tensor *ordo_lm_head_loss(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *head,
     for (int r0 = 0; r0 < N; r0 += chunk) {
         int R = N - r0 < chunk ? N - r0 : chunk;
         const int32_t *tg = targets + r0;
-        if (bf)
-            ordo_dnnl_gemm_bf16(0, 1, R, V, C, xb + (size_t)r0 * C, C, head->bf16, C, 0, lg, V);
-        else
-            ordo_gemm(0, 1, R, V, C, 1.0f, x->data + (size_t)r0 * C, C, head->data, C, 0.0f, lg, V);
+        ordo_mat xm = {x->data + (size_t)r0 * C, bf ? xb + (size_t)r0 * C : NULL, C}; // (R, C)
+        ordo_mat hm = {head->data, head->bf16, C};                                    // (V, C)
+        ordo_mm(0, 1, R, V, C, xm, hm, 0.0f, lg, V);
         if (row_loss) {
             double *rl = row_loss + r0;
 #pragma omp parallel for if ((size_t)R * V > ORDO_PAR_LOOP_MIN)
@@ -188,18 +178,11 @@ ordo_tensor *ordo_lm_head_loss(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *head,
         if (!(gx || gw)) continue;
         // the logits become their gradient, row by row (and its bf16 rounding in the same pass)
         ordo_crossentropy_backward(lg, lgb, lg, stats, tg, R, V, scale);
-        if (bf) { // as ops.c's bf16 matmul backward: the head's gradient made transposed
-            if (gx)
-                ordo_dnnl_gemm_bf16(0, 0, R, C, V, lgb, V, head->bf16, C, 0, dx + (size_t)r0 * C,
-                                    C);
-            if (gw)
-                ordo_dnnl_gemm_bf16(1, 0, C, V, R, xb + (size_t)r0 * C, C, lgb, V, r0 > 0, dw, V);
-        } else {
-            if (gx) dx_product(dx + (size_t)r0 * C, dx_part, lg, head->data, R, V, C);
-            if (gw)
-                ordo_gemm(1, 0, V, C, R, 1.0f, lg, V, x->data + (size_t)r0 * C, C,
-                          r0 > 0 ? 1.0f : 0.0f, dw, C);
-        }
+        ordo_mat gm = {lg, lgb, V}; // (R, V): the logits' gradient
+        if (gx) dx_product(dx + (size_t)r0 * C, dx_part, gm, hm, R, V, C);
+        // in bf16 the head's gradient is made transposed, as ops.c's bf16 matmul backward
+        if (gw && bf) ordo_mm(1, 0, C, V, R, xm, gm, r0 > 0, dw, V);
+        if (gw && !bf) ordo_mm(1, 0, V, C, R, gm, xm, r0 > 0, dw, C);
     }
     ordo_arena_release(&ctx->arena, chunk_start);
     out->data[0] = count ? (float)(total / count) : 0.0f;

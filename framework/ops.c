@@ -10,11 +10,11 @@
 #include <math.h>
 #include <string.h>
 
-#include "framework/dnnl.h"
 #include "framework/dropout.h"
 #include "sys/error.h"
 #include "framework/kernels.h"
 #include "framework/lmhead.h"
+#include "framework/mm.h"
 #include "framework/ops.h"
 
 static int last_dim(const ordo_tensor *t) {
@@ -46,37 +46,10 @@ static int is_suffix(const ordo_tensor *a, const ordo_tensor *b) {
     return 1;
 }
 
-// Gradient of op(X) = X or X^T given the gradient of the product; shared by matmul,
-// linear and bmm. C = op_a(A) @ op_b(B): dA and dB for one (M, N, K) product.
-static void mm_backward(float *dA, float *dB, const float *dC, const float *A, const float *B,
-                        int ta, int tb, int M, int N, int K, int lda, int ldb) {
-    if (dA) {
-        if (!ta)
-            ordo_gemm(0, !tb, M, K, N, 1.0f, dC, N, B, ldb, 1.0f, dA, lda);
-        else
-            ordo_gemm(tb, 1, K, M, N, 1.0f, B, ldb, dC, N, 1.0f, dA, lda);
-    }
-    if (dB) {
-        if (!tb)
-            ordo_gemm(!ta, 0, K, N, M, 1.0f, A, lda, dC, N, 1.0f, dB, ldb);
-        else
-            ordo_gemm(1, ta, N, K, M, 1.0f, dC, N, A, lda, 1.0f, dB, ldb);
-    }
-}
-
 // ---- bf16 products (--precision bf16). A matmul whose weight has a bf16 copy (w->bf16, see
-// tensor.h) runs on oneDNN with bf16 operands and float32 accumulation: its input is rounded
-// once and kept on the tensor (the backward reuses it), the upstream gradient once for both
-// backward products. Outputs and gradients stay float32.
-
-// t's data as bf16: made by the first call (arena), the same buffer for every later one.
-static const ordo_bf16 *bf16_of(ordo_ctx *ctx, ordo_tensor *t) {
-    if (!t->bf16) {
-        t->bf16 = ordo_arena_alloc(&ctx->arena, t->n * sizeof(ordo_bf16));
-        ordo_bf16_convert(t->bf16, t->data, t->n);
-    }
-    return t->bf16;
-}
+// tensor.h) runs on oneDNN with bf16 operands and float32 accumulation (mm.h): its input is
+// rounded once and kept on the tensor (the backward reuses it), the upstream gradient once for
+// both backward products. Outputs and gradients stay float32.
 
 // n floats of a gradient rounded to bf16, in the arena.
 static const ordo_bf16 *bf16_copy(ordo_ctx *ctx, const float *g, size_t n) {
@@ -85,30 +58,48 @@ static const ordo_bf16 *bf16_copy(ordo_ctx *ctx, const float *g, size_t n) {
     return b;
 }
 
-// mm_backward for C[M,N] = A[M,K] @ op(W) in bf16: dA += dC @ op(W)^T, and dW += A^T @ dC, or
-// its transpose when W is [N,K] (the tied LM head). That one is made as A^T @ dC [K,N] too and
-// added transposed: oneDNN's product with the long [M, V] gradient as the transposed operand
-// took 1.45x the CPU time of this form on small's head (docs/performance.md). Either way every
-// element is one float32 sum over m, added once to dW.
-static void mm_backward_bf16(ordo_ctx *ctx, float *dA, float *dW, const ordo_bf16 *dC,
-                             const ordo_bf16 *A, const ordo_bf16 *W, int tw, int M, int N, int K) {
-    if (dA) ordo_dnnl_gemm_bf16(0, !tw, M, K, N, dC, N, W, tw ? K : N, 1, dA, K);
-    if (dW && !tw) ordo_dnnl_gemm_bf16(1, 0, K, N, M, A, K, dC, N, 1, dW, N);
-    if (dW && tw) {
-        float *t = ordo_arena_alloc(&ctx->arena, (size_t)K * N * sizeof(float)); // (K, N)
-        ordo_dnnl_gemm_bf16(1, 0, K, N, M, A, K, dC, N, 0, t, N);
-        ordo_add_transposed(dW, t, K, N);
+// Gradient of op(X) = X or X^T given the gradient of the product; shared by matmul, linear
+// and bmm. C = op_a(A) @ op_b(B): dA and dB for one (M, N, K) product, in bf16 when dC and
+// the operand it meets have bf16 forms (ordo_mm). A bf16 dB of a transposed B (the tied LM
+// head) is made as A^T @ dC [K,N] and added transposed: oneDNN's product with the long [M, V]
+// gradient as the transposed operand took 1.45x the CPU time of this form on small's head
+// (docs/performance.md). Either way every element is one float32 sum over m, added once to dB.
+static void mm_backward(ordo_ctx *ctx, float *dA, float *dB, ordo_mat dC, ordo_mat A, ordo_mat B,
+                        int ta, int tb, int M, int N, int K) {
+    if (dA) {
+        if (!ta)
+            ordo_mm(0, !tb, M, K, N, dC, B, 1.0f, dA, A.ld);
+        else
+            ordo_mm(tb, 1, K, M, N, B, dC, 1.0f, dA, A.ld);
+    }
+    if (dB) {
+        if (!tb)
+            ordo_mm(!ta, 0, K, N, M, A, dC, 1.0f, dB, B.ld);
+        else if (!(A.bf16 && dC.bf16))
+            ordo_mm(1, ta, N, K, M, dC, A, 1.0f, dB, B.ld);
+        else {
+            ORDO_ASSERT(!ta);
+            float *t = ordo_arena_alloc(&ctx->arena, (size_t)K * N * sizeof(float)); // (K, N)
+            ordo_mm(1, 0, K, N, M, A, dC, 0.0f, t, N);
+            ordo_add_transposed(dB, t, K, N);
+        }
     }
 }
 
-// Both backward products of out = a @ op(w) in bf16 (a [M,K], w [K,N] or [N,K] with tw).
-static void matmul_backward_bf16(ordo_ctx *ctx, ordo_tensor *out, ordo_tensor *a, ordo_tensor *w,
-                                 int tw) {
+// Both backward products of out = a @ op(w) (a [M,K], w [K,N] or [N,K] with tw), in bf16 when
+// w has its bf16 copy, as the forward ran.
+static void matmul_grads(ordo_ctx *ctx, ordo_tensor *out, ordo_tensor *a, ordo_tensor *w, int tw) {
     int K = last_dim(a), M = rows(a), N = last_dim(out);
     float *da = ordo_tensor_grad(ctx, a), *dw = ordo_tensor_grad(ctx, w);
     if (!da && !dw) return;
-    const ordo_bf16 *g = out->grad_bf16 ? out->grad_bf16 : bf16_copy(ctx, out->grad, out->n);
-    mm_backward_bf16(ctx, da, dw, g, dw ? bf16_of(ctx, a) : NULL, w->bf16, tw, M, N, K);
+    int bf = w->bf16 != NULL;
+    const ordo_bf16 *gb = !bf              ? NULL
+                          : out->grad_bf16 ? out->grad_bf16
+                                           : bf16_copy(ctx, out->grad, out->n);
+    ordo_mat g = {out->grad, gb, N};
+    ordo_mat am = {a->data, bf && dw ? ordo_tensor_bf16(ctx, a) : NULL, K};
+    ordo_mat wm = {w->data, w->bf16, w->shape[1]};
+    mm_backward(ctx, da, dw, g, am, wm, 0, tw, M, N, K);
 }
 
 // Records a node of this file's ops: its rule is found by the switch at the end.
@@ -144,13 +135,11 @@ ordo_tensor *ordo_matmul(ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *w, int tran
     int N = transpose_w ? w->shape[0] : w->shape[1];
     ORDO_ASSERT((transpose_w ? w->shape[1] : w->shape[0]) == K);
     ordo_tensor *out = like_last(ctx, a, N);
-    if (w->bf16) {
-        ordo_dnnl_gemm_bf16(0, transpose_w, M, N, K, bf16_of(ctx, a), K, w->bf16, w->shape[1], 0,
-                            out->data, N);
-        out->flags |= ORDO_GRAD_BF16; // the backward below reads its gradient in bf16 only
-    } else
-        ordo_gemm(0, transpose_w, M, N, K, 1.0f, a->data, K, w->data, w->shape[1], 0.0f, out->data,
-                  N);
+    int bf = w->bf16 != NULL;
+    ordo_mat am = {a->data, bf ? ordo_tensor_bf16(ctx, a) : NULL, K};
+    ordo_mm(0, transpose_w, M, N, K, am, (ordo_mat){w->data, w->bf16, w->shape[1]}, 0.0f, out->data,
+            N);
+    if (bf) out->flags |= ORDO_GRAD_BF16; // the backward below reads its gradient in bf16 only
     if (ordo_needs_grad(ctx, a, w, NULL)) {
         ordo_node *n = push(ctx, ORDO_OP_MATMUL, out);
         n->in[0] = a;
@@ -161,14 +150,7 @@ ordo_tensor *ordo_matmul(ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *w, int tran
 }
 
 static void matmul_backward(ordo_ctx *ctx, const ordo_node *n) {
-    ordo_tensor *out = n->out, *a = n->in[0], *b = n->in[1];
-    int tw = n->iarg[0], K = last_dim(a), M = rows(a), N = last_dim(out);
-    if (b->bf16) {
-        matmul_backward_bf16(ctx, out, a, b, tw);
-        return;
-    }
-    mm_backward(ordo_tensor_grad(ctx, a), ordo_tensor_grad(ctx, b), out->grad, a->data, b->data, 0,
-                tw, M, N, K, K, b->shape[1]);
+    matmul_grads(ctx, n->out, n->in[0], n->in[1], n->iarg[0]);
 }
 
 // Node: in[0] = x, in[1] = w, in[2] = b (NULL without a bias).
@@ -180,10 +162,8 @@ ordo_tensor *ordo_linear(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *w, ordo_ten
         ORDO_ASSERT(b->n == (size_t)N);
         for (int i = 0; i < M; i++) memcpy(out->data + (size_t)i * N, b->data, N * sizeof(float));
     }
-    if (w->bf16)
-        ordo_dnnl_gemm_bf16(0, 0, M, N, K, bf16_of(ctx, x), K, w->bf16, N, b != NULL, out->data, N);
-    else
-        ordo_gemm(0, 0, M, N, K, 1.0f, x->data, K, w->data, N, b ? 1.0f : 0.0f, out->data, N);
+    ordo_mat xm = {x->data, w->bf16 ? ordo_tensor_bf16(ctx, x) : NULL, K};
+    ordo_mm(0, 0, M, N, K, xm, (ordo_mat){w->data, w->bf16, N}, b ? 1.0f : 0.0f, out->data, N);
     if (ordo_needs_grad(ctx, x, w, b)) {
         ordo_node *n = push(ctx, ORDO_OP_LINEAR, out);
         n->in[0] = x;
@@ -196,12 +176,8 @@ ordo_tensor *ordo_linear(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *w, ordo_ten
 static void linear_backward(ordo_ctx *ctx, const ordo_node *n) {
     ordo_tensor *out = n->out, *a = n->in[0], *b = n->in[1], *c = n->in[2];
     const float *g = out->grad;
-    int K = last_dim(a), M = rows(a), N = last_dim(out);
-    if (b->bf16)
-        matmul_backward_bf16(ctx, out, a, b, 0);
-    else
-        mm_backward(ordo_tensor_grad(ctx, a), ordo_tensor_grad(ctx, b), g, a->data, b->data, 0, 0,
-                    M, N, K, K, N);
+    int M = rows(a), N = last_dim(out);
+    matmul_grads(ctx, out, a, b, 0);
     float *dc = c ? ordo_tensor_grad(ctx, c) : NULL;
     if (dc) ordo_bias_backward(dc, g, M, N);
 }
@@ -235,8 +211,9 @@ static void bmm_backward(ordo_ctx *ctx, const ordo_node *n) {
     float *da = ordo_tensor_grad(ctx, a), *db = ordo_tensor_grad(ctx, b);
     for (int i = 0; i < Bt; i++) {
         size_t oa = (size_t)i * M * K, ob = (size_t)i * K * N, oc = (size_t)i * M * N;
-        mm_backward(da ? da + oa : NULL, db ? db + ob : NULL, g + oc, a->data + oa, b->data + ob,
-                    ta, tb, M, N, K, a->shape[2], b->shape[2]);
+        mm_backward(ctx, da ? da + oa : NULL, db ? db + ob : NULL, (ordo_mat){g + oc, NULL, N},
+                    (ordo_mat){a->data + oa, NULL, a->shape[2]},
+                    (ordo_mat){b->data + ob, NULL, b->shape[2]}, ta, tb, M, N, K);
     }
 }
 
