@@ -53,19 +53,27 @@ ordo_tensor *ordo_attention(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor *bias, 
 // ordo_attention exactly.
 ordo_tensor *ordo_attention_dropout(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor *bias, int NH,
                                     float p, uint64_t seed, size_t offset);
+#define ORDO_FUSED_BIAS_MAX_PARAMS 6
+// A position bias as ordo_attention_fused takes it: the kernels' tile functions (flash.h) and
+// the parameters they differentiate, so that the two cannot be passed apart. g, the gradient
+// that bias.grad (or bias.rows) accumulates, is the concatenation of params[0..n_params)'s
+// grads in order: bias.n_grad (times the heads, or the batch and heads, for a per_head or
+// per_batch bias) is the sum of their sizes. n_params 0: a constant bias (or none to learn).
+typedef struct ordo_fused_bias {
+    ordo_attn_bias bias;
+    ordo_tensor *params[ORDO_FUSED_BIAS_MAX_PARAMS];
+    int n_params;
+} ordo_fused_bias;
+
 // The same attention fused and tiled (flash.h; ops_flash.c): memory linear in T, nothing
 // T x T made or kept (ctx->last_att untouched). bias NULL for none; else its fill adds the
-// scores' bias inside each tile, and backward hands its grad the tiles' dS: the summed
-// gradient, laid out as the concatenation of bias_params[0..n_params)'s grads in order
-// (so bias->n_grad must equal the sum of their sizes), is added into those tensors' grads.
-// n_params 0: the bias is a constant (or has no parameters). The bias struct and what it
-// points to are the caller's and are not copied: they must stay alive and unchanged until
-// backward has run (backward calls fill again, then grad). The bias_params array is copied.
-// Dropout p in [0, 1) with the bits of ordo_attention_dropout (same seed and offset: the
-// same keep mask).
-ordo_tensor *ordo_attention_fused(ordo_ctx *ctx, ordo_tensor *qkv, const ordo_attn_bias *bias,
-                                  ordo_tensor *const *bias_params, int n_params, int NH, float p,
-                                  uint64_t seed, size_t offset);
+// scores' bias inside each tile, and backward hands its grad the tiles' dS, whose summed
+// gradient g is added into the grads of bias->params. *bias is copied; what bias->bias points
+// to (self, rows) is the caller's and must stay alive and unchanged until backward has run
+// (backward calls fill again, then grad). Dropout p in [0, 1) with the bits of
+// ordo_attention_dropout (same seed and offset: the same keep mask).
+ordo_tensor *ordo_attention_fused(ordo_ctx *ctx, ordo_tensor *qkv, const ordo_fused_bias *bias,
+                                  int NH, float p, uint64_t seed, size_t offset);
 // The fused attention's backward rule (ops_flash.c), for ordo_node_backward's switch.
 void ordo_attention_fused_backward(ordo_ctx *ctx, ordo_node *n);
 // Mean cross-entropy of softmax(logits[..., V]) against targets (copied; < 0 ignored).

@@ -17,16 +17,13 @@
 #ifndef ORDO_BIAS_TILES_H
 #define ORDO_BIAS_TILES_H
 #include "framework/flash.h"
+#include "framework/ops.h"
 #include "framework/tensor.h"
 
-#define ORDO_BIAS_TILES_MAX_PARAMS 6
-#define ORDO_FIRE_MAX_WIDTH        64 // the hidden width the fire tiles take (ordo uses 32)
+#define ORDO_FIRE_MAX_WIDTH 64 // the hidden width the fire tiles take (ordo uses 32)
 
-typedef struct ordo_bias_tiles {
-    ordo_attn_bias bias;
-    ordo_tensor *params[ORDO_BIAS_TILES_MAX_PARAMS]; // whose grads g concatenates, in order
-    int n_params;
-} ordo_bias_tiles;
+// The bias and the parameters whose grads g concatenates, in order: what the fused op takes.
+typedef ordo_fused_bias ordo_bias_tiles;
 
 // ALiBi at lengths up to T: -m_h (i - j) for NH heads, the slopes of ordo_alibi_slopes,
 // computed in double and rounded once as ordo_alibi_bias. No parameters (grad NULL).

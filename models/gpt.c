@@ -227,8 +227,7 @@ static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const
         ordo_tensor *lb = own.bias;
         ordo_tensor *a; // (B, T, C)
         if (fused)      // the same dropout bits (seed, offset) as the materialized path's
-            a = ordo_attention_fused(ctx, qkv, lt ? &lt->bias : NULL, lt ? lt->params : NULL,
-                                     lt ? lt->n_params : 0, NH, p_attn, s_attn, off_att);
+            a = ordo_attention_fused(ctx, qkv, lt, NH, p_attn, s_attn, off_att);
         else
             a = ordo_attention_dropout(ctx, qkv, lb, NH, p_attn, s_attn, off_att);
         if (m->record_attention) m->att[l] = ctx->last_att; // (B, NH, T, T)

@@ -209,7 +209,7 @@ int ordo_gpt_positions_range(const ordo_gpt *m, const int32_t *pos, int B, int T
 ordo_tensor *ordo_gpt_position_bias_at(ordo_gpt *m, ordo_ctx *ctx, const int32_t *pos, int B,
                                        int T);
 // The same bias as the fused attention's tiles (models/bias_tiles.h); NULL for the others.
-struct ordo_bias_tiles *ordo_gpt_bias_tiles_at(ordo_gpt *m, ordo_ctx *ctx, const int32_t *pos,
+struct ordo_fused_bias *ordo_gpt_bias_tiles_at(ordo_gpt *m, ordo_ctx *ctx, const int32_t *pos,
                                                int B, int T);
 
 // The precision of the model's matmuls (bf16.h). bf16: the four linear layers of every

@@ -119,8 +119,8 @@ static void parity_bn(int B, int NH, int T, int hs, int with_bias, float p, cons
     float *dout = malloc(nout * sizeof(float));
     fill_normal(dout, nout, 1.0);
     test_bias tb = {slope->data, table->data, NH};
-    ordo_attn_bias bias = {&tb, tb_fill, tb_grad, (size_t)NH + NDIST * NH, 0, 0, NULL};
-    ordo_tensor *params[2] = {slope, table};
+    ordo_fused_bias bias = {
+        {&tb, tb_fill, tb_grad, (size_t)NH + NDIST * NH, 0, 0, NULL}, {slope, table}, 2};
     uint64_t seed = 77;
     size_t offset = 1000;
 
@@ -145,8 +145,8 @@ static void parity_bn(int B, int NH, int T, int hs, int with_bias, float p, cons
     ordo_ctx_reset(&ctx);
     ordo_params_zero_grad(&P);
 
-    ordo_tensor *fo = ordo_attention_fused(&ctx, qkv, with_bias ? &bias : NULL, params,
-                                           with_bias ? 2 : 0, NH, p, seed, offset);
+    ordo_tensor *fo =
+        ordo_attention_fused(&ctx, qkv, with_bias ? &bias : NULL, NH, p, seed, offset);
     ordo_backward_from(&ctx, fo, dout);
     double eo = rel_err(fo->data, ref_out, nout), eq = rel_err(qkv->grad, ref_dqkv, qkv->n);
     double eg = 0;
@@ -154,7 +154,7 @@ static void parity_bn(int B, int NH, int T, int hs, int with_bias, float p, cons
         float g[2 + NDIST * 2];
         memcpy(g, slope->grad, NH * sizeof(float));
         memcpy(g + NH, table->grad, NDIST * NH * sizeof(float));
-        for (size_t x = 0; x < bias.n_grad; x++) { // against the contributions' scale
+        for (size_t x = 0; x < bias.bias.n_grad; x++) { // against the contributions' scale
             double e = fabs(g[x] - ref_g[x]) / (ref_abs[x] > 0 ? ref_abs[x] : 1.0);
             eg = e > eg ? e : eg;
         }
@@ -185,10 +185,10 @@ static void no_grad(void) {
     fill_normal(qkv->data, qkv->n, 1.0);
     ordo_ctx ctx;
     ordo_ctx_init(&ctx);
-    ordo_tensor *a = ordo_attention_fused(&ctx, qkv, NULL, NULL, 0, NH, 0.0f, 0, 0);
+    ordo_tensor *a = ordo_attention_fused(&ctx, qkv, NULL, NH, 0.0f, 0, 0);
     int taped = ctx.ntape;
     ctx.grad_enabled = 0;
-    ordo_tensor *b = ordo_attention_fused(&ctx, qkv, NULL, NULL, 0, NH, 0.0f, 0, 0);
+    ordo_tensor *b = ordo_attention_fused(&ctx, qkv, NULL, NH, 0.0f, 0, 0);
     CHECK(taped == 1 && ctx.ntape == 1);
     CHECK(!memcmp(a->data, b->data, a->n * sizeof(float)));
     ordo_ctx_free(&ctx);
@@ -204,13 +204,13 @@ typedef struct gc_args {
 
 static ordo_tensor *g_fused(ordo_ctx *c, ordo_tensor **in, void *u) {
     const gc_args *a = u;
-    // the struct must outlive the forward until backward: static, rebuilt on every call from
-    // the (perturbed) inputs, which it reads through pointers
+    // the state must outlive the forward until backward: static, rebuilt on every call from
+    // the (perturbed) inputs, which it reads through pointers (the op copies the bias itself)
     static test_bias tb;
-    static ordo_attn_bias bias;
     tb = (test_bias){in[1]->data, in[2]->data, a->NH};
-    bias = (ordo_attn_bias){&tb, tb_fill, tb_grad, in[1]->n + in[2]->n, 0, 0, NULL};
-    return ordo_attention_fused(c, in[0], &bias, in + 1, 2, a->NH, a->p, 5, 0);
+    ordo_fused_bias bias = {
+        {&tb, tb_fill, tb_grad, in[1]->n + in[2]->n, 0, 0, NULL}, {in[1], in[2]}, 2};
+    return ordo_attention_fused(c, in[0], &bias, a->NH, a->p, 5, 0);
 }
 
 static void gradcheck(float p) {
@@ -255,11 +255,11 @@ static void run_threads(int nt, float *o, float *dq, float *g) {
     float *dout = malloc((size_t)B * T * C * sizeof(float));
     fill_normal(dout, (size_t)B * T * C, 1.0);
     test_bias tb = {slope->data, table->data, NH};
-    ordo_attn_bias bias = {&tb, tb_fill, tb_grad, (size_t)NH + NDIST * NH, 0, 0, NULL};
-    ordo_tensor *params[2] = {slope, table};
+    ordo_fused_bias bias = {
+        {&tb, tb_fill, tb_grad, (size_t)NH + NDIST * NH, 0, 0, NULL}, {slope, table}, 2};
     ordo_ctx ctx;
     ordo_ctx_init(&ctx);
-    ordo_tensor *out = ordo_attention_fused(&ctx, qkv, &bias, params, 2, NH, 0.1f, 3, 0);
+    ordo_tensor *out = ordo_attention_fused(&ctx, qkv, &bias, NH, 0.1f, 3, 0);
     ordo_backward_from(&ctx, out, dout);
     memcpy(o, out->data, out->n * sizeof(float));
     memcpy(dq, qkv->grad, qkv->n * sizeof(float));
@@ -395,7 +395,7 @@ static void row_bias(int B, int NH, int T, int hs) {
     for (int h = 0; h < NH; h++) slope[h] = CNT / UNIT;
     for (int x = 0; x < NDIST * NH; x++) table[x] = -CNT;
     test_bias tb = {slope, table, NH};
-    ordo_attn_bias plain = {&tb, tb_fill, NULL, 0, 0, 0, NULL};
+    ordo_fused_bias plain = {.bias = {&tb, tb_fill, NULL, 0, 0, 0, NULL}};
     count_bias cb = {.qkv = qkv->data, .T = T, .C = C, .NH = NH, .B = B};
     cb.total = malloc((size_t)B * NH * T * sizeof(float));
     cb.rows = (ordo_attn_row_bias){.fwd_floats = 1 + ORDO_FLASH_BLOCK,
@@ -407,17 +407,17 @@ static void row_bias(int B, int NH, int T, int hs) {
                                    .bwd_fill = cb_bwd_fill,
                                    .bwd_grad = cb_bwd_grad,
                                    .bwd_end = cb_bwd_end};
-    ordo_attn_bias rows = {.self = &cb, .rows = &cb.rows};
+    ordo_fused_bias rows = {.bias = {.self = &cb, .rows = &cb.rows}};
     ordo_ctx ctx;
     ordo_ctx_init(&ctx);
-    ordo_tensor *ro = ordo_attention_fused(&ctx, qkv, &rows, NULL, 0, NH, 0.0f, 0, 0);
+    ordo_tensor *ro = ordo_attention_fused(&ctx, qkv, &rows, NH, 0.0f, 0, 0);
     ordo_backward_from(&ctx, ro, dout);
     float *row_out = malloc(nout * sizeof(float)), *row_dqkv = malloc(qkv->n * sizeof(float));
     memcpy(row_out, ro->data, nout * sizeof(float));
     memcpy(row_dqkv, qkv->grad, qkv->n * sizeof(float));
     ordo_ctx_reset(&ctx);
     ordo_params_zero_grad(&P);
-    ordo_tensor *po = ordo_attention_fused(&ctx, qkv, &plain, NULL, 0, NH, 0.0f, 0, 0);
+    ordo_tensor *po = ordo_attention_fused(&ctx, qkv, &plain, NH, 0.0f, 0, 0);
     ordo_backward_from(&ctx, po, dout);
     // what the hooks added: dS (1 + CNT2) into dq and dk, DQ into dq; v's gradient as it was
     float *want = malloc(qkv->n * sizeof(float));

@@ -717,13 +717,14 @@ static ordo_tensor *g_attention_fused(ordo_ctx *c, ordo_tensor **in, void *u) {
     args *a = u;
     // the bias must live until backward: static, remade from the (perturbed) slopes each call
     static slope_bias sb;
-    static ordo_attn_bias bias;
+    ordo_fused_bias bias = {.n_params = 1};
     if (a->i[1]) {
         sb.slope = in[1]->data;
-        bias = (ordo_attn_bias){&sb, slope_fill, slope_grad, in[1]->n, 0, 0, NULL};
+        bias.bias = (ordo_attn_bias){&sb, slope_fill, slope_grad, in[1]->n, 0, 0, NULL};
+        bias.params[0] = in[1];
     }
-    return ordo_attention_fused(c, in[0], a->i[1] ? &bias : NULL, in + 1, a->i[1] ? 1 : 0, a->i[0],
-                                a->i[2] ? 0.25f : 0.0f, (uint64_t)a->i[3], 0);
+    return ordo_attention_fused(c, in[0], a->i[1] ? &bias : NULL, a->i[0], a->i[2] ? 0.25f : 0.0f,
+                                (uint64_t)a->i[3], 0);
 }
 
 static void case_attention_fused(gc_round *r) {
@@ -775,7 +776,7 @@ static ordo_tensor *g_fused_tiles(ordo_ctx *c, ordo_tensor **in, void *u) {
         bt = ordo_fire_tiles(c, in[1], in[2], in[3], a->fixed, in[4], in[5], T, 2.0f, 1e-6f);
     else
         bt = ordo_kerple_tiles(c, in[1], in[2], T, a->i[1] == ORDO_POS_KERPLE_POWER);
-    return ordo_attention_fused(c, in[0], &bt->bias, bt->params, bt->n_params, a->i[0], 0.0f, 0, 0);
+    return ordo_attention_fused(c, in[0], bt, a->i[0], 0.0f, 0, 0);
 }
 
 static void case_fused_tiles(gc_round *r) {
@@ -836,7 +837,7 @@ static ordo_tensor *g_fox(ordo_ctx *c, ordo_tensor **in, void *u) {
     if (a->i[1] == 0) return cf;
     if (a->i[1] == 1) return ordo_attention(c, in[3], ordo_diff_bias(c, cf), a->i[0]);
     ordo_bias_tiles *bt = ordo_fox_tiles(c, cf);
-    return ordo_attention_fused(c, in[3], &bt->bias, bt->params, bt->n_params, a->i[0], 0.0f, 0, 0);
+    return ordo_attention_fused(c, in[3], bt, a->i[0], 0.0f, 0, 0);
 }
 
 static void case_fox(gc_round *r) {
@@ -899,7 +900,7 @@ static ordo_tensor *g_dpb(ordo_ctx *c, ordo_tensor **in, void *u) {
 static ordo_tensor *g_dpb_tiles(ordo_ctx *c, ordo_tensor **in, void *u) {
     args *a = u; // i[0] = NH
     ordo_bias_tiles *bt = ordo_distance_tiles(c, in[1], in[0]->shape[1]);
-    return ordo_attention_fused(c, in[0], &bt->bias, bt->params, bt->n_params, a->i[0], 0.0f, 0, 0);
+    return ordo_attention_fused(c, in[0], bt, a->i[0], 0.0f, 0, 0);
 }
 
 // These cases draw from a stream of their own, and leave the shared one as they found it, so
@@ -1007,7 +1008,7 @@ static ordo_tensor *g_tiles_at(ordo_ctx *c, ordo_tensor **in, void *u) {
     else
         bt = ordo_kerple_tiles_at(c, in[1], in[2], at_pos, B, T, n,
                                   a->i[2] == ORDO_POS_KERPLE_POWER);
-    return ordo_attention_fused(c, in[0], &bt->bias, bt->params, bt->n_params, a->i[0], 0.0f, 0, 0);
+    return ordo_attention_fused(c, in[0], bt, a->i[0], 0.0f, 0, 0);
 }
 
 static void case_fire_dist_at(gc_round *r) {
@@ -1146,8 +1147,7 @@ static ordo_tensor *g_cope(ordo_ctx *c, ordo_tensor **in, void *u) {
     args *a = u; // i[2]: 0 materialized, 1 fused
     if (a->i[2]) {
         ordo_bias_tiles *bt = ordo_cope_tiles(c, in[0], in[1]);
-        return ordo_attention_fused(c, in[0], &bt->bias, bt->params, bt->n_params, a->i[0], 0.0f, 0,
-                                    0);
+        return ordo_attention_fused(c, in[0], bt, a->i[0], 0.0f, 0, 0);
     }
     ordo_tensor *p = ordo_cope_positions(c, in[0], a->i[0], a->i[1]);
     return ordo_attention(c, in[0], ordo_cope_bias(c, in[0], in[1], p), a->i[0]);
