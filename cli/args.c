@@ -26,6 +26,18 @@ ordo_status ordo_args_one_run(int npos, const long long *step) {
     return ORDO_OK;
 }
 
+ordo_opt ordo_args_threads_opt(long long *threads) {
+    return (ordo_opt){
+        "threads", ORDO_OPT_INT,
+        threads,   "threads, 0 = all cores (default: the cores the load average leaves free)",
+        .min = 0,  .max = 4096};
+}
+
+ordo_opt ordo_args_step_opt(long long *step) {
+    return (ordo_opt){"step", ORDO_OPT_INT, step,
+                      "read the checkpoint of this step (-1 = the newest usable one)"};
+}
+
 // The online cores less the 1-minute load average (rounded), at least 1; all online cores
 // when /proc/loadavg cannot be read. *load gets the load average (NaN: unknown).
 static int threads_free(int cores, double *load) {

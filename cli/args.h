@@ -14,6 +14,12 @@ ordo_status ordo_args_command(const char *cmd, const char *synopsis, ordo_opt *o
 // command has no --step). ORDO_ERR_ARG saying which otherwise.
 ordo_status ordo_args_one_run(int npos, const long long *step);
 
+// The rows of the options that the commands reading one run (eval, sample, viz) share:
+// --threads (0..4096; its default is ordo_args_threads') and --step, the checkpoint to read
+// (ordo_args_one_run checks it).
+ordo_opt ordo_args_threads_opt(long long *threads);
+ordo_opt ordo_args_step_opt(long long *step);
+
 // The threads of a command that reads a run (eval, sample, viz): --threads when given (0: all
 // cores), else the cores that the 1-minute load average (/proc/loadavg) leaves free, at least
 // one, so that an eval beside a running sweep or training does not take every core from it.

@@ -193,7 +193,8 @@ ordo_status ordo_cmd_data(int argc, char **argv) {
     opts[nbase] = (ordo_opt){"config", ORDO_OPT_STRING, &config,
                              "read options from this JSON file (flags override it)", 0};
     opts[nbase + 1] =
-        (ordo_opt){"batches", ORDO_OPT_INT, &batches, "batches to show (0 = only the counts)", 0};
+        (ordo_opt){"batches", ORDO_OPT_INT,  &batches, "batches to show (0 = only the counts)",
+                   .min = 0,  .max = 1000000};
 
     const char **pos;
     int npos, help;
@@ -204,8 +205,6 @@ ordo_status ordo_cmd_data(int argc, char **argv) {
                        "expected at most one RUN_DIR, got %d arguments (see 'ordo "
                        "data --help')",
                        npos);
-    if (!s && (batches < 0 || batches > 1000000))
-        s = ordo_error(ORDO_ERR_ARG, "--batches %lld, expected 0..1000000", batches);
     if (!s && npos == 1 && config)
         s = ordo_error(ORDO_ERR_ARG, "RUN_DIR and --config do not go together: the run's "
                                      "config.json is its config");

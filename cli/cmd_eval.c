@@ -317,19 +317,20 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
         {"mode", ORDO_OPT_STRING, &mode, mode_help, 0},
         // not --stride: train's --stride moves the training windows, in every mode
         {"sliding-stride", ORDO_OPT_INT, &stride,
-         "--mode sliding: how far each window moves (0 = T/4)", 0},
-        {"batch", ORDO_OPT_INT, &batch, "windows per forward pass", 0},
-        {"max-windows", ORDO_OPT_INT, &max_windows, "windows per length (0 = the whole split)", 0},
+         "--mode sliding: how far each window moves (0 = T/4)", .min = 0, .max = 1 << 20},
+        {"batch", ORDO_OPT_INT, &batch, "windows per forward pass", .min = 1, .max = 4096},
+        {"max-windows", ORDO_OPT_INT, &max_windows, "windows per length (0 = the whole split)",
+         .min = 0, .max = INFINITY},
         {"examples", ORDO_OPT_INT, &examples,
-         "copy/reverse: examples per length n; passkey: per length and depth", 0},
+         "copy/reverse: examples per length n; passkey: per length and depth", .min = 0,
+         .max = 100000},
         {"max-n", ORDO_OPT_INT, &max_n, "copy/reverse: longest n (0 = twice the training max-len)",
-         0},
+         .min = 0, .max = 4096},
         {"depths", ORDO_OPT_STRING, &depths_arg,
          "passkey: comma-separated depths of the key in 0..1 (none = 0,0.25,0.5,0.75,1);\n"
          "                         its lengths are --context's, --examples per cell",
          0},
-        {"threads", ORDO_OPT_INT, &threads,
-         "threads, 0 = all cores (default: the cores the load average leaves free)", 0},
+        ordo_args_threads_opt(&threads),
         {"json", ORDO_OPT_FLAG, &json, "print the JSON report instead of a table", 0},
         {"save", ORDO_OPT_FLAG, &save,
          "--save [NAME] (after RUN_DIR) or --save=NAME: also keep the report as\n"
@@ -337,10 +338,9 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
          "                         when not given (base, ntk-x4, extend-fresh); base also as\n"
          "                         RUN_DIR/eval.json",
          0},
-        {"stride", ORDO_OPT_INT, &old_stride, "deprecated: the old name of --sliding-stride", 0},
-        // issue 19: which checkpoint, and any text
-        {"step", ORDO_OPT_INT, &step,
-         "evaluate the checkpoint of this step (-1 = the newest usable one)", 0},
+        {"stride", ORDO_OPT_INT, &old_stride, "deprecated: the old name of --sliding-stride",
+         .min = 0, .max = 1 << 20},
+        ordo_args_step_opt(&step),
         {"data", ORDO_OPT_STRING, &data,
          "score this whole text file (or token file) with the run's tokenizer instead\n"
          "                         of the run's validation set",
@@ -350,7 +350,8 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
         {"rope-factor", ORDO_OPT_FLOAT, &rope_factor,
          "its factor s (0 = the longest --context / the original context)", 0},
         {"rope-orig-context", ORDO_OPT_INT, &rope_orig,
-         "yarn's original context (0 = the run's, else its training context)", 0},
+         "yarn's original context (0 = the run's, else its training context)", .min = 0,
+         .max = 1 << 20},
         // issue 15, eval past a learned table
         {"extend-pos", ORDO_OPT_STRING, &extend_pos,
          "learned: score lengths past the table with it grown as train --init grows it\n"
@@ -392,22 +393,10 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
     if (!s && (s = ordo_eval_mode_parse(mode, &q.mode))) s = ordo_error_wrap(s, "--mode");
     if (!s) s = sliding_stride(opts, q.mode, &stride, old_stride);
     q.stride = (int)stride;
-    if (!s && (batch < 1 || batch > 4096))
-        s = ordo_error(ORDO_ERR_ARG, "--batch is %lld, expected 1..4096", batch);
-    if (!s && (stride < 0 || stride > (1 << 20)))
-        s = ordo_error(ORDO_ERR_ARG, "--sliding-stride is %lld, expected 0..2^20", stride);
-    if (!s && (examples < 0 || examples > 100000))
-        s = ordo_error(ORDO_ERR_ARG, "--examples is %lld, expected 0..100000", examples);
-    if (!s && (max_n < 0 || max_n > 4096))
-        s = ordo_error(ORDO_ERR_ARG, "--max-n is %lld, expected 0..4096", max_n);
     double depths[32];
     if (!s && depths_arg &&
         !(s = ordo_passkey_parse_depths("--depths", depths_arg, depths, 32, &q.ndepths)))
         q.depths = depths;
-    if (!s && (max_windows < 0))
-        s = ordo_error(ORDO_ERR_ARG, "--max-windows is %lld, expected >= 0", max_windows);
-    if (!s && (threads < 0 || threads > 4096))
-        s = ordo_error(ORDO_ERR_ARG, "--threads is %lld, expected 0..4096", threads);
     if (!s && contexts) s = parse_lengths(contexts, lens, &nlen, 64);
     if (!s && !rope_scaling && (rope_factor != 0 || rope_orig != 0))
         s = ordo_error(ORDO_ERR_ARG, "--%s goes with --rope-scaling (pi, ntk, yarn or none)",
@@ -415,9 +404,6 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
     if (!s && rope_factor != 0 && !(rope_factor >= 1 && rope_factor <= 1e4))
         s = ordo_error(ORDO_ERR_ARG, "--rope-factor is %g, expected 1..1e4 (0 = automatic)",
                        rope_factor);
-    if (!s && (rope_orig < 0 || rope_orig > (1 << 20)))
-        s = ordo_error(ORDO_ERR_ARG, "--rope-orig-context is %lld, expected 0..%d", rope_orig,
-                       1 << 20);
     if (!s && rope_scaling) {
         ordo_rope_scaling sc;
         if ((s = ordo_rope_scaling_parse(rope_scaling, &sc)))

@@ -28,7 +28,8 @@ ordo_status ordo_cmd_export(int argc, char **argv) {
     ordo_opt opts[] = {
         {"hf", ORDO_OPT_STRING, &hf, "the Hugging Face folder to write (created if missing)", 0},
         {"n-positions", ORDO_OPT_INT, &n_positions,
-         "rows of wpe (0 = the training context; --pos none: any length)", 0},
+         "rows of wpe (0 = the training context; --pos none: any length)", .min = 0,
+         .max = 1 << 20},
         {0},
     };
     const char **pos;
@@ -39,8 +40,6 @@ ordo_status ordo_cmd_export(int argc, char **argv) {
     if (!s && !hf)
         s = ordo_error(ORDO_ERR_ARG, "--hf DIR is required (the folder to write; see 'ordo export "
                                      "--help')");
-    if (!s && (n_positions < 0 || n_positions > (1 << 20)))
-        s = ordo_error(ORDO_ERR_ARG, "--n-positions %lld, expected 0..%d", n_positions, 1 << 20);
     ordo_export_info info;
     if (!s) s = ordo_export_hf(pos[0], hf, (int)n_positions, &info);
     if (!s) {

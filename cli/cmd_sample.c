@@ -75,15 +75,14 @@ ordo_status ordo_cmd_sample(int argc, char **argv) {
     ordo_opt opts[] = {
         {"prompt", ORDO_OPT_STRING, &prompt, "text to continue (corpus runs: words of the corpus)",
          0},
-        {"tokens", ORDO_OPT_INT, &tokens, "tokens to generate", 0},
-        {"temperature", ORDO_OPT_FLOAT, &temperature, "softmax temperature (0 = greedy)", 0},
-        {"top-k", ORDO_OPT_INT, &top_k, "sample among the k most likely tokens (0 = all)", 0},
+        {"tokens", ORDO_OPT_INT, &tokens, "tokens to generate", .min = 0, .max = 100000},
+        {"temperature", ORDO_OPT_FLOAT, &temperature, "softmax temperature (0 = greedy)", .min = 0,
+         .max = INFINITY},
+        {"top-k", ORDO_OPT_INT, &top_k, "sample among the k most likely tokens (0 = all)", .min = 0,
+         .max = INFINITY},
         {"seed", ORDO_OPT_INT, &seed, "sampling seed", 0},
-        {"threads", ORDO_OPT_INT, &threads,
-         "threads, 0 = all cores (default: the cores the load average leaves free)", 0},
-        // issue 19: which checkpoint
-        {"step", ORDO_OPT_INT, &step,
-         "sample from the checkpoint of this step (-1 = the newest usable one)", 0},
+        ordo_args_threads_opt(&threads),
+        ordo_args_step_opt(&step),
         {0},
     };
     const char **pos;
@@ -97,13 +96,6 @@ ordo_status ordo_cmd_sample(int argc, char **argv) {
     }
     if (!s) s = ordo_args_one_run(npos, &step);
     if (!s && !prompt) s = ordo_error(ORDO_ERR_ARG, "--prompt is required");
-    if (!s && (tokens < 0 || tokens > 100000))
-        s = ordo_error(ORDO_ERR_ARG, "--tokens %lld, expected 0..100000", tokens);
-    if (!s && !(temperature >= 0))
-        s = ordo_error(ORDO_ERR_ARG, "--temperature %g, expected >= 0", temperature);
-    if (!s && top_k < 0) s = ordo_error(ORDO_ERR_ARG, "--top-k %lld, expected >= 0", top_k);
-    if (!s && (threads < 0 || threads > 4096))
-        s = ordo_error(ORDO_ERR_ARG, "--threads is %lld, expected 0..4096", threads);
     if (s) {
         free(pos);
         return s;

@@ -238,9 +238,6 @@ static ordo_status check_options(const tokenize_opts *o, int npos, ordo_tokenize
         return ordo_error(ORDO_ERR_ARG, "--out writes the ids of one text: not with --%s",
                           o->decode ? "decode" : "jsonl");
     if (o->out && !*o->out) return ordo_error(ORDO_ERR_ARG, "--out is empty");
-    if (o->chunk < 0 || o->chunk > (long long)INT32_MAX)
-        return ordo_error(ORDO_ERR_ARG, "--chunk-bytes %lld, expected 0..%d (0 = all at once)",
-                          o->chunk, INT32_MAX);
     ordo_status s = ordo_tokenizer_parse_kind(o->kind_name, kind);
     if (s) return ordo_error_wrap(s, "--tokenizer");
     if (o->vocab && *kind != ORDO_TOK_GPT2)
@@ -418,7 +415,8 @@ ordo_status ordo_cmd_tokenize(int argc, char **argv) {
         {"out", ORDO_OPT_STRING, &o.out,
          "write a token file (FILE.bin, for 'ordo train --data') instead of printing", 0},
         {"chunk-bytes", ORDO_OPT_INT, &o.chunk,
-         "text encoded at a time when streaming (0 = the whole input at once)", 0},
+         "text encoded at a time when streaming (0 = the whole input at once)", .min = 0,
+         .max = INT32_MAX},
         {NULL, 0, NULL, NULL, 0},
     };
     const char **pos = ordo_xmalloc((size_t)(argc + 1) * sizeof *pos);

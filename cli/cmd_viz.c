@@ -16,11 +16,8 @@ ordo_status ordo_cmd_viz(int argc, char **argv) {
     double rope_factor = 0;
     ordo_opt opts[] = {
         {"out", ORDO_OPT_STRING, &out, "output directory (default: RUN_DIR/viz)", 0},
-        {"threads", ORDO_OPT_INT, &threads,
-         "threads, 0 = all cores (default: the cores the load average leaves free)", 0},
-        // issue 19: which checkpoint
-        {"step", ORDO_OPT_INT, &step,
-         "draw the checkpoint of this step (-1 = the newest usable one)", 0},
+        ordo_args_threads_opt(&threads),
+        ordo_args_step_opt(&step),
         // the RoPE spectrum's scalings (issue 15)
         {"rope-factor", ORDO_OPT_FLOAT, &rope_factor,
          "rope: the factor of the pi/ntk/yarn spectra (0 = the run's, else 4)", 0},
@@ -36,8 +33,6 @@ ordo_status ordo_cmd_viz(int argc, char **argv) {
         return ORDO_OK;
     }
     if (!s) s = ordo_args_one_run(npos, &step);
-    if (!s && (threads < 0 || threads > 4096))
-        s = ordo_error(ORDO_ERR_ARG, "--threads is %lld, expected 0..4096", threads);
     if (!s && rope_factor != 0 && !(rope_factor >= 1 && rope_factor <= 1e4))
         s = ordo_error(ORDO_ERR_ARG, "--rope-factor is %g, expected 1..1e4 (0 = the run's)",
                        rope_factor);

@@ -16,6 +16,19 @@ ordo_opt *ordo_options_find(ordo_opt *opts, const char *name) {
     return NULL;
 }
 
+// A value outside o's min..max: the message, in the form of the run config's range checks
+// (config.c). val is the value as parsed, printed.
+static ordo_status out_of_range(const ordo_opt *o, double x, const char *val) {
+    if (!(o->min != 0 || o->max != 0) || (x >= o->min && x <= o->max)) return ORDO_OK;
+    const char *f = o->type == ORDO_OPT_INT ? "%.0f" : "%g";
+    char lo[40], hi[40];
+    snprintf(lo, sizeof lo, f, o->min);
+    if (isinf(o->max))
+        return ordo_error(ORDO_ERR_ARG, "--%s is %s, expected >= %s", o->name, val, lo);
+    snprintf(hi, sizeof hi, f, o->max);
+    return ordo_error(ORDO_ERR_ARG, "--%s is %s, expected %s..%s", o->name, val, lo, hi);
+}
+
 static ordo_status set_value(const char *cmd, ordo_opt *o, const char *v) {
     char *end;
     errno = 0;
@@ -27,6 +40,10 @@ static ordo_status set_value(const char *cmd, ordo_opt *o, const char *v) {
         long long x = strtoll(v, &end, 10);
         if (!*v || *end || errno)
             return ordo_error(ORDO_ERR_ARG, "--%s: '%s' is not an integer", o->name, v);
+        char val[32];
+        snprintf(val, sizeof val, "%lld", x);
+        ordo_status s = out_of_range(o, (double)x, val);
+        if (s) return s;
         *(long long *)o->dst = x;
         return ORDO_OK;
     }
@@ -34,6 +51,10 @@ static ordo_status set_value(const char *cmd, ordo_opt *o, const char *v) {
         double x = strtod(v, &end);
         if (!*v || *end || errno || !isfinite(x))
             return ordo_error(ORDO_ERR_ARG, "--%s: '%s' is not a finite number", o->name, v);
+        char val[32];
+        snprintf(val, sizeof val, "%g", x);
+        ordo_status s = out_of_range(o, x, val);
+        if (s) return s;
         *(double *)o->dst = x;
         return ORDO_OK;
     }

@@ -23,6 +23,10 @@ typedef struct ordo_opt {
     // context"), so that every option shows exactly one
     const char *help;
     int seen; // set by the parser: the user gave this option on the command line
+    // ORDO_OPT_INT and ORDO_OPT_FLOAT: the values the option takes, min..max (max INFINITY:
+    // no bound above); both 0: any value. Checked as the value is parsed, so that every
+    // command refuses an out-of-range value with the same message, made from this row.
+    double min, max;
 } ordo_opt;
 
 // Parses argv[0..argc) (argv[0] is the first argument after the command name).
@@ -32,8 +36,9 @@ typedef struct ordo_opt {
 // Positionals are returned in pos[0..*npos) (pointers into argv; pos must hold argc).
 // Marks each option given `seen`; sets *help when --help/-h is seen. Returns ORDO_ERR_ARG
 // with a message naming the option and what was expected for unknown options, missing or
-// malformed values, and a value given to a flag (`--shuffle=0`, or `--shuffle 0` with one of
-// 0 1 true false on off yes no after it: the old spelling, which a flag would otherwise
+// malformed values, values outside the row's min..max ("--threads is -1, expected 0..4096",
+// "--top-k is -1, expected >= 0"), and a value given to a flag (`--shuffle=0`, or `--shuffle 0`
+// with one of 0 1 true false on off yes no after it: the old spelling, which a flag would otherwise
 // leave as a stray positional; `-- 0` passes such a positional); options before it are
 // already written.
 ordo_status ordo_options_parse(const char *cmd, ordo_opt *opts, int argc, char **argv,

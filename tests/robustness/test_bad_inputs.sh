@@ -105,7 +105,7 @@ check "terabytes of attention"   "of memory on this machine"     "$ORDO" train -
 check "eval context garbage"     "expected positive lengths like 64,128" "$ORDO" eval "$G" --context 32,abc
 # a length named twice would be scored and reported twice (it was)
 check "eval context twice"       "--context '64,32,64': 64 is named twice" "$ORDO" eval "$G" --context 64,32,64
-check "sample negative tokens"   "--tokens -1, expected 0.."     "$ORDO" sample "$G" --tokens -1 --prompt the
+check "sample negative tokens"   "--tokens is -1, expected 0.."  "$ORDO" sample "$G" --tokens -1 --prompt the
 check "sample unknown word"      "'zebra' is not a word of the order corpus" "$ORDO" sample "$G" --prompt zebra
 
 # --- data files
@@ -429,7 +429,7 @@ check "token file: newer version"    "token file version 2, this ordo reads vers
 check "token file: other tokenizer"  "holds byte token ids, but the run uses --tokenizer gpt2" "$ORDO" train --data data/t.bin --tokenizer gpt2 --out "$F"
 check "tokenize --out over its input" "--out data/text.txt is the input data/text.txt itself" "$ORDO" tokenize --tokenizer byte --out data/text.txt data/text.txt
 check "tokenize --out with --decode" "not with --decode"             "$ORDO" tokenize --tokenizer byte --decode --out fresh data/neg.ids
-check "tokenize --chunk-bytes -1"    "--chunk-bytes -1, expected 0.." "$ORDO" tokenize --tokenizer byte --chunk-bytes -1 data/text.txt
+check "tokenize --chunk-bytes -1"    "--chunk-bytes is -1, expected 0.." "$ORDO" tokenize --tokenizer byte --chunk-bytes -1 data/text.txt
 check "tokenize --out into a missing dir" "cannot create temporary file" "$ORDO" tokenize --tokenizer byte --out fresh/sub/t.bin data/text.txt
 # a resume on a data file that changed: refused, naming both sizes; the run stays as it was
 cp "$dir/data/text.txt" "$dir/data/grow.txt"
@@ -579,7 +579,7 @@ fi
 # --- issue 19, ordo data and ordo export: bad arguments, a run dir that is none, data too
 # short for train's windows; export of what is not a checkpoint, of schemes GPT-2 cannot
 # compute, into a path that is a file (nothing is written on any refusal)
-check "data: negative --batches"    "--batches -1, expected 0..1000000" "$ORDO" data --batches -1
+check "data: negative --batches"    "--batches is -1, expected 0..1000000" "$ORDO" data --batches -1
 check "data: two run dirs"          "expected at most one RUN_DIR, got 2 arguments" "$ORDO" data "$G" "$G"
 check "data: run dir and --config"  "RUN_DIR and --config do not go together" "$ORDO" data "$G" --config data/unknown.json
 check "data: not a run dir"         "runs/empty/config.json" "$ORDO" data runs/empty
@@ -594,7 +594,7 @@ check "export: run without ckpt"    "no checkpoint (ckpt-<step>.safetensors) in 
 check "export: every ckpt damaged"  "none of its 2 checkpoint(s) could be used" "$ORDO" export runs/alltrunc --hf "$F"
 check "export: not a checkpoint"    "data/text.txt" "$ORDO" export data/text.txt --hf "$F"
 check "export: rope run"            "--pos rope cannot be exported as Hugging Face GPT-2" "$ORDO" export runs/rope --hf "$F"
-check "export: bad --n-positions"   "--n-positions -1, expected 0..1048576" "$ORDO" export "$G" --hf "$F" --n-positions -1
+check "export: bad --n-positions"   "--n-positions is -1, expected 0..1048576" "$ORDO" export "$G" --hf "$F" --n-positions -1
 check "export: learned, other length" "--n-positions 64: the learned table of" "$ORDO" export "$G" --hf "$F" --n-positions 64
 check "export: --hf is a file"      "data/plainfile" "$ORDO" export "$G" --hf data/plainfile/hf
 # --- issue 19 points 5 and 8 (help and progress): a flag given a value the old way, --no- of
