@@ -7,6 +7,7 @@
 //
 // usage: bench_eval --ids FILE.bin --V 50257 --T 128 --C 128 --L 2 --NH 4 [--B 8]
 //                   [--windows 64] [--reps 5] [--pos learned] [--threads 0]
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -19,7 +20,7 @@
 #include "framework/threads.h"
 #include "models/gpt.h"
 #include "eval/evaluate.h"
-#include "run/options.h"
+#include "cli/args.h"
 
 static double cpu_s(void) {
     struct timespec ts;
@@ -66,24 +67,18 @@ static ordo_status run(int argc, char **argv) {
         {"C", ORDO_OPT_INT, &C, "d_model", 0},
         {"L", ORDO_OPT_INT, &L, "layers", 0},
         {"NH", ORDO_OPT_INT, &NH, "heads", 0},
-        {"windows", ORDO_OPT_INT, &windows, "windows per pass", 0},
-        {"reps", ORDO_OPT_INT, &reps, "timed passes per side (median)", 0},
+        {"windows", ORDO_OPT_INT, &windows, "windows per pass", .min = 1, .max = INFINITY},
+        {"reps", ORDO_OPT_INT, &reps, "timed passes per side (median)", .min = 1, .max = 1000},
         {"pos", ORDO_OPT_STRING, &pos_name, "position scheme", 0},
-        {"threads", ORDO_OPT_INT, &threads, "threads (0 = all cores)", 0},
+        {"threads", ORDO_OPT_INT, &threads, "threads (0 = all cores)", .min = 0, .max = 4096},
         {NULL, 0, NULL, NULL, 0},
     };
-    const char *pos[64];
-    int npos, help;
-    if (argc > 64) return ordo_error(ORDO_ERR_ARG, "too many arguments");
-    ordo_status s = ordo_options_parse("bench_eval", opts, argc, argv, pos, &npos, &help);
-    if (s) return s;
-    if (help || npos) {
-        ordo_options_usage(help ? stdout : stderr, "bench_eval", "[options]", opts);
-        return help ? ORDO_OK : ordo_error(ORDO_ERR_ARG, "no positional arguments expected");
-    }
+    const char **pos;
+    int help;
+    ordo_status s = ordo_args_program("bench_eval", "[options]", opts, argc, argv, 0, &pos, &help);
+    free(pos);
+    if (s || help) return s;
     if (!ids_path) return ordo_error(ORDO_ERR_ARG, "--ids is required");
-    if (reps < 1 || reps > 1000 || windows < 1)
-        return ordo_error(ORDO_ERR_ARG, "--reps %lld / --windows %lld out of range", reps, windows);
     int nt = ordo_set_threads((int)threads);
     char *buf;
     size_t len;

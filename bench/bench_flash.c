@@ -16,6 +16,7 @@
 // (or Haswell), so that the peak is OpenBLAS's AVX2 kernel too.
 //
 // The tile size (flash.c, BLOCK) was chosen with this bench: see the comment there.
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,7 @@
 #include "framework/flash.h"
 #include "framework/kernels.h"
 #include "framework/threads.h"
-#include "run/options.h"
+#include "cli/args.h"
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -138,10 +139,10 @@ static ordo_status run(int argc, char **argv) {
     ordo_opt opts[] = {
         {"T", ORDO_OPT_STRING, &Ts_s, "contexts, comma-separated", 0},
         {"hs", ORDO_OPT_STRING, &hss_s, "head sizes, comma-separated (NH = C / hs)", 0},
-        {"C", ORDO_OPT_INT, &C, "d_model", 0},
-        {"B", ORDO_OPT_INT, &B, "batch", 0},
-        {"reps", ORDO_OPT_INT, &reps, "timed repetitions (median)", 0},
-        {"threads", ORDO_OPT_INT, &threads, "threads (0 = all cores)", 0},
+        {"C", ORDO_OPT_INT, &C, "d_model", .min = 1, .max = INFINITY},
+        {"B", ORDO_OPT_INT, &B, "batch", .min = 1, .max = INFINITY},
+        {"reps", ORDO_OPT_INT, &reps, "timed repetitions (median)", .min = 1, .max = INFINITY},
+        {"threads", ORDO_OPT_INT, &threads, "threads (0 = all cores)", .min = 0, .max = 4096},
         {"bias", ORDO_OPT_FLAG, &with_bias, "also time with an ALiBi-like bias tile", 0},
         {"tiles", ORDO_OPT_STRING, &tiles_s,
          "the fused attention's kernels to time, comma-separated: auto, avx512, avx2, portable, "
@@ -150,17 +151,11 @@ static ordo_status run(int argc, char **argv) {
         {"no-materialized", ORDO_OPT_FLAG, &no_mat, "skip the materialized attention", 0},
         {NULL, 0, NULL, NULL, 0},
     };
-    const char *pos[64];
-    int npos, help;
-    if (argc > 64) return ordo_error(ORDO_ERR_ARG, "too many arguments");
-    ordo_status s = ordo_options_parse("bench_flash", opts, argc, argv, pos, &npos, &help);
-    if (s) return s;
-    if (help || npos) {
-        ordo_options_usage(help ? stdout : stderr, "bench_flash", "[options]", opts);
-        return help ? ORDO_OK : ordo_error(ORDO_ERR_ARG, "no positional arguments expected");
-    }
-    if (reps < 1 || B < 1 || C < 1)
-        return ordo_error(ORDO_ERR_ARG, "--reps, --B, --C must be >= 1");
+    const char **pos;
+    int help;
+    ordo_status s = ordo_args_program("bench_flash", "[options]", opts, argc, argv, 0, &pos, &help);
+    free(pos);
+    if (s || help) return s;
     int nt = ordo_set_threads((int)threads);
     int Ts[8], hss[8], nT = parse_list(Ts_s, Ts, 8), nhs = parse_list(hss_s, hss, 8);
     ordo_flash_tiles tiles[8];

@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "data/tokenizer.h"
-#include "run/options.h"
+#include "cli/args.h"
 #include "sys/clock.h"
 
 static int cmp_double(const void *a, const void *b) {
@@ -25,26 +25,25 @@ static ordo_status run(int argc, char **argv) {
     ordo_opt opts[] = {
         {"tokenizer", ORDO_OPT_STRING, &kind_name, "byte or gpt2", 0},
         {"vocab", ORDO_OPT_STRING, &vocab, "gpt2 vocab dir (default as ordo tokenize)", 0},
-        {"reps", ORDO_OPT_INT, &reps, "timed repetitions", 0},
+        {"reps", ORDO_OPT_INT, &reps, "timed repetitions", .min = 1, .max = 1000},
         {"ids", ORDO_OPT_STRING, &ids_out, "write the ids (space-separated) to this file", 0},
         {NULL, 0, NULL, NULL, 0},
     };
-    const char *pos[16];
-    int npos, help;
-    if (argc > 16) return ordo_error(ORDO_ERR_ARG, "too many arguments");
-    ordo_status s = ordo_options_parse("bench_tokenize", opts, argc, argv, pos, &npos, &help);
-    if (s) return s;
-    if (help || npos != 1) {
-        ordo_options_usage(help ? stdout : stderr, "bench_tokenize", "[options] FILE", opts);
-        return help ? ORDO_OK : ordo_error(ORDO_ERR_ARG, "expected one FILE");
+    const char **pos;
+    int help;
+    ordo_status s =
+        ordo_args_program("bench_tokenize", "[options] FILE", opts, argc, argv, 1, &pos, &help);
+    if (s || help) {
+        free(pos);
+        return s;
     }
-    if (reps < 1 || reps > 1000)
-        return ordo_error(ORDO_ERR_ARG, "--reps %lld, expected 1..1000", reps);
+    const char *path = pos[0];
+    free(pos);
     ordo_tokenizer_kind kind;
     if ((s = ordo_tokenizer_parse_kind(kind_name, &kind))) return s;
 
-    FILE *f = fopen(pos[0], "rb");
-    if (!f) return ordo_error(ORDO_ERR_IO, "%s: %s", pos[0], strerror(errno));
+    FILE *f = fopen(path, "rb");
+    if (!f) return ordo_error(ORDO_ERR_IO, "%s: %s", path, strerror(errno));
     fseek(f, 0, SEEK_END);
     long size = ftell(f);
     fseek(f, 0, SEEK_SET);

@@ -15,6 +15,7 @@
 //                    [--warmup 3] [--threads 2]
 //        bench_train --peak [--threads 2]
 #include <cblas.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,7 @@
 #include "framework/optim.h"
 #include "framework/threads.h"
 #include "models/gpt.h"
-#include "run/options.h"
+#include "cli/args.h"
 #include "sys/clock.h"
 #include "framework/cpu.h"
 
@@ -115,21 +116,17 @@ static ordo_status run(int argc, char **argv) {
         {"pos", ORDO_OPT_STRING, &pos_name, "position scheme", 0},
         {"precision", ORDO_OPT_STRING, &prec_name, "matmul precision: fp32 | bf16", 0},
         {"attention", ORDO_OPT_STRING, &attn_name, "fused | materialized", 0},
-        {"steps", ORDO_OPT_INT, &steps, "timed steps", 0},
-        {"warmup", ORDO_OPT_INT, &warmup, "untimed steps first", 0},
-        {"threads", ORDO_OPT_INT, &threads, "threads (0 = all cores)", 0},
+        {"steps", ORDO_OPT_INT, &steps, "timed steps", .min = 1, .max = 100000},
+        {"warmup", ORDO_OPT_INT, &warmup, "untimed steps first", .min = 0, .max = INFINITY},
+        {"threads", ORDO_OPT_INT, &threads, "threads (0 = all cores)", .min = 0, .max = 4096},
         {"peak", ORDO_OPT_FLAG, &peak, "only time a 2048^3 sgemm", 0},
         {NULL, 0, NULL, NULL, 0},
     };
-    const char *pos[64];
-    int npos, help;
-    if (argc > 64) return ordo_error(ORDO_ERR_ARG, "too many arguments");
-    ordo_status s = ordo_options_parse("bench_train", opts, argc, argv, pos, &npos, &help);
-    if (s) return s;
-    if (help || npos) {
-        ordo_options_usage(help ? stdout : stderr, "bench_train", "[options]", opts);
-        return help ? ORDO_OK : ordo_error(ORDO_ERR_ARG, "no positional arguments expected");
-    }
+    const char **pos;
+    int help;
+    ordo_status s = ordo_args_program("bench_train", "[options]", opts, argc, argv, 0, &pos, &help);
+    free(pos);
+    if (s || help) return s;
     int nt = ordo_set_threads((int)threads);
     if (peak) {
         ordo_blas_info b = ordo_blas_info_get(); // as `ordo train` records it in config.json
@@ -150,8 +147,6 @@ static ordo_status run(int argc, char **argv) {
         return ORDO_OK;
     }
     if (!ids_path) return ordo_error(ORDO_ERR_ARG, "--ids is required");
-    if (steps < 1 || steps > 100000 || warmup < 0)
-        return ordo_error(ORDO_ERR_ARG, "--steps %lld / --warmup %lld out of range", steps, warmup);
 
     char *buf;
     size_t len;

@@ -16,6 +16,16 @@ ordo_status ordo_args_command(const char *cmd, const char *synopsis, ordo_opt *o
     return s;
 }
 
+ordo_status ordo_args_program(const char *prog, const char *synopsis, ordo_opt *opts, int argc,
+                              char **argv, int npos_want, const char ***pos, int *help) {
+    int npos;
+    ordo_status s = ordo_args_command(prog, synopsis, opts, argc, argv, pos, &npos, help);
+    if (s || *help || npos == npos_want) return s;
+    ordo_options_usage(stderr, prog, synopsis, opts);
+    return ordo_error(ORDO_ERR_ARG, "expected %d positional argument%s, got %d (usage: %s %s)",
+                      npos_want, npos_want == 1 ? "" : "s", npos, prog, synopsis);
+}
+
 ordo_status ordo_args_one_run(int npos, const long long *step) {
     if (npos != 1)
         return ordo_error(ORDO_ERR_ARG, "expected one RUN_DIR or checkpoint file, got %d arguments",

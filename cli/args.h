@@ -9,6 +9,12 @@
 // parses as ordo_options_parse, and on --help prints the usage to stdout and sets *help.
 ordo_status ordo_args_command(const char *cmd, const char *synopsis, ordo_opt *opts, int argc,
                               char **argv, const char ***pos, int *npos, int *help);
+// A program's whole command line when it takes exactly npos_want positionals (the benches):
+// ordo_args_command, then ORDO_ERR_ARG naming the synopsis unless exactly that many are
+// given (the usage goes to stderr then). *pos as there.
+ordo_status ordo_args_program(const char *prog, const char *synopsis, ordo_opt *opts, int argc,
+                              char **argv, int npos_want, const char ***pos, int *help);
+
 // What a command on one run (eval, sample, viz, export) asks of its arguments: exactly one
 // RUN_DIR or checkpoint file, and a --step that names a checkpoint or is -1 (step NULL: the
 // command has no --step). ORDO_ERR_ARG saying which otherwise.
