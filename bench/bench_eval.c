@@ -49,7 +49,7 @@ static ordo_status one_pass(int side, ordo_gpt *m, ordo_ctx *ctx, const ordo_dat
     if (side == SIDE_VAL) return ordo_eval_loss(m, ctx, ds, B, windows, loss, tokens_scored);
     ordo_eval_result r;
     ordo_status s =
-        ordo_eval_stream(m, ctx, tokens, NULL, n, T, ORDO_EVAL_NONOVERLAP, 0, B, windows, &r);
+        ordo_eval_stream(m, ctx, tokens, NULL, n, T, ORDO_EVAL_NONOVERLAP, 0, B, windows, NULL, &r);
     if (!s) *loss = r.loss, *tokens_scored = r.targets;
     if (!s) ordo_eval_result_free(&r);
     return s;

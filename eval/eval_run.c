@@ -85,7 +85,8 @@ static json_t *length_result(ordo_gpt *m0, ordo_ctx *ctx, const ordo_train_confi
     }
     if (aligned) json_object_set_new(o, "aligned_to_examples", json_integer(aligned));
     ordo_eval_result r;
-    *err = ordo_eval_stream(m, ctx, val, vt, nval, T, mode, stride, q->batch, q->max_windows, &r);
+    *err = ordo_eval_stream(m, ctx, val, vt, nval, T, mode, stride, q->batch, q->max_windows,
+                            &q->draw, &r);
     if (!*err) {
         json_object_set_new(o, "val_loss", num_or_null(r.loss));
         json_object_set_new(o, "val_ppl", num_or_null(exp(r.loss)));
@@ -109,7 +110,7 @@ static json_t *length_result(ordo_gpt *m0, ordo_ctx *ctx, const ordo_train_confi
         int32_t *only = ordo_xmalloc(nval * sizeof *only);
         for (size_t k = 0; k < nval; k++) only[k] = dep[k] ? val[k] : -1;
         *err = ordo_eval_stream(m, ctx, val, only, nval, T, mode, stride, q->batch, q->max_windows,
-                                &r);
+                                &q->draw, &r);
         if (!*err) {
             json_object_set_new(o, "order_loss", num_or_null(r.loss));
             json_object_set_new(o, "order_targets", json_integer((json_int_t)r.targets));
@@ -138,7 +139,7 @@ static json_t *accuracy(ordo_gpt *m, ordo_ctx *ctx, const ordo_train_config *cfg
         } else {
             double acc;
             *err = ordo_eval_seq_accuracy(m, ctx, d->corpus.task, alphabet, n, q->examples,
-                                          (uint64_t)cfg->data_seed + 1, &acc);
+                                          (uint64_t)cfg->data_seed + 1, &q->draw, &acc);
             json_object_set_new(row, "exact_match", num_or_null(acc));
             json_object_set_new(row, "examples", json_integer(q->examples));
         }
@@ -187,7 +188,7 @@ static json_t *passkey_accuracy(ordo_gpt *m, ordo_ctx *ctx, const ordo_train_con
             *c = NAN;
             if (!note && !*err)
                 *err = ordo_eval_passkey(m, ctx, &pk, lens[i], dep[j], q->examples,
-                                         (uint64_t)cfg->data_seed + 1, c);
+                                         (uint64_t)cfg->data_seed + 1, &q->draw, c);
             json_array_append_new(cells, num_or_null(*c));
         }
         json_object_set_new(row, "exact_match",
@@ -492,20 +493,21 @@ static json_t *data_json(const ordo_train_config *cfg) {
 
 // --positions drawn: the run's --pos-random draw at eval too, from a seed of the run's own
 // (not the training steps' stream), so that two evals of a run score the same positions.
-static ordo_status eval_positions(const ordo_eval_request *q, const ordo_train_config *cfg) {
+static ordo_status eval_positions(ordo_eval_request *q, const ordo_train_config *cfg) {
+    q->draw = (ordo_eval_draw){0};
     if (!q->drawn_positions) return ORDO_OK;
     if (cfg->pos_random <= 0)
         return ordo_error(ORDO_ERR_ARG,
                           "--positions drawn scores at positions drawn as --pos-random draws "
                           "them, but this run trained at 0..T-1 (no --pos-random)");
-    ordo_eval_draw_positions((int)cfg->pos_random,
-                             (uint64_t)cfg->seed * 0x9e3779b97f4a7c15ULL ^ 0xe7a1d4a3c0ffeeULL);
+    q->draw = (ordo_eval_draw){(int)cfg->pos_random,
+                               (uint64_t)cfg->seed * 0x9e3779b97f4a7c15ULL ^ 0xe7a1d4a3c0ffeeULL};
     return ORDO_OK;
 }
 
-ordo_status ordo_eval_run(const ordo_eval_request *q, json_t **report) {
+ordo_status ordo_eval_run(const ordo_eval_request *request, json_t **report) {
     *report = NULL;
-    ordo_eval_draw_positions(0, 0); // set by eval_positions for this request alone
+    ordo_eval_request rq = *request, *q = &rq; // q->draw: set by eval_positions
     ordo_train_config cfg;
     ordo_rundata data;
     ordo_gpt m;
@@ -587,7 +589,6 @@ ordo_status ordo_eval_run(const ordo_eval_request *q, json_t **report) {
         json_object_set_new(o, "accuracy",
                             passkey ? passkey_accuracy(&m, &ctx, &cfg, &data, q, &s)
                                     : accuracy(&m, &ctx, &cfg, &data, q, &s));
-    ordo_eval_draw_positions(0, 0);
     ordo_ctx_free(&ctx);
     ordo_gpt_free(&m);
     ordo_rundata_free(&data);

@@ -21,35 +21,31 @@
 ORDO_NAMES_ENUM(ordo_eval_mode, ordo_eval_mode_parse, ordo_eval_mode_name, ordo_eval_modes,
                 "evaluation mode", ORDO_EVAL_SLIDING + 1, "nonoverlap", "sliding");
 
-// ordo_eval_draw_positions: N 0 = 0..T-1.
-static int draw_N;
-static uint64_t draw_seed;
-
-void ordo_eval_draw_positions(int N, uint64_t seed) {
-    draw_N = N;
-    draw_seed = seed;
+// 1 when d draws positions, 0 for 0..T-1 (d NULL or N 0).
+static int draws(const ordo_eval_draw *d) {
+    return d && d->N > 0;
 }
 
 // The positions of the next forward's rows, row r being window (example) idx0 + r or idx[r]:
 // drawn into pos [rows, T] and handed to the model, or nothing when positions are 0..T-1.
 // The caller clears them (positions_clear) before pos is freed.
-static ordo_status positions_set(ordo_gpt *m, int32_t *pos, int rows, int T, const size_t *idx,
-                                 size_t idx0) {
-    if (!draw_N) return ORDO_OK;
-    if (T > draw_N)
+static ordo_status positions_set(const ordo_eval_draw *d, ordo_gpt *m, int32_t *pos, int rows,
+                                 int T, const size_t *idx, size_t idx0) {
+    if (!draws(d)) return ORDO_OK;
+    if (T > d->N)
         return ordo_error(ORDO_ERR_ARG,
                           "length %d is past the run's --pos-random %d: there are no %d distinct "
                           "positions to draw (score it at 0..T-1, or at lengths up to %d)",
-                          T, draw_N, T, draw_N);
+                          T, d->N, T, d->N);
     for (int r = 0; r < rows; r++)
-        ordo_random_positions(pos + (size_t)r * T, T, draw_N,
-                              ordo_gpt_row_pos_seed(draw_seed, (int64_t)(idx ? idx[r] : idx0 + r)));
+        ordo_random_positions(pos + (size_t)r * T, T, d->N,
+                              ordo_gpt_row_pos_seed(d->seed, (int64_t)(idx ? idx[r] : idx0 + r)));
     ordo_gpt_set_positions(m, pos);
     return ORDO_OK;
 }
 
-static void positions_clear(ordo_gpt *m) {
-    if (draw_N) ordo_gpt_set_positions(m, NULL);
+static void positions_clear(const ordo_eval_draw *d, ordo_gpt *m) {
+    if (draws(d)) ordo_gpt_set_positions(m, NULL);
 }
 
 static int argmax(const float *x, int n) {
@@ -94,6 +90,7 @@ typedef struct eval_job {
     ordo_eval_mode mode;
     int fused;    // score as training does (see score_fused), not per target (score_targets)
     int progress; // a live line on a terminal (ordo eval; not the trainer's validation)
+    const ordo_eval_draw *draw; // the windows' positions (NULL: 0..T-1)
 } eval_job;
 
 // Every target of the batch, -log softmax in double (ordo_gpt_forward_loss's row losses: the
@@ -150,8 +147,8 @@ static ordo_status eval_windows(ordo_gpt *m, ordo_ctx *ctx, const eval_job *job,
     int32_t *tg = ordo_xmalloc((size_t)B * T * sizeof *tg); // (B, T); -1: not scored
     r->pos_loss = ordo_xcalloc((size_t)T, sizeof *r->pos_loss);
     r->pos_count = ordo_xcalloc((size_t)T, sizeof *r->pos_count);
-    double *rl = job->fused ? NULL : ordo_xmalloc((size_t)B * T * sizeof *rl); // (B, T)
-    int32_t *pos = draw_N ? ordo_xmalloc((size_t)B * T * sizeof *pos) : NULL;  // (B, T)
+    double *rl = job->fused ? NULL : ordo_xmalloc((size_t)B * T * sizeof *rl);          // (B, T)
+    int32_t *pos = draws(job->draw) ? ordo_xmalloc((size_t)B * T * sizeof *pos) : NULL; // (B, T)
     size_t *idx = ordo_xmalloc((size_t)B * sizeof *idx); // each row's window index
     window_iter it = {.mode = job->mode, .n = job->n, .T = T, .S = job->stride};
     int rank = ordo_dist_rank(), size = ordo_dist_size();
@@ -186,14 +183,14 @@ static ordo_status eval_windows(ordo_gpt *m, ordo_ctx *ctx, const eval_job *job,
         }
         if (!rows) break;
         ordo_ctx_reset(ctx);
-        if ((s = positions_set(m, pos, rows, T, idx, 0))) break;
+        if ((s = positions_set(job->draw, m, pos, rows, T, idx, 0))) break;
         s = job->fused ? score_fused(m, ctx, in, tg, rows, T, &sum, r)
                        : score_targets(m, ctx, in, tg, rows, T, rl, &sum, r);
         ordo_eval_progress_update(&prog, mine += (size_t)rows);
     }
     ordo_eval_progress_end(&prog);
     ctx->grad_enabled = saved;
-    positions_clear(m);
+    positions_clear(job->draw, m);
     free(pos);
     free(idx);
     free(in);
@@ -227,7 +224,8 @@ int ordo_eval_windows_per_forward(const ordo_gpt_config *g, int T, int B) {
 
 ordo_status ordo_eval_stream(ordo_gpt *m, ordo_ctx *ctx, const int32_t *tokens,
                              const int32_t *targets, size_t n, int T, ordo_eval_mode mode,
-                             int stride, int B, size_t max_windows, ordo_eval_result *r) {
+                             int stride, int B, size_t max_windows, const ordo_eval_draw *draw,
+                             ordo_eval_result *r) {
     memset(r, 0, sizeof *r);
     r->context = T;
     r->loss = NAN;
@@ -254,7 +252,8 @@ ordo_status ordo_eval_stream(ordo_gpt *m, ordo_ctx *ctx, const int32_t *tokens,
                     .B = B,
                     .stride = stride,
                     .mode = mode,
-                    .progress = 1};
+                    .progress = 1,
+                    .draw = draw};
     return eval_windows(m, ctx, &job, r);
 }
 
@@ -290,7 +289,8 @@ void ordo_eval_result_free(ordo_eval_result *r) {
 }
 
 ordo_status ordo_eval_seq_accuracy(ordo_gpt *m, ordo_ctx *ctx, ordo_task task, int alphabet, int n,
-                                   int examples, uint64_t seed, double *accuracy) {
+                                   int examples, uint64_t seed, const ordo_eval_draw *draw,
+                                   double *accuracy) {
     int len = 2 * n + 3, T = len - 1; // inputs: all but <eos>
     if (m->cfg.pos == ORDO_POS_LEARNED && T > m->cfg.T_max)
         return ordo_error(ORDO_ERR_ARG, "length %d needs %d positions, past the learned table (%d)",
@@ -298,7 +298,7 @@ ordo_status ordo_eval_seq_accuracy(ordo_gpt *m, ordo_ctx *ctx, ordo_task task, i
     enum { CHUNK = ORDO_EVAL_SEQ_CHUNK };
     int32_t *ex = ordo_xmalloc((size_t)CHUNK * len * sizeof *ex);
     int32_t *in = ordo_xmalloc((size_t)CHUNK * T * sizeof *in);
-    int32_t *pos = draw_N ? ordo_xmalloc((size_t)CHUNK * T * sizeof *pos) : NULL;
+    int32_t *pos = draws(draw) ? ordo_xmalloc((size_t)CHUNK * T * sizeof *pos) : NULL;
     ordo_rng r;
     ordo_rng_seed(&r, seed ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(n + 1)));
     int right = 0, saved = ctx->grad_enabled, chunk = 0;
@@ -317,7 +317,7 @@ ordo_status ordo_eval_seq_accuracy(ordo_gpt *m, ordo_ctx *ctx, ordo_task task, i
         }
         ordo_ctx_reset(ctx);
         ordo_tensor *logits;
-        if ((s = positions_set(m, pos, rows, T, NULL, (size_t)done))) break;
+        if ((s = positions_set(draw, m, pos, rows, T, NULL, (size_t)done))) break;
         if ((s = ordo_gpt_forward(m, ctx, in, NULL, rows, T, &logits, NULL))) break;
         int V = m->cfg.V;
         for (int i = 0; i < rows; i++) {
@@ -330,7 +330,7 @@ ordo_status ordo_eval_seq_accuracy(ordo_gpt *m, ordo_ctx *ctx, ordo_task task, i
         done += rows;
     }
     ctx->grad_enabled = saved;
-    positions_clear(m);
+    positions_clear(draw, m);
     free(pos);
     free(ex);
     free(in);
@@ -351,8 +351,9 @@ typedef struct passkey_model {
     ordo_gpt *m;
     ordo_ctx *ctx;
     int chunk, rank, size;
-    size_t done;  // examples predicted so far (by every rank): the next one's index
-    int32_t *pos; // drawn positions [rows, T] (ordo_eval_draw_positions), or NULL
+    size_t done;                // examples predicted so far (by every rank): the next one's index
+    const ordo_eval_draw *draw; // the examples' positions (NULL: 0..T-1)
+    int32_t *pos;               // drawn positions [rows, T], or NULL
 } passkey_model;
 
 static ordo_status passkey_predict(void *p, const int32_t *in, int rows, int T, int32_t *pred) {
@@ -365,9 +366,9 @@ static ordo_status passkey_predict(void *p, const int32_t *in, int rows, int T, 
     }
     ordo_ctx_reset(pm->ctx);
     ordo_tensor *logits;
-    if (draw_N && !pm->pos)
+    if (draws(pm->draw) && !pm->pos)
         pm->pos = ordo_xmalloc((size_t)ORDO_EVAL_SEQ_CHUNK * T * sizeof(int32_t));
-    ordo_status s = positions_set(pm->m, pm->pos, rows, T, NULL, first);
+    ordo_status s = positions_set(pm->draw, pm->m, pm->pos, rows, T, NULL, first);
     if (!s) s = ordo_gpt_forward(pm->m, pm->ctx, in, NULL, rows, T, &logits, NULL);
     int V = pm->m->cfg.V;
     for (size_t i = 0; !s && i < (size_t)rows * T; i++)
@@ -382,18 +383,20 @@ int ordo_eval_passkey_rows(const ordo_gpt_config *g, int len) {
 }
 
 ordo_status ordo_eval_passkey(ordo_gpt *m, ordo_ctx *ctx, const ordo_passkey *pk, int len,
-                              double depth, int examples, uint64_t seed, double *accuracy) {
+                              double depth, int examples, uint64_t seed, const ordo_eval_draw *draw,
+                              double *accuracy) {
     if (m->cfg.pos == ORDO_POS_LEARNED && len - 1 > m->cfg.T_max)
         return ordo_error(ORDO_ERR_ARG, "length %d needs %d positions, past the learned table (%d)",
                           len, len - 1, m->cfg.T_max);
-    passkey_model pm = {.m = m, .ctx = ctx, .rank = ordo_dist_rank(), .size = ordo_dist_size()};
+    passkey_model pm = {
+        .m = m, .ctx = ctx, .rank = ordo_dist_rank(), .size = ordo_dist_size(), .draw = draw};
     int saved = ctx->grad_enabled, right;
     ctx->grad_enabled = 0;
     ordo_status s =
         ordo_passkey_score(pk, len, depth, examples, seed, ordo_eval_passkey_rows(&m->cfg, len),
                            passkey_predict, &pm, &right);
     ctx->grad_enabled = saved;
-    positions_clear(m);
+    positions_clear(draw, m);
     free(pm.pos);
     if (pm.size > 1) {
         double r2 = right;

@@ -41,24 +41,28 @@ extern const ordo_names ordo_eval_modes; // "nonoverlap", "sliding": in enum ord
 ordo_status ordo_eval_mode_parse(const char *name, ordo_eval_mode *out);
 const char *ordo_eval_mode_name(ordo_eval_mode m);
 
+// Where an evaluation puts each window's tokens: N 0, at 0..T-1 (the default); else a
+// --pos-random N model's draw, window (example) k at ordo_random_positions(T, N,
+// ordo_gpt_row_pos_seed(seed, k)): a function of k alone, not of the batch or the MPI ranks.
+// The evaluations below take it as an argument (NULL: 0..T-1).
+typedef struct ordo_eval_draw {
+    int N;
+    uint64_t seed;
+} ordo_eval_draw;
+
 // Evaluates m on tokens[0..n) with targets the next tokens, or targets[k] for token k when
 // targets is non-NULL (< 0: not scored). T is the window length, B the windows per forward
 // (fewer when B windows' logits would pass 256 MiB); stride: sliding's step (1..T), or
 // nonoverlap's window alignment (0 = T). max_windows > 0 limits the windows (a prefix of the
 // stream). ORDO_ERR_ARG when the stream holds fewer than T+1 tokens, or T > T_max with the
 // learned scheme. Under MPI every rank calls it: window k is rank k % size's, and every rank
-// receives the totals. r's arrays are malloc'd: free with ordo_eval_result_free.
+// receives the totals. draw: the windows' positions (NULL: 0..T-1). r's arrays are malloc'd:
+// free with ordo_eval_result_free.
 ordo_status ordo_eval_stream(ordo_gpt *m, ordo_ctx *ctx, const int32_t *tokens,
                              const int32_t *targets, size_t n, int T, ordo_eval_mode mode,
-                             int stride, int B, size_t max_windows, ordo_eval_result *r);
+                             int stride, int B, size_t max_windows, const ordo_eval_draw *draw,
+                             ordo_eval_result *r);
 void ordo_eval_result_free(ordo_eval_result *r);
-
-// The positions of the evaluations that follow in this process (ordo_eval_stream,
-// ordo_eval_seq_accuracy, ordo_eval_passkey): N 0, 0..T-1 (the default); else a --pos-random N
-// model's draw, window (example) k of an evaluation at ordo_random_positions(T, N,
-// ordo_gpt_row_pos_seed(seed, k)): a function of k alone, not of the batch or the MPI ranks.
-// A process-wide mode, as ordo_flash_set_tiles: `ordo eval` sets it for a request and clears it.
-void ordo_eval_draw_positions(int N, uint64_t seed);
 
 // The windows of length T that ordo_eval_stream puts in one forward when asked for B: fewer
 // when B windows' logits would pass 256 MiB (at least 1). The logits are no longer held whole
@@ -80,16 +84,20 @@ ordo_status ordo_eval_loss(ordo_gpt *m, ordo_ctx *ctx, const ordo_dataset *ds, i
 // Exact-match accuracy of copy/reverse at sequence length n: `examples` fresh examples
 // (seeded by seed and n), scored teacher-forced: an example is right when the argmax at
 // every answer position (y1..yn and <eos>) is the target, which is the same as greedy
-// decoding reproducing the whole answer. Needs 2n+3 <= T_max for the learned scheme.
+// decoding reproducing the whole answer. Needs 2n+3 <= T_max for the learned scheme. draw:
+// the examples' positions (NULL: 0..T-1).
 ordo_status ordo_eval_seq_accuracy(ordo_gpt *m, ordo_ctx *ctx, ordo_task task, int alphabet, int n,
-                                   int examples, uint64_t seed, double *accuracy);
+                                   int examples, uint64_t seed, const ordo_eval_draw *draw,
+                                   double *accuracy);
 
 // Passkey retrieval accuracy at example length len (inputs len - 1) and depth: `examples`
 // fresh examples (ordo_passkey_score, seeded by seed, len and depth), teacher-forced greedy
 // (argmax) exact match on the answer's tokens, in inference mode (no tape), a few examples
-// per forward (ordo_eval_passkey_rows). Needs len - 1 <= T_max for the learned scheme.
+// per forward (ordo_eval_passkey_rows). Needs len - 1 <= T_max for the learned scheme. draw:
+// the examples' positions (NULL: 0..T-1).
 ordo_status ordo_eval_passkey(ordo_gpt *m, ordo_ctx *ctx, const ordo_passkey *pk, int len,
-                              double depth, int examples, uint64_t seed, double *accuracy);
+                              double depth, int examples, uint64_t seed, const ordo_eval_draw *draw,
+                              double *accuracy);
 // Examples per forward of ordo_eval_passkey at length len: the whole logits of a forward
 // kept near 256 MiB (at least 1, at most ORDO_EVAL_SEQ_CHUNK).
 int ordo_eval_passkey_rows(const ordo_gpt_config *g, int len);
@@ -130,8 +138,11 @@ typedef struct ordo_eval_request {
     // whatever the run trained with (the same model to float rounding)
     ordo_attn_impl attention;
     // issue 26, a --pos-random run: 0 scores at 0..T-1 (the default); 1 at positions drawn as
-    // training draws them, Ruoss et al.'s test protocol (ordo_eval_draw_positions)
+    // training draws them, Ruoss et al.'s test protocol
     int drawn_positions;
+    // the draw that drawn_positions asks for, made from the run's config: ordo_eval_run sets it
+    // on its own copy of the request, whatever the caller's holds (zero: 0..T-1)
+    ordo_eval_draw draw;
 } ordo_eval_request;
 
 // Bytes of the context's arena that one forward of `rows` windows of T tokens takes without a

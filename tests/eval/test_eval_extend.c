@@ -71,7 +71,7 @@ static double reference(const char *dir, const char *how) {
         ordo_ctx_init(&ctx);
         ordo_eval_result r;
         s = ordo_eval_stream(&ref, &ctx, data.val, data.val_targets, data.nval, T,
-                             ORDO_EVAL_NONOVERLAP, T, 8, WINDOWS, &r);
+                             ORDO_EVAL_NONOVERLAP, T, 8, WINDOWS, NULL, &r);
         CHECK_MSG(!s, "%s", s ? ordo_error_message() : "");
         if (!s) loss = r.loss;
         ordo_eval_result_free(&r);

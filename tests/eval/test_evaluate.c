@@ -29,7 +29,8 @@ static double brute_loss(const int32_t *tokens, size_t b, size_t j) {
 static void check_mode(const int32_t *tokens, const int32_t *targets, size_t n, int T,
                        ordo_eval_mode mode, int S) {
     ordo_eval_result r;
-    CHECK(ordo_eval_stream(&model, &ctx, tokens, targets, n, T, mode, S, 3, 0, &r) == ORDO_OK);
+    CHECK(ordo_eval_stream(&model, &ctx, tokens, targets, n, T, mode, S, 3, 0, NULL, &r) ==
+          ORDO_OK);
     double sum = 0, pos_sum[64] = {0};
     size_t cnt = 0, pos_cnt[64] = {0};
     ctx.grad_enabled = 0;
@@ -74,7 +75,7 @@ static void check_mode(const int32_t *tokens, const int32_t *targets, size_t n, 
 // logits of a taped one.
 static void check_as_before(const int32_t *tokens, const int32_t *targets, size_t n, int T) {
     ordo_eval_result r;
-    CHECK(ordo_eval_stream(&model, &ctx, tokens, targets, n, T, ORDO_EVAL_NONOVERLAP, 0, 2, 0,
+    CHECK(ordo_eval_stream(&model, &ctx, tokens, targets, n, T, ORDO_EVAL_NONOVERLAP, 0, 2, 0, NULL,
                            &r) == ORDO_OK);
     int V = model.cfg.V;
     double pos_sum[64] = {0}, sum = 0;
@@ -135,14 +136,14 @@ static void run_scheme(ordo_pos pos) {
     ordo_eval_result res;
     if (pos == ORDO_POS_LEARNED) { // past the table: refused, with the reason
         CHECK(ordo_eval_stream(&model, &ctx, tokens, NULL, 61, 12, ORDO_EVAL_NONOVERLAP, 0, 2, 0,
-                               &res) == ORDO_ERR_ARG);
+                               NULL, &res) == ORDO_ERR_ARG);
         CHECK(strstr(ordo_error_message(), "T_max 8"));
         ordo_eval_result_free(&res);
     } else { // relative schemes run past the training length
         check_mode(tokens, NULL, 61, 12, ORDO_EVAL_SLIDING, 4);
     }
-    CHECK(ordo_eval_stream(&model, &ctx, tokens, NULL, 8, 8, ORDO_EVAL_NONOVERLAP, 0, 2, 0, &res) ==
-          ORDO_ERR_ARG);
+    CHECK(ordo_eval_stream(&model, &ctx, tokens, NULL, 8, 8, ORDO_EVAL_NONOVERLAP, 0, 2, 0, NULL,
+                           &res) == ORDO_ERR_ARG);
     CHECK(strstr(ordo_error_message(), "8 tokens") && strstr(ordo_error_message(), "needs 9"));
     ordo_eval_result_free(&res);
     ordo_gpt_free(&model);
