@@ -201,17 +201,6 @@ void ordo_rope_backward(float *dqkv, const float *dout, const float *cosv, const
     }
 }
 
-void ordo_relbias_forward(float *out, const float *table, const int32_t *bucket, int TT, int NH) {
-    for (int h = 0; h < NH; h++)
-        for (int k = 0; k < TT; k++) out[(size_t)h * TT + k] = table[(size_t)bucket[k] * NH + h];
-}
-
-void ordo_relbias_backward(float *dtable, const float *dout, const int32_t *bucket, int TT,
-                           int NH) {
-    for (int h = 0; h < NH; h++)
-        for (int k = 0; k < TT; k++) dtable[(size_t)bucket[k] * NH + h] += dout[(size_t)h * TT + k];
-}
-
 size_t ordo_attention_scratch_floats(int T, int dropout) {
     return (size_t)(dropout ? 2 : 1) * omp_get_max_threads() * T * T;
 }

@@ -8,6 +8,7 @@
 #include "sys/error.h"
 
 ordo_node *ordo_tape_push(ordo_ctx *ctx, ordo_op op, ordo_tensor *out, ordo_backward_fn backward) {
+    ORDO_ASSERT(op >= 0 && op < ORDO_OP_MAX_TAGS && backward);
     if (ctx->ntape == ctx->cap_tape) {
         ctx->cap_tape = ctx->cap_tape ? 2 * ctx->cap_tape : 256;
         ctx->tape = ordo_xrealloc(ctx->tape, (size_t)ctx->cap_tape * sizeof *ctx->tape);
@@ -70,19 +71,10 @@ static const char *const op_names[] = {
     [ORDO_OP_SUM] = "sum",
     [ORDO_OP_MEAN] = "mean",
     [ORDO_OP_ROPE] = "rope",
-    [ORDO_OP_REL_BIAS] = "rel_bias",
     [ORDO_OP_DROPOUT] = "dropout",
     [ORDO_OP_RELU] = "relu",
-    [ORDO_OP_FIRE_DIST] = "fire_dist",
-    [ORDO_OP_PAIR_BIAS] = "pair_bias",
-    [ORDO_OP_KERPLE_BIAS] = "kerple_bias",
     [ORDO_OP_SCALE_BY] = "scale_by",
-    [ORDO_OP_CUM_LOGSIGMOID] = "cum_logsigmoid",
-    [ORDO_OP_DIFF_BIAS] = "diff_bias",
     [ORDO_OP_SILU] = "silu",
-    [ORDO_OP_DIST_BIAS] = "dist_bias",
-    [ORDO_OP_COPE_POSITIONS] = "cope_positions",
-    [ORDO_OP_COPE_BIAS] = "cope_bias",
     [ORDO_OP_ATTENTION_FUSED] = "attention_fused",
     [ORDO_OP_LM_HEAD_LOSS] = "lm_head_loss",
 };

@@ -1,48 +1,41 @@
 // Autograd-lite: ops record a node on the context's tape during forward; backward walks
 // the tape in reverse and each op's rule ADDS into its inputs' gradients, so a tensor used
 // twice (tied head and token table, a position table broadcast over the batch) gets every
-// contribution. The op set is closed: one enum, one backward switch without a default.
+// contribution. Each node carries its backward rule, so the tape knows no op.
 #ifndef ORDO_AUTOGRAD_H
 #define ORDO_AUTOGRAD_H
 #include "framework/tensor.h"
 
+// The framework's ops, a tag per node: what gradcheck's coverage check counts and messages
+// name. The layers above number their own ops from ORDO_OP_COUNT (the position schemes':
+// models/pos/ops.h); the tape runs any node by the rule it carries, never by its tag.
 typedef enum ordo_op {
     ORDO_OP_RESHAPE,
-    ORDO_OP_MATMUL,        // out[*,N] = a[*,K] @ w (w [K,N], or [N,K] transposed)
-    ORDO_OP_LINEAR,        // out[*,N] = a[*,K] @ w[K,N] + b[N]
-    ORDO_OP_BMM,           // out[Bt,M,N] = op(a) @ op(b), batched
-    ORDO_OP_ADD,           // out = a + b, b broadcast over a's leading dims
-    ORDO_OP_MUL,           // out = a * b, b broadcast over a's leading dims
-    ORDO_OP_SCALE,         // out = a * s
-    ORDO_OP_EMBEDDING,     // out[..., C] = table[ids[...]]
-    ORDO_OP_LAYERNORM,     // over the last dim, with gain and bias
-    ORDO_OP_GELU,          // tanh approximation
-    ORDO_OP_SOFTMAX,       // over the last dim
-    ORDO_OP_ATTENTION,     // causal multi-head self-attention over qkv, optional score bias
-    ORDO_OP_CROSS_ENTROPY, // fused softmax + mean cross-entropy, integer targets
-    ORDO_OP_SUM,           // to a scalar
-    ORDO_OP_MEAN,          // to a scalar
-    ORDO_OP_ROPE,          // rotary embedding of q and k inside qkv
-    ORDO_OP_REL_BIAS,      // T5 bucketed bias gathered from a [buckets, NH] table
-    ORDO_OP_DROPOUT,       // out = a * keep / (1 - p), a fixed mask (inverted dropout)
-    // issue 15: the learned relative biases (FIRE, Kerple)
-    ORDO_OP_RELU,        // max(x, 0)
-    ORDO_OP_FIRE_DIST,   // FIRE's log-normalised distance of each causal pair, from c and L
-    ORDO_OP_PAIR_BIAS,   // [pairs, NH] values scattered into a causal bias [NH, T, T]
-    ORDO_OP_KERPLE_BIAS, // -r1 log(1 + r2 d) or -r1 d^r2 per head, into a bias [NH, T, T]
-    // issue 25
+    ORDO_OP_MATMUL,          // out[*,N] = a[*,K] @ w (w [K,N], or [N,K] transposed)
+    ORDO_OP_LINEAR,          // out[*,N] = a[*,K] @ w[K,N] + b[N]
+    ORDO_OP_BMM,             // out[Bt,M,N] = op(a) @ op(b), batched
+    ORDO_OP_ADD,             // out = a + b, b broadcast over a's leading dims
+    ORDO_OP_MUL,             // out = a * b, b broadcast over a's leading dims
+    ORDO_OP_SCALE,           // out = a * s
+    ORDO_OP_EMBEDDING,       // out[..., C] = table[ids[...]]
+    ORDO_OP_LAYERNORM,       // over the last dim, with gain and bias
+    ORDO_OP_GELU,            // tanh approximation
+    ORDO_OP_SOFTMAX,         // over the last dim
+    ORDO_OP_ATTENTION,       // causal multi-head self-attention over qkv, optional score bias
+    ORDO_OP_CROSS_ENTROPY,   // fused softmax + mean cross-entropy, integer targets
+    ORDO_OP_SUM,             // to a scalar
+    ORDO_OP_MEAN,            // to a scalar
+    ORDO_OP_ROPE,            // rotation of pairs of dims of q and k inside qkv by given cos/sin
+    ORDO_OP_DROPOUT,         // out = a * keep / (1 - p), a fixed mask (inverted dropout)
+    ORDO_OP_RELU,            // max(x, 0)
     ORDO_OP_ATTENTION_FUSED, // tiled causal attention, bias computed in the tile (flash.h)
     ORDO_OP_LM_HEAD_LOSS,    // the LM head and mean cross-entropy in row chunks (lmhead.h)
-    // issue 26
-    ORDO_OP_SCALE_BY,       // out = a * s[0], s a [1] tensor (a learned scale, --pos-scale)
-    ORDO_OP_CUM_LOGSIGMOID, // [B, T, NH] -> [B, NH, T] prefix sums of logsigmoid (fox's gate)
-    ORDO_OP_DIFF_BIAS,      // [B, NH, T] -> [B, NH, T, T] causal c_i - c_j (fox's bias)
-    ORDO_OP_SILU,           // x * sigmoid(x) (dpb's MLP)
-    ORDO_OP_DIST_BIAS,      // a [T, NH] value per distance spread into a causal bias [NH, T, T]
-    ORDO_OP_COPE_POSITIONS, // cope's gated counts p [B, NH, T, T] from q and k
-    ORDO_OP_COPE_BIAS,      // cope's bias [B, NH, T, T]: q_i . e[p] interpolated between ints
+    ORDO_OP_SCALE_BY,        // out = a * s[0], s a [1] tensor (a learned scale)
+    ORDO_OP_SILU,            // x * sigmoid(x)
     ORDO_OP_COUNT
 } ordo_op;
+// Room for the tags of every layer's ops, the framework's and those numbered after them.
+#define ORDO_OP_MAX_TAGS 64
 
 // A node's backward rule: adds into the gradients of n's inputs from n->out->grad.
 typedef void (*ordo_backward_fn)(ordo_ctx *ctx, ordo_node *n);
@@ -61,7 +54,7 @@ struct ordo_node {
 };
 
 // Appends a node whose backward rule is `backward` (called by ops only when an input requires
-// a gradient; ops.c passes its one switch over the ops, ordo_node_backward).
+// a gradient).
 ordo_node *ordo_tape_push(ordo_ctx *ctx, ordo_op op, ordo_tensor *out, ordo_backward_fn backward);
 // Whether an op over these inputs must record (grad enabled and some input needs grad).
 int ordo_needs_grad(const ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *b, ordo_tensor *c);

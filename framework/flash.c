@@ -7,7 +7,7 @@
 // dK += dS^T (scale q), dQ += dS k (scaled once at the end), and the bias's grad(dS).
 // Nothing T x T exists: per thread a few [64, hs] and [64, 64] tiles.
 //
-// A bias of the row's scores (flash.h's rows; CoPE) changes only the order and the hooks:
+// A bias of the row's scores (flash.h's rows) changes only the order and the hooks:
 // forward takes the key blocks of a query block from the diagonal down (the bias carries each
 // row's running sum of its gates from key i backward: a suffix sum, as its positions are);
 // backward keeps its order, in which each query row meets its key blocks ascending (the bias
@@ -51,10 +51,10 @@
 // at 128 was not looked into). 64 is the best all round; medians of 3, machine under load.
 #define BLOCK ORDO_FLASH_BLOCK
 
-// Denormals: the probabilities of far keys under a strong bias (ALiBi at distance 4096: e^-2000)
-// come out of exp at its floor, ~1e-38, and their products (P v, dS = P (dP - D), dS k) fall
-// below FLT_MIN, where an Intel core takes a microcode assist per operation: measured, the
-// backward with an ALiBi-like bias at T 4096 ran 80x slower. Each thread flushes them to zero
+// Denormals: the probabilities of far keys under a strong bias (a linear distance bias at distance
+// 4096: e^-2000) come out of exp at its floor, ~1e-38, and their products (P v, dS = P (dP - D), dS
+// k) fall below FLT_MIN, where an Intel core takes a microcode assist per operation: measured, the
+// backward with such a bias at T 4096 ran 80x slower. Each thread flushes them to zero
 // (FTZ, DAZ) for the kernel's duration and puts its MXCSR back after; what that changes in a
 // result is below 1e-38 absolute.
 static unsigned flush_begin(void) {

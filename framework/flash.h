@@ -18,13 +18,13 @@
 // thread touches meanwhile. The tile pointer s (ds) has ld = the kernel's tile width.
 //
 // Batch row b: most schemes' bias is the same for every row of the batch and ignore b; a
-// data-dependent one (fox: from the layer's input) sets per_batch, and then its gradient is
+// data-dependent one (from the layer's input) sets per_batch, and then its gradient is
 // per (b, h) too: g_bias is [B*NH, n_grad], each (b, h)'s slice added into by its own thread,
 // not summed over the batch. per_head: g_bias is [NH, n_grad], head h's slice the sum over the
 // batch (in b order) of its (b, h) buffers; each grad call gets its own (b, h)'s n_grad floats.
 //
-// A bias of the row's scores (rows, below; CoPE, whose positions count the gates sigmoid(s)
-// of the keys between j and i) cannot be a function of (i, j) alone: it reads the tile's
+// A bias of the row's scores (rows, below: say positions that count gates sigmoid(s) of the
+// keys between j and i) cannot be a function of (i, j) alone: it reads the tile's
 // scores before adding to them, carries state along each query row, and in backward adds
 // into dS (the gradient through the scores' use in the bias) before dK and dQ are made from
 // it, and into dq (a bias reading q itself). The kernel then fixes the tile order:
@@ -76,7 +76,7 @@ typedef struct ordo_attn_bias {
     // (the kernel masks them afterwards).
     void (*fill)(const void *self, int b, int h, int i0, int nr, int j0, int nc, float *s, int ld);
     // g[0..n_grad) += dL/dparameters, given ds[r*ld + c] = dL/dbias(h, i0 + r, j0 + c) (zero
-    // above the diagonal). NULL when the bias has no parameters (alibi).
+    // above the diagonal). NULL when the bias has no parameters (a fixed one).
     void (*grad)(const void *self, int b, int h, int i0, int nr, int j0, int nc, const float *ds,
                  int ld, float *g);
     size_t n_grad; // floats of g: the scheme's parameter gradients, laid out as it chooses

@@ -29,7 +29,7 @@ void ordo_gradcheck(ordo_gradcheck_fn fn, ordo_tensor **in, int nin, void *user,
     // analytic: backward from out with upstream R
     for (int k = 0; k < nin; k++) memset(in[k]->grad, 0, in[k]->n * sizeof(float));
     ordo_tensor *out = fn(&ctx, in, user);
-    for (int i = 0; i < ctx.ntape; i++) res->op_nodes[ctx.tape[i].op]++;
+    for (int i = 0; i < ctx.ntape; i++) res->op_nodes[ctx.tape[i].op]++; // < MAX_TAGS: push
     float *R = ordo_xmalloc(out->n * sizeof(float));
     for (size_t i = 0; i < out->n; i++) R[i] = (float)ordo_rng_normal(&rng);
     ordo_backward_from(&ctx, out, R);

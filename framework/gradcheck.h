@@ -18,8 +18,8 @@ typedef struct ordo_gradcheck_result {
     int worst_input;
     size_t worst_index;
     double worst_analytic, worst_numeric;
-    int checked;                 // coordinates compared
-    int op_nodes[ORDO_OP_COUNT]; // nodes of each op on the tape the graph recorded
+    int checked;                    // coordinates compared
+    int op_nodes[ORDO_OP_MAX_TAGS]; // nodes of each op tag on the tape the graph recorded
 } ordo_gradcheck_result;
 
 // Checks up to max_coords coordinates per input (all if the input is smaller), chosen

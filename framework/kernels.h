@@ -108,9 +108,4 @@ void ordo_rope_forward(float *out, const float *qkv, const float *cosv, const fl
 void ordo_rope_backward(float *dqkv, const float *dout, const float *cosv, const float *sinv, int B,
                         int T, int C, int NH, int rd, int nrot, int per_row);
 
-// out[NH, TT] with out[h, k] = table[bucket[k], h], k over a T*T map and table [buckets, NH];
-// dtable[bucket[k], h] += dout[h, k].
-void ordo_relbias_forward(float *out, const float *table, const int32_t *bucket, int TT, int NH);
-void ordo_relbias_backward(float *dtable, const float *dout, const int32_t *bucket, int TT, int NH);
-
 #endif

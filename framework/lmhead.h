@@ -38,7 +38,7 @@ int ordo_lm_head_chunk_rows(int V);
 // is computed twice, and the head's gradient is summed over the chunks in their order.
 ordo_tensor *ordo_lm_head_loss(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *head,
                                const int32_t *targets, int chunk, double *row_loss);
-// The backward rule of ORDO_OP_LM_HEAD_LOSS (called by ordo_node_backward).
+// The backward rule of ORDO_OP_LM_HEAD_LOSS, which its nodes carry.
 void ordo_lm_head_loss_backward(ordo_ctx *ctx, ordo_node *n);
 
 #endif

@@ -1,7 +1,6 @@
-// Every op, each as a forward followed by its backward rule, and ordo_node_backward at the
-// end: one switch over the closed op enum, one call per case and no default, so -Wswitch
-// flags an op that lacks a rule. Rules add (+=) into gradient buffers obtained with
-// ordo_tensor_grad, which skips inputs needing no grad.
+// Every op of the framework, each as a forward followed by its backward rule; each node
+// carries its rule (ordo_tape_push), as the ops of the layers above do theirs. Rules add (+=)
+// into gradient buffers obtained with ordo_tensor_grad, which skips inputs needing no grad.
 //
 // The node's slots mean what each op makes them mean; the comment above each forward says
 // what it stores. Conventions: in[] holds the inputs the rule sends gradient to (NULL for
@@ -102,16 +101,34 @@ static void matmul_grads(ordo_ctx *ctx, ordo_tensor *out, ordo_tensor *a, ordo_t
     mm_backward(ctx, da, dw, g, am, wm, 0, tw, M, N, K);
 }
 
-// Records a node of this file's ops: its rule is found by the switch at the end.
-static ordo_node *push(ordo_ctx *ctx, ordo_op op, ordo_tensor *out) {
-    return ordo_tape_push(ctx, op, out, ordo_node_backward);
-}
+// Each op's backward rule, defined after its forward; the node carries it, so that the tape
+// runs any op, this file's or a layer's above, without a table of rules.
+static void reshape_backward(ordo_ctx *ctx, ordo_node *n);
+static void matmul_backward(ordo_ctx *ctx, ordo_node *n);
+static void linear_backward(ordo_ctx *ctx, ordo_node *n);
+static void bmm_backward(ordo_ctx *ctx, ordo_node *n);
+static void add_backward(ordo_ctx *ctx, ordo_node *n);
+static void mul_backward(ordo_ctx *ctx, ordo_node *n);
+static void scale_backward(ordo_ctx *ctx, ordo_node *n);
+static void scale_by_backward(ordo_ctx *ctx, ordo_node *n);
+static void embedding_backward(ordo_ctx *ctx, ordo_node *n);
+static void layernorm_backward(ordo_ctx *ctx, ordo_node *n);
+static void gelu_backward(ordo_ctx *ctx, ordo_node *n);
+static void softmax_backward(ordo_ctx *ctx, ordo_node *n);
+static void attention_backward(ordo_ctx *ctx, ordo_node *n);
+static void cross_entropy_backward(ordo_ctx *ctx, ordo_node *n);
+static void reduce_backward(ordo_ctx *ctx, ordo_node *n);
+static void rope_backward(ordo_ctx *ctx, ordo_node *n);
+static void dropout_backward(ordo_ctx *ctx, ordo_node *n);
+static void relu_backward(ordo_ctx *ctx, ordo_node *n);
+static void silu_backward(ordo_ctx *ctx, ordo_node *n);
 
 // Node: in[0] = t (out is a view of t's data, so the rule copies the gradient back).
 ordo_tensor *ordo_reshape(ordo_ctx *ctx, ordo_tensor *t, int ndim, const int *shape) {
     ORDO_ASSERT(ordo_shape_numel(ndim, shape) == t->n);
     ordo_tensor *v = ordo_tensor_wrap(ctx, t->data, ndim, shape);
-    if (ordo_needs_grad(ctx, t, NULL, NULL)) push(ctx, ORDO_OP_RESHAPE, v)->in[0] = t;
+    if (ordo_needs_grad(ctx, t, NULL, NULL))
+        ordo_tape_push(ctx, ORDO_OP_RESHAPE, v, reshape_backward)->in[0] = t;
     return v;
 }
 
@@ -120,7 +137,7 @@ ordo_tensor *ordo_tensor_view(ordo_ctx *ctx, ordo_tensor *t, int ndim, const int
     return ordo_reshape(ctx, t, ndim, shape);
 }
 
-static void reshape_backward(ordo_ctx *ctx, const ordo_node *n) {
+static void reshape_backward(ordo_ctx *ctx, ordo_node *n) {
     ordo_tensor *a = n->in[0];
     const float *g = n->out->grad;
     float *da = ordo_tensor_grad(ctx, a);
@@ -141,7 +158,7 @@ ordo_tensor *ordo_matmul(ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *w, int tran
             N);
     if (bf) out->flags |= ORDO_GRAD_BF16; // the backward below reads its gradient in bf16 only
     if (ordo_needs_grad(ctx, a, w, NULL)) {
-        ordo_node *n = push(ctx, ORDO_OP_MATMUL, out);
+        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_MATMUL, out, matmul_backward);
         n->in[0] = a;
         n->in[1] = w;
         n->iarg[0] = transpose_w;
@@ -149,7 +166,7 @@ ordo_tensor *ordo_matmul(ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *w, int tran
     return out;
 }
 
-static void matmul_backward(ordo_ctx *ctx, const ordo_node *n) {
+static void matmul_backward(ordo_ctx *ctx, ordo_node *n) {
     matmul_grads(ctx, n->out, n->in[0], n->in[1], n->iarg[0]);
 }
 
@@ -165,7 +182,7 @@ ordo_tensor *ordo_linear(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *w, ordo_ten
     ordo_mat xm = {x->data, w->bf16 ? ordo_tensor_bf16(ctx, x) : NULL, K};
     ordo_mm(0, 0, M, N, K, xm, (ordo_mat){w->data, w->bf16, N}, b ? 1.0f : 0.0f, out->data, N);
     if (ordo_needs_grad(ctx, x, w, b)) {
-        ordo_node *n = push(ctx, ORDO_OP_LINEAR, out);
+        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_LINEAR, out, linear_backward);
         n->in[0] = x;
         n->in[1] = w;
         n->in[2] = b;
@@ -173,7 +190,7 @@ ordo_tensor *ordo_linear(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *w, ordo_ten
     return out;
 }
 
-static void linear_backward(ordo_ctx *ctx, const ordo_node *n) {
+static void linear_backward(ordo_ctx *ctx, ordo_node *n) {
     ordo_tensor *out = n->out, *a = n->in[0], *b = n->in[1], *c = n->in[2];
     const float *g = out->grad;
     int M = rows(a), N = last_dim(out);
@@ -194,7 +211,7 @@ ordo_tensor *ordo_bmm(ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *b, int ta, int
         ordo_gemm(ta, tb, M, N, K, 1.0f, a->data + (size_t)i * M * K, a->shape[2],
                   b->data + (size_t)i * K * N, b->shape[2], 0.0f, out->data + (size_t)i * M * N, N);
     if (ordo_needs_grad(ctx, a, b, NULL)) {
-        ordo_node *n = push(ctx, ORDO_OP_BMM, out);
+        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_BMM, out, bmm_backward);
         n->in[0] = a;
         n->in[1] = b;
         n->iarg[0] = ta;
@@ -203,7 +220,7 @@ ordo_tensor *ordo_bmm(ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *b, int ta, int
     return out;
 }
 
-static void bmm_backward(ordo_ctx *ctx, const ordo_node *n) {
+static void bmm_backward(ordo_ctx *ctx, ordo_node *n) {
     ordo_tensor *out = n->out, *a = n->in[0], *b = n->in[1];
     const float *g = out->grad;
     int ta = n->iarg[0], tb = n->iarg[1], Bt = a->shape[0];
@@ -227,7 +244,8 @@ static ordo_tensor *binary(ordo_ctx *ctx, ordo_op op, ordo_tensor *a, ordo_tenso
     else
         ordo_mul_forward(out->data, a->data, b->data, outer, inner);
     if (ordo_needs_grad(ctx, a, b, NULL)) {
-        ordo_node *n = push(ctx, op, out);
+        ordo_node *n =
+            ordo_tape_push(ctx, op, out, op == ORDO_OP_ADD ? add_backward : mul_backward);
         n->in[0] = a;
         n->in[1] = b;
     }
@@ -238,7 +256,7 @@ ordo_tensor *ordo_add(ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *b) {
     return binary(ctx, ORDO_OP_ADD, a, b);
 }
 
-static void add_backward(ordo_ctx *ctx, const ordo_node *n) {
+static void add_backward(ordo_ctx *ctx, ordo_node *n) {
     ordo_tensor *a = n->in[0], *b = n->in[1];
     ordo_add_backward(ordo_tensor_grad(ctx, a), ordo_tensor_grad(ctx, b), n->out->grad, a->n / b->n,
                       b->n);
@@ -248,7 +266,7 @@ ordo_tensor *ordo_mul(ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *b) {
     return binary(ctx, ORDO_OP_MUL, a, b);
 }
 
-static void mul_backward(ordo_ctx *ctx, const ordo_node *n) {
+static void mul_backward(ordo_ctx *ctx, ordo_node *n) {
     ordo_tensor *a = n->in[0], *b = n->in[1];
     ordo_mul_backward(ordo_tensor_grad(ctx, a), ordo_tensor_grad(ctx, b), n->out->grad, a->data,
                       b->data, a->n / b->n, b->n);
@@ -259,14 +277,14 @@ ordo_tensor *ordo_scale(ordo_ctx *ctx, ordo_tensor *a, float s) {
     ordo_tensor *out = ordo_tensor_new(ctx, a->ndim, a->shape);
     for (size_t i = 0; i < a->n; i++) out->data[i] = a->data[i] * s;
     if (ordo_needs_grad(ctx, a, NULL, NULL)) {
-        ordo_node *n = push(ctx, ORDO_OP_SCALE, out);
+        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_SCALE, out, scale_backward);
         n->in[0] = a;
         n->farg[0] = s;
     }
     return out;
 }
 
-static void scale_backward(ordo_ctx *ctx, const ordo_node *n) {
+static void scale_backward(ordo_ctx *ctx, ordo_node *n) {
     ordo_tensor *a = n->in[0];
     const float *g = n->out->grad;
     float *da = ordo_tensor_grad(ctx, a);
@@ -281,14 +299,14 @@ ordo_tensor *ordo_scale_by(ordo_ctx *ctx, ordo_tensor *a, ordo_tensor *s) {
     float v = s->data[0];
     for (size_t i = 0; i < a->n; i++) out->data[i] = a->data[i] * v;
     if (ordo_needs_grad(ctx, a, s, NULL)) {
-        ordo_node *n = push(ctx, ORDO_OP_SCALE_BY, out);
+        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_SCALE_BY, out, scale_by_backward);
         n->in[0] = a;
         n->in[1] = s;
     }
     return out;
 }
 
-static void scale_by_backward(ordo_ctx *ctx, const ordo_node *n) {
+static void scale_by_backward(ordo_ctx *ctx, ordo_node *n) {
     ordo_tensor *a = n->in[0], *s = n->in[1];
     const float *g = n->out->grad;
     float *da = ordo_tensor_grad(ctx, a), *ds = ordo_tensor_grad(ctx, s);
@@ -314,7 +332,7 @@ ordo_tensor *ordo_embedding(ordo_ctx *ctx, ordo_tensor *table, const int32_t *id
     ordo_tensor *out = ordo_tensor_new(ctx, ndim + 1, oshape);
     ordo_embedding_forward(out->data, table->data, ids, (int)n, C);
     if (ordo_needs_grad(ctx, table, NULL, NULL)) {
-        ordo_node *nd = push(ctx, ORDO_OP_EMBEDDING, out);
+        ordo_node *nd = ordo_tape_push(ctx, ORDO_OP_EMBEDDING, out, embedding_backward);
         nd->in[0] = table;
         nd->ids = copy_ids(ctx, ids, n);
         nd->iarg[0] = (int)n;
@@ -322,7 +340,7 @@ ordo_tensor *ordo_embedding(ordo_ctx *ctx, ordo_tensor *table, const int32_t *id
     return out;
 }
 
-static void embedding_backward(ordo_ctx *ctx, const ordo_node *n) {
+static void embedding_backward(ordo_ctx *ctx, ordo_node *n) {
     ordo_tensor *a = n->in[0];
     float *dt = ordo_tensor_grad(ctx, a);
     if (dt) ordo_embedding_backward(dt, n->out->grad, n->ids, n->iarg[0], a->shape[1]);
@@ -338,7 +356,7 @@ ordo_tensor *ordo_layernorm(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *w, ordo_
     float *rstd = ordo_arena_alloc(&ctx->arena, N * sizeof(float));
     ordo_layernorm_forward(out->data, mean, rstd, x->data, w->data, b->data, N, C, eps);
     if (ordo_needs_grad(ctx, x, w, b)) {
-        ordo_node *n = push(ctx, ORDO_OP_LAYERNORM, out);
+        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_LAYERNORM, out, layernorm_backward);
         n->in[0] = x;
         n->in[1] = w;
         n->in[2] = b;
@@ -348,7 +366,7 @@ ordo_tensor *ordo_layernorm(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *w, ordo_
     return out;
 }
 
-static void layernorm_backward(ordo_ctx *ctx, const ordo_node *n) {
+static void layernorm_backward(ordo_ctx *ctx, ordo_node *n) {
     ordo_tensor *a = n->in[0], *b = n->in[1], *c = n->in[2];
     ordo_layernorm_backward(ordo_tensor_grad(ctx, a), ordo_tensor_grad(ctx, b),
                             ordo_tensor_grad(ctx, c), n->out->grad, a->data, b->data, n->saved[0],
@@ -359,11 +377,12 @@ static void layernorm_backward(ordo_ctx *ctx, const ordo_node *n) {
 ordo_tensor *ordo_gelu(ordo_ctx *ctx, ordo_tensor *x) {
     ordo_tensor *out = ordo_tensor_new(ctx, x->ndim, x->shape);
     ordo_gelu_forward(out->data, x->data, x->n);
-    if (ordo_needs_grad(ctx, x, NULL, NULL)) push(ctx, ORDO_OP_GELU, out)->in[0] = x;
+    if (ordo_needs_grad(ctx, x, NULL, NULL))
+        ordo_tape_push(ctx, ORDO_OP_GELU, out, gelu_backward)->in[0] = x;
     return out;
 }
 
-static void gelu_backward(ordo_ctx *ctx, const ordo_node *n) {
+static void gelu_backward(ordo_ctx *ctx, ordo_node *n) {
     ordo_tensor *a = n->in[0];
     float *da = ordo_tensor_grad(ctx, a);
     if (da) ordo_gelu_backward(da, a->data, n->out->grad, a->n);
@@ -373,11 +392,12 @@ static void gelu_backward(ordo_ctx *ctx, const ordo_node *n) {
 ordo_tensor *ordo_softmax(ordo_ctx *ctx, ordo_tensor *x) {
     ordo_tensor *out = ordo_tensor_new(ctx, x->ndim, x->shape);
     ordo_softmax_forward(out->data, x->data, rows(x), last_dim(x));
-    if (ordo_needs_grad(ctx, x, NULL, NULL)) push(ctx, ORDO_OP_SOFTMAX, out)->in[0] = x;
+    if (ordo_needs_grad(ctx, x, NULL, NULL))
+        ordo_tape_push(ctx, ORDO_OP_SOFTMAX, out, softmax_backward)->in[0] = x;
     return out;
 }
 
-static void softmax_backward(ordo_ctx *ctx, const ordo_node *n) {
+static void softmax_backward(ordo_ctx *ctx, ordo_node *n) {
     ordo_tensor *out = n->out, *a = n->in[0];
     float *da = ordo_tensor_grad(ctx, a);
     if (da) ordo_softmax_backward(da, out->grad, out->data, rows(a), last_dim(a));
@@ -395,7 +415,7 @@ ordo_tensor *ordo_attention_dropout(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor
     ORDO_ASSERT(qkv->ndim == 3 && qkv->shape[2] % 3 == 0);
     int B = qkv->shape[0], T = qkv->shape[1], C = qkv->shape[2] / 3;
     ORDO_ASSERT(NH > 0 && C % NH == 0);
-    // [NH, T, T] shared by the batch, or [B, NH, T, T] one per batch row (fox)
+    // [NH, T, T] shared by the batch, or [B, NH, T, T] one per batch row (a bias from the text)
     int per_b = bias && bias->ndim == 4;
     if (bias)
         ORDO_ASSERT((bias->ndim == 3 || (per_b && bias->shape[0] == B)) &&
@@ -417,7 +437,7 @@ ordo_tensor *ordo_attention_dropout(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor
     ordo_attention_forward(out->data, att, qkv->data, bias ? bias->data : NULL, bias_bstride, keep,
                            keep_scale, scratch, B, T, C, NH);
     if (ordo_needs_grad(ctx, qkv, bias, NULL)) {
-        ordo_node *n = push(ctx, ORDO_OP_ATTENTION, out);
+        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_ATTENTION, out, attention_backward);
         n->in[0] = qkv;
         n->in[1] = bias;
         n->saved[0] = att;
@@ -429,7 +449,7 @@ ordo_tensor *ordo_attention_dropout(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor
     return out;
 }
 
-static void attention_backward(ordo_ctx *ctx, const ordo_node *n) {
+static void attention_backward(ordo_ctx *ctx, ordo_node *n) {
     ordo_tensor *a = n->in[0], *b = n->in[1];
     int B = a->shape[0], T = a->shape[1], C = a->shape[2] / 3;
     float *da = ordo_tensor_grad(ctx, a);
@@ -452,7 +472,7 @@ ordo_tensor *ordo_cross_entropy(ordo_ctx *ctx, ordo_tensor *logits, const int32_
     int count = 0;
     out->data[0] = (float)ordo_crossentropy_forward(stats, logits->data, targets, N, V, &count);
     if (ordo_needs_grad(ctx, logits, NULL, NULL)) {
-        ordo_node *n = push(ctx, ORDO_OP_CROSS_ENTROPY, out);
+        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_CROSS_ENTROPY, out, cross_entropy_backward);
         n->in[0] = logits;
         n->saved[0] = stats;
         n->ids = copy_ids(ctx, targets, N);
@@ -461,7 +481,7 @@ ordo_tensor *ordo_cross_entropy(ordo_ctx *ctx, ordo_tensor *logits, const int32_
     return out;
 }
 
-static void cross_entropy_backward(ordo_ctx *ctx, const ordo_node *n) {
+static void cross_entropy_backward(ordo_ctx *ctx, ordo_node *n) {
     ordo_tensor *a = n->in[0];
     const float *g = n->out->grad;
     // In place when allowed and no other op has added to the logits' gradient yet:
@@ -487,7 +507,8 @@ static ordo_tensor *reduce(ordo_ctx *ctx, ordo_op op, ordo_tensor *a) {
     double s = 0.0;
     for (size_t i = 0; i < a->n; i++) s += a->data[i];
     out->data[0] = (float)(op == ORDO_OP_MEAN ? s / a->n : s);
-    if (ordo_needs_grad(ctx, a, NULL, NULL)) push(ctx, op, out)->in[0] = a;
+    if (ordo_needs_grad(ctx, a, NULL, NULL))
+        ordo_tape_push(ctx, op, out, reduce_backward)->in[0] = a;
     return out;
 }
 
@@ -499,7 +520,7 @@ ordo_tensor *ordo_mean(ordo_ctx *ctx, ordo_tensor *a) {
 }
 
 // The rule of both: every element gets the upstream gradient (divided by the count for mean).
-static void reduce_backward(ordo_ctx *ctx, const ordo_node *n) {
+static void reduce_backward(ordo_ctx *ctx, ordo_node *n) {
     ordo_tensor *a = n->in[0];
     const float *g = n->out->grad;
     float *da = ordo_tensor_grad(ctx, a);
@@ -517,7 +538,7 @@ static ordo_tensor *rope_apply(ordo_ctx *ctx, ordo_tensor *qkv, int NH, int rd, 
     ordo_tensor *out = ordo_tensor_new(ctx, 3, qkv->shape);
     ordo_rope_forward(out->data, qkv->data, cosv, sinv, B, T, C, NH, rd, nrot, per_row);
     if (ordo_needs_grad(ctx, qkv, NULL, NULL)) {
-        ordo_node *n = push(ctx, ORDO_OP_ROPE, out);
+        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_ROPE, out, rope_backward);
         n->in[0] = qkv;
         n->saved[0] = (float *)cosv; // read-only in backward
         n->saved[1] = (float *)sinv;
@@ -576,37 +597,13 @@ ordo_tensor *ordo_rope_cs(ordo_ctx *ctx, ordo_tensor *qkv, int NH, const float *
     return ordo_rope_part(ctx, qkv, NH, C / NH, NH, cosv, sinv);
 }
 
-static void rope_backward(ordo_ctx *ctx, const ordo_node *n) {
+static void rope_backward(ordo_ctx *ctx, ordo_node *n) {
     ordo_tensor *a = n->in[0];
     int B = a->shape[0], T = a->shape[1], C = a->shape[2] / 3;
     float *da = ordo_tensor_grad(ctx, a);
     if (da)
         ordo_rope_backward(da, n->out->grad, n->saved[0], n->saved[1], B, T, C, n->iarg[0],
                            n->iarg[1], n->iarg[2], n->iarg[3]);
-}
-
-// Node: in[0] = table; ids = the bucket map (copied, T*T of them); iarg[0] = T.
-ordo_tensor *ordo_rel_bias(ordo_ctx *ctx, ordo_tensor *table, const int32_t *bucket, int T) {
-    ORDO_ASSERT(table->ndim == 2);
-    int NB = table->shape[0], NH = table->shape[1];
-    size_t TT = (size_t)T * T;
-    for (size_t k = 0; k < TT; k++) ORDO_ASSERT(bucket[k] >= 0 && bucket[k] < NB);
-    ordo_tensor *out = ordo_tensor_new3(ctx, NH, T, T);
-    ordo_relbias_forward(out->data, table->data, bucket, (int)TT, NH);
-    if (ordo_needs_grad(ctx, table, NULL, NULL)) {
-        ordo_node *n = push(ctx, ORDO_OP_REL_BIAS, out);
-        n->in[0] = table;
-        n->ids = copy_ids(ctx, bucket, TT);
-        n->iarg[0] = T;
-    }
-    return out;
-}
-
-static void rel_bias_backward(ordo_ctx *ctx, const ordo_node *n) {
-    ordo_tensor *a = n->in[0];
-    float *dt = ordo_tensor_grad(ctx, a);
-    int T = n->iarg[0];
-    if (dt) ordo_relbias_backward(dt, n->out->grad, n->ids, T * T, a->shape[1]);
 }
 
 // ---- dropout. The masks come from a counter-based hash, not from a stream: element i of a
@@ -631,7 +628,7 @@ ordo_tensor *ordo_dropout(ordo_ctx *ctx, ordo_tensor *x, float p, uint64_t seed,
     float s = 1.0f / (1.0f - p);
     for (size_t i = 0; i < x->n; i++) out->data[i] = keep[i] ? x->data[i] * s : 0.0f;
     if (ordo_needs_grad(ctx, x, NULL, NULL)) {
-        ordo_node *n = push(ctx, ORDO_OP_DROPOUT, out);
+        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_DROPOUT, out, dropout_backward);
         n->in[0] = x;
         n->keep = keep;
         n->farg[0] = s;
@@ -639,7 +636,7 @@ ordo_tensor *ordo_dropout(ordo_ctx *ctx, ordo_tensor *x, float p, uint64_t seed,
     return out;
 }
 
-static void dropout_backward(ordo_ctx *ctx, const ordo_node *n) {
+static void dropout_backward(ordo_ctx *ctx, ordo_node *n) {
     ordo_tensor *a = n->in[0];
     const float *g = n->out->grad;
     float *da = ordo_tensor_grad(ctx, a);
@@ -648,45 +645,43 @@ static void dropout_backward(ordo_ctx *ctx, const ordo_node *n) {
             if (n->keep[i]) da[i] += n->farg[0] * g[i];
 }
 
-// One call per op, as ggml-cpu's compute_forward dispatches. No default: an op added to the
-// enum without a rule here is a -Wswitch warning. Kept unformatted so that it reads as a table.
-// clang-format off
-void ordo_node_backward(ordo_ctx *ctx, ordo_node *n) {
-    switch (n->op) {
-    case ORDO_OP_RESHAPE:       reshape_backward(ctx, n);       break;
-    case ORDO_OP_MATMUL:        matmul_backward(ctx, n);        break;
-    case ORDO_OP_LINEAR:        linear_backward(ctx, n);        break;
-    case ORDO_OP_BMM:           bmm_backward(ctx, n);           break;
-    case ORDO_OP_ADD:           add_backward(ctx, n);           break;
-    case ORDO_OP_MUL:           mul_backward(ctx, n);           break;
-    case ORDO_OP_SCALE:         scale_backward(ctx, n);         break;
-    case ORDO_OP_EMBEDDING:     embedding_backward(ctx, n);     break;
-    case ORDO_OP_LAYERNORM:     layernorm_backward(ctx, n);     break;
-    case ORDO_OP_GELU:          gelu_backward(ctx, n);          break;
-    case ORDO_OP_SOFTMAX:       softmax_backward(ctx, n);       break;
-    case ORDO_OP_ATTENTION:     attention_backward(ctx, n);     break;
-    case ORDO_OP_CROSS_ENTROPY: cross_entropy_backward(ctx, n); break;
-    case ORDO_OP_SUM:           reduce_backward(ctx, n);        break;
-    case ORDO_OP_MEAN:          reduce_backward(ctx, n);        break;
-    case ORDO_OP_ROPE:          rope_backward(ctx, n);          break;
-    case ORDO_OP_REL_BIAS:      rel_bias_backward(ctx, n);      break;
-    case ORDO_OP_DROPOUT:       dropout_backward(ctx, n);       break;
-    case ORDO_OP_SCALE_BY:      scale_by_backward(ctx, n);      break;
-    // their nodes carry their own backward (ops_flash.c, ops_pos.c, ops_gate.c, ops_cope.c, lmhead.c), so that ops.c and those
-    // files do not call each other
-    case ORDO_OP_ATTENTION_FUSED:
-    case ORDO_OP_RELU:
-    case ORDO_OP_FIRE_DIST:
-    case ORDO_OP_PAIR_BIAS:
-    case ORDO_OP_KERPLE_BIAS:
-    case ORDO_OP_SILU:
-    case ORDO_OP_DIST_BIAS:
-    case ORDO_OP_CUM_LOGSIGMOID:
-    case ORDO_OP_DIFF_BIAS:
-    case ORDO_OP_COPE_POSITIONS:
-    case ORDO_OP_COPE_BIAS:
-    case ORDO_OP_LM_HEAD_LOSS:  ORDO_ASSERT(!"the node carries its own backward"); break;
-    case ORDO_OP_COUNT:         ORDO_ASSERT(!"not an op");      break;
+// ---- activations (of the MLPs the models above build)
+
+// Node: in[0] = x. The rule reads x's data.
+ordo_tensor *ordo_relu(ordo_ctx *ctx, ordo_tensor *x) {
+    ordo_tensor *out = ordo_tensor_new(ctx, x->ndim, x->shape);
+    for (size_t i = 0; i < x->n; i++) out->data[i] = x->data[i] > 0 ? x->data[i] : 0.0f;
+    if (ordo_needs_grad(ctx, x, NULL, NULL))
+        ordo_tape_push(ctx, ORDO_OP_RELU, out, relu_backward)->in[0] = x;
+    return out;
+}
+
+static void relu_backward(ordo_ctx *ctx, ordo_node *n) {
+    ordo_tensor *a = n->in[0];
+    const float *g = n->out->grad;
+    float *da = ordo_tensor_grad(ctx, a);
+    if (da)
+        for (size_t i = 0; i < a->n; i++)
+            if (a->data[i] > 0) da[i] += g[i];
+}
+
+// Node: in[0] = x. The rule reads x's data. In float, as torch's SiLU: x / (1 + exp(-x)).
+ordo_tensor *ordo_silu(ordo_ctx *ctx, ordo_tensor *x) {
+    ordo_tensor *out = ordo_tensor_new(ctx, x->ndim, x->shape);
+    for (size_t i = 0; i < x->n; i++) out->data[i] = x->data[i] / (1.0f + expf(-x->data[i]));
+    if (ordo_needs_grad(ctx, x, NULL, NULL))
+        ordo_tape_push(ctx, ORDO_OP_SILU, out, silu_backward)->in[0] = x;
+    return out;
+}
+
+// d silu / dx = s (1 + x (1 - s)), s = sigmoid(x)
+static void silu_backward(ordo_ctx *ctx, ordo_node *n) {
+    ordo_tensor *a = n->in[0];
+    const float *g = n->out->grad;
+    float *da = ordo_tensor_grad(ctx, a);
+    if (!da) return;
+    for (size_t i = 0; i < a->n; i++) {
+        float x = a->data[i], s = 1.0f / (1.0f + expf(-x));
+        da[i] += g[i] * s * (1.0f + x * (1.0f - s));
     }
 }
-// clang-format on

@@ -14,9 +14,6 @@ ordo_tensor *ordo_reshape(ordo_ctx *ctx, ordo_tensor *t, int ndim, const int *sh
 // The same data seen with another shape of equal size (a view: shares data and grad), as
 // ordo_reshape.
 ordo_tensor *ordo_tensor_view(ordo_ctx *ctx, ordo_tensor *t, int ndim, const int *shape);
-// Runs one node's backward rule: the switch over the op enum that every op of ops.c pushes
-// its nodes with (ordo_tape_push's `backward`).
-void ordo_node_backward(ordo_ctx *ctx, ordo_node *n);
 // out[*, N] = a[*, K] @ w, w [K, N] (or [N, K] with transpose_w, as for a tied LM head).
 // When w has a bf16 copy (w->bf16: --precision bf16), the product and both backward products
 // take bf16 operands (a rounded once, kept in a->bf16) and accumulate in float32 on oneDNN
@@ -74,7 +71,7 @@ typedef struct ordo_fused_bias {
 // ordo_attention_dropout (same seed and offset: the same keep mask).
 ordo_tensor *ordo_attention_fused(ordo_ctx *ctx, ordo_tensor *qkv, const ordo_fused_bias *bias,
                                   int NH, float p, uint64_t seed, size_t offset);
-// The fused attention's backward rule (ops_flash.c), for ordo_node_backward's switch.
+// The fused attention's backward rule (ops_flash.c), which its nodes carry.
 void ordo_attention_fused_backward(ordo_ctx *ctx, ordo_node *n);
 // Mean cross-entropy of softmax(logits[..., V]) against targets (copied; < 0 ignored).
 // Returns a scalar [1]; 0 if every target is ignored.
@@ -98,9 +95,6 @@ ordo_tensor *ordo_rope_part(ordo_ctx *ctx, ordo_tensor *qkv, int NH, int rd, int
 // until the backward.
 ordo_tensor *ordo_rope_rows(ordo_ctx *ctx, ordo_tensor *qkv, int NH, int rd, int nrot,
                             const float *cosv, const float *sinv);
-// Bias [NH, T, T] with out[h, i, j] = table[bucket[i*T + j], h]; table [nbuckets, NH].
-ordo_tensor *ordo_rel_bias(ordo_ctx *ctx, ordo_tensor *table, const int32_t *bucket, int T);
-
 // Inverted dropout, as torch's in training: out = x * keep / (1 - p) with keep[i] = 0 with
 // probability p, p in [0, 1). The mask is ordo_dropout_mask(seed, offset + i): the same bits
 // for the same (seed, offset) whatever the thread count. p = 0 returns x itself (no node,
@@ -110,63 +104,10 @@ ordo_tensor *ordo_dropout(ordo_ctx *ctx, ordo_tensor *x, float p, uint64_t seed,
 // offset + i): element i depends on nothing else, so shares of a batch drawn apart (offsets)
 // give the bits of the whole.
 void ordo_dropout_mask(uint8_t *keep, size_t n, float p, uint64_t seed, size_t offset);
-// ---- the learned relative biases of issue 15 (FIRE, Kerple); docs/positions.md.
-// The causal pairs (i, j <= i) of a length T are numbered p = i(i+1)/2 + j, P = T(T+1)/2.
+// Activations, as torch's.
 // out = max(x, 0) (gradient 0 at 0, as torch).
 ordo_tensor *ordo_relu(ordo_ctx *ctx, ordo_tensor *x);
-// FIRE's input of each causal pair, out [P, 1]: log(|c| (i-j) + 1) / (log(|c| max(i, L) + 1)
-// + eps), L = |lmul * init_L|; c and lmul are [1]. Gradients flow to c and lmul (at i == L
-// the max splits its gradient in halves, as torch.maximum).
-ordo_tensor *ordo_fire_dist(ordo_ctx *ctx, ordo_tensor *c, ordo_tensor *lmul, int T, float init_L,
-                            float eps);
-// The same at per-row positions pos [B, T] (--pos-random; increasing in each row), out
-// [B*P, 1]: i and j above read pos[b, i] and pos[b, j] (the normaliser max(pos[b, i], L)).
-ordo_tensor *ordo_fire_dist_at(ordo_ctx *ctx, ordo_tensor *c, ordo_tensor *lmul, const int32_t *pos,
-                               int B, int T, float init_L, float eps);
-// x [P, NH] scattered to a bias [NH, T, T]: out[h, i, j] = x[p(i, j), h] for j <= i, 0 above.
-// x [B*P, NH] (B > 1): per batch row, out [B, NH, T, T].
-ordo_tensor *ordo_pair_bias(ordo_ctx *ctx, ordo_tensor *x, int T);
-// Kerple's bias [NH, T, T] from r1, r2 [NH], d = i - j, j <= i (0 above): -r1 log(1 + r2 d),
-// or with `power` -r1 d^r2. Computed as given (the model keeps r1, r2 positive).
-// Kerple's value at distance d >= 0, -r1 log(1 + r2 d) (power: -r1 d^r2), in double, and its
-// partial derivatives in r1 (*d1) and r2 (*d2): one expression for the materialized op and
-// the fused attention's tiles (models/bias_tiles.c), so that both round to the same float.
-double ordo_kerple_value(double r1, double r2, int d, int power, double *d1, double *d2);
-ordo_tensor *ordo_kerple_bias(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2, int T, int power);
-// Kerple's value per distance d = 0..n-1 and head, out [n, NH] (as ordo_kerple_bias rounds it),
-// for ordo_dist_bias_at.
-ordo_tensor *ordo_kerple_table(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2, int n, int power);
-// ---- issue 26: dynamic position bias (dpb; x-transformers' DynamicPositionBias).
 // out = x * sigmoid(x) = x / (1 + exp(-x)), in float.
 ordo_tensor *ordo_silu(ordo_ctx *ctx, ordo_tensor *x);
-// x [Tx, NH] (Tx >= T), a value per distance d = 0..Tx-1 and head, spread to a causal bias
-// [NH, T, T]: out[h, i, j] = x[i - j, h] for j <= i, 0 above. Backward sums per distance.
-ordo_tensor *ordo_dist_bias(ordo_ctx *ctx, ordo_tensor *x, int T);
-// x [n, NH] spread at per-row positions pos [B, T] (--pos-random; increasing in each row, the
-// distances below n): out [B, NH, T, T], out[b, h, i, j] = x[pos[b, i] - pos[b, j], h] for
-// j <= i, 0 above. pos is read again by backward: it must live as long as the tape.
-ordo_tensor *ordo_dist_bias_at(ordo_ctx *ctx, ordo_tensor *x, const int32_t *pos, int B, int T);
-
-// ---- the forget gate (fox, issue 26; ops_gate.c)
-// c [B, NH, T] from the gate logits z [B, T, NH]: c[b, h, t] = sum_{l <= t} log sigmoid(z[b,
-// l, h]), summed in double and rounded once per element.
-ordo_tensor *ordo_cum_logsigmoid(ordo_ctx *ctx, ordo_tensor *z);
-// The materialized forget bias [B, NH, T, T] from c [B, NH, T]: c_i - c_j for j <= i (the
-// sum of log f over positions j+1..i), 0 above the diagonal. For ordo_attention's per-row
-// bias.
-ordo_tensor *ordo_diff_bias(ordo_ctx *ctx, ordo_tensor *c);
-
-// ---- contextual positions (cope, issue 26; ops_cope.c). The materialized path's two ops; the
-// fused attention computes the same in its tiles (models/cope_tiles.c), both with cope.h's
-// gate and interpolation.
-// Positions p [B, NH, T, T] from qkv [B, T, 3C] (q, k of head h at h*hs): p_ij = min(sum_{l =
-// j..i} gate(q_i . k_l / sqrt(hs)), P - 1) for j <= i (summed in double from l = i down,
-// rounded once), 0 above the diagonal. Backward into q and k through the gates; a clamped
-// p_ij passes no gradient (torch's clamp).
-ordo_tensor *ordo_cope_positions(ordo_ctx *ctx, ordo_tensor *qkv, int NH, int P);
-// The bias [B, NH, T, T] from qkv, e [NH, P, hs] and p [B, NH, T, T]: ordo_cope_interp(q_i .
-// e[h], p_ij) for j <= i, 0 above, with q unscaled (the reference's query @ pos_emb).
-// Gradients to q, e and p (through w; floor and ceil are constants).
-ordo_tensor *ordo_cope_bias(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor *e, ordo_tensor *p);
 
 #endif

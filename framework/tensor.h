@@ -16,7 +16,7 @@ enum ordo_tensor_flags {
     ORDO_PARAM = 1 << 0,         // a model parameter (lives in the parameter block)
     ORDO_NO_DECAY = 1 << 1,      // excluded from weight decay (biases, LayerNorm gains)
     ORDO_REQUIRES_GRAD = 1 << 2, // backward computes a gradient for it
-    ORDO_POSITION = 1 << 3,      // a position table (learned absolute or T5 relative)
+    ORDO_POSITION = 1 << 3,      // a position parameter (the model's scheme: --no-decay-pos)
     // nothing reads this activation after the forward, so backward may overwrite its data
     // with its gradient (the [B*T, V] logits: saves their size in memory and a pass)
     ORDO_GRAD_IN_PLACE = 1 << 4,

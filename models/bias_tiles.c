@@ -16,6 +16,7 @@
 #include "models/bias_tiles.h"
 
 #include "framework/ops.h"
+#include "models/pos/ops.h"
 #include "models/positional.h"
 
 #define LANES 8 // partial sums per reduction: a fixed order that vectorises

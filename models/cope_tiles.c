@@ -28,7 +28,7 @@
 #include "models/bias_tiles.h"
 
 #include "framework/blas.h"
-#include "framework/cope.h"
+#include "models/pos/cope_math.h"
 #include "sys/error.h"
 
 #define BLK ORDO_FLASH_BLOCK

@@ -9,6 +9,7 @@
 #include "models/bias_tiles.h"
 
 #include "framework/ops.h"
+#include "models/pos/ops.h"
 #include "models/positional.h"
 
 // The causal columns of row i in a tile from column j0 with nc columns: [0, return).

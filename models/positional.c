@@ -9,6 +9,7 @@
 
 #include "framework/rng.h"
 #include "models/positional.h"
+#include "models/pos/ops.h"
 
 void ordo_sinusoidal_table(float *out, int T, int C) {
     for (int p = 0; p < T; p++)

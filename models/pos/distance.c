@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "framework/ops.h"
+#include "models/pos/ops.h"
 #include "framework/threads.h"
 #include "models/pos/scheme.h"
 

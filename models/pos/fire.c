@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "framework/ops.h"
+#include "models/pos/ops.h"
 #include "models/pos/scheme.h"
 
 typedef struct fire_state {

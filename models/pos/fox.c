@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "framework/ops.h"
+#include "models/pos/ops.h"
 #include "models/pos/scheme.h"
 
 typedef struct fox_state {

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "framework/ops.h"
+#include "models/pos/ops.h"
 #include "models/pos/scheme.h"
 
 // The bias by (distance, head) over 0..n-1, [n, NH], computed in double and rounded once. A

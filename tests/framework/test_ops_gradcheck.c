@@ -14,6 +14,7 @@
 #include "framework/params.h"
 #include "framework/rng.h"
 #include "models/bias_tiles.h"
+#include "models/pos/ops.h"
 #include "models/positional.h"
 #include "test.h"
 
@@ -59,11 +60,11 @@ static const int BS[] = {1, 2, 3}, TS[] = {1, 2, 5}, CS[] = {1, 3, 8, 7};
 // A round's shapes, handed to every case, and what the running case's graphs recorded.
 typedef struct gc_round {
     int rep, B, T, K, N;
-    double step;              // the running case's finite-difference step
-    int nodes[ORDO_OP_COUNT]; // nodes per op on the running case's tapes
+    double step;                // the running case's finite-difference step
+    int nodes[ORDO_POS_OP_END]; // nodes per op on the running case's tapes
 } gc_round;
 
-static int op_seen[ORDO_OP_COUNT]; // nodes per op on every tape of the run
+static int op_seen[ORDO_POS_OP_END]; // nodes per op on every tape of the run
 
 static void run(gc_round *r, const char *what, ordo_gradcheck_fn fn, leaves *L, void *user) {
     ordo_gradcheck_result res;
@@ -73,7 +74,7 @@ static void run(gc_round *r, const char *what, ordo_gradcheck_fn fn, leaves *L, 
               res.max_rel_err, res.worst_input, res.worst_index, res.worst_analytic,
               res.worst_numeric);
     printf("  %-28s checked %4d coords, max rel err %.2e\n", what, res.checked, res.max_rel_err);
-    for (int op = 0; op < ORDO_OP_COUNT; op++) {
+    for (int op = 0; op < ORDO_POS_OP_END; op++) {
         r->nodes[op] += res.op_nodes[op];
         op_seen[op] += res.op_nodes[op];
     }
@@ -690,7 +691,7 @@ static void case_fire(gc_round *r) {
 }
 
 #define OP(x) (1u << (x))
-_Static_assert(ORDO_OP_COUNT <= 32, "the cases' op masks are 32 bits");
+_Static_assert(ORDO_POS_OP_END <= 32, "the cases' op masks are 32 bits");
 
 // ---- issue 25: the fused attention (flash.h) with a bias computed in the tile: a learned
 // slope per head times the distance, b(h, i, j) = -slope[h] (i - j) / 16, its parameter
@@ -1305,9 +1306,9 @@ static void check_negative_control(void) {
     ordo_gradcheck(g_wrong, L.t, 1, NULL, COORDS, STEP, 7, &r);
     CHECK_MSG(r.max_rel_err > 5e-3, "negative control not detected: %.3g", r.max_rel_err);
     // the tape census that the coverage check relies on counts what was recorded, and only that
-    for (int op = 0; op < ORDO_OP_COUNT; op++)
+    for (int op = 0; op < ORDO_POS_OP_END; op++)
         CHECK_MSG(r.op_nodes[op] == (op == ORDO_OP_SCALE), "g_wrong's tape: %d %s nodes",
-                  r.op_nodes[op], ordo_op_name(op));
+                  r.op_nodes[op], ordo_pos_op_name(op));
     ordo_params_free(&L.p);
 }
 
@@ -1357,11 +1358,11 @@ static void check_cope_clamp(void) {
 
 // Every op has its own name (messages and this test's report use them).
 static void check_op_names(void) {
-    for (int op = 0; op < ORDO_OP_COUNT; op++) {
-        CHECK_MSG(strcmp(ordo_op_name(op), "?") != 0, "op %d has no name", op);
+    for (int op = 0; op < ORDO_POS_OP_END; op++) {
+        CHECK_MSG(strcmp(ordo_pos_op_name(op), "?") != 0, "op %d has no name", op);
         for (int o = 0; o < op; o++)
-            CHECK_MSG(strcmp(ordo_op_name(op), ordo_op_name(o)) != 0, "ops %d and %d share %s", o,
-                      op, ordo_op_name(op));
+            CHECK_MSG(strcmp(ordo_pos_op_name(op), ordo_pos_op_name(o)) != 0,
+                      "ops %d and %d share %s", o, op, ordo_pos_op_name(op));
     }
 }
 
@@ -1382,16 +1383,16 @@ int main(void) {
             memset(r.nodes, 0, sizeof r.nodes);
             r.step = cases[c].step;
             cases[c].run(&r);
-            for (int op = 0; op < ORDO_OP_COUNT; op++)
+            for (int op = 0; op < ORDO_POS_OP_END; op++)
                 if (cases[c].ops & OP(op))
                     CHECK_MSG(r.nodes[op] > 0, "case %s: no %s node on its tapes", cases[c].name,
-                              ordo_op_name(op));
+                              ordo_pos_op_name(op));
         }
     }
     // coverage: an op added to the enum needs a case above
-    for (int op = 0; op < ORDO_OP_COUNT; op++)
+    for (int op = 0; op < ORDO_POS_OP_END; op++)
         CHECK_MSG(op_seen[op] > 0, "op %s never appeared on a tape: it needs a case",
-                  ordo_op_name(op));
+                  ordo_pos_op_name(op));
     check_negative_control();
     check_dropout_mask();
     check_cope_clamp();

@@ -15,6 +15,7 @@
 #include "framework/params.h"
 #include "framework/rng.h"
 #include "models/bias_tiles.h"
+#include "models/pos/ops.h"
 #include "models/positional.h"
 #include "test.h"
 

@@ -9,6 +9,7 @@
 #include "framework/autograd.h"
 #include "framework/ops.h"
 #include "framework/params.h"
+#include "models/pos/ops.h"
 #include "models/positional.h"
 #include "test.h"
 

@@ -2,8 +2,8 @@
 // (models/cope_tiles.c), so that both paths compute the same gate and the same bias from the
 // same score and position. Inline, as dropout.h's bits: the tiles call them once per causal
 // pair, where a call through another object file cost more than the arithmetic.
-#ifndef ORDO_COPE_H
-#define ORDO_COPE_H
+#ifndef ORDO_POS_COPE_MATH_H
+#define ORDO_POS_COPE_MATH_H
 #include <math.h>
 
 #include "framework/kernels.h"

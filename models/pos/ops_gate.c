@@ -11,6 +11,7 @@
 
 #include "sys/error.h"
 #include "framework/ops.h"
+#include "models/pos/ops.h"
 
 // log(sigmoid(z)) = min(z, 0) - log1p(exp(-|z|)): no overflow for either sign
 static double logsigmoid(double z) {

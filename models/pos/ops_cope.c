@@ -2,10 +2,10 @@
 // docs/positions.md) for the materialized attention: the positions p of every causal pair,
 // gated counts of the keys between j and i, and the bias q_i . e[p] interpolated between the
 // integer positions around p. The fused attention computes both inside its tiles
-// (models/cope_tiles.c) with the same two helpers of cope.h, ordo_cope_gate and ordo_cope_interp,
-// so that the two paths differ only by the rounding of the scores.
+// (models/cope_tiles.c) with the same two helpers of cope_math.h, ordo_cope_gate and
+// ordo_cope_interp, so that the two paths differ only by the rounding of the scores.
 //
-// Per (b, h), for j <= i (s_ij = q_i . k_j / sqrt(hs), g = sigmoid(s), cope.h's):
+// Per (b, h), for j <= i (s_ij = q_i . k_j / sqrt(hs), g = sigmoid(s), cope_math.h's):
 //   p_ij = min(sum_{l = j..i} g_il, P - 1)        the reference's flip-cumsum-flip, clamped
 //   z_ij = lp_i[ceil p] w + lp_i[floor p] (1 - w), w = p - floor p, lp_i[k] = q_i . e[h, k]
 // Backward: dlp_i[floor] += dz (1 - w), dlp_i[ceil] += dz w, dp = dz (lp_i[ceil] - lp_i[floor]);
@@ -20,7 +20,8 @@
 #include <string.h>
 
 #include "framework/blas.h"
-#include "framework/cope.h"
+#include "models/pos/cope_math.h"
+#include "models/pos/ops.h"
 #include "sys/error.h"
 #include "framework/ops.h"
 

@@ -1,23 +1,78 @@
-// The ops of the position schemes' learned biases and the activations of their MLPs: FIRE's
-// normalised distance, the causal pair bias and Kerple's kernels (materialized [NH, T, T]
-// biases), DPB's distance table spread by distance, and relu and silu. Their nodes carry
-// their own backward (ordo_tape_push), so ops.c's table of rules does not reach into this
-// file. The fused attention computes the same biases in its tiles instead (models/bias_tiles.c).
+// The position schemes' tape ops for the materialized attention: T5's bucketed bias, FIRE's
+// normalised distance and the causal pair bias of its MLP, Kerple's kernels, and a value per
+// distance spread into the causal bias (dpb, and the constant tables at drawn positions). Each
+// node carries its own backward (ordo_tape_push), so the framework's tape runs them without
+// knowing them. The fused attention computes the same biases in its tiles instead
+// (models/bias_tiles.c).
 #include <math.h>
 #include <string.h>
 
-#include "sys/error.h"
 #include "framework/kernels.h"
-#include "framework/ops.h"
+#include "models/pos/ops.h"
+#include "sys/error.h"
 
-static void relu_backward(ordo_ctx *ctx, ordo_node *n);
+static void rel_bias_backward(ordo_ctx *ctx, ordo_node *n);
 static void fire_dist_backward(ordo_ctx *ctx, ordo_node *n);
 static void pair_bias_backward(ordo_ctx *ctx, ordo_node *n);
 static void kerple_bias_backward(ordo_ctx *ctx, ordo_node *n);
-static void silu_backward(ordo_ctx *ctx, ordo_node *n);
 static void dist_bias_backward(ordo_ctx *ctx, ordo_node *n);
 static void kerple_table_backward(ordo_ctx *ctx, ordo_node *n);
 static void dist_bias_at_backward(ordo_ctx *ctx, ordo_node *n);
+
+// ---- t5: the [NH, T, T] bias gathered from the table by each pair's bucket
+
+static const struct {
+    int op;
+    const char *name;
+} pos_op_names[] = {
+    {ORDO_OP_REL_BIAS, "rel_bias"},   {ORDO_OP_FIRE_DIST, "fire_dist"},
+    {ORDO_OP_PAIR_BIAS, "pair_bias"}, {ORDO_OP_KERPLE_BIAS, "kerple_bias"},
+    {ORDO_OP_DIST_BIAS, "dist_bias"}, {ORDO_OP_CUM_LOGSIGMOID, "cum_logsigmoid"},
+    {ORDO_OP_DIFF_BIAS, "diff_bias"}, {ORDO_OP_COPE_POSITIONS, "cope_positions"},
+    {ORDO_OP_COPE_BIAS, "cope_bias"},
+};
+_Static_assert(sizeof pos_op_names / sizeof pos_op_names[0] == ORDO_POS_OP_END - ORDO_OP_COUNT,
+               "pos_op_names must name every position op");
+
+const char *ordo_pos_op_name(int op) {
+    if (op >= 0 && op < ORDO_OP_COUNT) return ordo_op_name((ordo_op)op);
+    for (size_t i = 0; i < sizeof pos_op_names / sizeof pos_op_names[0]; i++)
+        if (pos_op_names[i].op == op) return pos_op_names[i].name;
+    return "?";
+}
+
+// Node: in[0] = table; ids = a copy of the bucket map (T*T, in the arena); iarg[0] = T.
+ordo_tensor *ordo_rel_bias(ordo_ctx *ctx, ordo_tensor *table, const int32_t *bucket, int T) {
+    ORDO_ASSERT(table->ndim == 2);
+    int NB = table->shape[0], NH = table->shape[1];
+    size_t TT = (size_t)T * T;
+    for (size_t k = 0; k < TT; k++) ORDO_ASSERT(bucket[k] >= 0 && bucket[k] < NB);
+    ordo_tensor *out = ordo_tensor_new3(ctx, NH, T, T);
+    for (int h = 0; h < NH; h++) // out[h, k] = table[bucket[k], h]
+        for (size_t k = 0; k < TT; k++)
+            out->data[(size_t)h * TT + k] = table->data[(size_t)bucket[k] * NH + h];
+    if (ordo_needs_grad(ctx, table, NULL, NULL)) {
+        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_REL_BIAS, out, rel_bias_backward);
+        int32_t *ids = ordo_arena_alloc(&ctx->arena, TT * sizeof(int32_t));
+        memcpy(ids, bucket, TT * sizeof(int32_t)); // the caller's map may change before backward
+        n->in[0] = table;
+        n->ids = ids;
+        n->iarg[0] = T;
+    }
+    return out;
+}
+
+// dtable[bucket[k], h] += dout[h, k], k in map order
+static void rel_bias_backward(ordo_ctx *ctx, ordo_node *n) {
+    ordo_tensor *a = n->in[0];
+    float *dt = ordo_tensor_grad(ctx, a);
+    int NH = a->shape[1];
+    size_t TT = (size_t)n->iarg[0] * n->iarg[0];
+    const float *g = n->out->grad;
+    if (dt)
+        for (int h = 0; h < NH; h++)
+            for (size_t k = 0; k < TT; k++) dt[(size_t)n->ids[k] * NH + h] += g[(size_t)h * TT + k];
+}
 
 // ---- the learned relative biases (FIRE, Kerple). Each is a function of the causal pairs
 // (i, j <= i) only: what lies above the diagonal is masked by attention, so it is left 0 and
@@ -26,24 +81,6 @@ static void dist_bias_at_backward(ordo_ctx *ctx, ordo_node *n);
 
 static double sgn(double x) {
     return (x > 0) - (x < 0);
-}
-
-// Node: in[0] = x. The rule reads x's data.
-ordo_tensor *ordo_relu(ordo_ctx *ctx, ordo_tensor *x) {
-    ordo_tensor *out = ordo_tensor_new(ctx, x->ndim, x->shape);
-    for (size_t i = 0; i < x->n; i++) out->data[i] = x->data[i] > 0 ? x->data[i] : 0.0f;
-    if (ordo_needs_grad(ctx, x, NULL, NULL))
-        ordo_tape_push(ctx, ORDO_OP_RELU, out, relu_backward)->in[0] = x;
-    return out;
-}
-
-static void relu_backward(ordo_ctx *ctx, ordo_node *n) {
-    ordo_tensor *a = n->in[0];
-    const float *g = n->out->grad;
-    float *da = ordo_tensor_grad(ctx, a);
-    if (da)
-        for (size_t i = 0; i < a->n; i++)
-            if (a->data[i] > 0) da[i] += g[i];
 }
 
 // The position of token t of batch row b: pos[b, t], or t without positions.
@@ -261,28 +298,8 @@ static void kerple_table_backward(ordo_ctx *ctx, ordo_node *nd) {
     }
 }
 
-// ---- issue 26: dynamic position bias (dpb): an MLP with SiLU of each distance, spread.
-
-// Node: in[0] = x. The rule reads x's data. In float, as torch's SiLU: x / (1 + exp(-x)).
-ordo_tensor *ordo_silu(ordo_ctx *ctx, ordo_tensor *x) {
-    ordo_tensor *out = ordo_tensor_new(ctx, x->ndim, x->shape);
-    for (size_t i = 0; i < x->n; i++) out->data[i] = x->data[i] / (1.0f + expf(-x->data[i]));
-    if (ordo_needs_grad(ctx, x, NULL, NULL))
-        ordo_tape_push(ctx, ORDO_OP_SILU, out, silu_backward)->in[0] = x;
-    return out;
-}
-
-// d silu / dx = s (1 + x (1 - s)), s = sigmoid(x)
-static void silu_backward(ordo_ctx *ctx, ordo_node *n) {
-    ordo_tensor *a = n->in[0];
-    const float *g = n->out->grad;
-    float *da = ordo_tensor_grad(ctx, a);
-    if (!da) return;
-    for (size_t i = 0; i < a->n; i++) {
-        float x = a->data[i], s = 1.0f / (1.0f + expf(-x));
-        da[i] += g[i] * s * (1.0f + x * (1.0f - s));
-    }
-}
+// ---- a value per distance spread into the causal bias (dpb's MLP table, kerple's values,
+// alibi's and sandwich's constants at drawn positions)
 
 // Node: in[0] = x. out[h, i, j] = x[i - j, h] for j <= i, 0 above.
 ordo_tensor *ordo_dist_bias(ordo_ctx *ctx, ordo_tensor *x, int T) {

@@ -1,0 +1,86 @@
+// The position schemes' tape ops (models/pos/ops_bias.c, ops_gate.c, ops_cope.c): the
+// materialized attention's biases and what makes them. Each node carries its backward rule;
+// their tags number on from the framework's ops (autograd.h), so that gradcheck's coverage
+// check and its messages know them (ordo_pos_op_name).
+#ifndef ORDO_POS_OPS_H
+#define ORDO_POS_OPS_H
+#include <stdint.h>
+
+#include "framework/autograd.h"
+#include "framework/tensor.h"
+
+// (ordo_op values past the framework's enum: the tape stores any tag it is given)
+#define ORDO_POS_OP(k)         ((ordo_op)(ORDO_OP_COUNT + (k)))
+#define ORDO_OP_REL_BIAS       ORDO_POS_OP(0) // T5 bucketed bias gathered from a [32, NH] table
+#define ORDO_OP_FIRE_DIST      ORDO_POS_OP(1) // FIRE's log-normalised distance of each pair
+#define ORDO_OP_PAIR_BIAS      ORDO_POS_OP(2) // [pairs, NH] values scattered to [NH, T, T]
+#define ORDO_OP_KERPLE_BIAS    ORDO_POS_OP(3) // -r1 log(1 + r2 d) or -r1 d^r2 per head
+#define ORDO_OP_DIST_BIAS      ORDO_POS_OP(4) // a [n, NH] value per distance spread causally
+#define ORDO_OP_CUM_LOGSIGMOID ORDO_POS_OP(5) // [B, T, NH] -> [B, NH, T] prefix sums (fox)
+#define ORDO_OP_DIFF_BIAS      ORDO_POS_OP(6) // [B, NH, T] -> [B, NH, T, T] c_i - c_j (fox)
+#define ORDO_OP_COPE_POSITIONS ORDO_POS_OP(7) // cope's gated counts p [B, NH, T, T]
+#define ORDO_OP_COPE_BIAS      ORDO_POS_OP(8) // cope's q_i . e[p] interpolated [B, NH, T, T]
+#define ORDO_POS_OP_END        (ORDO_OP_COUNT + 9)
+_Static_assert(ORDO_POS_OP_END <= ORDO_OP_MAX_TAGS, "the op tags fit the tape's census");
+// The name of any op tag, the framework's and these ("?" for none).
+const char *ordo_pos_op_name(int op);
+
+// Bias [NH, T, T] with out[h, i, j] = table[bucket[i*T + j], h]; table [nbuckets, NH].
+ordo_tensor *ordo_rel_bias(ordo_ctx *ctx, ordo_tensor *table, const int32_t *bucket, int T);
+
+// ---- the learned relative biases (FIRE, Kerple); docs/positions.md.
+// The causal pairs (i, j <= i) of a length T are numbered p = i(i+1)/2 + j, P = T(T+1)/2.
+// FIRE's input of each causal pair, out [P, 1]: log(|c| (i-j) + 1) / (log(|c| max(i, L) + 1)
+// + eps), L = |lmul * init_L|; c and lmul are [1]. Gradients flow to c and lmul (at i == L
+// the max splits its gradient in halves, as torch.maximum).
+ordo_tensor *ordo_fire_dist(ordo_ctx *ctx, ordo_tensor *c, ordo_tensor *lmul, int T, float init_L,
+                            float eps);
+// The same at per-row positions pos [B, T] (--pos-random; increasing in each row), out
+// [B*P, 1]: i and j above read pos[b, i] and pos[b, j] (the normaliser max(pos[b, i], L)).
+ordo_tensor *ordo_fire_dist_at(ordo_ctx *ctx, ordo_tensor *c, ordo_tensor *lmul, const int32_t *pos,
+                               int B, int T, float init_L, float eps);
+// x [P, NH] scattered to a bias [NH, T, T]: out[h, i, j] = x[p(i, j), h] for j <= i, 0 above.
+// x [B*P, NH] (B > 1): per batch row, out [B, NH, T, T].
+ordo_tensor *ordo_pair_bias(ordo_ctx *ctx, ordo_tensor *x, int T);
+// Kerple's bias [NH, T, T] from r1, r2 [NH], d = i - j, j <= i (0 above): -r1 log(1 + r2 d),
+// or with `power` -r1 d^r2. Computed as given (the model keeps r1, r2 positive).
+// Kerple's value at distance d >= 0, -r1 log(1 + r2 d) (power: -r1 d^r2), in double, and its
+// partial derivatives in r1 (*d1) and r2 (*d2): one expression for the materialized op and
+// the fused attention's tiles (models/bias_tiles.c), so that both round to the same float.
+double ordo_kerple_value(double r1, double r2, int d, int power, double *d1, double *d2);
+ordo_tensor *ordo_kerple_bias(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2, int T, int power);
+// Kerple's value per distance d = 0..n-1 and head, out [n, NH] (as ordo_kerple_bias rounds it),
+// for ordo_dist_bias_at.
+ordo_tensor *ordo_kerple_table(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2, int n, int power);
+// ---- a value per distance spread into the causal bias (dpb; the tables at drawn positions)
+// x [Tx, NH] (Tx >= T), a value per distance d = 0..Tx-1 and head, spread to a causal bias
+// [NH, T, T]: out[h, i, j] = x[i - j, h] for j <= i, 0 above. Backward sums per distance.
+ordo_tensor *ordo_dist_bias(ordo_ctx *ctx, ordo_tensor *x, int T);
+// x [n, NH] spread at per-row positions pos [B, T] (--pos-random; increasing in each row, the
+// distances below n): out [B, NH, T, T], out[b, h, i, j] = x[pos[b, i] - pos[b, j], h] for
+// j <= i, 0 above. pos is read again by backward: it must live as long as the tape.
+ordo_tensor *ordo_dist_bias_at(ordo_ctx *ctx, ordo_tensor *x, const int32_t *pos, int B, int T);
+
+// ---- the forget gate (fox; ops_gate.c)
+// c [B, NH, T] from the gate logits z [B, T, NH]: c[b, h, t] = sum_{l <= t} log sigmoid(z[b,
+// l, h]), summed in double and rounded once per element.
+ordo_tensor *ordo_cum_logsigmoid(ordo_ctx *ctx, ordo_tensor *z);
+// The materialized forget bias [B, NH, T, T] from c [B, NH, T]: c_i - c_j for j <= i (the
+// sum of log f over positions j+1..i), 0 above the diagonal. For ordo_attention's per-row
+// bias.
+ordo_tensor *ordo_diff_bias(ordo_ctx *ctx, ordo_tensor *c);
+
+// ---- contextual positions (cope; ops_cope.c). The materialized path's two ops; the
+// fused attention computes the same in its tiles (models/cope_tiles.c), both with cope_math.h's
+// gate and interpolation (cope_math.h).
+// Positions p [B, NH, T, T] from qkv [B, T, 3C] (q, k of head h at h*hs): p_ij = min(sum_{l =
+// j..i} gate(q_i . k_l / sqrt(hs)), P - 1) for j <= i (summed in double from l = i down,
+// rounded once), 0 above the diagonal. Backward into q and k through the gates; a clamped
+// p_ij passes no gradient (torch's clamp).
+ordo_tensor *ordo_cope_positions(ordo_ctx *ctx, ordo_tensor *qkv, int NH, int P);
+// The bias [B, NH, T, T] from qkv, e [NH, P, hs] and p [B, NH, T, T]: ordo_cope_interp(q_i .
+// e[h], p_ij) for j <= i, 0 above, with q unscaled (the reference's query @ pos_emb).
+// Gradients to q, e and p (through w; floor and ceil are constants).
+ordo_tensor *ordo_cope_bias(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor *e, ordo_tensor *p);
+
+#endif
