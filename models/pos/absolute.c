@@ -137,34 +137,26 @@ static double sinusoidal_tables(const ordo_gpt_config *g, double T, int material
     return T * g->C;
 }
 
+// The hooks both absolute schemes share.
+#define ABSOLUTE_HOOKS                                                                             \
+    .state_bytes = sizeof(absolute_state), .declare = declare, .init = init, .meta = meta,         \
+    .free = release, .prepare = prepare, .picture = ORDO_POS_PICTURE_TABLE,                        \
+    .input_rows = input_rows
+
 const ordo_pos_scheme ordo_pos_learned_row = {
     .pos = ORDO_POS_LEARNED,
     .flags = ORDO_POS_F_POSITIONS | ORDO_POS_F_INPUT | ORDO_POS_F_LENGTH,
-    .state_bytes = sizeof(absolute_state),
-    .declare = declare,
-    .init = init,
-    .meta = meta,
-    .free = release,
-    .prepare = prepare,
     .arena_floats = learned_arena,
-    .picture = ORDO_POS_PICTURE_TABLE,
-    .input_rows = input_rows,
+    ABSOLUTE_HOOKS,
 };
 
 const ordo_pos_scheme ordo_pos_sinusoidal_row = {
     .pos = ORDO_POS_SINUSOIDAL,
     .flags = ORDO_POS_F_POSITIONS | ORDO_POS_F_INPUT,
-    .state_bytes = sizeof(absolute_state),
     .export_refusal = "its position table is fixed, not a parameter, and GPT2LMHeadModel has only "
                       "the trainable table wpe",
-    .declare = declare,
-    .init = init,
-    .meta = meta,
-    .free = release,
-    .prepare = prepare,
     .table_floats = sinusoidal_tables,
-    .picture = ORDO_POS_PICTURE_TABLE,
-    .input_rows = input_rows,
+    ABSOLUTE_HOOKS,
 };
 
 const ordo_pos_scheme ordo_pos_none_row = {

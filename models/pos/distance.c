@@ -332,88 +332,54 @@ static double t5_tables(const ordo_gpt_config *g, double t, int materialized) {
     return materialized * t * t; // the bucket map (int32)
 }
 
+// The hooks every scheme of the family shares; the learned ones' refusal.
+#define DISTANCE_HOOKS                                                                             \
+    .flags = ORDO_POS_F_BIAS | ORDO_POS_F_POSITIONS, .state_bytes = sizeof(distance_state),        \
+    .free = release, .cached_bytes = cached_bytes, .prepare = prepare,                             \
+    .picture = ORDO_POS_PICTURE_BIAS
 #define LEARNED_DISTANCE_REFUSAL                                                                   \
     "it adds a learned function of distance to the attention scores, which GPT2LMHeadModel "       \
     "does not do"
-#define DISTANCE_FLAGS (ORDO_POS_F_BIAS | ORDO_POS_F_POSITIONS)
+#define KERPLE_ROW(p)                                                                              \
+    {                                                                                              \
+        .pos = p, DISTANCE_HOOKS, .export_refusal = LEARNED_DISTANCE_REFUSAL, .declare = declare,  \
+        .init = init, .grad_floats = kerple_grad, .arena_floats = kerple_arena,                    \
+        .caption = kerple_caption,                                                                 \
+    }
 
 const ordo_pos_scheme ordo_pos_alibi_row = {
     .pos = ORDO_POS_ALIBI,
-    .flags = DISTANCE_FLAGS,
-    .state_bytes = sizeof(distance_state),
+    DISTANCE_HOOKS,
     .export_refusal = "it adds a distance bias to the attention scores, which GPT2LMHeadModel "
                       "does not do",
     .meta = alibi_meta,
-    .free = release,
-    .cached_bytes = cached_bytes,
-    .prepare = prepare,
     .table_floats = alibi_tables,
-    .picture = ORDO_POS_PICTURE_BIAS,
     .caption = alibi_caption,
 };
 
 const ordo_pos_scheme ordo_pos_t5_row = {
     .pos = ORDO_POS_T5,
-    .flags = DISTANCE_FLAGS,
-    .state_bytes = sizeof(distance_state),
+    DISTANCE_HOOKS,
     .export_refusal = "it adds a learned relative bias (rel_bias.weight) to the attention scores, "
                       "which GPT2LMHeadModel does not do",
     .declare = declare,
-    .free = release,
-    .cached_bytes = cached_bytes,
-    .prepare = prepare,
     .grad_floats = t5_grad,
     .arena_floats = t5_arena,
     .table_floats = t5_tables,
-    .picture = ORDO_POS_PICTURE_BIAS,
     .caption = t5_caption,
 };
 
-const ordo_pos_scheme ordo_pos_kerple_row = {
-    .pos = ORDO_POS_KERPLE,
-    .flags = DISTANCE_FLAGS,
-    .state_bytes = sizeof(distance_state),
-    .export_refusal = LEARNED_DISTANCE_REFUSAL,
-    .declare = declare,
-    .init = init,
-    .free = release,
-    .cached_bytes = cached_bytes,
-    .prepare = prepare,
-    .grad_floats = kerple_grad,
-    .arena_floats = kerple_arena,
-    .picture = ORDO_POS_PICTURE_BIAS,
-    .caption = kerple_caption,
-};
-
-const ordo_pos_scheme ordo_pos_kerple_power_row = {
-    .pos = ORDO_POS_KERPLE_POWER,
-    .flags = DISTANCE_FLAGS,
-    .state_bytes = sizeof(distance_state),
-    .export_refusal = LEARNED_DISTANCE_REFUSAL,
-    .declare = declare,
-    .init = init,
-    .free = release,
-    .cached_bytes = cached_bytes,
-    .prepare = prepare,
-    .grad_floats = kerple_grad,
-    .arena_floats = kerple_arena,
-    .picture = ORDO_POS_PICTURE_BIAS,
-    .caption = kerple_caption,
-};
+const ordo_pos_scheme ordo_pos_kerple_row = KERPLE_ROW(ORDO_POS_KERPLE);
+const ordo_pos_scheme ordo_pos_kerple_power_row = KERPLE_ROW(ORDO_POS_KERPLE_POWER);
 
 const ordo_pos_scheme ordo_pos_dpb_row = {
     .pos = ORDO_POS_DPB,
-    .flags = DISTANCE_FLAGS,
-    .state_bytes = sizeof(distance_state),
+    DISTANCE_HOOKS,
     .export_refusal = LEARNED_DISTANCE_REFUSAL,
     .declare = declare,
     .init = init,
     .meta = dpb_meta,
-    .free = release,
-    .cached_bytes = cached_bytes,
-    .prepare = prepare,
     .grad_floats = dpb_grad,
     .arena_floats = dpb_arena,
-    .picture = ORDO_POS_PICTURE_BIAS,
     .caption = dpb_caption,
 };

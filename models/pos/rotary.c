@@ -150,20 +150,17 @@ static double xpos_tables(const ordo_gpt_config *g, double T, int materialized) 
     return T * 3 * g->C; // the scale table
 }
 
-#define ROTATES_REFUSAL                                                                            \
-    "it rotates queries and keys inside attention, which GPT2LMHeadModel does not do (its "        \
-    "attention takes no positions)"
+// The hooks both rotary schemes share.
+#define ROTARY_HOOKS                                                                               \
+    .flags = ORDO_POS_F_ROTARY | ORDO_POS_F_POSITIONS, .state_bytes = sizeof(rotary_state),        \
+    .export_refusal = "it rotates queries and keys inside attention, which GPT2LMHeadModel does "  \
+                      "not do (its attention takes no positions)",                                 \
+    .free = release, .invalidate = invalidate, .prepare = prepare, .qkv = qkv_rotated
 
 const ordo_pos_scheme ordo_pos_rope_row = {
     .pos = ORDO_POS_ROPE,
-    .flags = ORDO_POS_F_ROTARY | ORDO_POS_F_POSITIONS,
-    .state_bytes = sizeof(rotary_state),
-    .export_refusal = ROTATES_REFUSAL,
+    ROTARY_HOOKS,
     .meta = rope_meta,
-    .free = release,
-    .invalidate = invalidate,
-    .prepare = prepare,
-    .qkv = qkv_rotated,
     .picture = ORDO_POS_PICTURE_SPECTRUM,
     .note = "rope: no position table or bias, q and k are rotated: the frequency spectrum and the "
             "attention maps",
@@ -171,13 +168,7 @@ const ordo_pos_scheme ordo_pos_rope_row = {
 
 const ordo_pos_scheme ordo_pos_xpos_row = {
     .pos = ORDO_POS_XPOS,
-    .flags = ORDO_POS_F_ROTARY | ORDO_POS_F_POSITIONS,
-    .state_bytes = sizeof(rotary_state),
-    .export_refusal = ROTATES_REFUSAL,
-    .free = release,
-    .invalidate = invalidate,
-    .prepare = prepare,
-    .qkv = qkv_rotated,
+    ROTARY_HOOKS,
     .arena_floats = xpos_arena,
     .table_floats = xpos_tables,
     .note = "xpos: no position table or bias to draw, q and k are rotated and scaled; attention "
