@@ -43,7 +43,7 @@ import hashlib
 print(hashlib.sha256(" ".join(walk(r)).encode()).hexdigest()[:16])')
     printf '%-28s ckpt %s eval %s\n' "$name" "$(tensor_hash "$ck")" "$ev"
 }
-for pos in none learned sinusoidal rope alibi t5 fire kerple xpos kerple-power fox dpb cope; do
+for pos in none learned sinusoidal rope alibi t5 fire kerple xpos kerple-power fox dpb cope sandwich; do
     run "$pos-mat" --pos "$pos" --context 32 --attention materialized
     run "$pos-fused" --pos "$pos" --context 32 --attention fused --dropout 0.1
 done
@@ -57,6 +57,7 @@ run fire-random --pos fire --context 16 --pos-random 48 --attention fused
 run kerple-random --pos kerple --context 16 --pos-random 48 --attention materialized
 run dpb-random --pos dpb --context 16 --pos-random 48 --attention fused
 run xpos-random --pos xpos --context 16 --pos-random 48 --attention materialized
+run sandwich-random --pos sandwich --context 16 --pos-random 48 --attention fused
 unset EVAL_EXTRA EVAL_LENGTHS
 run rope-part --pos rope --context 32 --rope-fraction 0.5 --rope-heads 2
 run rope-yarn --pos rope --context 32 --rope-scaling yarn --rope-factor 2 --rope-orig-context 16
