@@ -53,7 +53,7 @@ typedef struct ordo_gpt_config {
     // sqrt(C) and C^-0.5.
     float embed_scale; // 0 = 1
     double embed_std;  // 0 = 0.02 (a double: 0.02 exactly, as GPT-2's init always drew)
-    // model options (issue 19): dropout rates in [0, 1) of GPT-2's embd_pdrop (after the
+    // model options: dropout rates in [0, 1) of GPT-2's embd_pdrop (after the
     // input embeddings), attn_pdrop (attention probabilities) and resid_pdrop (each residual
     // branch's output), applied only in training mode (ordo_gpt_train_mode); and a separate
     // LM head lm_head.weight (V, C) instead of the token table (0: tied, GPT-2)
@@ -62,24 +62,24 @@ typedef struct ordo_gpt_config {
     // RoPE scaling (rope only; positional.h): zero fields read as none, factor 1 and
     // orig_T = T_max
     ordo_rope_config rope;
-    // issue 26, item 5: positions on part of a head or on some heads. rope_fraction: rope rotates
+    // positions on part of a head or on some heads. rope_fraction: rope rotates
     // the first ordo_rope_dims(rope_fraction, hs) dims of a head (0 reads as 1: all; GPT-NeoX's
     // rotary_pct); rope_heads: only heads 0..rope_heads-1 rotate (0: all); alibi_heads: only
     // heads 0..alibi_heads-1 get ALiBi, with the slopes of that many heads (0: all;
     // x-transformers' alibi_num_heads). Each for its own scheme only.
     double rope_fraction;
     int rope_heads, alibi_heads;
-    // item 6: x = tokens + scale * positions for learned and sinusoidal (docs/positions.md);
+    // x = tokens + scale * positions for learned and sinusoidal (docs/positions.md);
     // learned: the parameter wpe.scale [1], its init value (0 = C^-0.5)
     ordo_pos_scale pos_scale;
-    // item 1, dpb only: the MLP's hidden width and depth (0 reads as ORDO_DPB_DIM, _DEPTH) and
+    // dpb only: the MLP's hidden width and depth (0 reads as ORDO_DPB_DIM, _DEPTH) and
     // whether its input is log(d + 1) instead of the distance d (x-transformers' log_distance)
     int dpb_dim, dpb_depth, dpb_log_distance;
-    // issue 26, item 4 (Ruoss et al. 2023): in training mode each sequence takes a sorted
+    // randomized positions (Ruoss et al. 2023): in training mode each sequence takes a sorted
     // random subset of T positions of [0, pos_random) (0: off, positions 0..T-1 always);
     // learned, sinusoidal and rope only. learned: T_max is N, the table's length.
     int pos_random;
-    // issue 26 item 2, cope only: P, the positions 0..P-1 of its embeddings (--cope-max; 0 reads
+    // cope only: P, the positions 0..P-1 of its embeddings (--cope-max; 0 reads
     // as T_max + 1, so that no position of a training window is clamped)
     int cope_max;
 } ordo_gpt_config;
@@ -231,7 +231,7 @@ ordo_status ordo_gpt_load(ordo_gpt *m, const char *path);
 // were; the one writer of these keys, for ordo_gpt_save and the checkpoints. n pairs are
 // used (rope_scaling, rope_factor "%.17g" and rope_orig_context follow when a RoPE scaling
 // is set; rope_fraction "%.17g", rope_heads, alibi_heads and pos_scale ("fixed:X",
-// "learned:X") and pos_random each only when set, issue 26; dpb_dim, dpb_depth, dpb_log_distance
+// "learned:X") and pos_random each only when set; dpb_dim, dpb_depth, dpb_log_distance
 // for dpb; cope_max for cope); vals point into the struct itself: use it in place. Dropout is
 // training, not architecture: it is not here (the run's config has it).
 #define ORDO_GPT_NMETA 19 // at most

@@ -64,7 +64,7 @@ ordo_status ordo_gpt_rope_check(const ordo_gpt_config *c) {
     return ordo_rope_config_check(&rc, ordo_gpt_rope_dims(c));
 }
 
-// Issue 26 item 1: the dpb MLP's shape, in range, and its own scheme's only (the defaults, or
+// dpb: the MLP's shape, in range, and its own scheme's only (the defaults, or
 // 0, pass anywhere).
 static ordo_status dpb_check(const ordo_gpt_config *c) {
     const struct {
@@ -83,7 +83,7 @@ static ordo_status dpb_check(const ordo_gpt_config *c) {
     return ORDO_OK;
 }
 
-// Issue 26 item 2: cope's number of positions P, its own scheme's only. 0 reads as T_max + 1
+// cope: its number of positions P, its own scheme's only. 0 reads as T_max + 1
 // (the training config refuses a given 0).
 static ordo_status cope_check(const ordo_gpt_config *c) {
     int P = c->cope_max;
@@ -104,7 +104,7 @@ static ordo_status cope_check(const ordo_gpt_config *c) {
     return ORDO_OK;
 }
 
-// Issue 26: partial rotary, head subsets, the scale on absolute positions. Each option is
+// Partial rotary, head subsets, the scale on absolute positions. Each option is
 // its scheme's only; the value that changes nothing (fraction 1, all heads) passes anywhere.
 static ordo_status subset_check(const ordo_gpt_config *c) {
     int hs = c->C / c->NH;

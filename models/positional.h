@@ -60,7 +60,7 @@ int ordo_t5_bucket(int n);
 // bucket[i*T + j] = ordo_t5_bucket(max(i - j, 0)).
 void ordo_t5_bucket_map(int32_t *out, int T);
 
-// ---- RoPE frequencies and their scaling (issue 15: context extension) ----
+// ---- RoPE frequencies and their scaling (context extension) ----
 // The rotation of pair i (dims i and i + hs/2) at position p is the angle p * inv_freq[i];
 // a scaling changes inv_freq and may multiply q and k by a factor (mscale). Everything that
 // rotates q and k (rope; xpos on top of it) builds its cos/sin from ordo_rope_inv_freq.
