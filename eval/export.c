@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -331,7 +332,8 @@ static void sweep_stale(const char *dir) {
         *slash = 0;
     else
         snprintf(parent, sizeof parent, ".");
-    snprintf(prefix, sizeof prefix, "%s.export.", base);
+    if (snprintf(prefix, sizeof prefix, "%s.export.", base) >= (int)sizeof prefix)
+        return; // no temporary of an export can have a longer name
     DIR *d = opendir(parent);
     if (!d) return;
     struct dirent *e;
@@ -416,7 +418,13 @@ ordo_status ordo_export_hf(const char *src, const char *dir, int n_positions,
                        n_positions, info->checkpoint, T_max);
     info->pos = ordo_pos_name(m.cfg.pos);
     info->n_positions = n_positions;
-    char path[ORDO_PATH_MAX], tmp[ORDO_PATH_MAX], parent[ORDO_PATH_MAX];
+    char path[ORDO_PATH_MAX], tmp[ORDO_PATH_MAX], parent[ORDO_PATH_MAX], real[PATH_MAX];
+    // a symbolic link to a folder: the export replaces the folder it points to, so that the
+    // link stays a link and finds the new files
+    struct stat ls;
+    if (!s && lstat(dir, &ls) == 0 && S_ISLNK(ls.st_mode) && stat(dir, &st) == 0 &&
+        S_ISDIR(st.st_mode) && realpath(dir, real))
+        dir = real;
     if (!s) s = check_target(dir);
     if (!s) s = ordo_path(tmp, sizeof tmp, "%s.export.%ld", dir, (long)getpid());
     if (!s) { // the parent must exist for the folder to be renamed into it

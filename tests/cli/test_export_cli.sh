@@ -77,6 +77,17 @@ grep -q "^ordo: warning: skipping $dir/run/ckpt-4.safetensors: " "$dir/dir2.err"
 checks=$((checks + 1))
 grep -q '"task": "order"' "$dir/fromdir/config.json" || bad "config.json lacks the task: $(cat "$dir/fromdir/config.json")"
 
+# --hf a symbolic link to a folder: the folder it points to gets the export, the link stays
+mkdir -p "$dir/linked"
+ln -s "$dir/linked" "$dir/link"
+run link "$ORDO" export "$dir/run" --hf "$dir/link"
+checks=$((checks + 2))
+[ -L "$dir/link" ] || bad "--hf LINK: the link was replaced"
+[ -s "$dir/linked/config.json" ] && [ -s "$dir/link/model.safetensors" ] || bad "--hf LINK: no export where it points: $(ls "$dir/linked")"
+run link2 "$ORDO" export "$dir/run" --hf "$dir/link" # again: an earlier export is replaced
+checks=$((checks + 1))
+[ -L "$dir/link" ] || bad "--hf LINK twice: the link was replaced"
+
 # a gpt2 run: the tokenizer files, and GPT-2's <|endoftext|> as bos and eos
 if [ -f "$ORDO_VOCAB_DIR/encoder.json" ]; then
   run gtrain "$ORDO" train --data "$fx/the-verdict-head.txt" --tokenizer gpt2 --context 8 --d-model 8 \
