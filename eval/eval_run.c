@@ -33,6 +33,13 @@ static int length_plan(const ordo_gpt *m, const ordo_rundata *d, const ordo_eval
         snprintf(note, cap, "past the learned table (T_max %d)", m->cfg.T_max);
         return 0;
     }
+    const ordo_pos_scheme *row = ordo_pos_row(m->cfg.pos);
+    int longest = row->max_length ? row->max_length(&m->cfg) : 0;
+    if (longest && T > longest) { // a NaN loss would read as a diverged model
+        snprintf(note, cap, "past %s's range (%d tokens): %s", ordo_pos_name(m->cfg.pos), longest,
+                 row->max_length_why);
+        return 0;
+    }
     if (nval < (size_t)T + 1) {
         snprintf(note, cap, "the %s has %zu tokens, fewer than %d",
                  q->data ? "eval file" : "validation set", nval, T + 1);

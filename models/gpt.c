@@ -164,6 +164,11 @@ static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const
                           "length %d is past the learned position table (%d positions); the "
                           "learned scheme cannot describe positions it was not trained on",
                           T, c->T_max);
+    int longest = row->max_length ? row->max_length(c) : 0;
+    if (longest && T > longest)
+        return ordo_error(ORDO_ERR_ARG,
+                          "length %d is past what --pos %s can compute (%d tokens): %s", T,
+                          ordo_pos_name(c->pos), longest, row->max_length_why);
     // viz's attention maps are the materialized path's probabilities
     int fused = ordo_attn_resolve(m->attention, T) == ORDO_ATTN_FUSED && !m->record_attention;
     for (size_t i = 0; i < (size_t)B * T; i++) {

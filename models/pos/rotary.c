@@ -1,6 +1,8 @@
 // The rotary schemes, applied to each layer's q and k: rope (rotate-half, base 10000, with its
 // scalings, partial rotary and head subsets: models/positional.h) and xpos (rope's rotation,
 // unscaled, times the xPos decay: q up and k down by zeta^(n/512)).
+#include <float.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "framework/ops.h"
@@ -150,6 +152,18 @@ static double xpos_tables(const ordo_gpt_config *g, double T, int materialized) 
     return T * 3 * g->C; // the scale table
 }
 
+// xPos's longest length: the decay of q at the first position, zeta_0^(-ceil(T/2)/512) with
+// zeta_0 = 0.4/1.4 (the slowest pair), must stay a finite float, as xpos_row rounds it; past it
+// q is infinite and every score NaN.
+static int xpos_max_length(const ordo_gpt_config *c) {
+    int hs = c->C / c->NH;
+    double zeta = (0.4 * hs) / (1.4 * hs);
+    int m = (int)(ORDO_XPOS_SCALE_BASE * log(FLT_MAX) / -log(zeta)); // about the edge
+    while (isfinite((float)pow(zeta, -(m + 1.0) / ORDO_XPOS_SCALE_BASE))) m++;
+    while (!isfinite((float)pow(zeta, -(double)m / ORDO_XPOS_SCALE_BASE))) m--;
+    return 2 * m; // ceil(T/2) <= m
+}
+
 // The hooks both rotary schemes share.
 #define ROTARY_HOOKS                                                                               \
     .flags = ORDO_POS_F_ROTARY | ORDO_POS_F_POSITIONS, .state_bytes = sizeof(rotary_state),        \
@@ -169,6 +183,8 @@ const ordo_pos_scheme ordo_pos_rope_row = {
 const ordo_pos_scheme ordo_pos_xpos_row = {
     .pos = ORDO_POS_XPOS,
     ROTARY_HOOKS,
+    .max_length = xpos_max_length,
+    .max_length_why = "its decay zeta^(n/512) of q and k overflows a float",
     .arena_floats = xpos_arena,
     .table_floats = xpos_tables,
     .note = "xpos: no position table or bias to draw, q and k are rotated and scaled; attention "

@@ -82,6 +82,10 @@ typedef struct ordo_pos_scheme {
     size_t state_bytes; // sizeof the scheme's state (ordo_pos_state first)
     // Why Hugging Face's GPT2LMHeadModel cannot compute it (ordo export); NULL: it can.
     const char *export_refusal;
+    // The longest length its arithmetic is defined at in float (0: no limit), and why: the
+    // forward refuses longer ones and eval notes them, instead of scores that are NaN.
+    int (*max_length)(const ordo_gpt_config *c);
+    const char *max_length_why;
     // Its options' zero fields to their values (config-resolved: ordo_gpt_init).
     void (*resolve)(ordo_gpt_config *c);
     // Declares its parameters at `stage` into p; draws their init at `stage` from r.
