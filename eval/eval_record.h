@@ -21,9 +21,9 @@
 
 #include "sys/error.h"
 #include "eval/evaluate.h"
+#include "run/run.h"
 
-// The folder of the records in a run directory, and the longest record name.
-#define ORDO_EVAL_DIR      "eval"
+// The longest record name (their folder in a run directory: ORDO_EVAL_DIR, run/run.h).
 #define ORDO_EVAL_NAME_MAX 64
 
 // The name a record of `report` takes when none is given: "base" for the run as trained,

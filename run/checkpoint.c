@@ -15,7 +15,7 @@
 #include "run/checkpoint.h"
 
 #include "sys/dist.h"
-#include "eval/eval_record.h"
+#include "run/run.h"
 #include "sys/fileio.h"
 
 #define FORMAT "ordo-checkpoint-1"

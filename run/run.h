@@ -15,6 +15,10 @@
 #include "run/config.h"
 #include "run/rundata.h"
 
+// The folder of a run directory that holds its eval records (eval/eval_record.h): a part of
+// the run's layout, which resume cleans of a killed writer's temporaries.
+#define ORDO_EVAL_DIR "eval"
+
 // Which checkpoint of a run ordo_run_open uses, and what it loads besides the model.
 typedef struct ordo_run_select {
     int64_t step; // >= 0: the run's checkpoint of this step, and no other; -1: the newest usable
