@@ -1,4 +1,4 @@
-// Eval throughput (issue 30, item 6): `ordo eval`'s scoring loop (ordo_eval_stream: each
+// Eval throughput: `ordo eval`'s scoring loop (ordo_eval_stream: each
 // target's loss in double, for the loss by position) against the trainer's validation pass
 // (ordo_eval_loss: the model's fused cross-entropy), on the same model, windows and batch,
 // interleaved. Both run in inference mode (eval/evaluate.c). The model is randomly

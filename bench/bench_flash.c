@@ -1,7 +1,7 @@
 // The fused attention alone (framework/flash.h), forward and backward, in GFLOP/s against
 // the fp32 GEMM peak measured in the same run (ordo_gemm at 2048^3, as bench_train --peak
 // times it) and against the materialized attention (framework/attention.c) where its
-// [B, NH, T, T] probabilities fit. FLOPs are the causal ones of issue 25: 4 T^2 C / 2 per
+// [B, NH, T, T] probabilities fit. FLOPs are the causal ones: 4 T^2 C / 2 per
 // forward (2 B T^2 C: the score and value products over the lower triangle), 2.5x that
 // backward. Each figure is the median of --reps runs after one warm-up. Prints the CPU model,
 // the thread count, what runs the products (ordo_blas_describe) and the tiles
@@ -40,7 +40,7 @@ static double median(double *v, int n) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-// The peak's operands: ordo_gemm at 2048^3, the product whose rate the issue's targets are
+// The peak's operands: ordo_gemm at 2048^3, the product whose rate the targets are
 // fractions of. Timed once before every repetition of an attention, so that each attention
 // figure is a ratio to a peak measured seconds apart (the machine is shared: its load moves
 // within a run).

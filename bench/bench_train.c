@@ -64,7 +64,7 @@ static double peak_rss_mb(void) {
 enum { PEAK_CBLAS, PEAK_ORDO, PEAK_DNNL_F32, PEAK_DNNL_BF16 };
 
 // Best of several 2048^3 products, in GFLOP/s: OpenBLAS's cblas_sgemm (PEAK_CBLAS; the
-// issue's MFU denominator), ordo_gemm as training calls it (PEAK_ORDO: ordo's AVX-512 kernel
+// fp32 targets' MFU denominator), ordo_gemm as training calls it (PEAK_ORDO: ordo's AVX-512 kernel
 // where it is used, gemm.c), or oneDNN's matmul in float32 or bf16 (dnnl.h).
 static double sgemm_peak(int which) {
     const int n = 2048;

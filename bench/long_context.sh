@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Issue 25's long-context measurements, one command: wall time and peak RSS (/usr/bin/time's
-# "Maximum resident set size") of
+# The fused attention's long-context measurements, one command: wall time and peak RSS
+# (/usr/bin/time's "Maximum resident set size") of
 #   eval   `ordo eval` of a byte model (C 128, L 2, NH 4, trained here at context 64 on
 #          tinyshakespeare's bytes, TRAIN_STEPS steps) at --context 4096, --attention fused
 #          against materialized, interleaved ROUNDS times (alibi and rope; alibi also on the
-#          build of BASE_COMMIT, the code before issue 25, BASE_ROUNDS times); then fused at
-#          each of LONG_CONTEXTS for every scheme that can go past its training length, one
+#          build of BASE_COMMIT, the code before the fused attention, BASE_ROUNDS times); then
+#          fused at each of LONG_CONTEXTS for every scheme that can go past its training length, one
 #          window each, and a GPT-2-vocabulary model of the same shape
 #   train  build/bench_train (byte, C 256, L 4, NH 4, alibi) at T 2048, B 4: ms/step and peak
 #          RSS, fused, materialized and the PyTorch peer (bench/torch_peer.py --pos alibi: eager
@@ -21,7 +21,7 @@
 #          (a32be19 by default: before the chunked LM head), interleaved ROUNDS times
 # with the CPU model, the kernels (ordo --version, bench_train --peak) and the load average
 # before and after each part. Prints one table per part (medians over the rounds, ratios
-# against the peer of the same run) and the issue's targets as met or MISSED; keeps the raw
+# against the peer of the same run) and the targets as met or MISSED; keeps the raw
 # rows in $OUT/results.jsonl and each command's output in $OUT/logs/.
 #
 # Evals run as a user runs them (no tuning environment); the training sides run under

@@ -2,17 +2,17 @@
 """Summarises bench/run.sh's results.jsonl: per config and side (ordo or PyTorch, fp32 or
 bf16), the median ms/step over every timed step of every round, tokens/s, MFU, the largest
 peak RSS; then the ratios. fp32 sides' MFU is against the best 2048^3 cblas_sgemm of the run
-(issue 7's denominator) and against the best 2048^3 ordo_gemm (ordo's own AVX-512 kernel where
-it runs, so that an MFU above 1 against OpenBLAS is put in proportion); bf16 sides' MFU is
-against oneDNN's own best 2048^3 bf16 matmul of the run (issue 16's denominator). Then the
-position schemes on `small`; then the targets of issue 7 (fp32) and of issue 16 (bf16: the
-set for this machine's ISA), each met or NOT met. usage: bench/report.py results.jsonl"""
+(the fp32 targets' denominator) and against the best 2048^3 ordo_gemm (ordo's own AVX-512
+kernel where it runs, so that an MFU above 1 against OpenBLAS is put in proportion); bf16
+sides' MFU is against oneDNN's own best 2048^3 bf16 matmul of the run (the bf16 targets'
+denominator). Then the position schemes on `small`; then the fp32 targets and the bf16 ones
+(bf16: the set for this machine's ISA), each met or NOT met. usage: bench/report.py results.jsonl"""
 import json
 import statistics
 import sys
 
 TARGETS = {"tiny": 1.5, "small": 1.25, "byte-small": 1.5}  # tokens/s ratio ordo/torch, fp32
-# issue 16, tokens/s of ordo --precision bf16: on a CPU with AMX, against PyTorch fp32 and
+# the bf16 targets, tokens/s of ordo --precision bf16: on a CPU with AMX, against PyTorch fp32 and
 # PyTorch autocast-bf16; on AVX512-BF16 without AMX, against ordo fp32
 BF16_AMX = {"small": (3.0, 4.0), "tiny": (2.5, None), "byte-small": (2.5, None)}
 BF16_AVX512 = {"small": 1.6}

@@ -64,7 +64,7 @@ vocab=${ORDO_CACHE:-$repo/.cache}/gpt2
 . "$repo/bench/ids.sh"
 bench_ids "$OUT" "$build/ordo" "$PY" "$text" "$vocab"
 
-# name -> tokenizer V T B C L NH (issue 7)
+# name -> tokenizer V T B C L NH
 cfg() {
   case $1 in
     tiny) echo "gpt2 50257 64 8 128 2 4" ;;
@@ -129,7 +129,7 @@ done
 peak
 echo "{\"impl\":\"load\",\"loadavg\":\"$(cut -d' ' -f1-3 /proc/loadavg)\"}" >>"$res"
 "$PY" bench/report.py "$res"
-# issue 25: the long-context rows (fused vs materialized vs the PyTorch peer at T 2048, and
+# the long-context rows (fused vs materialized vs the PyTorch peer at T 2048, and
 # T 16384), measured by their own script in the same session
 LONG=${LONG-train}
 if [ -n "$LONG" ]; then

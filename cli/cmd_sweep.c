@@ -45,13 +45,13 @@ static ordo_opt *sweep_options(ordo_train_config *cfg, ordo_sweep_options *o) {
                    "copy/reverse: examples per length in the accuracy eval; passkey: per\n"
                    "                         length and depth",
                    0};
-    // issue 19 (progress): how the sweep shows its runs' steps
+    // progress: how the sweep shows its runs' steps
     opts[nbase + 4] =
         (ordo_opt){"progress", ORDO_OPT_STRING, &o->progress_name,
                    "the runs' steps: auto (live on a terminal, else plain) | live |\n"
                    "                         plain | off (each run's lines: RUN/train.log)",
                    0};
-    // issue 30: several evals of each run, each its own record and compare row
+    // eval variants: several evals of each run, each its own record and compare row
     opts[nbase + 5] =
         (ordo_opt){"eval-variants", ORDO_OPT_STRING, &o->eval_variants,
                    "evals of each run (RUN/eval/NAME.json), comma-separated: base (as\n"

@@ -83,7 +83,7 @@ ordo_status ordo_cmd_train(int argc, char **argv) {
                    "on --resume, when the data file's size or hash differs from the run's record:\n"
                    "                         refuse | ok (train on the new content)",
                    0};
-    // issue 19 (progress): how the steps are shown; not a setting of the run
+    // progress: how the steps are shown; not a setting of the run
     opts[nbase + 4] = (ordo_opt){"progress", ORDO_OPT_STRING, &progress,
                                  "step lines on stdout: auto (live on a terminal, else plain) |\n"
                                  "                         live | plain | off",

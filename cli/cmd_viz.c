@@ -18,7 +18,7 @@ ordo_status ordo_cmd_viz(int argc, char **argv) {
         {"out", ORDO_OPT_STRING, &out, "output directory (default: RUN_DIR/viz)", 0},
         ordo_args_threads_opt(&threads),
         ordo_args_step_opt(&step),
-        // the RoPE spectrum's scalings (issue 15)
+        // the RoPE spectrum's scalings
         {"rope-factor", ORDO_OPT_FLOAT, &rope_factor,
          "rope: the factor of the pi/ntk/yarn spectra (0 = the run's, else 4)", 0},
         {0},

@@ -11,7 +11,7 @@ ordo_status ordo_cmd_sample(int argc, char **argv);
 ordo_status ordo_cmd_sweep(int argc, char **argv);
 ordo_status ordo_cmd_compare(int argc, char **argv);
 ordo_status ordo_cmd_viz(int argc, char **argv);
-// issue 19 (data, export)
+// what train reads, and a run's weights for other tools
 ordo_status ordo_cmd_data(int argc, char **argv);
 ordo_status ordo_cmd_export(int argc, char **argv);
 

@@ -27,7 +27,7 @@ static const command commands[] = {
     {"tokenize", ordo_cmd_tokenize, "encode text to token ids, or decode ids back to text"},
     {"compare", ordo_cmd_compare, "tables, plots and report.html comparing runs or a sweep"},
     {"viz", ordo_cmd_viz, "SVG heatmaps of a run's position table, biases and attention"},
-    // issue 19 (data, export)
+    // what train reads, and a run's weights for other tools
     {"data", ordo_cmd_data,
      "show what the dataloader feeds train: counts, first batches as ids and text"},
     {"export", ordo_cmd_export, "write a run's checkpoint as a Hugging Face GPT-2 folder"},

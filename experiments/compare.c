@@ -677,8 +677,8 @@ static void warn_stale(const ordo_runinfo *own, int n) {
 }
 
 // A row pools seeds of one experiment and eval variant: one run counted twice (a copy of
-// it, issue 28 item 6), or two runs of one set of weights under two seeds (issue 30), would
-// count one model twice with sd 0. Refused, naming both directories.
+// it), or two runs of one set of weights under two seeds, would count one model twice with
+// sd 0. Refused, naming both directories.
 static ordo_status check_rows(const ordo_cmp *c) {
     char(*hash)[17] = ordo_xcalloc((size_t)c->nruns, sizeof *hash); // each run's, when needed
     ordo_status s = ORDO_OK;

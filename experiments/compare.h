@@ -70,7 +70,7 @@ typedef struct ordo_cmp_group {
 typedef struct ordo_cmp_view {
     const char *columns;   // a comma list of column names (ordo_cmp_columns_check); NULL: the
                            // default table, which fits ORDO_CMP_TABLE_WIDTH columns
-    int wide;              // every column (the table before issue 30), as compare.csv has them
+    int wide;              // every column, as compare.csv has them
     const char *reference; // a row (its label, or a scheme with one row): the report's loss by
                            // position also shows each row's difference from it; NULL: none
 } ordo_cmp_view;

@@ -176,7 +176,7 @@ static ordo_status table_maps(ordo_viz *v, const char *scheme, const float *pe, 
     return s;
 }
 
-// ---- issue 15: the learned biases (fire, kerple, kerple-power), through the same maps as t5
+// ---- the learned biases (fire, kerple, kerple-power), through the same maps as t5
 
 // A bias against distance, one curve per series, the training length marked, a caption
 // under the plot: the picture of alibi-like biases and of fox's mean forget bias.
@@ -418,7 +418,7 @@ static ordo_status bias_maps(ordo_viz *v, ordo_gpt *m, int T) {
 }
 
 // The scheme's own picture (table or bias), or a line saying there is none.
-// ---- RoPE frequency spectrum (issue 15): what each scaling does to the rotation ----
+// ---- RoPE frequency spectrum: what each scaling does to the rotation ----
 
 // The wavelength 2 pi / theta_i of every pair (log10, in positions) and theta'_i / theta_i,
 // unscaled and under pi, ntk and yarn at one factor, as two line plots side by side, with

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# docs/experiments.md P6 (issue 27, item 1): Press et al.'s short-context protocol at CPU
+# docs/experiments.md P6: Press et al.'s short-context protocol at CPU
 # scale, on tinyshakespeare (bytes, or GPT-2 BPE with TOK=gpt2): every scheme trained at L
 # (64, 128), 3 seeds, the same tokens per step (16 x 64 = 1024: batch 16 at 64, 8 at 128) and
 # steps (1500 on bytes; 300 on BPE, whose LM head costs 0.4 s a step), scored at 1x..48x L

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# docs/experiments.md P8 (issue 27, item 3): passkey retrieval (Mohtashami and Jaggi 2023) at
+# docs/experiments.md P8: passkey retrieval (Mohtashami and Jaggi 2023) at
 # CPU scale. Every scheme is trained at 128 on `--task passkey` (bytes, the built-in filler;
 # 4M tokens, so that 2000 steps of 32 see each of 28000 examples about twice, not 45 times as
 # with the default 200000), 3 seeds, and scored by retrieval accuracy at

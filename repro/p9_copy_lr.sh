@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# docs/experiments.md P9 (issue 27, item 5): P3's copy and reverse with a learning-rate sweep,
+# docs/experiments.md P9: P3's copy and reverse with a learning-rate sweep,
 # so that "did not learn" (in-distribution, n <= 16) and "did not generalise" (n 17..32) are
 # told apart. One `ordo sweep` per task and rate into OUT_DIR/<task>-lr<rate>; run again, it
 # keeps what is finished. Table: repro/experiment_tables.py lr OUT_DIR/copy-lr* (and reverse).

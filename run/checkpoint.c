@@ -511,7 +511,7 @@ ordo_status ordo_checkpoint_load_weights(const char *path, ordo_gpt *m) {
     if (fmt && strcmp(fmt, FORMAT) == 0)
         s = parse_i64(path, "step", ordo_safetensors_meta(f, "step"), &step);
     if (!s) s = check_intact(f, step, "written by another program or an older ordo?");
-    // the LM head (issue 19): an untied model needs the file's own head, and a tied one must
+    // the LM head: an untied model needs the file's own head, and a tied one must
     // not silently drop a trained one (ordo marks its untied files; HF files may hold a tied
     // copy of wte as lm_head.weight, which the tied model reads as wte anyway)
     const char *untied = ordo_safetensors_meta(f, "untied_head");

@@ -66,17 +66,17 @@ void ordo_train_config_defaults(ordo_train_config *c) {
     c->precision = ordo_precision_name(ORDO_PRECISION_FP32);
     c->attention = ordo_attn_impl_name(ORDO_ATTN_AUTO);
     c->resume_schedule = ordo_resume_sched_names.names[ORDO_RESUME_CONTINUE];
-    // model options (issue 19): no dropout, the tied head, one batch per step, as GPT-2 trains
+    // model options: no dropout, the tied head, one batch per step, as GPT-2 trains
     c->dropout = 0.0;
     c->dropout_embd = c->dropout_attn = c->dropout_resid = -1.0; // = --dropout
     c->untied_head = 0;
     c->grad_accum = 1;
-    // RoPE scaling and context extension (issue 15)
+    // RoPE scaling and context extension
     c->rope_scaling = ordo_rope_scaling_name(ORDO_ROPE_SCALING_NONE);
     c->rope_factor = 0;
     c->rope_orig_context = 0;
     c->extend_pos = "interpolate";
-    // issue 26: all dims, all heads, no scale
+    // the position options: all dims, all heads, no scale
     c->rope_fraction = 1.0;
     c->rope_heads = 0;
     c->alibi_heads = 0;
@@ -179,7 +179,7 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
                help[8]),
         OPT("init", ORDO_OPT_STRING, init, "start from these weights (.safetensors, same names)"),
         OPT("out", ORDO_OPT_STRING, out, "run directory"),
-        // issue 19: runs that stand on their own, resume says what it does
+        // runs that stand on their own; resume says what it does
         OPT("val-data", ORDO_OPT_STRING, val_data,
             "validate on this whole text or token file instead of a --val-frac split\n"
             "                         of --data (all of --data then trains)"),
@@ -187,7 +187,7 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
             "the lr curve on --resume with another --steps: continue (the old curve,\n"
             "                         then min-lr) | replan-decay (from the current lr to min-lr\n"
             "                         over the new steps) | replan (a new run's: the lr jumps)"),
-        // model options (issue 19)
+        // model options
         OPT("dropout", ORDO_OPT_FLOAT, dropout,
             "dropout in training after the input embeddings, on attention probabilities\n"
             "                         and on residual outputs (GPT-2's three places); eval never\n"
@@ -205,7 +205,7 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
             "micro-batches of --batch rows per optimizer step: the step of a batch\n"
             "                         of batch x grad-accum rows, in --batch-sized pieces of "
             "memory"),
-        // RoPE scaling and context extension (issue 15)
+        // RoPE scaling and context extension
         CHOICE("rope-scaling", rope_scaling, ordo_rope_scaling_names,
                "rope: scale the rotation for a longer context", help[6]),
         OPT("rope-factor", ORDO_OPT_FLOAT, rope_factor,
@@ -215,7 +215,7 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
             "                         0 = the --init run's with a scaling, else --context)"),
         CHOICE("extend-pos", extend_pos, ordo_extend_pos_names,
                "--init to a longer --context: grow a learned table by", help[7]),
-        // issue 26: positions on part of a head, on some heads, scaled
+        // positions on part of a head, on some heads, scaled
         OPT("rope-fraction", ORDO_OPT_FLOAT, rope_fraction,
             "rope: rotate the first 2*round(f*hs/2) dims of each head, 0 < f <= 1\n"
             "                         (GPT-NeoX's rotary_pct); the rest carry no position"),
@@ -228,14 +228,14 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
         OPT("pos-scale", ORDO_OPT_STRING, pos_scale,
             "learned, sinusoidal: x = tokens + s * positions, s fixed:X or learned[:INIT]\n"
             "                         (the parameter wpe.scale, init d-model^-0.5, not decayed)"),
-        // issue 26 item 1: dynamic position bias
+        // dynamic position bias
         OPT("dpb-dim", ORDO_OPT_INT, dpb_dim,
             "dpb: the hidden width of the bias MLP (x-transformers' dim; 1..1024)"),
         OPT("dpb-depth", ORDO_OPT_INT, dpb_depth,
             "dpb: its hidden layers, Linear + SiLU each (1..8), then Linear to the heads"),
         OPT("dpb-log-distance", ORDO_OPT_FLAG, dpb_log_distance,
             "dpb: the MLP reads log(d + 1) of the distance d instead of d"),
-        // issue 26 item 2: contextual positions
+        // contextual positions
         OPT("cope-max", ORDO_OPT_INT, cope_max,
             "cope: P, its positions 0..P-1 (counts clamped at P-1; 1..65536)\n"
             "                         (default: --context + 1, none clamped at the training "
@@ -257,11 +257,11 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
 int ordo_config_resumable(const char *key) {
     static const char *const ok[] = {"steps", "eval-every", "eval-batches", "ckpt-every", "keep",
                                      "log-every", "threads", "out", "vocab", "init", "data",
-                                     // issue 19
+                                     // runs that stand on their own; resume says what it does
                                      "val-data", "resume-schedule",
                                      // only read when a run starts from --init
                                      "extend-pos",
-                                     // issue 25: how, not what (the same model to rounding)
+                                     // how, not what (the same model to rounding)
                                      "attention", NULL};
     for (int i = 0; ok[i]; i++)
         if (strcmp(ok[i], key) == 0) return 1;
@@ -347,12 +347,12 @@ ordo_status ordo_train_config_model(const ordo_train_config *c, int V, ordo_gpt_
     if ((s = ordo_train_config_embed(c, &scale, &std))) return s;
     g->embed_scale = (float)scale;
     g->embed_std = std;
-    // model options (issue 19): a per-place rate below 0 is --dropout's
+    // model options: a per-place rate below 0 is --dropout's
     g->dropout_embd = (float)(c->dropout_embd < 0 ? c->dropout : c->dropout_embd);
     g->dropout_attn = (float)(c->dropout_attn < 0 ? c->dropout : c->dropout_attn);
     g->dropout_resid = (float)(c->dropout_resid < 0 ? c->dropout : c->dropout_resid);
     g->untied_head = c->untied_head != 0;
-    // issue 26: a given 0 is refused here (the model reads 0 as 1, "not set")
+    // partial rotary: a given 0 is refused here (the model reads 0 as 1, "not set")
     if (!(c->rope_fraction > 0 && c->rope_fraction <= 1))
         return ordo_error(ORDO_ERR_ARG,
                           "--rope-fraction is %g, expected 0 < f <= 1 (the fraction of each "
@@ -495,7 +495,7 @@ ordo_status ordo_train_config_check(const ordo_train_config *c) {
         (s = range_i("threads", c->threads, 0, 4096)) ||
         (s = range_i("grad-accum", c->grad_accum, 1, (1 << 20) / c->batch)))
         return s;
-    // model options (issue 19): --dropout first, so that a bad value is named as given
+    // model options: --dropout first, so that a bad value is named as given
     if (!(c->dropout >= 0 && c->dropout < 1))
         return ordo_error(ORDO_ERR_ARG, "--dropout is %g, expected 0 <= p < 1", c->dropout);
     const struct {
@@ -536,7 +536,7 @@ ordo_status ordo_train_config_check(const ordo_train_config *c) {
     int fused = ordo_attn_resolve(attn, (int)c->context) == ORDO_ATTN_FUSED;
     double need = ordo_train_config_bytes(c, fused);
     // not only the machine's memory: a cgroup or ulimit -v kills a run that cannot fit
-    // instead of refusing it (issue 28 item 25)
+    // instead of refusing it
     const char *what;
     double have = ordo_memory_limit(&what);
     char sized[64] = ""; // the scheme's table sizes, where an option sets them

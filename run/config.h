@@ -100,20 +100,20 @@ typedef struct ordo_train_config {
     // run
     const char *precision; // of the matmuls: fp32 | bf16 (framework/bf16.h); must match on resume
     // fused | materialized (ordo_attn_impl_names, models/gpt.h). May change on resume: the
-    // run then continues to float rounding, not bit for bit; a config without it (runs before
-    // issue 25, which computed materialized) reads as fused, the default
+    // run then continues to float rounding, not bit for bit; a config without it (runs of an
+    // older ordo, which computed materialized) reads as fused, the default
     const char *attention;
     long long steps, eval_every, eval_batches, ckpt_every, keep, log_every, seed, threads;
     const char *init, *out;
-    // issue 19 (runs that stand on their own, resume says what it does)
+    // runs that stand on their own; resume says what it does
     const char *val_data;        // a text or token file held out whole as the validation set
     const char *resume_schedule; // ordo_resume_sched_names
-    // model options (issue 19): dropout rates (the three per-place ones < 0 take --dropout),
+    // model options: dropout rates (the three per-place ones < 0 take --dropout),
     // a separate LM head, micro-batches of --batch rows per optimizer step
     double dropout, dropout_embd, dropout_attn, dropout_resid;
     int untied_head;
     long long grad_accum;
-    // RoPE scaling and context extension (issue 15): a scaling of the rotation (models/
+    // RoPE scaling and context extension: a scaling of the rotation (models/
     // positional.h), its factor (0: the context over rope_orig_context), YaRN's original
     // length (0: the --init run's context with a scaling, else the context), and how --init
     // grows a learned table to a longer context (interpolate | fresh)
@@ -121,18 +121,18 @@ typedef struct ordo_train_config {
     double rope_factor;
     long long rope_orig_context;
     const char *extend_pos;
-    // issue 26: partial rotary (the fraction of each head's dims rope rotates), rope and alibi
+    // partial rotary (the fraction of each head's dims rope rotates), rope and alibi
     // on the first k heads only (0: all), and a scale on the absolute position signal
     // ("fixed:X", "learned", "learned:INIT"; NULL: none). models/gpt.h has their meaning.
     double rope_fraction;
     long long rope_heads, alibi_heads;
     const char *pos_scale;
-    // issue 26 item 1, --pos dpb: the MLP's hidden width and depth, and log(d + 1) as its input
+    // --pos dpb: the MLP's hidden width and depth, and log(d + 1) as its input
     long long dpb_dim, dpb_depth;
     int dpb_log_distance;
-    // issue 26 item 2, --pos cope: the positions of its embeddings (0: --context + 1)
+    // --pos cope: the positions of its embeddings (0: --context + 1)
     long long cope_max;
-    // issue 26, item 4: train at a sorted random subset of [0, pos_random) per sequence (0: off)
+    // --pos-random: train at a sorted random subset of [0, pos_random) per sequence (0: off)
     long long pos_random;
     // not options (not in the table)
     ordo_data_record data_record; // the data file's record (see above)

@@ -57,7 +57,7 @@ void ordo_progress_break(ordo_progress *p);
 // in every mode.
 void ordo_progress_summary(ordo_progress *p, int64_t step, int interrupted, const char *ckpt);
 
-// ---- an evaluation's live line (issue 25): "eval context 4096: window 12/40 30% 0:11 ETA
+// ---- an evaluation's live line: "eval context 4096: window 12/40 30% 0:11 ETA
 // 0:26", rewritten in place on a terminal only, and only once the evaluation has run for
 // ORDO_EVAL_PROGRESS_DELAY_S (a short one prints nothing); erased at the end, so that what eval
 // prints after it starts on a clean line. Nothing at all when out is not a terminal (files,

@@ -213,8 +213,9 @@ ordo_status ordo_resume_open(ordo_resume *r, const char *dir, ordo_train_config 
                              ordo_opt *opts) {
     memset(r, 0, sizeof *r);
     r->dir = dir;
-    // the options as given, as for a new run; but the RoPE scaling's and issue 26's only with
-    // the scheme and the other options they go with, which a resume names alone: after the merge
+    // the options as given, as for a new run; but the RoPE scaling's and the position options'
+    // only with the scheme and the other options they go with, which a resume names alone:
+    // after the merge
     ordo_train_config given = *cfg;
     given.rope_scaling = "none";
     given.rope_factor = 0;
@@ -285,8 +286,8 @@ void ordo_resume_schedule(ordo_resume *r, int64_t step, ordo_train_config *cfg) 
     if (step > cfg->warmup) // still warming up: replan-decay is replan
         decay.from_step = step, decay.from_lr = ordo_train_config_lr_at(cfg, &old, step);
     // An old curve with no decay span (its warmup reached its --steps: a smoke run) has no
-    // decay to continue: `continue` would hold the peak lr for every new step (issue 28 item
-    // 1). The decay is then planned over the new --steps, as replan does, and said so.
+    // decay to continue: `continue` would hold the peak lr for every new step. The decay
+    // is then planned over the new --steps, as replan does, and said so.
     int no_decay = old.to_step <= old.from_step && strcmp(cfg->schedule, "constant") != 0;
     if (mode == ORDO_RESUME_CONTINUE && no_decay && after > before) mode = ORDO_RESUME_REPLAN;
     const ordo_lr_plan *now = mode == ORDO_RESUME_CONTINUE       ? &old

@@ -35,8 +35,7 @@ ordo_status ordo_run_checkpoint_config(const char *path, const char *dir, json_t
 }
 
 // (run.h) A checkpoint copied in from another run is refused, so that eval, sample, viz and
-// export skip it as resume does, and nothing reports its numbers under this run's config
-// (issue 28 item 2).
+// export skip it as resume does, and nothing reports its numbers under this run's config.
 ordo_status ordo_run_check_own(const char *dir, ordo_train_config *ck) {
     char path[ORDO_PATH_MAX];
     if (ordo_path(path, sizeof path, "%s/config.json", dir)) return ORDO_OK;

@@ -88,7 +88,7 @@ static ordo_status check_record(const ordo_rundata *d, const ordo_train_config *
     char h0[17], h1[17], what[ORDO_PATH_MAX + 160];
     if (was->have_ids && now->have_ids && was->ids_hash == now->ids_hash) {
         // a text and the token file made from it, or two token files of one stream: the
-        // same ids, so the same windows, batches and losses (issue 28 item 29)
+        // same ids, so the same windows, batches and losses
         ordo_hash_hex(now->ids_hash, h1);
         if (rank0 && cfg->data_check != ORDO_DATA_WARN)
             fprintf(stderr,

@@ -155,7 +155,7 @@ static ordo_status take(ordo_dirlock *l, const char *what, const char *dir, int 
         }
         // The directory's own lock first: a directory with files in it cannot be removed, so
         // unlike the file's lock this one cannot be lost to `rm RUN/.lock` under a live
-        // holder (issue 28 item 8). Where directories cannot be flocked (NFS: EBADF) the
+        // holder. Where directories cannot be flocked (NFS: EBADF) the
         // file's lock below is the only one, as before.
         int dfd;
         if (lock_dir(l, what, &dfd, &s)) continue;
@@ -171,7 +171,7 @@ static ordo_status take(ordo_dirlock *l, const char *what, const char *dir, int 
                               strerror(e));
         }
         // A hard link to another file (or anything but a plain file) at .lock would get the
-        // record written into it (item 11): under the directory's lock, replace the name.
+        // record written into it: under the directory's lock, replace the name.
         struct stat ls;
         if (fstat(fd, &ls) == 0 && (!S_ISREG(ls.st_mode) || ls.st_nlink > 1)) {
             close(fd);

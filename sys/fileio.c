@@ -107,7 +107,7 @@ ordo_status ordo_read_regular_file(const char *path, size_t max_bytes, char **bu
     return read_fd(path, fd, max_bytes, buf, len);
 }
 
-// ---- a mapped file that shrinks under us (issue 28 item 16)
+// ---- a mapped file that shrinks under us
 //
 // A read past the end of a file truncated while mapped raises SIGBUS, which kills the process
 // with "Bus error" and no word of which file. The mappings are registered here; a SIGBUS

@@ -601,7 +601,7 @@ ordo_status ordo_train(const ordo_train_request *req) {
     ordo_dirlock_mark_written(lock); // from here on, a failure is the run's, not a refusal
     // config.json last, once all else that can fail before the first step has worked: a resume
     // refused here (a metrics.jsonl that does not open) leaves the run's config as it was, not
-    // one that names the --steps of a resume that never ran (issue 28 item 12)
+    // one that names the --steps of a resume that never ran
     if (rank == 0 && !(s = ordo_path(path, sizeof path, "%s/config.json", tr.cfg.out)) &&
         !(s = ordo_mkdir_p(tr.cfg.out, 0755)) && !(s = metrics_open(&tr, tr.step)))
         s = ordo_write_json_atomic(path, run_json);

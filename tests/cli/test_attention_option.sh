@@ -3,7 +3,7 @@
 # config.json records the choice, the start line the path it resolved to (a run under auto
 # writes the bits of that path); the two train the same model to float rounding; a run
 # resumes bit for bit under its own setting, and may switch on resume (continuing to
-# rounding); a config.json without the key (runs before issue 25) reads as fused; eval takes
+# rounding); a config.json without the key (runs older than the option) reads as fused; eval takes
 # it and eval.json records it; compare pools runs that differ only in it; a bad value is
 # refused naming the choices; fire runs fused past the materialized path's length limit in
 # memory linear in T.
@@ -57,7 +57,7 @@ ls=$(loss_at "$dir/sw" 20)
 awk -v a="$ls" -v b="$lm" 'BEGIN { d = a - b; exit !(a != "" && d < 1e-4 && d > -1e-4) }' \
   && ok || bad "the switched run's loss at step 20 is far from the materialized one's: $ls vs $lm"
 
-# a run killed before its first checkpoint, whose config.json (as before issue 25) has no
+# a run killed before its first checkpoint, whose config.json (as an older ordo's) has no
 # "attention": it restarts from config.json, read as fused (the checkpoint of a stopped
 # materialized run removed, and the key)
 "$ORDO" train "${tiny[@]}" --attention materialized --stop-after 10 --out "$dir/old" > /dev/null 2>&1

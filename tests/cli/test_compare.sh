@@ -5,7 +5,7 @@
 # report.html parse as XML and hold exactly one series per run; output is deterministic;
 # the token-embedding convention is shown, and runs that differ in it are not pooled;
 # a list of run dirs gives the same table as the sweep dir; bad input is refused clearly.
-# Issue 19 (trust the comparison): runs pool only when every setting but the seed agrees
+# Trust the comparison: runs pool only when every setting but the seed agrees
 # (else separate rows naming the keys), the data by its recorded hash; a run at the unigram
 # level is flagged; windows per eval length are shown and few-window cells marked; the loss
 # on order-dependent tokens is a column of the terminal table and the report.
@@ -37,7 +37,7 @@ cat > "$sw/sinusoidal-s1/eval.json" <<'EOF'
  "results": [{"context": 16, "val_loss": 2.5}, {"context": 32, "val_loss": 3.0}, {"context": 64, "val_loss": 3.75}, {"context": 128, "val_loss": 5.0}]}
 EOF
 
-# the table's columns are padded (issue 30): sq squeezes the padding before a grep
+# the table's columns are padded: sq squeezes the padding before a grep
 sq() { sed 's/  */ /g' "$@"; }
 "$ORDO" compare "$sw" > "$dir/out.txt" 2> "$dir/err.txt" && ok || bad "compare failed: $(cat "$dir/err.txt")"
 for f in compare.md compare.csv loss_curves.svg extrapolation.svg report.html; do
@@ -166,7 +166,7 @@ cp -r "$sw/learned-s1" "$odd"
 xmllint --noout "$dir/odd/loss_curves.svg" "$dir/odd/report.html" 2> /dev/null && ok || bad "markup in a run name breaks the SVG/HTML"
 grep -qF 'data-label="a&amp;b&lt;c&gt;&quot;q&#39;"' "$dir/odd/loss_curves.svg" && ok || bad "run name not escaped in data-label"
 
-# --- issue 19 point 2: trust the comparison
+# --- trust the comparison
 expect_err() { # <pattern> <args...>
   local pat=$1; shift
   out=$("$ORDO" "$@" 2>&1); rc=$?

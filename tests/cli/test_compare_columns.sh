@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `ordo compare`'s table through the CLI (issue 30 item 4): a resumed run that changed --steps
+# `ordo compare`'s table through the CLI: a resumed run that changed --steps
 # is a row of its own whose "differs in" cell and label say "resumed 10->20", never the lr
 # plan's JSON (which compare.md's notes and compare.csv keep in full); the default table fits
 # 120 columns; n/a reasons are one footnote; --columns picks columns in its order, --wide

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 15 through the real CLI: a checkpoint trained at T = 64 is taken to T = 256 with each
+# Context extension via the CLI: a checkpoint trained at T = 64 is taken to T = 256 with each
 # method (a learned table interpolated or given fresh rows; rope unchanged, pi, ntk, yarn),
 # evaluated at 256, and the extended run resumed bit for bit. config.json records where the
 # weights came from (file, run, step, context, the sha256 that sha256sum prints), the scaling
@@ -66,7 +66,7 @@ out=$("$ORDO" eval "$dir/x_yarn" --max-windows 4 --json)
   '{"factor": 4.0, "original_context": 64, "scaling": "yarn", "source": "run"}' ] && ok || bad "eval json of x_yarn: rope_scaling"
 "$ORDO" eval "$dir/x_yarn" --max-windows 4 | grep -q "^rope scaling yarn, factor 4, original context 64 (the run's)" && ok || bad "eval table lacks the run's scaling"
 
-# 3. eval of the 64 run with a scaling it was not trained with (the issue's command)
+# 3. eval of the 64 run with a scaling it was not trained with
 "$ORDO" eval --rope-scaling yarn --rope-factor 4 "$dir/rope64" --context 256 --max-windows 8 --json > "$dir/ev_yarn.json" 2>&1 || bad "eval with yarn failed: $(head -3 "$dir/ev_yarn.json")"
 "$ORDO" eval "$dir/rope64" --context 256 --max-windows 8 --json > "$dir/ev_none.json" 2>&1 || bad "plain eval failed"
 python3 - "$dir/ev_yarn.json" "$dir/ev_none.json" <<'PY' && ok || bad "eval --rope-scaling yarn: report"
@@ -154,7 +154,7 @@ grep -q "^learned table of 64 positions, grown past them by interpolate (given t
   && ok || bad "eval table with --extend-pos: $out"
 "$ORDO" eval "$dir/learned64" --context 128 --max-windows 2 | grep -qF "(past the learned table (T_max 64); --extend-pos interpolate|fresh grows it)" \
   && ok || bad "eval past the table should point to --extend-pos"
-# issue 30: --save keeps it as a record of its own, never as the run's base eval
+# --save keeps it as a record of its own, never as the run's base eval
 out=$("$ORDO" eval "$dir/learned64" --context 128 --max-windows 2 --extend-pos interpolate --save 2>&1); rc=$?
 [ $rc -eq 0 ] && grep -q '"extension": "interpolate"' "$dir/learned64/eval/extend-interpolate.json" \
   && [ ! -e "$dir/learned64/eval.json" ] && [ ! -e "$dir/learned64/eval/base.json" ] \

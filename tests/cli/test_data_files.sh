@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Data files through the real CLI (issue 18, points 4 and 10):
+# Data files through the real CLI:
 # 1. a run records its data file's size and XXH3 in config.json and in every checkpoint; a
 #    resume on the same content is accepted (also with a new mtime), on changed content it is
 #    refused with both sizes and hashes unless --data-changed ok; eval warns; a run without
@@ -62,7 +62,7 @@ grep -qF "pass --data-changed ok to train on the new content anyway" <<<"$out" &
 out=$("$ORDO" eval "$dir/r" 2>&1) && ok || bad "eval of a run whose data changed failed: $out"
 grep -qF "ordo: warning: data file $dir/d.txt changed since the run trained on it: size $bytes -> $new bytes" <<<"$out" && ok || bad "eval does not warn: $out"
 out=$("$ORDO" sample "$dir/r" --prompt "the" --tokens 3 2>&1 >/dev/null) && ok || bad "sample of a run whose data changed failed: $out"
-# sample reads the tokenizer only (issue 19), never the data: nothing to warn about
+# sample reads the tokenizer only, never the data: nothing to warn about
 grep -qF "ordo: warning: data file" <<<"$out" && bad "sample read the data file: $out" || ok
 # --data-changed ok: accepted with a note, and the new file is what the run records now
 out=$("$ORDO" train --resume "$dir/r" --steps 8 --data-changed ok 2>&1); rc=$?
@@ -156,7 +156,7 @@ head -c 5000 "$dir/text.txt" | "$ORDO" tokenize --tokenizer byte --out "$b" > /d
 out=$("$ORDO" train --resume "$dir/stop" --steps 12 2>&1); rc=$?
 [ $rc -eq 1 ] && grep -qF "data file $b changed since the run started: size $((64 + 2 * bytes)) -> $((64 + 2 * 5000)) bytes" <<<"$out" && ok || bad "changed token file: exit $rc: $out"
 
-# issue 28 item 29: a run moved from its text to the token file made from it (and back) is
+# a run moved from its text to the token file made from it (and back) is
 # the same data: a note, no --data-changed ok, and the same tensors as a run that never moved
 small=(--tokenizer byte --context 16 --d-model 16 --layers 1 --heads 2 --batch 4 --threads 1 --eval-every 0)
 "$ORDO" tokenize --tokenizer byte --out "$dir/same.bin" "$dir/text.txt" > /dev/null || bad "tokenize text.txt"

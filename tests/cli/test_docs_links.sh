@@ -3,7 +3,7 @@
 # that exists, and every #anchor names a heading of its file (GitHub's slugs: lower case,
 # punctuation dropped, spaces to hyphens, a repeated heading gets -1, -2, ...). Links inside
 # code (fenced blocks, `spans`) and web links (http:, https:, mailto:) are not checked.
-# Also: README.md stays a front page, at most 220 lines (issue 29).
+# Also: README.md stays a front page, at most 220 lines.
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 cd "$src" || exit 1

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# eval --positions drawn (issue 26): a --pos-random run scored at positions drawn as training
+# eval --positions drawn: a --pos-random run scored at positions drawn as training
 # draws them (Ruoss et al.'s test protocol) as well as at 0..T-1. The draw is a function of
 # the run and the window alone: the same twice, at any --batch (to float rounding: a row's
 # products round differently inside another batch's under OpenBLAS's Haswell and Zen

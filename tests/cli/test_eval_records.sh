@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Named eval records (issue 30): a run keeps one eval per variant (RUN/eval/NAME.json), a
+# Named eval records: a run keeps one eval per variant (RUN/eval/NAME.json), a
 # sweep makes them (--eval-variants) and compare gives each its row. In order:
 # 1. the researcher's question on a tiny byte model, without copying a directory: one sweep
 #    with --eval-variants, one compare, a row per (scheme, variant); running the sweep again

@@ -137,7 +137,7 @@ grep -q "^  --hf S" "$dir/help.out" || bad "export --help lacks --hf: $(cat "$di
 "$ORDO" --help | grep -q "^  export " || bad "ordo --help does not list export"
 
 # an untied head is GPT2LMHeadModel's own lm_head.weight (not transformer.*), and config.json
-# unties it; the run's dropout rates become GPT-2's *_pdrop (issue 19 point 6)
+# unties it; the run's dropout rates become GPT-2's *_pdrop
 run utrain "$ORDO" train --task order --corpus-tokens 3000 --context 8 --d-model 16 --heads 2 --layers 1 \
   --batch 4 --steps 2 --eval-every 0 --untied-head --dropout 0.1 --dropout-attn 0.2 --out "$dir/urun"
 run uexp "$ORDO" export "$dir/urun" --hf "$dir/uhf"

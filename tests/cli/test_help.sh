@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Help that reads the same everywhere (issue 19, point 8): every command's --help gives each
+# Help that reads the same everywhere: every command's --help gives each
 # option exactly one "(default: ...)"; a boolean option is a flag with a --no- form, shown as
 # --[no-]name, and both forms work on the command line while config files keep true/false
 # and 1/0; eval's sliding-window step is --sliding-stride (train's --stride is another thing),

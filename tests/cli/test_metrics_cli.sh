@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# metrics.jsonl and eval.json through the real CLI (issue 18, points 3 and 5):
+# metrics.jsonl and eval.json through the real CLI:
 # 1. a run forced to diverge (--lr 9.9, constant, no clipping) writes null for every value
 #    that is not finite, so that each line is valid JSON; `ordo compare` reads it, says so
 #    under the table, shows inf where a cell is not finite and a gap in the curve;

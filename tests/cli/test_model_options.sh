@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 19 point 6, the model options through the real CLI:
+# The model options through the real CLI:
 #  - --grad-accum K: the same result as one batch of K x --batch rows. Not bitwise: each
 #    parameter's gradient is then a sum of K per-micro-batch sums rather than one sum over the
 #    batch, so float rounding differs (and the micro-batches' matmuls have other shapes). With

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The position schemes of issue 15 (fire, kerple, kerple-power, xpos) and issue 26's position
-# options (at the end) through the real CLI, as
+# The position schemes fire, kerple, kerple-power and xpos, and the position options (at the
+# end), through the real CLI, as
 # the first six are tested: each trains and learns; 10 steps + --resume 10 equal 20 straight
 # bit for bit (weights, moments, state, losses); the checkpoint holds the scheme's tensors
 # under their documented names (docs/positions.md) with their optimizer moments, and xpos
@@ -93,7 +93,7 @@ grep -q "(r1, r2) per head: ([0-9.e-]*, [0-9.e-]*) (" "$dir/kerple/viz/kerple_bi
 "$ORDO" viz "$dir/xpos" > "$dir/xpos.viz" 2>&1 && grep -q "xpos: no position table or bias to draw" "$dir/xpos.viz" \
   && ok || bad "xpos viz: $(cat "$dir/xpos.viz")"
 
-# issue 26: partial rotary, rope and alibi on some heads, scaled absolute positions. Each
+# partial rotary, rope and alibi on some heads, scaled absolute positions. Each
 # trains; 10 + resume 10 equals 20 straight bit for bit; the checkpoint says the option in its
 # metadata (and holds wpe.scale with its moments when learned); eval runs at 16x the training
 # length (sinusoidal, rope, alibi); bf16 trains where the CPU has it; a sweep takes the
@@ -158,7 +158,7 @@ grep -q '"dpb-log-distance": 1' "$dir"/swdpb/dpb-s1/config.json && ok || bad "sw
 "$ORDO" compare "$dir/swdpb/dpb-s1" "$dir/sw26/rope-s1" --out "$dir/cdpb" > "$dir/cdpb.out" 2>&1 && grep -q dpb "$dir/cdpb.out" && ok || bad "compare failed on dpb: $(tail -3 "$dir/cdpb.out")"
 
 
-# issue 26 item 4, --pos-random N (Ruoss et al. 2023): learned, sinusoidal and rope train at
+# randomized positions, --pos-random N (Ruoss et al. 2023): learned, sinusoidal and rope train at
 # a sorted random subset of [0, N) per sequence. Each trains; 10 + resume 10 equals 20
 # straight bit for bit (the positions come from the run seed and the step); the metadata says
 # N and a learned table has N rows; the run differs from one at 0..T-1; eval runs at 16x the
@@ -230,7 +230,7 @@ done
 "$ORDO" compare "$dir/swrr" --wide > "$dir/crr.out" 2>&1 || bad "compare failed: $(tail -3 "$dir/crr.out")"
 [ "$(grep -c "pos random 64" "$dir/crr.out")" = 2 ] && ok || bad "compare's embedding column lacks 'pos random 64' for alibi and fire"
 
-# issue 26 item 3, fox (the forget gate): trains; 10 + resume 10 equals 20 straight bit for
+# fox (the forget gate): trains; 10 + resume 10 equals 20 straight bit for
 # bit; the checkpoint holds each layer's gate h.{l}.attn.fgate.{weight,bias} with its moments
 # and no other position tensor; the gate trains; eval at 16x the training length on both
 # attentions (the same losses to float rounding); viz draws the bias against distance; bf16
@@ -285,7 +285,7 @@ done
 sed 's/  */ /g' "$dir/swfox/compare.md" | grep -q "^| fox | 1 | " && ok || bad "compare.md lacks a row for fox"
 grep -q "^fox," "$dir/swfox/compare.csv" && ok || bad "compare.csv lacks a row for fox"
 
-# issue 26 item 2, cope (contextual positions): trains; 10 + resume 10 equals 20 straight bit
+# cope (contextual positions): trains; 10 + resume 10 equals 20 straight bit
 # for bit; the checkpoint holds each layer's h.{l}.attn.cope.pos_emb [NH, P, hs] (P = --context
 # + 1 by default, or --cope-max) with its moments, cope_max in the metadata, and no other
 # position tensor; the embeddings start at zero and train; eval at 16x the training length on

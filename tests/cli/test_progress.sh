@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Progress (issue 19, point 5): `ordo train` shows step/total, loss, the last val loss and
+# Progress: `ordo train` shows step/total, loss, the last val loss and
 # its step, lr, tokens/s, elapsed and ETA: as plain lines (no '\r', no escapes) at each
 # logged step when stdout is not a terminal, as one line rewritten with '\r' (not a line
 # per step) on a terminal (a pty from script(1)), or not at all with --progress off; every
@@ -41,7 +41,7 @@ grep -q progress p/config.json && bad "--progress is saved in config.json (it is
 [ $rc -eq 130 ] && ok || bad "--stop-after: status $rc"
 grep -q '^step ' s.out && bad "--progress off printed step lines" || ok
 grep -qE "^ordo: stopped at step 50/60 after [0-9.]+ s \(10 steps here, " s.out && ok || bad "no 'stopped' summary: $(cat s.out)"
-# "after": this process's time; the resumed run's whole time follows (issue 30)
+# "after": this process's time; the resumed run's whole time follows
 line=$(grep "^ordo: stopped at step 50/60" s.out)
 here=$(sed -n 's/.* after \([0-9.]*\) s (.*/\1/p' <<<"$line") all=$(sed -n 's/.*; the run: \([0-9.]*\) s in all)$/\1/p' <<<"$line")
 [ -n "$here" ] && [ -n "$all" ] && awk -v h="$here" -v a="$all" 'BEGIN { exit !(a >= h) }' \

@@ -2,10 +2,10 @@
 # report.html renders in a real browser: tiny runs are compared and
 # scripts/check_report.sh screenshots the report in headless Chromium and checks that the
 # plots' lines are on the screen. The same check must reject a report whose lines were
-# removed. The runs give the table every column and mark of issue 19: two rows of one scheme
+# removed. The runs give the table every column and mark: two rows of one scheme
 # (another --lr, the "differs in" column), eval.json with windows and the order-dependent
 # loss (few-window marks at 4x and 8x), and a run at lr 1e-5 flagged "learned no use of context".
-# Issue 30: the loss-by-position plot is bucketed (log-spaced, four buckets per doubling of the
+# The loss-by-position plot is bucketed (log-spaced, four buckets per doubling of the
 # position), so a line has at most 4*log2(T)+1 points, not T; --reference adds a panel of
 # each row minus the reference row; the plot renders on its own in Chromium (and the check
 # rejects it without its lines); the terminal table fits 120 columns.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 19 point 4, resume says what it does, through the real CLI:
+# Resume says what it does, through the real CLI:
 # - `--resume --steps N` with a larger N: the old and new schedule are printed, and the lr
 #   follows --resume-schedule: continue (default: the old curve, then min-lr; continuous),
 #   replan-decay (from the current lr down to min-lr over the new steps; continuous), replan
@@ -96,7 +96,7 @@ k=(--task order --corpus-tokens 4000 --context 16 --d-model 16 --layers 1 --head
 out=$("$ORDO" eval "$dir/keep" --step 7 2>&1) && bad "eval --step 7 of a run without it succeeded" || ok
 grep -qF "no checkpoint of step 7 (ckpt-7.safetensors); the run has checkpoints at steps 30 (milestone), 20 (milestone), 10 (milestone)" <<<"$out" && ok || bad "--step 7: $out"
 
-# --- issue 28 item 1: a smoke run whose warmup reached its --steps, extended: continue has no
+# --- a smoke run whose warmup reached its --steps, extended: continue has no
 # decay to continue, so the decay is planned over the new --steps (not the peak for ever)
 "$ORDO" train "${args[@]}" --warmup 10 --steps 10 --out "$dir/smoke" > /dev/null 2>&1 || bad "smoke run"
 out=$("$ORDO" train --resume "$dir/smoke" --steps 40 2>&1) && ok || bad "smoke run extended: $out"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 19 point 3, runs that stand on their own, through the real CLI:
+# Runs that stand on their own, through the real CLI:
 # - a run started in dir A works from dir B (resume, eval, sample, viz): config.json records
 #   the data file absolute, and relative to the run dir (tried when the absolute path is gone:
 #   the run and its data moved together); the hash decides as before; runs of an older ordo

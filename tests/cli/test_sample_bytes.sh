@@ -4,7 +4,7 @@
 # bytes, the output is the prompt, exactly N bytes and a newline. (printf "%s" once cut the
 # output at the first NUL: 3000 tokens printed 420 bytes.) stderr, not the text, names the
 # checkpoint used and says when the model sees less than the text: a prompt longer than the
-# context is cropped, and a long generation slides the window (issue 30).
+# context is cropped, and a long generation slides the window.
 set -u
 . "$(dirname "$0")/../lib.sh"
 

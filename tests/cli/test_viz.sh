@@ -80,7 +80,7 @@ expect_err "no checkpoint (ckpt-<step>.safetensors)" viz "$dir/nockpt"
 expect_err "expected one RUN_DIR" viz "$dir/learned" "$dir/t5"
 [ ! -e "$dir/empty/viz" ] && ok || bad "a refused viz created its output dir"
 
-# --- issue 15, the RoPE spectrum: unscaled, pi, ntk and yarn in both panels, the factor
+# --- the RoPE spectrum: unscaled, pi, ntk and yarn in both panels, the factor
 # default 4 (the run has none) or --rope-factor, a scaled run's own factor and scaling marked
 sp="$dir/rope/viz/rope_spectrum.svg"
 [ "$(grep -c 'class="spectrum"' "$sp")" -eq 8 ] && ok || bad "rope_spectrum.svg: $(grep -c 'class="spectrum"' "$sp") spectrum series, expected 4 per panel"

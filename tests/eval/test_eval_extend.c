@@ -1,4 +1,4 @@
-// `ordo eval --extend-pos` (issue 15): a learned run scored past its table gives, bit for bit,
+// `ordo eval --extend-pos`: a learned run scored past its table gives, bit for bit,
 // the losses of the model that `ordo train --init RUN --context T --extend-pos M` starts from
 // (built here as the trainer builds it: the run's config at T, the run's seed, ordo_init_load),
 // for interpolate and for fresh; lengths within the table are scored with the table as it is.

@@ -4,7 +4,7 @@
 //   (measured: the arena's high-water mark after a real forward from a fresh context), for
 //   eval's forward (the chunked LM head's losses) and for exact match's (the logits taken
 //   whole);
-// - that forward holds one layer's buffers at a time (issue 25): its arena does not grow with
+// - that forward holds one layer's buffers at a time: its arena does not grow with
 //   the layer count, and the fused attention's estimate is below the materialized one's;
 // - ordo_arena_reserve returns ORDO_ERR_NOMEM for a size the system refuses (the arena stays
 //   usable), and after a reservation a forward within it takes nothing more from the system.

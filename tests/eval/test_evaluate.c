@@ -66,7 +66,7 @@ static void check_mode(const int32_t *tokens, const int32_t *targets, size_t n, 
     ordo_eval_result_free(&r);
 }
 
-// Issue 25: eval scores through the chunked LM head without a tape, each layer's buffers
+// Eval scores through the chunked LM head without a tape, each layer's buffers
 // released as the forward goes. The numbers are those of the path before it, which took the
 // (rows, T, V) logits of a forward and scored each target from them with exps in double: the
 // same loss by position (here: the loss of every target at each position), within 1e-7 of

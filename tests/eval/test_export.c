@@ -137,7 +137,7 @@ static void check_config(const char *dir, const ordo_gpt *m, int n_positions) {
     json_decref(j);
 }
 
-// `ordo train --init DIR/model.safetensors` reads an export back (issue 28 item 17): the
+// `ordo train --init DIR/model.safetensors` reads an export back: the
 // transformer. names are taken, and every weight comes back bit for bit.
 static void check_round_trip(const char *dir, const ordo_gpt *m) {
     char path[4200];

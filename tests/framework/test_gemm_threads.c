@@ -1,7 +1,7 @@
 // ordo_gemm's promise (blas.h): each C element does not depend on the thread count. CTest
 // runs this under every OpenBLAS core type the project's machines use (OPENBLAS_CORETYPE
 // unset, Haswell, SkylakeX, Zen): with the Haswell and Zen kernels OpenBLAS's own threading,
-// or any cut of C that moves with the thread count, changes the rounding (issue 28 item 0).
+// or any cut of C that moves with the thread count, changes the rounding.
 // Products of every size class blas.c tells apart (one thread; cut into blocks by shape;
 // ordo's kernel where the policy sends them), every transpose, alpha and beta, skewed and
 // square, at 1, 2 and 3 threads: bitwise equal. Also the whole rule's point, the OpenBLAS

@@ -335,7 +335,7 @@ static void case_cross_entropy(gc_round *r) { // with an ignored target
     run(r, "cross_entropy", g_xent, &L, &a);
 }
 
-// issue 25: the chunked LM head + cross-entropy, 2 rows per chunk (the last one short when
+// the chunked LM head + cross-entropy, 2 rows per chunk (the last one short when
 // B*T is odd), with an ignored target; x and the head both checked.
 static ordo_tensor *g_lm_head(ordo_ctx *c, ordo_tensor **in, void *u) {
     return ordo_lm_head_loss(c, in[0], in[1], ((args *)u)->ids, 2, NULL);
@@ -435,7 +435,7 @@ static void case_tied_scaled(gc_round *r) { // repeated ids, as case_embedding
     run(r, "tied scaled embedding", g_tied_scaled, &L, &a);
 }
 
-// ---- issue 26: partial rotary on a subset of heads (the first rd dims of the first nrot
+// ---- partial rotary on a subset of heads (the first rd dims of the first nrot
 // heads rotate, with scaled tables as case_rope's rope_cs), and a learned scalar on the
 // absolute positions (x + s * pe, then something non-linear so that s's gradient is not flat)
 static ordo_tensor *g_rope_part(ordo_ctx *c, ordo_tensor **in, void *u) {
@@ -485,7 +485,7 @@ static void case_scale_by(gc_round *r) {
     rng = saved;
 }
 
-// ---- issue 19, model options: dropout (inverted, a fixed mask per seed, so the function
+// ---- model options: dropout (inverted, a fixed mask per seed, so the function
 // differenced is the same at every evaluation), alone and on attention's probabilities
 static ordo_tensor *g_dropout(ordo_ctx *c, ordo_tensor **in, void *u) {
     args *a = u;
@@ -588,7 +588,7 @@ static void check_dropout_mask(void) {
     ordo_ctx_free(&ctx);
 }
 
-// ---- issue 15: the learned relative biases (FIRE, Kerple). Their inputs are kept away from
+// ---- the learned relative biases (FIRE, Kerple). Their inputs are kept away from
 // the kinks (relu at 0, |c| at 0, max(i, L) at integer L) by more than the step.
 
 static ordo_tensor *g_relu(ordo_ctx *c, ordo_tensor **in, void *u) {
@@ -693,7 +693,7 @@ static void case_fire(gc_round *r) {
 #define OP(x) (1u << (x))
 _Static_assert(ORDO_POS_OP_END <= 32, "the cases' op masks are 32 bits");
 
-// ---- issue 25: the fused attention (flash.h) with a bias computed in the tile: a learned
+// ---- the fused attention (flash.h) with a bias computed in the tile: a learned
 // slope per head times the distance, b(h, i, j) = -slope[h] (i - j) / 16, its parameter
 // checked. The 1/16: at T = 70 the loss is so curved in a slope times the raw distance that
 // the common step leaves a 2% stencil error (measured), and a smaller one drowns q, k and v
@@ -758,7 +758,7 @@ static void case_attention_fused(gc_round *r) {
     }
 }
 
-// ---- issue 25: each scheme's bias tiles (models/bias_tiles.h) in the fused attention, its
+// ---- each scheme's bias tiles (models/bias_tiles.h) in the fused attention, its
 // parameters checked through the op (alibi has none: the fused cases above cover a bias
 // without parameters). FIRE: u lies in {0} (the diagonal) and above about 0.2 (d >= 1 at these
 // lengths, c in 0.2..0.8, L = 2 |l| about 2.5, rows on both sides of it); units 0 and 1 have
@@ -828,7 +828,7 @@ static void case_fused_tiles(gc_round *r) {
     }
 }
 
-// ---- issue 26: fox, the forget gate. c = cum_logsigmoid(x w + b) (B, NH, T), and the bias
+// ---- fox, the forget gate. c = cum_logsigmoid(x w + b) (B, NH, T), and the bias
 // c_i - c_j: materialized (diff_bias into attention's per-row bias) and in the fused tiles
 // (per_batch: the gradient of c straight from the tiles); x, the gate's w and b, and qkv
 // checked. i[0] = NH, i[1] = 0 the gate alone, 1 materialized, 2 fused.
@@ -869,7 +869,7 @@ static void case_fox(gc_round *r) {
     rng = saved;
 }
 
-// ---- issue 26 item 1: dynamic position bias (dpb). silu and dist_bias on their own, then the
+// ---- dynamic position bias (dpb). silu and dist_bias on their own, then the
 // MLP of the distances (1 -> W -> NH, SiLU, as the model composes it) into both
 // attentions: the materialized one through dist_bias, the fused one through its tiles (the
 // table's gradient made per distance in the tile, then backpropagated through the MLP).
@@ -1131,7 +1131,7 @@ static void case_tiles_at(gc_round *r) {
     rng = saved;
 }
 
-// ---- issue 26 item 2: cope, contextual positions. The interpolation between integer
+// ---- cope, contextual positions. The interpolation between integer
 // positions kinks where p crosses an integer, which a central difference cannot straddle:
 // cope_bias gets positions held inside (k + 0.2, k + 0.8); and through attention (both paths)
 // the embeddings are made linear in the position, e[h, k] = a_h + k b_h, so that q . e[p] is
@@ -1243,7 +1243,8 @@ static const gc_case cases[] = {
      OP(ORDO_OP_EMBEDDING) | OP(ORDO_OP_SCALE) | OP(ORDO_OP_ADD) | OP(ORDO_OP_MATMUL), STEP,
      case_tied_scaled},
     {"dropout", OP(ORDO_OP_DROPOUT) | OP(ORDO_OP_ATTENTION), STEP, case_dropout},
-    // issue 15 (appended, so that the cases above draw the numbers they always drew)
+    // the learned relative biases (appended, so that the cases above draw the numbers they
+    // always drew)
     {"relu", OP(ORDO_OP_RELU), STEP, case_relu},
     {"fire_dist", OP(ORDO_OP_FIRE_DIST), STEP, case_fire_dist},
     {"pair_bias", OP(ORDO_OP_PAIR_BIAS), STEP, case_pair_bias},
@@ -1252,19 +1253,19 @@ static const gc_case cases[] = {
      OP(ORDO_OP_FIRE_DIST) | OP(ORDO_OP_LINEAR) | OP(ORDO_OP_RELU) | OP(ORDO_OP_PAIR_BIAS) |
          OP(ORDO_OP_ATTENTION),
      STEP, case_fire},
-    // issue 25
+    // the fused attention and the chunked LM head
     {"attention_fused", OP(ORDO_OP_ATTENTION_FUSED), STEP, case_attention_fused},
     {"fused bias tiles", OP(ORDO_OP_ATTENTION_FUSED), STEP, case_fused_tiles},
     // a scalar output like cross_entropy's, hence its step
     {"lm_head_loss", OP(ORDO_OP_LM_HEAD_LOSS), STEP * 3, case_lm_head},
-    // issue 26
+    // partial rotary, the position scale, fox
     {"rope_part", OP(ORDO_OP_ROPE), STEP, case_rope_part},
     {"scale_by", OP(ORDO_OP_SCALE_BY) | OP(ORDO_OP_ADD) | OP(ORDO_OP_GELU), STEP, case_scale_by},
     {"fox",
      OP(ORDO_OP_LINEAR) | OP(ORDO_OP_CUM_LOGSIGMOID) | OP(ORDO_OP_DIFF_BIAS) |
          OP(ORDO_OP_ATTENTION) | OP(ORDO_OP_ATTENTION_FUSED),
      STEP * 2, case_fox}, // x moves every later c: the loss is nearly linear, noise dominates
-    // issue 26 item 1
+    // dynamic position bias
     {"silu", OP(ORDO_OP_SILU), STEP, case_silu},
     {"dist_bias", OP(ORDO_OP_DIST_BIAS), STEP, case_dist_bias},
     // the MLP's parameters move the loss little against float32's rounding of it: the error
@@ -1274,13 +1275,13 @@ static const gc_case cases[] = {
      OP(ORDO_OP_LINEAR) | OP(ORDO_OP_SILU) | OP(ORDO_OP_DIST_BIAS) | OP(ORDO_OP_ATTENTION),
      STEP * 3, case_dpb},
     {"dpb tiles", OP(ORDO_OP_ATTENTION_FUSED), STEP, case_dpb_tiles},
-    // issue 26 item 4 for the relative schemes: at drawn positions
+    // --pos-random for the relative schemes: at drawn positions
     {"fire_dist_at", OP(ORDO_OP_FIRE_DIST), STEP, case_fire_dist_at},
     {"pair_bias(B rows)", OP(ORDO_OP_PAIR_BIAS), STEP, case_pair_bias_rows},
     {"kerple_table", OP(ORDO_OP_KERPLE_BIAS), STEP, case_kerple_table},
     {"dist_bias_at", OP(ORDO_OP_DIST_BIAS), STEP, case_dist_bias_at},
     {"bias at positions", OP(ORDO_OP_ATTENTION_FUSED) | OP(ORDO_OP_ATTENTION), STEP, case_tiles_at},
-    // issue 26 item 2
+    // contextual positions (cope)
     {"cope_positions", OP(ORDO_OP_COPE_POSITIONS), STEP, case_cope_positions},
     {"cope_bias", OP(ORDO_OP_COPE_BIAS), STEP, case_cope_bias},
     {"cope into attention",

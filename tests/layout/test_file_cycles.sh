@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 29 item 5: no files call each other in a loop. From the object files of the nine
+# No files call each other in a loop. From the object files of the nine
 # libraries (CMake's build tree), an edge A -> B for every symbol A uses that B defines;
 # tsort then finds any loop (two files that call each other, or a longer ring). The layers'
 # own order (no call upward) is layer_check's job at link time; this one is within a layer too.

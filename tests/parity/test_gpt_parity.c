@@ -40,7 +40,8 @@ static int meta_int(const ordo_safetensors *f, const char *key) {
 }
 
 // How the cases' attention runs: fused (the default), or materialized for a second pass over
-// issue 26's cases (their biases in the tile and in the [NH, T, T] table both match PyTorch).
+// the position options' cases (their biases in the tile and in the [NH, T, T] table both match
+// PyTorch).
 static ordo_attn_impl case_attention = ORDO_ATTN_FUSED;
 
 static void run_case(const char *file) {
@@ -69,19 +70,19 @@ static void run_case(const char *file) {
         cfg.rope.factor = atof(ordo_safetensors_meta(f, "rope_factor"));
         cfg.rope.orig_T = meta_int(f, "rope_orig_context");
     }
-    // issue 26: partial rotary, head subsets, the scale on the absolute positions
+    // partial rotary, head subsets, the scale on the absolute positions
     const char *rf = ordo_safetensors_meta(f, "rope_fraction");
     if (rf) cfg.rope_fraction = atof(rf);
     if (ordo_safetensors_meta(f, "rope_heads")) cfg.rope_heads = meta_int(f, "rope_heads");
     if (ordo_safetensors_meta(f, "alibi_heads")) cfg.alibi_heads = meta_int(f, "alibi_heads");
     CHECK(ordo_pos_scale_parse(ordo_safetensors_meta(f, "pos_scale"), &cfg.pos_scale) == ORDO_OK);
-    // issue 26 item 1: the dpb MLP's shape and input
+    // dynamic position bias: the dpb MLP's shape and input
     if (ordo_safetensors_meta(f, "dpb_dim")) cfg.dpb_dim = meta_int(f, "dpb_dim");
     if (ordo_safetensors_meta(f, "dpb_depth")) cfg.dpb_depth = meta_int(f, "dpb_depth");
     if (ordo_safetensors_meta(f, "dpb_log_distance"))
         cfg.dpb_log_distance = meta_int(f, "dpb_log_distance");
     if (ordo_safetensors_meta(f, "pos_random")) cfg.pos_random = meta_int(f, "pos_random");
-    // issue 26 item 2: cope's number of positions
+    // contextual positions: cope's number of positions
     if (ordo_safetensors_meta(f, "cope_max")) cfg.cope_max = meta_int(f, "cope_max");
     int B = meta_int(f, "B"), T = meta_int(f, "T");
     ordo_gpt m;
@@ -360,7 +361,7 @@ static void test_embed_init(void) {
           strstr(ordo_error_message(), "--embed-std is"));
 }
 
-// ---- issue 19, model options: the untied head (fixtures above), gradient accumulation
+// ---- model options: the untied head (fixtures above), gradient accumulation
 // against PyTorch's whole-batch gradients, and dropout's modes.
 
 typedef struct fixture_run {
@@ -586,8 +587,8 @@ static float tmax(const ordo_tensor *t) {
     return m;
 }
 
-// issue 15: the FIRE and Kerple parameters' names, init, weight-decay policy and clamp, and
-// the other weights left as every scheme draws them for the seed.
+// the learned relative biases: the FIRE and Kerple parameters' names, init, weight-decay policy
+// and clamp, and the other weights left as every scheme draws them for the seed.
 static void test_wave2_params(void) {
     ordo_gpt_config cfg = {
         .V = 32, .C = 16, .L = 2, .NH = 4, .T_max = 8, .pos = ORDO_POS_NONE, .ln_eps = 1e-5f};
@@ -716,7 +717,7 @@ int main(void) {
     test_random_rows();
     test_config_errors();
     test_embed_init();
-    // issue 19, model options
+    // model options
     test_grad_accum();
     test_dropout_modes();
     test_untied_head();

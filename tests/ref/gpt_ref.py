@@ -59,7 +59,7 @@ DPB_DEPTH = 2
 
 
 def subset_options(meta):
-    """Issue 26's keys of ordo's flat metadata (absent: the defaults)."""
+    """The position options' keys of ordo's flat metadata (absent: the defaults)."""
     return {"rope_fraction": float(meta.get("rope_fraction", 1.0)), "rope_heads": int(meta.get("rope_heads", 0)),
             "alibi_heads": int(meta.get("alibi_heads", 0)), "pos_scale": meta.get("pos_scale", "none"),
             "dpb_dim": int(meta.get("dpb_dim", DPB_DIM)), "dpb_depth": int(meta.get("dpb_depth", DPB_DEPTH)),
@@ -91,7 +91,7 @@ class GPTConfig:
             raise ValueError("rope scaling %s needs pos=rope, not %s" % (rope_scaling, pos))
         self.rope_scaling, self.rope_factor = rope_scaling, float(rope_factor)
         self.rope_orig = int(rope_orig) or self.T_max
-        # issue 26: partial rotary (GPT-NeoX rotary_pct), rope / alibi on the first k heads
+        # partial rotary (GPT-NeoX rotary_pct), rope / alibi on the first k heads
         # (0 = all; x-transformers alibi_num_heads), a scale on the absolute positions
         self.rope_fraction = float(rope_fraction)
         if not 0 < self.rope_fraction <= 1:
@@ -113,11 +113,11 @@ class GPTConfig:
         self.pos_scale_value = float(val) if val else (self.C ** -0.5 if kind == "learned" else 1.0)
         if kind == "learned":  # as ordo stores the init: a float32
             self.pos_scale_value = float(torch.tensor(self.pos_scale_value, dtype=torch.float32))
-        # issue 26 item 1: the dpb MLP's width, hidden layers and log-distance input
+        # dpb: the MLP's width, hidden layers and log-distance input
         self.dpb_dim, self.dpb_depth, self.dpb_log_distance = int(dpb_dim), int(dpb_depth), bool(dpb_log_distance)
         if pos != "dpb" and (self.dpb_dim, self.dpb_depth, self.dpb_log_distance) != (DPB_DIM, DPB_DEPTH, False):
             raise ValueError("dpb options need pos=dpb, not %s" % pos)
-        # issue 26 item 4: trained at random positions of [0, N) (Ruoss et al. 2023); the model
+        # --pos-random: trained at random positions of [0, N) (Ruoss et al. 2023); the model
         # takes them as forward(positions=...). learned: the table has N rows (T_max = N)
         # The relative schemes take the drawn positions' differences (FIRE's normaliser the
         # query's position; dpb's MLP, t5's buckets over the distances 0..N-1; xpos rotates
@@ -126,7 +126,7 @@ class GPTConfig:
         if self.pos_random and (pos in ("none", "fox", "cope") or
                                 (pos == "learned" and self.T_max != self.pos_random)):
             raise ValueError("pos_random %d: not for none, fox or cope; learned needs T_max = N" % self.pos_random)
-        # issue 26 item 2: cope's positions 0..P-1 (0: T_max + 1, the official block_size + 1)
+        # cope: its positions 0..P-1 (0: T_max + 1, the official block_size + 1)
         if int(cope_max) and pos != "cope":
             raise ValueError("cope_max needs pos=cope, not %s" % pos)
         self.cope_max = int(cope_max) or self.T_max + 1
@@ -150,7 +150,7 @@ class GPTConfig:
         if self.rope_scaling != "none":  # as ordo writes it: only with a scaling
             m.update({"rope_scaling": self.rope_scaling, "rope_factor": "%.17g" % self.rope_factor,
                       "rope_orig_context": str(self.rope_orig)})
-        if self.rope_fraction != 1:  # issue 26, each only when set, as ordo writes them
+        if self.rope_fraction != 1:  # the position options, each only when set, as ordo writes them
             m["rope_fraction"] = "%.17g" % self.rope_fraction
         if self.rope_heads != self.NH:
             m["rope_heads"] = str(self.rope_heads)

@@ -65,7 +65,7 @@ def draw_weights(model, g):
             w[name] = 0.2 + 0.6 * n.abs()
         elif name.startswith("dpb.") and name.endswith(".weight"):  # N(0, 1/fan_in), as its init's scale
             w[name] = n / math.sqrt(shape[0])
-        elif name == "wpe.scale":  # issue 26's learned scale on the positions
+        elif name == "wpe.scale":  # the learned scale on the positions (--pos-scale)
             w[name] = 0.5 + 0.1 * n
         elif name == "ln_f.weight" or name.endswith(("ln_1.weight", "ln_2.weight")):
             w[name] = 1.0 + 0.1 * n
@@ -114,7 +114,7 @@ def gpt_fixtures():
         ("learned_scaled", 64, 32, 2, 4, 16, "learned", 16, 3, 109, 2.5),
         ("rope_scaled", 64, 32, 2, 4, 16, "rope", 16, 3, 110, sqrt_c),
     ]
-    # issue 15: fire, kerple, xpos, kerple-power. Overrides after the draw put some rows on
+    # the schemes fire, kerple, xpos, kerple-power. Overrides after the draw put some rows on
     # each side of FIRE's max(i, L) (L = 0.5 * 16 = 8 < T = 16), a negative c (|c| is used),
     # and Kerple values below the clamp (0.01) and above the power variant's bound (2).
     wave2 = [  # name, V, C, L, NH, T_max, pos, T, B, seed, overrides
@@ -157,7 +157,7 @@ def gpt_fixtures():
         ("alibi_T24", "alibi", 24, 2, 204, False),
         ("t5_T24", "t5", 24, 2, 205, False),
         ("learned_T11", "learned", 11, 3, 206, True),
-        # issue 15: past the training length, with gradients (the learned biases train there too)
+        # past the training length, with gradients (the learned biases train there too)
         ("fire_T24", "fire", 24, 2, 207, True),
         ("fire_shortL_T40", "fire_shortL", 40, 1, 208, True),
         ("kerple_T24", "kerple", 24, 2, 209, True),
@@ -177,7 +177,7 @@ def gpt_fixtures():
         safetensors_py.save(tensors, os.path.join(OUT, fn), meta_for(cfg, T, B, weights=wfn))
         report(fn, out)
 
-    # rope scaling (issue 15): gpt_rope's weights (trained length T_max = 16) at longer T with
+    # rope scaling: gpt_rope's weights (trained length T_max = 16) at longer T with
     # each scaling, with grads (training with a scaling). rope_yarn_orig sets YaRN's original
     # length to 256, where the ramp has a middle value (0, 0.5, 1, 1 over the 4 pairs of hs 8).
     scalings = [  # name, scaling, factor, orig (0 = T_max), T, B, seed

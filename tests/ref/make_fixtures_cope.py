@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Fixtures of cope, contextual position encoding (issue 26 item 2), called by make_fixtures.py
+"""Fixtures of cope, contextual position encoding, called by make_fixtures.py
 (run that one; this file alone rewrites only its own files). The bias is the paper's reference
 code (gpt_ref.CoPE, one per head: gpt_ref.CoPEHeads). Same layout as the other gpt_* files
 (weights, batch, logits, loss, every grad.*):

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Fixtures of fox, the Forgetting Transformer's forget gate (issue 26 item 3), called by
+"""Fixtures of fox, the Forgetting Transformer's forget gate, called by
 make_fixtures.py (run that one; this file alone rewrites only its own files). Same layout as
 the other gpt_* files (weights, batch, logits, loss, every grad.*):
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Fixtures of the model options (issue 19), called by make_fixtures.py (run that one; this
+"""Fixtures of the model options, called by make_fixtures.py (run that one; this
 file alone rewrites only its own files):
 
   gpt_untied.safetensors       learned positions with an untied LM head (ordo train

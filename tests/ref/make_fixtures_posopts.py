@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Fixtures of issue 26's position options (items 5 and 6), called by make_fixtures.py (run
+"""Fixtures of the position options, called by make_fixtures.py (run
 that one; this file alone rewrites only its own files). Same layout as the other gpt_* files
 (weights, batch, logits, loss, every grad.*), the options in the metadata as ordo writes them:
 
@@ -22,7 +22,7 @@ that one; this file alone rewrites only its own files). Same layout as the other
   gpt_sinusoidal_rand.safetensors   the sinusoids at such positions
   gpt_rope_rand.safetensors         rope's angles at such positions
   gpt_learned_rand_T64.safetensors  the learned_rand weights at 0..63 (eval at N), logits
-  gpt_dpb.safetensors               dynamic position bias (item 1), dim 32, depth 2, raw distance
+  gpt_dpb.safetensors               dynamic position bias, dim 32, depth 2, raw distance
   gpt_dpb_log.safetensors           dpb with log distance, dim 16, depth 3
   gpt_dpb_T64.safetensors, gpt_dpb_log_T64.safetensors  their weights at T 64, with grads
 
@@ -70,7 +70,7 @@ def fixtures():
         ("learned_pscale", "learned", 405, {"pos_scale": "learned"}),
         ("sinusoidal_pscale", "sinusoidal", 406, {"pos_scale": "learned"}),
         ("sinusoidal_pfixed", "sinusoidal", 407, {"pos_scale": "fixed:0.5"}),
-        # item 1: dynamic position bias, the defaults, and log distance with another MLP shape
+        # dynamic position bias, the defaults, and log distance with another MLP shape
         ("dpb", "dpb", 408, {}),
         ("dpb_log", "dpb", 409, {"dpb_log_distance": True, "dpb_depth": 3, "dpb_dim": 16}),
     ]

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Fixtures of --pos-random for the relative schemes (issue 26 item 4), called by
+"""Fixtures of --pos-random for the relative schemes, called by
 make_fixtures.py (run that one; this file alone rewrites only its own files). Same layout as
 the other gpt_*_rand files (weights, batch, batch.pos [B, T] float ids, logits, loss, every
 grad.*): 3 sequences of 16 tokens, each at its own sorted subset of 16 positions of [0, N),

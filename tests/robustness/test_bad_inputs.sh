@@ -136,7 +136,7 @@ check "config file missing"      "data/nope.json: cannot open: No such file or d
 check "config with resume"       "--config and --resume do not go together" "$ORDO" train --config data/unknown.json --resume "$G"
 
 # --- --init weights
-# (issue 15: the file's settings are compared, by option, before its tensors are read)
+# (the file's settings are compared, by option, before its tensors are read)
 check "init with wrong shapes"   "has d-model 16 (metadata \"C\") but this run --d-model 32; only --context may differ" "$ORDO" train "${tiny[@]}" --d-model 32 --init runs/good/ckpt-4.safetensors --out "$F"
 check "init of another scheme"   "was trained with --pos rope but this run has --pos learned"   "$ORDO" train "${tiny[@]}" --init runs/rope/ckpt-4.safetensors --out "$F"
 check "init from a text file"    "too short for the 8-byte header length" "$ORDO" train "${tiny[@]}" --init data/small.txt --out "$F"
@@ -324,7 +324,7 @@ fi
 [ -f "$dir/work/trunc/notes.tmp.txt" ] && ok || bad "resume deleted a user's notes.tmp.txt"
 [ ! -e "$dir/work/trunc/ckpt-6.safetensors.tmp.4242" ] && ok || bad "resume left a stale temporary file"
 
-# --- checkpoint integrity (issue 18 point 2: checksums, step against name, finite values;
+# --- checkpoint integrity (checksums, step against name, finite values;
 # the fallback to an older checkpoint is tests/robustness/test_ckpt_integrity.sh). Byte surgery without
 # python: the header length is the first 8 bytes, little-endian.
 ck_data() { echo $((8 + $(od -An -t u8 -N8 "$1" | tr -d ' '))); }
@@ -363,7 +363,7 @@ check "eval, a checksum that is not 16 hex digits"  "is not a hash (expected 16 
 check "init from a file failing its checksum"       "checksum mismatch"  "$ORDO" train "${tiny[@]}" --init runs/ck_flipped/ckpt-4.safetensors --out "$F"
 check "init with a NaN weight"                      "holds NaN at index 0" "$ORDO" train "${tiny[@]}" --init runs/ck_nan/ckpt-4.safetensors --out "$F"
 
-# --- issue 18, part "lock": a run directory in use by another process, its lock file, and
+# --- locks: a run directory in use by another process, its lock file, and
 # the keys of `ordo train`'s own options in a --config file. The live run is in work/ (not
 # guarded: it changes as it trains); every refused command here must leave it alone too.
 echo '{"resume": "runs/good", "steps": 8}' > "$dir/data/resume.json"
@@ -392,7 +392,7 @@ check "resume of a run whose .lock is a directory" "lockdir/.lock: cannot open t
 cp -r "$G" "$dir/runs/locklink" && rm "$dir/runs/locklink/.lock" && ln -s ../../data/small.txt "$dir/runs/locklink/.lock"
 check "resume of a run whose .lock is a symlink" "locklink/.lock: cannot open the lock file: Too many levels of symbolic links" "$ORDO" train --resume runs/locklink --steps 8
 
-# --- data files (issue 18: identity on resume, FIFOs and devices, token files). Inputs that
+# --- data files (identity on resume, FIFOs and devices, token files). Inputs that
 # would block or never end are refused before a byte is read: each case runs under a 10 s
 # timeout (exit 124 fails the case), and the sparse files over a size cap are never read.
 mkfifo "$dir/work/fifo"                                       # no writer: open would block
@@ -443,11 +443,11 @@ cp "$dir/data/text.txt" "$dir/data/gone.txt"
 "$ORDO" train "${tiny[@]}" --data "$dir/data/gone.txt" --tokenizer byte --context 8 --out "$dir/runs/gone" > /dev/null 2>&1 || bad "fixture run on gone.txt"
 rm "$dir/data/gone.txt"; mkfifo "$dir/data/gone.txt"
 check "eval: data became a FIFO"     "gone.txt: is a FIFO, expected a regular file" timeout 10 "$ORDO" eval runs/gone
-# sample needs the tokenizer only (issue 19): it never opens the data file, FIFO or not
+# sample needs the tokenizer only: it never opens the data file, FIFO or not
 out=$(cd "$dir" && timeout 10 "$ORDO" sample runs/gone --prompt the --tokens 2 2>&1) && ok || bad "sample: data became a FIFO: $out"
 check "resume: data became a FIFO"   "gone.txt: is a FIFO, expected a regular file" timeout 10 "$ORDO" train --resume runs/gone --steps 8
 
-# --- issue 18, points 3 and 6 (metrics): a metrics.jsonl or config.json that cannot be
+# --- metrics: a metrics.jsonl or config.json that cannot be
 # written stops the run like a checkpoint that cannot (a message naming the file and errno,
 # status 1, the checkpoints kept, every line of the log whole), and it resumes once there is
 # room; an eval too large for the memory is refused with the estimate, never aborted.
@@ -540,7 +540,7 @@ check "eval context and batch past the memory" "use a smaller --context or --bat
 # a sanitizer build cannot start under ulimit -v (its shadow memory): those cases need one that can
 if bash -c 'ulimit -v 3000000 && exec "$0" eval "$1" --threads 1' "$ORDO" "$G" > /dev/null 2>&1; then
 check "eval context past ulimit -v" "of address space allowed (ulimit -v); use a smaller --context" bash -c 'ulimit -v 3000000 && exec "$0" eval runs/long --context 8000 --max-windows 1 --threads 1 --attention materialized' "$ORDO"
-# issue 28 item 25: training's check reads the same limits (it used physical memory only)
+# training's check reads the same limits (it used physical memory only)
 check "train past ulimit -v" "of address space allowed (ulimit -v); make some of them smaller" bash -c 'ulimit -v 3000000 && exec "$0" train --task order --corpus-tokens 20000 --context 4096 --batch 64 --d-model 512 --layers 8 --heads 8 --steps 1 --out runs/toobig --threads 1' "$ORDO"
 # the learned table of --pos-random N has N rows, not --context's: counted, it is refused the
 # same way (it aborted in params.c with "out of memory", leaving a run holding only .lock)
@@ -558,7 +558,7 @@ else
   echo "SKIP: eval under ulimit -v (this ordo cannot start under it: a sanitizer build?)"; skip=$((skip+3))
 fi
 
-# --- issue 16, bf16 matmuls: --precision names, the refusal where oneDNN runs no bf16 (forced
+# --- bf16 matmuls: --precision names, the refusal where oneDNN runs no bf16 (forced
 # with ONEDNN_MAX_CPU_ISA, which oneDNN reads), a config value of the wrong type, and a
 # resume in another precision (precision is fixed for a run, as the model's shape is)
 echo '{"precision": 16}' > "$dir/data/prec.json"
@@ -576,7 +576,7 @@ else
   echo "SKIP: resuming a bf16 run (this CPU runs no bf16)"; skip=$((skip+3))
 fi
 
-# --- issue 19, ordo data and ordo export: bad arguments, a run dir that is none, data too
+# --- ordo data and ordo export: bad arguments, a run dir that is none, data too
 # short for train's windows; export of what is not a checkpoint, of schemes GPT-2 cannot
 # compute, into a path that is a file (nothing is written on any refusal)
 check "data: negative --batches"    "--batches is -1, expected 0..1000000" "$ORDO" data --batches -1
@@ -597,7 +597,7 @@ check "export: rope run"            "--pos rope cannot be exported as Hugging Fa
 check "export: bad --n-positions"   "--n-positions is -1, expected 0..1048576" "$ORDO" export "$G" --hf "$F" --n-positions -1
 check "export: learned, other length" "--n-positions 64: the learned table of" "$ORDO" export "$G" --hf "$F" --n-positions 64
 check "export: --hf is a file"      "data/plainfile" "$ORDO" export "$G" --hf data/plainfile/hf
-# --- issue 19 points 5 and 8 (help and progress): a flag given a value the old way, --no- of
+# --- help and progress: a flag given a value the old way, --no- of
 # an option that is no flag, eval's --sliding-stride without --mode sliding or beside its old
 # name, and an unknown --progress
 check "flag followed by 0"       "--shuffle takes no value, but '0' follows it (a flag: write --shuffle or --no-shuffle" "$ORDO" train --shuffle 0 --out "$F"
@@ -608,7 +608,7 @@ check "old eval --stride, nonoverlap" "--sliding-stride 4 goes with --mode slidi
 check "both stride names"        "--stride is the old name of --sliding-stride" "$ORDO" eval "$G" --mode sliding --stride 4 --sliding-stride 4
 check "unknown train --progress" "--progress: unknown progress mode 'tqdm' (expected auto, live, plain or off)" "$ORDO" train --progress tqdm --out "$F"
 check "unknown sweep --progress" "--progress: unknown progress mode 'bar'" "$ORDO" sweep --progress bar --out "$F"
-# --- issue 19 point 2, trust the comparison: runs on one data path whose file changed
+# --- trust the comparison: runs on one data path whose file changed
 # between them are refused by the recorded size and hash (both named), and config.json's
 # val_unigram record is skipped on read-back only as the object train writes
 awk 'BEGIN { for (i = 0; i < 300; i++) printf "the cat saw the %s .\n", (i % 3 ? "dog" : "owl") }' > "$dir/data/u.txt"
@@ -618,7 +618,7 @@ echo "the owl ran ." >> "$dir/data/u.txt"
 check "compare of runs on a changed data file" "but runs/ub on $dir/data/u.txt ($(stat -c %s "$dir/data/u.txt") bytes, xxh3" "$ORDO" compare runs/ua runs/ub --out work/cmp
 echo '{"val_unigram": 2.5}' > "$dir/data/uni.json"
 check "val_unigram that is not the record" 'unknown key "val_unigram"' "$ORDO" train --config data/uni.json --out "$F"
-# --- issue 19, points 3 and 4 (runs that stand on their own, resume says what it does): a
+# --- runs that stand on their own, and resume says what it does: a
 # checkpoint that is not there (by step, listing those the run has), --step with a file, eval
 # --data that cannot be scored or saved, --val-data without --data or unreadable, an unknown
 # --resume-schedule, and a run whose data file is in none of the places it records
@@ -636,7 +636,7 @@ check "eval --data on a corpus run"    "--data data/text.txt: the run trained on
 check "eval --data of a missing file"  "data/nope.txt" "$ORDO" eval runs/bytes --data data/nope.txt
 check "eval --data of an empty file"   "data/empty.txt: the data file is empty" "$ORDO" eval runs/bytes --data data/empty.txt
 check "eval --data with --save"        "--save writes an eval record (RUN_DIR/eval/NAME.json), the run's own validation scores for compare" "$ORDO" eval runs/bytes --data data/text.txt --save
-# --- issue 30, named eval records: a record name that is no safe file name (refused before
+# --- named eval records: a record name that is no safe file name (refused before
 # anything is evaluated), --eval-variants that are no variants, and one run given twice
 check "eval --save of a path"          "--save '../x': expected 1..64 characters of A-Z a-z 0-9 . _ - not starting with '.'" "$ORDO" eval runs/good --save ../x
 check "eval --save= of nothing"        "--save '': expected 1..64 characters" "$ORDO" eval runs/good --save=
@@ -657,7 +657,7 @@ mv "$dir/data/text.txt" "$dir/data/text.away"
 check "eval: the data file in none of its places" "the run's file is not there (tried $dir/data/text.txt, runs/bytes/../../data/text.txt); put it back there" "$ORDO" eval runs/bytes
 check "resume: the data file in none of its places" "give its new place with 'ordo train --resume RUN --data FILE'" "$ORDO" train --resume runs/bytes --steps 6
 mv "$dir/data/text.away" "$dir/data/text.txt"
-# --- issue 19 point 6, model options: dropout rates outside [0, 1), a grad-accum below 1 or
+# --- model options: dropout rates outside [0, 1), a grad-accum below 1 or
 # past the batch limit, --untied-head given a value or a config value of the wrong type, and a
 # resume that changes any of them (they are the run's maths, fixed as the model's shape is)
 echo '{"untied-head": "yes"}' > "$dir/data/untied.json"
@@ -678,7 +678,7 @@ check "resume with dropout"      "--dropout is 0.5 but the checkpoint was traine
 "$ORDO" train "${tiny[@]}" --untied-head --out "$dir/runs/untied" > /dev/null 2>&1 || bad "untied fixture run"
 check "--init untied from a tied file" "no lm_head.weight: its LM head is tied to wte, but --untied-head" "$ORDO" train "${tiny[@]}" --untied-head --init "$G/ckpt-4.safetensors" --out "$F"
 check "--init tied from an untied file" "its LM head is untied (lm_head.weight), which a tied model would drop; add --untied-head" "$ORDO" train "${tiny[@]}" --init "$dir/runs/untied/ckpt-4.safetensors" --out "$F"
-# --- issue 15, RoPE scaling and context extension: names, factors, a scaling on a scheme
+# --- RoPE scaling and context extension: names, factors, a scaling on a scheme
 # without a rotation, a scaling that changes nothing, --init sources, eval overrides, resume
 R="$dir/runs/rope"
 echo '{"rope-factor": "4"}' > "$dir/data/ropef.json"
@@ -702,7 +702,7 @@ check "eval factor alone"        "--rope-factor goes with --rope-scaling" "$ORDO
 check "eval unknown scaling"     "--rope-scaling: unknown rope scaling 'dynamic'" "$ORDO" eval "$R" --rope-scaling dynamic
 check "eval scaling of factor 1" "which changes nothing; give --rope-factor" "$ORDO" eval "$R" --rope-scaling pi
 check "eval factor with none"    "--rope-factor 2 has no effect with --rope-scaling none" "$ORDO" eval "$R" --rope-scaling none --rope-factor 2
-# --- issue 26: partial rotary, head subsets, the scale on the absolute positions (tiny: hs 8)
+# --- partial rotary, head subsets, the scale on the absolute positions (tiny: hs 8)
 check "rope fraction 0"          "--rope-fraction is 0, expected 0 < f <= 1" "$ORDO" train "${tiny[@]}" --pos rope --rope-fraction 0 --out "$F"
 check "rope fraction 1.5"        "--rope-fraction is 1.5, expected 0 < f <= 1" "$ORDO" train "${tiny[@]}" --pos rope --rope-fraction 1.5 --out "$F"
 check "rope fraction of 0 dims"  "--rope-fraction 0.1 of a head of 8 dims rotates 2*round(0.1*8/2) = 0 dims; expected a fraction of at least 0.125" "$ORDO" train "${tiny[@]}" --pos rope --rope-fraction 0.1 --out "$F"
@@ -720,7 +720,7 @@ check "pos scale negative"       "--pos-scale is 'learned:-1', expected" "$ORDO"
 check "pos scale with rope"      "--pos-scale learned applies to the absolute schemes (--pos learned or sinusoidal), not to --pos rope" "$ORDO" train "${tiny[@]}" --pos rope --pos-scale learned --out "$F"
 check "resume with a rope fraction" "--rope-fraction is 0.5 but the checkpoint was trained with 1" "$ORDO" train --resume "$R" --rope-fraction 0.5
 check "resume with a pos scale"  "--pos-scale is \"fixed:2\" but the checkpoint was trained with null" "$ORDO" train --resume "$G" --pos-scale fixed:2
-# --- issue 26 item 4, --pos-random N: N below the context (for an absolute and a relative
+# --- --pos-random N (randomized positions): N below the context (for an absolute and a relative
 # scheme), a negative N, the schemes without positions to draw (none; fox, whose bias comes
 # from the text), a resume that changes it (from 0, and from a relative run's 64)
 check "pos random below context" "--pos-random 8 is below --context 16: each training sequence takes 16 distinct positions of [0, 8)" "$ORDO" train "${tiny[@]}" --pos learned --pos-random 8 --out "$F"
@@ -731,7 +731,7 @@ check "pos random with fox"      "--pos-random 64 does not apply to --pos fox (i
 "$ORDO" train "${tiny[@]}" --pos t5 --pos-random 64 --out "$dir/runs/t5rand" > /dev/null 2>&1 || bad "fixture run: t5 with --pos-random 64"
 check "resume t5 with another N" "--pos-random is 128 but the checkpoint was trained with 64" "$ORDO" train --resume "$dir/runs/t5rand" --pos-random 128
 check "resume with pos random"   "--pos-random is 64 but the checkpoint was trained with 0" "$ORDO" train --resume "$R" --pos-random 64
-# --- issue 15, the position schemes fire, kerple, xpos, kerple-power: a misspelt name, weights
+# --- the position schemes fire, kerple, xpos, kerple-power: a misspelt name, weights
 # of another scheme or head count given to --init, a run resumed as another of the new schemes
 "$ORDO" train "${tiny[@]}" --pos fire --out "$dir/runs/fire" > /dev/null 2>&1 || bad "fixture run (fire)"
 check "scheme name misspelt"     "unknown position scheme 'kerple_power' (expected none, learned, sinusoidal, rope, alibi, t5, fire, kerple, xpos, kerple-power, fox, dpb" "$ORDO" train --pos kerple_power --out "$F"
@@ -740,7 +740,7 @@ check "init of fire into kerple" "was trained with --pos fire but this run has -
 check "init of fire, other heads" "has heads 2 (metadata \"NH\") but this run --heads 4" "$ORDO" train "${tiny[@]}" --pos fire --heads 4 --init runs/fire/ckpt-4.safetensors --out "$F"
 check "resume of fire as kerple" "--pos is \"kerple\" but the checkpoint was trained with \"fire\"" "$ORDO" train --resume runs/fire --pos kerple
 check "xpos with an odd head size" "--pos xpos needs an even head size, but d-model/heads = 18/2 = 9" "$ORDO" train "${tiny[@]}" --pos xpos --d-model 18 --out "$F"
-# --- issue 26 item 3, fox: weights of another scheme given to --init, a fire run resumed as
+# --- fox, the forget gate: weights of another scheme given to --init, a fire run resumed as
 # fox, and the other schemes' options, which fox (a scheme used with no other positions) refuses
 "$ORDO" train "${tiny[@]}" --pos fox --out "$dir/runs/fox" > /dev/null 2>&1 || bad "fixture run (fox)"
 check "init of fire into fox"    "was trained with --pos fire but this run has --pos fox" "$ORDO" train "${tiny[@]}" --pos fox --init runs/fire/ckpt-4.safetensors --out "$F"
@@ -752,7 +752,7 @@ check "alibi heads on fox"       "--alibi-heads 1 applies to --pos alibi, not to
 check "pos scale on fox"         "--pos-scale learned applies to the absolute schemes (--pos learned or sinusoidal), not to --pos fox" "$ORDO" train "${tiny[@]}" --pos fox --pos-scale learned --out "$F"
 check "dpb dim on fox"          "--dpb-dim 8 applies to --pos dpb, not to --pos fox" "$ORDO" train "${tiny[@]}" --pos fox --dpb-dim 8 --out "$F"
 check "eval extend-pos on fox"   "--extend-pos interpolate grows a learned position table, but the run has --pos fox" "$ORDO" eval runs/fox --context 32 --extend-pos interpolate
-# --- issue 26 item 2, cope: --cope-max out of range (0 is not its default's spelling: leave it
+# --- cope, contextual positions: --cope-max out of range (0 is not its default's spelling: leave it
 # out), given to another scheme, changed on resume; the options and weights of other schemes
 "$ORDO" train "${tiny[@]}" --pos cope --out "$dir/runs/cope" > /dev/null 2>&1 || bad "fixture run (cope)"
 check "cope max 0"               "--cope-max is 0, expected 2..65536 (default: --context + 1)" "$ORDO" train "${tiny[@]}" --pos cope --cope-max 0 --out "$F"
@@ -769,12 +769,12 @@ check "rope fraction on cope"    "--rope-fraction 0.5 applies to --pos rope, not
 check "init of fox into cope"    "was trained with --pos fox but this run has --pos cope" "$ORDO" train "${tiny[@]}" --pos cope --init runs/fox/ckpt-4.safetensors --out "$F"
 check "export of cope"           "--pos cope cannot be exported as Hugging Face GPT-2: it adds contextual positions to the attention scores" "$ORDO" export runs/cope --hf "$F"
 
-# --- issue 15, eval past a learned table (--extend-pos): a scheme without a table, an
-# unknown method (--save of its scores is no longer refused: since issue 30 it is a record of
-# its own, extend-<method>, which test_context_extension checks)
+# --- eval past a learned table (--extend-pos): a scheme without a table, an unknown method
+# (--save of its scores is not refused: it is a record of its own, extend-<method>, which
+# test_context_extension checks)
 check "eval extend-pos on rope"  "--extend-pos interpolate grows a learned position table, but the run has --pos rope (no table to grow; --rope-scaling scales its rotation)" "$ORDO" eval "$R" --context 32 --extend-pos interpolate
 check "eval extend-pos unknown"  "unknown --extend-pos value 'cubic' (expected interpolate or fresh)" "$ORDO" eval "$G" --context 32 --extend-pos cubic
-# --- issue 27 item 2, --task passkey: the key's digits, a context too short for an example,
+# --- --task passkey: the key's digits, a context too short for an example,
 # eval's depth grid (on a passkey run and on any run: parsed before the run is read)
 check "passkey digits 0"         "--passkey-digits is 0, expected 1..20" "$ORDO" train --task passkey --tokenizer byte --passkey-digits 0 --out "$F"
 check "passkey digits 21"        "--passkey-digits is 21, expected 1..20" "$ORDO" train --task passkey --tokenizer byte --passkey-digits 21 --out "$F"

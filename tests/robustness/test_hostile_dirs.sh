@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 28, the hostile run directories, each case as the issue wrote it:
+# The hostile run directories, each case numbered as its section below:
 #  13. a FIFO where a file is expected (the newest ckpt-N.safetensors, config.json,
 #      metrics.jsonl of a run; the file given to --init or to export): no command blocks; each
 #      skips the checkpoint with a warning or refuses, naming the file and what it is.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 28, the runs that trust what they are given, each case as the issue wrote it:
+# The runs that trust what they are given, each case numbered as its section below:
 #  21. {"shuffle": 2} in --config: refused, as 0.5 is ("true/false or 0/1").
 #  19. `train --resume R --init OTHER`: refused, the run untouched; its own --init again is fine.
 #  17. `train --init HF/model.safetensors` of ordo's own export (transformer. names): it
@@ -14,7 +14,7 @@
 #      modes) leaves config.json as it was; a resume that works then writes it.
 #  18. a flipped bit in a config key of the newest checkpoint's header: eval and resume both
 #      skip it with a warning and use the one before (resume used to stop at "unknown key");
-#      now the header checksum (item 7) catches it first, so an older ordo's checkpoint
+#      now the header checksum (case 7) catches it first, so an older ordo's checkpoint
 #      without checksums is tried too, where the config rule itself decides.
 #  22. a 10 MB "data" or "init" path in --config: the message shortens the path, never the
 #      reason (tests/sys/test_error_message.c has the buffer's cases).

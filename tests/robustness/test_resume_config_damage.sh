@@ -4,7 +4,7 @@
 # config.json garbage or a FIFO the resume is refused, naming the file (it went on from B's
 # weights and rewrote config.json with B's seed); with config.json missing, A's checkpoints and
 # B's disagree, and the resume is refused naming both steps. A run whose checkpoints all agree
-# still resumes without config.json (test_hostile_runs item 9).
+# still resumes without config.json (test_hostile_runs.sh case 9).
 set -u
 . "$(dirname "$0")/../lib.sh"
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 28 item 0: a checkpoint does not depend on --threads, whichever kernels OpenBLAS runs.
+# A checkpoint does not depend on --threads, whichever kernels OpenBLAS runs.
 # The same training at --threads 1 and 2 under OPENBLAS_CORETYPE unset, Haswell, SkylakeX
 # and Zen (some of the project's machines force Haswell): bitwise equal tensors. Two models:
 # the CLI tests' tiny one (every product small: one OpenBLAS thread each) and one whose

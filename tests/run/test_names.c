@@ -40,7 +40,7 @@ int main(void) {
     round_trip(&ordo_tokenizer_kind_names);
     round_trip(&ordo_optim_kind_names);
     round_trip(&ordo_schedule_names);
-    round_trip(&ordo_rope_scaling_names); // issue 15
+    round_trip(&ordo_rope_scaling_names);
     round_trip(&ordo_extend_pos_names);
     CHECK(ordo_pos_names.count == ORDO_POS_COUNT);
 

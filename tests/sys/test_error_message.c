@@ -1,8 +1,8 @@
-// The error message buffer (sys/error.c) with messages longer than it holds (issue 28
-// item 22): a 10 MB path in a message is shortened to its two ends with the count of bytes
-// left out, and what follows it (the reason) is kept whole, whether the path comes through
-// ordo_error or the prefix of ordo_error_wrap; a multi-byte character is never cut in two;
-// a message that fits is as formatted; one with no long word is cut at its end with "...".
+// The error message buffer (sys/error.c) with messages longer than it holds: a 10 MB path in a
+// message is shortened to its two ends with the count of bytes left out, and what follows it (the
+// reason) is kept whole, whether the path comes through ordo_error or the prefix of
+// ordo_error_wrap; a multi-byte character is never cut in two; a message that fits is as formatted;
+// one with no long word is cut at its end with "...".
 #include <stdlib.h>
 #include <string.h>
 

@@ -96,7 +96,7 @@ int main(void) {
     CHECK_MSG(stat(first, &st) != 0, "ordo_write_atomic made something under %s", dir);
 
     // a message longer than the buffer shortens its long word (the path) to its two ends and
-    // keeps the reason (issue 28 item 22; tests/sys/test_error_message.c), also after context is
+    // keeps the reason (tests/sys/test_error_message.c), also after context is
     // prefixed
     char *big = repeat('m', 5000);
     ordo_error(ORDO_ERR_IO, "%s: cannot open", big);

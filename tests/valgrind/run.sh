@@ -36,8 +36,8 @@ run resume 0 train --resume "$dir/run" --steps 5
 run eval_2threads 0 eval "$dir/run" --context 8,16,32 --threads 2
 run sample 0 sample "$dir/run" --prompt "cat chased" --tokens 5 --top-k 3 --threads 1
 run rope_t5 0 train "${tiny[@]}" --pos t5 --steps 2 --out "$dir/t5"
-# issue 26: cope's row bias in the fused tile, a relative scheme at drawn positions, and an
-# eval at drawn positions
+# the position options: cope's row bias in the fused tile, a relative scheme at drawn
+# positions, and an eval at drawn positions
 run cope 0 train "${tiny[@]}" --pos cope --steps 2 --out "$dir/cope"
 run pos_random 0 train "${tiny[@]}" --pos alibi --pos-random 32 --steps 2 --out "$dir/prand"
 run eval_drawn 0 eval "$dir/prand" --positions drawn --context 16,32 --threads 1
