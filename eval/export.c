@@ -64,7 +64,7 @@ static ordo_status load_model(const char *path, ordo_safetensors *f, json_t *cj,
                           "are added (--embed-style/--embed-scale), which GPT-2 does not do; "
                           "only runs with embed scale 1 can be exported",
                           path, (double)g.embed_scale);
-    // issue 26: GPT-2 adds wpe as it is; a scaled table has no GPT2Config key (rope and alibi
+    // GPT-2 adds wpe as it is; a scaled table has no GPT2Config key (rope and alibi
     // options are refused with their schemes above)
     if (g.pos_scale.kind != ORDO_POS_SCALE_NONE)
         return ordo_error(ORDO_ERR_ARG,
@@ -225,7 +225,7 @@ static ordo_status write_tokenizer(const ordo_train_config *cfg, const char *dir
     return s;
 }
 
-// ---- the folder, whole or not at all (issue 28 items 4, 10, 14)
+// ---- the folder, whole or not at all
 //
 // The export is written into a fresh folder beside DIR, "<DIR>.export.<pid>", then swapped in
 // with one rename (renameat2 RENAME_EXCHANGE when DIR exists, so that DIR never goes
@@ -274,7 +274,7 @@ static int remove_export_folder(const char *dir) {
 
 // Whether DIR may be replaced by an export: missing, empty, or an earlier export (its
 // config.json a GPT2Config with ordo's "ordo" record, and only an export's files in it).
-// ORDO_ERR_ARG naming what is in the way otherwise: a run directory's config.json (item 10),
+// ORDO_ERR_ARG naming what is in the way otherwise: a run directory's config.json,
 // a file an export does not write.
 static ordo_status check_target(const char *dir) {
     struct stat st;

@@ -1,7 +1,6 @@
-// Issue 28 item 28: the materialized attention's T x T tables (alibi's bias, t5's bucket map)
-// were allocated with ordo_xmalloc, so a refusal of the system after eval's estimate had
-// passed aborted the process. Now the forward returns ORDO_ERR_NOMEM naming the table and its
-// size, and the fused attention (the default) needs no such table at all. Reproduced under
+// The materialized attention's T x T tables (alibi's bias, t5's bucket map): a refusal of the
+// system after eval's estimate had passed must not abort the process (as ordo_xmalloc would);
+// the forward returns ORDO_ERR_NOMEM naming the table and its size, and the fused attention (the default) needs no such table at all. Reproduced under
 // an address-space limit (setrlimit RLIMIT_AS), which a sanitizer build cannot run under:
 // there the test is a SKIP (77).
 #include <string.h>
