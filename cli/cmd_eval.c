@@ -55,16 +55,14 @@ static ordo_status parse_lengths(const char *s, int *out, int *n, int max) {
     return ORDO_OK;
 }
 
-// The mean loss over each eighth of the window (or each position when T <= 8).
-static void print_positions(json_t *pl) {
-    size_t T = json_array_size(pl), parts = T < 8 ? T : 8;
+// The mean loss over each eighth of the window (or each position when T <= 8); NaN: null.
+static void print_positions(const ordo_eval_reals *pl) {
+    size_t T = (size_t)pl->n, parts = T < 8 ? T : 8;
     for (size_t k = 0; k < parts; k++) {
         double sum = 0;
         size_t cnt = 0;
-        for (size_t t = k * T / parts; t < (k + 1) * T / parts; t++) {
-            json_t *v = json_array_get(pl, t);
-            if (json_is_number(v)) sum += json_number_value(v), cnt++;
-        }
+        for (size_t t = k * T / parts; t < (k + 1) * T / parts; t++)
+            if (!isnan(pl->v[t])) sum += pl->v[t], cnt++;
         if (cnt)
             printf(" %7.4f", sum / cnt);
         else
@@ -73,140 +71,141 @@ static void print_positions(json_t *pl) {
     printf("\n");
 }
 
-// A number of [0, 1] in a 7-wide column, or n/a for null.
-static void print_cell(json_t *v) {
-    if (json_is_number(v))
-        printf(" %7.3f", json_number_value(v));
+// A number of [0, 1] in a 7-wide column, or n/a for null (NaN).
+static void print_cell(double v) {
+    if (!isnan(v))
+        printf(" %7.3f", v);
     else
         printf(" %7s", "n/a");
 }
 
 // Passkey: retrieval accuracy, a row per length and a column per depth, with the marginals.
-static void print_passkey(json_t *acc) {
-    size_t i, j;
-    json_t *row, *d;
+static void print_passkey(const ordo_eval_accuracy *acc) {
     printf("passkey retrieval (exact match of the %lld-digit key, %lld examples per cell, "
            "trained at T=%lld), by length and depth:\n",
-           (long long)json_integer_value(json_object_get(acc, "digits")),
-           (long long)json_integer_value(json_object_get(acc, "examples")),
-           (long long)json_integer_value(json_object_get(acc, "train_context")));
+           ordo_eval_int_or(acc->digits, 0), ordo_eval_int_or(acc->examples, 0),
+           ordo_eval_int_or(acc->train_context, 0));
     printf("  length");
-    json_array_foreach(json_object_get(acc, "depths"), j, d)
-        printf("    d=%-4.2f", json_number_value(d));
+    for (int j = 0; j < acc->depths.n; j++) printf("    d=%-4.2f", acc->depths.v[j]);
     printf("     all\n");
-    json_array_foreach(json_object_get(acc, "by_length"), i, row) {
-        printf("  %6lld", (long long)json_integer_value(json_object_get(row, "length")));
-        json_array_foreach(json_object_get(row, "by_depth"), j, d) {
+    for (int i = 0; i < acc->by_length.n; i++) {
+        const ordo_eval_acc_row *row = &acc->by_length.v[i];
+        printf("  %6lld", ordo_eval_int_or(row->length, 0));
+        for (int j = 0; j < row->by_depth.n; j++) {
             printf("  ");
-            print_cell(d);
+            print_cell(row->by_depth.v[j]);
         }
-        print_cell(json_object_get(row, "exact_match"));
-        json_t *note = json_object_get(row, "note");
-        printf("%s%s%s\n", note ? "  (" : "", note ? json_string_value(note) : "", note ? ")" : "");
+        print_cell(ordo_eval_real_value(row->exact_match));
+        const char *note = ordo_eval_str_value(row->note);
+        printf("%s%s%s\n", note ? "  (" : "", note ? note : "", note ? ")" : "");
     }
     printf("     all");
-    json_array_foreach(json_object_get(acc, "by_depth"), j, row) {
+    for (int j = 0; j < acc->by_depth.n; j++) {
         printf("  ");
-        print_cell(json_object_get(row, "exact_match"));
+        print_cell(ordo_eval_real_value(acc->by_depth.v[j].exact_match));
     }
     printf("\n");
 }
 
-static void print_table(json_t *r) {
+// The lines above the table: the run, what was scored, and the variant.
+static void print_head(const ordo_eval_report *r) {
     printf("run %s, step %lld, pos %s, trained at T=%lld, %s windows\n",
-           json_string_value(json_object_get(r, "run")),
-           (long long)json_integer_value(json_object_get(r, "step")),
-           json_string_value(json_object_get(r, "pos")),
-           (long long)json_integer_value(json_object_get(r, "train_context")),
-           json_string_value(json_object_get(r, "mode")));
-    json_t *set = json_object_get(r, "eval_set");
-    const char *kind = json_string_value(json_object_get(set, "kind"));
-    long long ntok = (long long)json_integer_value(json_object_get(set, "tokens"));
+           ordo_eval_str_value(r->run), ordo_eval_int_or(r->step, 0), ordo_eval_str_value(r->pos),
+           ordo_eval_int_or(r->train_context, 0), ordo_eval_str_value(r->mode));
+    const char *kind = ordo_eval_str_value(r->eval_set.kind);
+    const char *file = ordo_eval_str_value(r->eval_set.file);
+    long long ntok = ordo_eval_int_or(r->eval_set.tokens, 0);
     if (kind && strcmp(kind, "file") == 0)
         printf("eval set: %s, the whole file (%lld tokens, the run's tokenizer); val_loss below "
                "is the loss on it\n",
-               json_string_value(json_object_get(set, "file")), ntok);
+               file, ntok);
     else if (kind && strcmp(kind, "val-data") == 0)
-        printf("eval set: the run's --val-data file %s (%lld tokens)\n",
-               json_string_value(json_object_get(set, "file")), ntok);
+        printf("eval set: the run's --val-data file %s (%lld tokens)\n", file, ntok);
     else
         printf("eval set: the run's validation split (%lld tokens)\n", ntok);
-    json_t *rope = json_object_get(r, "rope_scaling");
-    if (rope && strcmp(json_string_value(json_object_get(rope, "scaling")), "none") != 0)
-        printf("rope scaling %s, factor %g, original context %lld (%s)\n",
-               json_string_value(json_object_get(rope, "scaling")),
-               json_number_value(json_object_get(rope, "factor")),
-               (long long)json_integer_value(json_object_get(rope, "original_context")),
-               strcmp(json_string_value(json_object_get(rope, "source")), "eval") == 0
-                   ? "given to eval"
-                   : "the run's");
-    else if (rope && strcmp(json_string_value(json_object_get(rope, "source")), "eval") == 0)
+    const ordo_eval_rope *rope = &r->rope_scaling;
+    const char *scaling = ordo_eval_str_value(rope->scaling);
+    const char *source = ordo_eval_str_value(rope->source);
+    if (rope->have && strcmp(scaling, "none") != 0)
+        printf("rope scaling %s, factor %g, original context %lld (%s)\n", scaling,
+               ordo_eval_real_value(rope->factor), ordo_eval_int_or(rope->original_context, 0),
+               strcmp(source, "eval") == 0 ? "given to eval" : "the run's");
+    else if (rope->have && strcmp(source, "eval") == 0)
         printf("rope scaling none (given to eval)\n");
-    json_t *ext = json_object_get(r, "extend_pos");
-    if (ext)
+    if (r->extend_pos.have)
         printf("learned table of %lld positions, grown past them by %s (given to eval)\n",
-               (long long)json_integer_value(json_object_get(ext, "table")),
-               json_string_value(json_object_get(ext, "method")));
-    printf("%8s %10s %12s %10s %8s\n", "T", "val_loss", "perplexity", "targets", "windows");
-    size_t i;
-    json_t *row;
-    json_t *res = json_object_get(r, "results");
-    json_array_foreach(res, i, row) {
-        int T = (int)json_integer_value(json_object_get(row, "context"));
-        json_t *loss = json_object_get(row, "val_loss"), *ppl = json_object_get(row, "val_ppl");
-        const char *note = json_string_value(json_object_get(row, "note"));
-        json_t *grown = json_object_get(row, "extend_pos");
-        if (!json_is_number(loss))
-            printf("%8d %10s %12s %10s %8s  (%s%s)\n", T, "n/a", "n/a", "-", "-",
-                   note ? note : "not finite",
-                   note && strncmp(note, "past the learned table", 22) == 0
-                       ? "; --extend-pos interpolate|fresh grows it"
-                       : "");
-        else // a perplexity is null where exp(loss) overflowed
-            printf("%8d %10.4f %12.4f %10lld %8lld%s\n", T, json_number_value(loss),
-                   json_is_number(ppl) ? json_number_value(ppl) : INFINITY,
-                   (long long)json_integer_value(json_object_get(row, "targets")),
-                   (long long)json_integer_value(json_object_get(row, "windows")),
-                   grown ? "  (table grown)" : "");
+               ordo_eval_int_or(r->extend_pos.table, 0), ordo_eval_str_value(r->extend_pos.method));
+}
+
+// A row of the table: a length's loss, or n/a and why.
+static void print_result(const ordo_eval_report_result *row) {
+    int T = (int)ordo_eval_int_or(row->context, 0);
+    const char *note = ordo_eval_str_value(row->note);
+    if (row->val_loss.has != ORDO_EVAL_SET)
+        printf("%8d %10s %12s %10s %8s  (%s%s)\n", T, "n/a", "n/a", "-", "-",
+               note ? note : "not finite",
+               note && strncmp(note, "past the learned table", 22) == 0
+                   ? "; --extend-pos interpolate|fresh grows it"
+                   : "");
+    else // a perplexity is null where exp(loss) overflowed
+        printf("%8d %10.4f %12.4f %10lld %8lld%s\n", T, row->val_loss.v,
+               row->val_ppl.has == ORDO_EVAL_SET ? row->val_ppl.v : INFINITY,
+               ordo_eval_int_or(row->targets, 0), ordo_eval_int_or(row->windows, 0),
+               row->extend_pos.have ? "  (table grown)" : "");
+}
+
+// Copy/reverse: exact match by n.
+static void print_exact_match(const ordo_eval_accuracy *acc) {
+    printf("exact match by length n (%s, trained on n = %lld..%lld):\n",
+           ordo_eval_str_value(acc->task), ordo_eval_int_or(acc->train_min_len, 0),
+           ordo_eval_int_or(acc->train_max_len, 0));
+    for (int i = 0; i < acc->by_length.n; i++) {
+        const ordo_eval_acc_row *row = &acc->by_length.v[i];
+        printf("  n=%-3lld ", ordo_eval_int_or(row->n, 0));
+        if (row->exact_match.has == ORDO_EVAL_SET)
+            printf("%6.3f\n", row->exact_match.v);
+        else
+            printf("   n/a  (%s)\n", ordo_eval_str_value(row->note));
     }
+}
+
+// --json: the report as JSON, in the order of its members.
+static void print_json(const ordo_eval_report *r) {
+    json_t *j = ordo_eval_report_to_json(r);
+    char *text = json_dumps(j, JSON_INDENT(1) | JSON_REAL_PRECISION(9));
+    printf("%s\n", text);
+    free(text);
+    json_decref(j);
+}
+
+static void print_table(const ordo_eval_report *r) {
+    print_head(r);
+    printf("%8s %10s %12s %10s %8s\n", "T", "val_loss", "perplexity", "targets", "windows");
+    const ordo_eval_results *res = &r->results;
+    for (int i = 0; i < res->n; i++) print_result(&res->v[i]);
     int header = 0;
-    json_array_foreach(res, i, row) {
-        json_t *ol = json_object_get(row, "order_loss");
-        if (!json_is_number(ol)) continue;
+    for (int i = 0; i < res->n; i++) {
+        const ordo_eval_report_result *row = &res->v[i];
+        if (row->order_loss.has != ORDO_EVAL_SET) continue;
         if (!header++)
             printf("loss on the order-dependent tokens only (ln 2 = %.4f is a guess between two "
                    "nouns):\n",
                    log(2.0));
-        printf("%8lld %10.4f %23lld targets\n",
-               (long long)json_integer_value(json_object_get(row, "context")),
-               json_number_value(ol),
-               (long long)json_integer_value(json_object_get(row, "order_targets")));
+        printf("%8lld %10.4f %23lld targets\n", ordo_eval_int_or(row->context, 0),
+               row->order_loss.v, ordo_eval_int_or(row->order_targets, 0));
     }
     printf("loss by position within the window (mean over each eighth, first to last):\n");
-    json_array_foreach(res, i, row) {
-        json_t *pl = json_object_get(row, "loss_by_position");
-        if (!pl) continue;
-        printf("%8lld", (long long)json_integer_value(json_object_get(row, "context")));
-        print_positions(pl);
+    for (int i = 0; i < res->n; i++) {
+        if (!res->v[i].loss_by_position.have) continue;
+        printf("%8lld", ordo_eval_int_or(res->v[i].context, 0));
+        print_positions(&res->v[i].loss_by_position);
     }
-    json_t *acc = json_object_get(r, "accuracy");
-    if (!acc) return;
-    if (json_object_get(acc, "depths")) {
+    const ordo_eval_accuracy *acc = &r->accuracy;
+    if (!acc->have) return;
+    if (acc->depths.have)
         print_passkey(acc);
-        return;
-    }
-    printf("exact match by length n (%s, trained on n = %lld..%lld):\n",
-           json_string_value(json_object_get(acc, "task")),
-           (long long)json_integer_value(json_object_get(acc, "train_min_len")),
-           (long long)json_integer_value(json_object_get(acc, "train_max_len")));
-    json_array_foreach(json_object_get(acc, "by_length"), i, row) {
-        json_t *em = json_object_get(row, "exact_match");
-        printf("  n=%-3lld ", (long long)json_integer_value(json_object_get(row, "n")));
-        if (json_is_number(em))
-            printf("%6.3f\n", json_number_value(em));
-        else
-            printf("   n/a  (%s)\n", json_string_value(json_object_get(row, "note")));
-    }
+    else
+        print_exact_match(acc);
 }
 
 // --sliding-stride, or its old name --stride (a warning: train's --stride is another thing),
@@ -272,9 +271,9 @@ static int take_save_name(const ordo_opt *opts, int argc, char **argv, char **ou
 
 // Writes report as the run's eval record `name` (NULL: the default name of its variant) in
 // the directory of the checkpoint it scored, and says where.
-static ordo_status save_record(json_t *report, const char *name, int quiet) {
+static ordo_status save_record(ordo_eval_report *report, const char *name, int quiet) {
     char dir[ORDO_PATH_MAX], def[ORDO_EVAL_NAME_MAX + 16];
-    const char *ck = json_string_value(json_object_get(report, "checkpoint"));
+    const char *ck = ordo_eval_str_value(report->checkpoint);
     const char *slash = ck ? strrchr(ck, '/') : NULL;
     ordo_status s = slash ? ordo_path(dir, sizeof dir, "%.*s", (int)(slash - ck), ck)
                           : ordo_path(dir, sizeof dir, ".");
@@ -427,7 +426,7 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
     else if (!s && strcmp(positions, "contiguous") != 0)
         s = ordo_error(ORDO_ERR_ARG, "--positions is '%s', expected contiguous or drawn",
                        positions);
-    json_t *report = NULL;
+    ordo_eval_report report = {0};
     if (!s) {
         ordo_args_threads("eval", opts, threads);
         q.run_dir = pos[0];
@@ -439,16 +438,14 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
         s = ordo_eval_run(&q, &report);
     }
     if (!s) {
-        char *text = json_dumps(report, JSON_INDENT(1) | JSON_REAL_PRECISION(9));
         if (json)
-            printf("%s\n", text);
+            print_json(&report);
         else
-            print_table(report);
+            print_table(&report);
         // the run dir: the checkpoint's directory (RUN_DIR, or a file's)
-        if (save && ordo_dist_rank() == 0) s = save_record(report, save_name, json);
-        free(text);
+        if (save && ordo_dist_rank() == 0) s = save_record(&report, save_name, json);
     }
-    json_decref(report);
+    ordo_eval_report_free(&report);
     ordo_config_strings_free();
     free(pos);
     free(args);

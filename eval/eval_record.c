@@ -4,34 +4,33 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "sys/fileio.h"
 
-const char *ordo_eval_default_name(const json_t *report, char *buf, size_t cap) {
-    json_t *rope = json_object_get(report, "rope_scaling");
-    json_t *ext = json_object_get(report, "extend_pos");
-    const char *src = json_string_value(json_object_get(rope, "source"));
-    const char *scaling = json_string_value(json_object_get(rope, "scaling"));
-    const char *method = json_string_value(json_object_get(ext, "method"));
-    const char *mode = json_string_value(json_object_get(report, "mode"));
+const char *ordo_eval_default_name(const ordo_eval_report *report, char *buf, size_t cap) {
+    const ordo_eval_rope *rope = &report->rope_scaling;
+    const char *src = ordo_eval_str_value(rope->source);
+    const char *scaling = ordo_eval_str_value(rope->scaling);
+    const char *method = ordo_eval_str_value(report->extend_pos.method);
+    const char *mode = ordo_eval_str_value(report->mode);
     int n;
     if (src && scaling && strcmp(src, "eval") == 0 && strcmp(scaling, "none") == 0)
         n = snprintf(buf, cap, "unscaled");
     else if (src && scaling && strcmp(src, "eval") == 0)
         n = snprintf(buf, cap, "%s-x%g", scaling,
-                     json_number_value(json_object_get(rope, "factor")));
+                     rope->factor.has == ORDO_EVAL_SET ? rope->factor.v : 0.0);
     else if (method)
         n = snprintf(buf, cap, "extend-%s", method);
-    else if (json_object_get(json_object_get(report, "variant"), "positions"))
+    else if (report->variant.positions.has != ORDO_EVAL_ABSENT)
         n = snprintf(buf, cap, "drawn"); // --pos-random's draw at eval too
     else
         n = snprintf(buf, cap, "base");
     if (mode && strcmp(mode, "sliding") == 0 && n >= 0 && (size_t)n < cap) {
         // a stride other than the default (T/4) is a record of its own, not base-sliding's
-        json_t *q = json_object_get(report, "request");
-        long long stride = (long long)json_integer_value(json_object_get(q, "sliding_stride"));
+        long long stride = ordo_eval_int_or(report->request.sliding_stride, 0);
         if (stride > 0)
             snprintf(buf + n, cap - (size_t)n, "-sliding-stride%lld", stride);
         else
@@ -40,8 +39,8 @@ const char *ordo_eval_default_name(const json_t *report, char *buf, size_t cap) 
     return buf;
 }
 
-const char *ordo_eval_record_name(const json_t *record, char *buf, size_t cap) {
-    const char *name = json_string_value(json_object_get(record, "name"));
+const char *ordo_eval_record_name(const ordo_eval_report *record, char *buf, size_t cap) {
+    const char *name = ordo_eval_str_value(record->name);
     if (!name) return ordo_eval_default_name(record, buf, cap);
     snprintf(buf, cap, "%s", name);
     return buf;
@@ -58,10 +57,11 @@ ordo_status ordo_eval_name_check(const char *what, const char *name) {
                       what, name, ORDO_EVAL_NAME_MAX);
 }
 
-ordo_status ordo_eval_save(const char *run_dir, const char *name, json_t *report) {
+ordo_status ordo_eval_save(const char *run_dir, const char *name, ordo_eval_report *report) {
     ordo_status s = ordo_eval_name_check("eval record name", name);
     if (s) return s;
-    json_object_set_new(report, "name", json_string(name));
+    free(report->name.v);
+    report->name = ordo_eval_str_of(name);
     char dir[ORDO_PATH_MAX], path[ORDO_PATH_MAX];
     if ((s = ordo_path(dir, sizeof dir, "%s/%s", run_dir, ORDO_EVAL_DIR)) ||
         (s = ordo_path(path, sizeof path, "%s/%s.json", dir, name)) ||
@@ -72,120 +72,115 @@ ordo_status ordo_eval_save(const char *run_dir, const char *name, json_t *report
                           strerror(errno));
     // what a killed eval --save left in the folder (its process gone: a live writer's stays)
     ordo_remove_dead_tmp(dir, NULL);
-    if ((s = ordo_write_json_atomic(path, report))) return s;
-    // the file older ordo versions and scripts read (demo.sh, experiment_tables.py)
-    if (strcmp(name, "base") != 0) return ORDO_OK;
-    if ((s = ordo_path(path, sizeof path, "%s/eval.json", run_dir))) return s;
-    return ordo_write_json_atomic(path, report);
-}
-
-json_t *ordo_eval_load(const char *run_dir, const char *name) {
-    char path[ORDO_PATH_MAX], buf[ORDO_EVAL_NAME_MAX + 16];
-    json_error_t err;
-    json_t *j = NULL;
-    if (!ordo_path(path, sizeof path, "%s/%s/%s.json", run_dir, ORDO_EVAL_DIR, name))
-        j = ordo_json_load_file(path, 0, &err);
-    if (j) return j;
-    ordo_error_clear();
-    if (!ordo_path(path, sizeof path, "%s/eval.json", run_dir))
-        j = ordo_json_load_file(path, 0, &err);
-    ordo_error_clear();
-    if (j && strcmp(ordo_eval_record_name(j, buf, sizeof buf), name) != 0) {
-        json_decref(j);
-        j = NULL;
+    json_t *j = ordo_eval_report_to_json(report);
+    if (!(s = ordo_write_json_atomic(path, j)) && strcmp(name, "base") == 0) {
+        // the file older ordo versions and scripts read (demo.sh, experiment_tables.py)
+        if (!(s = ordo_path(path, sizeof path, "%s/eval.json", run_dir)))
+            s = ordo_write_json_atomic(path, j);
     }
-    return j;
+    json_decref(j);
+    return s;
 }
 
-// An integer of o, or dflt when absent or not an integer.
-static long long int_or(const json_t *o, const char *key, long long dflt) {
-    json_t *v = json_object_get(o, key);
-    return json_is_integer(v) ? (long long)json_integer_value(v) : dflt;
+int ordo_eval_load(const char *run_dir, const char *name, ordo_eval_report *out) {
+    char path[ORDO_PATH_MAX], buf[ORDO_EVAL_NAME_MAX + 16];
+    memset(out, 0, sizeof *out);
+    if (!ordo_path(path, sizeof path, "%s/%s/%s.json", run_dir, ORDO_EVAL_DIR, name) &&
+        !ordo_eval_report_read(path, out))
+        return 1;
+    ordo_eval_report_free(out);
+    ordo_error_clear();
+    int ok = !ordo_path(path, sizeof path, "%s/eval.json", run_dir) &&
+             !ordo_eval_report_read(path, out) &&
+             strcmp(ordo_eval_record_name(out, buf, sizeof buf), name) == 0;
+    ordo_error_clear();
+    if (!ok) ordo_eval_report_free(out);
+    return ok;
 }
 
-// The request of an older eval.json, which has no "request": what its content says.
-static void request_of_old(const json_t *rec, ordo_eval_request *q) {
-    json_t *rope = json_object_get(rec, "rope_scaling");
-    const char *src = json_string_value(json_object_get(rope, "source"));
+// The request of an older eval.json, which has no request: what its content says.
+static void request_of_old(const ordo_eval_report *rec, ordo_eval_request *q) {
+    const ordo_eval_rope *rope = &rec->rope_scaling;
+    const char *src = ordo_eval_str_value(rope->source);
     if (src && strcmp(src, "eval") == 0) {
-        q->rope_scaling = json_string_value(json_object_get(rope, "scaling"));
+        q->rope_scaling = ordo_eval_str_value(rope->scaling);
         if (q->rope_scaling && strcmp(q->rope_scaling, "none") != 0) {
-            q->rope_factor = json_number_value(json_object_get(rope, "factor"));
-            q->rope_orig_context = (int)int_or(rope, "original_context", 0);
+            q->rope_factor = rope->factor.has == ORDO_EVAL_SET ? rope->factor.v : 0;
+            q->rope_orig_context = (int)ordo_eval_int_or(rope->original_context, 0);
         }
     }
-    q->extend_pos =
-        json_string_value(json_object_get(json_object_get(rec, "extend_pos"), "method"));
-    json_t *by = json_object_get(json_object_get(rec, "accuracy"), "by_length");
-    q->examples = (int)int_or(json_array_get(by, 0), "examples", q->examples);
-    q->max_n = (int)json_array_size(by);
+    q->extend_pos = ordo_eval_str_value(rec->extend_pos.method);
+    const ordo_eval_acc_rows *by = &rec->accuracy.by_length;
+    if (by->n > 0) q->examples = (int)ordo_eval_int_or(by->v[0].examples, q->examples);
+    q->max_n = by->n;
 }
 
-ordo_status ordo_eval_request_of(const json_t *record, const char *run_dir, ordo_eval_request *q,
-                                 int *lens, int cap) {
-    json_t *r = json_object_get(record, "request");
+// The request that the record's request gives (lengths into lens[cap], *n of them).
+static void request_of_new(const ordo_eval_report_request *r, ordo_eval_request *q, int *lens,
+                           int cap, int *n) {
+    for (int i = 0; i < r->lengths.n; i++)
+        if (*n < cap) lens[(*n)++] = (int)r->lengths.v[i];
+    q->stride = (int)ordo_eval_int_or(r->sliding_stride, 0);
+    q->batch = (int)ordo_eval_int_or(r->batch, 8);
+    q->max_windows = (size_t)ordo_eval_int_or(r->max_windows, 0);
+    q->examples = (int)ordo_eval_int_or(r->examples, 200);
+    q->max_n = (int)ordo_eval_int_or(r->max_n, 0);
+    q->rope_scaling = ordo_eval_str_value(r->rope_scaling);
+    q->rope_factor = r->rope_factor.has == ORDO_EVAL_SET ? r->rope_factor.v : 0;
+    q->rope_orig_context = (int)ordo_eval_int_or(r->rope_orig_context, 0);
+    q->extend_pos = ordo_eval_str_value(r->extend_pos);
+    const char *att = ordo_eval_str_value(r->attention);
+    if (att && ordo_attn_impl_parse(att, &q->attention) != ORDO_OK) ordo_error_clear();
+}
+
+ordo_status ordo_eval_request_of(const ordo_eval_report *record, const char *run_dir,
+                                 ordo_eval_request *q, int *lens, int cap) {
+    const ordo_eval_report_request *r = record->request.have ? &record->request : NULL;
     *q = (ordo_eval_request){.run_dir = run_dir, .batch = 8, .examples = 200, .step = -1};
-    const char *mode = json_string_value(json_object_get(r ? r : record, "mode"));
+    const char *mode = ordo_eval_str_value(r ? r->mode : record->mode);
     if (mode && ordo_eval_mode_parse(mode, &q->mode) != ORDO_OK)
         return ordo_error_wrap(ORDO_ERR_FORMAT, "%s: the eval record's mode", run_dir);
-    json_t *l = json_object_get(r, "lengths");
     int n = 0;
-    size_t i;
-    json_t *v;
     if (r) {
-        json_array_foreach(l, i, v) {
-            if (n < cap && json_is_integer(v)) lens[n++] = (int)json_integer_value(v);
-        }
-        q->stride = (int)int_or(r, "sliding_stride", 0);
-        q->batch = (int)int_or(r, "batch", 8);
-        q->max_windows = (size_t)int_or(r, "max_windows", 0);
-        q->examples = (int)int_or(r, "examples", 200);
-        q->max_n = (int)int_or(r, "max_n", 0);
-        q->rope_scaling = json_string_value(json_object_get(r, "rope_scaling"));
-        q->rope_factor = json_number_value(json_object_get(r, "rope_factor"));
-        q->rope_orig_context = (int)int_or(r, "rope_orig_context", 0);
-        q->extend_pos = json_string_value(json_object_get(r, "extend_pos"));
-        const char *att = json_string_value(json_object_get(r, "attention"));
-        if (att && ordo_attn_impl_parse(att, &q->attention) != ORDO_OK) ordo_error_clear();
+        request_of_new(r, q, lens, cap, &n);
     } else {
-        json_array_foreach(json_object_get(record, "results"), i, v) {
-            json_t *c = json_object_get(v, "context");
-            if (n < cap && json_is_integer(c)) lens[n++] = (int)json_integer_value(c);
+        for (int i = 0; i < record->results.n; i++) {
+            const ordo_eval_int *c = &record->results.v[i].context;
+            if (n < cap && c->has == ORDO_EVAL_SET) lens[n++] = (int)c->v;
         }
         request_of_old(record, q);
     }
     if (n == 0)
         return ordo_error(ORDO_ERR_FORMAT, "%s: the eval record \"%s\" gives no lengths", run_dir,
-                          json_string_value(json_object_get(record, "name")));
+                          ordo_eval_str_value(record->name));
     q->lengths = lens;
     q->nlen = n;
     return ORDO_OK;
 }
 
-int ordo_eval_record_current(const json_t *record, int64_t step, const ordo_eval_request *q) {
-    json_t *st = json_object_get(record, "step");
-    if (!json_is_integer(st) || json_integer_value(st) != step) return 0;
-    json_t *have = json_object_get(record, "request");
-    if (have) {
-        json_t *want = ordo_eval_request_json(q, q->lengths, q->nlen);
-        int same = json_equal(have, want);
-        json_decref(want);
+int ordo_eval_record_current(const ordo_eval_report *record, int64_t step,
+                             const ordo_eval_request *q) {
+    if (record->step.has != ORDO_EVAL_SET || record->step.v != step) return 0;
+    if (record->request.have) {
+        ordo_eval_report_request want;
+        ordo_eval_request_record(q, q->lengths, q->nlen, &want);
+        int same = ordo_eval_report_request_equal(&record->request, &want);
+        ordo_eval_report_request_free(&want);
         return same;
     }
-    json_t *res = json_object_get(record, "results"); // an older record: its lengths
-    int ok = json_array_size(res) == (size_t)q->nlen;
+    const ordo_eval_results *res = &record->results; // an older record: its lengths
+    int ok = res->n == q->nlen;
     for (int i = 0; ok && i < q->nlen; i++)
-        ok = json_integer_value(json_object_get(json_array_get(res, (size_t)i), "context")) ==
-             q->lengths[i];
+        ok = ordo_eval_int_or(res->v[i].context, 0) == q->lengths[i];
     return ok;
 }
 
 ordo_status ordo_eval_record_make(const ordo_eval_request *q, const char *name) {
-    json_t *report;
+    ordo_eval_report report;
     ordo_status s = ordo_eval_name_check("eval record name", name);
-    if (!s) s = ordo_eval_run(q, &report);
     if (s) return s;
-    s = ordo_eval_save(q->run_dir, name, report);
-    json_decref(report);
+    if ((s = ordo_eval_run(q, &report))) return s;
+    s = ordo_eval_save(q->run_dir, name, &report);
+    ordo_eval_report_free(&report);
     return s;
 }

@@ -15,11 +15,11 @@
 // (experiments/runinfo.c).
 #ifndef ORDO_EVAL_RECORD_H
 #define ORDO_EVAL_RECORD_H
-#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "sys/error.h"
+#include "eval/eval_report.h"
 #include "eval/evaluate.h"
 #include "run/run.h"
 
@@ -32,33 +32,35 @@
 // learned table; "-sliding" appended for sliding windows at the default stride (T/4),
 // "-sliding-stride<S>" at another (`--sliding-stride S`). Works on older eval.json files too
 // (their "rope_scaling" and "extend_pos" say the same). Into buf[cap]; returns buf.
-const char *ordo_eval_default_name(const json_t *report, char *buf, size_t cap);
+const char *ordo_eval_default_name(const ordo_eval_report *report, char *buf, size_t cap);
 // The record's name: its "name" when it has one, else ordo_eval_default_name.
-const char *ordo_eval_record_name(const json_t *record, char *buf, size_t cap);
+const char *ordo_eval_record_name(const ordo_eval_report *record, char *buf, size_t cap);
 // ORDO_OK when name can be a record's file name: 1..ORDO_EVAL_NAME_MAX characters of
 // [A-Za-z0-9._-], not starting with '.'; else ORDO_ERR_ARG quoting it after `what` ("--save").
 ordo_status ordo_eval_name_check(const char *what, const char *name);
 
-// Writes report as run_dir's record `name` (its "name" set): RUN/eval/NAME.json, and for
+// Writes report as run_dir's record `name` (its name set): RUN/eval/NAME.json, and for
 // "base" RUN/eval.json too, each atomically. Errors: the name's check, ORDO_ERR_IO naming the
 // file.
-ordo_status ordo_eval_save(const char *run_dir, const char *name, json_t *report);
-// Loads run_dir's record `name` (RUN/eval/NAME.json, else a RUN/eval.json of that name), or
-// NULL when there is none or it does not load. Caller decrefs.
-json_t *ordo_eval_load(const char *run_dir, const char *name);
+ordo_status ordo_eval_save(const char *run_dir, const char *name, ordo_eval_report *report);
+// Loads run_dir's record `name` (RUN/eval/NAME.json, else a RUN/eval.json of that name) into
+// *out: 1, or 0 (out empty, no error set) when there is none or it does not load. The caller
+// frees it with ordo_eval_report_free.
+int ordo_eval_load(const char *run_dir, const char *name, ordo_eval_report *out);
 
 // The request that made `record` again, for run_dir (the lengths into lens[cap]): its
-// "request", or for an older eval.json without one, what its results, mode, "rope_scaling"
-// and "extend_pos" say. q's strings point into record: keep it until q is used. Errors:
+// request, or for an older eval.json without one, what its results, mode, rope_scaling
+// and extend_pos say. q's strings point into record: keep it until q is used. Errors:
 // ORDO_ERR_FORMAT when neither gives the lengths.
-ordo_status ordo_eval_request_of(const json_t *record, const char *run_dir, ordo_eval_request *q,
-                                 int *lens, int cap);
+ordo_status ordo_eval_request_of(const ordo_eval_report *record, const char *run_dir,
+                                 ordo_eval_request *q, int *lens, int cap);
 // Evaluates q (ordo_eval_run) and saves the report as q->run_dir's record `name`: what a
 // sweep does for each variant and `compare --reeval` for each stale record. The caller holds
 // the run's lock (a writer's files are replaced atomically, so readers need none).
 ordo_status ordo_eval_record_make(const ordo_eval_request *q, const char *name);
 // 1 when record is of checkpoint `step` and of the request q (lengths, mode, variant; for an
-// older record without a "request", its lengths alone) would make.
-int ordo_eval_record_current(const json_t *record, int64_t step, const ordo_eval_request *q);
+// older record without a request, its lengths alone) would make.
+int ordo_eval_record_current(const ordo_eval_report *record, int64_t step,
+                             const ordo_eval_request *q);
 
 #endif

@@ -19,8 +19,16 @@
 #include "run/init.h"
 #include "run/run.h"
 
-static json_t *num_or_null(double v) {
-    return isfinite(v) ? json_real(v) : json_null();
+// null values of the report's members (a real that is not finite is null by ordo_eval_real_of)
+#define NULL_INT  ((ordo_eval_int){ORDO_EVAL_NULL, 0})
+#define NULL_REAL ((ordo_eval_real){ORDO_EVAL_NULL, 0})
+#define NULL_STR  ((ordo_eval_str){ORDO_EVAL_NULL, NULL})
+
+// reals[0..n) of the report: a copy of x (NaN stays, as null)
+static ordo_eval_reals reals_of(const double *x, int n) {
+    ordo_eval_reals a = {1, n, ordo_xmalloc(((size_t)n + 1) * sizeof *x)};
+    if (n) memcpy(a.v, x, (size_t)n * sizeof *x);
+    return a;
 }
 
 // How length T is evaluated: 1 with its mode and stride, or 0 with the note saying why it
@@ -60,13 +68,12 @@ static int length_plan(const ordo_gpt *m, const ordo_rundata *d, const ordo_eval
     return 1;
 }
 
-// The row of length T. Past a learned table with q->extend_pos, m is scored with its table
-// grown to T (ordo_extend_model), a model that lives only for this row.
-static json_t *length_result(ordo_gpt *m0, ordo_ctx *ctx, const ordo_train_config *cfg,
-                             const ordo_rundata *d, const ordo_eval_request *q, int T,
-                             ordo_status *err) {
-    json_t *o = json_object();
-    json_object_set_new(o, "context", json_integer(T));
+// The row of length T into *o (zeroed). Past a learned table with q->extend_pos, m is scored
+// with its table grown to T (ordo_extend_model), a model that lives only for this row.
+static void length_result(ordo_gpt *m0, ordo_ctx *ctx, const ordo_train_config *cfg,
+                          const ordo_rundata *d, const ordo_eval_request *q, int T,
+                          ordo_eval_report_result *o, ordo_status *err) {
+    o->context = ordo_eval_int_of(T);
     ordo_gpt grown, *m = m0;
     int grow = m0->cfg.pos == ORDO_POS_LEARNED && T > m0->cfg.T_max && q->extend_pos;
     if (grow) {
@@ -74,10 +81,11 @@ static json_t *length_result(ordo_gpt *m0, ordo_ctx *ctx, const ordo_train_confi
         if (!(*err = ordo_names_parse(&ordo_extend_pos_names, q->extend_pos, &how)) &&
             !(*err = ordo_extend_model(cfg, m0, T, (ordo_extend_pos)how, &grown)))
             m = &grown;
-        if (*err) return o;
-        json_object_set_new(o, "extend_pos",
-                            json_pack("{s:s, s:i, s:i}", "method", q->extend_pos, "table",
-                                      m0->cfg.T_max, "grown_to", T));
+        if (*err) return;
+        o->extend_pos = (ordo_eval_extend){.have = 1,
+                                           .method = ordo_eval_str_of(q->extend_pos),
+                                           .table = ordo_eval_int_of(m0->cfg.T_max),
+                                           .grown_to = ordo_eval_int_of(T)};
     }
     const int32_t *val = d->val, *vt = d->val_targets;
     size_t nval = d->nval;
@@ -85,29 +93,26 @@ static json_t *length_result(ordo_gpt *m0, ordo_ctx *ctx, const ordo_train_confi
     ordo_eval_mode mode;
     int stride, aligned;
     if (!length_plan(m, d, q, T, &mode, &stride, &aligned, note, sizeof note)) {
-        json_object_set_new(o, "val_loss", json_null());
-        json_object_set_new(o, "note", json_string(note));
+        o->val_loss = NULL_REAL;
+        o->note = ordo_eval_str_of(note);
         if (grow) ordo_gpt_free(&grown);
-        return o;
+        return;
     }
-    if (aligned) json_object_set_new(o, "aligned_to_examples", json_integer(aligned));
+    if (aligned) o->aligned_to_examples = ordo_eval_int_of(aligned);
     ordo_eval_result r;
     *err = ordo_eval_stream(m, ctx, val, vt, nval, T, mode, stride, q->batch, q->max_windows,
                             &q->draw, &r);
     if (!*err) {
-        json_object_set_new(o, "val_loss", num_or_null(r.loss));
-        json_object_set_new(o, "val_ppl", num_or_null(exp(r.loss)));
+        o->val_loss = ordo_eval_real_of(r.loss);
+        o->val_ppl = ordo_eval_real_of(exp(r.loss));
         if (!isfinite(r.loss) && r.targets) // JSON has no inf or NaN: say why it is null
-            json_object_set_new(o, "note",
-                                json_string("the loss is not finite: the model diverged"));
-        json_object_set_new(o, "targets", json_integer((json_int_t)r.targets));
-        json_object_set_new(o, "windows", json_integer((json_int_t)r.windows));
-        json_object_set_new(o, "attention_ran",
-                            json_string(ordo_attn_impl_name(ordo_attn_resolve(m->attention, T))));
-        if (mode == ORDO_EVAL_SLIDING) json_object_set_new(o, "stride", json_integer(stride));
-        json_t *pl = json_array();
-        for (int t = 0; t < T; t++) json_array_append_new(pl, num_or_null(r.pos_loss[t]));
-        json_object_set_new(o, "loss_by_position", pl);
+            o->note = ordo_eval_str_of("the loss is not finite: the model diverged");
+        o->targets = ordo_eval_int_of((long long)r.targets);
+        o->windows = ordo_eval_int_of((long long)r.windows);
+        o->attention_ran =
+            ordo_eval_str_of(ordo_attn_impl_name(ordo_attn_resolve(m->attention, T)));
+        if (mode == ORDO_EVAL_SLIDING) o->stride = ordo_eval_int_of(stride);
+        o->loss_by_position = reals_of(r.pos_loss, T);
     }
     ordo_eval_result_free(&r);
     if (!*err && d->is_corpus && d->corpus.dep &&
@@ -119,41 +124,41 @@ static json_t *length_result(ordo_gpt *m0, ordo_ctx *ctx, const ordo_train_confi
         *err = ordo_eval_stream(m, ctx, val, only, nval, T, mode, stride, q->batch, q->max_windows,
                                 &q->draw, &r);
         if (!*err) {
-            json_object_set_new(o, "order_loss", num_or_null(r.loss));
-            json_object_set_new(o, "order_targets", json_integer((json_int_t)r.targets));
+            o->order_loss = ordo_eval_real_of(r.loss);
+            o->order_targets = ordo_eval_int_of((long long)r.targets);
         }
         ordo_eval_result_free(&r);
         free(only);
     }
     if (grow) ordo_gpt_free(&grown);
-    return o;
 }
 
-static json_t *accuracy(ordo_gpt *m, ordo_ctx *ctx, const ordo_train_config *cfg,
-                        const ordo_rundata *d, const ordo_eval_request *q, ordo_status *err) {
-    json_t *a = json_object(), *rows = json_array();
-    json_object_set_new(a, "task", json_string(cfg->task));
-    json_object_set_new(a, "train_min_len", json_integer(cfg->min_len));
-    json_object_set_new(a, "train_max_len", json_integer(cfg->max_len));
+// Copy/reverse's exact match by n into *a (zeroed).
+static void accuracy(ordo_gpt *m, ordo_ctx *ctx, const ordo_train_config *cfg,
+                     const ordo_rundata *d, const ordo_eval_request *q, ordo_eval_accuracy *a,
+                     ordo_status *err) {
+    a->have = 1;
+    a->task = ordo_eval_str_of(cfg->task);
+    a->train_min_len = ordo_eval_int_of(cfg->min_len);
+    a->train_max_len = ordo_eval_int_of(cfg->max_len);
     int max_n = q->max_n > 0 ? q->max_n : 2 * (int)cfg->max_len;
     int alphabet = d->vocab_size - ORDO_SEQ_FIRST;
+    a->by_length =
+        (ordo_eval_acc_rows){1, 0, ordo_xcalloc((size_t)max_n + 1, sizeof(ordo_eval_acc_row))};
     for (int n = 1; n <= max_n && !*err; n++) {
-        json_t *row = json_object();
-        json_object_set_new(row, "n", json_integer(n));
+        ordo_eval_acc_row *row = &a->by_length.v[a->by_length.n++];
+        row->n = ordo_eval_int_of(n);
         if (m->cfg.pos == ORDO_POS_LEARNED && 2 * n + 2 > m->cfg.T_max) {
-            json_object_set_new(row, "exact_match", json_null());
-            json_object_set_new(row, "note", json_string("past the learned table"));
+            row->exact_match = NULL_REAL;
+            row->note = ordo_eval_str_of("past the learned table");
         } else {
             double acc;
             *err = ordo_eval_seq_accuracy(m, ctx, d->corpus.task, alphabet, n, q->examples,
                                           (uint64_t)cfg->data_seed + 1, &q->draw, &acc);
-            json_object_set_new(row, "exact_match", num_or_null(acc));
-            json_object_set_new(row, "examples", json_integer(q->examples));
+            row->exact_match = ordo_eval_real_of(acc);
+            row->examples = ordo_eval_int_of(q->examples);
         }
-        json_array_append_new(rows, row);
     }
-    json_object_set_new(a, "by_length", rows);
-    return a;
 }
 
 static const double default_depths[] = {0, 0.25, 0.5, 0.75, 1};
@@ -170,21 +175,26 @@ static double mean_finite(const double *x, int n, int step) {
 // Passkey retrieval accuracy (the format is in docs/guide.md, "Scoring a run"): one row per
 // length with a cell per depth, and the marginals over depths (each row's exact_match) and
 // over lengths (by_depth).
-static json_t *passkey_accuracy(ordo_gpt *m, ordo_ctx *ctx, const ordo_train_config *cfg,
-                                const ordo_rundata *d, const ordo_eval_request *q,
-                                ordo_status *err) {
+static void passkey_accuracy(ordo_gpt *m, ordo_ctx *ctx, const ordo_train_config *cfg,
+                             const ordo_rundata *d, const ordo_eval_request *q,
+                             ordo_eval_accuracy *a, ordo_status *err) {
     int own = (int)cfg->context, nl = q->lengths ? q->nlen : 1;
     const int *lens = q->lengths ? q->lengths : &own;
     const double *dep = q->depths ? q->depths : default_depths;
     int nd = q->depths ? q->ndepths : (int)(sizeof default_depths / sizeof *dep);
+    a->have = 1;
     ordo_passkey pk;
-    if ((*err = ordo_passkey_init(&pk, d->tok, (int)cfg->passkey_digits))) return json_object();
-    double *cell = ordo_xmalloc((size_t)nl * nd * sizeof *cell);
-    json_t *a = json_object(), *rows = json_array(), *depths = json_array(), *by = json_array();
-    for (int j = 0; j < nd; j++) json_array_append_new(depths, json_real(dep[j]));
+    if ((*err = ordo_passkey_init(&pk, d->tok, (int)cfg->passkey_digits))) return;
+    double *cell = ordo_xmalloc(((size_t)nl * nd + 1) * sizeof *cell);
+    a->task = ordo_eval_str_of(cfg->task);
+    a->digits = ordo_eval_int_of(cfg->passkey_digits);
+    a->train_context = ordo_eval_int_of(cfg->context);
+    a->examples = ordo_eval_int_of(q->examples);
+    a->depths = reals_of(dep, nd);
+    a->by_length = (ordo_eval_acc_rows){1, 0, ordo_xcalloc((size_t)nl + 1, sizeof *a->by_length.v)};
     for (int i = 0; i < nl && !*err; i++) {
-        json_t *row = json_object(), *cells = json_array();
-        json_object_set_new(row, "length", json_integer(lens[i]));
+        ordo_eval_acc_row *row = &a->by_length.v[a->by_length.n++];
+        row->length = ordo_eval_int_of(lens[i]);
         const char *note = NULL;
         if (m->cfg.pos == ORDO_POS_LEARNED && lens[i] - 1 > m->cfg.T_max)
             note = "past the learned table";
@@ -196,27 +206,18 @@ static json_t *passkey_accuracy(ordo_gpt *m, ordo_ctx *ctx, const ordo_train_con
             if (!note && !*err)
                 *err = ordo_eval_passkey(m, ctx, &pk, lens[i], dep[j], q->examples,
                                          (uint64_t)cfg->data_seed + 1, &q->draw, c);
-            json_array_append_new(cells, num_or_null(*c));
         }
-        json_object_set_new(row, "exact_match",
-                            num_or_null(mean_finite(cell + (size_t)i * nd, nd, 1)));
-        json_object_set_new(row, "by_depth", cells);
-        if (note) json_object_set_new(row, "note", json_string(note));
-        json_array_append_new(rows, row);
+        row->exact_match = ordo_eval_real_of(mean_finite(cell + (size_t)i * nd, nd, 1));
+        row->by_depth = reals_of(cell + (size_t)i * nd, nd);
+        if (note) row->note = ordo_eval_str_of(note);
     }
+    a->by_depth =
+        (ordo_eval_depth_means){1, 0, ordo_xcalloc((size_t)nd + 1, sizeof *a->by_depth.v)};
     for (int j = 0; j < nd && !*err; j++)
-        json_array_append_new(by, json_pack("{s:f, s:o}", "depth", dep[j], "exact_match",
-                                            num_or_null(mean_finite(cell + j, nl, nd))));
-    json_object_set_new(a, "task", json_string(cfg->task));
-    json_object_set_new(a, "digits", json_integer(cfg->passkey_digits));
-    json_object_set_new(a, "train_context", json_integer(cfg->context));
-    json_object_set_new(a, "examples", json_integer(q->examples));
-    json_object_set_new(a, "depths", depths);
-    json_object_set_new(a, "by_length", rows);
-    json_object_set_new(a, "by_depth", by);
+        a->by_depth.v[a->by_depth.n++] = (ordo_eval_depth_mean){
+            ordo_eval_real_of(dep[j]), ordo_eval_real_of(mean_finite(cell + j, nl, nd))};
     free(cell);
     ordo_passkey_free(&pk);
-    return a;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -378,11 +379,10 @@ static ordo_status reserve_memory(const ordo_gpt *m, const ordo_train_config *cf
 }
 
 // The RoPE scaling that eval uses (q's, or the run's) set on m, and its description for the
-// report: {"scaling", "factor", "original_context", "source": "run" | "eval"}; *desc NULL for
-// a scheme without a rotation.
+// report (source "run" | "eval"); desc->have 0 for a scheme without a rotation.
 static ordo_status eval_rope(const ordo_eval_request *q, const ordo_train_config *cfg, ordo_gpt *m,
-                             json_t **desc) {
-    *desc = NULL;
+                             ordo_eval_rope *desc) {
+    *desc = (ordo_eval_rope){0};
     if (q->rope_scaling) {
         ordo_rope_config rc = {0};
         ordo_status s = ordo_rope_scaling_parse(q->rope_scaling, &rc.scaling);
@@ -414,9 +414,11 @@ static ordo_status eval_rope(const ordo_eval_request *q, const ordo_train_config
     }
     if (m->cfg.pos != ORDO_POS_ROPE) return ORDO_OK;
     const ordo_rope_config *rc = &m->cfg.rope;
-    *desc = json_pack("{s:s, s:f, s:i, s:s}", "scaling", ordo_rope_scaling_name(rc->scaling),
-                      "factor", rc->factor, "original_context", rc->orig_T, "source",
-                      q->rope_scaling ? "eval" : "run");
+    *desc = (ordo_eval_rope){.have = 1,
+                             .scaling = ordo_eval_str_of(ordo_rope_scaling_name(rc->scaling)),
+                             .factor = ordo_eval_real_of(rc->factor),
+                             .original_context = ordo_eval_int_of(rc->orig_T),
+                             .source = ordo_eval_str_of(q->rope_scaling ? "eval" : "run")};
     return ORDO_OK;
 }
 
@@ -436,66 +438,74 @@ static ordo_status eval_extend(const ordo_eval_request *q, const ordo_gpt *m) {
     return ORDO_OK;
 }
 
-json_t *ordo_eval_request_json(const ordo_eval_request *q, const int *lens, int nlen) {
-    json_t *l = json_array();
-    for (int i = 0; i < nlen; i++) json_array_append_new(l, json_integer(lens[i]));
-    json_t *r = json_object();
-    json_object_set_new(r, "lengths", l);
-    json_object_set_new(r, "mode", json_string(ordo_eval_mode_name(q->mode)));
-    json_object_set_new(r, "sliding_stride", json_integer(q->stride));
-    json_object_set_new(r, "batch", json_integer(q->batch));
-    json_object_set_new(r, "max_windows", json_integer((json_int_t)q->max_windows));
-    json_object_set_new(r, "examples", json_integer(q->examples));
-    json_object_set_new(r, "max_n", json_integer(q->max_n));
-    if (q->depths) { // passkey's grid, as given
-        json_t *d = json_array();
-        for (int i = 0; i < q->ndepths; i++) json_array_append_new(d, json_real(q->depths[i]));
-        json_object_set_new(r, "depths", d);
-    }
-    json_object_set_new(r, "rope_scaling",
-                        q->rope_scaling ? json_string(q->rope_scaling) : json_null());
-    json_object_set_new(r, "rope_factor", json_real(q->rope_factor));
-    json_object_set_new(r, "rope_orig_context", json_integer(q->rope_orig_context));
-    json_object_set_new(r, "extend_pos", q->extend_pos ? json_string(q->extend_pos) : json_null());
-    json_object_set_new(r, "attention", json_string(ordo_attn_impl_name(q->attention)));
-    if (q->drawn_positions) json_object_set_new(r, "positions", json_string("drawn"));
-    return r;
+void ordo_eval_request_record(const ordo_eval_request *q, const int *lens, int nlen,
+                              ordo_eval_report_request *r) {
+    *r = (ordo_eval_report_request){.have = 1};
+    r->lengths = (ordo_eval_ints){1, nlen, ordo_xmalloc(((size_t)nlen + 1) * sizeof(long long))};
+    for (int i = 0; i < nlen; i++) r->lengths.v[i] = lens[i];
+    r->mode = ordo_eval_str_of(ordo_eval_mode_name(q->mode));
+    r->sliding_stride = ordo_eval_int_of(q->stride);
+    r->batch = ordo_eval_int_of(q->batch);
+    r->max_windows = ordo_eval_int_of((long long)q->max_windows);
+    r->examples = ordo_eval_int_of(q->examples);
+    r->max_n = ordo_eval_int_of(q->max_n);
+    if (q->depths) r->depths = reals_of(q->depths, q->ndepths); // passkey's grid, as given
+    r->rope_scaling = ordo_eval_str_of(q->rope_scaling);
+    r->rope_factor = ordo_eval_real_of(q->rope_factor);
+    r->rope_orig_context = ordo_eval_int_of(q->rope_orig_context);
+    r->extend_pos = ordo_eval_str_of(q->extend_pos);
+    r->attention = ordo_eval_str_of(ordo_attn_impl_name(q->attention));
+    if (q->drawn_positions) r->positions = ordo_eval_str_of("drawn");
 }
 
 // The variant of the report: the scaling and extension given to eval, as used (null: the run as
 // it trained).
-static json_t *variant_json(const ordo_eval_request *q, const ordo_gpt *m) {
-    json_t *v = json_object();
+static ordo_eval_variant variant_of(const ordo_eval_request *q, const ordo_gpt *m) {
     int scaled = q->rope_scaling && m->cfg.pos == ORDO_POS_ROPE;
-    json_object_set_new(v, "scaling",
-                        scaled ? json_string(ordo_rope_scaling_name(m->cfg.rope.scaling))
-                               : json_null());
-    json_object_set_new(v, "factor", scaled ? json_real(m->cfg.rope.factor) : json_null());
-    json_object_set_new(v, "original_context",
-                        scaled ? json_integer(m->cfg.rope.orig_T) : json_null());
-    json_object_set_new(v, "extension", q->extend_pos ? json_string(q->extend_pos) : json_null());
-    if (q->drawn_positions) json_object_set_new(v, "positions", json_string("drawn"));
+    ordo_eval_variant v = {
+        .have = 1,
+        .scaling = ordo_eval_str_of(scaled ? ordo_rope_scaling_name(m->cfg.rope.scaling) : NULL),
+        .factor = scaled ? ordo_eval_real_of(m->cfg.rope.factor) : NULL_REAL,
+        .original_context = scaled ? ordo_eval_int_of(m->cfg.rope.orig_T) : NULL_INT,
+        .extension = ordo_eval_str_of(q->extend_pos)};
+    if (q->drawn_positions) v.positions = ordo_eval_str_of("drawn");
     return v;
 }
 
 // The run's training data as config.json records it: the file (or "task:<name>") and, when
 // recorded, its size and hash.
-static json_t *data_json(const ordo_train_config *cfg) {
-    json_t *d = json_object();
+static ordo_eval_data data_of(const ordo_train_config *cfg) {
+    ordo_eval_data d = {.have = 1};
     if (cfg->data) {
-        json_object_set_new(d, "source", json_string(cfg->data));
+        d.source = ordo_eval_str_of(cfg->data);
     } else {
         char task[96];
         snprintf(task, sizeof task, "task:%s", cfg->task);
-        json_object_set_new(d, "source", json_string(task));
+        d.source = ordo_eval_str_of(task);
     }
     if (cfg->data_record.have) {
         char hex[17];
         ordo_hash_hex(cfg->data_record.hash, hex);
-        json_object_set_new(d, "size", json_integer(cfg->data_record.size));
-        json_object_set_new(d, "xxh3", json_string(hex));
+        d.size = ordo_eval_int_of((long long)cfg->data_record.size);
+        d.xxh3 = ordo_eval_str_of(hex);
     }
     return d;
+}
+
+// What was scored: the run's validation set (a split of its data, or its --val-data file), or
+// a file given to eval --data, scored whole.
+static ordo_eval_set eval_set_of(const ordo_eval_request *q, const ordo_train_config *cfg,
+                                 const ordo_rundata *data) {
+    ordo_eval_set set = {.have = 1};
+    set.kind = ordo_eval_str_of(q->data ? "file" : cfg->val_data ? "val-data" : "split");
+    if (q->data || cfg->val_data) set.file = ordo_eval_str_of(q->data ? q->data : data->val_path);
+    set.tokens = ordo_eval_int_of((long long)data->nval);
+    if (data->valfile) {
+        char hex[17];
+        ordo_hash_hex(data->val_record.hash, hex);
+        set.xxh3 = ordo_eval_str_of(hex);
+    }
+    return set;
 }
 
 // --positions drawn: the run's --pos-random draw at eval too, from a seed of the run's own
@@ -512,8 +522,38 @@ static ordo_status eval_positions(ordo_eval_request *q, const ordo_train_config 
     return ORDO_OK;
 }
 
-ordo_status ordo_eval_run(const ordo_eval_request *request, json_t **report) {
-    *report = NULL;
+// The report's header: what was scored, by which model, and how (every member before
+// "results").
+static void report_head(const ordo_eval_request *q, const ordo_train_config *cfg,
+                        const ordo_rundata *data, const ordo_gpt *m, const ordo_run_view *view,
+                        const int *lens, int nlen, ordo_eval_report *o) {
+    o->have = 1;
+    o->run = ordo_eval_str_of(q->run_dir);
+    o->step = ordo_eval_int_of(view->step);
+    o->checkpoint = ordo_eval_str_of(view->ckpt);
+    o->eval_set = eval_set_of(q, cfg, data);
+    o->pos = ordo_eval_str_of(cfg->pos);
+    o->task = ordo_eval_str_of(cfg->data ? NULL : cfg->task);
+    o->train_context = ordo_eval_int_of(cfg->context);
+    if (q->extend_pos) { // how lengths past the learned table were scored
+        o->extend_pos = (ordo_eval_extend){.have = 1,
+                                           .method = ordo_eval_str_of(q->extend_pos),
+                                           .table = ordo_eval_int_of(m->cfg.T_max),
+                                           .source = ordo_eval_str_of("eval")};
+        if (strcmp(q->extend_pos, "fresh") == 0) // the rows' init
+            o->extend_pos.seed = ordo_eval_int_of(cfg->seed);
+    }
+    o->mode = ordo_eval_str_of(ordo_eval_mode_name(q->mode));
+    o->attention = ordo_eval_str_of(ordo_attn_impl_name(q->attention));
+    o->parameters = ordo_eval_int_of((long long)ordo_gpt_num_params(m));
+    // what makes this record one of several of the run (eval/eval_record.h)
+    o->variant = variant_of(q, m);
+    o->data = data_of(cfg);
+    ordo_eval_request_record(q, lens, nlen, &o->request);
+}
+
+ordo_status ordo_eval_run(const ordo_eval_request *request, ordo_eval_report *report) {
+    memset(report, 0, sizeof *report);
     ordo_eval_request rq = *request, *q = &rq; // q->draw: set by eval_positions
     ordo_train_config cfg;
     ordo_rundata data;
@@ -523,15 +563,15 @@ ordo_status ordo_eval_run(const ordo_eval_request *request, json_t **report) {
     ordo_run_select sel = {.step = q->have_step ? q->step : -1, .tokenizer_only = q->data != NULL};
     ordo_status s = ordo_run_open(q->run_dir, &sel, &cfg, &data, &m, &view);
     if (s) return s;
-    int64_t step = view.step;
     if (q->data && (s = ordo_rundata_use_eval_file(&data, &cfg, q->data))) {
         ordo_gpt_free(&m);
         ordo_rundata_free(&data);
         return s;
     }
-    json_t *rope = NULL;
-    if ((s = eval_extend(q, &m)) || (s = eval_rope(q, &cfg, &m, &rope)) ||
+    ordo_eval_report *o = report;
+    if ((s = eval_extend(q, &m)) || (s = eval_rope(q, &cfg, &m, &o->rope_scaling)) ||
         (s = eval_positions(q, &cfg))) {
+        ordo_eval_report_free(o);
         ordo_gpt_free(&m);
         ordo_rundata_free(&data);
         return ordo_error_wrap(s, "%s", q->run_dir);
@@ -541,68 +581,33 @@ ordo_status ordo_eval_run(const ordo_eval_request *request, json_t **report) {
     ordo_ctx_init(&ctx);
     // every rank refuses together (their limits may differ)
     if ((s = ordo_dist_agree(reserve_memory(&m, &cfg, &data, q, &ctx)))) {
-        json_decref(rope);
+        ordo_eval_report_free(o);
         ordo_ctx_free(&ctx);
         ordo_gpt_free(&m);
         ordo_rundata_free(&data);
         return ordo_error_wrap(s, "%s", q->run_dir);
     }
-    json_t *o = json_object();
-    json_object_set_new(o, "run", json_string(q->run_dir));
-    json_object_set_new(o, "step", json_integer(step));
-    json_object_set_new(o, "checkpoint", json_string(view.ckpt));
-    // what was scored: the run's validation set (a split of its data, or its --val-data file),
-    // or a file given to eval --data, scored whole
-    json_t *set = json_object();
-    const char *kind = q->data ? "file" : cfg.val_data ? "val-data" : "split";
-    json_object_set_new(set, "kind", json_string(kind));
-    if (q->data || cfg.val_data)
-        json_object_set_new(set, "file", json_string(q->data ? q->data : data.val_path));
-    json_object_set_new(set, "tokens", json_integer((json_int_t)data.nval));
-    if (data.valfile) {
-        char hex[17];
-        ordo_hash_hex(data.val_record.hash, hex);
-        json_object_set_new(set, "xxh3", json_string(hex));
-    }
-    json_object_set_new(o, "eval_set", set);
-    json_object_set_new(o, "pos", json_string(cfg.pos));
-    json_object_set_new(o, "task", cfg.data ? json_null() : json_string(cfg.task));
-    json_object_set_new(o, "train_context", json_integer(cfg.context));
-    if (rope) json_object_set_new(o, "rope_scaling", rope); // which rotation scored it
-    if (q->extend_pos) { // how lengths past the learned table were scored
-        json_t *e = json_pack("{s:s, s:i, s:s}", "method", q->extend_pos, "table", m.cfg.T_max,
-                              "source", "eval");
-        if (strcmp(q->extend_pos, "fresh") == 0) // the rows' init
-            json_object_set_new(e, "seed", json_integer(cfg.seed));
-        json_object_set_new(o, "extend_pos", e);
-    }
-    json_object_set_new(o, "mode", json_string(ordo_eval_mode_name(q->mode)));
-    json_object_set_new(o, "attention", json_string(ordo_attn_impl_name(q->attention)));
-    json_object_set_new(o, "parameters", json_integer((json_int_t)ordo_gpt_num_params(&m)));
     int own = (int)cfg.context;
     const int *lens = q->lengths ? q->lengths : &own;
     int nlen = q->lengths ? q->nlen : 1;
-    // what makes this record one of several of the run (eval/eval_record.h)
-    json_object_set_new(o, "variant", variant_json(q, &m));
-    json_object_set_new(o, "data", data_json(&cfg));
-    json_object_set_new(o, "request", ordo_eval_request_json(q, lens, nlen));
-    json_t *res = json_array();
+    report_head(q, &cfg, &data, &m, &view, lens, nlen, o);
+    o->results = (ordo_eval_results){1, 0, ordo_xcalloc((size_t)nlen + 1, sizeof *o->results.v)};
     for (int i = 0; i < nlen && !s; i++)
-        json_array_append_new(res, length_result(&m, &ctx, &cfg, &data, q, lens[i], &s));
-    json_object_set_new(o, "results", res);
+        length_result(&m, &ctx, &cfg, &data, q, lens[i], &o->results.v[o->results.n++], &s);
     int seq = data.is_corpus && data.corpus.task != ORDO_TASK_ORDER && !q->data;
     int passkey = seq && data.corpus.task == ORDO_TASK_PASSKEY;
-    if (!s && seq && q->examples > 0)
-        json_object_set_new(o, "accuracy",
-                            passkey ? passkey_accuracy(&m, &ctx, &cfg, &data, q, &s)
-                                    : accuracy(&m, &ctx, &cfg, &data, q, &s));
+    if (!s && seq && q->examples > 0) {
+        if (passkey)
+            passkey_accuracy(&m, &ctx, &cfg, &data, q, &o->accuracy, &s);
+        else
+            accuracy(&m, &ctx, &cfg, &data, q, &o->accuracy, &s);
+    }
     ordo_ctx_free(&ctx);
     ordo_gpt_free(&m);
     ordo_rundata_free(&data);
     if (s) {
-        json_decref(o);
+        ordo_eval_report_free(o);
         return ordo_error_wrap(s, "%s", q->run_dir);
     }
-    *report = o;
     return ORDO_OK;
 }

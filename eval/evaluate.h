@@ -24,6 +24,7 @@
 #include "framework/names.h"
 #include "data/dataset.h"
 #include "models/gpt.h"
+#include "eval/eval_report.h"
 
 typedef enum ordo_eval_mode { ORDO_EVAL_NONOVERLAP, ORDO_EVAL_SLIDING } ordo_eval_mode;
 
@@ -154,17 +155,20 @@ typedef struct ordo_eval_request {
 double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, ordo_attn_impl attn, int rows, int T,
                                      int logits);
 
-// Builds the report that an eval record RUN_DIR/eval/NAME.json holds (the format is in
-// docs/guide.md, "Scoring a run"; eval/eval_record.h saves it): lengths the
-// scheme or the data cannot serve get "val_loss": null and a "note" saying why, as does a loss
+// Builds the report (eval/eval_report.h) that an eval record RUN_DIR/eval/NAME.json holds (the
+// format is in docs/guide.md, "Scoring a run"; eval/eval_record.h saves it) into *report: lengths
+// the scheme or the data cannot serve get val_loss null and a note saying why, as does a loss
 // that is not finite. With q->extend_pos the report and each grown length say so
-// ("extend_pos"); ORDO_ERR_ARG for a run without a learned table. Refused first, with
+// (extend_pos); ORDO_ERR_ARG for a run without a learned table. Refused first, with
 // ORDO_ERR_NOMEM and a message giving the estimate and the limit, when its largest forward needs
 // more memory than the process may use (the machine's, ulimit -v / -d, the memory cgroup's) or than
-// the system then gives.
-ordo_status ordo_eval_run(const ordo_eval_request *q, json_t **report);
-// The request as the report keeps it ("request", eval/eval_record.h): the lengths, mode,
-// windows, batch and the variant as given. lens[0..nlen) are the lengths evaluated.
-json_t *ordo_eval_request_json(const ordo_eval_request *q, const int *lens, int nlen);
+// the system then gives. Free the report with ordo_eval_report_free (it is left empty after an
+// error).
+ordo_status ordo_eval_run(const ordo_eval_request *q, ordo_eval_report *report);
+// The request as the report keeps it (its "request", eval/eval_record.h) into *r: the lengths,
+// mode, windows, batch and the variant as given. lens[0..nlen) are the lengths evaluated. Free
+// with ordo_eval_report_request_free.
+void ordo_eval_request_record(const ordo_eval_request *q, const int *lens, int nlen,
+                              ordo_eval_report_request *r);
 
 #endif

@@ -541,14 +541,13 @@ ordo_status ordo_compare_expand(const char **args, int n, char ***dirs, int *ndi
 
 // Evaluates record e of run r again at the run's newest checkpoint, as it was made.
 static ordo_status reeval_one(const ordo_runinfo *r, const ordo_run_eval *e) {
-    json_error_t err;
-    json_t *rec = ordo_json_load_file(e->path, 0, &err);
-    if (!rec) return ordo_json_load_error(e->path, &err);
+    ordo_eval_report rec;
     ordo_eval_request q;
     int lens[64];
-    ordo_status s = ordo_eval_request_of(rec, r->dir, &q, lens, 64);
+    ordo_status s = ordo_eval_report_read(e->path, &rec);
+    if (!s) s = ordo_eval_request_of(&rec, r->dir, &q, lens, 64);
     if (!s) s = ordo_eval_record_make(&q, e->name);
-    json_decref(rec);
+    ordo_eval_report_free(&rec);
     if (!s)
         printf("reeval: %s: eval %s made again at the newest checkpoint (it was of step %lld)\n",
                r->dir, e->name, e->step);

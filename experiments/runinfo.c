@@ -30,20 +30,19 @@ static double num_or_nan(json_t *v) {
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-// passkey: the depths and the (length, depth) cells, when the record has them.
-static void read_passkey_grid(ordo_run_eval *e, json_t *acc) {
-    json_t *depths = json_object_get(acc, "depths");
-    if (!json_is_array(depths) || json_array_size(depths) == 0) return;
-    int nd = (int)json_array_size(depths);
+// passkey: the depths and the (length, depth) cells, when the record has them (a cell it
+// lacks, or null, is NaN).
+static void read_passkey_grid(ordo_run_eval *e, const ordo_eval_accuracy *acc) {
+    if (!acc->depths.have || acc->depths.n == 0) return;
+    int nd = acc->depths.n;
     e->acc_ndepths = nd;
     e->acc_depths = ordo_xmalloc((size_t)nd * sizeof(double));
     e->acc_grid = ordo_xmalloc(((size_t)e->nacc * nd + 1) * sizeof(double));
-    for (int j = 0; j < nd; j++) e->acc_depths[j] = num_or_nan(json_array_get(depths, (size_t)j));
-    json_t *by = json_object_get(acc, "by_length");
+    memcpy(e->acc_depths, acc->depths.v, (size_t)nd * sizeof(double));
     for (int i = 0; i < e->nacc; i++) {
-        json_t *cells = json_object_get(json_array_get(by, (size_t)i), "by_depth");
+        const ordo_eval_reals *cells = &acc->by_length.v[i].by_depth;
         for (int j = 0; j < nd; j++)
-            e->acc_grid[(size_t)i * nd + j] = num_or_nan(json_array_get(cells, (size_t)j));
+            e->acc_grid[(size_t)i * nd + j] = j < cells->n ? cells->v[j] : NAN;
     }
 }
 
@@ -265,71 +264,60 @@ static ordo_status read_metrics(ordo_runinfo *r, const char *path) {
     return ORDO_OK;
 }
 
+// The loss at one length of a record, as compare reads it.
+static void read_point(ordo_eval_point *p, const ordo_eval_report_result *o) {
+    p->context = (int)o->context.v; // the codec refuses a result without one
+    p->val_loss = ordo_eval_real_value(o->val_loss);
+    p->note = dup_or_null(ordo_eval_str_value(o->note));
+    p->windows = ordo_eval_int_or(o->windows, -1);
+    p->order_loss = ordo_eval_real_value(o->order_loss);
+    p->order_targets = ordo_eval_int_or(o->order_targets, 0);
+    const ordo_eval_reals *bp = &o->loss_by_position;
+    if (bp->have && bp->n > 0) {
+        p->npos = bp->n;
+        p->by_pos = ordo_xmalloc((size_t)p->npos * sizeof(double));
+        memcpy(p->by_pos, bp->v, (size_t)p->npos * sizeof(double));
+    }
+}
+
+// Copy/reverse's exact match by n (passkey's by length, and its grid), when the record has it.
+static void read_accuracy(ordo_run_eval *e, const ordo_eval_accuracy *acc) {
+    const ordo_eval_acc_rows *by = &acc->by_length;
+    if (!by->have) return;
+    const char *task = ordo_eval_str_value(acc->task);
+    e->acc_task = ordo_xstrdup(task ? task : "accuracy");
+    e->acc_train_max_len = (int)ordo_eval_int_or(acc->train_max_len, 0);
+    e->nacc = by->n;
+    e->acc = ordo_xcalloc((size_t)e->nacc + 1, sizeof *e->acc);
+    for (int i = 0; i < e->nacc; i++) {
+        const ordo_eval_acc_row *o = &by->v[i];
+        e->acc[i].n = (int)ordo_eval_int_or(o->n.has ? o->n : o->length, 0);
+        e->acc[i].exact_match = ordo_eval_real_value(o->exact_match);
+    }
+    read_passkey_grid(e, acc);
+}
+
 // Reads eval record `path` into e (name: NULL for the name the record holds, as eval.json).
 static ordo_status read_eval(const ordo_runinfo *r, ordo_run_eval *e, const char *path,
                              const char *name) {
-    json_error_t err;
-    json_t *j = ordo_json_load_file(path, 0, &err);
-    if (!j) return ordo_json_load_error(path, &err);
-    json_t *res = json_object_get(j, "results");
-    if (!json_is_array(res)) {
-        json_decref(j);
-        return ordo_error(ORDO_ERR_FORMAT, "%s: expected a \"results\" array", path);
+    ordo_eval_report rec;
+    ordo_status s = ordo_eval_report_read(path, &rec);
+    if (s) {
+        ordo_eval_report_free(&rec);
+        return s;
     }
     char buf[ORDO_EVAL_NAME_MAX + 16];
-    e->name = ordo_xstrdup(name ? name : ordo_eval_record_name(j, buf, sizeof buf));
+    e->name = ordo_xstrdup(name ? name : ordo_eval_record_name(&rec, buf, sizeof buf));
     e->path = ordo_xstrdup(path);
-    json_t *st = json_object_get(j, "step");
-    e->step = json_is_integer(st) ? (long long)json_integer_value(st) : -1;
+    e->step = ordo_eval_int_or(rec.step, -1);
     e->stale = e->step >= 0 && e->step < r->ckpt_step;
-    json_t *tc = json_object_get(j, "train_context");
-    e->train_context = json_is_integer(tc) ? (int)json_integer_value(tc) : (int)r->context;
-    e->mode = dup_or_null(json_string_value(json_object_get(j, "mode")));
-    e->neval = (int)json_array_size(res);
+    e->train_context = (int)ordo_eval_int_or(rec.train_context, r->context);
+    e->mode = dup_or_null(ordo_eval_str_value(rec.mode));
+    e->neval = rec.results.n;
     e->eval = ordo_xcalloc((size_t)e->neval + 1, sizeof *e->eval);
-    for (int i = 0; i < e->neval; i++) {
-        json_t *o = json_array_get(res, (size_t)i);
-        json_t *c = json_object_get(o, "context"), *l = json_object_get(o, "val_loss");
-        if (!json_is_integer(c) || !(json_is_number(l) || json_is_null(l))) {
-            json_decref(j);
-            return ordo_error(ORDO_ERR_FORMAT,
-                              "%s: results[%d]: expected \"context\" (integer) and \"val_loss\" "
-                              "(number or null)",
-                              path, i);
-        }
-        ordo_eval_point *p = &e->eval[i];
-        p->context = (int)json_integer_value(c);
-        p->val_loss = json_is_number(l) ? json_number_value(l) : NAN;
-        p->note = dup_or_null(json_string_value(json_object_get(o, "note")));
-        json_t *w = json_object_get(o, "windows");
-        p->windows = json_is_integer(w) ? (long long)json_integer_value(w) : -1;
-        p->order_loss = num_or_nan(json_object_get(o, "order_loss"));
-        p->order_targets = json_integer_value(json_object_get(o, "order_targets"));
-        json_t *bp = json_object_get(o, "loss_by_position");
-        if (json_is_array(bp) && json_array_size(bp) > 0) {
-            p->npos = (int)json_array_size(bp);
-            p->by_pos = ordo_xmalloc((size_t)p->npos * sizeof(double));
-            for (int k = 0; k < p->npos; k++)
-                p->by_pos[k] = num_or_nan(json_array_get(bp, (size_t)k));
-        }
-    }
-    json_t *acc = json_object_get(j, "accuracy");
-    json_t *by = json_object_get(acc, "by_length");
-    if (json_is_array(by)) {
-        const char *task = json_string_value(json_object_get(acc, "task"));
-        e->acc_task = ordo_xstrdup(task ? task : "accuracy");
-        e->acc_train_max_len = (int)json_integer_value(json_object_get(acc, "train_max_len"));
-        e->nacc = (int)json_array_size(by);
-        e->acc = ordo_xcalloc((size_t)e->nacc + 1, sizeof *e->acc);
-        for (int i = 0; i < e->nacc; i++) {
-            json_t *o = json_array_get(by, (size_t)i);
-            json_t *n = json_object_get(o, "n");
-            e->acc[i].n = (int)json_integer_value(n ? n : json_object_get(o, "length"));
-            e->acc[i].exact_match = num_or_nan(json_object_get(o, "exact_match"));
-        }
-        read_passkey_grid(e, acc);
-    }
-    json_decref(j);
+    for (int i = 0; i < e->neval; i++) read_point(&e->eval[i], &rec.results.v[i]);
+    read_accuracy(e, &rec.accuracy);
+    ordo_eval_report_free(&rec);
     return ORDO_OK;
 }
 

@@ -362,9 +362,10 @@ static ordo_status eval_run(const ordo_sweep *sw, const ordo_sweep_entry *r) {
                                .rope_factor = v->factor,
                                .extend_pos = v->extend_pos,
                                .drawn_positions = v->drawn};
-        json_t *have = ordo_eval_load(r->dir, v->name);
-        int current = have && ordo_eval_record_current(have, newest, &q);
-        json_decref(have);
+        ordo_eval_report have;
+        int current =
+            ordo_eval_load(r->dir, v->name, &have) && ordo_eval_record_current(&have, newest, &q);
+        ordo_eval_report_free(&have);
         if (!current) s = ordo_eval_record_make(&q, v->name);
     }
     return s;
@@ -538,23 +539,22 @@ static void view_update(ordo_sweep *sw, progress *p) {
 // loss at the first eval length over the whole val split, which is not the best val loss of
 // training (compare shows both).
 static void report_run(const ordo_sweep *sw, const ordo_sweep_entry *r, double secs) {
-    json_t *j = NULL;
+    ordo_eval_report rec = {0};
     const char *name = NULL;
-    for (int i = 0; i < sw->nvariants && !j; i++)
+    int found = 0;
+    for (int i = 0; i < sw->nvariants && !found; i++)
         if (variant_applies(&sw->variants[i], r->pos))
-            j = ordo_eval_load(r->dir, name = sw->variants[i].name);
-    json_t *first = j ? json_array_get(json_object_get(j, "results"), 0) : NULL;
-    json_t *vl = first ? json_object_get(first, "val_loss") : NULL;
-    json_t *ol = first ? json_object_get(first, "order_loss") : NULL;
+            found = ordo_eval_load(r->dir, name = sw->variants[i].name, &rec);
+    const ordo_eval_report_result *first = rec.results.n > 0 ? &rec.results.v[0] : NULL;
     printf("sweep: [%d/%d] %-16s done in %6.1f s", (int)(r - sw->runs) + 1, sw->nruns, r->name,
            secs);
-    if (json_is_number(vl))
-        printf(", eval %s loss@%dx %.4f (whole val split)", name, sw->mult[0],
-               json_number_value(vl));
-    if (json_is_number(ol)) printf(", order-dependent tokens %.4f", json_number_value(ol));
+    if (first && first->val_loss.has == ORDO_EVAL_SET)
+        printf(", eval %s loss@%dx %.4f (whole val split)", name, sw->mult[0], first->val_loss.v);
+    if (first && first->order_loss.has == ORDO_EVAL_SET)
+        printf(", order-dependent tokens %.4f", first->order_loss.v);
     printf("\n");
     fflush(stdout);
-    json_decref(j);
+    ordo_eval_report_free(&rec);
 }
 
 // The variants that do not apply to some schemes, said once: they are not made for those.

@@ -40,9 +40,8 @@ static ordo_status train_run(const char *dir) {
 }
 
 // The val_loss of row i of report r (NaN when absent).
-static double row_loss(json_t *r, size_t i) {
-    json_t *v = json_object_get(json_array_get(json_object_get(r, "results"), i), "val_loss");
-    return json_is_number(v) ? json_number_value(v) : NAN;
+static double row_loss(const ordo_eval_report *r, int i) {
+    return i < r->results.n ? ordo_eval_real_value(r->results.v[i].val_loss) : NAN;
 }
 
 // The loss at T of the model `ordo train --init dir --context T --extend-pos how` starts from.
@@ -83,7 +82,8 @@ static double reference(const char *dir, const char *how) {
     return loss;
 }
 
-static json_t *eval(const char *dir, const char *how) {
+// The report of the run in dir at T0 and T (have 0 when eval failed).
+static ordo_eval_report eval(const char *dir, const char *how) {
     int lens[] = {T0, T};
     ordo_eval_request q = {.run_dir = dir,
                            .lengths = lens,
@@ -93,7 +93,7 @@ static json_t *eval(const char *dir, const char *how) {
                            .max_windows = WINDOWS,
                            .step = -1,
                            .extend_pos = how};
-    json_t *r = NULL;
+    ordo_eval_report r;
     ordo_status s = ordo_eval_run(&q, &r);
     CHECK_MSG(!s, "%s", s ? ordo_error_message() : "");
     return r;
@@ -104,31 +104,31 @@ int main(void) {
     char dir[300];
     snprintf(dir, sizeof dir, "%s/learned", root);
     CHECK(train_run(dir) == ORDO_OK);
-    json_t *plain = eval(dir, NULL);
-    CHECK(plain && isnan(row_loss(plain, 1))); // past the table without --extend-pos: n/a
+    ordo_eval_report plain = eval(dir, NULL);
+    CHECK(plain.have && isnan(row_loss(&plain, 1))); // past the table without --extend-pos: n/a
     double got[2] = {NAN, NAN};
     const char *hows[] = {"interpolate", "fresh"};
-    for (int k = 0; k < 2 && plain; k++) {
-        json_t *r = eval(dir, hows[k]);
-        if (!r) break;
+    for (int k = 0; k < 2 && plain.have; k++) {
+        ordo_eval_report r = eval(dir, hows[k]);
+        if (!r.have) break;
         double want = reference(dir, hows[k]);
-        got[k] = row_loss(r, 1);
+        got[k] = row_loss(&r, 1);
         CHECK_MSG(memcmp(&got[k], &want, sizeof want) == 0,
                   "%s at %d: eval %.17g, the --init model %.17g", hows[k], T, got[k], want);
         // within the table: the table as it is
-        double a = row_loss(r, 0), b = row_loss(plain, 0);
+        double a = row_loss(&r, 0), b = row_loss(&plain, 0);
         CHECK(isfinite(a) && memcmp(&a, &b, sizeof a) == 0);
-        json_t *e = json_object_get(json_array_get(json_object_get(r, "results"), 1), "extend_pos");
-        CHECK(e && json_integer_value(json_object_get(e, "table")) == T0 &&
-              json_integer_value(json_object_get(e, "grown_to")) == T &&
-              strcmp(json_string_value(json_object_get(e, "method")), hows[k]) == 0);
-        CHECK(!json_object_get(json_array_get(json_object_get(r, "results"), 0), "extend_pos"));
+        const ordo_eval_extend *e = &r.results.v[1].extend_pos;
+        CHECK(e->have && ordo_eval_int_or(e->table, 0) == T0 &&
+              ordo_eval_int_or(e->grown_to, 0) == T &&
+              strcmp(ordo_eval_str_value(e->method), hows[k]) == 0);
+        CHECK(!r.results.v[0].extend_pos.have);
         printf("  %-11s at T = %d (table %d): %.6f, the --init model's bit for bit\n", hows[k], T,
                T0, got[k]);
-        json_decref(r);
+        ordo_eval_report_free(&r);
     }
     CHECK(isfinite(got[0]) && isfinite(got[1]) && got[0] != got[1]); // two models
-    json_decref(plain);
+    ordo_eval_report_free(&plain);
     ordo_config_strings_free();
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf %s", root);
