@@ -301,7 +301,7 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
     strncat(attn_help, " (auto: materialized at short T, where faster)",
             sizeof attn_help - strlen(attn_help) - 1);
     int json = 0, save = 0;
-    // RoPE scaling other than the run's (issue 15)
+    // RoPE scaling other than the run's
     const char *rope_scaling = NULL;
     double rope_factor = 0;
     long long rope_orig = 0;
@@ -344,21 +344,21 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
          "score this whole text file (or token file) with the run's tokenizer instead\n"
          "                         of the run's validation set",
          0},
-        // RoPE scaling other than the run's (issue 15)
+        // RoPE scaling other than the run's
         {"rope-scaling", ORDO_OPT_STRING, &rope_scaling, rope_help, 0},
         {"rope-factor", ORDO_OPT_FLOAT, &rope_factor,
          "its factor s (0 = the longest --context / the original context)", 0},
         {"rope-orig-context", ORDO_OPT_INT, &rope_orig,
          "yarn's original context (0 = the run's, else its training context)", .min = 0,
          .max = 1 << 20},
-        // issue 15, eval past a learned table
+        // eval past a learned table
         {"extend-pos", ORDO_OPT_STRING, &extend_pos,
          "learned: score lengths past the table with it grown as train --init grows it\n"
          "                         (interpolate | fresh; fresh rows from the run's seed)",
          0},
-        // issue 25
+        // how attention computes the scores
         {"attention", ORDO_OPT_STRING, &attention, attn_help, 0},
-        // issue 26: Ruoss et al.'s test protocol for --pos-random runs
+        // Ruoss et al.'s test protocol for --pos-random runs
         {"positions", ORDO_OPT_STRING, &positions,
          "contiguous (0..T-1) | drawn (a --pos-random run: positions drawn as in\n"
          "                         training, a fixed draw per window; Ruoss et al.'s tests)",

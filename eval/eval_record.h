@@ -1,4 +1,4 @@
-// A run's saved evaluations (issue 30): each `ordo eval --save [NAME]` or sweep variant is
+// A run's saved evaluations: each `ordo eval --save [NAME]` or sweep variant is
 // one record, RUN/eval/NAME.json, so that the unscaled model, NTK, YaRN, PI and a grown
 // learned table of one checkpoint sit side by side in one run directory. A record is the
 // report of ordo_eval_run (eval/evaluate.h) plus its "name"; the report already says which

@@ -120,7 +120,7 @@ typedef struct ordo_eval_request {
     // passkey: the depths of the grid (NULL: 0, 0.25, 0.5, 0.75, 1); its lengths are `lengths`
     const double *depths;
     int ndepths;
-    // issue 19: which checkpoint (run_dir may also be a checkpoint file), and another eval set
+    // which checkpoint (run_dir may also be a checkpoint file), and another eval set
     int64_t step;     // >= 0: this step's checkpoint; 0 in a request means the newest unless
     int have_step;    // have_step is set
     const char *data; // NULL: the run's validation set; else this whole text or token file
@@ -130,15 +130,15 @@ typedef struct ordo_eval_request {
     const char *rope_scaling;
     double rope_factor;
     int rope_orig_context;
-    // issue 15, eval past a learned table: NULL (lengths past it are not scored) or
+    // eval past a learned table: NULL (lengths past it are not scored) or
     // "interpolate" | "fresh": each length past the table scored with the table grown to it
     // as `ordo train --init RUN --context T --extend-pos` grows it (ordo_extend_model; fresh
     // rows from the run's seed); lengths within it use the table as it is
     const char *extend_pos;
-    // issue 25: how attention computes the scores (models/gpt.h); 0 = fused, the default,
+    // how attention computes the scores (models/gpt.h); 0 = fused, the default,
     // whatever the run trained with (the same model to float rounding)
     ordo_attn_impl attention;
-    // issue 26, a --pos-random run: 0 scores at 0..T-1 (the default); 1 at positions drawn as
+    // a --pos-random run: 0 scores at 0..T-1 (the default); 1 at positions drawn as
     // training draws them, Ruoss et al.'s test protocol
     int drawn_positions;
     // the draw that drawn_positions asks for, made from the run's config: ordo_eval_run sets it

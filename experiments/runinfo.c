@@ -118,16 +118,16 @@ static ordo_status read_config(ordo_runinfo *r, const char *path) {
         } else {
             char buf[96];
             int n = snprintf(buf, sizeof buf, "x%.4g std %.4g", scale, std);
-            // issue 26: the scale on the absolute positions (a learned one's value is the
+            // the scale on the absolute positions (a learned one's value is the
             // newest checkpoint's, added by count_params)
             const char *ps = json_string_value(json_object_get(j, "pos-scale"));
             if (ps && strcmp(ps, "none") != 0 && n > 0 && n < (int)sizeof buf)
                 n += snprintf(buf + n, sizeof buf - (size_t)n, ", pos %s", ps);
-            // item 4: trained at random positions of [0, N)
+            // trained at random positions of [0, N)
             json_int_t pr = json_integer_value(json_object_get(j, "pos-random"));
             if (pr > 0 && n > 0 && n < (int)sizeof buf)
                 n += snprintf(buf + n, sizeof buf - (size_t)n, ", pos random %lld", (long long)pr);
-            // item 2: cope's positions 0..P-1 (absent or 0: --context + 1)
+            // cope's positions 0..P-1 (absent or 0: --context + 1)
             const char *scheme = json_string_value(json_object_get(j, "pos"));
             json_int_t cm = json_integer_value(json_object_get(j, "cope-max"));
             if (scheme && strcmp(scheme, "cope") == 0 && n > 0 && n < (int)sizeof buf)

@@ -246,7 +246,7 @@ void ordo_sweep_free(ordo_sweep *sw) {
 // The newest usable checkpoint's step in dir (one that opens and passes its checksum, as
 // resume and eval take it), or -1. Not the newest file's name: a corrupt newest checkpoint
 // would make the run look done to every later sweep, and its evals (of the usable one)
-// always stale (issue 28 item 26).
+// always stale.
 static long long newest_step(const char *dir) {
     int64_t *steps;
     int n;
@@ -273,7 +273,7 @@ static long long newest_step(const char *dir) {
 // there: every setting of its config.json but the step budget and those that do not define
 // the experiment (threads, cadences: ordo_cmp_key_ignored) equal to the sweep's. A sweep over
 // a folder of another shape must not report the other shape's results as its own, nor resume
-// a foreign run with the foreign run's settings (issue 28 item 3). ORDO_ERR_STATE naming the
+// a foreign run with the foreign run's settings. ORDO_ERR_STATE naming the
 // first keys that differ, with both values.
 static ordo_status check_same_run(const ordo_train_config *c, const char *dir, const char *path) {
     json_error_t err;
@@ -378,7 +378,7 @@ static ordo_status eval_run(const ordo_sweep *sw, const ordo_sweep_entry *r) {
 // flush again. A run another process holds is left alone, train.log included.
 // *locked says whether the child took the run's lock: it writes one byte to a pipe once it
 // holds it, so that the sweep announces "started" only for a run that really starts (not
-// for one another process holds: issue 28 item 23).
+// for one another process holds).
 static pid_t start(const ordo_sweep *sw, const ordo_sweep_entry *r, int *locked) {
     fflush(stdout);
     fflush(stderr);
