@@ -21,22 +21,7 @@
 #include "models/gpt.h"
 #include "eval/evaluate.h"
 #include "cli/args.h"
-
-static double cpu_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+#include "bench/bench.h"
 
 enum { SIDE_EVAL, SIDE_VAL, NSIDE };
 static const char *const side_name[NSIDE] = {"ordo eval (ordo_eval_stream)",
@@ -102,15 +87,15 @@ static ordo_status run(int argc, char **argv) {
     for (int r = -1; r < reps && !s; r++) { // r = -1: one untimed pass of each, to warm up
         for (int k = 0; k < NSIDE && !s; k++) {
             int side = (k + (r < 0 ? 0 : r)) % NSIDE; // each round starts one side later
-            double t0 = ordo_now_s(), c0 = cpu_s();
+            double t0 = ordo_now_s(), c0 = bench_cpu_s();
             s = one_pass(side, &m, &ctx, &ds, tokens, n, (int)T, (int)B, (size_t)windows,
                          &loss[side], &scored[side]);
-            if (r >= 0) wall[side][r] = ordo_now_s() - t0, cpu[side][r] = cpu_s() - c0;
+            if (r >= 0) wall[side][r] = ordo_now_s() - t0, cpu[side][r] = bench_cpu_s() - c0;
         }
     }
     double tps[NSIDE];
     for (int k = 0; k < NSIDE && !s; k++) {
-        double w = median(wall[k], (int)reps), c = median(cpu[k], (int)reps);
+        double w = bench_median(wall[k], (int)reps), c = bench_median(cpu[k], (int)reps);
         tps[k] = (double)scored[k] / w;
         printf("{\"side\":\"%s\",\"threads\":%d,\"gemm\":\"%s\",\"V\":%lld,\"T\":%lld,\"C\":%lld,"
                "\"L\":%lld,\"B\":%lld,\"tokens\":%zu,\"loss\":%.6f,\"median_s\":%.4f,"
@@ -125,11 +110,4 @@ static ordo_status run(int argc, char **argv) {
     return s;
 }
 
-int main(int argc, char **argv) {
-    ordo_status s = run(argc - 1, argv + 1);
-    if (s) {
-        fprintf(stderr, "bench_eval: %s\n", ordo_error_message());
-        return 1;
-    }
-    return 0;
-}
+ORDO_BENCH_MAIN("bench_eval")

@@ -29,16 +29,7 @@
 #include "framework/kernels.h"
 #include "framework/threads.h"
 #include "cli/args.h"
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+#include "bench/bench.h"
 
 // The peak's operands: ordo_gemm at 2048^3, the product whose rate the targets are
 // fractions of. Timed once before every repetition of an attention, so that each attention
@@ -114,8 +105,8 @@ static result measure(const problem *p, int reps) {
         tf[r] = t1 - t0, tb[r] = t2 - t1, pk[r] = peak;
         ff[r] = fl / tf[r] / 1e9 / peak, fb[r] = flb / tb[r] / 1e9 / peak;
     }
-    result x = {1e3 * median(tf, reps), 1e3 * median(tb, reps), median(pk, reps), median(ff, reps),
-                median(fb, reps)};
+    result x = {1e3 * bench_median(tf, reps), 1e3 * bench_median(tb, reps), bench_median(pk, reps),
+                bench_median(ff, reps), bench_median(fb, reps)};
     free(v);
     return x;
 }
@@ -246,11 +237,4 @@ static ordo_status run(int argc, char **argv) {
     return ORDO_OK;
 }
 
-int main(int argc, char **argv) {
-    ordo_status s = run(argc - 1, argv + 1);
-    if (s) {
-        fprintf(stderr, "bench_flash: %s\n", ordo_error_message());
-        return 1;
-    }
-    return 0;
-}
+ORDO_BENCH_MAIN("bench_flash")

@@ -13,11 +13,7 @@
 #include "data/tokenizer.h"
 #include "cli/args.h"
 #include "sys/clock.h"
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "bench/bench.h"
 
 static ordo_status run(int argc, char **argv) {
     const char *kind_name = "gpt2", *vocab = NULL, *ids_out = NULL;
@@ -67,7 +63,7 @@ static ordo_status run(int argc, char **argv) {
     }
     if (!s) {
         double first = mbs[0];
-        qsort(mbs, (size_t)reps, sizeof *mbs, cmp_double);
+        qsort(mbs, (size_t)reps, sizeof *mbs, bench_cmp_double);
         printf("ordo %s encode: %zu bytes -> %zu ids; median %.2f MB/s over %lld reps "
                "(first %.2f)\n",
                kind_name, len, n, mbs[reps / 2], reps, first);
@@ -88,8 +84,4 @@ static ordo_status run(int argc, char **argv) {
     return s;
 }
 
-int main(int argc, char **argv) {
-    ordo_status s = run(argc - 1, argv + 1);
-    if (s) fprintf(stderr, "bench_tokenize: %s\n", ordo_error_message());
-    return s ? 1 : 0;
-}
+ORDO_BENCH_MAIN("bench_tokenize")

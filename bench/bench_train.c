@@ -35,25 +35,10 @@
 #include "cli/args.h"
 #include "sys/clock.h"
 #include "framework/cpu.h"
+#include "bench/bench.h"
 
 // CPU time of the whole process (all threads): on a loaded machine a --threads 1 run's
 // CPU time per step is a steadier measure than its wall time.
-static double cpu_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static double peak_rss_mb(void) {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
@@ -182,7 +167,7 @@ static ordo_status run(int argc, char **argv) {
 
     for (long long i = 0; i < warmup + steps && !s; i++) {
         ordo_dataloader_next(&dl, in, tg);
-        double t0 = ordo_now_s(), c0 = cpu_s();
+        double t0 = ordo_now_s(), c0 = bench_cpu_s();
         ordo_ctx_reset(&ctx);
         ordo_tensor *loss;
         if ((s = ordo_gpt_forward(&m, &ctx, in, tg, (int)B, (int)T, NULL, &loss))) break;
@@ -196,7 +181,7 @@ static ordo_status run(int argc, char **argv) {
         last_loss = loss->data[0];
         if (i >= warmup) {
             ms[i - warmup] = 1e3 * dt;
-            cpu[i - warmup] = 1e3 * (cpu_s() - c0);
+            cpu[i - warmup] = 1e3 * (bench_cpu_s() - c0);
         }
     }
     if (!s) {
@@ -206,10 +191,10 @@ static ordo_status run(int argc, char **argv) {
                "\"threads\":%d,\"steps_ms\":[",
                pos_name, ordo_precision_name(prec), ordo_attn_impl_name(attn), nt);
         for (long long i = 0; i < steps; i++) printf("%s%.3f", i ? "," : "", ms[i]);
-        double med = median(ms, (int)steps);
+        double med = bench_median(ms, (int)steps);
         printf("],\"ms\":%.3f,\"cpu_ms\":%.3f,\"tokens_per_s\":%.1f,\"gflop\":%.3f,"
                "\"rss_mb\":%.1f,\"loss_first\":%.4f,\"loss_last\":%.4f,\"params\":%zu}\n",
-               med, median(cpu, (int)steps), B * T / (med / 1e3), flop / 1e9, peak_rss_mb(),
+               med, bench_median(cpu, (int)steps), B * T / (med / 1e3), flop / 1e9, peak_rss_mb(),
                first_loss, last_loss, ordo_gpt_num_params(&m));
     }
     free(ms);
@@ -224,11 +209,4 @@ static ordo_status run(int argc, char **argv) {
     return s;
 }
 
-int main(int argc, char **argv) {
-    ordo_status s = run(argc - 1, argv + 1);
-    if (s) {
-        fprintf(stderr, "bench_train: %s\n", ordo_error_message());
-        return 1;
-    }
-    return 0;
-}
+ORDO_BENCH_MAIN("bench_train")
