@@ -208,6 +208,20 @@ double ordo_kerple_value(double r1, double r2, int d, int power, double *d1, dou
     return -r1 * l;
 }
 
+// Head h's dr1 += sum_d gd[d] d1(d) and dr2 likewise, in double, d ascending: the one sum of
+// both of kerple's ops (gd: the gradient by distance).
+static void kerple_grads(const ordo_tensor *r1, const ordo_tensor *r2, int h, int power,
+                         const double *gd, int n, float *d1, float *d2) {
+    double s1 = 0, s2 = 0, p1, p2;
+    for (int d = 0; d < n; d++) {
+        ordo_kerple_value(r1->data[h], r2->data[h], d, power, &p1, &p2);
+        s1 += gd[d] * p1;
+        s2 += gd[d] * p2;
+    }
+    if (d1) d1[h] += (float)s1;
+    if (d2) d2[h] += (float)s2;
+}
+
 // Node: in[0] = r1, in[1] = r2; iarg[0] = T, iarg[1] = power.
 ordo_tensor *ordo_kerple_bias(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2, int T, int power) {
     ORDO_ASSERT(r1->ndim == 1 && r2->ndim == 1 && r1->n == r2->n && T > 0);
@@ -247,14 +261,7 @@ static void kerple_bias_backward(ordo_ctx *ctx, ordo_node *n) {
             const float *row = g + ((size_t)h * T + i) * T;
             for (int j = 0; j <= i; j++) gd[i - j] += row[j];
         }
-        double s1 = 0, s2 = 0, p1, p2;
-        for (int d = 0; d < T; d++) {
-            ordo_kerple_value(r1->data[h], r2->data[h], d, power, &p1, &p2);
-            s1 += gd[d] * p1;
-            s2 += gd[d] * p2;
-        }
-        if (d1) d1[h] += (float)s1;
-        if (d2) d2[h] += (float)s2;
+        kerple_grads(r1, r2, h, power, gd, T, d1, d2);
     }
 }
 
@@ -286,15 +293,10 @@ static void kerple_table_backward(ordo_ctx *ctx, ordo_node *nd) {
     if (!d1 && !d2) return;
     int n = nd->iarg[0], power = nd->iarg[1], NH = (int)r1->n;
     const float *g = nd->out->grad;
+    double *gd = ordo_arena_alloc(&ctx->arena, (size_t)n * sizeof(double)); // head h's column
     for (int h = 0; h < NH; h++) {
-        double s1 = 0, s2 = 0, p1, p2;
-        for (int d = 0; d < n; d++) {
-            ordo_kerple_value(r1->data[h], r2->data[h], d, power, &p1, &p2);
-            s1 += g[(size_t)d * NH + h] * p1;
-            s2 += g[(size_t)d * NH + h] * p2;
-        }
-        if (d1) d1[h] += (float)s1;
-        if (d2) d2[h] += (float)s2;
+        for (int d = 0; d < n; d++) gd[d] = g[(size_t)d * NH + h];
+        kerple_grads(r1, r2, h, power, gd, n, d1, d2);
     }
 }
 
