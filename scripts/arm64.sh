@@ -19,7 +19,7 @@ DEFAULT_TESTS=(
   test_ops_gradcheck # finite-difference gradient of every op
   test_ops_parity    # ops against the PyTorch fixtures (tests/ref/fixtures)
   test_gpt_parity    # every position scheme's logits, loss and grads against PyTorch
-  test_fused_parity  # the fused attention against the materialized one, whole model
+  test_schemes       # every scheme: fused vs materialized, gradcheck, threads, whole model
   test_flash         # the fused attention kernels (the portable ones on arm64)
   test_ops_values    # ops' values against direct double-precision computations
   test_lm_head       # the chunked LM head + cross-entropy against the path it replaces

@@ -846,7 +846,7 @@ static void case_fox(gc_round *r) {
     for (int mode = 0; mode < 3; mode++) {
         int nh = 2, hs = 2, Cx = r->K;
         // within one tile: past it (66, 70) float noise in the loss outgrows the stencil (2e-3;
-        // a change of x_l moves every c_t, t >= l); test_fused_parity holds the tiles to the
+        // a change of x_l moves every c_t, t >= l); test_schemes holds the tiles to the
         // materialized ops checked here at T 100 and 256
         int Ta = r->T + (int)ordo_rng_below(&rng, 3);
         leaves L;
@@ -892,7 +892,7 @@ static ordo_tensor *dpb_mlp(ordo_ctx *c, ordo_tensor **in, ordo_tensor *b2, int 
 }
 // The MLP into the materialized attention; the table itself (a leaf) into the fused one,
 // whose tiles make its gradient per distance (the MLP's backward above the table is the same
-// linear and silu nodes on both paths; tests/models/test_fused_parity.c compares the two).
+// linear and silu nodes on both paths; tests/models/test_schemes.c compares the two).
 static ordo_tensor *g_dpb(ordo_ctx *c, ordo_tensor **in, void *u) {
     args *a = u; // i[0] = NH
     int T = in[0]->shape[1];

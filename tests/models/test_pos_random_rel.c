@@ -16,8 +16,8 @@
 #include "test.h"
 
 #define RTOL      1e-6
-#define BIAS_RTOL 2e-5 // as test_fused_parity: the bias parameters' sums of dS cancel
-#define DPB_RTOL  2e-6 // as test_fused_parity: dpb's raw-distance bias grows with d
+#define BIAS_RTOL 2e-5 // as test_schemes: the bias parameters' sums of dS cancel
+#define DPB_RTOL  2e-6 // dpb's raw-distance bias grows with d (test_schemes)
 
 typedef struct pass {
     float loss;
@@ -70,7 +70,7 @@ static void compare(ordo_gpt *m, const int32_t *idx, int B, int T, const char *w
             r2 += g * g;
         }
         double err = sqrt(e2), ref = sqrt(r2);
-        // the MLPs' last bias: a sum of dS, zero but for rounding (test_fused_parity)
+        // the MLPs' last bias: a sum of dS, zero but for rounding (test_schemes)
         char last_w[32], last_b[32];
         snprintf(last_w, sizeof last_w, "dpb.mlp.%d.weight", D);
         snprintf(last_b, sizeof last_b, "dpb.mlp.%d.bias", D);
