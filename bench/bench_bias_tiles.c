@@ -4,7 +4,8 @@
 // layer computed once per pair for all heads) and the tile's q k^T product at head sizes 32
 // and 64, the work the kernel does per pair anyway. dpb (a table per distance) and fox (per
 // batch row: c_i - c_j from prefix sums) too, and the tiles at drawn positions (--pos-random,
-// positions from [0, 4T): pair by pair) for the schemes that take them.
+// positions from [0, 4T): pair by pair) for the schemes that take them. The schemes are the
+// table's bias rows (models/pos/table.c); one without a case here is an error.
 //
 //   bench_bias_tiles [T [tile]]     defaults: T 2048, tile 64
 #include <math.h>
@@ -17,6 +18,7 @@
 #include "framework/params.h"
 #include "framework/rng.h"
 #include "models/bias_tiles.h"
+#include "models/pos/scheme.h"
 #include "models/positional.h"
 
 static int T = 2048, BT = 64;
@@ -102,6 +104,71 @@ static void report(const char *what, const ordo_bias_tiles *bt, tile_fn f, void 
     printf("%-30s %8.2f ns per pair and head\n", what, best / pairs * 1e9 * per);
 }
 
+// The tensors every scheme's tiles are made from (main fills them).
+typedef struct bench_in {
+    ordo_ctx *ctx;
+    ordo_tensor *table, *r1, *r2, *w1, *b1, *w2, *b2, *c, *lm, *dt, *fc;
+    const int32_t *pos; // one row's draw of T of [0, 4T)
+} bench_in;
+
+// Reports p's tiles (at: at the drawn positions): fill, and grad where it has parameters. 0
+// for a scheme without a case here; no default, so that -Wswitch names a new scheme.
+static int bench_row(ordo_pos p, int at, const bench_in *x) {
+    ordo_ctx *ctx = x->ctx;
+    int n = 4 * T; // the tiles at positions: tables over the distances 0..4T-1
+    ordo_bias_tiles *bt = NULL;
+    char fill[48], grad[48];
+    snprintf(fill, sizeof fill, "%s fill%s", ordo_pos_name(p), at ? " at positions" : "");
+    snprintf(grad, sizeof grad, "%s grad%s", ordo_pos_name(p), at ? " at positions" : "");
+    switch (p) {
+    case ORDO_POS_ALIBI:
+        bt = at ? ordo_alibi_tiles_at(ctx, NH, NH, x->pos, 1, T, n) : ordo_alibi_tiles(ctx, NH, T);
+        break;
+    case ORDO_POS_T5:
+        bt =
+            at ? ordo_t5_tiles_at(ctx, x->table, x->pos, 1, T, n) : ordo_t5_tiles(ctx, x->table, T);
+        break;
+    case ORDO_POS_KERPLE:
+    case ORDO_POS_KERPLE_POWER: {
+        int power = p == ORDO_POS_KERPLE_POWER;
+        bt = at ? ordo_kerple_tiles_at(ctx, x->r1, x->r2, x->pos, 1, T, n, power)
+                : ordo_kerple_tiles(ctx, x->r1, x->r2, T, power);
+        break;
+    }
+    case ORDO_POS_FIRE:
+        bt = at ? ordo_fire_tiles_at(ctx, x->w1, x->b1, x->w2, x->b2, x->c, x->lm, x->pos, 1, T, n,
+                                     ORDO_FIRE_INIT_L, ORDO_FIRE_EPS)
+                : ordo_fire_tiles(ctx, x->w1, x->b1, x->w2, x->b2, x->c, x->lm, T, ORDO_FIRE_INIT_L,
+                                  ORDO_FIRE_EPS);
+        snprintf(fill, sizeof fill, "fire fill%s", at ? " at positions" : " (piecewise)");
+        snprintf(grad, sizeof grad, "fire grad%s", at ? " at positions" : " (piecewise)");
+        break;
+    case ORDO_POS_DPB:
+    case ORDO_POS_SANDWICH: // a table per distance, as dpb's MLP makes it
+        bt =
+            at ? ordo_distance_tiles_at(ctx, x->dt, x->pos, 1, T)
+               : ordo_distance_tiles(ctx, ordo_tensor_wrap(ctx, x->dt->data, 2, (int[]){T, NH}), T);
+        break;
+    case ORDO_POS_FOX:
+        bt = ordo_fox_tiles(ctx, x->fc);
+        break;          // per batch row: no positions
+    case ORDO_POS_COPE: // its tiles read a layer's qkv, not a table: not timed here
+        printf("%-30s not timed here (its tiles read the layer's qkv)\n", "cope");
+        return 1;
+    case ORDO_POS_NONE:
+    case ORDO_POS_LEARNED:
+    case ORDO_POS_SINUSOIDAL:
+    case ORDO_POS_ROPE:
+    case ORDO_POS_XPOS:
+    case ORDO_POS_COUNT:
+        return 0;
+    }
+    if (!bt) return 0;
+    report(fill, bt, do_fill, NULL, 1);
+    if (bt->bias.grad) report(grad, bt, do_grad, NULL, 1);
+    return 1;
+}
+
 int main(int argc, char **argv) {
     if (argc > 1) T = atoi(argv[1]);
     if (argc > 2) BT = atoi(argv[2]);
@@ -140,44 +207,22 @@ int main(int argc, char **argv) {
     ordo_random_positions(pos, T, 4 * T, 7);
     ordo_ctx ctx;
     ordo_ctx_init(&ctx);
-    ordo_bias_tiles al = *ordo_alibi_tiles(&ctx, NH, T), t5 = *ordo_t5_tiles(&ctx, table, T),
-                    ke = *ordo_kerple_tiles(&ctx, r1, r2, T, 0),
-                    kp = *ordo_kerple_tiles(&ctx, r1, r2, T, 1),
-                    fi = *ordo_fire_tiles(&ctx, w1, b1, w2, b2, c, lm, T, ORDO_FIRE_INIT_L,
-                                          ORDO_FIRE_EPS),
-                    dp = *ordo_distance_tiles(
-                        &ctx, ordo_tensor_wrap(&ctx, dt->data, 2, (int[]){T, NH}), T),
-                    fx = *ordo_fox_tiles(&ctx, fc);
-    int n = 4 * T; // the tiles at positions: tables over the distances 0..4T-1
-    ordo_bias_tiles al_at = *ordo_alibi_tiles_at(&ctx, NH, NH, pos, 1, T, n),
-                    t5_at = *ordo_t5_tiles_at(&ctx, table, pos, 1, T, n),
-                    ke_at = *ordo_kerple_tiles_at(&ctx, r1, r2, pos, 1, T, n, 0),
-                    dp_at = *ordo_distance_tiles_at(&ctx, dt, pos, 1, T),
-                    fi_at = *ordo_fire_tiles_at(&ctx, w1, b1, w2, b2, c, lm, pos, 1, T, n,
-                                                ORDO_FIRE_INIT_L, ORDO_FIRE_EPS);
-    int saved = ordo_blas_single_thread_begin();
+    bench_in in = {&ctx, table, r1, r2, w1, b1, w2, b2, c, lm, dt, fc, pos};
+    int saved = ordo_blas_single_thread_begin(), missing = 0;
     printf("T %d, tiles %dx%d, %d heads, one thread\n", T, BT, BT, NH);
-    report("alibi fill", &al, do_fill, NULL, 1);
-    report("t5 fill", &t5, do_fill, NULL, 1);
-    report("t5 grad", &t5, do_grad, NULL, 1);
-    report("kerple fill", &ke, do_fill, NULL, 1);
-    report("kerple grad", &ke, do_grad, NULL, 1);
-    report("kerple-power fill", &kp, do_fill, NULL, 1);
-    report("fire fill (piecewise)", &fi, do_fill, NULL, 1);
-    report("fire grad (piecewise)", &fi, do_grad, NULL, 1);
-    report("dpb fill", &dp, do_fill, NULL, 1);
-    report("dpb grad", &dp, do_grad, NULL, 1);
-    report("fox fill", &fx, do_fill, NULL, 1);
-    report("fox grad", &fx, do_grad, NULL, 1);
-    report("alibi fill at positions", &al_at, do_fill, NULL, 1);
-    report("t5 fill at positions", &t5_at, do_fill, NULL, 1);
-    report("t5 grad at positions", &t5_at, do_grad, NULL, 1);
-    report("kerple fill at positions", &ke_at, do_fill, NULL, 1);
-    report("kerple grad at positions", &ke_at, do_grad, NULL, 1);
-    report("dpb fill at positions", &dp_at, do_fill, NULL, 1);
-    report("dpb grad at positions", &dp_at, do_grad, NULL, 1);
-    report("fire fill at positions", &fi_at, do_fill, NULL, 1);
-    report("fire grad at positions", &fi_at, do_grad, NULL, 1);
+    for (int at = 0; at < 2; at++) // the tiles at 0..T-1, then at positions
+        for (int k = 0; k < ORDO_POS_COUNT; k++) {
+            const ordo_pos_scheme *row = ordo_pos_schemes[k];
+            if (!(row->flags & ORDO_POS_F_BIAS)) continue;
+            if (at && !(row->flags & ORDO_POS_F_POSITIONS)) continue;
+            if (!bench_row(row->pos, at, &in)) {
+                fprintf(stderr, "bench_bias_tiles: no case for %s's tiles%s\n",
+                        ordo_pos_name(row->pos), at ? " at positions" : "");
+                missing++;
+            }
+        }
+    ordo_bias_tiles fi =
+        *ordo_fire_tiles(&ctx, w1, b1, w2, b2, c, lm, T, ORDO_FIRE_INIT_L, ORDO_FIRE_EPS);
     direct d = {w1->data,
                 b1->data,
                 w2->data,
@@ -199,5 +244,5 @@ int main(int argc, char **argv) {
     free(k);
     ordo_ctx_free(&ctx);
     ordo_params_free(&p);
-    return 0;
+    return missing ? 1 : 0;
 }
