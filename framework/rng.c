@@ -59,3 +59,11 @@ void ordo_rng_shuffle_i64(ordo_rng *r, int64_t *a, size_t n) {
         a[j] = t;
     }
 }
+
+void ordo_rng_fill_normal(ordo_rng *r, float *x, size_t n, double std) {
+    for (size_t i = 0; i < n; i++) x[i] = (float)(std * ordo_rng_normal(r));
+}
+
+void ordo_rng_fill_uniform(ordo_rng *r, float *x, size_t n, double lo, double hi) {
+    for (size_t i = 0; i < n; i++) x[i] = (float)(lo + (hi - lo) * ordo_rng_uniform(r));
+}

@@ -18,6 +18,10 @@ uint64_t ordo_rng_below(ordo_rng *r, uint64_t n);
 // Standard normal (Box-Muller in double; uses two uniforms per call, no cached spare,
 // so the stream position depends only on the number of calls).
 double ordo_rng_normal(ordo_rng *r);
+// Weights drawn in order from r: x[i] = (float)(std * normal), or (float)(lo + (hi - lo) *
+// uniform) (GPT-2's normal init; torch.nn.Linear's uniform one).
+void ordo_rng_fill_normal(ordo_rng *r, float *x, size_t n, double std);
+void ordo_rng_fill_uniform(ordo_rng *r, float *x, size_t n, double lo, double hi);
 // Fisher-Yates shuffle of a[0..n).
 void ordo_rng_shuffle_i64(ordo_rng *r, int64_t *a, size_t n);
 

@@ -24,13 +24,6 @@
 #include "models/gpt.h"
 #include "models/pos/scheme.h"
 
-static void fill_normal(ordo_tensor *t, ordo_rng *r, double std) {
-    for (size_t i = 0; i < t->n; i++) t->data[i] = (float)(std * ordo_rng_normal(r));
-}
-static void fill_const(ordo_tensor *t, float v) {
-    for (size_t i = 0; i < t->n; i++) t->data[i] = v;
-}
-
 ordo_status ordo_gpt_init(ordo_gpt *m, const ordo_gpt_config *cfg, uint64_t seed) {
     memset(m, 0, sizeof *m);
     ordo_status s = ordo_gpt_config_check(cfg);
@@ -79,21 +72,21 @@ ordo_status ordo_gpt_init(ordo_gpt *m, const ordo_gpt_config *cfg, uint64_t seed
     ordo_rng r;
     ordo_rng_seed(&r, seed);
     double resid_std = 0.02 / sqrt(2.0 * L);
-    fill_normal(m->wte.table, &r, m->cfg.embed_std);
+    ordo_rng_fill_normal(&r, m->wte.table->data, m->wte.table->n, m->cfg.embed_std);
     if (row->init) row->init(m->pos, &r, ORDO_POS_AFTER_WTE); // the learned table
     for (int l = 0; l < L; l++) {
         ordo_gpt_block *b = &m->h[l];
-        fill_const(b->ln_1.w, 1.0f);
-        fill_const(b->ln_2.w, 1.0f);
-        fill_normal(b->c_attn.w, &r, 0.02);
-        fill_normal(b->attn_proj.w, &r, resid_std);
-        fill_normal(b->c_fc.w, &r, 0.02);
-        fill_normal(b->mlp_proj.w, &r, resid_std);
+        ordo_pos_fill_const(b->ln_1.w, 1.0f);
+        ordo_pos_fill_const(b->ln_2.w, 1.0f);
+        ordo_rng_fill_normal(&r, b->c_attn.w->data, b->c_attn.w->n, 0.02);
+        ordo_rng_fill_normal(&r, b->attn_proj.w->data, b->attn_proj.w->n, resid_std);
+        ordo_rng_fill_normal(&r, b->c_fc.w->data, b->c_fc.w->n, 0.02);
+        ordo_rng_fill_normal(&r, b->mlp_proj.w->data, b->mlp_proj.w->n, resid_std);
     }
-    fill_const(m->ln_f.w, 1.0f); // biases and the T5 table stay zero
+    ordo_pos_fill_const(m->ln_f.w, 1.0f); // biases and the T5 table stay zero
     // last, so that the other weights of a seed are those of a tied model; N(0, 0.02) as
     // GPT-2 (HF GPT2LMHeadModel) initialises every linear layer
-    if (m->lm_head) fill_normal(m->lm_head, &r, 0.02);
+    if (m->lm_head) ordo_rng_fill_normal(&r, m->lm_head->data, m->lm_head->n, 0.02);
     if (row->init) row->init(m->pos, &r, ORDO_POS_LAST);
     m->att = ordo_xcalloc((size_t)L, sizeof *m->att);
     m->pos_record = ordo_xcalloc((size_t)L, sizeof *m->pos_record);

@@ -37,7 +37,8 @@ static void declare(ordo_pos_state *s, ordo_params *p, ordo_pos_stage stage, int
 static void init(ordo_pos_state *s, ordo_rng *r, ordo_pos_stage stage) {
     absolute_state *st = (absolute_state *)s;
     if (stage != ORDO_POS_AFTER_WTE) return;
-    if (st->wpe.table) ordo_pos_fill_normal(st->wpe.table, r, s->cfg->embed_std);
+    if (st->wpe.table)
+        ordo_rng_fill_normal(r, st->wpe.table->data, st->wpe.table->n, s->cfg->embed_std);
     if (st->scale) ordo_pos_fill_const(st->scale, (float)s->cfg->pos_scale.value); // no draw
 }
 

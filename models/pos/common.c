@@ -3,16 +3,8 @@
 
 #include "models/pos/scheme.h"
 
-void ordo_pos_fill_normal(ordo_tensor *t, ordo_rng *r, double std) {
-    for (size_t i = 0; i < t->n; i++) t->data[i] = (float)(std * ordo_rng_normal(r));
-}
-
 void ordo_pos_fill_const(ordo_tensor *t, float v) {
     for (size_t i = 0; i < t->n; i++) t->data[i] = v;
-}
-
-void ordo_pos_fill_uniform(ordo_tensor *t, ordo_rng *r, double lo, double hi) {
-    for (size_t i = 0; i < t->n; i++) t->data[i] = (float)(lo + (hi - lo) * ordo_rng_uniform(r));
 }
 
 void ordo_pos_meta_num(ordo_gpt_meta *mt, const char *key, const char *fmt, double v) {

@@ -73,13 +73,13 @@ static void init(ordo_pos_state *s, ordo_rng *r, ordo_pos_stage stage) {
     if (stage != ORDO_POS_LAST) return;
     for (int k = 0; scheme(s) == ORDO_POS_DPB && k <= s->cfg->dpb_depth; k++) {
         double b = 1.0 / sqrt((double)st->dpb_w[k]->shape[0]);
-        ordo_pos_fill_uniform(st->dpb_w[k], r, -b, b);
-        ordo_pos_fill_uniform(st->dpb_b[k], r, -b, b);
+        ordo_rng_fill_uniform(r, st->dpb_w[k]->data, st->dpb_w[k]->n, -b, b);
+        ordo_rng_fill_uniform(r, st->dpb_b[k]->data, st->dpb_b[k]->n, -b, b);
     }
     if (st->r1) {
         int power = is_power(s);
-        ordo_pos_fill_uniform(st->r1, r, 0, power ? 1 : 2);
-        ordo_pos_fill_uniform(st->r2, r, 0, power ? 2 : 1);
+        ordo_rng_fill_uniform(r, st->r1->data, st->r1->n, 0, power ? 1 : 2);
+        ordo_rng_fill_uniform(r, st->r2->data, st->r2->n, 0, power ? 2 : 1);
         ordo_kerple_clamp(st->r1->data, st->r2->data, s->cfg->NH, power);
     }
 }

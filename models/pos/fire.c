@@ -37,10 +37,10 @@ static void init(ordo_pos_state *s, ordo_rng *r, ordo_pos_stage stage) {
     fire_state *st = (fire_state *)s;
     if (stage != ORDO_POS_LAST) return;
     double k2 = 1.0 / sqrt((double)ORDO_FIRE_WIDTH);
-    ordo_pos_fill_uniform(st->w1, r, -1, 1);
-    ordo_pos_fill_uniform(st->b1, r, -1, 1);
-    ordo_pos_fill_uniform(st->w2, r, -k2, k2);
-    ordo_pos_fill_uniform(st->b2, r, -k2, k2);
+    ordo_rng_fill_uniform(r, st->w1->data, st->w1->n, -1, 1);
+    ordo_rng_fill_uniform(r, st->b1->data, st->b1->n, -1, 1);
+    ordo_rng_fill_uniform(r, st->w2->data, st->w2->n, -k2, k2);
+    ordo_rng_fill_uniform(r, st->b2->data, st->b2->n, -k2, k2);
     ordo_pos_fill_const(st->c, ORDO_FIRE_INIT_C);
     ordo_pos_fill_const(st->lmul, 1.0f);
 }

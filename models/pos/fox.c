@@ -37,7 +37,7 @@ static void declare(ordo_pos_state *s, ordo_params *p, ordo_pos_stage stage, int
 static void init(ordo_pos_state *s, ordo_rng *r, ordo_pos_stage stage) {
     fox_state *st = (fox_state *)s;
     if (stage != ORDO_POS_LAST) return;
-    for (int l = 0; l < st->L; l++) ordo_pos_fill_normal(st->w[l], r, 0.02);
+    for (int l = 0; l < st->L; l++) ordo_rng_fill_normal(r, st->w[l]->data, st->w[l]->n, 0.02);
 }
 
 static void release(ordo_pos_state *s) {

@@ -133,9 +133,7 @@ void ordo_pos_state_free(ordo_pos_state *s);
 size_t ordo_pos_cached_bytes(const ordo_pos_state *s);
 
 // Helpers the rows share.
-void ordo_pos_fill_normal(ordo_tensor *t, ordo_rng *r, double std);
 void ordo_pos_fill_const(ordo_tensor *t, float v);
-void ordo_pos_fill_uniform(ordo_tensor *t, ordo_rng *r, double lo, double hi);
 // Appends key = printf(fmt, v) to mt.
 void ordo_pos_meta_num(ordo_gpt_meta *mt, const char *key, const char *fmt, double v);
 
