@@ -222,6 +222,20 @@ static void kerple_grads(const ordo_tensor *r1, const ordo_tensor *r2, int h, in
     if (d2) d2[h] += (float)s2;
 }
 
+// Records out's node of either kerple op (in[0] = r1, in[1] = r2; iarg[0] = its length, iarg[1]
+// = power) when r1 or r2 needs a gradient; returns out.
+static ordo_tensor *kerple_node(ordo_ctx *ctx, ordo_tensor *out, ordo_tensor *r1, ordo_tensor *r2,
+                                int n, int power, ordo_backward_fn backward) {
+    if (ordo_needs_grad(ctx, r1, r2, NULL)) {
+        ordo_node *nd = ordo_tape_push(ctx, ORDO_OP_KERPLE_BIAS, out, backward);
+        nd->in[0] = r1;
+        nd->in[1] = r2;
+        nd->iarg[0] = n;
+        nd->iarg[1] = power;
+    }
+    return out;
+}
+
 // Node: in[0] = r1, in[1] = r2; iarg[0] = T, iarg[1] = power.
 ordo_tensor *ordo_kerple_bias(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2, int T, int power) {
     ORDO_ASSERT(r1->ndim == 1 && r2->ndim == 1 && r1->n == r2->n && T > 0);
@@ -238,14 +252,7 @@ ordo_tensor *ordo_kerple_bias(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2, i
             for (int j = i + 1; j < T; j++) row[j] = 0.0f;
         }
     }
-    if (ordo_needs_grad(ctx, r1, r2, NULL)) {
-        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_KERPLE_BIAS, out, kerple_bias_backward);
-        n->in[0] = r1;
-        n->in[1] = r2;
-        n->iarg[0] = T;
-        n->iarg[1] = power;
-    }
-    return out;
+    return kerple_node(ctx, out, r1, r2, T, power, kerple_bias_backward);
 }
 
 static void kerple_bias_backward(ordo_ctx *ctx, ordo_node *n) {
@@ -276,14 +283,7 @@ ordo_tensor *ordo_kerple_table(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2, 
         for (int h = 0; h < NH; h++)
             out->data[(size_t)d * NH + h] =
                 (float)ordo_kerple_value(r1->data[h], r2->data[h], d, power, &d1, &d2);
-    if (ordo_needs_grad(ctx, r1, r2, NULL)) {
-        ordo_node *nd = ordo_tape_push(ctx, ORDO_OP_KERPLE_BIAS, out, kerple_table_backward);
-        nd->in[0] = r1;
-        nd->in[1] = r2;
-        nd->iarg[0] = n;
-        nd->iarg[1] = power;
-    }
-    return out;
+    return kerple_node(ctx, out, r1, r2, n, power, kerple_table_backward);
 }
 
 // dr1[h] += sum_d g[d, h] d1(d), dr2 likewise, in double, d ascending.

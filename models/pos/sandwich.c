@@ -17,9 +17,11 @@
 static ordo_tensor *table(const ordo_gpt_config *c, ordo_ctx *ctx, int n) {
     int NH = c->NH, half = c->C / NH / 2;          // d'/2 terms (hs odd: its floor)
     ordo_tensor *x = ordo_tensor_new2(ctx, n, NH); // (n, NH)
+    double *wave = ordo_arena_alloc(&ctx->arena, (size_t)(half + 1) * sizeof *wave); // 1..half
+    for (int k = 1; k <= half; k++) wave[k] = pow(ORDO_ROPE_BASE, 2.0 * k / (2 * half));
     for (int d = 0; d < n; d++) {
         double s = 0;
-        for (int k = 1; k <= half; k++) s += cos(d / pow(ORDO_ROPE_BASE, 2.0 * k / (2 * half)));
+        for (int k = 1; k <= half; k++) s += cos(d / wave[k]);
         for (int h = 0; h < NH; h++)
             x->data[(size_t)d * NH + h] = (float)((s - half) / ((h + 1) * 8.0 / NH));
     }
