@@ -231,9 +231,9 @@ ordo_status ordo_gpt_load(ordo_gpt *m, const char *path);
 // were; the one writer of these keys, for ordo_gpt_save and the checkpoints. n pairs are
 // used (rope_scaling, rope_factor "%.17g" and rope_orig_context follow when a RoPE scaling
 // is set; rope_fraction "%.17g", rope_heads, alibi_heads and pos_scale ("fixed:X",
-// "learned:X") and pos_random each only when set; dpb_dim, dpb_depth, dpb_log_distance
-// for dpb; cope_max for cope); vals point into the struct itself: use it in place. Dropout is
-// training, not architecture: it is not here (the run's config has it).
+// "learned": the value is the tensor wpe.scale) and pos_random each only when set; dpb_dim,
+// dpb_depth, dpb_log_distance for dpb; cope_max for cope); vals point into the struct itself: use
+// it in place. Dropout is training, not architecture: it is not here (the run's config has it).
 #define ORDO_GPT_NMETA 19 // at most
 typedef struct ordo_gpt_meta {
     int n;

@@ -42,10 +42,14 @@ static void init(ordo_pos_state *s, ordo_rng *r, ordo_pos_stage stage) {
     if (st->scale) ordo_pos_fill_const(st->scale, (float)s->cfg->pos_scale.value); // no draw
 }
 
+// A learned scale is written as "learned", without its init: the value a checkpoint holds is
+// its tensor wpe.scale (trained, or loaded by --init), which the init would contradict.
 static void meta(const ordo_gpt_config *c, ordo_gpt_meta *mt) {
     if (c->pos_scale.kind == ORDO_POS_SCALE_NONE) return;
     int n = mt->n;
-    ordo_pos_scale_text(&c->pos_scale, mt->num[n], sizeof mt->num[n]);
+    ordo_pos_scale ps = c->pos_scale;
+    if (ps.kind == ORDO_POS_SCALE_LEARNED) ps.value = 0;
+    ordo_pos_scale_text(&ps, mt->num[n], sizeof mt->num[n]);
     mt->keys[n] = "pos_scale";
     mt->vals[n] = mt->num[n];
     mt->n = n + 1;

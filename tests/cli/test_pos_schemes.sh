@@ -99,8 +99,8 @@ grep -q "(r1, r2) per head: ([0-9.e-]*, [0-9.e-]*) (" "$dir/kerple/viz/kerple_bi
 # length (sinusoidal, rope, alibi); bf16 trains where the CPU has it; a sweep takes the
 # options; compare shows the scale; viz draws alibi's bias with its heads.
 opts26=("rope:--rope-fraction 0.5:rope_fraction\":\"0.5" "rope:--rope-heads 1:rope_heads\":\"1"
-        "alibi:--alibi-heads 1:alibi_heads\":\"1" "learned:--pos-scale learned:pos_scale\":\"learned:0.25"
-        "sinusoidal:--pos-scale learned:0.5:pos_scale\":\"learned:0.5" "sinusoidal:--pos-scale fixed:0.5:pos_scale\":\"fixed:0.5"
+        "alibi:--alibi-heads 1:alibi_heads\":\"1" "learned:--pos-scale learned:pos_scale\":\"learned\""
+        "sinusoidal:--pos-scale learned:0.5:pos_scale\":\"learned\"" "sinusoidal:--pos-scale fixed:0.5:pos_scale\":\"fixed:0.5"
         "dpb:--dpb-depth 2:dpb_depth\":\"2" "dpb:--dpb-log-distance --dpb-dim 8:dpb_log_distance\":\"1")
 name26() { echo "$1-$(printf %s "$2" | tr -c 'a-z0-9' _)"; } # the run's directory name
 for o in "${opts26[@]}"; do
@@ -130,6 +130,14 @@ ws=$(tensor_hex "$dir/$(name26 sinusoidal "--pos-scale learned:0.5")/ckpt-20.saf
 [ -n "$ws" ] && [ "$ws" != 0000003f ] && ok || bad "wpe.scale did not train (step 20: '$ws')"
 "$ORDO" compare "$dir/$(name26 sinusoidal "--pos-scale learned:0.5")" "$dir/$(name26 sinusoidal "--pos-scale fixed:0.5")" --wide --out "$dir/c26" > "$dir/c26.out" 2>&1 || bad "compare failed: $(tail -3 "$dir/c26.out")"
 grep -q "pos learned = [0-9.]*" "$dir/c26.out" && grep -q "pos fixed:0.5" "$dir/c26.out" && ok || bad "compare's embedding column lacks the scales: $(cat "$dir/c26.out")"
+# a learned scale's metadata names no value: the checkpoint's is wpe.scale, whatever --init
+# loaded (the option's init, 0.25 here, would be wrong: the init file holds a trained one)
+src26=$dir/$(name26 learned "--pos-scale learned")
+"$ORDO" train "${tiny[@]}" --pos learned --pos-scale learned --init "$src26/ckpt-20.safetensors" --steps 2 \
+  --out "$dir/init26" > "$dir/init26.log" 2>&1 || bad "--init with a learned scale: $(tail -2 "$dir/init26.log")"
+hdr=$(head -c 20000 "$dir/init26/ckpt-2.safetensors" | tr -d '\0')
+grep -qF '"pos_scale":"learned"' <<<"$hdr" && ! grep -qF '"pos_scale":"learned:' <<<"$hdr" && ok \
+  || bad "--init's checkpoint metadata: $(grep -o '"pos_scale":"[^"]*"' <<<"$hdr")"
 # viz: the alibi bias of the first head only, the second without positions
 "$ORDO" viz "$dir/$(name26 alibi "--alibi-heads 1")" > /dev/null 2>&1 || bad "viz failed on --alibi-heads"
 grep -q "(heads 1.. without positions)" "$dir/$(name26 alibi "--alibi-heads 1")/viz/alibi_bias.svg" && ok || bad "viz's alibi caption lacks the heads without positions"
