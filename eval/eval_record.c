@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "framework/safetensors.h"
+#include "run/checkpoint.h"
 #include "sys/fileio.h"
 
 const char *ordo_eval_default_name(const ordo_eval_report *report, char *buf, size_t cap) {
@@ -57,6 +60,29 @@ ordo_status ordo_eval_name_check(const char *what, const char *name) {
                       what, name, ORDO_EVAL_NAME_MAX);
 }
 
+// RUN/eval.json, the file older ordo versions and scripts read (demo.sh,
+// experiment_tables.py), as a link to eval/base.json: one file, so that the two never
+// disagree. Made once (an older run's copy is replaced); where it cannot be made (a full
+// disk, a file system without links) an older copy is removed rather than left stale. The
+// record itself is saved by then, so this only warns.
+static void legacy_link(const char *run_dir) {
+    char path[ORDO_PATH_MAX], have[32];
+    if (ordo_path(path, sizeof path, "%s/eval.json", run_dir)) {
+        ordo_error_clear();
+        return;
+    }
+    ssize_t n = readlink(path, have, sizeof have - 1);
+    if (n >= 0) have[n] = 0;
+    if (n >= 0 && strcmp(have, ORDO_EVAL_DIR "/base.json") == 0) return;
+    if (ordo_symlink_atomic(ORDO_EVAL_DIR "/base.json", path) == ORDO_OK) return;
+    int gone = unlink(path) == 0 || errno == ENOENT;
+    fprintf(stderr, "ordo: warning: %s; %s\n", ordo_error_message(),
+            gone ? "the record is eval/base.json (older scripts that read eval.json will not "
+                   "find it)"
+                 : "eval.json holds an older record: eval/base.json is the run's record");
+    ordo_error_clear();
+}
+
 ordo_status ordo_eval_save(const char *run_dir, const char *name, ordo_eval_report *report) {
     ordo_status s = ordo_eval_name_check("eval record name", name);
     if (s) return s;
@@ -73,12 +99,9 @@ ordo_status ordo_eval_save(const char *run_dir, const char *name, ordo_eval_repo
     // what a killed eval --save left in the folder (its process gone: a live writer's stays)
     ordo_remove_dead_tmp(dir, NULL);
     json_t *j = ordo_eval_report_to_json(report);
-    if (!(s = ordo_write_json_atomic(path, j)) && strcmp(name, "base") == 0) {
-        // the file older ordo versions and scripts read (demo.sh, experiment_tables.py)
-        if (!(s = ordo_path(path, sizeof path, "%s/eval.json", run_dir)))
-            s = ordo_write_json_atomic(path, j);
-    }
+    s = ordo_write_json_atomic(path, j);
     json_decref(j);
+    if (!s && strcmp(name, "base") == 0) legacy_link(run_dir);
     return s;
 }
 
@@ -96,6 +119,53 @@ int ordo_eval_load(const char *run_dir, const char *name, ordo_eval_report *out)
     ordo_error_clear();
     if (!ok) ordo_eval_report_free(out);
     return ok;
+}
+
+// The data checksum in the metadata of run_dir's checkpoint of `step` into hex[17]: 1, or 0
+// when there is no such file or it has no checksum.
+static int ckpt_xxh3(const char *run_dir, long long step, char hex[17]) {
+    char path[ORDO_PATH_MAX];
+    ordo_safetensors *f;
+    struct stat st;
+    int ok = !ordo_checkpoint_path(path, sizeof path, run_dir, step) && stat(path, &st) == 0 &&
+             !ordo_safetensors_open(path, &f);
+    ordo_error_clear();
+    if (!ok) return 0;
+    const char *h = ordo_safetensors_meta(f, ORDO_ST_HASH_KEY);
+    ok = h && strlen(h) == 16;
+    if (ok) memcpy(hex, h, 17);
+    ordo_safetensors_close(f);
+    return ok;
+}
+
+// 1 when paths a and b are one directory.
+static int same_dir(const struct stat *a, const struct stat *b) {
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+int ordo_eval_record_own(const char *run_dir, const ordo_eval_report *record, char *why,
+                         size_t cap) {
+    const char *mine = ordo_eval_str_value(record->checkpoint_xxh3);
+    char have[17];
+    if (mine && record->step.has == ORDO_EVAL_SET && ckpt_xxh3(run_dir, record->step.v, have)) {
+        if (strcmp(have, mine) == 0) return 1;
+        snprintf(why, cap,
+                 "it scored a checkpoint of step %lld with data checksum %s, but this run's "
+                 "ckpt-%lld.safetensors has %s",
+                 record->step.v, mine, record->step.v, have);
+        return 0;
+    }
+    const char *run = ordo_eval_str_value(record->run);
+    struct stat a, b;
+    char cfg[ORDO_PATH_MAX];
+    if (!run || stat(run, &a) != 0 || !S_ISDIR(a.st_mode) || stat(run_dir, &b) != 0 ||
+        same_dir(&a, &b) || ordo_path(cfg, sizeof cfg, "%s/config.json", run) ||
+        stat(cfg, &a) != 0) {
+        ordo_error_clear();
+        return 1;
+    }
+    snprintf(why, cap, "it is a record of the run %s", run);
+    return 0;
 }
 
 // The request of an older eval.json, which has no request: what its content says.

@@ -6,8 +6,9 @@
 // and its hash, the mode, and the request that made it (so that it can be made again for a
 // newer checkpoint: `ordo compare --reeval`).
 //
-// The base record (the run as it trained, nonoverlap windows) is also written to RUN/eval.json,
-// the one file older ordo versions and scripts read. Reading, a RUN/eval.json is the record its
+// The base record (the run as it trained, nonoverlap windows) is also RUN/eval.json, the one
+// file older ordo versions and scripts read: a link to eval/base.json, so that the two are one
+// file and never disagree. Reading, a RUN/eval.json is the record its
 // content names ("base" unless it was saved with a scaling or extension), unless RUN/eval/
 // holds a record of that name.
 //
@@ -39,14 +40,25 @@ const char *ordo_eval_record_name(const ordo_eval_report *record, char *buf, siz
 // [A-Za-z0-9._-], not starting with '.'; else ORDO_ERR_ARG quoting it after `what` ("--save").
 ordo_status ordo_eval_name_check(const char *what, const char *name);
 
-// Writes report as run_dir's record `name` (its name set): RUN/eval/NAME.json, and for
-// "base" RUN/eval.json too, each atomically. Errors: the name's check, ORDO_ERR_IO naming the
+// Writes report as run_dir's record `name` (its name set): RUN/eval/NAME.json atomically, and
+// for "base" makes RUN/eval.json the link to it (where that fails: a warning, and no stale
+// eval.json left). Errors: the name's check, ORDO_ERR_IO naming the
 // file.
 ordo_status ordo_eval_save(const char *run_dir, const char *name, ordo_eval_report *report);
 // Loads run_dir's record `name` (RUN/eval/NAME.json, else a RUN/eval.json of that name) into
 // *out: 1, or 0 (out empty, no error set) when there is none or it does not load. The caller
 // frees it with ordo_eval_report_free.
 int ordo_eval_load(const char *run_dir, const char *name, ordo_eval_report *out);
+
+// Whether `record`, found in run_dir, is that run's own: 1, or 0 with the reason in
+// why[cap]. A record names the checkpoint it scored by step and data checksum; when run_dir
+// still has that step's checkpoint, the two checksums decide. Otherwise (a pruned checkpoint,
+// an older record without a checksum) the run the record names decides: a different existing
+// run directory makes it foreign, a path that no longer resolves (a run moved, another
+// working directory) decides nothing. So a record copied in from another run is never shown
+// or kept as this run's.
+int ordo_eval_record_own(const char *run_dir, const ordo_eval_report *record, char *why,
+                         size_t cap);
 
 // The request that made `record` again, for run_dir (the lengths into lens[cap]): its
 // request, or for an older eval.json without one, what its results, mode, rope_scaling

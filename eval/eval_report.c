@@ -166,6 +166,7 @@ static const field report_f[] = {
     F(RP, run, K_STR),
     F(RP, step, K_INT),
     F(RP, checkpoint, K_STR),
+    F(RP, checkpoint_xxh3, K_STR),
     FS(RP, eval_set, K_OBJ, 0, &set_s),
     F(RP, pos, K_STR),
     F(RP, task, K_STR),

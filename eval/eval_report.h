@@ -189,6 +189,9 @@ typedef struct ordo_eval_report {
     ordo_eval_str run;
     ordo_eval_int step;
     ordo_eval_str checkpoint;
+    // the scored checkpoint's data checksum (ORDO_ST_HASH_KEY): whose weights these are, so
+    // that a record copied into another run is known as not that run's (ordo_eval_record_own)
+    ordo_eval_str checkpoint_xxh3;
     ordo_eval_set eval_set;
     ordo_eval_str pos, task; // task: null for a run on a data file
     ordo_eval_int train_context;

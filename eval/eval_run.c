@@ -531,6 +531,7 @@ static void report_head(const ordo_eval_request *q, const ordo_train_config *cfg
     o->run = ordo_eval_str_of(q->run_dir);
     o->step = ordo_eval_int_of(view->step);
     o->checkpoint = ordo_eval_str_of(view->ckpt);
+    if (view->xxh3[0]) o->checkpoint_xxh3 = ordo_eval_str_of(view->xxh3);
     o->eval_set = eval_set_of(q, cfg, data);
     o->pos = ordo_eval_str_of(cfg->pos);
     o->task = ordo_eval_str_of(cfg->data ? NULL : cfg->task);

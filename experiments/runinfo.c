@@ -298,11 +298,20 @@ static void read_accuracy(ordo_run_eval *e, const ordo_eval_accuracy *acc) {
 }
 
 // Reads eval record `path` into e (name: NULL for the name the record holds, as eval.json).
+// A record that is not the run's own (copied in from another run) is left out with a warning:
+// *kept 0 and e untouched.
 static ordo_status read_eval(const ordo_runinfo *r, ordo_run_eval *e, const char *path,
-                             const char *name) {
+                             const char *name, int *kept) {
     ordo_eval_report rec;
     ordo_status s = ordo_eval_report_read(path, &rec);
-    if (s) {
+    char why[256];
+    *kept = !s && ordo_eval_record_own(r->dir, &rec, why, sizeof why);
+    if (!s && !*kept)
+        fprintf(stderr,
+                "ordo: warning: %s is left out: it is not this run's eval record (%s); `ordo "
+                "eval %s --save` makes the run's own\n",
+                path, why, r->dir);
+    if (!*kept) {
         ordo_eval_report_free(&rec);
         return s;
     }
@@ -371,16 +380,19 @@ static ordo_status read_evals(ordo_runinfo *r, const char *dir) {
             continue;
         }
         char file[ORDO_PATH_MAX];
-        if (!(s = ordo_path(file, sizeof file, "%s/%s", path, ent->d_name)))
-            s = read_eval(r, new_eval(r), file, name);
+        int kept;
+        if (!(s = ordo_path(file, sizeof file, "%s/%s", path, ent->d_name)) &&
+            !(s = read_eval(r, new_eval(r), file, name, &kept)) && !kept)
+            r->nevals--; // its slot is still zeroed
     }
     if (d) closedir(d);
     struct stat st;
     if (!s) s = ordo_path(path, sizeof path, "%s/eval.json", dir);
     if (!s && stat(path, &st) == 0) {
         ordo_run_eval old = {0};
-        s = read_eval(r, &old, path, NULL);
-        if (!s && !has_eval_named(r, old.name))
+        int kept;
+        s = read_eval(r, &old, path, NULL, &kept);
+        if (!s && kept && !has_eval_named(r, old.name))
             *new_eval(r) = old;
         else // eval/ holds a newer record of that name
             free_eval(&old);

@@ -363,8 +363,10 @@ static ordo_status eval_run(const ordo_sweep *sw, const ordo_sweep_entry *r) {
                                .extend_pos = v->extend_pos,
                                .drawn_positions = v->drawn};
         ordo_eval_report have;
-        int current =
-            ordo_eval_load(r->dir, v->name, &have) && ordo_eval_record_current(&have, newest, &q);
+        char why[256];
+        int current = ordo_eval_load(r->dir, v->name, &have) &&
+                      ordo_eval_record_current(&have, newest, &q) &&
+                      ordo_eval_record_own(r->dir, &have, why, sizeof why);
         ordo_eval_report_free(&have);
         if (!current) s = ordo_eval_record_make(&q, v->name);
     }

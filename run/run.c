@@ -55,9 +55,10 @@ ordo_status ordo_run_check_own(const char *dir, ordo_train_config *ck) {
 // Opens checkpoint `path` of run dir and rebuilds the run from it into cfg, data and m (freed
 // again on failure). *step receives its step. With own, the checkpoint must belong to dir's
 // run (check_own).
-static ordo_status open_one(const char *path, const char *dir, const ordo_run_select *sel,
-                            ordo_train_config *cfg, ordo_rundata *data, ordo_gpt *m, int64_t *step,
-                            int *data_err, int own) {
+static ordo_status open_one(const char *dir, const ordo_run_select *sel, ordo_train_config *cfg,
+                            ordo_rundata *data, ordo_gpt *m, ordo_run_view *v, int *data_err,
+                            int own) {
+    const char *path = v->ckpt;
     *data_err = 0;
     ordo_safetensors *f;
     json_t *cj;
@@ -84,13 +85,15 @@ static ordo_status open_one(const char *path, const char *dir, const ordo_run_se
     if (!s) s = ordo_train_config_model(cfg, data->vocab_size, &g);
     if (!s) s = ordo_gpt_init(m, &g, 0);
     if (!s) s = ordo_checkpoint_load(f, m, NULL);
+    const char *hex = ordo_safetensors_meta(f, ORDO_ST_HASH_KEY);
+    snprintf(v->xxh3, sizeof v->xxh3, "%s", hex && strlen(hex) == 16 ? hex : "");
     ordo_safetensors_close(f);
     if (s) {
         ordo_gpt_free(m);
         ordo_rundata_free(data);
         return s;
     }
-    *step = st.step;
+    v->step = st.step;
     return ORDO_OK;
 }
 
@@ -113,7 +116,7 @@ static ordo_status open_file(const char *target, const ordo_run_select *sel, ord
     if (!s) s = ordo_path(v->ckpt, sizeof v->ckpt, "%s", target);
     int data_err;
     // a file named by the user is taken as it is, whatever folder it sits in
-    if (!s) s = open_one(v->ckpt, v->dir, sel, cfg, data, m, &v->step, &data_err, 0);
+    if (!s) s = open_one(v->dir, sel, cfg, data, m, v, &data_err, 0);
     return s;
 }
 
@@ -152,7 +155,7 @@ ordo_status ordo_run_open(const char *target, const ordo_run_select *sel, ordo_t
         }
         if (!s) s = ordo_checkpoint_path(v->ckpt, sizeof v->ckpt, target, sel->step);
         int data_err;
-        if (!s) s = open_one(v->ckpt, target, sel, cfg, data, m, &v->step, &data_err, 1);
+        if (!s) s = open_one(target, sel, cfg, data, m, v, &data_err, 1);
         free(steps);
         return s;
     }
@@ -161,7 +164,7 @@ ordo_status ordo_run_open(const char *target, const ordo_run_select *sel, ordo_t
     for (i = 0; i < n; i++) {
         if ((s = ordo_checkpoint_path(v->ckpt, sizeof v->ckpt, target, steps[i]))) break;
         int data_err;
-        if (!(s = open_one(v->ckpt, target, sel, cfg, data, m, &v->step, &data_err, 1))) break;
+        if (!(s = open_one(target, sel, cfg, data, m, v, &data_err, 1))) break;
         if (data_err) break; // the run's data, not this checkpoint: an older one would not help
         ordo_run_skip(&skipped, v->ckpt);
     }

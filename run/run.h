@@ -29,6 +29,7 @@ typedef struct ordo_run_view {
     char dir[ORDO_PATH_MAX];  // the run directory (the target, or the checkpoint file's directory)
     char ckpt[ORDO_PATH_MAX]; // the checkpoint file used
     int64_t step;             // its step
+    char xxh3[17];            // its data checksum (ORDO_ST_HASH_KEY), "" when it has none
 } ordo_run_view;
 
 // Whether ck, the config a checkpoint of run dir was trained with, is dir's own run: when

@@ -404,6 +404,23 @@ ordo_status ordo_write_atomic_check(const char *path) {
     return tmp_name(tmp, sizeof tmp, path, WIDEST_PID);
 }
 
+// A rename into path's directory is durable only once the directory entry is on disk.
+static ordo_status sync_parent(const char *path) {
+    char *dir = parent_dir(path);
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0 || (fsync(dfd) != 0 && errno != EINVAL && errno != ENOTSUP)) {
+        int e = errno;
+        if (dfd >= 0) close(dfd);
+        ordo_status s = ordo_error(ORDO_ERR_IO, "%s: written, but fsync of directory %s failed: %s",
+                                   path, dir, strerror(e));
+        free(dir);
+        return s;
+    }
+    close(dfd);
+    free(dir);
+    return ORDO_OK;
+}
+
 ordo_status ordo_write_atomic(const char *path, const void *const *parts, const size_t *lens,
                               int nparts) {
     if (!path || !*path || nparts < 0 || (nparts > 0 && (!parts || !lens)))
@@ -435,21 +452,24 @@ ordo_status ordo_write_atomic(const char *path, const void *const *parts, const 
         unlink(tmp);
         return ordo_error(ORDO_ERR_IO, "%s: %s: %s", path, what, strerror(e));
     }
+    return sync_parent(path);
+}
 
-    // The rename is durable only once the directory entry is on disk.
-    char *dir = parent_dir(path);
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0 || (fsync(dfd) != 0 && errno != EINVAL && errno != ENOTSUP)) {
-        e = errno;
-        if (dfd >= 0) close(dfd);
-        s = ordo_error(ORDO_ERR_IO, "%s: written, but fsync of directory %s failed: %s", path, dir,
-                       strerror(e));
-        free(dir);
-        return s;
+ordo_status ordo_symlink_atomic(const char *target, const char *path) {
+    char tmp[ORDO_PATH_MAX];
+    ordo_status s = tmp_name(tmp, sizeof tmp, path, (long)getpid());
+    if (s) return s;
+    unlink(tmp); // a dead process's of the same pid
+    if (symlink(target, tmp) != 0)
+        return ordo_error(ORDO_ERR_IO, "%s: cannot create the link %s: %s", path, tmp,
+                          strerror(errno));
+    if (rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        return ordo_error(ORDO_ERR_IO, "%s: cannot rename the link %s over it: %s", path, tmp,
+                          strerror(e));
     }
-    close(dfd);
-    free(dir);
-    return ORDO_OK;
+    return sync_parent(path);
 }
 
 ordo_status ordo_mkdir_p(const char *path, mode_t mode) {

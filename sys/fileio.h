@@ -68,6 +68,11 @@ void ordo_unmap_file(ordo_mapped_file *m);
 ordo_status ordo_write_atomic(const char *path, const void *const *parts, const size_t *lens,
                               int nparts);
 
+// Makes `path` a symbolic link to `target` so that `path` is either what it was or the link,
+// whatever happens: the link made under "<path>.tmp.<pid>", renamed over `path`, the directory
+// fsynced. Errors: ORDO_ERR_IO naming the path and the reason (the temporary link removed).
+ordo_status ordo_symlink_atomic(const char *target, const char *path);
+
 // Writes all n bytes of data to fd, retrying short writes and EINTR. Returns 0 or an errno
 // value (ENOSPC for a write that makes no progress), for the caller to name the file with.
 int ordo_write_all(int fd, const void *data, size_t n);

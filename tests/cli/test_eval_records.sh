@@ -12,7 +12,10 @@
 #    but not in a run another process holds;
 # 5. two sweep folders (and a run folder) in one compare; one run given twice is refused;
 # 6. an older run with a single eval.json reads as its base eval (or as the variant it
-#    records), and eval/NAME.json wins over it.
+#    records), and eval/NAME.json wins over it;
+# 7. a record copied in from another run is not shown as this run's: by the scored
+#    checkpoint's checksum, or (an older record, a pruned checkpoint) by the run it names;
+#    a sweep makes the variant again rather than keep it.
 set -u
 . "$(dirname "$0")/../lib.sh"
 cd "$dir" || exit 1
@@ -96,7 +99,27 @@ sums=$(md5sum sw/*/eval/*.json)
 "$ORDO" train "${tiny[@]}" --pos rope --out r1 > /dev/null 2>&1 || bad "train r1"
 "$ORDO" eval r1 --context 16,64 --save > e1.out 2>&1 && grep -q "^saved as r1/eval/base.json" e1.out \
   && [ -f r1/eval.json ] && ok || bad "eval --save: $(tail -2 e1.out)"
-cmp -s r1/eval.json r1/eval/base.json && ok || bad "eval.json should be base's copy"
+cmp -s r1/eval.json r1/eval/base.json && [ "$(readlink r1/eval.json)" = eval/base.json ] \
+  && ok || bad "eval.json should be the link to eval/base.json: $(ls -l r1/eval.json)"
+# an older run's eval.json (a file) becomes the link: the pair can never disagree
+cp -rL r1 r1copy && rm -f r1copy/.lock && [ ! -L r1copy/eval.json ] || bad "cp -L"
+"$ORDO" eval r1copy --context 16 --save > /dev/null 2>&1 && [ "$(readlink r1copy/eval.json)" = eval/base.json ] \
+  && ok || bad "an older eval.json was not replaced by the link: $(ls -l r1copy/eval.json)"
+# a full disk (no inode left for the link, root only): the record is saved, eval says so and
+# exits 0, and no eval.json is left that disagrees with it
+if [ "$(id -u)" -eq 0 ] && mkdir fulldisk && mount -t tmpfs -o size=4m tmpfs fulldisk 2>/dev/null; then
+  cp -rL r1 fulldisk/r && rm -f fulldisk/r/.lock fulldisk/r/eval/*.json
+  echo '{"results": []}' > fulldisk/r/eval.json   # an older record, left from before
+  used=$(df --output=iused fulldisk | tail -1)
+  mount -o remount,nr_inodes=$((used + 1)) fulldisk
+  out=$("$ORDO" eval fulldisk/r --context 16 --save 2>&1); rc=$?
+  if [ $rc -eq 0 ] && [ -f fulldisk/r/eval/base.json ] && [ ! -e fulldisk/r/eval.json ] \
+     && grep -qF "No space left on device; the record is eval/base.json" <<<"$out"; then ok
+  else bad "eval --save on a full disk: status $rc, $(ls fulldisk/r fulldisk/r/eval): $out"; fi
+  umount fulldisk
+else
+  echo "SKIP: eval --save on a full disk (needs root to mount a small tmpfs)"; skip=$((skip + 1))
+fi
 base=$(md5sum < r1/eval.json)
 "$ORDO" eval r1 --context 16,64 --rope-scaling ntk --rope-factor 4 --save > /dev/null 2>&1 && [ -f r1/eval/ntk-x4.json ] \
   && ok || bad "eval --rope-scaling ntk --save: $(ls r1/eval)"
@@ -137,7 +160,7 @@ out=$("$ORDO" compare r1 r2 r2seed --out c3 2>&1) && bad "one checkpoint under t
 # the old way round a single eval.json: copies that each hold another variant
 mkdir old
 for v in base ntk; do
-  cp -r r2 "old/r2-$v" && rm -r "old/r2-$v/eval"
+  cp -rL r2 "old/r2-$v" && rm -r "old/r2-$v/eval"
 done
 "$ORDO" eval old/r2-ntk --context 16,64 --rope-scaling ntk --rope-factor 4 --json > old/ntk.json 2>/dev/null
 cp old/ntk.json old/r2-ntk/eval.json
@@ -181,7 +204,7 @@ out=$("$ORDO" compare swb swb/learned-s1 --out c8 2>&1) && bad "a sweep and its 
   || { grep -qF "swb/learned-s1 and swb/learned-s1 are one run directory given twice" <<<"$out" && ok || bad "given twice: $out"; }
 
 # --- 6. older runs: one eval.json, no eval/
-cp -r r1 legacy && rm -r legacy/eval
+cp -rL r1 legacy && rm -r legacy/eval
 python3 - legacy/eval.json <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
@@ -196,5 +219,37 @@ PY
 # eval/NAME.json wins over eval.json of that name
 sed -i 's/"val_loss": [0-9.e+-]*/"val_loss": 99.5/' legacy/eval.json
 "$ORDO" compare legacy --out c9 > /dev/null 2>&1 && ! grep -q "99.5000" c9/compare.md && ok || bad "eval.json won over eval/base.json"
+
+# --- 7. a record copied in from another run (same options, another seed)
+"$ORDO" train "${tiny[@]}" --pos learned --seed 1 --out fa > /dev/null 2>&1 || bad "train fa"
+"$ORDO" train "${tiny[@]}" --pos learned --seed 7 --out fb > /dev/null 2>&1 || bad "train fb"
+"$ORDO" eval fa --save > /dev/null 2>&1 && "$ORDO" eval fb --save > /dev/null 2>&1 || bad "eval --save fa fb"
+b_loss=$(python3 -c 'import json,sys; print("%.4f" % json.load(open(sys.argv[1]))["results"][0]["val_loss"])' fb/eval/base.json)
+cp fb/eval/base.json fa/eval/base.json
+"$ORDO" compare fa --out c10 > c10.out 2>&1 || bad "compare with a foreign record: $(tail -2 c10.out)"
+grep -qF "fa/eval/base.json is left out: it is not this run's eval record (it scored a checkpoint of step 20 with data checksum" c10.out \
+  && ! grep -qF "$b_loss" c10/compare.md && ok || bad "a copied record was shown as the run's: $(cat c10.out; grep '^| ' c10/compare.md)"
+# an older record (no checksum) names its run: fb exists and is another run
+python3 - fa/eval/base.json <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1])); j.pop("checkpoint_xxh3")
+json.dump(j, open(sys.argv[1], "w"))
+PY
+cp fa/eval/base.json fa/eval/old.json
+"$ORDO" compare fa --out c10 > c10.out 2>&1 && grep -qF "fa/eval/old.json is left out: it is not this run's eval record (it is a record of the run fb)" c10.out \
+  && ! grep -qF "$b_loss" c10/compare.md && ok || bad "an older copied record: $(cat c10.out)"
+# the run's own older record (no checksum, naming fa) is kept
+"$ORDO" eval fa --save mine > /dev/null 2>&1 || bad "eval --save mine"
+python3 - fa/eval/mine.json <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1])); j.pop("checkpoint_xxh3")
+json.dump(j, open(sys.argv[1], "w"))
+PY
+"$ORDO" compare fa --out c10 > c10.out 2>&1 && ! grep -qF "mine.json is left out" c10.out && ok || bad "the run's own older record: $(cat c10.out)"
+rm fa/eval/old.json fa/eval/mine.json
+# a sweep does not keep a foreign record as current: it makes the run's own
+mkdir swf && cp -r fa swf/learned-s1 && cp fb/eval/base.json swf/learned-s1/eval/base.json
+"$ORDO" sweep "${tiny[@]}" --pos learned --seeds 1 --out swf > swf.out 2>&1 || bad "sweep over a foreign record: $(tail -3 swf.out)"
+grep -q '"checkpoint": "swf/learned-s1/' swf/learned-s1/eval/base.json && ok || bad "the sweep kept the foreign record: $(grep checkpoint swf/learned-s1/eval/base.json)"
 
 cd / && finish test_eval_records
