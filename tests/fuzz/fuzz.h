@@ -28,6 +28,7 @@ int ordo_fuzz_encode(const uint8_t *data, size_t size);      // text for the tok
 int ordo_fuzz_decode(const uint8_t *data, size_t size);      // int32 ids for the tokenizers
 int ordo_fuzz_tokfile(const uint8_t *data, size_t size);     // a token file (tokenize --out)
 int ordo_fuzz_ckpt_header(const uint8_t *data, size_t size); // a checkpoint's JSON header
+int ordo_fuzz_forward(const uint8_t *data, size_t size);     // weights that overflow
 
 typedef struct ordo_fuzz_target {
     const char *name; // also the seed directory tests/fuzz/<name>/

@@ -2,10 +2,13 @@
 // the properties that must hold on every input: a refused input leaves an error message, an
 // accepted one is self-consistent (tensors inside the file, configs that round-trip,
 // decode(encode(x)) == x). Files are handed over through a memfd, so a run does no disk I/O.
-// Deliberately not here: anything that trains, or allocates a model of more than a few
-// hundred thousand parameters (ckpt_header builds and loads small ones only), and mutation
+// Deliberately not here: anything that trains (forward runs one step's forward and backward,
+// without an update), or allocates a model of more than a few hundred thousand parameters
+// (ckpt_header builds and loads small ones only, forward a 2-layer C 16 one), and mutation
 // logic (libFuzzer's job).
+#include <float.h>
 #include <jansson.h>
+#include <math.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -15,6 +18,7 @@
 #include "data/dataset.h"
 #include "data/tokenizer.h"
 #include "data/tokfile.h"
+#include "eval/evaluate.h"
 #include "sys/hash.h"
 #include "framework/safetensors.h"
 #include "fuzz.h"
@@ -23,15 +27,11 @@
 #include "run/config.h"
 
 const ordo_fuzz_target ordo_fuzz_targets[] = {
-    {"safetensors", ordo_fuzz_safetensors},
-    {"checkpoint", ordo_fuzz_checkpoint},
-    {"config", ordo_fuzz_config},
-    {"vocab", ordo_fuzz_vocab},
-    {"encode", ordo_fuzz_encode},
-    {"decode", ordo_fuzz_decode},
-    {"tokfile", ordo_fuzz_tokfile},
-    {"ckpt_header", ordo_fuzz_ckpt_header},
-    {NULL, NULL},
+    {"safetensors", ordo_fuzz_safetensors}, {"checkpoint", ordo_fuzz_checkpoint},
+    {"config", ordo_fuzz_config},           {"vocab", ordo_fuzz_vocab},
+    {"encode", ordo_fuzz_encode},           {"decode", ordo_fuzz_decode},
+    {"tokfile", ordo_fuzz_tokfile},         {"ckpt_header", ordo_fuzz_ckpt_header},
+    {"forward", ordo_fuzz_forward},         {NULL, NULL},
 };
 
 // data[0..size) as a file: one memfd per process, rewritten for each input. Returns its
@@ -470,4 +470,100 @@ int ordo_fuzz_tokfile(const uint8_t *data, size_t size) {
     }
     ordo_tokfile_close(&f);
     return 0;
+}
+
+// ---- forward: a model whose weights are finite but overflow in the forward pass
+//
+// What `ordo eval`, `sample` and a resumed training step do with a checkpoint whose weights
+// are finite (the loader refuses others) but large enough that attention scores, the
+// residual stream or the logits overflow: every scheme must finish with a loss that is a
+// number or inf/NaN (which eval and train then report), or refuse with a message; never
+// crash. No scheme may use an overflowed or NaN value as an index (CoPE once did). Input:
+//   byte 0  the scheme (mod the number of schemes)
+//   byte 1  bit 0: the materialized attention (else fused); bits 1-2: T = 3, 16, 37 or 64;
+//           bit 3: sliding windows (else nonoverlap)
+//   bytes 2-7  the scale of each kind of parameter, 2^(b % 128 - 40): the embeddings, the
+//           layernorms, attention's c_attn, attention's c_proj, the MLP, and the rest (the
+//           scheme's own parameters, an untied head); a kind past the input keeps its init
+//   byte 8+k  a further factor 2^(b % 64 - 32) for parameter k alone
+// Values that would overflow a float are clamped to +-FLT_MAX. (A large layernorm gain and
+// c_attn make the scores overflow; scaling everything makes the residual stream's variance
+// inf, and layernorm then outputs its bias: a finite, uniform model.)
+
+// The kind of parameter `name` for the forward target's scales (bytes 2-7).
+static int param_kind(const char *name) {
+    if (strncmp(name, "wte.", 4) == 0 || strncmp(name, "wpe.", 4) == 0) return 0;
+    if (strstr(name, ".ln_") || strncmp(name, "ln_f.", 5) == 0) return 1;
+    if (strstr(name, ".attn.c_attn.")) return 2;
+    if (strstr(name, ".attn.c_proj.")) return 3;
+    if (strstr(name, ".mlp.")) return 4;
+    return 5;
+}
+
+enum { FWD_V = 16, FWD_C = 16, FWD_L = 2, FWD_NH = 2, FWD_TMAX = 64 };
+
+int ordo_fuzz_forward(const uint8_t *data, size_t size) {
+    if (size < 2) return 1;
+    static const int Ts[4] = {3, 16, 37, 64};
+    ordo_pos pos = (ordo_pos)(data[0] % ORDO_POS_COUNT);
+    int T = Ts[(data[1] >> 1) & 3];
+    ordo_gpt_config cfg = {.V = FWD_V,
+                           .C = FWD_C,
+                           .L = FWD_L,
+                           .NH = FWD_NH,
+                           .T_max = FWD_TMAX,
+                           .pos = pos,
+                           .ln_eps = 1e-5f};
+    ordo_gpt m;
+    FUZZ_CHECK(ordo_gpt_init(&m, &cfg, 5) == ORDO_OK);
+    m.attention = data[1] & 1 ? ORDO_ATTN_MATERIALIZED : ORDO_ATTN_FUSED;
+    for (int k = 0; k < m.params.count; k++) {
+        ordo_tensor *t = m.params.t[k];
+        size_t at = 2 + (size_t)param_kind(t->name);
+        int e = at < size ? (int)(data[at] % 128) - 40 : 0;
+        if (8 + (size_t)k < size) e += (int)(data[8 + k] % 64) - 32;
+        float s = ldexpf(1.0f, e);
+        for (size_t i = 0; i < t->n; i++)
+            t->data[i] = fmaxf(-FLT_MAX, fminf(FLT_MAX, t->data[i] * s));
+    }
+    ordo_gpt_refresh_bf16(&m);
+
+    // eval's loop: windows of T over a stream, the loss by position
+    enum { N = 3 * FWD_TMAX + 1 };
+    int32_t ids[N];
+    for (int i = 0; i < N; i++) ids[i] = (int32_t)((i * 7 + 3) % FWD_V);
+    ordo_ctx ctx;
+    ordo_ctx_init(&ctx);
+    ordo_eval_result r;
+    ordo_eval_mode mode = data[1] & 8 ? ORDO_EVAL_SLIDING : ORDO_EVAL_NONOVERLAP;
+    int stride = mode == ORDO_EVAL_SLIDING ? (T + 3) / 4 : 0;
+    ordo_status s = ordo_eval_stream(&m, &ctx, ids, NULL, N, T, mode, stride, 2, 0, NULL, &r);
+    int ok = !s;
+    if (s) {
+        refused(s);
+    } else {
+        size_t counted = 0;
+        for (int t = 0; t < T; t++) counted += r.pos_count[t];
+        FUZZ_CHECK(counted == r.targets && r.targets > 0);
+        ordo_eval_result_free(&r);
+    }
+
+    // a training step's forward and backward, and sample's logits: a next token in 0..V-1
+    ordo_ctx_reset(&ctx);
+    ordo_tensor *logits = NULL, *loss = NULL;
+    s = ordo_gpt_forward(&m, &ctx, ids, ids + 1, 2, T, &logits, &loss);
+    if (s) {
+        ok = 0;
+        refused(s);
+    } else {
+        ordo_backward(&ctx, loss);
+        int best = 0;
+        const float *last = logits->data + (size_t)(T - 1) * FWD_V;
+        for (int v = 1; v < FWD_V; v++)
+            if (last[v] > last[best]) best = v;
+        FUZZ_CHECK(best >= 0 && best < FWD_V);
+    }
+    ordo_ctx_free(&ctx);
+    ordo_gpt_free(&m);
+    return ok ? 0 : 1;
 }

@@ -147,6 +147,23 @@ def tokfile(vdir):
     put("tokfile", "short_payload", hdr(2, 256, 9, b"byte") + struct.pack("<HH", 1, 2))
 
 
+# models/pos/table.h's order: the forward target's byte 0 picks the scheme by it
+SCHEMES = ["none", "learned", "sinusoidal", "rope", "alibi", "t5", "fire", "kerple", "xpos",
+           "kerple-power", "fox", "dpb", "cope", "sandwich"]
+
+
+def forward():
+    """Per scheme, weights that overflow the attention scores (layernorm gains, c_attn and the
+    scheme's parameters x2^87: fused T 16, materialized T 37, sliding T 64), and everything
+    x2^87 (the residual stream overflows: layernorm outputs its bias)."""
+    scores = [40, 127, 127, 40, 40, 127]
+    for i, name in enumerate(SCHEMES):
+        put("forward", name + "_scores_fused_T16", bytes([i, 0b0010] + scores))
+        put("forward", name + "_scores_mat_T37", bytes([i, 0b0101] + scores))
+        put("forward", name + "_scores_sliding_T64", bytes([i, 0b1110] + scores))
+        put("forward", name + "_all_fused_T37", bytes([i, 0b0100] + [127] * 6))
+
+
 if __name__ == "__main__":
     vdir = sys.argv[1] if len(sys.argv) > 1 else ".cache/gpt2"
     safetensors()
@@ -156,3 +173,4 @@ if __name__ == "__main__":
     encode()
     decode()
     tokfile(vdir)
+    forward()
