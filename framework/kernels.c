@@ -29,9 +29,9 @@ static inline float exp_f(float x) {
     y = y * r + 1.6666665459e-1f;
     y = y * r + 5.0000001201e-1f;
     y = y * r * r + r + 1.0f;
-    // 2^n, n in [-126, 127]; unsigned, so that a NaN x (n = INT_MIN after the cast) gives
-    // some bits rather than undefined behaviour, and the NaN in y still comes through
-    uint32_t bits = (uint32_t)((int32_t)n + 127) << 23;
+    // 2^n, n in [-126, 127]. A NaN x has a NaN n, whose conversion to int is undefined: it
+    // takes 0 instead (a select, still vectorised), and the NaN in y comes through
+    uint32_t bits = (uint32_t)((int32_t)(n == n ? n : 0.0f) + 127) << 23;
     float p2;
     memcpy(&p2, &bits, sizeof p2);
     return y * p2;
