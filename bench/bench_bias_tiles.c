@@ -145,9 +145,7 @@ static int bench_row(ordo_pos p, int at, const bench_in *x) {
         break;
     case ORDO_POS_DPB:
     case ORDO_POS_SANDWICH: // a table per distance, as dpb's MLP makes it
-        bt =
-            at ? ordo_distance_tiles_at(ctx, x->dt, x->pos, 1, T)
-               : ordo_distance_tiles(ctx, ordo_tensor_wrap(ctx, x->dt->data, 2, (int[]){T, NH}), T);
+        bt = ordo_distance_tiles(ctx, x->dt, at ? x->pos : NULL, 1, T);
         break;
     case ORDO_POS_FOX:
         bt = ordo_fox_tiles(ctx, x->fc);

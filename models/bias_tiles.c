@@ -224,62 +224,108 @@ ordo_bias_tiles *ordo_kerple_tiles(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *
     return out;
 }
 
-// ---- dpb: a value per (head, distance), made by the MLP (the model's ops) before the tiles.
-// The tiles only read it; backward sums dS per distance into the table's gradient, through
-// which the tape then backpropagates the MLP once (not once per pair).
+// ---- a value per (distance, head) from a table [n, NH] that the scheme made once per forward
+// (dpb's MLP, sandwich's constants): the tiles only read it; backward sums each tile's dS per
+// distance, in double, into the table's gradient, through which the tape then takes what made
+// the table once (not once per pair).
 
-typedef struct dpb_state {
-    int NH, T;
-    float *v; // (NH, T) table[d, h] with the distances backwards (x = T - 1 - d), as kerple's
-} dpb_state;
+typedef struct dist_state {
+    int B, T, NH, n;
+    const int32_t *pos; // (B, T), or NULL: 0..T-1
+    // (NH, n) table[d, h] with the distances backwards (x = n - 1 - d), so that a row's columns
+    // read them forwards (column c of row i at 0..T-1: x = n - 1 - i + j0 + c)
+    float *v;
+} dist_state;
 
-static void dpb_fill(const void *self, int batch, int h, int i0, int nr, int j0, int nc, float *s,
-                     int ld) {
-    const dpb_state *st = self;
+static void dist_fill(const void *self, int b, int h, int i0, int nr, int j0, int nc, float *s,
+                      int ld) {
+    const dist_state *st = self;
     ORDO_ASSERT(h >= 0 && h < st->NH && i0 >= 0 && i0 + nr <= st->T && j0 >= 0);
-    const float *v = st->v + (size_t)h * st->T;
+    const float *v = st->v + (size_t)h * st->n;
     for (int r = 0; r < nr; r++) {
         int i = i0 + r, e = causal_end(i, j0, nc);
         float *row = s + (size_t)r * ld;
-        const float *vr = v + (st->T - 1 - i + j0);
+        const float *vr = v + (st->n - 1 - i + j0);
         for (int c = 0; c < e; c++) row[c] += vr[c];
     }
 }
 
-// g = dtable [T, NH], as the table is laid out. Each distance of the tile is one diagonal:
-// summed along it in double, added to g once.
-static void dpb_grad(const void *self, int batch, int h, int i0, int nr, int j0, int nc,
-                     const float *ds, int ld, float *g) {
-    const dpb_state *st = self;
+// acc[c] += ds[c], c < e: a function of its own, with restrict pointers, so that GCC 12
+// vectorises it.
+__attribute__((noinline)) static void dist_row_add(double *restrict acc, const float *restrict ds,
+                                                   int e) {
+    for (int c = 0; c < e; c++) acc[c] += ds[c];
+}
+
+// g = dtable [n, NH], as the table is laid out. Each distance of the tile is one diagonal,
+// summed along it in double (rows in order) and added to g once; the rows are added whole
+// into the tile's sums by distance, which adds each diagonal in that same row order.
+#define DIST_TILE_MAX 512 // nr + nc: the kernel's tiles are 64 x 64
+static void dist_grad(const void *self, int b, int h, int i0, int nr, int j0, int nc,
+                      const float *ds, int ld, float *g) {
+    const dist_state *st = self;
     ORDO_ASSERT(h >= 0 && h < st->NH && i0 >= 0 && i0 + nr <= st->T && j0 >= 0);
+    ORDO_ASSERT(nr + nc <= DIST_TILE_MAX);
     int dlo = i0 - (j0 + nc - 1), dhi = i0 + nr - 1 - j0; // the tile's distances
     if (dlo < 0) dlo = 0;
-    for (int d = dlo; d <= dhi; d++) {
-        // row r holds distance d at column c = i0 + r - j0 - d, for 0 <= c < nc
-        int r0 = j0 + d - i0, r1 = r0 + nc; // rows [r0, r1) of that diagonal
-        if (r0 < 0) r0 = 0;
-        if (r1 > nr) r1 = nr;
-        double acc = 0;
-        for (int r = r0; r < r1; r++) acc += ds[(size_t)r * ld + (i0 + r - j0 - d)];
-        g[(size_t)d * st->NH + h] += (float)acc;
+    double acc[DIST_TILE_MAX] = {0}; // distance d at y = dhi - d
+    for (int r = 0; r < nr; r++) {   // row r's column c is at y = nr - 1 - r + c
+        int e = causal_end(i0 + r, j0, nc);
+        dist_row_add(acc + (nr - 1 - r), ds + (size_t)r * ld, e);
+    }
+    for (int d = dlo; d <= dhi; d++) g[(size_t)d * st->NH + h] += (float)acc[dhi - d];
+}
+
+// At drawn positions the pair (i, j) of batch row b is at distance d = pos[b, i] - pos[b, j]
+// (>= i - j: the positions increase along a row), below n. Rows of one tile read scattered
+// distances, so the loops are scalar: training at random positions pays that, eval (0..T-1)
+// runs the tiles above.
+static void dist_fill_at(const void *self, int b, int h, int i0, int nr, int j0, int nc, float *s,
+                         int ld) {
+    const dist_state *st = self;
+    ORDO_ASSERT(b >= 0 && b < st->B && h >= 0 && h < st->NH && i0 >= 0 && i0 + nr <= st->T);
+    const int32_t *p = st->pos + (size_t)b * st->T;
+    for (int r = 0; r < nr; r++) {
+        int i = i0 + r, e = causal_end(i, j0, nc);
+        float *row = s + (size_t)r * ld;
+        const float *vi = st->v + (size_t)h * st->n + (st->n - 1 - p[i]); // column j: vi[p[j]]
+        for (int c = 0; c < e; c++) row[c] += vi[p[j0 + c]];
     }
 }
 
-ordo_bias_tiles *ordo_distance_tiles(ordo_ctx *ctx, ordo_tensor *table, int T) {
-    ORDO_ASSERT(table->ndim == 2 && table->shape[0] == T && T >= 1);
-    int NH = table->shape[1];
-    dpb_state *st = ordo_arena_alloc(&ctx->arena, sizeof *st);
-    st->NH = NH;
-    st->T = T;
-    st->v = ordo_arena_alloc(&ctx->arena, (size_t)NH * T * sizeof(float));
+// Each pair added in float, as a tile's pairs scatter over the distances (no per-distance sum
+// along a diagonal, as at 0..T-1).
+static void dist_grad_at(const void *self, int b, int h, int i0, int nr, int j0, int nc,
+                         const float *ds, int ld, float *g) {
+    const dist_state *st = self;
+    ORDO_ASSERT(b >= 0 && b < st->B && h >= 0 && h < st->NH && i0 >= 0 && i0 + nr <= st->T);
+    const int32_t *p = st->pos + (size_t)b * st->T;
+    for (int r = 0; r < nr; r++) {
+        int i = i0 + r, e = causal_end(i, j0, nc), pi = p[i];
+        const float *row = ds + (size_t)r * ld;
+        for (int c = 0; c < e; c++) g[(size_t)(pi - p[j0 + c]) * st->NH + h] += row[c];
+    }
+}
+
+ordo_bias_tiles *ordo_distance_tiles(ordo_ctx *ctx, ordo_tensor *table, const int32_t *pos, int B,
+                                     int T) {
+    ORDO_ASSERT(table->ndim == 2 && T >= 1 && B >= 1);
+    int n = table->shape[0], NH = table->shape[1];
+    ORDO_ASSERT(n >= T && NH >= 1);
+    dist_state *st = ordo_arena_alloc(&ctx->arena, sizeof *st);
+    *st = (dist_state){.B = B, .T = T, .NH = NH, .n = n, .pos = pos};
+    st->v = ordo_arena_alloc(&ctx->arena, (size_t)NH * n * sizeof(float));
     for (int h = 0; h < NH; h++)
-        for (int d = 0; d < T; d++)
-            st->v[(size_t)h * T + T - 1 - d] = table->data[(size_t)d * NH + h];
+        for (int d = 0; d < n; d++)
+            st->v[(size_t)h * n + n - 1 - d] = table->data[(size_t)d * NH + h];
     ordo_bias_tiles *out = ordo_arena_calloc(&ctx->arena, sizeof *out);
-    out->bias =
-        (ordo_attn_bias){.self = st, .fill = dpb_fill, .grad = dpb_grad, .n_grad = (size_t)T * NH};
-    out->params[0] = table;
-    out->n_params = 1;
+    out->bias = (ordo_attn_bias){.self = st, .fill = pos ? dist_fill_at : dist_fill};
+    if (ordo_needs_grad(ctx, table, NULL, NULL)) { // a constant table: no gradient to make
+        out->bias.grad = pos ? dist_grad_at : dist_grad;
+        out->bias.n_grad = (size_t)n * NH;
+        out->params[0] = table;
+        out->n_params = 1;
+    }
     return out;
 }
 
@@ -410,20 +456,6 @@ static void at_grad_kerple(const void *self, int b, int h, int i0, int nr, int j
     g[st->NH + h] += (float)s2;
 }
 
-// g = dtable [n, NH] (dpb): each pair added in float, as a tile's pairs scatter over the
-// distances (no per-distance sum along a diagonal, as at 0..T-1).
-static void at_grad_table(const void *self, int b, int h, int i0, int nr, int j0, int nc,
-                          const float *ds, int ld, float *g) {
-    const at_state *st = self;
-    ORDO_ASSERT(b >= 0 && b < st->B && h >= 0 && h < st->NH && i0 >= 0 && i0 + nr <= st->T);
-    const int32_t *p = st->pos + (size_t)b * st->T;
-    for (int r = 0; r < nr; r++) {
-        int i = i0 + r, e = causal_end(i, j0, nc), pi = p[i];
-        const float *row = ds + (size_t)r * ld;
-        for (int c = 0; c < e; c++) g[(size_t)(pi - p[j0 + c]) * st->NH + h] += row[c];
-    }
-}
-
 // The grad functions' type (ordo_attn_bias's grad).
 typedef void at_grad_fn(const void *self, int b, int h, int i0, int nr, int j0, int nc,
                         const float *ds, int ld, float *g);
@@ -489,19 +521,5 @@ ordo_bias_tiles *ordo_kerple_tiles_at(ordo_ctx *ctx, ordo_tensor *r1, ordo_tenso
     out->params[0] = r1;
     out->params[1] = r2;
     out->n_params = 2;
-    return out;
-}
-
-ordo_bias_tiles *ordo_distance_tiles_at(ordo_ctx *ctx, ordo_tensor *table, const int32_t *pos,
-                                        int B, int T) {
-    ORDO_ASSERT(table->ndim == 2);
-    int n = table->shape[0], NH = table->shape[1];
-    at_state *st;
-    ordo_bias_tiles *out = at_new(ctx, at_grad_table, NH, pos, B, T, n, &st);
-    for (int h = 0; h < NH; h++)
-        for (int d = 0; d < n; d++) st->v[(size_t)h * n + d] = table->data[(size_t)d * NH + h];
-    out->bias.n_grad = (size_t)n * NH;
-    out->params[0] = table;
-    out->n_params = 1;
     return out;
 }

@@ -47,13 +47,15 @@ ordo_bias_tiles *ordo_kerple_tiles(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *
 ordo_bias_tiles *ordo_fire_tiles(ordo_ctx *ctx, ordo_tensor *w1, ordo_tensor *b1, ordo_tensor *w2,
                                  ordo_tensor *b2, ordo_tensor *c, ordo_tensor *lmul, int T,
                                  float init_L, float eps);
-// Any bias by distance at lengths up to T from a table [T, NH] of a value per (distance, head),
-// made once per forward (dpb's MLP output, on the tape; a constant table, without gradient):
-// the tile reads table[i - j, h]. params: {table}: its gradient [T, NH] is each distance's
-// sum of dS (made only when the table requires a gradient), which the tape backpropagates
-// through what made it once. The table must stay alive and unchanged until backward (it is in
-// the forward's arena).
-ordo_bias_tiles *ordo_distance_tiles(ordo_ctx *ctx, ordo_tensor *table, int T);
+// Any bias by distance from a table [n, NH] of a value per (distance, head), made once per
+// forward (dpb's MLP output, on the tape; a constant table): the tile reads table[d, h] at the
+// pair's distance d, i - j at 0..T-1 (pos NULL, B not read, n >= T), pos[b, i] - pos[b, j] at
+// positions pos [B, T] (increasing along each row, the distances below n). params: {table},
+// only when the table requires a gradient: its gradient [n, NH] is each distance's sum of dS,
+// which the tape backpropagates through what made it once. The table and pos must stay alive
+// and unchanged until backward (in the forward's arena).
+ordo_bias_tiles *ordo_distance_tiles(ordo_ctx *ctx, ordo_tensor *table, const int32_t *pos, int B,
+                                     int T);
 // Fox (the Forgetting Transformer's forget bias) from c [B, NH, T], the prefix sums of log f
 // (ordo_cum_logsigmoid): c_i - c_j, as ordo_diff_bias. Per batch row (bias.per_batch): the
 // gradient g is dc [B, NH, T] itself. c is read at each fill, so it must stay unchanged until
@@ -83,8 +85,5 @@ ordo_bias_tiles *ordo_fire_tiles_at(ordo_ctx *ctx, ordo_tensor *w1, ordo_tensor 
                                     ordo_tensor *w2, ordo_tensor *b2, ordo_tensor *c,
                                     ordo_tensor *lmul, const int32_t *pos, int B, int T, int n,
                                     float init_L, float eps);
-// A bias by distance from its table [n, NH] over the distances 0..n-1.
-ordo_bias_tiles *ordo_distance_tiles_at(ordo_ctx *ctx, ordo_tensor *table, const int32_t *pos,
-                                        int B, int T);
 
 #endif

@@ -217,7 +217,7 @@ static ordo_status dense(distance_state *st, ordo_ctx *ctx, int T, ordo_tensor *
         *out = ordo_kerple_bias(ctx, st->r1, st->r2, T, is_power(&st->base));
         break;
     default:
-        *out = ordo_dist_bias(ctx, dpb_table(st, ctx, T), T); // (NH, T, T)
+        *out = ordo_dist_bias(ctx, dpb_table(st, ctx, T), NULL, 1, T); // (NH, T, T)
         break;
     }
     return ORDO_OK;
@@ -236,7 +236,7 @@ static ordo_bias_tiles *tiles(distance_state *st, ordo_ctx *ctx, int T) {
         kerple_clamp(st);
         return ordo_kerple_tiles(ctx, st->r1, st->r2, T, is_power(&st->base));
     default:
-        return ordo_distance_tiles(ctx, dpb_table(st, ctx, T), T);
+        return ordo_distance_tiles(ctx, dpb_table(st, ctx, T), NULL, 1, T);
     }
 }
 
@@ -254,7 +254,7 @@ static ordo_bias_tiles *tiles_at(distance_state *st, ordo_ctx *ctx, const int32_
         kerple_clamp(st);
         return ordo_kerple_tiles_at(ctx, st->r1, st->r2, pos, B, T, n, is_power(&st->base));
     default:
-        return ordo_distance_tiles_at(ctx, dpb_table(st, ctx, n), pos, B, T);
+        return ordo_distance_tiles(ctx, dpb_table(st, ctx, n), pos, B, T);
     }
 }
 
@@ -265,7 +265,7 @@ static ordo_status prepare(ordo_pos_state *s, ordo_ctx *ctx, ordo_pos_step *f) {
         return ORDO_OK;
     }
     if (!f->pos) return dense(st, ctx, f->T, &f->bias);
-    f->bias = ordo_dist_bias_at(ctx, table_by_distance(st, ctx, f->n), f->pos, f->B, f->T);
+    f->bias = ordo_dist_bias(ctx, table_by_distance(st, ctx, f->n), f->pos, f->B, f->T);
     return ORDO_OK;
 }
 

@@ -50,16 +50,15 @@ ordo_tensor *ordo_pair_bias(ordo_ctx *ctx, ordo_tensor *x, int T);
 double ordo_kerple_value(double r1, double r2, int d, int power, double *d1, double *d2);
 ordo_tensor *ordo_kerple_bias(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2, int T, int power);
 // Kerple's value per distance d = 0..n-1 and head, out [n, NH] (as ordo_kerple_bias rounds it),
-// for ordo_dist_bias_at.
+// for ordo_dist_bias at positions.
 ordo_tensor *ordo_kerple_table(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2, int n, int power);
-// ---- a value per distance spread into the causal bias (dpb; the tables at drawn positions)
-// x [Tx, NH] (Tx >= T), a value per distance d = 0..Tx-1 and head, spread to a causal bias
-// [NH, T, T]: out[h, i, j] = x[i - j, h] for j <= i, 0 above. Backward sums per distance.
-ordo_tensor *ordo_dist_bias(ordo_ctx *ctx, ordo_tensor *x, int T);
-// x [n, NH] spread at per-row positions pos [B, T] (--pos-random; increasing in each row, the
-// distances below n): out [B, NH, T, T], out[b, h, i, j] = x[pos[b, i] - pos[b, j], h] for
-// j <= i, 0 above. pos is read again by backward: it must live as long as the tape.
-ordo_tensor *ordo_dist_bias_at(ordo_ctx *ctx, ordo_tensor *x, const int32_t *pos, int B, int T);
+// ---- a value per distance spread into the causal bias (the stationary biases' one dense op)
+// x [n, NH], a value per distance d = 0..n-1 and head, spread to a causal bias: at 0..T-1 (pos
+// NULL, B not read, n >= T) out [NH, T, T], out[h, i, j] = x[i - j, h]; at per-row positions pos
+// [B, T] (--pos-random; increasing in each row, the distances below n) out [B, NH, T, T], out[b, h,
+// i, j] = x[pos[b, i] - pos[b, j], h]; 0 above the diagonal. Backward sums per distance. pos is
+// read again by backward: it must live as long as the tape.
+ordo_tensor *ordo_dist_bias(ordo_ctx *ctx, ordo_tensor *x, const int32_t *pos, int B, int T);
 
 // ---- the forget gate (fox; ops_gate.c)
 // c [B, NH, T] from the gate logits z [B, T, NH]: c[b, h, t] = sum_{l <= t} log sigmoid(z[b,

@@ -17,7 +17,6 @@ static void pair_bias_backward(ordo_ctx *ctx, ordo_node *n);
 static void kerple_bias_backward(ordo_ctx *ctx, ordo_node *n);
 static void dist_bias_backward(ordo_ctx *ctx, ordo_node *n);
 static void kerple_table_backward(ordo_ctx *ctx, ordo_node *n);
-static void dist_bias_at_backward(ordo_ctx *ctx, ordo_node *n);
 
 // ---- t5: the [NH, T, T] bias gathered from the table by each pair's bucket
 
@@ -273,7 +272,7 @@ static void kerple_bias_backward(ordo_ctx *ctx, ordo_node *n) {
 }
 
 // Node: in[0] = r1, in[1] = r2; iarg[0] = n, iarg[1] = power. out[d, h] = the value at
-// distance d (--pos-random: the distances of drawn positions, spread by ordo_dist_bias_at).
+// distance d (--pos-random: the distances of drawn positions, spread by ordo_dist_bias).
 ordo_tensor *ordo_kerple_table(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2, int n, int power) {
     ORDO_ASSERT(r1->ndim == 1 && r2->ndim == 1 && r1->n == r2->n && n > 0);
     int NH = (int)r1->n;
@@ -301,48 +300,21 @@ static void kerple_table_backward(ordo_ctx *ctx, ordo_node *nd) {
 }
 
 // ---- a value per distance spread into the causal bias (dpb's MLP table, kerple's values,
-// alibi's and sandwich's constants at drawn positions)
+// alibi's and sandwich's constants)
 
-// Node: in[0] = x. out[h, i, j] = x[i - j, h] for j <= i, 0 above.
-ordo_tensor *ordo_dist_bias(ordo_ctx *ctx, ordo_tensor *x, int T) {
-    ORDO_ASSERT(x->ndim == 2 && x->shape[0] >= T && T > 0);
-    int NH = x->shape[1];
-    ordo_tensor *out = ordo_tensor_new3(ctx, NH, T, T); // (NH, T, T)
-    for (int h = 0; h < NH; h++)
-        for (int i = 0; i < T; i++) {
-            float *row = out->data + ((size_t)h * T + i) * T;
-            for (int j = 0; j <= i; j++) row[j] = x->data[(size_t)(i - j) * NH + h];
-            for (int j = i + 1; j < T; j++) row[j] = 0.0f;
-        }
-    if (ordo_needs_grad(ctx, x, NULL, NULL))
-        ordo_tape_push(ctx, ORDO_OP_DIST_BIAS, out, dist_bias_backward)->in[0] = x;
-    return out;
-}
-
-// dx[d, h] += sum over the pairs at distance d, summed in double (as kerple's per distance).
-static void dist_bias_backward(ordo_ctx *ctx, ordo_node *n) {
-    ordo_tensor *x = n->in[0];
-    float *dx = ordo_tensor_grad(ctx, x);
-    if (!dx) return;
-    int NH = n->out->shape[0], T = n->out->shape[1];
-    const float *g = n->out->grad;
-    double *gd = ordo_arena_alloc(&ctx->arena, (size_t)T * sizeof(double)); // (T) by distance
-    for (int h = 0; h < NH; h++) {
-        memset(gd, 0, (size_t)T * sizeof(double));
-        for (int i = 0; i < T; i++) {
-            const float *row = g + ((size_t)h * T + i) * T;
-            for (int j = 0; j <= i; j++) gd[i - j] += row[j];
-        }
-        for (int d = 0; d < T; d++) dx[(size_t)d * NH + h] += (float)gd[d];
-    }
-}
-
-// Node: in[0] = x; iarg[0] = B, iarg[1] = T; extra = pos. out[b, h, i, j] = x[pos[b, i] -
-// pos[b, j], h] for j <= i, 0 above: the per-row bias of drawn positions (--pos-random).
-ordo_tensor *ordo_dist_bias_at(ordo_ctx *ctx, ordo_tensor *x, const int32_t *pos, int B, int T) {
+// Node: in[0] = x; iarg[0] = B; extra = the positions [B, T] (0..T-1 made here for pos NULL).
+ordo_tensor *ordo_dist_bias(ordo_ctx *ctx, ordo_tensor *x, const int32_t *pos, int B, int T) {
     ORDO_ASSERT(x->ndim == 2 && B > 0 && T > 0);
     int NH = x->shape[1], n = x->shape[0];
-    ordo_tensor *out = ordo_tensor_new(ctx, 4, (int[]){B, NH, T, T}); // (B, NH, T, T)
+    ORDO_ASSERT(n >= T);
+    if (!pos) B = 1;                                                       // one bias for every row
+    ordo_tensor *out = pos ? ordo_tensor_new(ctx, 4, (int[]){B, NH, T, T}) // (B, NH, T, T)
+                           : ordo_tensor_new3(ctx, NH, T, T);              // (NH, T, T)
+    if (!pos) {
+        int32_t *p = ordo_arena_alloc(&ctx->arena, (size_t)T * sizeof(int32_t)); // (T)
+        for (int t = 0; t < T; t++) p[t] = t;
+        pos = p;
+    }
     for (int b = 0; b < B; b++) {
         const int32_t *p = pos + (size_t)b * T;
         for (int h = 0; h < NH; h++)
@@ -357,21 +329,20 @@ ordo_tensor *ordo_dist_bias_at(ordo_ctx *ctx, ordo_tensor *x, const int32_t *pos
             }
     }
     if (ordo_needs_grad(ctx, x, NULL, NULL)) {
-        ordo_node *nd = ordo_tape_push(ctx, ORDO_OP_DIST_BIAS, out, dist_bias_at_backward);
+        ordo_node *nd = ordo_tape_push(ctx, ORDO_OP_DIST_BIAS, out, dist_bias_backward);
         nd->in[0] = x;
         nd->iarg[0] = B;
-        nd->iarg[1] = T;
         nd->extra = pos;
     }
     return out;
 }
 
 // dx[d, h] += each (b, h)'s sum over its pairs at distance d, in double; (b, h) in order.
-static void dist_bias_at_backward(ordo_ctx *ctx, ordo_node *nd) {
+static void dist_bias_backward(ordo_ctx *ctx, ordo_node *nd) {
     ordo_tensor *x = nd->in[0];
     float *dx = ordo_tensor_grad(ctx, x);
     if (!dx) return;
-    int B = nd->iarg[0], T = nd->iarg[1], NH = x->shape[1], n = x->shape[0];
+    int B = nd->iarg[0], T = nd->out->shape[nd->out->ndim - 1], NH = x->shape[1], n = x->shape[0];
     const int32_t *pos = nd->extra;
     const float *g = nd->out->grad;
     double *gd = ordo_arena_alloc(&ctx->arena, (size_t)n * sizeof(double)); // (n) by distance

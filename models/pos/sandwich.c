@@ -31,11 +31,9 @@ static ordo_tensor *table(const ordo_gpt_config *c, ordo_ctx *ctx, int n) {
 static ordo_status prepare(ordo_pos_state *s, ordo_ctx *ctx, ordo_pos_step *f) {
     ordo_tensor *t = table(s->cfg, ctx, f->pos ? f->n : f->T);
     if (f->fused)
-        f->tiles = f->pos ? ordo_distance_tiles_at(ctx, t, f->pos, f->B, f->T)
-                          : ordo_distance_tiles(ctx, t, f->T);
+        f->tiles = ordo_distance_tiles(ctx, t, f->pos, f->B, f->T);
     else
-        f->bias =
-            f->pos ? ordo_dist_bias_at(ctx, t, f->pos, f->B, f->T) : ordo_dist_bias(ctx, t, f->T);
+        f->bias = ordo_dist_bias(ctx, t, f->pos, f->B, f->T);
     return ORDO_OK;
 }
 

@@ -877,7 +877,7 @@ static ordo_tensor *g_silu(ordo_ctx *c, ordo_tensor **in, void *u) {
     return ordo_silu(c, in[0]);
 }
 static ordo_tensor *g_dist_bias(ordo_ctx *c, ordo_tensor **in, void *u) {
-    return ordo_dist_bias(c, in[0], ((args *)u)->i[0]);
+    return ordo_dist_bias(c, in[0], NULL, 1, ((args *)u)->i[0]);
 }
 // The dpb table (T, NH) of depth 1 from leaves in[1..3] = w0, b0, w1 and the fixed b1 (deeper
 // is the same ops again, and each more layer costs the check precision: see its step); the
@@ -896,11 +896,12 @@ static ordo_tensor *dpb_mlp(ordo_ctx *c, ordo_tensor **in, ordo_tensor *b2, int 
 static ordo_tensor *g_dpb(ordo_ctx *c, ordo_tensor **in, void *u) {
     args *a = u; // i[0] = NH
     int T = in[0]->shape[1];
-    return ordo_attention(c, in[0], ordo_dist_bias(c, dpb_mlp(c, in, a->fixed, T), T), a->i[0]);
+    return ordo_attention(c, in[0], ordo_dist_bias(c, dpb_mlp(c, in, a->fixed, T), NULL, 1, T),
+                          a->i[0]);
 }
 static ordo_tensor *g_dpb_tiles(ordo_ctx *c, ordo_tensor **in, void *u) {
     args *a = u; // i[0] = NH
-    ordo_bias_tiles *bt = ordo_distance_tiles(c, in[1], in[0]->shape[1]);
+    ordo_bias_tiles *bt = ordo_distance_tiles(c, in[1], NULL, 1, in[0]->shape[1]);
     return ordo_attention_fused(c, in[0], bt, a->i[0], 0.0f, 0, 0);
 }
 
@@ -968,8 +969,8 @@ static void case_dpb_tiles(gc_round *r) {
 }
 
 // ---- --pos-random for the relative schemes: the ops at per-row positions (fire_dist_at,
-// pair_bias over B rows, kerple_table, dist_bias_at) and the tiles at positions in the fused
-// attention. The positions: each row a sorted draw of T of [0, T + 6) (distances past T).
+// pair_bias over B rows, kerple_table, dist_bias at positions) and the tiles at positions in the
+// fused attention. The positions: each row a sorted draw of T of [0, T + 6) (distances past T).
 static int32_t at_pos[3 * 80]; // (B, T) of the running case
 
 static void draw_positions(int B, int T) {
@@ -984,7 +985,7 @@ static ordo_tensor *g_kerple_table(ordo_ctx *c, ordo_tensor **in, void *u) {
 }
 static ordo_tensor *g_dist_bias_at(ordo_ctx *c, ordo_tensor **in, void *u) {
     args *a = u; // i[0] = T, i[1] = B
-    return ordo_dist_bias_at(c, in[0], at_pos, a->i[1], a->i[0]);
+    return ordo_dist_bias(c, in[0], at_pos, a->i[1], a->i[0]);
 }
 // Each scheme's tiles at the positions in the fused attention (i[2] = the scheme), and the
 // materialized bias of the same leaves into ordo_attention (i[3] = 1).
@@ -997,7 +998,7 @@ static ordo_tensor *g_tiles_at(ordo_ctx *c, ordo_tensor **in, void *u) {
             a->i[2] == ORDO_POS_T5
                 ? ordo_embedding(c, in[1], a->ids, 1, (int[]){n})
                 : ordo_kerple_table(c, in[1], in[2], n, a->i[2] == ORDO_POS_KERPLE_POWER);
-        return ordo_attention(c, in[0], ordo_dist_bias_at(c, x, at_pos, B, T), a->i[0]);
+        return ordo_attention(c, in[0], ordo_dist_bias(c, x, at_pos, B, T), a->i[0]);
     }
     if (a->i[2] == ORDO_POS_T5)
         bt = ordo_t5_tiles_at(c, in[1], at_pos, B, T, n);
@@ -1005,7 +1006,7 @@ static ordo_tensor *g_tiles_at(ordo_ctx *c, ordo_tensor **in, void *u) {
         bt = ordo_fire_tiles_at(c, in[1], in[2], in[3], a->fixed, in[4], in[5], at_pos, B, T, n,
                                 2.0f, 1e-6f);
     else if (a->i[2] == ORDO_POS_DPB)
-        bt = ordo_distance_tiles_at(c, in[1], at_pos, B, T);
+        bt = ordo_distance_tiles(c, in[1], at_pos, B, T);
     else
         bt = ordo_kerple_tiles_at(c, in[1], in[2], at_pos, B, T, n,
                                   a->i[2] == ORDO_POS_KERPLE_POWER);

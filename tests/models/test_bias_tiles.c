@@ -454,10 +454,10 @@ static void test_dpb(int NH, int T) {
     for (size_t k = 0; k < table->n; k++) table->data[k] = (float)ordo_rng_normal(&rng);
     ordo_ctx ctx;
     ordo_ctx_init(&ctx);
-    ordo_tensor *ref = ordo_dist_bias(&ctx, table, T); // (NH, T, T)
+    ordo_tensor *ref = ordo_dist_bias(&ctx, table, NULL, 1, T); // (NH, T, T)
     float *ds = random_ds(NH, T);
     ordo_backward_from(&ctx, ref, ds);
-    ordo_bias_tiles bt = *ordo_distance_tiles(&ctx, table, T);
+    ordo_bias_tiles bt = *ordo_distance_tiles(&ctx, table, NULL, 1, T);
     CHECK(bt.bias.n_grad == (size_t)T * NH && bt.n_params == 1 && bt.params[0] == table);
     char what[64];
     snprintf(what, sizeof what, "dpb NH %d T %d", NH, T);
@@ -470,7 +470,7 @@ static void test_dpb(int NH, int T) {
 
 // --pos-random: each scheme's tiles at per-row positions (B = 2 rows, each a sorted draw of T
 // of [0, 3T + 5)) against the materialized ops at the same positions ([B, NH, T, T]): alibi,
-// t5, kerple, dpb through ordo_dist_bias_at (fill bit for bit), fire through
+// t5, kerple, dpb through ordo_dist_bias (fill bit for bit), fire through
 // ordo_fire_dist_at and its MLP (fill to float rounding); the gradients summed over the rows.
 static void test_at(ordo_pos scheme, int NH, int T) {
     int B = 2, n = 3 * T + 5, W = 8, power = scheme == ORDO_POS_KERPLE_POWER;
@@ -527,12 +527,12 @@ static void test_at(ordo_pos scheme, int NH, int T) {
             bt = ordo_t5_tiles_at(&ctx, t[0], pos, B, T, n);
         } else if (scheme == ORDO_POS_DPB) {
             x = t[0];
-            bt = ordo_distance_tiles_at(&ctx, t[0], pos, B, T);
+            bt = ordo_distance_tiles(&ctx, t[0], pos, B, T);
         } else {
             x = ordo_kerple_table(&ctx, t[0], t[1], n, power);
             bt = ordo_kerple_tiles_at(&ctx, t[0], t[1], pos, B, T, n, power);
         }
-        ref = ordo_dist_bias_at(&ctx, x, pos, B, T);
+        ref = ordo_dist_bias(&ctx, x, pos, B, T);
     }
     float *ds = random_ds(B * NH, T);
     if (scheme != ORDO_POS_ALIBI) ordo_backward_from(&ctx, ref, ds);
@@ -607,7 +607,7 @@ static int test_row_at(ordo_pos p, int T) {
         test_at(p, 3, T);
         return 1;
     case ORDO_POS_SANDWICH:
-        return 1; // ordo_distance_tiles_at: dpb's case
+        return 1; // ordo_distance_tiles at positions: dpb's case
     case ORDO_POS_NONE:
     case ORDO_POS_LEARNED:
     case ORDO_POS_SINUSOIDAL:
