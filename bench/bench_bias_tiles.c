@@ -122,7 +122,9 @@ static int bench_row(ordo_pos p, int at, const bench_in *x) {
     snprintf(grad, sizeof grad, "%s grad%s", ordo_pos_name(p), at ? " at positions" : "");
     switch (p) {
     case ORDO_POS_ALIBI:
-        bt = at ? ordo_alibi_tiles_at(ctx, NH, NH, x->pos, 1, T, n) : ordo_alibi_tiles(ctx, NH, T);
+        // a constant table by distance, as alibi's -m_h d is: no gradient
+        bt = ordo_distance_tiles(ctx, ordo_tensor_wrap(ctx, x->dt->data, 2, x->dt->shape),
+                                 at ? x->pos : NULL, 1, T);
         break;
     case ORDO_POS_T5:
         bt =

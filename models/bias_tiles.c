@@ -27,42 +27,6 @@ static int causal_end(int i, int j0, int nc) {
     return e < 0 ? 0 : e < nc ? e : nc;
 }
 
-// ---- alibi: -m_h (i - j), computed as ordo_alibi_bias computes it (double, rounded once)
-
-typedef struct alibi_state {
-    int NH, T, k;      // heads h >= k have no bias (--alibi-heads)
-    double slope[256]; // (NH)
-} alibi_state;
-
-static void alibi_fill(const void *self, int batch, int h, int i0, int nr, int j0, int nc, float *s,
-                       int ld) {
-    const alibi_state *st = self;
-    ORDO_ASSERT(h >= 0 && h < st->NH && i0 >= 0 && i0 + nr <= st->T && j0 >= 0);
-    if (h >= st->k) return; // a head without positions: nothing to add
-    double m = st->slope[h];
-    for (int r = 0; r < nr; r++) {
-        int i = i0 + r, e = causal_end(i, j0, nc);
-        float *row = s + (size_t)r * ld;
-        for (int c = 0; c < e; c++) row[c] += (float)(-m * (i - j0 - c));
-    }
-}
-
-ordo_bias_tiles *ordo_alibi_tiles(ordo_ctx *ctx, int NH, int T) {
-    return ordo_alibi_tiles_heads(ctx, NH, NH, T);
-}
-
-ordo_bias_tiles *ordo_alibi_tiles_heads(ordo_ctx *ctx, int NH, int k, int T) {
-    ORDO_ASSERT(NH >= 1 && NH <= 256 && k >= 1 && k <= NH && T >= 1);
-    alibi_state *st = ordo_arena_alloc(&ctx->arena, sizeof *st);
-    st->NH = NH;
-    st->T = T;
-    st->k = k;
-    ordo_alibi_slopes(st->slope, k); // the slopes of k heads, as x-transformers' alibi_num_heads
-    ordo_bias_tiles *out = ordo_arena_calloc(&ctx->arena, sizeof *out);
-    out->bias = (ordo_attn_bias){.self = st, .fill = alibi_fill, .grad = NULL, .n_grad = 0};
-    return out;
-}
-
 // ---- t5: table[bucket(d), h]. Buckets are log-spaced up to ORDO_T5_MAX_DISTANCE and every
 // distance from there on falls in the last one, so a value per distance below it suffices.
 
@@ -471,18 +435,6 @@ static ordo_bias_tiles *at_new(ordo_ctx *ctx, at_grad_fn *grad, int NH, const in
     ordo_bias_tiles *out = ordo_arena_calloc(&ctx->arena, sizeof *out);
     out->bias = (ordo_attn_bias){.self = st, .fill = at_fill, .grad = grad, .n_grad = 0};
     *stp = st;
-    return out;
-}
-
-ordo_bias_tiles *ordo_alibi_tiles_at(ordo_ctx *ctx, int NH, int k, const int32_t *pos, int B, int T,
-                                     int n) {
-    ORDO_ASSERT(k >= 1 && k <= NH);
-    at_state *st;
-    ordo_bias_tiles *out = at_new(ctx, NULL, NH, pos, B, T, n, &st);
-    double slope[256];
-    ordo_alibi_slopes(slope, k);
-    for (int h = 0; h < NH; h++)
-        for (int d = 0; d < n; d++) st->v[(size_t)h * n + d] = h < k ? (float)(-slope[h] * d) : 0;
     return out;
 }
 

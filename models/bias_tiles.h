@@ -25,12 +25,6 @@
 // The bias and the parameters whose grads g concatenates, in order: what the fused op takes.
 typedef ordo_fused_bias ordo_bias_tiles;
 
-// ALiBi at lengths up to T: -m_h (i - j) for NH heads, the slopes of ordo_alibi_slopes,
-// computed in double and rounded once as ordo_alibi_bias. No parameters (grad NULL).
-ordo_bias_tiles *ordo_alibi_tiles(ordo_ctx *ctx, int NH, int T);
-// ALiBi on the first k heads only (--alibi-heads), as ordo_alibi_bias_heads: the slopes of k
-// heads; the fill adds nothing to heads h >= k.
-ordo_bias_tiles *ordo_alibi_tiles_heads(ordo_ctx *ctx, int NH, int k, int T);
 // T5 at lengths up to T: table[ordo_t5_bucket(i - j), h], table [ORDO_T5_BUCKETS, NH]; the
 // bucket of each distance below ORDO_T5_MAX_DISTANCE is looked up once, every farther one is
 // the last bucket. params: {table}.
@@ -74,8 +68,6 @@ ordo_bias_tiles *ordo_cope_tiles(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor *e
 // length, n >= T), as the materialized ordo_gpt_position_bias_at. The fill reads row b's
 // positions; the gradients are those above, summed over (b, h) by the kernel. pos must stay
 // unchanged until backward. alibi, t5, kerple, dpb: bit for bit the materialized bias.
-ordo_bias_tiles *ordo_alibi_tiles_at(ordo_ctx *ctx, int NH, int k, const int32_t *pos, int B, int T,
-                                     int n);
 ordo_bias_tiles *ordo_t5_tiles_at(ordo_ctx *ctx, ordo_tensor *table, const int32_t *pos, int B,
                                   int T, int n);
 ordo_bias_tiles *ordo_kerple_tiles_at(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2,

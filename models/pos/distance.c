@@ -20,10 +20,9 @@ typedef struct distance_state {
     // dpb, one module shared by all layers: layer k of depth + 1 ([in, out] weights): (1, W),
     // (W); then (W, W), (W) each; the last (W, NH), (NH)
     ordo_tensor *dpb_w[ORDO_DPB_MAX_DEPTH + 1], *dpb_b[ORDO_DPB_MAX_DEPTH + 1];
-    // the materialized path's alibi bias (NH, T, T) and t5 bucket map (T*T), for length
-    // bias_T; never made on the fused path
+    // the materialized path's t5 bucket map (T*T), for length bias_T; never made on the fused
+    // path
     int bias_T;
-    float *alibi;
     int32_t *buckets;
 } distance_state;
 
@@ -99,7 +98,6 @@ static void dpb_meta(const ordo_gpt_config *c, ordo_gpt_meta *mt) {
 
 static void release(ordo_pos_state *s) {
     distance_state *st = (distance_state *)s;
-    free(st->alibi);
     free(st->buckets);
 }
 
@@ -107,8 +105,7 @@ static void release(ordo_pos_state *s) {
 static size_t cached_bytes(const ordo_pos_state *s) {
     const distance_state *st = (const distance_state *)s;
     size_t T2 = (size_t)st->bias_T * st->bias_T;
-    return (st->alibi ? T2 * s->cfg->NH * sizeof(float) : 0) +
-           (st->buckets ? T2 * sizeof(int32_t) : 0);
+    return st->buckets ? T2 * sizeof(int32_t) : 0;
 }
 
 // ---- the tables by distance
@@ -120,7 +117,7 @@ static void kerple_clamp(distance_state *st) {
 }
 
 // alibi's bias by (distance, head), [n, NH]: -m_h d on the first alibi_heads heads, 0 after,
-// rounded as ordo_alibi_bias_heads rounds -m_h (i - j). A constant (no tape).
+// computed in double and rounded once. A constant (no tape).
 static ordo_tensor *alibi_table(distance_state *st, ordo_ctx *ctx, int n) {
     int NH = st->base.cfg->NH, k = st->base.cfg->alibi_heads;
     double slope[256];
@@ -169,55 +166,37 @@ static ordo_tensor *table_by_distance(distance_state *st, ordo_ctx *ctx, int n) 
     }
 }
 
-// The materialized path's fixed T x T tables (alibi's bias, t5's bucket map) for length T,
-// made only when that path runs: the fused one computes both from the distance in the tile.
-// ORDO_ERR_NOMEM when the system refuses them, naming the size.
+// The materialized path's fixed T x T bucket map of t5 for length T, made only when that path
+// runs: the fused one computes it from the distance in the tile. ORDO_ERR_NOMEM when the system
+// refuses it, naming the size.
 static ordo_status bias_tables(distance_state *st, int T) {
-    const ordo_gpt_config *c = st->base.cfg;
-    int alibi = scheme(&st->base) == ORDO_POS_ALIBI;
-    if (st->bias_T == T || (!alibi && scheme(&st->base) != ORDO_POS_T5)) return ORDO_OK;
-    free(st->alibi);
+    if (st->bias_T == T || scheme(&st->base) != ORDO_POS_T5) return ORDO_OK;
     free(st->buckets);
-    st->alibi = NULL;
     st->buckets = NULL;
     st->bias_T = 0;
-    size_t n = (size_t)T * T * (alibi ? (size_t)c->NH : 1), bytes = n * 4;
-    void *p = malloc(bytes ? bytes : 1);
-    if (!p)
+    size_t bytes = (size_t)T * T * sizeof(int32_t);
+    st->buckets = malloc(bytes ? bytes : 1);
+    if (!st->buckets)
         return ordo_error(ORDO_ERR_NOMEM,
-                          "cannot allocate %.2f GiB for the %s table of length %d (the "
+                          "cannot allocate %.2f GiB for the t5 table of length %d (the "
                           "materialized attention's; --attention fused needs none)",
-                          (double)bytes / (1 << 30), alibi ? "alibi" : "t5", T);
-    if (alibi) {
-        st->alibi = p;
-        ordo_alibi_bias_heads(st->alibi, c->NH, c->alibi_heads, T);
-    } else {
-        st->buckets = p;
-        ordo_t5_bucket_map(st->buckets, T);
-    }
+                          (double)bytes / (1 << 30), T);
+    ordo_t5_bucket_map(st->buckets, T);
     st->bias_T = T;
     return ORDO_OK;
 }
 
 // The [NH, T, T] bias at 0..T-1.
 static ordo_status dense(distance_state *st, ordo_ctx *ctx, int T, ordo_tensor **out) {
-    const ordo_gpt_config *c = st->base.cfg;
     ordo_status s = bias_tables(st, T);
     if (s) return s;
     switch (scheme(&st->base)) {
-    case ORDO_POS_ALIBI:
-        *out = ordo_tensor_wrap(ctx, st->alibi, 3, (int[]){c->NH, T, T});
-        break;
     case ORDO_POS_T5:
         *out = ordo_rel_bias(ctx, st->rel_bias, st->buckets, T);
         break;
-    case ORDO_POS_KERPLE:
-    case ORDO_POS_KERPLE_POWER:
+    default:
         kerple_clamp(st);
         *out = ordo_kerple_bias(ctx, st->r1, st->r2, T, is_power(&st->base));
-        break;
-    default:
-        *out = ordo_dist_bias(ctx, dpb_table(st, ctx, T), NULL, 1, T); // (NH, T, T)
         break;
     }
     return ORDO_OK;
@@ -225,41 +204,29 @@ static ordo_status dense(distance_state *st, ordo_ctx *ctx, int T, ordo_tensor *
 
 // The tiles at 0..T-1, from the parameters as they are now (kerple's clamped first).
 static ordo_bias_tiles *tiles(distance_state *st, ordo_ctx *ctx, int T) {
-    const ordo_gpt_config *c = st->base.cfg;
-    switch (scheme(&st->base)) {
-    case ORDO_POS_ALIBI:
-        return ordo_alibi_tiles_heads(ctx, c->NH, c->alibi_heads, T);
-    case ORDO_POS_T5:
-        return ordo_t5_tiles(ctx, st->rel_bias, T);
-    case ORDO_POS_KERPLE:
-    case ORDO_POS_KERPLE_POWER:
-        kerple_clamp(st);
-        return ordo_kerple_tiles(ctx, st->r1, st->r2, T, is_power(&st->base));
-    default:
-        return ordo_distance_tiles(ctx, dpb_table(st, ctx, T), NULL, 1, T);
-    }
+    if (scheme(&st->base) == ORDO_POS_T5) return ordo_t5_tiles(ctx, st->rel_bias, T);
+    kerple_clamp(st);
+    return ordo_kerple_tiles(ctx, st->r1, st->r2, T, is_power(&st->base));
 }
 
 // The tiles at drawn or given positions pos [B, T] over the range n.
 static ordo_bias_tiles *tiles_at(distance_state *st, ordo_ctx *ctx, const int32_t *pos, int B,
                                  int T, int n) {
-    const ordo_gpt_config *c = st->base.cfg;
-    switch (scheme(&st->base)) {
-    case ORDO_POS_ALIBI:
-        return ordo_alibi_tiles_at(ctx, c->NH, c->alibi_heads, pos, B, T, n);
-    case ORDO_POS_T5:
-        return ordo_t5_tiles_at(ctx, st->rel_bias, pos, B, T, n);
-    case ORDO_POS_KERPLE:
-    case ORDO_POS_KERPLE_POWER:
-        kerple_clamp(st);
-        return ordo_kerple_tiles_at(ctx, st->r1, st->r2, pos, B, T, n, is_power(&st->base));
-    default:
-        return ordo_distance_tiles(ctx, dpb_table(st, ctx, n), pos, B, T);
-    }
+    if (scheme(&st->base) == ORDO_POS_T5) return ordo_t5_tiles_at(ctx, st->rel_bias, pos, B, T, n);
+    kerple_clamp(st);
+    return ordo_kerple_tiles_at(ctx, st->r1, st->r2, pos, B, T, n, is_power(&st->base));
 }
 
 static ordo_status prepare(ordo_pos_state *s, ordo_ctx *ctx, ordo_pos_step *f) {
     distance_state *st = (distance_state *)s;
+    if (scheme(s) == ORDO_POS_ALIBI || scheme(s) == ORDO_POS_DPB) {
+        ordo_tensor *x = table_by_distance(st, ctx, f->pos ? f->n : f->T);
+        if (f->fused)
+            f->tiles = ordo_distance_tiles(ctx, x, f->pos, f->B, f->T);
+        else
+            f->bias = ordo_dist_bias(ctx, x, f->pos, f->B, f->T);
+        return ORDO_OK;
+    }
     if (f->fused) {
         f->tiles = f->pos ? tiles_at(st, ctx, f->pos, f->B, f->T, f->n) : tiles(st, ctx, f->T);
         return ORDO_OK;
@@ -325,8 +292,9 @@ static double dpb_arena(const ordo_gpt_config *g, double R, double t, int fused)
            D = g->dpb_depth ? g->dpb_depth : ORDO_DPB_DEPTH;
     return t * (1 + 2 * W * D + g->NH) + (fused ? g->NH * t : g->NH * t * t);
 }
-static double alibi_tables(const ordo_gpt_config *g, double t, int materialized) {
-    return materialized * g->NH * t * t;
+// the table by distance and the tiles' copy of it; materialized, the (NH, T, T) bias
+static double alibi_arena(const ordo_gpt_config *g, double R, double t, int fused) {
+    return g->NH * t * (fused ? 2 : 1 + t);
 }
 static double t5_tables(const ordo_gpt_config *g, double t, int materialized) {
     return materialized * t * t; // the bucket map (int32)
@@ -353,7 +321,7 @@ const ordo_pos_scheme ordo_pos_alibi_row = {
     .export_refusal = "it adds a distance bias to the attention scores, which GPT2LMHeadModel "
                       "does not do",
     .meta = alibi_meta,
-    .table_floats = alibi_tables,
+    .arena_floats = alibi_arena,
     .caption = alibi_caption,
 };
 

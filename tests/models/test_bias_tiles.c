@@ -137,12 +137,23 @@ static void check_grad(const char *what, const ordo_bias_tiles *bt, const float 
     check_grad_rows(what, bt, ds, 1, NH, T, rtol);
 }
 
+// alibi's table by distance [n, NH], -m_h d as the model makes it: a constant.
+static ordo_tensor *alibi_table(ordo_ctx *ctx, int NH, int n) {
+    double m[256];
+    ordo_alibi_slopes(m, NH);
+    ordo_tensor *x = ordo_tensor_new2(ctx, n, NH);
+    for (int d = 0; d < n; d++)
+        for (int h = 0; h < NH; h++) x->data[d * NH + h] = (float)(-m[h] * d);
+    return x;
+}
+
+// Through the distance tiles, bit for bit ordo_alibi_bias's -m_h (i - j) per pair.
 static void test_alibi(int NH, int T) {
     ordo_ctx ctx;
     ordo_ctx_init(&ctx);
     float *ref = malloc((size_t)NH * T * T * sizeof(float));
     ordo_alibi_bias(ref, NH, T);
-    ordo_bias_tiles bt = *ordo_alibi_tiles(&ctx, NH, T);
+    ordo_bias_tiles bt = *ordo_distance_tiles(&ctx, alibi_table(&ctx, NH, T), NULL, 1, T);
     CHECK(bt.bias.grad == NULL && bt.bias.n_grad == 0 && bt.n_params == 0);
     char what[64];
     snprintf(what, sizeof what, "alibi NH %d T %d", NH, T);
@@ -513,13 +524,9 @@ static void test_at(ordo_pos scheme, int NH, int T) {
                                 1e-6f);
     } else {
         ordo_tensor *x;
-        if (scheme == ORDO_POS_ALIBI) { // as the model's: -m_h d, a constant
-            double m[256];
-            ordo_alibi_slopes(m, NH);
-            x = ordo_tensor_new2(&ctx, n, NH);
-            for (int d = 0; d < n; d++)
-                for (int h = 0; h < NH; h++) x->data[d * NH + h] = (float)(-m[h] * d);
-            bt = ordo_alibi_tiles_at(&ctx, NH, NH, pos, B, T, n);
+        if (scheme == ORDO_POS_ALIBI) {
+            x = alibi_table(&ctx, NH, n);
+            bt = ordo_distance_tiles(&ctx, x, pos, B, T);
         } else if (scheme == ORDO_POS_T5) {
             int32_t *ids = ordo_arena_alloc(&ctx.arena, (size_t)n * sizeof(int32_t));
             for (int d = 0; d < n; d++) ids[d] = ordo_t5_bucket(d);
