@@ -1,9 +1,10 @@
 // The stationary score biases, a value per (distance, head) added to the score of each causal
 // pair: alibi (-m_h d, fixed slopes), t5 (a learned table by log-spaced bucket), kerple
-// (-r1 log(1 + r2 d)), kerple-power (-r1 d^r2) and dpb (an MLP of the (log-)distance). The
-// bias is made once per forward and shared by the layers: tile functions on the fused path
-// (models/bias_tiles.c), the [NH, T, T] bias on the materialized one, and at drawn positions
-// each row's [NH, T, T] from the table by distance over the positions' range.
+// (-r1 log(1 + r2 d)), kerple-power (-r1 d^r2) and dpb (an MLP of the (log-)distance). Each
+// makes one table [n, NH] per forward, on the tape, over the distances 0..T-1 or over the
+// drawn positions' range; the layers share it, the fused attention through the one distance
+// tile (models/bias_tiles.c), the materialized one through the one dense op (ordo_dist_bias).
+// Nothing T x T is kept between forwards.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,10 +21,6 @@ typedef struct distance_state {
     // dpb, one module shared by all layers: layer k of depth + 1 ([in, out] weights): (1, W),
     // (W); then (W, W), (W) each; the last (W, NH), (NH)
     ordo_tensor *dpb_w[ORDO_DPB_MAX_DEPTH + 1], *dpb_b[ORDO_DPB_MAX_DEPTH + 1];
-    // the materialized path's t5 bucket map (T*T), for length bias_T; never made on the fused
-    // path
-    int bias_T;
-    int32_t *buckets;
 } distance_state;
 
 static ordo_pos scheme(const ordo_pos_state *s) {
@@ -96,18 +93,6 @@ static void dpb_meta(const ordo_gpt_config *c, ordo_gpt_meta *mt) {
     ordo_pos_meta_num(mt, "dpb_log_distance", "%.0f", (double)c->dpb_log_distance);
 }
 
-static void release(ordo_pos_state *s) {
-    distance_state *st = (distance_state *)s;
-    free(st->buckets);
-}
-
-// The materialized path's T x T tables, when it has made them.
-static size_t cached_bytes(const ordo_pos_state *s) {
-    const distance_state *st = (const distance_state *)s;
-    size_t T2 = (size_t)st->bias_T * st->bias_T;
-    return st->buckets ? T2 * sizeof(int32_t) : 0;
-}
-
 // ---- the tables by distance
 
 // Kerple's positivity as the official code: r1, r2 projected before each use, by both
@@ -166,73 +151,14 @@ static ordo_tensor *table_by_distance(distance_state *st, ordo_ctx *ctx, int n) 
     }
 }
 
-// The materialized path's fixed T x T bucket map of t5 for length T, made only when that path
-// runs: the fused one computes it from the distance in the tile. ORDO_ERR_NOMEM when the system
-// refuses it, naming the size.
-static ordo_status bias_tables(distance_state *st, int T) {
-    if (st->bias_T == T || scheme(&st->base) != ORDO_POS_T5) return ORDO_OK;
-    free(st->buckets);
-    st->buckets = NULL;
-    st->bias_T = 0;
-    size_t bytes = (size_t)T * T * sizeof(int32_t);
-    st->buckets = malloc(bytes ? bytes : 1);
-    if (!st->buckets)
-        return ordo_error(ORDO_ERR_NOMEM,
-                          "cannot allocate %.2f GiB for the t5 table of length %d (the "
-                          "materialized attention's; --attention fused needs none)",
-                          (double)bytes / (1 << 30), T);
-    ordo_t5_bucket_map(st->buckets, T);
-    st->bias_T = T;
-    return ORDO_OK;
-}
-
-// The [NH, T, T] bias at 0..T-1.
-static ordo_status dense(distance_state *st, ordo_ctx *ctx, int T, ordo_tensor **out) {
-    ordo_status s = bias_tables(st, T);
-    if (s) return s;
-    switch (scheme(&st->base)) {
-    case ORDO_POS_T5:
-        *out = ordo_rel_bias(ctx, st->rel_bias, st->buckets, T);
-        break;
-    default:
-        kerple_clamp(st);
-        *out = ordo_kerple_bias(ctx, st->r1, st->r2, T, is_power(&st->base));
-        break;
-    }
-    return ORDO_OK;
-}
-
-// The tiles at 0..T-1, from the parameters as they are now (kerple's clamped first).
-static ordo_bias_tiles *tiles(distance_state *st, ordo_ctx *ctx, int T) {
-    if (scheme(&st->base) == ORDO_POS_T5) return ordo_t5_tiles(ctx, st->rel_bias, T);
-    kerple_clamp(st);
-    return ordo_kerple_tiles(ctx, st->r1, st->r2, T, is_power(&st->base));
-}
-
-// The tiles at drawn or given positions pos [B, T] over the range n.
-static ordo_bias_tiles *tiles_at(distance_state *st, ordo_ctx *ctx, const int32_t *pos, int B,
-                                 int T, int n) {
-    if (scheme(&st->base) == ORDO_POS_T5) return ordo_t5_tiles_at(ctx, st->rel_bias, pos, B, T, n);
-    kerple_clamp(st);
-    return ordo_kerple_tiles_at(ctx, st->r1, st->r2, pos, B, T, n, is_power(&st->base));
-}
-
+// One table [n, NH] for the forward, over the distances 0..T-1 or the positions' range n, read
+// by the one tile (fused) or the one dense op (materialized) at 0..T-1 or at the positions.
 static ordo_status prepare(ordo_pos_state *s, ordo_ctx *ctx, ordo_pos_step *f) {
-    distance_state *st = (distance_state *)s;
-    if (scheme(s) == ORDO_POS_ALIBI || scheme(s) == ORDO_POS_DPB) {
-        ordo_tensor *x = table_by_distance(st, ctx, f->pos ? f->n : f->T);
-        if (f->fused)
-            f->tiles = ordo_distance_tiles(ctx, x, f->pos, f->B, f->T);
-        else
-            f->bias = ordo_dist_bias(ctx, x, f->pos, f->B, f->T);
-        return ORDO_OK;
-    }
-    if (f->fused) {
-        f->tiles = f->pos ? tiles_at(st, ctx, f->pos, f->B, f->T, f->n) : tiles(st, ctx, f->T);
-        return ORDO_OK;
-    }
-    if (!f->pos) return dense(st, ctx, f->T, &f->bias);
-    f->bias = ordo_dist_bias(ctx, table_by_distance(st, ctx, f->n), f->pos, f->B, f->T);
+    ordo_tensor *x = table_by_distance((distance_state *)s, ctx, f->pos ? f->n : f->T);
+    if (f->fused)
+        f->tiles = ordo_distance_tiles(ctx, x, f->pos, f->B, f->T);
+    else
+        f->bias = ordo_dist_bias(ctx, x, f->pos, f->B, f->T);
     return ORDO_OK;
 }
 
@@ -267,51 +193,34 @@ static void dpb_caption(const ordo_pos_state *s, char *buf, size_t cap) {
              c->dpb_log_distance ? "log(d + 1)" : "d", c->dpb_dim, c->dpb_depth, c->NH);
 }
 
-// ---- eval's memory estimate (train/eval_run.c): the fused bias's gradient buffer, and the
-// scheme's own floats in a forward's arena: fused, its tile state (values by distance, doubles
-// counted as two floats); materialized, its (NH, T, T) bias and what makes it.
+// ---- eval's memory estimate (eval/eval_run.c): the fused bias's gradient buffer (a value per
+// (distance, head)), and the scheme's own floats in a forward's arena: its table by distance,
+// and fused the tiles' copy of it, materialized the (NH, T, T) bias (and the distances' ints).
 
-static double t5_grad(const ordo_gpt_config *g, int T) {
-    return (double)ORDO_T5_BUCKETS * g->NH;
-}
-static double kerple_grad(const ordo_gpt_config *g, int T) {
-    return 2.0 * g->NH;
-}
-static double dpb_grad(const ordo_gpt_config *g, int T) { // a value per (distance, head)
+static double table_grad(const ordo_gpt_config *g, int T) {
     return (double)T * g->NH;
 }
-static double t5_arena(const ordo_gpt_config *g, double R, double t, int fused) {
-    return fused ? g->NH * (ORDO_T5_MAX_DISTANCE + 1) : g->NH * t * t;
+static double table_arena(const ordo_gpt_config *g, double R, double t, int fused) {
+    return t + g->NH * t * (fused ? 2 : 1 + t);
 }
-static double kerple_arena(const ordo_gpt_config *g, double R, double t, int fused) {
-    return fused ? 5 * g->NH * t : g->NH * t * t + t; // the bias and its values by distance
-}
-// the MLP over the T distances (input, 2 x W per hidden layer, NH out)
+// and the MLP over the T distances (input, 2 x W per hidden layer)
 static double dpb_arena(const ordo_gpt_config *g, double R, double t, int fused) {
     double W = g->dpb_dim ? g->dpb_dim : ORDO_DPB_DIM,
            D = g->dpb_depth ? g->dpb_depth : ORDO_DPB_DEPTH;
-    return t * (1 + 2 * W * D + g->NH) + (fused ? g->NH * t : g->NH * t * t);
-}
-// the table by distance and the tiles' copy of it; materialized, the (NH, T, T) bias
-static double alibi_arena(const ordo_gpt_config *g, double R, double t, int fused) {
-    return g->NH * t * (fused ? 2 : 1 + t);
-}
-static double t5_tables(const ordo_gpt_config *g, double t, int materialized) {
-    return materialized * t * t; // the bucket map (int32)
+    return t * (1 + 2 * W * D) + table_arena(g, R, t, fused);
 }
 
 // The hooks every scheme of the family shares; the learned ones' refusal.
 #define DISTANCE_HOOKS                                                                             \
     .flags = ORDO_POS_F_BIAS | ORDO_POS_F_POSITIONS, .state_bytes = sizeof(distance_state),        \
-    .free = release, .cached_bytes = cached_bytes, .prepare = prepare,                             \
-    .picture = ORDO_POS_PICTURE_BIAS
+    .prepare = prepare, .picture = ORDO_POS_PICTURE_BIAS
 #define LEARNED_DISTANCE_REFUSAL                                                                   \
     "it adds a learned function of distance to the attention scores, which GPT2LMHeadModel "       \
     "does not do"
 #define KERPLE_ROW(p)                                                                              \
     {                                                                                              \
         .pos = p, DISTANCE_HOOKS, .export_refusal = LEARNED_DISTANCE_REFUSAL, .declare = declare,  \
-        .init = init, .grad_floats = kerple_grad, .arena_floats = kerple_arena,                    \
+        .init = init, .grad_floats = table_grad, .arena_floats = table_arena,                      \
         .caption = kerple_caption,                                                                 \
     }
 
@@ -321,7 +230,7 @@ const ordo_pos_scheme ordo_pos_alibi_row = {
     .export_refusal = "it adds a distance bias to the attention scores, which GPT2LMHeadModel "
                       "does not do",
     .meta = alibi_meta,
-    .arena_floats = alibi_arena,
+    .arena_floats = table_arena,
     .caption = alibi_caption,
 };
 
@@ -331,9 +240,8 @@ const ordo_pos_scheme ordo_pos_t5_row = {
     .export_refusal = "it adds a learned relative bias (rel_bias.weight) to the attention scores, "
                       "which GPT2LMHeadModel does not do",
     .declare = declare,
-    .grad_floats = t5_grad,
-    .arena_floats = t5_arena,
-    .table_floats = t5_tables,
+    .grad_floats = table_grad,
+    .arena_floats = table_arena,
     .caption = t5_caption,
 };
 
@@ -347,7 +255,7 @@ const ordo_pos_scheme ordo_pos_dpb_row = {
     .declare = declare,
     .init = init,
     .meta = dpb_meta,
-    .grad_floats = dpb_grad,
+    .grad_floats = table_grad,
     .arena_floats = dpb_arena,
     .caption = dpb_caption,
 };
