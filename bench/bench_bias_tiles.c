@@ -126,17 +126,6 @@ static int bench_row(ordo_pos p, int at, const bench_in *x) {
         bt = ordo_distance_tiles(ctx, ordo_tensor_wrap(ctx, x->dt->data, 2, x->dt->shape),
                                  at ? x->pos : NULL, 1, T);
         break;
-    case ORDO_POS_T5:
-        bt =
-            at ? ordo_t5_tiles_at(ctx, x->table, x->pos, 1, T, n) : ordo_t5_tiles(ctx, x->table, T);
-        break;
-    case ORDO_POS_KERPLE:
-    case ORDO_POS_KERPLE_POWER: {
-        int power = p == ORDO_POS_KERPLE_POWER;
-        bt = at ? ordo_kerple_tiles_at(ctx, x->r1, x->r2, x->pos, 1, T, n, power)
-                : ordo_kerple_tiles(ctx, x->r1, x->r2, T, power);
-        break;
-    }
     case ORDO_POS_FIRE:
         bt = at ? ordo_fire_tiles_at(ctx, x->w1, x->b1, x->w2, x->b2, x->c, x->lm, x->pos, 1, T, n,
                                      ORDO_FIRE_INIT_L, ORDO_FIRE_EPS)
@@ -145,8 +134,11 @@ static int bench_row(ordo_pos p, int at, const bench_in *x) {
         snprintf(fill, sizeof fill, "fire fill%s", at ? " at positions" : " (piecewise)");
         snprintf(grad, sizeof grad, "fire grad%s", at ? " at positions" : " (piecewise)");
         break;
+    case ORDO_POS_T5: // a table per distance on the tape, as each of these makes it
+    case ORDO_POS_KERPLE:
+    case ORDO_POS_KERPLE_POWER:
     case ORDO_POS_DPB:
-    case ORDO_POS_SANDWICH: // a table per distance, as dpb's MLP makes it
+    case ORDO_POS_SANDWICH:
         bt = ordo_distance_tiles(ctx, x->dt, at ? x->pos : NULL, 1, T);
         break;
     case ORDO_POS_FOX:

@@ -4,10 +4,10 @@
 // from that block's dL/dscore. Nothing T x T is ever made: each scheme keeps what depends on one
 // index only (a value per distance, a normaliser per query row), at most O(NH * T) floats.
 //
-// Each reproduces the materialized bias (ordo_gpt_position_bias, framework/ops.c) and its
-// parameter gradients: alibi, t5 and kerple bit for bit in the bias; fire to float rounding
-// (its MLP is evaluated as the piecewise-linear function it is, in double). The gradients
-// agree to float rounding (sums in another order).
+// Each reproduces the materialized bias (ordo_gpt_position_bias) and its parameter
+// gradients: the distance tile bit for bit in the bias (the table's floats); fire to float
+// rounding (its MLP is evaluated as the piecewise-linear function it is, in double). The
+// gradients agree to float rounding (sums in another order).
 //
 // Each constructor returns the bias and its state in the context's arena (alive until the
 // next reset, so through backward), made from the parameters' values at the call (build it
@@ -25,15 +25,6 @@
 // The bias and the parameters whose grads g concatenates, in order: what the fused op takes.
 typedef ordo_fused_bias ordo_bias_tiles;
 
-// T5 at lengths up to T: table[ordo_t5_bucket(i - j), h], table [ORDO_T5_BUCKETS, NH]; the
-// bucket of each distance below ORDO_T5_MAX_DISTANCE is looked up once, every farther one is
-// the last bucket. params: {table}.
-ordo_bias_tiles *ordo_t5_tiles(ordo_ctx *ctx, ordo_tensor *table, int T);
-// Kerple at lengths up to T from r1, r2 [NH] as they are now (the caller clamps first, as the
-// model does before each forward): -r1 log(1 + r2 d), or with `power` -r1 d^r2, a value per
-// (head, distance) as ordo_kerple_bias makes them. params: {r1, r2}.
-ordo_bias_tiles *ordo_kerple_tiles(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2, int T,
-                                   int power);
 // FIRE at lengths up to T (no limit but memory: 5 doubles per position): the MLP
 // w2^T relu(w1 u + b1) + b2 of u = log(|c| d + 1) / (log(|c| max(i, L) + 1) + eps), L =
 // |lmul * init_L|, as ordo_fire_dist and the model's fire_bias. w1 [1, W], b1 [W], w2 [W, NH],
@@ -63,16 +54,11 @@ ordo_bias_tiles *ordo_fox_tiles(ordo_ctx *ctx, ordo_tensor *c);
 // hs]. params: {e}; its gradient into q goes straight to dqkv, through the gates to q and k.
 ordo_bias_tiles *ordo_cope_tiles(ordo_ctx *ctx, ordo_tensor *qkv, ordo_tensor *e);
 
-// ---- --pos-random: the same biases at drawn positions pos [B, T] (increasing along each
-// row), the pair (i, j) of batch row b at distance pos[b, i] - pos[b, j] < n (the tables'
-// length, n >= T), as the materialized ordo_gpt_position_bias_at. The fill reads row b's
-// positions; the gradients are those above, summed over (b, h) by the kernel. pos must stay
-// unchanged until backward. alibi, t5, kerple, dpb: bit for bit the materialized bias.
-ordo_bias_tiles *ordo_t5_tiles_at(ordo_ctx *ctx, ordo_tensor *table, const int32_t *pos, int B,
-                                  int T, int n);
-ordo_bias_tiles *ordo_kerple_tiles_at(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2,
-                                      const int32_t *pos, int B, int T, int n, int power);
-// FIRE: its normaliser max(pos[b, i], L) per query row.
+// ---- --pos-random: FIRE at drawn positions pos [B, T] (increasing along each row), the pair
+// (i, j) of batch row b at distance pos[b, i] - pos[b, j] < n (n >= T), as the materialized
+// ordo_gpt_position_bias_at, and its normaliser max(pos[b, i], L) per query row. The fill
+// reads row b's positions; the gradients are those above, summed over (b, h) by the kernel.
+// pos must stay unchanged until backward.
 ordo_bias_tiles *ordo_fire_tiles_at(ordo_ctx *ctx, ordo_tensor *w1, ordo_tensor *b1,
                                     ordo_tensor *w2, ordo_tensor *b2, ordo_tensor *c,
                                     ordo_tensor *lmul, const int32_t *pos, int B, int T, int n,

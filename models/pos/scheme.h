@@ -118,8 +118,6 @@ typedef struct ordo_pos_scheme {
     const char *note;
     void (*caption)(const ordo_pos_state *s, char *buf, size_t cap);
     int (*input_rows)(const ordo_pos_state *s, int T, float **out);
-    // The bytes its per-length caches hold now (tests: the fused path makes no T x T table).
-    size_t (*cached_bytes)(const ordo_pos_state *s);
 } ordo_pos_scheme;
 
 // The rows, in ordo_pos order (table.c).
@@ -129,8 +127,6 @@ const ordo_pos_scheme *ordo_pos_row(ordo_pos p);
 // A zeroed state of p's row for cfg (the caller keeps cfg alive); free with ordo_pos_state_free.
 ordo_pos_state *ordo_pos_state_new(ordo_pos p, const ordo_gpt_config *cfg);
 void ordo_pos_state_free(ordo_pos_state *s);
-// The bytes s's per-length caches hold now (0 for a row without cached_bytes).
-size_t ordo_pos_cached_bytes(const ordo_pos_state *s);
 
 // Helpers the rows share.
 void ordo_pos_fill_const(ordo_tensor *t, float v);

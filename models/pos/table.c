@@ -45,10 +45,6 @@ void ordo_pos_state_free(ordo_pos_state *s) {
     free(s);
 }
 
-size_t ordo_pos_cached_bytes(const ordo_pos_state *s) {
-    return s->row->cached_bytes ? s->row->cached_bytes(s) : 0;
-}
-
 int ordo_pos_rotary(ordo_pos p) {
     return (ordo_pos_row(p)->flags & ORDO_POS_F_ROTARY) != 0;
 }

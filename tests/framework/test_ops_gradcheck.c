@@ -767,16 +767,23 @@ static void case_attention_fused(gc_round *r) {
 // against the materialized ops); units 2 and 3 are on, and off, over all of 0..1.
 // fire.fc2.bias is held fixed: its gradient is exactly zero (softmax ignores a constant added
 // to a row), so a finite difference of it is noise alone.
+// t5's and kerple's table by distance [n, NH] from the leaves in[1..2], as the model makes it:
+// t5's rows gathered by each distance's bucket, kerple's values.
+static ordo_tensor *family_table(ordo_ctx *c, ordo_tensor **in, int pos, int n) {
+    if (pos != ORDO_POS_T5)
+        return ordo_kerple_table(c, in[1], in[2], n, pos == ORDO_POS_KERPLE_POWER);
+    int32_t *ids = ordo_arena_alloc(&c->arena, (size_t)n * sizeof(int32_t)); // (n)
+    for (int d = 0; d < n; d++) ids[d] = ordo_t5_bucket(d);
+    return ordo_embedding(c, in[1], ids, 1, (int[]){n});
+}
 static ordo_tensor *g_fused_tiles(ordo_ctx *c, ordo_tensor **in, void *u) {
     args *a = u; // i[0] = NH, i[1] = the scheme
     int T = in[0]->shape[1];
     ordo_bias_tiles *bt;
-    if (a->i[1] == ORDO_POS_T5)
-        bt = ordo_t5_tiles(c, in[1], T);
-    else if (a->i[1] == ORDO_POS_FIRE)
+    if (a->i[1] == ORDO_POS_FIRE)
         bt = ordo_fire_tiles(c, in[1], in[2], in[3], a->fixed, in[4], in[5], T, 2.0f, 1e-6f);
     else
-        bt = ordo_kerple_tiles(c, in[1], in[2], T, a->i[1] == ORDO_POS_KERPLE_POWER);
+        bt = ordo_distance_tiles(c, family_table(c, in, a->i[1], T), NULL, 1, T);
     return ordo_attention_fused(c, in[0], bt, a->i[0], 0.0f, 0, 0);
 }
 
@@ -1000,16 +1007,13 @@ static ordo_tensor *g_tiles_at(ordo_ctx *c, ordo_tensor **in, void *u) {
                 : ordo_kerple_table(c, in[1], in[2], n, a->i[2] == ORDO_POS_KERPLE_POWER);
         return ordo_attention(c, in[0], ordo_dist_bias(c, x, at_pos, B, T), a->i[0]);
     }
-    if (a->i[2] == ORDO_POS_T5)
-        bt = ordo_t5_tiles_at(c, in[1], at_pos, B, T, n);
-    else if (a->i[2] == ORDO_POS_FIRE)
+    if (a->i[2] == ORDO_POS_FIRE)
         bt = ordo_fire_tiles_at(c, in[1], in[2], in[3], a->fixed, in[4], in[5], at_pos, B, T, n,
                                 2.0f, 1e-6f);
     else if (a->i[2] == ORDO_POS_DPB)
         bt = ordo_distance_tiles(c, in[1], at_pos, B, T);
     else
-        bt = ordo_kerple_tiles_at(c, in[1], in[2], at_pos, B, T, n,
-                                  a->i[2] == ORDO_POS_KERPLE_POWER);
+        bt = ordo_distance_tiles(c, family_table(c, in, a->i[2], n), at_pos, B, T);
     return ordo_attention_fused(c, in[0], bt, a->i[0], 0.0f, 0, 0);
 }
 

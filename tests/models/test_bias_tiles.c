@@ -1,12 +1,13 @@
 // The bias tiles of models/bias_tiles.c against the materialized biases they replace: every
-// scheme's fill, tile by tile, against the [NH, T, T] bias that the model's ops make
-// (ordo_alibi_bias, ordo_rel_bias, ordo_kerple_bias, FIRE's fire_dist -> MLP -> pair_bias),
-// and every grad, summed over the tiles of a random dS, against the ops' parameter gradients
-// for the same dS. Tiles of several shapes (square, thin, wider than T) so that they straddle
-// the diagonal and T is no multiple of them; T = 1; t5 past its last bucket's distance; fire
-// on both sides of L (and at a row equal to L), with c and the L multiplier of either sign;
-// fox per batch row, its fill bit for bit against ordo_diff_bias; dpb against ordo_dist_bias;
-// and (--pos-random) every scheme's tiles at per-row positions against the ops at positions.
+// scheme's fill, tile by tile, against the [NH, T, T] bias that the model's ops make (the
+// distance tile of a table by distance against ordo_dist_bias, of alibi's table against
+// ordo_alibi_bias; FIRE's fire_dist -> MLP -> pair_bias), and every grad, summed over the
+// tiles of a random dS, against the ops' parameter gradients for the same dS. Tiles of several
+// shapes (square, thin, wider than T) so that they straddle the diagonal and T is no multiple
+// of them; T = 1; fire on both sides of L (and at a row equal to L), with c and the L
+// multiplier of either sign; fox per batch row, its fill bit for bit against ordo_diff_bias;
+// and (--pos-random) the tiles at per-row positions against the ops at positions. t5, kerple,
+// kerple-power and sandwich are the distance tile of their tables (dpb's case here).
 #include <math.h>
 #include <string.h>
 
@@ -160,57 +161,6 @@ static void test_alibi(int NH, int T) {
     check_fill(what, &bt, ref, NH, T, 0);
     free(ref);
     ordo_ctx_free(&ctx);
-}
-
-static void test_t5(int NH, int T) {
-    ordo_params p;
-    ordo_params_init(&p);
-    ordo_tensor *table = ordo_params_add(&p, "rel_bias.weight", 2, (int[]){ORDO_T5_BUCKETS, NH}, 0);
-    ordo_params_alloc(&p);
-    for (size_t k = 0; k < table->n; k++) table->data[k] = (float)ordo_rng_normal(&rng);
-    ordo_ctx ctx;
-    ordo_ctx_init(&ctx);
-    int32_t *buckets = malloc((size_t)T * T * sizeof(int32_t));
-    ordo_t5_bucket_map(buckets, T);
-    ordo_tensor *ref = ordo_rel_bias(&ctx, table, buckets, T); // (NH, T, T)
-    float *ds = random_ds(NH, T);
-    ordo_backward_from(&ctx, ref, ds);
-    ordo_bias_tiles bt = *ordo_t5_tiles(&ctx, table, T);
-    char what[64];
-    snprintf(what, sizeof what, "t5 NH %d T %d", NH, T);
-    check_fill(what, &bt, ref->data, NH, T, 0);
-    check_grad(what, &bt, ds, NH, T, 1e-5);
-    free(ds);
-    free(buckets);
-    ordo_ctx_free(&ctx);
-    ordo_params_free(&p);
-}
-
-static void test_kerple(int NH, int T, int power) {
-    ordo_params p;
-    ordo_params_init(&p);
-    ordo_tensor *r1 = ordo_params_add(&p, "kerple.r1", 1, (int[]){NH}, 0);
-    ordo_tensor *r2 = ordo_params_add(&p, "kerple.r2", 1, (int[]){NH}, 0);
-    ordo_params_alloc(&p);
-    for (int h = 0; h < NH; h++) {
-        r1->data[h] = (float)uniform(0, power ? 1 : 2);
-        r2->data[h] = (float)uniform(0, power ? 2.2 : 1);
-    }
-    r1->data[0] = 0.001f; // below the clamp
-    ordo_kerple_clamp(r1->data, r2->data, NH, power);
-    ordo_ctx ctx;
-    ordo_ctx_init(&ctx);
-    ordo_tensor *ref = ordo_kerple_bias(&ctx, r1, r2, T, power);
-    float *ds = random_ds(NH, T);
-    ordo_backward_from(&ctx, ref, ds);
-    ordo_bias_tiles bt = *ordo_kerple_tiles(&ctx, r1, r2, T, power);
-    char what[64];
-    snprintf(what, sizeof what, "kerple%s NH %d T %d", power ? "-power" : "", NH, T);
-    check_fill(what, &bt, ref->data, NH, T, 0);
-    check_grad(what, &bt, ds, NH, T, 1e-5);
-    free(ds);
-    ordo_ctx_free(&ctx);
-    ordo_params_free(&p);
 }
 
 // FIRE's parameter gradients for dS in double, pair by pair (the MLP on the float u that
@@ -480,22 +430,17 @@ static void test_dpb(int NH, int T) {
 }
 
 // --pos-random: each scheme's tiles at per-row positions (B = 2 rows, each a sorted draw of T
-// of [0, 3T + 5)) against the materialized ops at the same positions ([B, NH, T, T]): alibi,
-// t5, kerple, dpb through ordo_dist_bias (fill bit for bit), fire through
+// of [0, 3T + 5)) against the materialized ops at the same positions ([B, NH, T, T]): alibi
+// and dpb through ordo_dist_bias (fill bit for bit), fire through
 // ordo_fire_dist_at and its MLP (fill to float rounding); the gradients summed over the rows.
 static void test_at(ordo_pos scheme, int NH, int T) {
-    int B = 2, n = 3 * T + 5, W = 8, power = scheme == ORDO_POS_KERPLE_POWER;
+    int B = 2, n = 3 * T + 5, W = 8;
     int32_t *pos = malloc((size_t)B * T * sizeof *pos);
     for (int b = 0; b < B; b++) ordo_random_positions(pos + b * T, T, n, ordo_rng_u64(&rng));
     ordo_params p;
     ordo_params_init(&p);
     ordo_tensor *t[6] = {0};
-    if (scheme == ORDO_POS_T5) t[0] = ordo_params_add(&p, "t5", 2, (int[]){ORDO_T5_BUCKETS, NH}, 0);
     if (scheme == ORDO_POS_DPB) t[0] = ordo_params_add(&p, "dpb", 2, (int[]){n, NH}, 0);
-    if (scheme == ORDO_POS_KERPLE || power) {
-        t[0] = ordo_params_add(&p, "r1", 1, (int[]){NH}, 0);
-        t[1] = ordo_params_add(&p, "r2", 1, (int[]){NH}, 0);
-    }
     if (scheme == ORDO_POS_FIRE) {
         const char *names[6] = {"w1", "b1", "w2", "b2", "c", "lmul"};
         int shapes[6][2] = {{1, W}, {W, 0}, {W, NH}, {NH, 0}, {1, 0}, {1, 0}};
@@ -505,12 +450,6 @@ static void test_at(ordo_pos scheme, int NH, int T) {
     ordo_params_alloc(&p);
     for (int k = 0; k < 6 && t[k]; k++)
         for (size_t i = 0; i < t[k]->n; i++) t[k]->data[i] = (float)ordo_rng_normal(&rng);
-    if (t[1] && scheme != ORDO_POS_FIRE) { // kerple: positive, within the clamp
-        for (int h = 0; h < NH; h++) {
-            t[0]->data[h] = (float)uniform(0.1, 2);
-            t[1]->data[h] = (float)uniform(0.1, power ? 1.9 : 1);
-        }
-    }
     if (scheme == ORDO_POS_FIRE) t[4]->data[0] = 0.7f, t[5]->data[0] = (float)(T / 2.0 / 512.0);
     ordo_ctx ctx;
     ordo_ctx_init(&ctx);
@@ -527,17 +466,9 @@ static void test_at(ordo_pos scheme, int NH, int T) {
         if (scheme == ORDO_POS_ALIBI) {
             x = alibi_table(&ctx, NH, n);
             bt = ordo_distance_tiles(&ctx, x, pos, B, T);
-        } else if (scheme == ORDO_POS_T5) {
-            int32_t *ids = ordo_arena_alloc(&ctx.arena, (size_t)n * sizeof(int32_t));
-            for (int d = 0; d < n; d++) ids[d] = ordo_t5_bucket(d);
-            x = ordo_embedding(&ctx, t[0], ids, 1, (int[]){n});
-            bt = ordo_t5_tiles_at(&ctx, t[0], pos, B, T, n);
-        } else if (scheme == ORDO_POS_DPB) {
+        } else {
             x = t[0];
             bt = ordo_distance_tiles(&ctx, t[0], pos, B, T);
-        } else {
-            x = ordo_kerple_table(&ctx, t[0], t[1], n, power);
-            bt = ordo_kerple_tiles_at(&ctx, t[0], t[1], pos, B, T, n, power);
         }
         ref = ordo_dist_bias(&ctx, x, pos, B, T);
     }
@@ -567,15 +498,6 @@ static int test_row(ordo_pos p, int T) {
         test_alibi(4, T);
         test_alibi(6, T); // not a power of 2: interleaved slopes
         return 1;
-    case ORDO_POS_T5:
-        test_t5(3, T);
-        return 1;
-    case ORDO_POS_KERPLE:
-        test_kerple(3, T, 0);
-        return 1;
-    case ORDO_POS_KERPLE_POWER:
-        test_kerple(3, T, 1);
-        return 1;
     case ORDO_POS_FIRE:
         test_fire(4, T, 0.1, 1.0, 0);      // L = 512: every row below L
         test_fire(4, T, 0.7, 0.1, 0);      // L = 51.2: rows on both sides
@@ -587,8 +509,11 @@ static int test_row(ordo_pos p, int T) {
     case ORDO_POS_DPB:
         test_dpb(3, T);
         return 1;
+    case ORDO_POS_T5:     // their tables through ordo_distance_tiles: dpb's case (the tables
+    case ORDO_POS_KERPLE: // themselves: test_ops_gradcheck, test_schemes)
+    case ORDO_POS_KERPLE_POWER:
     case ORDO_POS_SANDWICH:
-        return 1; // its table through ordo_distance_tiles: dpb's case
+        return 1;
     case ORDO_POS_COPE:
         return 1; // its tiles read qkv: test_ops_gradcheck (g_cope)
     case ORDO_POS_NONE:
@@ -606,13 +531,13 @@ static int test_row(ordo_pos p, int T) {
 static int test_row_at(ordo_pos p, int T) {
     switch (p) {
     case ORDO_POS_ALIBI:
-    case ORDO_POS_T5:
-    case ORDO_POS_KERPLE:
-    case ORDO_POS_KERPLE_POWER:
     case ORDO_POS_DPB:
     case ORDO_POS_FIRE:
         test_at(p, 3, T);
         return 1;
+    case ORDO_POS_T5:
+    case ORDO_POS_KERPLE:
+    case ORDO_POS_KERPLE_POWER:
     case ORDO_POS_SANDWICH:
         return 1; // ordo_distance_tiles at positions: dpb's case
     case ORDO_POS_NONE:

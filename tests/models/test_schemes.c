@@ -16,9 +16,8 @@
 // Each row runs as initialised and with what its init leaves inert made to bite (the t5 table
 // and cope's embeddings start at zero), and some with their options: fire with L inside the
 // sequence, cope with P 6 (most pairs clamped), dpb on the log distance at depths 1 and 3.
-// Besides the matrix: the fused path makes no T x T table (ordo_pos_cached_bytes) where the
-// materialized one makes alibi's and t5's; a row without ORDO_POS_F_POSITIONS refuses given
-// positions; a row with ORDO_POS_F_LENGTH refuses T past T_max, the others run there.
+// Besides the matrix: a row without ORDO_POS_F_POSITIONS refuses given positions; a row with
+// ORDO_POS_F_LENGTH refuses T past T_max, the others run there.
 #include <math.h>
 #include <string.h>
 
@@ -405,26 +404,6 @@ static void gradcheck(ordo_gpt *m, const cell *c, int T, gc_stats *st) {
 
 // ---- besides the matrix
 
-// The fused path makes no T x T table, and any row's tables are T x T.
-static void check_tables(const ordo_pos_scheme *row) {
-    ordo_gpt_config c = {.V = 37, .C = 32, .L = 2, .NH = 4, .T_max = T_MAX, .pos = row->pos};
-    c.ln_eps = 1e-5f;
-    ordo_gpt m;
-    CHECK(ordo_gpt_init(&m, &c, 1) == ORDO_OK);
-    ordo_ctx_reset(&ctx);
-    int T = 64;
-    int32_t idx[64] = {0};
-    ordo_tensor *lg;
-    CHECK(ordo_gpt_forward(&m, &ctx, idx, NULL, 1, T, &lg, NULL) == ORDO_OK);
-    CHECK_MSG(ordo_pos_cached_bytes(m.pos) == 0, "%s: the fused path cached %zu bytes",
-              ordo_pos_name(row->pos), ordo_pos_cached_bytes(m.pos));
-    m.attention = ORDO_ATTN_MATERIALIZED;
-    CHECK(ordo_gpt_forward(&m, &ctx, idx, NULL, 1, T, &lg, NULL) == ORDO_OK);
-    size_t bytes = ordo_pos_cached_bytes(m.pos), T2 = (size_t)T * T;
-    CHECK_MSG(bytes % T2 == 0, "%s: %zu bytes cached", ordo_pos_name(row->pos), bytes);
-    ordo_gpt_free(&m);
-}
-
 // The flags against what the model does: given positions refused without
 // ORDO_POS_F_POSITIONS, T past T_max refused with ORDO_POS_F_LENGTH (and run without it).
 static void check_flags(const ordo_pos_scheme *row) {
@@ -454,7 +433,6 @@ int main(void) {
     double secs[3] = {0}; // parity, threads, gradcheck
     for (int p = 0; p < ORDO_POS_COUNT; p++) {
         const ordo_pos_scheme *row = ordo_pos_schemes[p];
-        check_tables(row);
         check_flags(row);
         variant v[4];
         shape sh[4 * NT];
