@@ -82,6 +82,9 @@ typedef struct ordo_gpt_config {
     // cope only: P, the positions 0..P-1 of its embeddings (--cope-max; 0 reads
     // as T_max + 1, so that no position of a training window is clamped)
     int cope_max;
+    // t5 only: the distance its log-spaced buckets end at, the last bucket holding every
+    // distance from there on (--t5-max-distance; 0 reads as ORDO_T5_MAX_DISTANCE, HF's 128)
+    int t5_max_distance;
 } ordo_gpt_config;
 
 typedef struct ordo_gpt_block {
@@ -232,8 +235,9 @@ ordo_status ordo_gpt_load(ordo_gpt *m, const char *path);
 // used (rope_scaling, rope_factor "%.17g" and rope_orig_context follow when a RoPE scaling
 // is set; rope_fraction "%.17g", rope_heads, alibi_heads and pos_scale ("fixed:X",
 // "learned": the value is the tensor wpe.scale) and pos_random each only when set; dpb_dim,
-// dpb_depth, dpb_log_distance for dpb; cope_max for cope); vals point into the struct itself: use
-// it in place. Dropout is training, not architecture: it is not here (the run's config has it).
+// dpb_depth, dpb_log_distance for dpb; cope_max for cope; t5_max_distance when not 128); vals point
+// into the struct itself: use it in place. Dropout is training, not architecture: it is not here
+// (the run's config has it).
 #define ORDO_GPT_NMETA 19 // at most
 typedef struct ordo_gpt_meta {
     int n;

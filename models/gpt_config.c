@@ -104,6 +104,22 @@ static ordo_status cope_check(const ordo_gpt_config *c) {
     return ORDO_OK;
 }
 
+// t5: where its log-spaced buckets end, its own scheme's only. 0 reads as 128, and 128
+// passes anywhere (it changes nothing).
+static ordo_status t5_check(const ordo_gpt_config *c) {
+    int M = c->t5_max_distance;
+    if (M != 0 && (M <= ORDO_T5_BUCKETS / 2 || M > ORDO_T5_MAX_DISTANCE_LIMIT))
+        return ordo_error(ORDO_ERR_ARG,
+                          "--t5-max-distance is %d, expected %d..%d (the buckets are exact up to "
+                          "%d, log-spaced from there to it)",
+                          M, ORDO_T5_BUCKETS / 2 + 1, ORDO_T5_MAX_DISTANCE_LIMIT,
+                          ORDO_T5_BUCKETS / 2);
+    if (M != 0 && M != ORDO_T5_MAX_DISTANCE && c->pos != ORDO_POS_T5)
+        return ordo_error(ORDO_ERR_ARG, "--t5-max-distance %d applies to --pos t5, not to --pos %s",
+                          M, ordo_pos_name(c->pos));
+    return ORDO_OK;
+}
+
 // Partial rotary, head subsets, the scale on absolute positions. Each option is
 // its scheme's only; the value that changes nothing (fraction 1, all heads) passes anywhere.
 static ordo_status subset_check(const ordo_gpt_config *c) {
@@ -139,6 +155,7 @@ static ordo_status subset_check(const ordo_gpt_config *c) {
     }
     ordo_status s = dpb_check(c);
     if (!s) s = cope_check(c);
+    if (!s) s = t5_check(c);
     if (s) return s;
     const ordo_pos_scale *ps = &c->pos_scale;
     if (ps->kind != ORDO_POS_SCALE_NONE) {

@@ -75,10 +75,14 @@ void ordo_alibi_bias_heads(float *out, int NH, int k, int T) {
 }
 
 int ordo_t5_bucket(int n) {
+    return ordo_t5_bucket_max(n, ORDO_T5_MAX_DISTANCE);
+}
+
+int ordo_t5_bucket_max(int n, int max_distance) {
     const int max_exact = ORDO_T5_BUCKETS / 2;
     if (n < max_exact) return n < 0 ? 0 : n;
     // as HF T5 (bidirectional=False): log-spaced from max_exact to max_distance, in float32
-    float v = logf((float)n / max_exact) / logf((float)ORDO_T5_MAX_DISTANCE / max_exact) *
+    float v = logf((float)n / max_exact) / logf((float)max_distance / max_exact) *
               (ORDO_T5_BUCKETS - max_exact);
     int b = max_exact + (int)v;
     return b < ORDO_T5_BUCKETS - 1 ? b : ORDO_T5_BUCKETS - 1;

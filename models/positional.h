@@ -10,9 +10,10 @@
 #include "framework/names.h"
 #include "models/pos/table.h"
 
-#define ORDO_T5_BUCKETS      32
-#define ORDO_T5_MAX_DISTANCE 128
-#define ORDO_ROPE_BASE       10000.0
+#define ORDO_T5_BUCKETS            32
+#define ORDO_T5_MAX_DISTANCE       128
+#define ORDO_T5_MAX_DISTANCE_LIMIT (1 << 20)
+#define ORDO_ROPE_BASE             10000.0
 // FIRE (Li et al. 2023, appendix module): MLP 1 -> 32 -> NH with ReLU over
 // u = log(|c| d + 1) / (log(|c| max(i, L) + 1) + eps), L = |l * 512|; c starts at 0.1, l at 1.
 #define ORDO_FIRE_WIDTH  32
@@ -57,6 +58,9 @@ void ordo_alibi_bias(float *out, int NH, int T);
 void ordo_alibi_bias_heads(float *out, int NH, int k, int T);
 // T5 causal bucket of a distance n = max(i - j, 0): exact below 16, log-spaced up to 128.
 int ordo_t5_bucket(int n);
+// The same with the log-spaced buckets ending at max_distance (> 16) instead of 128: HF T5's
+// relative_attention_max_distance; every distance from there on is in the last bucket.
+int ordo_t5_bucket_max(int n, int max_distance);
 // bucket[i*T + j] = ordo_t5_bucket(max(i - j, 0)).
 void ordo_t5_bucket_map(int32_t *out, int T);
 

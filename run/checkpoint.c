@@ -215,6 +215,7 @@ static const char *const KNOWN_KEYS[] = {"format",
                                          "dpb_depth",
                                          "dpb_log_distance",
                                          "cope_max",
+                                         "t5_max_distance",
                                          "pos_random",
                                          "milestone",
                                          ORDO_ST_HASH_KEY};

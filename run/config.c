@@ -86,6 +86,7 @@ void ordo_train_config_defaults(ordo_train_config *c) {
     c->dpb_log_distance = 0;
     c->pos_random = 0;
     c->cope_max = 0;
+    c->t5_max_distance = ORDO_T5_MAX_DISTANCE;
 }
 
 ORDO_NAMES_TABLE(ordo_resume_sched_names, "resume schedule", ORDO_RESUME_REPLAN + 1, "continue",
@@ -240,6 +241,10 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
             "cope: P, its positions 0..P-1 (counts clamped at P-1; 1..65536)\n"
             "                         (default: --context + 1, none clamped at the training "
             "length)"),
+        OPT("t5-max-distance", ORDO_OPT_INT, t5_max_distance,
+            "t5: the distance its log-spaced buckets end at; every longer distance\n"
+            "                         shares the last bucket (HF's\n"
+            "                         relative_attention_max_distance; 17..1048576)"),
         OPT("pos-random", ORDO_OPT_INT, pos_random,
             "train at a sorted random subset of --context positions of [0, N) per\n"
             "                         sequence, eval at 0..T-1 (Ruoss et al. 2023; learned:\n"
@@ -377,6 +382,10 @@ ordo_status ordo_train_config_model(const ordo_train_config *c, int V, ordo_gpt_
     // one position: every count interpolates to the same embedding, no position signal
     if (c->cope_max && (s = range_i("cope-max", c->cope_max, 2, ORDO_COPE_MAX_LIMIT))) return s;
     g->cope_max = (int)c->cope_max;
+    if ((s = range_i("t5-max-distance", c->t5_max_distance, ORDO_T5_BUCKETS / 2 + 1,
+                     ORDO_T5_MAX_DISTANCE_LIMIT)))
+        return s;
+    g->t5_max_distance = (int)c->t5_max_distance;
     if ((s = random_model(c, g))) return s;
     return ordo_train_config_rope(c, &g->rope);
 }

@@ -132,6 +132,7 @@ typedef struct ordo_train_config {
     int dpb_log_distance;
     // --pos cope: the positions of its embeddings (0: --context + 1)
     long long cope_max;
+    long long t5_max_distance;
     // --pos-random: train at a sorted random subset of [0, pos_random) per sequence (0: off)
     long long pos_random;
     // not options (not in the table)

@@ -85,6 +85,15 @@ static void alibi_meta(const ordo_gpt_config *c, ordo_gpt_meta *mt) {
         ordo_pos_meta_num(mt, "alibi_heads", "%.0f", (double)c->alibi_heads);
 }
 
+// t5's buckets end at HF's 128 unless --t5-max-distance says otherwise.
+static void t5_resolve(ordo_gpt_config *c) {
+    if (c->t5_max_distance == 0) c->t5_max_distance = ORDO_T5_MAX_DISTANCE;
+}
+static void t5_meta(const ordo_gpt_config *c, ordo_gpt_meta *mt) {
+    if (c->t5_max_distance != 0 && c->t5_max_distance != ORDO_T5_MAX_DISTANCE)
+        ordo_pos_meta_num(mt, "t5_max_distance", "%.0f", (double)c->t5_max_distance);
+}
+
 // Always, so that a loader rebuilds the MLP from the file.
 static void dpb_meta(const ordo_gpt_config *c, ordo_gpt_meta *mt) {
     ordo_pos_meta_num(mt, "dpb_dim", "%.0f", (double)(c->dpb_dim ? c->dpb_dim : ORDO_DPB_DIM));
@@ -118,7 +127,8 @@ static ordo_tensor *alibi_table(distance_state *st, ordo_ctx *ctx, int n) {
 // to the buckets the drawn distances fall in.
 static ordo_tensor *t5_table(distance_state *st, ordo_ctx *ctx, int n) {
     int32_t *ids = ordo_arena_alloc(&ctx->arena, (size_t)n * sizeof(int32_t)); // (n)
-    for (int d = 0; d < n; d++) ids[d] = ordo_t5_bucket(d);
+    int M = st->base.cfg->t5_max_distance;
+    for (int d = 0; d < n; d++) ids[d] = ordo_t5_bucket_max(d, M);
     return ordo_embedding(ctx, st->rel_bias, ids, 1, (int[]){n});
 }
 
@@ -176,7 +186,10 @@ static void alibi_caption(const ordo_pos_state *s, char *buf, size_t cap) {
 }
 
 static void t5_caption(const ordo_pos_state *s, char *buf, size_t cap) {
-    snprintf(buf, cap, "trained table rel_bias.weight [32, NH] through the bucket map");
+    snprintf(buf, cap,
+             "trained table rel_bias.weight [32, NH] through the bucket map (log-spaced from "
+             "16 to %d)",
+             s->cfg->t5_max_distance);
 }
 
 static void kerple_caption(const ordo_pos_state *s, char *buf, size_t cap) {
@@ -239,6 +252,8 @@ const ordo_pos_scheme ordo_pos_t5_row = {
     DISTANCE_HOOKS,
     .export_refusal = "it adds a learned relative bias (rel_bias.weight) to the attention scores, "
                       "which GPT2LMHeadModel does not do",
+    .resolve = t5_resolve,
+    .meta = t5_meta,
     .declare = declare,
     .grad_floats = table_grad,
     .arena_floats = table_arena,

@@ -84,6 +84,8 @@ static void run_case(const char *file) {
     if (ordo_safetensors_meta(f, "pos_random")) cfg.pos_random = meta_int(f, "pos_random");
     // contextual positions: cope's number of positions
     if (ordo_safetensors_meta(f, "cope_max")) cfg.cope_max = meta_int(f, "cope_max");
+    if (ordo_safetensors_meta(f, "t5_max_distance"))
+        cfg.t5_max_distance = meta_int(f, "t5_max_distance");
     int B = meta_int(f, "B"), T = meta_int(f, "T");
     ordo_gpt m;
     CHECK(ordo_gpt_init(&m, &cfg, 0) == ORDO_OK);

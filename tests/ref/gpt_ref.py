@@ -64,14 +64,15 @@ def subset_options(meta):
             "alibi_heads": int(meta.get("alibi_heads", 0)), "pos_scale": meta.get("pos_scale", "none"),
             "dpb_dim": int(meta.get("dpb_dim", DPB_DIM)), "dpb_depth": int(meta.get("dpb_depth", DPB_DEPTH)),
             "dpb_log_distance": meta.get("dpb_log_distance", "0") == "1",
-            "pos_random": int(meta.get("pos_random", 0)), "cope_max": int(meta.get("cope_max", 0))}
+            "pos_random": int(meta.get("pos_random", 0)), "cope_max": int(meta.get("cope_max", 0)),
+            "t5_max_distance": int(meta.get("t5_max_distance", T5_MAX_DISTANCE))}
 
 
 class GPTConfig:
     def __init__(self, V, C, L, NH, T_max, pos, embed_scale=1.0, untied_head=False, rope_scaling="none",
                  rope_factor=1.0, rope_orig=0, rope_fraction=1.0, rope_heads=0, alibi_heads=0,
                  pos_scale="none", dpb_dim=DPB_DIM, dpb_depth=DPB_DEPTH, dpb_log_distance=False,
-                 pos_random=0, cope_max=0):
+                 pos_random=0, cope_max=0, t5_max_distance=T5_MAX_DISTANCE):
         V, C, L, NH, T_max = int(V), int(C), int(L), int(NH), int(T_max)
         if pos not in POS_SCHEMES:
             raise ValueError("unknown position scheme %r (one of %s)" % (pos, ", ".join(POS_SCHEMES)))
@@ -130,6 +131,10 @@ class GPTConfig:
         if int(cope_max) and pos != "cope":
             raise ValueError("cope_max needs pos=cope, not %s" % pos)
         self.cope_max = int(cope_max) or self.T_max + 1
+        # t5: where the log-spaced buckets end (HF relative_attention_max_distance)
+        self.t5_max_distance = int(t5_max_distance)
+        if self.t5_max_distance <= T5_NUM_BUCKETS // 2 or (self.t5_max_distance != T5_MAX_DISTANCE and pos != "t5"):
+            raise ValueError("t5_max_distance %d: above %d, for pos=t5" % (self.t5_max_distance, T5_NUM_BUCKETS // 2))
 
     @property
     def rope_dims(self):
@@ -165,6 +170,8 @@ class GPTConfig:
             m["pos_random"] = str(self.pos_random)
         if self.pos == "cope":  # always for cope, as ordo writes it
             m["cope_max"] = str(self.cope_max)
+        if self.t5_max_distance != T5_MAX_DISTANCE:  # only when set, as ordo writes it
+            m["t5_max_distance"] = str(self.t5_max_distance)
         return m
 
     @staticmethod
@@ -357,10 +364,10 @@ def t5_bucket_py(n, num_buckets=T5_NUM_BUCKETS, max_distance=T5_MAX_DISTANCE):
     return min(b, num_buckets - 1)
 
 
-def t5_bias(table, T, positions=None):
+def t5_bias(table, T, positions=None, max_distance=T5_MAX_DISTANCE):
     """table [32, H] -> [H, T, T] with bias[h, i, j] = table[bucket(i - j), h]; at positions
     [B, T]: [B, H, T, T] of table[bucket(pos[b, i] - pos[b, j]), h]."""
-    buckets = t5_bucket(pair_distances(T, positions))    # [(B,) T, T]
+    buckets = t5_bucket(pair_distances(T, positions), max_distance=max_distance)  # [(B,) T, T]
     return table[buckets].movedim(-1, -3)                 # [(B,) H, T, T]
 
 
@@ -562,7 +569,8 @@ def causal_attention(q, k, v, bias=None):
 
 
 def attention_from_qkv(qkv, NH, pos="none", table=None, rope=("none", 1.0, 0), bias=None, rd=None, nrot=None,
-                       alibi_heads=None, positions=None, pos_range=None, cope=None):
+                       alibi_heads=None, positions=None, pos_range=None, cope=None,
+                       t5_max_distance=T5_MAX_DISTANCE):
     """The whole attention core on a fused qkv [B, T, 3C] -> y [B, T, C] (before c_proj).
 
     q, k, v = split(qkv, C) in that order; head h uses columns h*hs:(h+1)*hs of each.
@@ -586,7 +594,7 @@ def attention_from_qkv(qkv, NH, pos="none", table=None, rope=("none", 1.0, 0), b
     elif pos == "alibi":
         bias = alibi_bias(NH, T, qkv.dtype, alibi_heads, positions)
     elif pos == "t5":
-        bias = t5_bias(table, T, positions)
+        bias = t5_bias(table, T, positions, t5_max_distance)
     elif pos == "sandwich":
         bias = sandwich_bias(NH, hs, T, qkv.dtype, positions)
     y = cope_attention(q, k, v, cope) if pos == "cope" else causal_attention(q, k, v, bias)
@@ -642,7 +650,7 @@ class Attention(nn.Module):
             bias = fox_bias(self.fgate(h))
         y = attention_from_qkv(qkv, c.NH, c.pos, rel_table, (c.rope_scaling, c.rope_factor, c.rope_orig),
                                bias, c.rope_dims, c.rope_heads, c.alibi_heads, positions, pos_range,
-                               self.cope if c.pos == "cope" else None)
+                               self.cope if c.pos == "cope" else None, c.t5_max_distance)
         return self.c_proj(y)
 
 

@@ -763,6 +763,9 @@ check "cope max 1"               "--cope-max is 1, expected 2..65536" "$ORDO" tr
 check "cope max not a number"    "--cope-max" "$ORDO" train "${tiny[@]}" --pos cope --cope-max many --out "$F"
 check "cope max with rope"       "--cope-max 8 applies to --pos cope, not to --pos rope" "$ORDO" train "${tiny[@]}" --pos rope --cope-max 8 --out "$F"
 check "cope default past limit"  "--pos cope takes --context + 1 = 65537 positions by default, past its limit 65536: give --cope-max" "$ORDO" train "${tiny[@]}" --pos cope --context 65536 --out "$F"
+# --- t5's --t5-max-distance: out of range, or with another scheme
+check "t5 max distance 16"       "--t5-max-distance is 16, expected 17..1048576" "$ORDO" train "${tiny[@]}" --pos t5 --t5-max-distance 16 --out "$F"
+check "t5 max distance on alibi" "--t5-max-distance 64 applies to --pos t5, not to --pos alibi" "$ORDO" train "${tiny[@]}" --pos alibi --t5-max-distance 64 --out "$F"
 check "resume with a cope max"   "--cope-max is 8 but the checkpoint was trained with 0 (the default, --context + 1 = 17)" "$ORDO" train --resume runs/cope --cope-max 8
 check "pos random with cope"     "--pos-random 64 does not apply to --pos cope (its positions are counts of gated keys, used with no other positions); it applies to --pos learned, sinusoidal, rope, alibi" "$ORDO" train "${tiny[@]}" --pos cope --pos-random 64 --out "$F"
 check "rope fraction on cope"    "--rope-fraction 0.5 applies to --pos rope, not to --pos cope" "$ORDO" train "${tiny[@]}" --pos cope --rope-fraction 0.5 --out "$F"
