@@ -55,33 +55,6 @@ static int argmax(const float *x, int n) {
     return best;
 }
 
-// The windows of a mode, one at a time: begin is the first input token; positions
-// t >= from are scored (their targets are tokens begin+t+1).
-typedef struct window_iter {
-    ordo_eval_mode mode;
-    size_t n, begin, done; // done: targets 1..done of the stream are scored
-    int T, S, started;
-} window_iter;
-
-static int next_window(window_iter *w, size_t *begin, int *from) {
-    size_t last = w->n - 1 - (size_t)w->T; // the last begin with a full window
-    if (w->mode == ORDO_EVAL_NONOVERLAP) { // range(0, n - T, S), S = T unless aligned
-        size_t b = w->started ? w->begin + (size_t)w->S : 0;
-        if (b >= w->n - (size_t)w->T) return 0;
-        w->begin = b, w->started = 1;
-        *begin = b, *from = 0;
-        return 1;
-    }
-    if (w->started && w->done >= w->n - 1) return 0;
-    size_t b = w->started ? w->begin + (size_t)w->S : 0;
-    if (b > last) b = last;
-    w->begin = b, w->started = 1;
-    *begin = b;
-    *from = w->done > b ? (int)(w->done - b) : 0;
-    w->done = b + (size_t)w->T;
-    return 1;
-}
-
 // One evaluation: the windows of a stream and how to score them.
 typedef struct eval_job {
     const int32_t *tokens, *targets; // [n]; targets NULL: the next tokens are the targets
@@ -128,10 +101,10 @@ static ordo_status score_fused(ordo_gpt *m, ordo_ctx *ctx, const int32_t *in, co
 
 // The windows of the job that rank `rank` of `size` runs (for the progress line).
 static size_t windows_of_rank(const eval_job *job, int rank, int size) {
-    window_iter it = {.mode = job->mode, .n = job->n, .T = job->T, .S = job->stride};
+    ordo_eval_window_iter it = {.mode = job->mode, .n = job->n, .T = job->T, .S = job->stride};
     size_t b, seen = 0, mine = 0;
     int from;
-    while (next_window(&it, &b, &from) && !(job->max_windows && seen >= job->max_windows))
+    while (ordo_eval_window_next(&it, &b, &from) && !(job->max_windows && seen >= job->max_windows))
         mine += seen++ % (size_t)size == (size_t)rank;
     return mine;
 }
@@ -150,7 +123,7 @@ static ordo_status eval_windows(ordo_gpt *m, ordo_ctx *ctx, const eval_job *job,
     double *rl = job->fused ? NULL : ordo_xmalloc((size_t)B * T * sizeof *rl);          // (B, T)
     int32_t *pos = draws(job->draw) ? ordo_xmalloc((size_t)B * T * sizeof *pos) : NULL; // (B, T)
     size_t *idx = ordo_xmalloc((size_t)B * sizeof *idx); // each row's window index
-    window_iter it = {.mode = job->mode, .n = job->n, .T = T, .S = job->stride};
+    ordo_eval_window_iter it = {.mode = job->mode, .n = job->n, .T = T, .S = job->stride};
     int rank = ordo_dist_rank(), size = ordo_dist_size();
     size_t seen = 0, mine = 0;
     double sum = 0;
@@ -167,7 +140,7 @@ static ordo_status eval_windows(ordo_gpt *m, ordo_ctx *ctx, const eval_job *job,
         while (rows < B) {
             size_t b;
             int from;
-            if (!(more = next_window(&it, &b, &from))) break;
+            if (!(more = ordo_eval_window_next(&it, &b, &from))) break;
             if (job->max_windows && seen >= job->max_windows) {
                 more = 0;
                 break;

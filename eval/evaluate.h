@@ -25,8 +25,7 @@
 #include "data/dataset.h"
 #include "models/gpt.h"
 #include "eval/eval_report.h"
-
-typedef enum ordo_eval_mode { ORDO_EVAL_NONOVERLAP, ORDO_EVAL_SLIDING } ordo_eval_mode;
+#include "eval/windows.h"
 
 typedef struct ordo_eval_result {
     int context;       // T
