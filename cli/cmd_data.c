@@ -14,6 +14,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/run_config.h"
 #include "sys/fileio.h"
 #include "train/feed.h"
 
@@ -145,23 +146,6 @@ static ordo_status show_batches(ordo_rundata *d, ordo_dataloader *dl, const ordo
     return s;
 }
 
-// The run directory's config.json over the defaults, as the run trained with; options given
-// on the command line (seen in opts) keep their values. The data file is only warned about
-// when it changed since.
-static ordo_status run_config(ordo_train_config *c, const char *dir, ordo_opt *opts) {
-    char path[ORDO_PATH_MAX];
-    ordo_status s = ordo_path(path, sizeof path, "%s/config.json", dir);
-    if (s) return s;
-    json_error_t err;
-    json_t *j = ordo_json_load_file(path, JSON_REJECT_DUPLICATES, &err);
-    if (!j)
-        return ordo_error(ORDO_ERR_FORMAT, "%s: %s (is %s a run directory?)", path, err.text, dir);
-    s = ordo_train_config_from_json(c, j, path, 1, opts);
-    json_decref(j);
-    c->data_check = ORDO_DATA_WARN;
-    return s;
-}
-
 // A --config file, as train reads one (flags override it); a run's data record in it is not
 // this command's to check.
 // *tok is set when the file names the tokenizer.
@@ -211,7 +195,7 @@ ordo_status ordo_cmd_data(int argc, char **argv) {
     // a JSON file sets the training options only: the table ends before this command's own
     ordo_opt saved = opts[nbase];
     opts[nbase] = (ordo_opt){0};
-    if (!s && npos == 1) s = run_config(&cfg, pos[0], opts);
+    if (!s && npos == 1) s = ordo_cli_run_config(&cfg, pos[0], opts);
     int tok_in_config = 0;
     if (!s && config) s = config_file(&cfg, config, opts, &tok_in_config);
     opts[nbase] = saved;

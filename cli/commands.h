@@ -13,6 +13,7 @@ ordo_status ordo_cmd_compare(int argc, char **argv);
 ordo_status ordo_cmd_viz(int argc, char **argv);
 // what train reads, and a run's weights for other tools
 ordo_status ordo_cmd_data(int argc, char **argv);
+ordo_status ordo_cmd_baseline(int argc, char **argv);
 ordo_status ordo_cmd_export(int argc, char **argv);
 
 #endif

@@ -30,6 +30,8 @@ static const command commands[] = {
     // what train reads, and a run's weights for other tools
     {"data", ordo_cmd_data,
      "show what the dataloader feeds train: counts, first batches as ids and text"},
+    {"baseline", ordo_cmd_baseline,
+     "n-gram levels (orders 1-6) of a run's data, on the targets eval scores"},
     {"export", ordo_cmd_export, "write a run's checkpoint as a Hugging Face GPT-2 folder"},
 };
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
