@@ -194,6 +194,14 @@ static void print_table(const ordo_eval_report *r) {
         printf("%8lld %10.4f %23lld targets\n", ordo_eval_int_or(row->context, 0),
                row->order_loss.v, ordo_eval_int_or(row->order_targets, 0));
     }
+    for (int i = 0; i < res->n; i++) {
+        const ordo_eval_reals *ng = &res->v[i].ngram_loss;
+        if (!ng->have) continue;
+        printf("%8lld n-gram levels, same targets (Witten-Bell, orders 1..%d):",
+               ordo_eval_int_or(res->v[i].context, 0), ng->n);
+        for (int j = 0; j < ng->n; j++) printf(" %.4f", ng->v[j]);
+        printf("\n");
+    }
     printf("loss by position within the window (mean over each eighth, first to last):\n");
     for (int i = 0; i < res->n; i++) {
         if (!res->v[i].loss_by_position.have) continue;
@@ -300,7 +308,7 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
                     sizeof attn_help - strlen(attn_help));
     strncat(attn_help, " (auto: materialized at short T, where faster)",
             sizeof attn_help - strlen(attn_help) - 1);
-    int json = 0, save = 0;
+    int json = 0, save = 0, ngram = 1;
     // RoPE scaling other than the run's
     const char *rope_scaling = NULL;
     double rope_factor = 0;
@@ -331,6 +339,10 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
          0},
         ordo_args_threads_opt(&threads),
         {"json", ORDO_OPT_FLAG, &json, "print the JSON report instead of a table", 0},
+        {"ngram", ORDO_OPT_FLAG, &ngram,
+         "also score n-gram levels (orders 1-6) on the same targets (--no-ngram: not;\n"
+         "                         see 'ordo baseline')",
+         0},
         {"save", ORDO_OPT_FLAG, &save,
          "--save [NAME] (after RUN_DIR) or --save=NAME: also keep the report as\n"
          "                         RUN_DIR/eval/NAME.json for compare; NAME from the variant\n"
@@ -435,6 +447,7 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
         q.step = step;
         q.have_step = step >= 0;
         q.data = data;
+        q.no_ngram = !ngram;
         s = ordo_eval_run(&q, &report);
     }
     if (!s) {

@@ -126,6 +126,7 @@ static const field result_f[] = {
     F(RS, loss_by_position, K_REALS),
     F(RS, order_loss, K_REAL),
     F(RS, order_targets, K_INT),
+    F(RS, ngram_loss, K_REALS),
 };
 #undef RS
 static const shape result_s = SHAPE(ordo_eval_report_result, result_f);

@@ -140,6 +140,8 @@ typedef struct ordo_eval_report_result {
     ordo_eval_reals loss_by_position;
     ordo_eval_real order_loss;
     ordo_eval_int order_targets;
+    // the n-gram levels of the same targets (eval/ngram_levels.h): orders 1, 2, ... (NaN: null)
+    ordo_eval_reals ngram_loss;
 } ordo_eval_report_result;
 
 typedef struct ordo_eval_results {

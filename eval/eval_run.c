@@ -16,6 +16,7 @@
 #include "sys/memlimit.h"
 #include "models/pos/scheme.h"
 #include "eval/evaluate.h"
+#include "eval/ngram_levels.h"
 #include "run/init.h"
 #include "run/run.h"
 
@@ -553,6 +554,35 @@ static void report_head(const ordo_eval_request *q, const ordo_train_config *cfg
     ordo_eval_request_record(q, lens, nlen, &o->request);
 }
 
+// Each scored length's n-gram levels (eval/ngram_levels.h: Witten-Bell, orders 1..6, fitted on
+// the run's training split, cached per data) on the targets that its row scored, as the row's
+// ngram_loss. Not for an eval file (--data: the run's split is not read) or a run without a
+// training split, and not for a row without a loss.
+static ordo_status ngram_rows(const ordo_eval_request *q, const ordo_rundata *d, const int *lens,
+                              int nlen, ordo_eval_results *res) {
+    if (q->no_ngram || q->data || d->n_train == 0 || ordo_dist_rank() != 0) return ORDO_OK;
+    char dir[ORDO_PATH_MAX];
+    ordo_ngram_request nq = {.lengths = lens,
+                             .nlen = nlen,
+                             .sliding_stride = q->stride,
+                             .order = 6,
+                             .cache_dir = ordo_ngram_cache_dir(dir, sizeof dir)};
+    ordo_ngram_level *lv = ordo_xmalloc(2 * (size_t)nlen * sizeof *lv);
+    int cached;
+    double fit_s;
+    ordo_status s = ordo_ngram_levels(d, &nq, lv, &cached, &fit_s);
+    for (int i = 0; i < nlen && !s; i++) {
+        const ordo_ngram_level *l = &lv[2 * i + (q->mode == ORDO_EVAL_SLIDING)];
+        ordo_eval_report_result *o = &res->v[i];
+        if (o->val_loss.has != ORDO_EVAL_SET ||
+            (size_t)ordo_eval_int_or(o->targets, -1) != l->targets)
+            continue; // not scored, or on other targets (a prefix: --max-windows)
+        o->ngram_loss = reals_of(l->loss, l->orders);
+    }
+    free(lv);
+    return s;
+}
+
 ordo_status ordo_eval_run(const ordo_eval_request *request, ordo_eval_report *report) {
     memset(report, 0, sizeof *report);
     ordo_eval_request rq = *request, *q = &rq; // q->draw: set by eval_positions
@@ -595,6 +625,7 @@ ordo_status ordo_eval_run(const ordo_eval_request *request, ordo_eval_report *re
     o->results = (ordo_eval_results){1, 0, ordo_xcalloc((size_t)nlen + 1, sizeof *o->results.v)};
     for (int i = 0; i < nlen && !s; i++)
         length_result(&m, &ctx, &cfg, &data, q, lens[i], &o->results.v[o->results.n++], &s);
+    if (!s) s = ngram_rows(q, &data, lens, nlen, &o->results);
     int seq = data.is_corpus && data.corpus.task != ORDO_TASK_ORDER && !q->data;
     int passkey = seq && data.corpus.task == ORDO_TASK_PASSKEY;
     if (!s && seq && q->examples > 0) {

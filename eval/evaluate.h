@@ -143,6 +143,8 @@ typedef struct ordo_eval_request {
     // the draw that drawn_positions asks for, made from the run's config: ordo_eval_run sets it
     // on its own copy of the request, whatever the caller's holds (zero: 0..T-1)
     ordo_eval_draw draw;
+    // 1: no n-gram levels in the results (each row's ngram_loss; eval/ngram_levels.h)
+    int no_ngram;
 } ordo_eval_request;
 
 // Bytes of the context's arena that one forward of `rows` windows of T tokens takes without a
