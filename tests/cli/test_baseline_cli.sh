@@ -2,7 +2,8 @@
 # `ordo baseline` through the real binary: on a text file (the sonnet of tests/ref/ngram_ref.py,
 # rebuilt from its fixture) the levels equal the Python reference's; the cache is written,
 # read back (the same numbers) and fitted again when damaged; on a run directory the levels
-# are scored on exactly the targets `ordo eval` scores (the same counts, both modes); and the
+# are scored on exactly the targets `ordo eval` scores (the same counts, both modes), and eval's
+# rows carry the same levels (ngram_loss, none with --no-ngram); and the
 # errors name what is wrong.
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
@@ -74,7 +75,12 @@ for mode in ("nonoverlap", "sliding"):
         r = e[l["context"]]
         assert l["targets"] == r["targets"] and l["windows"] == r["windows"], (mode, l, r)
         assert all(x > 0 for x in l["loss"]), l
+        # and eval's row carries the same levels
+        assert all(abs(a - b) < 1e-8 for a, b in zip(r["ngram_loss"], l["loss"])), (l, r)
+        assert len(r["ngram_loss"]) == 6, r
 PY
+"$ORDO" eval run --no-ngram --json > plain.json 2> eval.err || bad "eval --no-ngram: $(cat eval.err)"
+grep -q ngram_loss plain.json && bad "eval --no-ngram still has ngram_loss" || ok
 
 # errors name the value and what was expected
 expect_error() { # expect_error TEXT ARGS...: exits non-zero with TEXT on stderr
