@@ -56,6 +56,8 @@ static ordo_opt *sweep_options(ordo_train_config *cfg, ordo_sweep_options *o) {
         (ordo_opt){"eval-variants", ORDO_OPT_STRING, &o->eval_variants,
                    "evals of each run (RUN/eval/NAME.json), comma-separated: base (as\n"
                    "                         trained), ntk:F, yarn:F, pi:F (rope: scaled by F),\n"
+                   "                         dynamic-ntk[:F] (rope: ntk at each length's own\n"
+                   "                         scale, HF's factor F, 1 when not given),\n"
                    "                         extend:interpolate, extend:fresh (learned: the table\n"
                    "                         grown); each made for the schemes it applies to",
                    0};

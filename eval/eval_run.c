@@ -397,8 +397,9 @@ static ordo_status eval_rope(const ordo_eval_request *q, const ordo_train_config
                     : trained_scaled     ? m->cfg.rope.orig_T
                                          : (int)cfg->context;
         rc.factor = q->rope_factor;
-        if (rc.scaling == ORDO_ROPE_SCALING_NONE) {
-            rc.factor = 1;
+        if (rc.scaling == ORDO_ROPE_SCALING_NONE ||
+            (rc.factor == 0 && ordo_rope_scaling_by_length(rc.scaling))) {
+            rc.factor = 1;           // dynamic-ntk: the length sets the scale, the factor is HF's 1
         } else if (rc.factor == 0) { // the longest length asked for, over the original context
             int longest = (int)cfg->context;
             for (int i = 0; q->lengths && i < q->nlen; i++)

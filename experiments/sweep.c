@@ -92,13 +92,22 @@ static ordo_status parse_variant(const char *list, const char *w, ordo_sweep_var
         return ORDO_OK;
     }
     ordo_error_clear();
+    // dynamic-ntk alone: HF's factor 1 (the length sets the scale, so 1 is not base)
+    if (strcmp(w, "dynamic-ntk") == 0) {
+        v->rope_scaling = "dynamic-ntk";
+        v->factor = 1;
+        snprintf(v->name, sizeof v->name, "dynamic-ntk-x1");
+        return ORDO_OK;
+    }
     char scaling[16], *end = NULL;
     snprintf(scaling, sizeof scaling, "%.*s", colon ? (int)(colon - w) : 0, w);
     ordo_rope_scaling sc;
     if (colon && ordo_rope_scaling_parse(scaling, &sc) == ORDO_OK && sc != ORDO_ROPE_SCALING_NONE) {
         v->factor = strtod(colon + 1, &end);
-        // a factor of 1 scales nothing: that variant is base under another name
-        if (end != colon + 1 && !*end && v->factor > 1 && v->factor <= 1e4) {
+        // a factor of 1 scales nothing: that variant is base under another name (but for
+        // dynamic-ntk, whose scale the length sets)
+        double lo = ordo_rope_scaling_by_length(sc) ? 1 : 1 + 1e-12;
+        if (end != colon + 1 && !*end && v->factor >= lo && v->factor <= 1e4) {
             v->rope_scaling = ordo_rope_scaling_name(sc);
             snprintf(v->name, sizeof v->name, "%s-x%g", v->rope_scaling, v->factor);
             return ORDO_OK;
@@ -107,8 +116,8 @@ static ordo_status parse_variant(const char *list, const char *w, ordo_sweep_var
     ordo_error_clear();
     return ordo_error(ORDO_ERR_ARG,
                       "--eval-variants '%s': '%s' is not a variant; expected base, drawn, ntk:F, "
-                      "yarn:F, pi:F (F a factor above 1, up to 1e4: 1 is base) or "
-                      "extend:interpolate, extend:fresh, e.g. base,ntk:4,yarn:4",
+                      "yarn:F, pi:F (F a factor above 1, up to 1e4: 1 is base), dynamic-ntk[:F] "
+                      "or extend:interpolate, extend:fresh, e.g. base,ntk:4,yarn:4",
                       list, w);
 }
 

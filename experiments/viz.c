@@ -437,11 +437,14 @@ static ordo_status rope_spectrum(ordo_viz *v, ordo_gpt *m) {
     double *ratio = ordo_xmalloc((size_t)NS * half * sizeof(double));
     double mscale[NS], ctx[2][2], cx[2] = {0, half - 1};
     char labels[NS][64];
-    static const char *const colors[NS] = {"#444444", "#1f77b4", "#2ca02c", "#d62728"};
+    static const char *const colors[NS] = {"#444444", "#1f77b4", "#2ca02c", "#d62728", "#9467bd"};
     for (int i = 0; i < half; i++) x[i] = i;
     for (int k = 0; k < NS; k++) {
-        ordo_rope_config rc = {(ordo_rope_scaling)k, k ? s : 1.0, orig};
-        mscale[k] = ordo_rope_inv_freq(inv + (size_t)k * half, hs, &rc);
+        // dynamic-ntk: HF's factor 1, at the context s * orig
+        ordo_rope_config rc = {(ordo_rope_scaling)k, k && !ordo_rope_scaling_by_length(k) ? s : 1.0,
+                               orig};
+        // dynamic-ntk as it is at the context the factor reaches
+        mscale[k] = ordo_rope_inv_freq_len(inv + (size_t)k * half, hs, &rc, (int)(s * orig));
         for (int i = 0; i < half; i++) {
             wl[k * half + i] = log10(2 * M_PI / inv[k * half + i]);
             ratio[k * half + i] = inv[k * half + i] / inv[i];
@@ -450,6 +453,9 @@ static ordo_status rope_spectrum(ordo_viz *v, ordo_gpt *m) {
         if (k == 0)
             snprintf(labels[k], sizeof labels[k], "unscaled%s",
                      trained_scaled ? "" : " (the run's)");
+        else if (ordo_rope_scaling_by_length(k))
+            snprintf(labels[k], sizeof labels[k], "%s at context %d%s", ordo_rope_scaling_name(k),
+                     (int)(s * orig), mark);
         else if (k == ORDO_ROPE_SCALING_YARN)
             snprintf(labels[k], sizeof labels[k], "yarn s=%g, q,k x%.3g%s", s, mscale[k], mark);
         else

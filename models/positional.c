@@ -97,7 +97,7 @@ void ordo_t5_bucket_map(int32_t *out, int T) {
 
 ORDO_NAMES_ENUM(ordo_rope_scaling, ordo_rope_scaling_parse, ordo_rope_scaling_name,
                 ordo_rope_scaling_names, "rope scaling", ORDO_ROPE_SCALING_COUNT, "none", "pi",
-                "ntk", "yarn");
+                "ntk", "yarn", "dynamic-ntk");
 
 ordo_status ordo_rope_config_check(const ordo_rope_config *rc, int hs) {
     if (rc->scaling < 0 || rc->scaling >= ORDO_ROPE_SCALING_COUNT)
@@ -107,13 +107,16 @@ ordo_status ordo_rope_config_check(const ordo_rope_config *rc, int hs) {
                           "--rope-factor is %g, expected 1..1e4 (the ratio of the new context "
                           "to the one trained at)",
                           rc->factor);
-    if (rc->scaling == ORDO_ROPE_SCALING_YARN && (rc->orig_T < 1 || rc->orig_T > (1 << 20)))
+    if ((rc->scaling == ORDO_ROPE_SCALING_YARN || rc->scaling == ORDO_ROPE_SCALING_DYNAMIC_NTK) &&
+        (rc->orig_T < 1 || rc->orig_T > (1 << 20)))
         return ordo_error(ORDO_ERR_ARG, "--rope-orig-context is %d, expected 1..%d", rc->orig_T,
                           1 << 20);
     // base * s^(hs/(hs-2)) has no value at hs = 2
-    if (rc->scaling == ORDO_ROPE_SCALING_NTK && hs < 4)
+    if ((rc->scaling == ORDO_ROPE_SCALING_NTK || rc->scaling == ORDO_ROPE_SCALING_DYNAMIC_NTK) &&
+        hs < 4)
         return ordo_error(ORDO_ERR_ARG,
-                          "--rope-scaling ntk needs a head size of at least 4 rotated dims (its "
+                          "--rope-scaling ntk (and dynamic-ntk) needs a head size of at least 4 "
+                          "rotated dims (its "
                           "base is base*s^(rd/(rd-2))), but a head rotates %d (d-model/heads, "
                           "times --rope-fraction)",
                           hs);
@@ -125,13 +128,27 @@ static double yarn_correction_dim(double rotations, int hs, double base, int ori
     return (hs * log(orig_T / (rotations * 2 * M_PI))) / (2 * log(base));
 }
 
+int ordo_rope_scaling_by_length(ordo_rope_scaling s) {
+    return s == ORDO_ROPE_SCALING_DYNAMIC_NTK;
+}
+
 double ordo_rope_inv_freq(double *inv_freq, int hs, const ordo_rope_config *rc) {
+    return ordo_rope_inv_freq_len(inv_freq, hs, rc, rc->orig_T);
+}
+
+double ordo_rope_inv_freq_len(double *inv_freq, int hs, const ordo_rope_config *rc, int T) {
     const double base = ORDO_ROPE_BASE, s = rc->factor;
     int half = hs / 2;
     switch (rc->scaling) {
     case ORDO_ROPE_SCALING_NONE:
     case ORDO_ROPE_SCALING_COUNT:
         break;
+    case ORDO_ROPE_SCALING_DYNAMIC_NTK: {
+        if (T <= rc->orig_T) break; // unscaled within the original context
+        double b = base * pow(s * T / rc->orig_T - (s - 1), (double)hs / (hs - 2));
+        for (int i = 0; i < half; i++) inv_freq[i] = pow(b, -2.0 * i / hs);
+        return 1.0;
+    }
     case ORDO_ROPE_SCALING_PI:
         for (int i = 0; i < half; i++) inv_freq[i] = pow(base, -2.0 * i / hs) / s;
         return 1.0;

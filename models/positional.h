@@ -73,6 +73,9 @@ typedef enum ordo_rope_scaling {
     ORDO_ROPE_SCALING_PI,   // Chen et al. 2023: positions divided by s (inv_freq_i / s)
     ORDO_ROPE_SCALING_NTK,  // "NTK-aware": base raised to base * s^(hs/(hs-2))
     ORDO_ROPE_SCALING_YARN, // Peng et al. 2023: ramp alpha 1, beta 32; q, k x (0.1 ln s + 1)
+    // Peng et al. 2023 B.3, HF DynamicNTKScalingRotaryEmbedding: at a length T past orig_T,
+    // ntk with base * (s T / orig_T - (s - 1))^(hs/(hs-2)); unscaled up to orig_T
+    ORDO_ROPE_SCALING_DYNAMIC_NTK,
     ORDO_ROPE_SCALING_COUNT
 } ordo_rope_scaling;
 
@@ -82,7 +85,7 @@ typedef struct ordo_rope_config {
     int orig_T;    // YaRN's original_max_position_embeddings: the context trained at first
 } ordo_rope_config;
 
-// "none", "pi", "ntk", "yarn", in enum order.
+// "none", "pi", "ntk", "yarn", "dynamic-ntk", in enum order.
 extern const ordo_names ordo_rope_scaling_names;
 // The scaling named `name`; ORDO_ERR_ARG naming the value and the choices otherwise.
 ordo_status ordo_rope_scaling_parse(const char *name, ordo_rope_scaling *out);
@@ -97,6 +100,11 @@ ordo_status ordo_rope_config_check(const ordo_rope_config *rc, int hs);
 // clamped to [0, hs-1]; ramp_i = clamp((i - low) / (high - low), 0, 1); inv_freq_i =
 // theta_i / s * ramp_i + theta_i * (1 - ramp_i); factor 0.1 ln s + 1.
 double ordo_rope_inv_freq(double *inv_freq, int hs, const ordo_rope_config *rc);
+// The same for a sequence of length T: differs only for dynamic-ntk, whose frequencies depend
+// on the length (ordo_rope_inv_freq gives its unscaled ones, those of T <= orig_T).
+double ordo_rope_inv_freq_len(double *inv_freq, int hs, const ordo_rope_config *rc, int T);
+// 1 when the scaling's frequencies depend on the sequence's length (dynamic-ntk).
+int ordo_rope_scaling_by_length(ordo_rope_scaling s);
 // cos[p, i] = mscale cos(p inv_freq_i), sin likewise, for p = 0..T-1 (computed in double,
 // rounded once). out [T, hs/2] each.
 void ordo_rope_tables(float *cosv, float *sinv, int T, int hs, const double *inv_freq,

@@ -409,7 +409,9 @@ ordo_status ordo_train_config_rope(const ordo_train_config *c, ordo_rope_config 
         return ORDO_OK;
     }
     rc->factor = c->rope_factor;
-    if (c->rope_factor == 0) { // the usual choice: the ratio of the contexts
+    if (c->rope_factor == 0 && ordo_rope_scaling_by_length(rc->scaling)) {
+        rc->factor = 1; // dynamic-ntk: the length sets the scale, the factor is HF's 1
+    } else if (c->rope_factor == 0) { // the usual choice: the ratio of the contexts
         rc->factor = (double)c->context / (double)(orig > 0 ? orig : 1);
         if (rc->factor < 1)
             return ordo_error(ORDO_ERR_ARG,

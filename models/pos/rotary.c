@@ -67,7 +67,8 @@ static void release(ordo_pos_state *s) {
     free(st->xpos);
 }
 
-// cos/sin (and xpos's decay) for 0..T-1, rebuilt only when the length changes.
+// cos/sin (and xpos's decay) for 0..T-1, rebuilt only when the length changes; at drawn
+// positions, inv_freq is then the one of this length too.
 static void cache(rotary_state *st, int T) {
     if (!st->inv_freq) tune(st);
     if (st->cache_T == T) return;
@@ -77,6 +78,9 @@ static void cache(rotary_state *st, int T) {
     free(st->sinv);
     free(st->xpos);
     st->xpos = NULL;
+    // dynamic-ntk's frequencies are those of this length (unscaled up to the original context)
+    if (ordo_rope_scaling_by_length(c->rope.scaling))
+        st->mscale = ordo_rope_inv_freq_len(st->inv_freq, rd, &c->rope, T);
     if (is_xpos(&st->base)) {
         st->xpos = ordo_xmalloc((size_t)T * 3 * c->C * sizeof(float));
         ordo_xpos_scale_table(st->xpos, T, c->C, c->NH);

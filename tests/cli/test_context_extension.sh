@@ -161,4 +161,19 @@ out=$("$ORDO" eval "$dir/learned64" --context 128 --max-windows 2 --extend-pos i
   && ok || bad "eval --extend-pos --save should write eval/extend-interpolate.json alone: rc $rc: $out"
 "$ORDO" eval --help | grep -qF -- "--extend-pos S" && ok || bad "eval --help lacks --extend-pos S"
 
+# 9. dynamic NTK (Peng et al. B.3) at eval: unscaled at the training length, scaled past it, its
+# record dynamic-ntk-x1 (HF's factor 1, not base); a sweep takes it as a variant (its numbers
+# against PyTorch: test_gpt_parity's gpt_rope_dynntk* fixtures)
+cp -r "$dir/rope64" "$dir/dyn" && rm -f "$dir/dyn/.lock"
+"$ORDO" eval "$dir/dyn" --context 64,256 --json > "$dir/dyn_base.json" 2>/dev/null || bad "eval dyn base"
+"$ORDO" eval "$dir/dyn" --context 64,256 --rope-scaling dynamic-ntk --save --json > "$dir/dyn_ntk.json" 2>/dev/null \
+  && [ -f "$dir/dyn/eval/dynamic-ntk-x1.json" ] || bad "eval --rope-scaling dynamic-ntk --save: $(ls "$dir/dyn/eval" 2>&1)"
+python3 - "$dir/dyn_base.json" "$dir/dyn_ntk.json" <<'PY' && ok || bad "dynamic-ntk: the same loss at 64, another at 256"
+import json, sys
+b, d = (json.load(open(f))["results"] for f in sys.argv[1:3])
+sys.exit(0 if b[0]["val_loss"] == d[0]["val_loss"] and b[1]["val_loss"] != d[1]["val_loss"] else 1)
+PY
+out=$("$ORDO" sweep --pos rope --eval-variants base,dynamic-ntk:0.5 --out "$dir/swdyn" 2>&1) \
+  && bad "dynamic-ntk:0.5 accepted" || { grep -qF "'dynamic-ntk:0.5' is not a variant" <<<"$out" && ok || bad "dynamic-ntk:0.5: $out"; }
+
 finish

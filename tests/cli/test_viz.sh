@@ -80,11 +80,11 @@ expect_err "no checkpoint (ckpt-<step>.safetensors)" viz "$dir/nockpt"
 expect_err "expected one RUN_DIR" viz "$dir/learned" "$dir/t5"
 [ ! -e "$dir/empty/viz" ] && ok || bad "a refused viz created its output dir"
 
-# --- the RoPE spectrum: unscaled, pi, ntk and yarn in both panels, the factor
+# --- the RoPE spectrum: unscaled, pi, ntk, yarn and dynamic-ntk in both panels, the factor
 # default 4 (the run has none) or --rope-factor, a scaled run's own factor and scaling marked
 sp="$dir/rope/viz/rope_spectrum.svg"
-[ "$(grep -c 'class="spectrum"' "$sp")" -eq 8 ] && ok || bad "rope_spectrum.svg: $(grep -c 'class="spectrum"' "$sp") spectrum series, expected 4 per panel"
-for l in 'unscaled (the run' 'pi s=4"' 'ntk s=4"' 'yarn s=4, q,k x1.14"' 'context 16 (trained)' 'context 64 (x s)'; do
+[ "$(grep -c 'class="spectrum"' "$sp")" -eq 10 ] && ok || bad "rope_spectrum.svg: $(grep -c 'class="spectrum"' "$sp") spectrum series, expected 5 per panel"
+for l in 'unscaled (the run' 'pi s=4"' 'ntk s=4"' 'yarn s=4, q,k x1.14"' 'dynamic-ntk at context 64"' 'context 16 (trained)' 'context 64 (x s)'; do
   grep -qF "data-label=\"$l" "$sp" && ok || bad "rope_spectrum.svg lacks the series $l"
 done
 "$ORDO" viz "$dir/rope" --rope-factor 8 --out "$dir/sp8" > /dev/null 2>&1 && grep -qF 'data-label="pi s=8"' "$dir/sp8/rope_spectrum.svg" \

@@ -38,7 +38,7 @@ import safetensors_py  # noqa: E402
 POS_SCHEMES = ("none", "learned", "sinusoidal", "rope", "alibi", "t5",
                "fire", "kerple", "xpos", "kerple-power", "fox", "dpb", "cope", "sandwich")
 BIAS_SCHEMES = ("alibi", "t5", "fire", "kerple", "kerple-power", "fox", "dpb", "cope", "sandwich")
-ROPE_SCALINGS = ("none", "pi", "ntk", "yarn")
+ROPE_SCALINGS = ("none", "pi", "ntk", "yarn", "dynamic-ntk")
 LN_EPS = 1e-5
 T5_NUM_BUCKETS = 32
 T5_MAX_DISTANCE = 128
@@ -206,14 +206,17 @@ def sinusoidal_table(T, C, dtype=torch.float32, positions=None):
     return pe.to(dtype)
 
 
-def rope_inv_freq(hs, scaling="none", factor=1.0, orig=0):
+def rope_inv_freq(hs, scaling="none", factor=1.0, orig=0, T=0):
     """[hs/2] float64 inverse frequencies under a scaling, and the factor on q and k (mscale).
 
     none: theta_i = 10000^(-2i/hs). pi: theta_i / s (Chen et al.: positions divided by s).
     ntk: (10000 * s^(hs/(hs-2)))^(-2i/hs). yarn: jquesnelle/yarn LlamaYaRNScaledRotaryEmbedding
     (= HF transformers _compute_yarn_parameters) with beta_fast 32, beta_slow 1 and
     original_max_position_embeddings = orig, in float64 (the reference rounds its frequencies
-    to float32); mscale 0.1 ln s + 1 on cos and sin, i.e. on q and k."""
+    to float32); mscale 0.1 ln s + 1 on cos and sin, i.e. on q and k. dynamic-ntk: HF
+    transformers' DynamicNTKScalingRotaryEmbedding (Peng et al. 2023 B.3) for a sequence of
+    length T: up to orig unscaled; past it ntk with base * (s T / orig - (s - 1))^(hs/(hs-2)),
+    s its scaling_factor."""
     i = torch.arange(hs // 2, dtype=torch.float64)
     base = torch.tensor(BASE, dtype=torch.float64)
     s = float(factor)
@@ -223,6 +226,11 @@ def rope_inv_freq(hs, scaling="none", factor=1.0, orig=0):
         return torch.pow(base, -2.0 * i / hs) / s, 1.0
     if scaling == "ntk":
         return torch.pow(base * s ** (hs / (hs - 2)), -2.0 * i / hs), 1.0
+    if scaling == "dynamic-ntk":
+        if T <= orig:
+            return torch.pow(base, -2.0 * i / hs), 1.0
+        b = base * (s * T / orig - (s - 1)) ** (hs / (hs - 2))
+        return torch.pow(b, -2.0 * i / hs), 1.0
     if scaling != "yarn":
         raise ValueError("unknown rope scaling %r" % scaling)
 
@@ -251,7 +259,7 @@ def rope_angles(T, hs, inv_freq=None, positions=None):
 
 def rope_cos_sin(T, hs, dtype=torch.float32, scaling="none", factor=1.0, orig=0, positions=None):
     """mscale * cos, sin of rope_angles under a scaling, each [T, hs/2], in float64 then cast."""
-    inv, mscale = rope_inv_freq(hs, scaling, factor, orig)
+    inv, mscale = rope_inv_freq(hs, scaling, factor, orig, T)
     a = rope_angles(T, hs, inv, positions)
     return (mscale * torch.cos(a)).to(dtype), (mscale * torch.sin(a)).to(dtype)
 
