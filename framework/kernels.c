@@ -19,7 +19,8 @@ static inline float exp_f(float x) {
     x = x < -87.0f ? -87.0f : x;
     x = x > 88.0f ? 88.0f : x;
     // round to nearest by the 1.5*2^23 trick: floorf is a libm call unless -fno-trapping-math
-    float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+    float t = x * 1.44269504088896341f + 12582912.0f;
+    float n = t - 12582912.0f;
     float r = x - n * 0.693359375f;
     r = r - n * -2.12194440e-4f;
     float y = 1.9875691500e-4f;
@@ -29,9 +30,12 @@ static inline float exp_f(float x) {
     y = y * r + 1.6666665459e-1f;
     y = y * r + 5.0000001201e-1f;
     y = y * r * r + r + 1.0f;
-    // 2^n, n in [-126, 127]. A NaN x has a NaN n, whose conversion to int is undefined: it
-    // takes 0 instead (a select, still vectorised), and the NaN in y comes through
-    uint32_t bits = (uint32_t)((int32_t)(n == n ? n : 0.0f) + 127) << 23;
+    // 2^n, n in [-126, 127], from t's low mantissa bits (t = 1.5*2^23 + n: they hold 2^22 + n)
+    // rather than a float-to-int conversion, which is undefined for the NaN n of a NaN x (the
+    // NaN in y comes through whatever these bits are)
+    uint32_t tb;
+    memcpy(&tb, &t, sizeof tb);
+    uint32_t bits = ((tb & 0x7fffffu) - 0x400000u + 127u) << 23;
     float p2;
     memcpy(&p2, &bits, sizeof p2);
     return y * p2;
