@@ -63,17 +63,6 @@ void ordo_alibi_bias(float *out, int NH, int T) {
                 out[((size_t)h * T + i) * T + j] = j <= i ? (float)(-slopes[h] * (i - j)) : 0.0f;
 }
 
-void ordo_alibi_bias_heads(float *out, int NH, int k, int T) {
-    double slopes[256] = {0};
-    if (NH > 256 || k < 1 || k > NH) return; // validated by the model config
-    ordo_alibi_slopes(slopes, k);            // as x-transformers: the slopes of k heads
-    for (int h = 0; h < NH; h++)
-        for (int i = 0; i < T; i++)
-            for (int j = 0; j < T; j++)
-                out[((size_t)h * T + i) * T + j] =
-                    h < k && j <= i ? (float)(-slopes[h] * (i - j)) : 0.0f;
-}
-
 int ordo_t5_bucket(int n) {
     return ordo_t5_bucket_max(n, ORDO_T5_MAX_DISTANCE);
 }
@@ -86,11 +75,6 @@ int ordo_t5_bucket_max(int n, int max_distance) {
               (ORDO_T5_BUCKETS - max_exact);
     int b = max_exact + (int)v;
     return b < ORDO_T5_BUCKETS - 1 ? b : ORDO_T5_BUCKETS - 1;
-}
-
-void ordo_t5_bucket_map(int32_t *out, int T) {
-    for (int i = 0; i < T; i++)
-        for (int j = 0; j < T; j++) out[(size_t)i * T + j] = ordo_t5_bucket(i > j ? i - j : 0);
 }
 
 // ---- RoPE frequencies and their scaling ----

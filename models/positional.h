@@ -53,16 +53,11 @@ void ordo_random_positions(int32_t *out, int T, int N, uint64_t seed);
 void ordo_alibi_slopes(double *out, int NH);
 // bias[h, i, j] = -m_h * (i - j) for j <= i, 0 above the diagonal (masked anyway). [NH, T, T]
 void ordo_alibi_bias(float *out, int NH, int T);
-// ALiBi on the first k of NH heads (--alibi-heads k, x-transformers' alibi_num_heads): heads
-// h < k take the slopes of ordo_alibi_slopes(k), the others a zero bias. [NH, T, T]
-void ordo_alibi_bias_heads(float *out, int NH, int k, int T);
 // T5 causal bucket of a distance n = max(i - j, 0): exact below 16, log-spaced up to 128.
 int ordo_t5_bucket(int n);
 // The same with the log-spaced buckets ending at max_distance (> 16) instead of 128: HF T5's
 // relative_attention_max_distance; every distance from there on is in the last bucket.
 int ordo_t5_bucket_max(int n, int max_distance);
-// bucket[i*T + j] = ordo_t5_bucket(max(i - j, 0)).
-void ordo_t5_bucket_map(int32_t *out, int T);
 
 // ---- RoPE frequencies and their scaling (context extension) ----
 // The rotation of pair i (dims i and i + hs/2) at position p is the angle p * inv_freq[i];

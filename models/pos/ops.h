@@ -11,22 +11,18 @@
 
 // (ordo_op values past the framework's enum: the tape stores any tag it is given)
 #define ORDO_POS_OP(k)         ((ordo_op)(ORDO_OP_COUNT + (k)))
-#define ORDO_OP_REL_BIAS       ORDO_POS_OP(0) // T5 bucketed bias gathered from a [32, NH] table
-#define ORDO_OP_FIRE_DIST      ORDO_POS_OP(1) // FIRE's log-normalised distance of each pair
-#define ORDO_OP_PAIR_BIAS      ORDO_POS_OP(2) // [pairs, NH] values scattered to [NH, T, T]
-#define ORDO_OP_KERPLE_BIAS    ORDO_POS_OP(3) // -r1 log(1 + r2 d) or -r1 d^r2 per head
-#define ORDO_OP_DIST_BIAS      ORDO_POS_OP(4) // a [n, NH] value per distance spread causally
-#define ORDO_OP_CUM_LOGSIGMOID ORDO_POS_OP(5) // [B, T, NH] -> [B, NH, T] prefix sums (fox)
-#define ORDO_OP_DIFF_BIAS      ORDO_POS_OP(6) // [B, NH, T] -> [B, NH, T, T] c_i - c_j (fox)
-#define ORDO_OP_COPE_POSITIONS ORDO_POS_OP(7) // cope's gated counts p [B, NH, T, T]
-#define ORDO_OP_COPE_BIAS      ORDO_POS_OP(8) // cope's q_i . e[p] interpolated [B, NH, T, T]
-#define ORDO_POS_OP_END        (ORDO_OP_COUNT + 9)
+#define ORDO_OP_FIRE_DIST      ORDO_POS_OP(0) // FIRE's log-normalised distance of each pair
+#define ORDO_OP_PAIR_BIAS      ORDO_POS_OP(1) // [pairs, NH] values scattered to [NH, T, T]
+#define ORDO_OP_KERPLE_TABLE   ORDO_POS_OP(2) // [n, NH]: -r1 log(1 + r2 d) or -r1 d^r2 per head
+#define ORDO_OP_DIST_BIAS      ORDO_POS_OP(3) // a [n, NH] value per distance spread causally
+#define ORDO_OP_CUM_LOGSIGMOID ORDO_POS_OP(4) // [B, T, NH] -> [B, NH, T] prefix sums (fox)
+#define ORDO_OP_DIFF_BIAS      ORDO_POS_OP(5) // [B, NH, T] -> [B, NH, T, T] c_i - c_j (fox)
+#define ORDO_OP_COPE_POSITIONS ORDO_POS_OP(6) // cope's gated counts p [B, NH, T, T]
+#define ORDO_OP_COPE_BIAS      ORDO_POS_OP(7) // cope's q_i . e[p] interpolated [B, NH, T, T]
+#define ORDO_POS_OP_END        (ORDO_OP_COUNT + 8)
 _Static_assert(ORDO_POS_OP_END <= ORDO_OP_MAX_TAGS, "the op tags fit the tape's census");
 // The name of any op tag, the framework's and these ("?" for none).
 const char *ordo_pos_op_name(int op);
-
-// Bias [NH, T, T] with out[h, i, j] = table[bucket[i*T + j], h]; table [nbuckets, NH].
-ordo_tensor *ordo_rel_bias(ordo_ctx *ctx, ordo_tensor *table, const int32_t *bucket, int T);
 
 // ---- the learned relative biases (FIRE, Kerple); docs/positions.md.
 // The causal pairs (i, j <= i) of a length T are numbered p = i(i+1)/2 + j, P = T(T+1)/2.
@@ -42,15 +38,9 @@ ordo_tensor *ordo_fire_dist_at(ordo_ctx *ctx, ordo_tensor *c, ordo_tensor *lmul,
 // x [P, NH] scattered to a bias [NH, T, T]: out[h, i, j] = x[p(i, j), h] for j <= i, 0 above.
 // x [B*P, NH] (B > 1): per batch row, out [B, NH, T, T].
 ordo_tensor *ordo_pair_bias(ordo_ctx *ctx, ordo_tensor *x, int T);
-// Kerple's bias [NH, T, T] from r1, r2 [NH], d = i - j, j <= i (0 above): -r1 log(1 + r2 d),
-// or with `power` -r1 d^r2. Computed as given (the model keeps r1, r2 positive).
-// Kerple's value at distance d >= 0, -r1 log(1 + r2 d) (power: -r1 d^r2), in double, and its
-// partial derivatives in r1 (*d1) and r2 (*d2): one expression for the materialized op and
-// the fused attention's tiles (models/bias_tiles.c), so that both round to the same float.
-double ordo_kerple_value(double r1, double r2, int d, int power, double *d1, double *d2);
-ordo_tensor *ordo_kerple_bias(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2, int T, int power);
-// Kerple's value per distance d = 0..n-1 and head, out [n, NH] (as ordo_kerple_bias rounds it),
-// for ordo_dist_bias at positions.
+// Kerple's table by distance from r1, r2 [NH]: out [n, NH], out[d, h] = -r1 log(1 + r2 d), or
+// with `power` -r1 d^r2, for d = 0..n-1, computed in double and rounded once; read by
+// ordo_dist_bias or the distance tiles. Computed as given (the model keeps r1, r2 positive).
 ordo_tensor *ordo_kerple_table(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2, int n, int power);
 // ---- a value per distance spread into the causal bias (the stationary biases' one dense op)
 // x [n, NH], a value per distance d = 0..n-1 and head, spread to a causal bias: at 0..T-1 (pos

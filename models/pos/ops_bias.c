@@ -1,6 +1,6 @@
-// The position schemes' tape ops for the materialized attention: T5's bucketed bias, FIRE's
-// normalised distance and the causal pair bias of its MLP, Kerple's kernels, and a value per
-// distance spread into the causal bias (dpb, and the constant tables at drawn positions). Each
+// The position schemes' tape ops for the materialized attention: FIRE's normalised distance and
+// the causal pair bias of its MLP, Kerple's table by distance, and a value per distance spread
+// into the causal bias (the one dense op of the stationary biases: alibi, t5, kerple, dpb). Each
 // node carries its own backward (ordo_tape_push), so the framework's tape runs them without
 // knowing them. The fused attention computes the same biases in its tiles instead
 // (models/bias_tiles.c).
@@ -11,24 +11,19 @@
 #include "models/pos/ops.h"
 #include "sys/error.h"
 
-static void rel_bias_backward(ordo_ctx *ctx, ordo_node *n);
 static void fire_dist_backward(ordo_ctx *ctx, ordo_node *n);
 static void pair_bias_backward(ordo_ctx *ctx, ordo_node *n);
-static void kerple_bias_backward(ordo_ctx *ctx, ordo_node *n);
 static void dist_bias_backward(ordo_ctx *ctx, ordo_node *n);
 static void kerple_table_backward(ordo_ctx *ctx, ordo_node *n);
-
-// ---- t5: the [NH, T, T] bias gathered from the table by each pair's bucket
 
 static const struct {
     int op;
     const char *name;
 } pos_op_names[] = {
-    {ORDO_OP_REL_BIAS, "rel_bias"},   {ORDO_OP_FIRE_DIST, "fire_dist"},
-    {ORDO_OP_PAIR_BIAS, "pair_bias"}, {ORDO_OP_KERPLE_BIAS, "kerple_bias"},
-    {ORDO_OP_DIST_BIAS, "dist_bias"}, {ORDO_OP_CUM_LOGSIGMOID, "cum_logsigmoid"},
-    {ORDO_OP_DIFF_BIAS, "diff_bias"}, {ORDO_OP_COPE_POSITIONS, "cope_positions"},
-    {ORDO_OP_COPE_BIAS, "cope_bias"},
+    {ORDO_OP_FIRE_DIST, "fire_dist"},           {ORDO_OP_PAIR_BIAS, "pair_bias"},
+    {ORDO_OP_KERPLE_TABLE, "kerple_table"},     {ORDO_OP_DIST_BIAS, "dist_bias"},
+    {ORDO_OP_CUM_LOGSIGMOID, "cum_logsigmoid"}, {ORDO_OP_DIFF_BIAS, "diff_bias"},
+    {ORDO_OP_COPE_POSITIONS, "cope_positions"}, {ORDO_OP_COPE_BIAS, "cope_bias"},
 };
 _Static_assert(sizeof pos_op_names / sizeof pos_op_names[0] == ORDO_POS_OP_END - ORDO_OP_COUNT,
                "pos_op_names must name every position op");
@@ -38,39 +33,6 @@ const char *ordo_pos_op_name(int op) {
     for (size_t i = 0; i < sizeof pos_op_names / sizeof pos_op_names[0]; i++)
         if (pos_op_names[i].op == op) return pos_op_names[i].name;
     return "?";
-}
-
-// Node: in[0] = table; ids = a copy of the bucket map (T*T, in the arena); iarg[0] = T.
-ordo_tensor *ordo_rel_bias(ordo_ctx *ctx, ordo_tensor *table, const int32_t *bucket, int T) {
-    ORDO_ASSERT(table->ndim == 2);
-    int NB = table->shape[0], NH = table->shape[1];
-    size_t TT = (size_t)T * T;
-    for (size_t k = 0; k < TT; k++) ORDO_ASSERT(bucket[k] >= 0 && bucket[k] < NB);
-    ordo_tensor *out = ordo_tensor_new3(ctx, NH, T, T);
-    for (int h = 0; h < NH; h++) // out[h, k] = table[bucket[k], h]
-        for (size_t k = 0; k < TT; k++)
-            out->data[(size_t)h * TT + k] = table->data[(size_t)bucket[k] * NH + h];
-    if (ordo_needs_grad(ctx, table, NULL, NULL)) {
-        ordo_node *n = ordo_tape_push(ctx, ORDO_OP_REL_BIAS, out, rel_bias_backward);
-        int32_t *ids = ordo_arena_alloc(&ctx->arena, TT * sizeof(int32_t));
-        memcpy(ids, bucket, TT * sizeof(int32_t)); // the caller's map may change before backward
-        n->in[0] = table;
-        n->ids = ids;
-        n->iarg[0] = T;
-    }
-    return out;
-}
-
-// dtable[bucket[k], h] += dout[h, k], k in map order
-static void rel_bias_backward(ordo_ctx *ctx, ordo_node *n) {
-    ordo_tensor *a = n->in[0];
-    float *dt = ordo_tensor_grad(ctx, a);
-    int NH = a->shape[1];
-    size_t TT = (size_t)n->iarg[0] * n->iarg[0];
-    const float *g = n->out->grad;
-    if (dt)
-        for (int h = 0; h < NH; h++)
-            for (size_t k = 0; k < TT; k++) dt[(size_t)n->ids[k] * NH + h] += g[(size_t)h * TT + k];
 }
 
 // ---- the learned relative biases (FIRE, Kerple). Each is a function of the causal pairs
@@ -194,7 +156,9 @@ static void pair_bias_backward(ordo_ctx *ctx, ordo_node *n) {
             }
 }
 
-double ordo_kerple_value(double r1, double r2, int d, int power, double *d1, double *d2) {
+// Kerple's value at distance d >= 0, -r1 log(1 + r2 d) (power: -r1 d^r2), in double, and its
+// partial derivatives in r1 (*d1) and r2 (*d2).
+static double kerple_value(double r1, double r2, int d, int power, double *d1, double *d2) {
     if (power) {
         double p = d > 0 ? pow((double)d, r2) : 0.0; // d^r2, 0 at d = 0 (r2 > 0)
         *d1 = -p;
@@ -207,72 +171,8 @@ double ordo_kerple_value(double r1, double r2, int d, int power, double *d1, dou
     return -r1 * l;
 }
 
-// Head h's dr1 += sum_d gd[d] d1(d) and dr2 likewise, in double, d ascending: the one sum of
-// both of kerple's ops (gd: the gradient by distance).
-static void kerple_grads(const ordo_tensor *r1, const ordo_tensor *r2, int h, int power,
-                         const double *gd, int n, float *d1, float *d2) {
-    double s1 = 0, s2 = 0, p1, p2;
-    for (int d = 0; d < n; d++) {
-        ordo_kerple_value(r1->data[h], r2->data[h], d, power, &p1, &p2);
-        s1 += gd[d] * p1;
-        s2 += gd[d] * p2;
-    }
-    if (d1) d1[h] += (float)s1;
-    if (d2) d2[h] += (float)s2;
-}
-
-// Records out's node of either kerple op (in[0] = r1, in[1] = r2; iarg[0] = its length, iarg[1]
-// = power) when r1 or r2 needs a gradient; returns out.
-static ordo_tensor *kerple_node(ordo_ctx *ctx, ordo_tensor *out, ordo_tensor *r1, ordo_tensor *r2,
-                                int n, int power, ordo_backward_fn backward) {
-    if (ordo_needs_grad(ctx, r1, r2, NULL)) {
-        ordo_node *nd = ordo_tape_push(ctx, ORDO_OP_KERPLE_BIAS, out, backward);
-        nd->in[0] = r1;
-        nd->in[1] = r2;
-        nd->iarg[0] = n;
-        nd->iarg[1] = power;
-    }
-    return out;
-}
-
-// Node: in[0] = r1, in[1] = r2; iarg[0] = T, iarg[1] = power.
-ordo_tensor *ordo_kerple_bias(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2, int T, int power) {
-    ORDO_ASSERT(r1->ndim == 1 && r2->ndim == 1 && r1->n == r2->n && T > 0);
-    int NH = (int)r1->n;
-    ordo_tensor *out = ordo_tensor_new3(ctx, NH, T, T);
-    float *v = ordo_arena_alloc(&ctx->arena, (size_t)T * sizeof(float)); // (T) by distance
-    for (int h = 0; h < NH; h++) {
-        double d1, d2;
-        for (int d = 0; d < T; d++)
-            v[d] = (float)ordo_kerple_value(r1->data[h], r2->data[h], d, power, &d1, &d2);
-        for (int i = 0; i < T; i++) {
-            float *row = out->data + ((size_t)h * T + i) * T;
-            for (int j = 0; j <= i; j++) row[j] = v[i - j];
-            for (int j = i + 1; j < T; j++) row[j] = 0.0f;
-        }
-    }
-    return kerple_node(ctx, out, r1, r2, T, power, kerple_bias_backward);
-}
-
-static void kerple_bias_backward(ordo_ctx *ctx, ordo_node *n) {
-    ordo_tensor *r1 = n->in[0], *r2 = n->in[1];
-    float *d1 = ordo_tensor_grad(ctx, r1), *d2 = ordo_tensor_grad(ctx, r2);
-    if (!d1 && !d2) return;
-    int T = n->iarg[0], power = n->iarg[1], NH = (int)r1->n;
-    const float *g = n->out->grad;
-    double *gd = ordo_arena_alloc(&ctx->arena, (size_t)T * sizeof(double)); // (T) by distance
-    for (int h = 0; h < NH; h++) {
-        memset(gd, 0, (size_t)T * sizeof(double));
-        for (int i = 0; i < T; i++) {
-            const float *row = g + ((size_t)h * T + i) * T;
-            for (int j = 0; j <= i; j++) gd[i - j] += row[j];
-        }
-        kerple_grads(r1, r2, h, power, gd, T, d1, d2);
-    }
-}
-
 // Node: in[0] = r1, in[1] = r2; iarg[0] = n, iarg[1] = power. out[d, h] = the value at
-// distance d (--pos-random: the distances of drawn positions, spread by ordo_dist_bias).
+// distance d, at 0..T-1 or at the distances of drawn positions (spread by ordo_dist_bias).
 ordo_tensor *ordo_kerple_table(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2, int n, int power) {
     ORDO_ASSERT(r1->ndim == 1 && r2->ndim == 1 && r1->n == r2->n && n > 0);
     int NH = (int)r1->n;
@@ -281,8 +181,15 @@ ordo_tensor *ordo_kerple_table(ordo_ctx *ctx, ordo_tensor *r1, ordo_tensor *r2, 
     for (int d = 0; d < n; d++)
         for (int h = 0; h < NH; h++)
             out->data[(size_t)d * NH + h] =
-                (float)ordo_kerple_value(r1->data[h], r2->data[h], d, power, &d1, &d2);
-    return kerple_node(ctx, out, r1, r2, n, power, kerple_table_backward);
+                (float)kerple_value(r1->data[h], r2->data[h], d, power, &d1, &d2);
+    if (ordo_needs_grad(ctx, r1, r2, NULL)) {
+        ordo_node *nd = ordo_tape_push(ctx, ORDO_OP_KERPLE_TABLE, out, kerple_table_backward);
+        nd->in[0] = r1;
+        nd->in[1] = r2;
+        nd->iarg[0] = n;
+        nd->iarg[1] = power;
+    }
+    return out;
 }
 
 // dr1[h] += sum_d g[d, h] d1(d), dr2 likewise, in double, d ascending.
@@ -292,10 +199,16 @@ static void kerple_table_backward(ordo_ctx *ctx, ordo_node *nd) {
     if (!d1 && !d2) return;
     int n = nd->iarg[0], power = nd->iarg[1], NH = (int)r1->n;
     const float *g = nd->out->grad;
-    double *gd = ordo_arena_alloc(&ctx->arena, (size_t)n * sizeof(double)); // head h's column
     for (int h = 0; h < NH; h++) {
-        for (int d = 0; d < n; d++) gd[d] = g[(size_t)d * NH + h];
-        kerple_grads(r1, r2, h, power, gd, n, d1, d2);
+        double s1 = 0, s2 = 0, p1, p2;
+        for (int d = 0; d < n; d++) {
+            double gd = g[(size_t)d * NH + h];
+            kerple_value(r1->data[h], r2->data[h], d, power, &p1, &p2);
+            s1 += gd * p1;
+            s2 += gd * p2;
+        }
+        if (d1) d1[h] += (float)s1;
+        if (d2) d2[h] += (float)s2;
     }
 }
 

@@ -150,8 +150,13 @@ static ordo_tensor *g_rope_cs(ordo_ctx *c, ordo_tensor **in, void *u) {
     ordo_rope_tables(cs, sn, T, hs, inv, ms);
     return ordo_rope_cs(c, in[0], a->i[0], cs, sn);
 }
-static ordo_tensor *g_relbias(ordo_ctx *c, ordo_tensor **in, void *u) {
-    return ordo_rel_bias(c, in[0], ((args *)u)->ids, ((args *)u)->i[0]);
+// T5's bias as the model makes it: the table's row of each distance's bucket, gathered into a
+// table by distance [T, NH] (ids: the bucket of d = 0..T-1), spread causally by dist_bias.
+static ordo_tensor *bucket_bias(ordo_ctx *c, ordo_tensor *table, const int32_t *ids, int T) {
+    return ordo_dist_bias(c, ordo_embedding(c, table, ids, 1, (int[]){T}), NULL, 1, T);
+}
+static ordo_tensor *g_bucket_bias(ordo_ctx *c, ordo_tensor **in, void *u) {
+    return bucket_bias(c, in[0], ((args *)u)->ids, ((args *)u)->i[0]);
 }
 static ordo_tensor *g_reshape(ordo_ctx *c, ordo_tensor **in, void *u) {
     args *a = u;
@@ -162,7 +167,7 @@ static ordo_tensor *g_reshape(ordo_ctx *c, ordo_tensor **in, void *u) {
 static ordo_tensor *g_block(ordo_ctx *c, ordo_tensor **in, void *u) {
     args *a = u;
     ordo_tensor *qkv = ordo_rope(c, in[0], a->i[0], 10000.0, 0);
-    ordo_tensor *bias = ordo_rel_bias(c, in[1], a->ids, a->i[1]);
+    ordo_tensor *bias = bucket_bias(c, in[1], a->ids, a->i[1]);
     ordo_tensor *y = ordo_attention(c, qkv, bias, a->i[0]);
     return ordo_layernorm(c, y, in[2], in[3], 1e-5f);
 }
@@ -382,17 +387,16 @@ static void case_rope(gc_round *r) {
     }
 }
 
-static void case_rel_bias(gc_round *r) { // with a bucket map that reuses buckets
+static void case_bucket_bias(gc_round *r) { // with buckets that several distances share
     int Tb = r->T + 1, NB = 4, NH = 2;
     int32_t bucket[64];
-    for (int i = 0; i < Tb; i++)
-        for (int j = 0; j < Tb; j++) bucket[i * Tb + j] = (i - j) > 0 ? (i - j) % NB : 0;
+    for (int d = 0; d < Tb; d++) bucket[d] = d % NB;
     leaves L;
     args a = {.i = {Tb}, .ids = bucket};
     leaves_begin(&L);
     leaf(&L, 2, (int[]){NB, NH});
     leaves_fill(&L, 1.0);
-    run(r, "rel_bias", g_relbias, &L, &a);
+    run(r, "bucket gather + dist_bias", g_bucket_bias, &L, &a);
 }
 
 static void case_reshape(gc_round *r) {
@@ -404,11 +408,10 @@ static void case_reshape(gc_round *r) {
     run(r, "reshape", g_reshape, &L, &a);
 }
 
-static void case_block(gc_round *r) { // rope + rel_bias + attention + layernorm
+static void case_block(gc_round *r) { // rope + bucket bias + attention + layernorm
     int NH = 2, hs = 4, Cb = NH * hs, Tb = r->T + 2, NB = 3;
     int32_t bucket[64];
-    for (int i = 0; i < Tb; i++)
-        for (int j = 0; j < Tb; j++) bucket[i * Tb + j] = i > j ? (i - j) % NB : 0;
+    for (int d = 0; d < Tb; d++) bucket[d] = d % NB;
     leaves L;
     args a = {.i = {NH, Tb}, .ids = bucket};
     leaves_begin(&L);
@@ -600,8 +603,10 @@ static ordo_tensor *g_fire_dist(ordo_ctx *c, ordo_tensor **in, void *u) {
 static ordo_tensor *g_pair_bias(ordo_ctx *c, ordo_tensor **in, void *u) {
     return ordo_pair_bias(c, in[0], ((args *)u)->i[0]);
 }
+// Kerple's bias at 0..T-1 as the model makes it: its table by distance, spread by dist_bias.
 static ordo_tensor *g_kerple(ordo_ctx *c, ordo_tensor **in, void *u) {
-    return ordo_kerple_bias(c, in[0], in[1], ((args *)u)->i[0], ((args *)u)->i[1]);
+    int T = ((args *)u)->i[0];
+    return ordo_dist_bias(c, ordo_kerple_table(c, in[0], in[1], T, ((args *)u)->i[1]), NULL, 1, T);
 }
 // FIRE as the model composes it (biases left out for the 4 leaves), into attention.
 static ordo_tensor *g_fire(ordo_ctx *c, ordo_tensor **in, void *u) {
@@ -666,7 +671,7 @@ static void case_kerple(gc_round *r) {
             L.t[0]->data[h] = (float)uniform(0.2, 1.5);
             L.t[1]->data[h] = (float)uniform(0.2, power ? 1.8 : 1.5);
         }
-        run(r, power ? "kerple_bias(power)" : "kerple_bias(log)", g_kerple, &L, &a);
+        run(r, power ? "kerple bias(power)" : "kerple bias(log)", g_kerple, &L, &a);
     }
 }
 
@@ -1239,11 +1244,12 @@ static const gc_case cases[] = {
     {"sum", OP(ORDO_OP_SUM), STEP, case_sum},
     {"mean", OP(ORDO_OP_MEAN), STEP, case_mean},
     {"rope", OP(ORDO_OP_ROPE), STEP, case_rope},
-    {"rel_bias", OP(ORDO_OP_REL_BIAS), STEP, case_rel_bias},
+    {"bucket bias", OP(ORDO_OP_EMBEDDING) | OP(ORDO_OP_DIST_BIAS), STEP, case_bucket_bias},
     {"reshape", OP(ORDO_OP_RESHAPE), STEP, case_reshape},
     {"composite block",
-     OP(ORDO_OP_ROPE) | OP(ORDO_OP_REL_BIAS) | OP(ORDO_OP_ATTENTION) | OP(ORDO_OP_LAYERNORM), STEP,
-     case_block},
+     OP(ORDO_OP_ROPE) | OP(ORDO_OP_EMBEDDING) | OP(ORDO_OP_DIST_BIAS) | OP(ORDO_OP_ATTENTION) |
+         OP(ORDO_OP_LAYERNORM),
+     STEP, case_block},
     {"tied scaled embedding",
      OP(ORDO_OP_EMBEDDING) | OP(ORDO_OP_SCALE) | OP(ORDO_OP_ADD) | OP(ORDO_OP_MATMUL), STEP,
      case_tied_scaled},
@@ -1253,7 +1259,7 @@ static const gc_case cases[] = {
     {"relu", OP(ORDO_OP_RELU), STEP, case_relu},
     {"fire_dist", OP(ORDO_OP_FIRE_DIST), STEP, case_fire_dist},
     {"pair_bias", OP(ORDO_OP_PAIR_BIAS), STEP, case_pair_bias},
-    {"kerple_bias", OP(ORDO_OP_KERPLE_BIAS), STEP, case_kerple},
+    {"kerple bias", OP(ORDO_OP_KERPLE_TABLE) | OP(ORDO_OP_DIST_BIAS), STEP, case_kerple},
     {"fire bias into attention",
      OP(ORDO_OP_FIRE_DIST) | OP(ORDO_OP_LINEAR) | OP(ORDO_OP_RELU) | OP(ORDO_OP_PAIR_BIAS) |
          OP(ORDO_OP_ATTENTION),
@@ -1283,7 +1289,7 @@ static const gc_case cases[] = {
     // --pos-random for the relative schemes: at drawn positions
     {"fire_dist_at", OP(ORDO_OP_FIRE_DIST), STEP, case_fire_dist_at},
     {"pair_bias(B rows)", OP(ORDO_OP_PAIR_BIAS), STEP, case_pair_bias_rows},
-    {"kerple_table", OP(ORDO_OP_KERPLE_BIAS), STEP, case_kerple_table},
+    {"kerple_table", OP(ORDO_OP_KERPLE_TABLE), STEP, case_kerple_table},
     {"dist_bias_at", OP(ORDO_OP_DIST_BIAS), STEP, case_dist_bias_at},
     {"bias at positions", OP(ORDO_OP_ATTENTION_FUSED) | OP(ORDO_OP_ATTENTION), STEP, case_tiles_at},
     // contextual positions (cope)

@@ -65,10 +65,11 @@ static void check_attention(const char *prefix, ordo_pos pos) {
         ordo_alibi_bias(alibi, NH, T);
         bias = ordo_tensor_wrap(&ctx, alibi, 3, (int[]){NH, T, T});
     }
-    if (pos == ORDO_POS_T5) {
-        buckets = malloc((size_t)T * T * sizeof(int32_t));
-        ordo_t5_bucket_map(buckets, T);
-        bias = ordo_rel_bias(&ctx, table, buckets, T);
+    if (pos == ORDO_POS_T5) { // as the model: the bucket's row per distance, spread causally
+        buckets = malloc((size_t)T * sizeof(int32_t)); // (T) by distance
+        for (int d = 0; d < T; d++) buckets[d] = ordo_t5_bucket(d);
+        bias =
+            ordo_dist_bias(&ctx, ordo_embedding(&ctx, table, buckets, 1, (int[]){T}), NULL, 1, T);
     }
     ordo_tensor *y = ordo_attention(&ctx, q, bias, NH);
     float *dy = fixture_read(F, ndy, NULL);
