@@ -107,8 +107,10 @@ static void report(const char *what, const ordo_bias_tiles *bt, tile_fn f, void 
 // The tensors every scheme's tiles are made from (main fills them).
 typedef struct bench_in {
     ordo_ctx *ctx;
-    ordo_tensor *table, *r1, *r2, *w1, *b1, *w2, *b2, *c, *lm, *dt, *fc;
-    const int32_t *pos; // one row's draw of T of [0, 4T)
+    ordo_tensor *w1, *b1, *w2, *b2, *c, *lm; // fire's MLP and distance
+    ordo_tensor *table;                      // a table by distance [4T, NH], 0..4T-1
+    ordo_tensor *fc;                         // fox's prefix sums (1, NH, T)
+    const int32_t *pos;                      // one row's draw of T of [0, 4T)
 } bench_in;
 
 // Reports p's tiles (at: at the drawn positions): fill, and grad where it has parameters. 0
@@ -123,7 +125,7 @@ static int bench_row(ordo_pos p, int at, const bench_in *x) {
     switch (p) {
     case ORDO_POS_ALIBI:
         // a constant table by distance, as alibi's -m_h d is: no gradient
-        bt = ordo_distance_tiles(ctx, ordo_tensor_wrap(ctx, x->dt->data, 2, x->dt->shape),
+        bt = ordo_distance_tiles(ctx, ordo_tensor_wrap(ctx, x->table->data, 2, x->table->shape),
                                  at ? x->pos : NULL, 1, T);
         break;
     case ORDO_POS_FIRE:
@@ -139,7 +141,7 @@ static int bench_row(ordo_pos p, int at, const bench_in *x) {
     case ORDO_POS_KERPLE_POWER:
     case ORDO_POS_DPB:
     case ORDO_POS_SANDWICH:
-        bt = ordo_distance_tiles(ctx, x->dt, at ? x->pos : NULL, 1, T);
+        bt = ordo_distance_tiles(ctx, x->table, at ? x->pos : NULL, 1, T);
         break;
     case ORDO_POS_FOX:
         bt = ordo_fox_tiles(ctx, x->fc);
@@ -173,22 +175,18 @@ int main(int argc, char **argv) {
     int W = ORDO_FIRE_WIDTH;
     ordo_params p;
     ordo_params_init(&p);
-    ordo_tensor *table = ordo_params_add(&p, "t5", 2, (int[]){ORDO_T5_BUCKETS, NH}, 0);
-    ordo_tensor *r1 = ordo_params_add(&p, "r1", 1, (int[]){NH}, 0);
-    ordo_tensor *r2 = ordo_params_add(&p, "r2", 1, (int[]){NH}, 0);
     ordo_tensor *w1 = ordo_params_add(&p, "w1", 2, (int[]){1, W}, 0);
     ordo_tensor *b1 = ordo_params_add(&p, "b1", 1, (int[]){W}, 0);
     ordo_tensor *w2 = ordo_params_add(&p, "w2", 2, (int[]){W, NH}, 0);
     ordo_tensor *b2 = ordo_params_add(&p, "b2", 1, (int[]){NH}, 0);
     ordo_tensor *c = ordo_params_add(&p, "c", 1, (int[]){1}, 0);
     ordo_tensor *lm = ordo_params_add(&p, "l", 1, (int[]){1}, 0);
-    ordo_tensor *dt = ordo_params_add(&p, "dpb", 2, (int[]){4 * T, NH}, 0);  // 0..4T-1
-    ordo_tensor *fc = ordo_params_add(&p, "fox.c", 3, (int[]){1, NH, T}, 0); // (B, NH, T)
+    ordo_tensor *table = ordo_params_add(&p, "table", 2, (int[]){4 * T, NH}, 0); // 0..4T-1
+    ordo_tensor *fc = ordo_params_add(&p, "fox.c", 3, (int[]){1, NH, T}, 0);     // (B, NH, T)
     ordo_params_alloc(&p);
     for (int k = 0; k < p.count; k++)
         for (size_t x = 0; x < p.t[k]->n; x++)
             p.t[k]->data[x] = (float)(2 * ordo_rng_uniform(&r) - 1);
-    for (int h = 0; h < NH; h++) r1->data[h] = 0.5f + h * 0.1f, r2->data[h] = 0.3f + h * 0.2f;
     c->data[0] = ORDO_FIRE_INIT_C;
     lm->data[0] = 0.25f;         // L = 128: most rows of a long T past it
     for (int h = 0; h < NH; h++) // prefix sums of log f, f in (0.5, 1)
@@ -199,7 +197,7 @@ int main(int argc, char **argv) {
     ordo_random_positions(pos, T, 4 * T, 7);
     ordo_ctx ctx;
     ordo_ctx_init(&ctx);
-    bench_in in = {&ctx, table, r1, r2, w1, b1, w2, b2, c, lm, dt, fc, pos};
+    bench_in in = {&ctx, w1, b1, w2, b2, c, lm, table, fc, pos};
     int saved = ordo_blas_single_thread_begin(), missing = 0;
     printf("T %d, tiles %dx%d, %d heads, one thread\n", T, BT, BT, NH);
     for (int at = 0; at < 2; at++) // the tiles at 0..T-1, then at positions
