@@ -164,11 +164,8 @@ static ordo_tensor *table_by_distance(distance_state *st, ordo_ctx *ctx, int n) 
 // One table [n, NH] for the forward, over the distances 0..T-1 or the positions' range n, read
 // by the one tile (fused) or the one dense op (materialized) at 0..T-1 or at the positions.
 static ordo_status prepare(ordo_pos_state *s, ordo_ctx *ctx, ordo_pos_step *f) {
-    ordo_tensor *x = table_by_distance((distance_state *)s, ctx, f->pos ? f->n : f->T);
-    if (f->fused)
-        f->tiles = ordo_distance_tiles(ctx, x, f->pos, f->B, f->T);
-    else
-        f->bias = ordo_dist_bias(ctx, x, f->pos, f->B, f->T);
+    ordo_pos_bias_by_distance(ctx, f,
+                              table_by_distance((distance_state *)s, ctx, f->pos ? f->n : f->T));
     return ORDO_OK;
 }
 
@@ -223,25 +220,21 @@ static double dpb_arena(const ordo_gpt_config *g, double R, double t, int fused)
     return t * (1 + 2 * W * D) + table_arena(g, R, t, fused);
 }
 
-// The hooks every scheme of the family shares; the learned ones' refusal.
+// The hooks every scheme of the family shares.
 #define DISTANCE_HOOKS                                                                             \
     .flags = ORDO_POS_F_BIAS | ORDO_POS_F_POSITIONS, .state_bytes = sizeof(distance_state),        \
     .prepare = prepare, .picture = ORDO_POS_PICTURE_BIAS
-#define LEARNED_DISTANCE_REFUSAL                                                                   \
-    "it adds a learned function of distance to the attention scores, which GPT2LMHeadModel "       \
-    "does not do"
 #define KERPLE_ROW(p)                                                                              \
     {                                                                                              \
-        .pos = p, DISTANCE_HOOKS, .export_refusal = LEARNED_DISTANCE_REFUSAL, .declare = declare,  \
-        .init = init, .grad_floats = table_grad, .arena_floats = table_arena,                      \
+        .pos = p, DISTANCE_HOOKS, .export_refusal = ORDO_POS_REFUSAL_LEARNED_DISTANCE,             \
+        .declare = declare, .init = init, .grad_floats = table_grad, .arena_floats = table_arena,  \
         .caption = kerple_caption,                                                                 \
     }
 
 const ordo_pos_scheme ordo_pos_alibi_row = {
     .pos = ORDO_POS_ALIBI,
     DISTANCE_HOOKS,
-    .export_refusal = "it adds a distance bias to the attention scores, which GPT2LMHeadModel "
-                      "does not do",
+    .export_refusal = ORDO_POS_REFUSAL_DISTANCE,
     .meta = alibi_meta,
     .arena_floats = table_arena,
     .caption = alibi_caption,
@@ -266,7 +259,7 @@ const ordo_pos_scheme ordo_pos_kerple_power_row = KERPLE_ROW(ORDO_POS_KERPLE_POW
 const ordo_pos_scheme ordo_pos_dpb_row = {
     .pos = ORDO_POS_DPB,
     DISTANCE_HOOKS,
-    .export_refusal = LEARNED_DISTANCE_REFUSAL,
+    .export_refusal = ORDO_POS_REFUSAL_LEARNED_DISTANCE,
     .declare = declare,
     .init = init,
     .meta = dpb_meta,

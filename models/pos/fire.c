@@ -103,8 +103,7 @@ const ordo_pos_scheme ordo_pos_fire_row = {
     .pos = ORDO_POS_FIRE,
     .flags = ORDO_POS_F_BIAS | ORDO_POS_F_POSITIONS,
     .state_bytes = sizeof(fire_state),
-    .export_refusal = "it adds a learned function of distance to the attention scores, which "
-                      "GPT2LMHeadModel does not do",
+    .export_refusal = ORDO_POS_REFUSAL_LEARNED_DISTANCE,
     .declare = declare,
     .init = init,
     .prepare = prepare,

@@ -9,7 +9,6 @@
 #include <stdio.h>
 
 #include "framework/ops.h"
-#include "models/pos/ops.h"
 #include "models/pos/scheme.h"
 
 // The bias by (distance, head) over 0..n-1, [n, NH], computed in double and rounded once. A
@@ -29,11 +28,7 @@ static ordo_tensor *table(const ordo_gpt_config *c, ordo_ctx *ctx, int n) {
 }
 
 static ordo_status prepare(ordo_pos_state *s, ordo_ctx *ctx, ordo_pos_step *f) {
-    ordo_tensor *t = table(s->cfg, ctx, f->pos ? f->n : f->T);
-    if (f->fused)
-        f->tiles = ordo_distance_tiles(ctx, t, f->pos, f->B, f->T);
-    else
-        f->bias = ordo_dist_bias(ctx, t, f->pos, f->B, f->T);
+    ordo_pos_bias_by_distance(ctx, f, table(s->cfg, ctx, f->pos ? f->n : f->T));
     return ORDO_OK;
 }
 
@@ -52,8 +47,7 @@ const ordo_pos_scheme ordo_pos_sandwich_row = {
     .pos = ORDO_POS_SANDWICH,
     .flags = ORDO_POS_F_BIAS | ORDO_POS_F_POSITIONS,
     .state_bytes = sizeof(ordo_pos_state),
-    .export_refusal = "it adds a distance bias to the attention scores, which GPT2LMHeadModel "
-                      "does not do",
+    .export_refusal = ORDO_POS_REFUSAL_DISTANCE,
     .prepare = prepare,
     .arena_floats = arena_floats,
     .picture = ORDO_POS_PICTURE_BIAS,

@@ -130,6 +130,17 @@ void ordo_pos_state_free(ordo_pos_state *s);
 
 // Helpers the rows share.
 void ordo_pos_fill_const(ordo_tensor *t, float v);
+// A table by distance x [n, NH] (n: step's T, or with positions their range) as this forward's
+// bias: the one distance tile (fused) or the one dense op (materialized), at 0..T-1 or at
+// step's positions. What every stationary bias does with its table (distance.c, sandwich.c).
+void ordo_pos_bias_by_distance(ordo_ctx *ctx, ordo_pos_step *step, ordo_tensor *x);
+// The export refusals of the biases by distance, fixed (alibi, sandwich) and learned (t5 aside:
+// it names its table).
+#define ORDO_POS_REFUSAL_DISTANCE                                                                  \
+    "it adds a distance bias to the attention scores, which GPT2LMHeadModel does not do"
+#define ORDO_POS_REFUSAL_LEARNED_DISTANCE                                                          \
+    "it adds a learned function of distance to the attention scores, which GPT2LMHeadModel "       \
+    "does not do"
 // Appends key = printf(fmt, v) to mt.
 void ordo_pos_meta_num(ordo_gpt_meta *mt, const char *key, const char *fmt, double v);
 
