@@ -268,41 +268,78 @@ static int32_t *sample_window(ordo_rundata *d, int T, int *Tx) {
     return idx;
 }
 
+// One forward over sample_window's tokens with the attention recorded (the scheme's own
+// record per layer in m->pos_record), in *ctx (the caller frees it, and the tokens returned);
+// NULL when the data is too short (nothing to draw), else *s is the forward's status.
+static int32_t *recorded_window(ordo_gpt *m, ordo_rundata *d, int T, ordo_ctx *ctx, int *Tx,
+                                ordo_status *s) {
+    int32_t *idx = sample_window(d, T, Tx); // (Tx)
+    if (!idx) return NULL;
+    ordo_ctx_init(ctx);
+    ctx->grad_enabled = 0;
+    m->record_attention = 1;
+    ordo_tensor *logits;
+    *s = ordo_gpt_forward(m, ctx, idx, NULL, 1, *Tx, &logits, NULL);
+    m->record_attention = 0;
+    return idx;
+}
+
+// A curve per layer and head over x = 0..n-1 (the text-dependent pictures): series k = l NH + h
+// labelled "layer l head h", its y (n values) for the caller to fill.
+typedef struct layer_curves {
+    double *xy; // x, then each series' y: (1 + L NH, n)
+    ordo_series *ser;
+    char (*labels)[48];
+} layer_curves;
+
+static layer_curves layer_curves_new(int L, int NH, int n) {
+    int ns = L * NH;
+    layer_curves c = {ordo_xcalloc((size_t)(ns + 1) * n, sizeof(double)),
+                      ordo_xcalloc((size_t)ns, sizeof(ordo_series)),
+                      ordo_xcalloc((size_t)ns, sizeof *c.labels)};
+    for (int x = 0; x < n; x++) c.xy[x] = x;
+    for (int k = 0; k < ns; k++) {
+        snprintf(c.labels[k], sizeof c.labels[0], "layer %d head %d", k / NH, k % NH);
+        c.ser[k] = (ordo_series){.x = c.xy,
+                                 .y = c.xy + (size_t)(k + 1) * n,
+                                 .n = n,
+                                 .color = ordo_svg_scheme_color("", k),
+                                 .width = 1.8,
+                                 .label = c.labels[k]};
+    }
+    return c;
+}
+
+// Series k's y, to fill.
+static double *layer_curve_y(const layer_curves *c, int k) {
+    return (double *)c->ser[k].y;
+}
+
+static void layer_curves_free(layer_curves *c) {
+    free(c->labels);
+    free(c->ser);
+    free(c->xy);
+}
+
 static ordo_status fox_curves(ordo_viz *v, ordo_gpt *m, ordo_rundata *d, int T) {
     int NH = m->cfg.NH, L = m->cfg.L, Tx;
-    int32_t *idx = sample_window(d, T, &Tx); // (Tx)
-    if (!idx) return ORDO_OK;
     ordo_ctx ctx;
-    ordo_ctx_init(&ctx);
-    ctx.grad_enabled = 0;
-    m->record_attention = 1; // keeps every layer's c (m->pos_record)
-    ordo_tensor *logits;
-    ordo_status s = ordo_gpt_forward(m, &ctx, idx, NULL, 1, Tx, &logits, NULL);
-    m->record_attention = 0;
-    int ns = L * NH;
-    double *xy = ordo_xcalloc((size_t)(ns + 1) * Tx, sizeof(double));
-    ordo_series *ser = ordo_xcalloc((size_t)ns, sizeof *ser);
-    char(*labels)[48] = ordo_xcalloc((size_t)ns, sizeof *labels);
+    ordo_status s;
+    int32_t *idx = recorded_window(m, d, T, &ctx, &Tx, &s); // every layer's c in m->pos_record
+    if (!idx) return ORDO_OK;
+    layer_curves lc = layer_curves_new(L, NH, Tx);
     char cap[256];
     int k = snprintf(cap, sizeof cap,
                      "mean over one window of c_i - c_(i-d); exp(mean log f) per layer, head:");
-    for (int x = 0; x < Tx; x++) xy[x] = x;
     for (int l = 0; l < L && !s; l++)
         for (int h = 0; h < NH; h++) {
             const float *c = m->pos_record[l] + (size_t)h * Tx; // (Tx), batch row 0
-            double *y = xy + (size_t)(l * NH + h + 1) * Tx;
+            double *y = layer_curve_y(&lc, l * NH + h);
             for (int dist = 0; dist < Tx; dist++) {
                 double sum = 0;
                 for (int i = dist; i < Tx; i++) sum += (double)c[i] - c[i - dist];
                 y[dist] = sum / (Tx - dist);
             }
-            snprintf(labels[l * NH + h], sizeof labels[0], "layer %d head %d", l, h);
-            ser[l * NH + h] = (ordo_series){.x = xy,
-                                            .y = y,
-                                            .n = Tx,
-                                            .color = ordo_svg_scheme_color("", l * NH + h),
-                                            .width = 1.8,
-                                            .label = labels[l * NH + h]};
             if (k > 0 && (size_t)k < sizeof cap - 24) // c_0 = log f_0: the mean from the total
                 k += snprintf(cap + k, sizeof cap - (size_t)k, " L%dH%d %.3g", l, h,
                               exp((double)c[Tx - 1] / Tx));
@@ -310,11 +347,9 @@ static ordo_status fox_curves(ordo_viz *v, ordo_gpt *m, ordo_rundata *d, int T) 
     if (!s) {
         const char *title = "fox: the forget bias per layer and head against distance";
         s = curves_svg(v, "fox_bias_curves.svg", title, "bias added to the score (mean)", 150, T,
-                       ser, ns, cap);
+                       lc.ser, L * NH, cap);
     }
-    free(labels);
-    free(ser);
-    free(xy);
+    layer_curves_free(&lc);
     free(idx);
     ordo_ctx_free(&ctx);
     return s;
@@ -327,15 +362,10 @@ static ordo_status fox_curves(ordo_viz *v, ordo_gpt *m, ordo_rundata *d, int T) 
 // 1). p = d + 1 would count every token.
 static ordo_status cope_positions(ordo_viz *v, ordo_gpt *m, ordo_rundata *d, int T) {
     int NH = m->cfg.NH, L = m->cfg.L, Tx;
-    int32_t *idx = sample_window(d, T, &Tx); // (Tx)
-    if (!idx) return ORDO_OK;
     ordo_ctx ctx;
-    ordo_ctx_init(&ctx);
-    ctx.grad_enabled = 0;
-    m->record_attention = 1; // keeps every layer's p (m->pos_record)
-    ordo_tensor *logits;
-    ordo_status s = ordo_gpt_forward(m, &ctx, idx, NULL, 1, Tx, &logits, NULL);
-    m->record_attention = 0;
+    ordo_status s;
+    int32_t *idx = recorded_window(m, d, T, &ctx, &Tx, &s); // every layer's p in m->pos_record
+    if (!idx) return ORDO_OK;
     float *map = ordo_xmalloc((size_t)NH * T * T * sizeof(float)); // (NH, T, T)
     for (int h = 0; h < NH && !s; h++)
         for (int i = 0; i < T; i++)
@@ -351,32 +381,19 @@ static ordo_status cope_positions(ordo_viz *v, ordo_gpt *m, ordo_rundata *d, int
         s = head_grid(v, "cope_positions.svg",
                       "CoPE positions per head, last layer (query i x key j)", map, NH, T, 0, 0,
                       cap, "p");
-    int ns = L * NH;
-    double *xy = ordo_xcalloc((size_t)(ns + 1) * Tx, sizeof(double));
-    ordo_series *ser = ordo_xcalloc((size_t)ns, sizeof *ser);
-    char(*labels)[48] = ordo_xcalloc((size_t)ns, sizeof *labels);
-    for (int x = 0; x < Tx; x++) xy[x] = x;
+    layer_curves lc = layer_curves_new(L, NH, Tx);
     for (int l = 0; l < L && !s; l++)
         for (int h = 0; h < NH; h++) {
             const float *row = m->pos_record[l] + ((size_t)h * Tx + Tx - 1) * Tx; // the last query
-            double *y = xy + (size_t)(l * NH + h + 1) * Tx;
+            double *y = layer_curve_y(&lc, l * NH + h);
             for (int dist = 0; dist < Tx; dist++) y[dist] = row[Tx - 1 - dist];
-            snprintf(labels[l * NH + h], sizeof labels[0], "layer %d head %d", l, h);
-            ser[l * NH + h] = (ordo_series){.x = xy,
-                                            .y = y,
-                                            .n = Tx,
-                                            .color = ordo_svg_scheme_color("", l * NH + h),
-                                            .width = 1.8,
-                                            .label = labels[l * NH + h]};
         }
     if (!s)
         s = curves_svg(v, "cope_position_curves.svg",
                        "cope: the last query's positions p against distance, per layer and head",
-                       "position p (gated count)", 150, T, ser, ns,
+                       "position p (gated count)", 150, T, lc.ser, L * NH,
                        "p = d + 1 would count every token; the count stops at P - 1");
-    free(labels);
-    free(ser);
-    free(xy);
+    layer_curves_free(&lc);
     free(map);
     free(idx);
     ordo_ctx_free(&ctx);
