@@ -204,6 +204,21 @@ static ordo_status curves_svg(ordo_viz *v, const char *file, const char *title, 
     return s;
 }
 
+// The scheme's shared bias at length T into *out (NH, T, T), made in *ctx, which the caller
+// frees; on failure (no memory for it) ctx is freed and the error names `file`.
+static ordo_status shared_bias(ordo_gpt *m, ordo_ctx *ctx, int T, const char *file,
+                               const float **out) {
+    ordo_ctx_init(ctx);
+    ctx->grad_enabled = 0;
+    ordo_tensor *bt = ordo_gpt_position_bias(m, ctx, T);
+    if (!bt) {
+        ordo_ctx_free(ctx);
+        return ordo_error_wrap(ORDO_ERR_NOMEM, "%s", file);
+    }
+    *out = bt->data;
+    return ORDO_OK;
+}
+
 // Each head's bias against the distance i - j, read off the last query row of a length 4T
 // (at most 1024, at least T) so that the curves show what the model does past its training
 // length too, which is marked.
@@ -211,14 +226,9 @@ static ordo_status bias_curves(ordo_viz *v, ordo_gpt *m, const char *file, const
                                const char *caption, int T) {
     int NH = m->cfg.NH, Tx = 4 * T < 1024 ? 4 * T : T > 1024 ? T : 1024;
     ordo_ctx ctx;
-    ordo_ctx_init(&ctx);
-    ctx.grad_enabled = 0;
-    ordo_tensor *bt = ordo_gpt_position_bias(m, &ctx, Tx); // (NH, Tx, Tx)
-    if (!bt) {
-        ordo_ctx_free(&ctx);
-        return ordo_error_wrap(ORDO_ERR_NOMEM, "%s", file);
-    }
-    const float *b = bt->data;
+    const float *b = NULL; // (NH, Tx, Tx)
+    ordo_status st = shared_bias(m, &ctx, Tx, file, &b);
+    if (st) return st;
     double *xy = ordo_xmalloc((size_t)(NH + 1) * Tx * sizeof(double));
     ordo_series *ser = ordo_xcalloc((size_t)NH, sizeof *ser);
     char(*labels)[16] = ordo_xcalloc((size_t)NH, sizeof *labels);
@@ -410,14 +420,9 @@ static ordo_status bias_maps(ordo_viz *v, ordo_gpt *m, int T) {
     snprintf(curves, sizeof curves, "%s_bias_curves.svg", name);
     m->pos->row->caption(m->pos, cap, sizeof cap);
     ordo_ctx ctx;
-    ordo_ctx_init(&ctx);
-    ctx.grad_enabled = 0;
-    ordo_tensor *bt = ordo_gpt_position_bias(m, &ctx, T); // (NH, T, T)
-    if (!bt) {
-        ordo_ctx_free(&ctx);
-        return ordo_error_wrap(ORDO_ERR_NOMEM, "%s", file);
-    }
-    const float *bias = bt->data;
+    const float *bias = NULL; // (NH, T, T)
+    ordo_status st = shared_bias(m, &ctx, T, file, &bias);
+    if (st) return st;
     float *b = ordo_xmalloc((size_t)NH * T * T * sizeof(float)); // (NH, T, T)
     for (int h = 0; h < NH; h++)
         for (int i = 0; i < T; i++)
