@@ -99,11 +99,10 @@ ordo_status ordo_rope_config_check(const ordo_rope_config *rc, int hs) {
     if ((rc->scaling == ORDO_ROPE_SCALING_NTK || rc->scaling == ORDO_ROPE_SCALING_DYNAMIC_NTK) &&
         hs < 4)
         return ordo_error(ORDO_ERR_ARG,
-                          "--rope-scaling ntk (and dynamic-ntk) needs a head size of at least 4 "
-                          "rotated dims (its "
+                          "--rope-scaling %s needs a head size of at least 4 rotated dims (its "
                           "base is base*s^(rd/(rd-2))), but a head rotates %d (d-model/heads, "
                           "times --rope-fraction)",
-                          hs);
+                          ordo_rope_scaling_name(rc->scaling), hs);
     return ORDO_OK;
 }
 
