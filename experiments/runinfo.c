@@ -278,6 +278,12 @@ static void read_point(ordo_eval_point *p, const ordo_eval_report_result *o) {
         p->by_pos = ordo_xmalloc((size_t)p->npos * sizeof(double));
         memcpy(p->by_pos, bp->v, (size_t)p->npos * sizeof(double));
     }
+    const ordo_eval_reals *ng = &o->ngram_loss;
+    if (ng->have && ng->n > 0) {
+        p->nngram = ng->n;
+        p->ngram = ordo_xmalloc((size_t)p->nngram * sizeof(double));
+        memcpy(p->ngram, ng->v, (size_t)p->nngram * sizeof(double));
+    }
 }
 
 // Copy/reverse's exact match by n (passkey's by length, and its grid), when the record has it.
@@ -334,7 +340,8 @@ static void free_eval(ordo_run_eval *e) {
     free(e->name);
     free(e->path);
     free(e->mode);
-    for (int i = 0; i < e->neval; i++) free(e->eval[i].note), free(e->eval[i].by_pos);
+    for (int i = 0; i < e->neval; i++)
+        free(e->eval[i].note), free(e->eval[i].by_pos), free(e->eval[i].ngram);
     free(e->eval);
     free(e->acc_task);
     free(e->acc);

@@ -22,6 +22,10 @@ typedef struct ordo_eval_point {
     long long order_targets;
     int npos; // loss_by_position (mean loss at each position of the window), if given
     double *by_pos;
+    // the n-gram levels of the same targets (ngram_loss): ngram[k] is order k + 1's loss, NaN
+    // where null; nngram 0 for a record without them (older, --no-ngram, an eval file)
+    int nngram;
+    double *ngram;
 } ordo_eval_point;
 
 typedef struct ordo_acc_point {
