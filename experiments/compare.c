@@ -93,7 +93,8 @@ static ordo_status write_csv(const ordo_cmp *c, const char *path) {
         if (k >= ORDO_CMP_X1) ordo_strbuf_printf(b, ",%s_note,%s_windows", key, key);
     }
     ordo_strbuf_puts(b, ",train_context,wall_source,embedding,differs,unigram_level,"
-                        "below_unigram_mean,unigram_runs,no_context_runs\n");
+                        "below_unigram_mean,unigram_runs,no_context_runs,ngram_best_order,"
+                        "below_best_ngram_mean,ngram_runs,not_below_3gram_runs\n");
     for (int i = 0; i < c->ngroups; i++) {
         const ordo_cmp_group *g = &c->groups[i];
         char p[64];
@@ -117,7 +118,11 @@ static ordo_status write_csv(const ordo_cmp *c, const char *path) {
         const ordo_runinfo *r0 = &c->runs[g->runs[0]];
         csv_num(b, r0->unigram);
         csv_num(b, g->uni_n ? g->uni_gap : NAN);
-        ordo_strbuf_printf(b, "%d,%d\n", g->uni_n, g->uni_flagged);
+        ordo_strbuf_printf(b, "%d,%d,", g->uni_n, g->uni_flagged);
+        if (g->ng_n) ordo_strbuf_printf(b, "%d", g->ng_best_order);
+        ordo_strbuf_puts(b, ",");
+        csv_num(b, g->ng_n ? g->ng_gap : NAN);
+        ordo_strbuf_printf(b, "%d,%d\n", g->ng_n, g->ng_flagged);
     }
     ordo_status s = ordo_strbuf_save(&csv, path);
     ordo_strbuf_free(&csv);
@@ -420,6 +425,27 @@ static void build(ordo_cmp *c) {
             g->uni_flagged += loss > (1 - ORDO_CMP_UNIGRAM_MARGIN) * r->unigram;
         }
         g->uni_gap = g->uni_n ? gap / g->uni_n : NAN;
+        // against the n-gram levels: only the eval record's, whose targets are the loss's own
+        // (the best val loss of training has none)
+        gap = 0;
+        for (int k = 0; k < g->n; k++) {
+            const ordo_eval_point *p = ordo_cmp_eval_at_mult(&c->runs[g->runs[k]], 0);
+            if (!p || isnan(p->val_loss)) continue;
+            int best = 0;
+            for (int o = 0; o < p->nngram; o++)
+                if (!isnan(p->ngram[o]) && (!best || p->ngram[o] < p->ngram[best - 1]))
+                    best = o + 1;
+            if (!best) continue;
+            if (!g->ng_n) g->ng_best_order = best;
+            g->ng_n++;
+            gap += p->ngram[best - 1] - p->val_loss;
+            double tri =
+                p->nngram >= ORDO_CMP_NGRAM_ORDER ? p->ngram[ORDO_CMP_NGRAM_ORDER - 1] : NAN;
+            g->ng_flagged += !isnan(tri) && !(p->val_loss < tri);
+        }
+        g->ng_gap = g->ng_n ? gap / g->ng_n : NAN;
+        c->has_ngram |= g->ng_n > 0;
+        c->ngram_flagged |= g->ng_flagged > 0;
     }
     free(v);
 }

@@ -33,6 +33,11 @@ enum {
 // above (1 - this) times the val split's unigram entropy: within 1% of the context-free level,
 // or worse than it.
 #define ORDO_CMP_UNIGRAM_MARGIN 0.01
+// The mark of a "vs best n-gram" cell whose row (some run of it) does not beat the 3-gram at
+// the training length: its model uses no more context than two tokens would give.
+#define ORDO_CMP_NGRAM_MARK "\xc2\xa7" // §
+// The n-gram order a row must beat not to be marked.
+#define ORDO_CMP_NGRAM_ORDER 3
 
 typedef struct ordo_cmp_cell {
     double mean, sd;   // sd: sample sd (n-1); NaN when n < 2
@@ -64,6 +69,12 @@ typedef struct ordo_cmp_group {
     // them those flagged (ORDO_CMP_UNIGRAM_MARGIN), and the mean of level - loss over them
     int uni_n, uni_flagged;
     double uni_gap;
+    // against the n-gram levels of the same targets (the eval record's ngram_loss at the
+    // training length): runs with levels and a loss there, of them those whose loss is not
+    // below the 3-gram's (marked ORDO_CMP_NGRAM_MARK), the mean of best level - loss, and the
+    // best order (the lowest level) of the first such run
+    int ng_n, ng_flagged, ng_best_order;
+    double ng_gap;
 } ordo_cmp_group;
 
 // What the tables and the report show: `ordo compare`'s --columns, --wide and --reference.
@@ -91,6 +102,8 @@ typedef struct ordo_cmp {
     int few_windows;    // some cell rests on fewer than ORDO_CMP_FEW_WINDOWS windows
     double unigram;     // the runs' unigram level when they agree (NaN: unknown or mixed)
     int unigram_mixed;  // the runs' levels differ (different val splits)
+    int has_ngram;      // some row has n-gram levels at the training length (ng_n > 0)
+    int ngram_flagged;  // some row is marked ORDO_CMP_NGRAM_MARK
     const char *source; // what was compared (the sweep dir, or "N run directories")
     ordo_cmp_view view;
 } ordo_cmp;
@@ -110,6 +123,14 @@ int ordo_cmp_col_shown(const ordo_cmp *c, int col);
 // The "vs unigram level" cell of g as text: "0.8512 below", "learned no use of context"
 // (with "(k of n runs)" when not all), or "unknown".
 void ordo_cmp_unigram_str(const ordo_cmp_group *g, char *buf, size_t cap);
+// The "vs best n-gram" cell of g as text: "+0.1234" (best level minus the loss at the
+// training length, mean over the runs), with " (k of n runs)" when not all have levels, the
+// best order when wide ("+0.1234 (4-gram)") and ORDO_CMP_NGRAM_MARK when a run does not beat
+// the 3-gram; "-" when no run has levels.
+void ordo_cmp_ngram_str(const ordo_cmp_group *g, int wide, char *buf, size_t cap);
+// The note on the n-gram column and its mark (Markdown line, or an XHTML paragraph when
+// html), into b; nothing when no row has n-gram levels.
+void ordo_cmp_ngram_note(const ordo_cmp *c, int html, ordo_strbuf *b);
 // The notes under the table (what the cells mean, the differing settings, the windows mark,
 // the unigram level), Markdown or XHTML paragraphs when html, into b.
 void ordo_cmp_notes(const ordo_cmp *c, int html, ordo_strbuf *b);

@@ -558,6 +558,17 @@ static void html_unigram(const ordo_cmp_group *g, ordo_strbuf *h) {
               buf);
 }
 
+// The "vs best n-gram" cell of g (red when a run does not beat the 3-gram).
+static void html_ngram(const ordo_cmp_group *g, ordo_strbuf *h) {
+    char buf[128];
+    ordo_cmp_ngram_str(g, 1, buf, sizeof buf);
+    html_cell(h,
+              g->ng_flagged ? "td class=\"ng flag\""
+              : g->ng_n     ? "td class=\"ng\""
+                            : "td class=\"ng na\"",
+              buf);
+}
+
 static void html_table(const ordo_cmp *c, ordo_strbuf *h) {
     char buf[512];
     // a table wider than the window scrolls on its own, the page does not
@@ -571,6 +582,7 @@ static void html_table(const ordo_cmp *c, ordo_strbuf *h) {
         ordo_cmp_header(c, k, buf, sizeof buf);
         html_cell(h, "th", buf);
         if (k == ORDO_CMP_PPL) ordo_strbuf_printf(h, "<th class=\"l\">vs unigram level</th>");
+        if (k == ORDO_CMP_PPL && c->has_ngram) ordo_strbuf_printf(h, "<th>vs best n-gram</th>");
     }
     ordo_strbuf_printf(h, "</tr>\n");
     for (int i = 0; i < c->ngroups; i++) {
@@ -598,6 +610,7 @@ static void html_table(const ordo_cmp *c, ordo_strbuf *h) {
         for (int k = 0; k < ORDO_CMP_NCOL; k++) {
             if (!ordo_cmp_col_shown(c, k)) continue;
             if (k == ORDO_CMP_TPS) html_unigram(g, h); // after the val ppl, as the header
+            if (k == ORDO_CMP_TPS && c->has_ngram) html_ngram(g, h);
 
             const ordo_cmp_cell *e = &g->cell[k];
             // † on the eval cells of a row with a stale eval (the footnote says which)
@@ -636,6 +649,7 @@ static void html_table(const ordo_cmp *c, ordo_strbuf *h) {
     }
     ordo_strbuf_printf(h, "</table></div>\n");
     ordo_cmp_mark_notes(c, 1, h); // n/a¹, ‡ and †
+    ordo_cmp_ngram_note(c, 1, h); // §
 }
 
 ordo_status ordo_cmp_write_report(const ordo_cmp *c, const char *out_dir) {

@@ -25,6 +25,7 @@ typedef enum col_id {
     COL_VAL,
     COL_PPL,
     COL_UNIGRAM,
+    COL_NGRAM,
     COL_TPS,
     COL_TIME,
     COL_X1, // then 2x, 4x, 8x
@@ -34,8 +35,8 @@ typedef enum col_id {
 
 // --columns names, in the order of col_id (docs/experiments.md lists them)
 static const char *const col_names[COL_N] = {
-    "scheme",  "seeds", "params", "embedding", "differs", "variant", "train", "val",  "ppl",
-    "unigram", "tps",   "time",   "1x",        "2x",      "4x",      "8x",    "order"};
+    "scheme",  "seeds", "params", "embedding", "differs", "variant", "train", "val", "ppl",
+    "unigram", "ngram", "tps",    "time",      "1x",      "2x",      "4x",    "8x",  "order"};
 
 // The ordo_cmp cell behind a numeric column (-1: not one).
 static int cell_index(col_id id) {
@@ -122,7 +123,8 @@ static void wide_cols(const ordo_cmp *c, table *t) {
     if (c->differs[0]) add_col(t, COL_DIFFERS);
     if (any_variant(c)) add_col(t, COL_VARIANT);
     for (int id = COL_TRAIN; id < COL_N; id++)
-        if (id != COL_ORDER || c->has_order) add_col(t, (col_id)id);
+        if ((id != COL_ORDER || c->has_order) && (id != COL_NGRAM || c->has_ngram))
+            add_col(t, (col_id)id);
 }
 
 static void listed_cols(const ordo_cmp *c, table *t) {
@@ -145,6 +147,7 @@ static void default_cols(const ordo_cmp *c, table *t) {
     for (int m = 0; m < ORDO_CMP_NMULT && any_eval(c); m++) add_col(t, (col_id)(COL_X1 + m));
     if (c->has_order) add_col(t, COL_ORDER);
     add_col(t, COL_UNIGRAM);
+    if (c->has_ngram) add_col(t, COL_NGRAM);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -152,7 +155,7 @@ static void default_cols(const ordo_cmp *c, table *t) {
 
 // Columns printed flush right: the numbers.
 static int right_aligned(col_id id) {
-    return id == COL_SEEDS || id == COL_PARAMS || cell_index(id) >= 0;
+    return id == COL_SEEDS || id == COL_PARAMS || id == COL_NGRAM || cell_index(id) >= 0;
 }
 
 static void header_text(const ordo_cmp *c, const table *t, col_id id, char *buf, size_t cap) {
@@ -192,6 +195,9 @@ static void header_text(const ordo_cmp *c, const table *t, col_id id, char *buf,
         return;
     case COL_UNIGRAM:
         snprintf(buf, cap, "%s", t->wide ? "vs unigram level" : "vs unigram");
+        return;
+    case COL_NGRAM:
+        snprintf(buf, cap, "%s", t->wide ? "vs best n-gram" : "vs n-gram");
         return;
     default:
         snprintf(buf, cap, "?");
@@ -295,6 +301,9 @@ static void cell_text(const ordo_cmp *c, const table *t, const ordo_cmp_group *g
     case COL_UNIGRAM:
         unigram_text(t, g, buf, cap);
         return;
+    case COL_NGRAM:
+        ordo_cmp_ngram_str(g, t->wide, buf, cap);
+        return;
     default:
         snprintf(buf, cap, "?");
         return;
@@ -369,10 +378,10 @@ static void remove_col(table *t, col_id id) {
 
 // The default table, narrowed to ORDO_CMP_TABLE_WIDTH: the order-dependent loss goes first
 // (the loss at each length is what the table is for), then the middle lengths (1x and 8x
-// frame the extrapolation), then the unigram flag. What names a row (scheme, variant,
-// differs) stays.
+// frame the extrapolation), then the unigram flag, then the n-gram one (the stronger baseline,
+// kept longest). What names a row (scheme, variant, differs) stays.
 static void fit(const ordo_cmp *c, table *t) {
-    static const col_id order[] = {COL_ORDER, COL_X1 + 2, COL_X1 + 1, COL_UNIGRAM};
+    static const col_id order[] = {COL_ORDER, COL_X1 + 2, COL_X1 + 1, COL_UNIGRAM, COL_NGRAM};
     for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
         if (table_width(c, t) <= ORDO_CMP_TABLE_WIDTH) return;
         if (has_col(t, order[i])) remove_col(t, order[i]);
@@ -438,6 +447,9 @@ static void compact_notes(const ordo_cmp *c, const table *t, ordo_strbuf *b) {
                            "%g%% of H, learned no use of context.",
                            100 * ORDO_CMP_UNIGRAM_MARGIN);
     }
+    if (has_col(t, COL_NGRAM))
+        ordo_strbuf_puts(b, " vs n-gram: the lowest n-gram level (orders 1-6, the same targets) "
+                            "minus the loss at the training length; positive: beats them all.");
     ordo_strbuf_puts(b, "\n");
 }
 
@@ -490,6 +502,7 @@ void ordo_cmp_table(const ordo_cmp *c, ordo_strbuf *b) {
         ordo_strbuf_puts(&n, "differs in: a row's settings where they are not those of most rows "
                              "(-: it has those); every row's in full in compare.md's notes.\n");
     ordo_cmp_mark_notes(c, 0, &n);
+    if (has_col(&t, COL_NGRAM)) ordo_cmp_ngram_note(c, 0, &n);
     if (t.ndropped) {
         ordo_strbuf_printf(&n, "not shown, to fit %d columns:", ORDO_CMP_TABLE_WIDTH);
         for (int i = 0; i < t.ndropped; i++)

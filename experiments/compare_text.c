@@ -100,6 +100,31 @@ void ordo_cmp_unigram_str(const ordo_cmp_group *g, char *buf, size_t cap) {
         snprintf(buf, cap, "%.4f below", g->uni_gap);
 }
 
+void ordo_cmp_ngram_str(const ordo_cmp_group *g, int wide, char *buf, size_t cap) {
+    if (g->ng_n == 0) {
+        snprintf(buf, cap, "-");
+        return;
+    }
+    int k = snprintf(buf, cap, "%+.4f", g->ng_gap);
+    if (wide && k > 0 && (size_t)k < cap)
+        k += snprintf(buf + k, cap - (size_t)k, " (%d-gram)", g->ng_best_order);
+    if (g->ng_n < g->n && k > 0 && (size_t)k < cap)
+        k += snprintf(buf + k, cap - (size_t)k, wide ? " (%d of %d runs)" : " (%d/%d)", g->ng_n,
+                      g->n);
+    if (g->ng_flagged && k > 0 && (size_t)k < cap)
+        snprintf(buf + k, cap - (size_t)k, "%s" ORDO_CMP_NGRAM_MARK, wide ? " " : "");
+}
+
+void ordo_cmp_ngram_note(const ordo_cmp *c, int html, ordo_strbuf *b) {
+    if (!c->ngram_flagged) return;
+    const char *p0 = html ? "<p class=\"note\">" : "", *p1 = html ? "</p>\n" : "\n";
+    ordo_strbuf_printf(b,
+                       "%s" ORDO_CMP_NGRAM_MARK " does not beat the %d-gram at the training "
+                       "length (in some run of the row): the model uses no more of its context "
+                       "than the last %d tokens would give.%s",
+                       p0, ORDO_CMP_NGRAM_ORDER, ORDO_CMP_NGRAM_ORDER - 1, p1);
+}
+
 // The eval.json entry of r at m times its training length (NULL if none).
 const ordo_eval_point *ordo_cmp_eval_at_mult(const ordo_runinfo *r, int m) {
     return r->has_eval ? ordo_runinfo_eval_point(r, ordo_cmp_mults[m] * r->eval_train_context)
@@ -451,6 +476,16 @@ void ordo_cmp_notes(const ordo_cmp *c, int html, ordo_strbuf *b) {
                        "H is flagged \"learned no use of context\": it does no better than "
                        "token frequencies.%s",
                        100 * (1 - ORDO_CMP_UNIGRAM_MARGIN), p1);
+    if (c->has_ngram)
+        ordo_strbuf_printf(b,
+                           "%svs best n-gram: the lowest of the n-gram levels (Witten-Bell, "
+                           "orders 1-6, fitted on the train split; `ordo baseline`) on the "
+                           "very targets of the eval record at the training length, minus the "
+                           "row's loss there, mean over the seeds: positive, the model beats "
+                           "every n-gram. " ORDO_CMP_NGRAM_MARK ": a run of the row does not beat "
+                           "the %d-gram. \"-\": the record has no n-gram levels (written "
+                           "before ordo kept them, with --no-ngram, or of an --data file).%s",
+                           p0, ORDO_CMP_NGRAM_ORDER, p1);
     if (c->wall_derived)
         ordo_strbuf_printf(b,
                            "%s*train time is derived from metrics.jsonl (no elapsed_s there): "

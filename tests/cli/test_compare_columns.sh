@@ -45,7 +45,7 @@ grep -qF "train loss (last batch)" "$dir/cmp/report.html" && ok || bad "report.h
 head=$(grep -m1 '^| scheme' "$dir/c2.txt" | sq)
 [ "$head" = "| scheme | loss@8x T=256 | seeds | train loss (last batch) |" ] && ok || bad "--columns 8x,seeds,train gave: $head"
 "$ORDO" compare "$dir/a" "$dir/b" "$dir/s" --wide --out "$dir/c3" > "$dir/c3.txt" 2>&1 || bad "--wide failed"
-grep -m1 '^| scheme' "$dir/c3.txt" | sq | grep -qF "| params | embedding | differs in | variant | train loss (last batch) | best val loss | val ppl | vs unigram level | tokens/s |" \
+grep -m1 '^| scheme' "$dir/c3.txt" | sq | grep -qF "| params | embedding | differs in | variant | train loss (last batch) | best val loss | val ppl | vs unigram level | vs best n-gram | tokens/s |" \
   && ok || bad "--wide lacks columns: $(grep -m1 '^| scheme' "$dir/c3.txt")"
 grep -qF "loss@8x (T=256, " "$dir/c3.txt" && ok || bad "--wide headers should give the windows"
 expect_err() { # <pattern> <args...>
@@ -53,7 +53,7 @@ expect_err() { # <pattern> <args...>
   out=$("$ORDO" "$@" 2>&1); rc=$?
   if [ $rc -eq 0 ] || [ $rc -ge 128 ] || ! grep -qF -- "$pat" <<<"$out"; then bad "ordo $*: rc $rc, output: $out"; else ok; fi
 }
-expect_err "unknown column '9x'; the columns are scheme,seeds,params,embedding,differs,variant,train,val,ppl,unigram,tps,time,1x,2x,4x,8x,order" \
+expect_err "unknown column '9x'; the columns are scheme,seeds,params,embedding,differs,variant,train,val,ppl,unigram,ngram,tps,time,1x,2x,4x,8x,order" \
   compare "$dir/a" --columns seeds,9x --out "$dir/c4"
 expect_err "unknown column ''" compare "$dir/a" --columns seeds, --out "$dir/c4"
 expect_err "give it or --columns, not both" compare "$dir/a" --wide --columns seeds --out "$dir/c4"

@@ -3,7 +3,9 @@
 // a row's eval is not "base", a stale row's eval cells carry † with a footnote naming it,
 // n/a reasons become numbered marks with each reason once, the default table fits 120
 // columns (dropping the named columns when it must), --columns and --wide pick columns and
-// an unknown name is refused with the list.
+// an unknown name is refused with the list; the "vs best n-gram" column appears only when a
+// row has n-gram levels, signed, with § on a row that does not beat the 3-gram and "-" on a
+// row without levels.
 #include <math.h>
 #include <string.h>
 
@@ -130,6 +132,7 @@ int main(void) {
     CHECK(strstr(b.buf, "| 2.0000\xc2\xb1"
                         "0.0123 |"));
     CHECK(strstr(b.buf, "| no context ") && strstr(b.buf, "| 0.851 below "));
+    CHECK_MSG(!strstr(b.buf, "n-gram"), "an n-gram column without levels:\n%s", b.buf);
     ordo_strbuf_free(&b);
 
     // another variant than base: a variant column, in the default table and in --wide
@@ -168,9 +171,45 @@ int main(void) {
               "%s", b.buf);
     ordo_strbuf_free(&b);
 
+    c.view.wide = 0;
+
+    // n-gram levels: learned beats the best (4-gram) by 0.1234, rope not even the 3-gram,
+    // alibi's records have none
+    g[0].ng_n = 2, g[0].ng_gap = 0.1234, g[0].ng_best_order = 4;
+    g[1].ng_n = 1, g[1].ng_gap = -0.5, g[1].ng_best_order = 5, g[1].ng_flagged = 1;
+    c.has_ngram = c.ngram_flagged = 1;
+    ordo_strbuf_init(&b);
+    ordo_cmp_table(&c, &b);
+    CHECK_MSG(table_width(b.buf) <= ORDO_CMP_TABLE_WIDTH, "%d columns:\n%s", table_width(b.buf),
+              b.buf);
+    CHECK_MSG(strstr(b.buf, "| vs n-gram |") && strstr(b.buf, " +0.1234 |") &&
+                  strstr(b.buf, " -0.5000\xc2\xa7 |") && strstr(b.buf, "|         - |"),
+              "the n-gram column:\n%s", b.buf);
+    CHECK_MSG(strstr(b.buf, "\xc2\xa7 does not beat the 3-gram at the training length"), "%s",
+              b.buf);
+    ordo_strbuf_free(&b);
+    c.view.wide = 1;
+    ordo_strbuf_init(&b);
+    ordo_cmp_table(&c, &b);
+    // after the unigram column, its kin
+    const char *uni = strstr(b.buf, "| vs unigram level "),
+               *ng = strstr(b.buf, "| vs best n-gram ");
+    CHECK_MSG(uni && ng && uni < ng && !memchr(uni + 1, '|', (size_t)(ng - uni - 1)) &&
+                  strstr(b.buf, "+0.1234 (4-gram)") && strstr(b.buf, "-0.5000 (5-gram) \xc2\xa7"),
+              "%s", b.buf);
+    ordo_strbuf_free(&b);
+    c.view.wide = 0;
+    c.view.columns = "ngram";
+    ordo_strbuf_init(&b);
+    ordo_cmp_table(&c, &b);
+    CHECK_MSG(strncmp(b.buf, "| scheme  | vs n-gram |", 23) == 0, "%s", b.buf);
+    ordo_strbuf_free(&b);
+    c.view.columns = NULL;
+
     CHECK(ordo_cmp_columns_check("seeds,1x,order") == ORDO_OK);
     CHECK(ordo_cmp_columns_check("seeds,bogus") == ORDO_ERR_ARG);
     CHECK(strstr(ordo_error_message(), "unknown column 'bogus'") &&
-          strstr(ordo_error_message(), "scheme,seeds,params,embedding,differs,variant"));
+          strstr(ordo_error_message(), "scheme,seeds,params,embedding,differs,variant") &&
+          strstr(ordo_error_message(), "unigram,ngram,tps"));
     TEST_MAIN_END();
 }
