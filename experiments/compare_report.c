@@ -156,9 +156,82 @@ static int eval_lengths(pool *pl, const ordo_cmp *c, const ordo_cmp_group *g, do
     return m;
 }
 
+// ---------------------------------------------------------------------------------------
+// n-gram levels
+
+// The eval point at length ctx (ctx <= 0: each run's training length) of the first run, in
+// row order, whose record has n-gram levels there; NULL when none has. The runs share the
+// data (compare refuses others), so their levels at a length differ only with the eval mode.
+static const ordo_eval_point *ngram_point(const ordo_cmp *c, int ctx) {
+    for (int gi = 0; gi < c->ngroups; gi++)
+        for (int k = 0; k < c->groups[gi].n; k++) {
+            const ordo_runinfo *r = &c->runs[c->groups[gi].runs[k]];
+            const ordo_eval_point *p =
+                ctx > 0 ? ordo_runinfo_eval_point(r, ctx) : ordo_cmp_eval_at_mult(r, 0);
+            if (p && p->nngram > 0) return p;
+        }
+    return NULL;
+}
+
+// The level of order `order` at p (0: the lowest of its orders), NaN when p lacks it.
+static double ngram_level(const ordo_eval_point *p, int order) {
+    if (!p) return NAN;
+    if (order > 0) return order <= p->nngram ? p->ngram[order - 1] : NAN;
+    double best = NAN;
+    for (int o = 0; o < p->nngram; o++)
+        if (!isnan(p->ngram[o]) && !(p->ngram[o] >= best)) best = p->ngram[o];
+    return best;
+}
+
+// The n-gram levels drawn as dashed grey lines over x[0..nx): the 2-gram, the 3-gram (the
+// level the table's mark is against) and the best order at each point, at the length x[i]
+// (per_length) or at the training length everywhere (a horizontal line). Appends them to ser
+// labelled labels[0..3), and returns how many (0 when no record has levels).
+static int ngram_lines(pool *pl, const ordo_cmp *c, const double *x, int nx, int per_length,
+                       const char *const labels[3], ordo_series *ser) {
+    static const int orders[] = {2, 3, 0};
+    static const char *const colors[] = {"#aaaaaa", "#777777", "#333333"};
+    static const char *const dashes[] = {"2 3", "6 4", "10 3 2 3"};
+    const ordo_eval_point *fixed = per_length ? NULL : ngram_point(c, 0);
+    int n = 0;
+    for (int j = 0; j < 3; j++) {
+        // per length, a step: the level of x[i] holds from the (log-)midpoint with the length
+        // before to the one with the length after, so that a level at a single length is a
+        // visible segment, and a jump between lengths shows where the targets change
+        double *sx = pool_new(pl, 3 * nx), *sy = pool_new(pl, 3 * nx);
+        int m = 0, any = 0;
+        for (int i = 0; i < nx; i++) {
+            double y = ngram_level(per_length ? ngram_point(c, (int)x[i]) : fixed, orders[j]);
+            any |= !isnan(y);
+            if (!per_length) {
+                sx[m] = x[i], sy[m++] = y;
+                continue;
+            }
+            double lo = i > 0 ? sqrt(x[i - 1] * x[i]) : nx > 1 ? x[i] : x[i] / 1.15;
+            double hi = i + 1 < nx ? sqrt(x[i] * x[i + 1]) : nx > 1 ? x[i] : x[i] * 1.15;
+            sx[m] = lo, sy[m++] = y;
+            sx[m] = hi, sy[m++] = y;
+            if (isnan(y)) continue;
+            sx[m] = hi, sy[m++] = NAN; // a gap unless the next length has a level
+            if (i + 1 < nx && !isnan(ngram_level(ngram_point(c, (int)x[i + 1]), orders[j]))) m--;
+        }
+        if (!any) continue;
+        ser[n++] = (ordo_series){.x = sx,
+                                 .y = sy,
+                                 .n = m,
+                                 .color = colors[j],
+                                 .width = 1.25,
+                                 .cls = "ngram",
+                                 .label = labels[j],
+                                 .dash = dashes[j],
+                                 .end_label = 1};
+    }
+    return n;
+}
+
 static void extrapolation(const ordo_cmp *c, ordo_strbuf *s) {
     pool pl = {0};
-    ordo_series *ser = ordo_xcalloc((size_t)(c->nruns + c->ngroups), sizeof *ser);
+    ordo_series *ser = ordo_xcalloc((size_t)(c->nruns + c->ngroups) + 3, sizeof *ser);
     int n = 0, any = 0;
     for (int gi = 0; gi < c->ngroups; gi++) {
         const ordo_cmp_group *g = &c->groups[gi];
@@ -208,6 +281,12 @@ static void extrapolation(const ordo_cmp *c, ordo_strbuf *s) {
                                  .cls = "mean eval",
                                  .label = g->pos,
                                  .markers = 1};
+    }
+    if (any) { // the levels at each eval length, each on that length's own targets
+        double *x;
+        int m = eval_lengths(&pl, c, NULL, &x);
+        static const char *const labels[] = {"2-gram", "3-gram", "best n-gram"};
+        n += ngram_lines(&pl, c, x, m, 1, labels, ser + n);
     }
     double wx = legend_extra(c, 130, 0);
     ordo_svg_open(s, 900 + wx, 480, "ordo compare: val loss against eval length");
@@ -476,7 +555,7 @@ static void by_position_diff(const ordo_cmp *c, ordo_strbuf *s, pool *pl, double
 // row. 0 when no run has it.
 static int by_position(const ordo_cmp *c, ordo_strbuf *s) {
     pool pl = {0};
-    ordo_series *ser = ordo_xcalloc((size_t)(c->nruns + c->ngroups), sizeof *ser);
+    ordo_series *ser = ordo_xcalloc((size_t)(c->nruns + c->ngroups) + 3, sizeof *ser);
     char(*labels)[320] = ordo_xcalloc((size_t)c->ngroups + 1, sizeof *labels);
     int n = 0;
     for (int gi = 0; gi < c->ngroups; gi++) {
@@ -510,6 +589,17 @@ static int by_position(const ordo_cmp *c, ordo_strbuf *s) {
                                  .label = labels[gi]};
     }
     if (n) {
+        // the levels at the training length, over every position drawn: a window's mean, so
+        // a flat line (an n-gram's own loss falls over its first n - 1 positions too)
+        int maxn = 1;
+        for (int i = 0; i < c->nruns; i++) {
+            const ordo_eval_point *e = longest_by_pos(&c->runs[i]);
+            if (e && e->npos > maxn) maxn = e->npos;
+        }
+        double *x = pool_new(&pl, 2);
+        x[0] = 1, x[1] = maxn;
+        static const char *const at_t[] = {"2-gram at T", "3-gram at T", "best n-gram at T"};
+        n += ngram_lines(&pl, c, x, 2, 0, at_t, ser + n);
         int ref = ordo_cmp_reference_row(c);
         double wx = legend_extra(c, 150, 8), w = 900 + wx; // " (T=128)"
         ordo_svg_open(s, w, ref >= 0 ? 860 : 440,

@@ -229,8 +229,10 @@ void ordo_svg_lineplot(ordo_strbuf *s, const ordo_axes *a, const ordo_series *se
         }
         ordo_strbuf_printf(s,
                            " stroke=\"%s\" fill=\"none\" stroke-width=\"%.2f\" opacity=\"%.2f\" "
-                           "stroke-linejoin=\"round\">\n",
+                           "stroke-linejoin=\"round\"",
                            e->color, e->width, op);
+        if (e->dash) ordo_strbuf_printf(s, " stroke-dasharray=\"%s\"", e->dash);
+        ordo_strbuf_printf(s, ">\n");
         // one polyline per run of usable points; a gap where a point is missing
         int open = 0;
         for (int k = 0; k < e->n; k++) {
@@ -244,6 +246,12 @@ void ordo_svg_lineplot(ordo_strbuf *s, const ordo_axes *a, const ordo_series *se
             open = 1;
         }
         if (open) ordo_strbuf_printf(s, "\"/>\n");
+        int last = -1;
+        for (int k = 0; k < e->n; k++)
+            if (usable(&f, e->x[k], e->y[k])) last = k;
+        if (e->end_label && e->label && last >= 0)
+            ordo_svg_text(s, fx(&f, e->x[last]) - 2, fy(&f, e->y[last]) - 4, "end", FONT - 2,
+                          "stroke=\"none\" fill=\"#444\" class=\"level\"", "%s", e->label);
         if (e->markers)
             for (int k = 0; k < e->n; k++)
                 if (usable(&f, e->x[k], e->y[k]))
@@ -260,8 +268,10 @@ void ordo_svg_lineplot(ordo_strbuf *s, const ordo_axes *a, const ordo_series *se
         if (!ser[i].label || ser[i].nolegend) continue;
         ordo_strbuf_printf(s,
                            "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"%s\" "
-                           "stroke-width=\"%.2f\"/>\n",
+                           "stroke-width=\"%.2f\"",
                            lx, ly, lx + 20, ly, ser[i].color, fmin(fmax(ser[i].width, 1.5), 4));
+        if (ser[i].dash) ordo_strbuf_printf(s, " stroke-dasharray=\"%s\"", ser[i].dash);
+        ordo_strbuf_printf(s, "/>\n");
         ordo_svg_text(s, lx + 26, ly + 4, "start", FONT - 1, "", "%s", ser[i].label);
         ly += 17;
     }

@@ -33,6 +33,9 @@ typedef struct ordo_series {
     const char *label; // legend text and data-label attribute (NULL: neither)
     int nolegend;      // keep the data-label but leave the series out of the legend
     int markers;       // a dot at every point
+    const char *dash;  // stroke-dasharray ("6 4"), in the legend too; NULL: solid
+    int end_label;     // the label also written above the line's last point (a level line
+                       // reads without a trip to the legend)
 } ordo_series;
 
 // A panel at (x, y) of size (w, h) in the SVG; the plot area leaves room for tick labels,
