@@ -44,6 +44,9 @@ fi
 # fetched: from here a test that finds them missing fails rather than skips (ctest -L fast
 # after the demo alone skips them, with the reason)
 export ORDO_REQUIRE_DOWNLOADS=1
+# eval's n-gram levels are cached in the build tree, not in the user's ~/.cache/ordo (ctest
+# sets the same folder for its tests; this covers valgrind's runs and anything else below)
+export ORDO_CACHE_DIR=${ORDO_CACHE_DIR:-$PWD/build/test-cache}
 
 # what the results below ran on: the CPU and the kernels (OpenBLAS's core, ordo's own, oneDNN's)
 echo "test: CPU $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), $(nproc) cores"

@@ -14,6 +14,9 @@ if ! command -v valgrind >/dev/null 2>&1; then
 fi
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+# eval's n-gram levels: cached where the caller says (check_valgrind: the build tree), else
+# in the temporary folder, never in the user's ~/.cache/ordo
+export ORDO_CACHE_DIR=${ORDO_CACHE_DIR:-$dir/cache}
 vg=(valgrind --quiet --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect,possible
     --errors-for-leak-kinds=definite,indirect,possible --suppressions="$src/ordo.supp")
 pass=0 fail=0
