@@ -313,6 +313,8 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
     const char *rope_scaling = NULL;
     double rope_factor = 0;
     long long rope_orig = 0;
+    double yarn_alpha = 0, yarn_beta = 0;
+    int yarn_no_temp = 0;
     char rope_help[160];
     snprintf(rope_help, sizeof rope_help,
              "rope: score with this scaling, not the run's own (used when not given): ");
@@ -363,6 +365,12 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
         {"rope-orig-context", ORDO_OPT_INT, &rope_orig,
          "yarn's original context (0 = the run's, else its training context)", .min = 0,
          .max = 1 << 20},
+        {"yarn-alpha", ORDO_OPT_FLOAT, &yarn_alpha,
+         "with --rope-scaling yarn: its ramp's slow end beta_slow (0 = the paper's 1)", 0},
+        {"yarn-beta", ORDO_OPT_FLOAT, &yarn_beta,
+         "with --rope-scaling yarn: its ramp's fast end beta_fast (0 = the paper's 32)", 0},
+        {"yarn-no-temperature", ORDO_OPT_FLAG, &yarn_no_temp,
+         "with --rope-scaling yarn: without its temperature (q, k x 0.1 ln s + 1)", 0},
         // eval past a learned table
         {"extend-pos", ORDO_OPT_STRING, &extend_pos,
          "learned: score lengths past the table with it grown as train --init grows it\n"
@@ -426,6 +434,16 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
     q.rope_scaling = rope_scaling;
     q.rope_factor = rope_factor;
     q.rope_orig_context = (int)rope_orig;
+    if (!s && (yarn_alpha != 0 || yarn_beta != 0 || yarn_no_temp) &&
+        !(rope_scaling && strcmp(rope_scaling, "yarn") == 0))
+        s = ordo_error(ORDO_ERR_ARG, "--%s goes with --rope-scaling yarn",
+                       yarn_alpha != 0  ? "yarn-alpha"
+                       : yarn_beta != 0 ? "yarn-beta"
+                                        : "yarn-no-temperature");
+    // the paper's values are the model's zeros (the record then names no ramp)
+    q.yarn_alpha = yarn_alpha == ORDO_YARN_ALPHA ? 0 : yarn_alpha;
+    q.yarn_beta = yarn_beta == ORDO_YARN_BETA ? 0 : yarn_beta;
+    q.yarn_no_temperature = yarn_no_temp;
     if (!s && extend_pos) {
         int how;
         s = ordo_names_parse(&ordo_extend_pos_names, extend_pos, &how);

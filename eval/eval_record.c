@@ -22,10 +22,17 @@ const char *ordo_eval_default_name(const ordo_eval_report *report, char *buf, si
     int n;
     if (src && scaling && strcmp(src, "eval") == 0 && strcmp(scaling, "none") == 0)
         n = snprintf(buf, cap, "unscaled");
-    else if (src && scaling && strcmp(src, "eval") == 0)
+    else if (src && scaling && strcmp(src, "eval") == 0) {
         n = snprintf(buf, cap, "%s-x%g", scaling,
                      rope->factor.has == ORDO_EVAL_SET ? rope->factor.v : 0.0);
-    else if (method)
+        // yarn with another ramp or without its temperature: a record of its own
+        if (rope->yarn_alpha.has == ORDO_EVAL_SET && n >= 0 && (size_t)n < cap)
+            n += snprintf(buf + n, cap - (size_t)n, "-a%g", rope->yarn_alpha.v);
+        if (rope->yarn_beta.has == ORDO_EVAL_SET && n >= 0 && (size_t)n < cap)
+            n += snprintf(buf + n, cap - (size_t)n, "-b%g", rope->yarn_beta.v);
+        if (ordo_eval_int_or(rope->yarn_temperature, 1) == 0 && n >= 0 && (size_t)n < cap)
+            n += snprintf(buf + n, cap - (size_t)n, "-notemp");
+    } else if (method)
         n = snprintf(buf, cap, "extend-%s", method);
     else if (report->variant.positions.has != ORDO_EVAL_ABSENT)
         n = snprintf(buf, cap, "drawn"); // --pos-random's draw at eval too
@@ -198,6 +205,9 @@ static void request_of_new(const ordo_eval_report_request *r, ordo_eval_request 
     q->rope_scaling = ordo_eval_str_value(r->rope_scaling);
     q->rope_factor = r->rope_factor.has == ORDO_EVAL_SET ? r->rope_factor.v : 0;
     q->rope_orig_context = (int)ordo_eval_int_or(r->rope_orig_context, 0);
+    q->yarn_alpha = r->yarn_alpha.has == ORDO_EVAL_SET ? r->yarn_alpha.v : 0;
+    q->yarn_beta = r->yarn_beta.has == ORDO_EVAL_SET ? r->yarn_beta.v : 0;
+    q->yarn_no_temperature = ordo_eval_int_or(r->yarn_temperature, 1) == 0;
     q->extend_pos = ordo_eval_str_value(r->extend_pos);
     const char *att = ordo_eval_str_value(r->attention);
     if (att && ordo_attn_impl_parse(att, &q->attention) != ORDO_OK) ordo_error_clear();

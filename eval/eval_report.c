@@ -63,9 +63,9 @@ static const field set_f[] = {
 static const shape set_s = SHAPE(ordo_eval_set, set_f);
 
 static const field rope_f[] = {
-    F(ordo_eval_rope, scaling, K_STR),
-    F(ordo_eval_rope, factor, K_REAL),
-    F(ordo_eval_rope, original_context, K_INT),
+    F(ordo_eval_rope, scaling, K_STR),          F(ordo_eval_rope, factor, K_REAL),
+    F(ordo_eval_rope, original_context, K_INT), F(ordo_eval_rope, yarn_alpha, K_REAL),
+    F(ordo_eval_rope, yarn_beta, K_REAL),       F(ordo_eval_rope, yarn_temperature, K_INT),
     F(ordo_eval_rope, source, K_STR),
 };
 static const shape rope_s = SHAPE(ordo_eval_rope, rope_f);
@@ -79,8 +79,9 @@ static const shape extend_s = SHAPE(ordo_eval_extend, extend_f);
 
 static const field variant_f[] = {
     F(ordo_eval_variant, scaling, K_STR),          F(ordo_eval_variant, factor, K_REAL),
-    F(ordo_eval_variant, original_context, K_INT), F(ordo_eval_variant, extension, K_STR),
-    F(ordo_eval_variant, positions, K_STR),
+    F(ordo_eval_variant, original_context, K_INT), F(ordo_eval_variant, yarn_alpha, K_REAL),
+    F(ordo_eval_variant, yarn_beta, K_REAL),       F(ordo_eval_variant, yarn_temperature, K_INT),
+    F(ordo_eval_variant, extension, K_STR),        F(ordo_eval_variant, positions, K_STR),
 };
 static const shape variant_s = SHAPE(ordo_eval_variant, variant_f);
 
@@ -104,6 +105,9 @@ static const field request_f[] = {
     F(RQ, rope_scaling, K_STR),
     F(RQ, rope_factor, K_REAL),
     F(RQ, rope_orig_context, K_INT),
+    F(RQ, yarn_alpha, K_REAL),
+    F(RQ, yarn_beta, K_REAL),
+    F(RQ, yarn_temperature, K_INT),
     F(RQ, extend_pos, K_STR),
     F(RQ, attention, K_STR),
     F(RQ, positions, K_STR),

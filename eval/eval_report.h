@@ -78,6 +78,9 @@ typedef struct ordo_eval_rope {
     ordo_eval_str scaling;
     ordo_eval_real factor;
     ordo_eval_int original_context;
+    // yarn's ramp ends and temperature (1 on, 0 off), each only when not the paper's
+    ordo_eval_real yarn_alpha, yarn_beta;
+    ordo_eval_int yarn_temperature;
     ordo_eval_str source;
 } ordo_eval_rope;
 
@@ -97,6 +100,8 @@ typedef struct ordo_eval_variant {
     ordo_eval_str scaling;
     ordo_eval_real factor;
     ordo_eval_int original_context;
+    ordo_eval_real yarn_alpha, yarn_beta; // as in ordo_eval_rope
+    ordo_eval_int yarn_temperature;
     ordo_eval_str extension;
     ordo_eval_str positions; // "drawn" with --positions drawn, else absent
 } ordo_eval_variant;
@@ -120,6 +125,8 @@ typedef struct ordo_eval_report_request {
     ordo_eval_str rope_scaling;
     ordo_eval_real rope_factor;
     ordo_eval_int rope_orig_context;
+    ordo_eval_real yarn_alpha, yarn_beta; // given to eval, when not the paper's
+    ordo_eval_int yarn_temperature;
     ordo_eval_str extend_pos, attention;
     ordo_eval_str positions; // "drawn", else absent
 } ordo_eval_report_request;

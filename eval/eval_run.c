@@ -379,6 +379,17 @@ static ordo_status reserve_memory(const ordo_gpt *m, const ordo_train_config *cf
                       what, GIB(p.bytes), why, GIB(have), limit, fix);
 }
 
+// YaRN's ramp ends and temperature of rc into the report's fields, each only when it is not
+// the paper's (so that other records stay as they were).
+static void yarn_of(const ordo_rope_config *rc, ordo_eval_real *alpha, ordo_eval_real *beta,
+                    ordo_eval_int *temperature) {
+    if (rc->scaling != ORDO_ROPE_SCALING_YARN) return;
+    if (rc->yarn_alpha && rc->yarn_alpha != ORDO_YARN_ALPHA)
+        *alpha = ordo_eval_real_of(rc->yarn_alpha);
+    if (rc->yarn_beta && rc->yarn_beta != ORDO_YARN_BETA) *beta = ordo_eval_real_of(rc->yarn_beta);
+    if (rc->yarn_no_temperature) *temperature = ordo_eval_int_of(0);
+}
+
 // The RoPE scaling that eval uses (q's, or the run's) set on m, and its description for the
 // report (source "run" | "eval"); desc->have 0 for a scheme without a rotation.
 static ordo_status eval_rope(const ordo_eval_request *q, const ordo_train_config *cfg, ordo_gpt *m,
@@ -397,6 +408,9 @@ static ordo_status eval_rope(const ordo_eval_request *q, const ordo_train_config
                     : trained_scaled     ? m->cfg.rope.orig_T
                                          : (int)cfg->context;
         rc.factor = q->rope_factor;
+        rc.yarn_alpha = q->yarn_alpha;
+        rc.yarn_beta = q->yarn_beta;
+        rc.yarn_no_temperature = q->yarn_no_temperature;
         if (rc.scaling == ORDO_ROPE_SCALING_NONE ||
             (rc.factor == 0 && ordo_rope_scaling_by_length(rc.scaling))) {
             rc.factor = 1;           // dynamic-ntk: the length sets the scale, the factor is HF's 1
@@ -421,6 +435,7 @@ static ordo_status eval_rope(const ordo_eval_request *q, const ordo_train_config
                              .factor = ordo_eval_real_of(rc->factor),
                              .original_context = ordo_eval_int_of(rc->orig_T),
                              .source = ordo_eval_str_of(q->rope_scaling ? "eval" : "run")};
+    yarn_of(rc, &desc->yarn_alpha, &desc->yarn_beta, &desc->yarn_temperature);
     return ORDO_OK;
 }
 
@@ -455,6 +470,9 @@ void ordo_eval_request_record(const ordo_eval_request *q, const int *lens, int n
     r->rope_scaling = ordo_eval_str_of(q->rope_scaling);
     r->rope_factor = ordo_eval_real_of(q->rope_factor);
     r->rope_orig_context = ordo_eval_int_of(q->rope_orig_context);
+    if (q->yarn_alpha) r->yarn_alpha = ordo_eval_real_of(q->yarn_alpha);
+    if (q->yarn_beta) r->yarn_beta = ordo_eval_real_of(q->yarn_beta);
+    if (q->yarn_no_temperature) r->yarn_temperature = ordo_eval_int_of(0);
     r->extend_pos = ordo_eval_str_of(q->extend_pos);
     r->attention = ordo_eval_str_of(ordo_attn_impl_name(q->attention));
     if (q->drawn_positions) r->positions = ordo_eval_str_of("drawn");
@@ -470,6 +488,7 @@ static ordo_eval_variant variant_of(const ordo_eval_request *q, const ordo_gpt *
         .factor = scaled ? ordo_eval_real_of(m->cfg.rope.factor) : NULL_REAL,
         .original_context = scaled ? ordo_eval_int_of(m->cfg.rope.orig_T) : NULL_INT,
         .extension = ordo_eval_str_of(q->extend_pos)};
+    if (scaled) yarn_of(&m->cfg.rope, &v.yarn_alpha, &v.yarn_beta, &v.yarn_temperature);
     if (q->drawn_positions) v.positions = ordo_eval_str_of("drawn");
     return v;
 }

@@ -129,6 +129,9 @@ typedef struct ordo_eval_request {
     const char *rope_scaling;
     double rope_factor;
     int rope_orig_context;
+    // with yarn: its ramp's ends and temperature (ordo_rope_config's; 0: the paper's)
+    double yarn_alpha, yarn_beta;
+    int yarn_no_temperature;
     // eval past a learned table: NULL (lengths past it are not scored) or
     // "interpolate" | "fresh": each length past the table scored with the table grown to it
     // as `ordo train --init RUN --context T --extend-pos` grows it (ordo_extend_model; fresh

@@ -95,6 +95,21 @@ ordo_status ordo_rope_config_check(const ordo_rope_config *rc, int hs) {
         (rc->orig_T < 1 || rc->orig_T > (1 << 20)))
         return ordo_error(ORDO_ERR_ARG, "--rope-orig-context is %d, expected 1..%d", rc->orig_T,
                           1 << 20);
+    double a = rc->yarn_alpha ? rc->yarn_alpha : ORDO_YARN_ALPHA,
+           b = rc->yarn_beta ? rc->yarn_beta : ORDO_YARN_BETA;
+    // the values that change nothing (the paper's) pass with any scaling
+    int yarn_set = a != ORDO_YARN_ALPHA || b != ORDO_YARN_BETA || rc->yarn_no_temperature;
+    if (yarn_set && rc->scaling != ORDO_ROPE_SCALING_YARN)
+        return ordo_error(ORDO_ERR_ARG,
+                          "--yarn-alpha, --yarn-beta and --yarn-no-temperature go with "
+                          "--rope-scaling yarn, not %s",
+                          ordo_rope_scaling_name(rc->scaling));
+    if (!(a > 0 && a < b && b <= 1e6))
+        return ordo_error(ORDO_ERR_ARG,
+                          "--yarn-alpha %g and --yarn-beta %g: expected 0 < alpha < beta <= 1e6 "
+                          "(rotations within the original context: pairs turning more than beta "
+                          "times keep their frequency, fewer than alpha are interpolated)",
+                          a, b);
     // base * s^(hs/(hs-2)) has no value at hs = 2
     if ((rc->scaling == ORDO_ROPE_SCALING_NTK || rc->scaling == ORDO_ROPE_SCALING_DYNAMIC_NTK) &&
         hs < 4)
@@ -141,9 +156,11 @@ double ordo_rope_inv_freq_len(double *inv_freq, int hs, const ordo_rope_config *
         return 1.0;
     }
     case ORDO_ROPE_SCALING_YARN: {
-        // beta_fast = 32 rotations, beta_slow = 1 (the paper's beta and alpha)
-        double low = floor(yarn_correction_dim(32, hs, base, rc->orig_T));
-        double high = ceil(yarn_correction_dim(1, hs, base, rc->orig_T));
+        // beta_fast = beta rotations, beta_slow = alpha (the paper's 32 and 1 unless set)
+        double beta = rc->yarn_beta ? rc->yarn_beta : ORDO_YARN_BETA,
+               alpha = rc->yarn_alpha ? rc->yarn_alpha : ORDO_YARN_ALPHA;
+        double low = floor(yarn_correction_dim(beta, hs, base, rc->orig_T));
+        double high = ceil(yarn_correction_dim(alpha, hs, base, rc->orig_T));
         if (low < 0) low = 0;
         if (high > hs - 1) high = hs - 1;
         if (low == high) high += 0.001; // as the reference: no division by zero
@@ -154,7 +171,7 @@ double ordo_rope_inv_freq_len(double *inv_freq, int hs, const ordo_rope_config *
             double extra = 1 - ramp;
             inv_freq[i] = 1.0 / (s * pos_freq) * (1 - extra) + 1.0 / pos_freq * extra;
         }
-        return s <= 1 ? 1.0 : 0.1 * log(s) + 1.0;
+        return s <= 1 || rc->yarn_no_temperature ? 1.0 : 0.1 * log(s) + 1.0;
     }
     }
     // the unscaled frequencies, computed as the rope op always has (fixtures depend on it)

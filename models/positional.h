@@ -78,7 +78,14 @@ typedef struct ordo_rope_config {
     ordo_rope_scaling scaling;
     double factor; // s >= 1 (1: no change)
     int orig_T;    // YaRN's original_max_position_embeddings: the context trained at first
+    // YaRN's ramp ends, beta_slow (alpha) and beta_fast (beta), in rotations within orig_T
+    // (0 reads as the paper's 1 and 32, which were fitted to LLaMA), and its temperature
+    // (q, k x 0.1 ln s + 1) switched off by yarn_no_temperature
+    double yarn_alpha, yarn_beta;
+    int yarn_no_temperature;
 } ordo_rope_config;
+#define ORDO_YARN_ALPHA 1.0
+#define ORDO_YARN_BETA  32.0
 
 // "none", "pi", "ntk", "yarn", "dynamic-ntk", in enum order.
 extern const ordo_names ordo_rope_scaling_names;
@@ -86,14 +93,16 @@ extern const ordo_names ordo_rope_scaling_names;
 ordo_status ordo_rope_scaling_parse(const char *name, ordo_rope_scaling *out);
 const char *ordo_rope_scaling_name(ordo_rope_scaling s); // "?" out of range
 // Checks a scaling for head size hs: factor in [1, 1e4], orig_T >= 1 for yarn, hs >= 4 for
-// ntk (its exponent hs/(hs-2)). ORDO_ERR_ARG naming the option (--rope-factor, ...) otherwise.
+// ntk (its exponent hs/(hs-2)), 0 < yarn_alpha < yarn_beta <= 1e6 (0: the defaults) and yarn's
+// options with yarn only. ORDO_ERR_ARG naming the option (--rope-factor, ...) otherwise.
 ordo_status ordo_rope_config_check(const ordo_rope_config *rc, int hs);
 // The per-pair inverse frequencies inv_freq[hs/2] (radians per position) under rc, in double,
 // with base ORDO_ROPE_BASE; returns the factor on q and k (1 but for yarn). YaRN follows
 // jquesnelle/yarn's LlamaYaRNScaledRotaryEmbedding (= HF _compute_yarn_parameters): the
-// correction range [floor(d(32)), ceil(d(1))] with d(r) = hs ln(orig_T / (2 pi r)) / (2 ln base),
-// clamped to [0, hs-1]; ramp_i = clamp((i - low) / (high - low), 0, 1); inv_freq_i =
-// theta_i / s * ramp_i + theta_i * (1 - ramp_i); factor 0.1 ln s + 1.
+// correction range [floor(d(beta)), ceil(d(alpha))] (beta 32, alpha 1 unless set) with d(r) =
+// hs ln(orig_T / (2 pi r)) / (2 ln base), clamped to [0, hs-1]; ramp_i = clamp((i - low) /
+// (high - low), 0, 1); inv_freq_i = theta_i / s * ramp_i + theta_i * (1 - ramp_i); factor
+// 0.1 ln s + 1 (1 with yarn_no_temperature).
 double ordo_rope_inv_freq(double *inv_freq, int hs, const ordo_rope_config *rc);
 // The same for a sequence of length T: differs only for dynamic-ntk, whose frequencies depend
 // on the length (ordo_rope_inv_freq gives its unscaled ones, those of T <= orig_T).

@@ -75,6 +75,9 @@ void ordo_train_config_defaults(ordo_train_config *c) {
     c->rope_scaling = ordo_rope_scaling_name(ORDO_ROPE_SCALING_NONE);
     c->rope_factor = 0;
     c->rope_orig_context = 0;
+    c->yarn_alpha = ORDO_YARN_ALPHA;
+    c->yarn_beta = ORDO_YARN_BETA;
+    c->yarn_no_temperature = 0;
     c->extend_pos = "interpolate";
     // the position options: all dims, all heads, no scale
     c->rope_fraction = 1.0;
@@ -214,6 +217,14 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
         OPT("rope-orig-context", ORDO_OPT_INT, rope_orig_context,
             "the context the rope weights were trained at (yarn's original length;\n"
             "                         0 = the --init run's with a scaling, else --context)"),
+        OPT("yarn-alpha", ORDO_OPT_FLOAT, yarn_alpha,
+            "yarn: its ramp's slow end, beta_slow: pairs that turn fewer times\n"
+            "                         than this within the original context are interpolated"),
+        OPT("yarn-beta", ORDO_OPT_FLOAT, yarn_beta,
+            "yarn: its ramp's fast end, beta_fast: pairs that turn more times keep\n"
+            "                         their frequency (the paper's 1 and 32 were fitted to LLaMA)"),
+        OPT("yarn-no-temperature", ORDO_OPT_FLAG, yarn_no_temperature,
+            "yarn: without its temperature (q and k times 0.1 ln s + 1)"),
         CHOICE("extend-pos", extend_pos, ordo_extend_pos_names,
                "--init to a longer --context: grow a learned table by", help[7]),
         // positions on part of a head, on some heads, scaled
@@ -399,6 +410,11 @@ ordo_status ordo_train_config_rope(const ordo_train_config *c, ordo_rope_config 
                           c->rope_orig_context, 1 << 20);
     long long orig = c->rope_orig_context ? c->rope_orig_context : c->context;
     rc->orig_T = (int)orig;
+    // the paper's values are the model's zeros (so that they pass with any scaling); the
+    // model's check refuses others without yarn (ordo_rope_config_check)
+    rc->yarn_alpha = c->yarn_alpha == ORDO_YARN_ALPHA ? 0 : c->yarn_alpha;
+    rc->yarn_beta = c->yarn_beta == ORDO_YARN_BETA ? 0 : c->yarn_beta;
+    rc->yarn_no_temperature = c->yarn_no_temperature != 0;
     if (rc->scaling == ORDO_ROPE_SCALING_NONE) {
         if (c->rope_factor != 0 && c->rope_factor != 1)
             return ordo_error(ORDO_ERR_ARG,

@@ -120,6 +120,9 @@ typedef struct ordo_train_config {
     const char *rope_scaling;
     double rope_factor;
     long long rope_orig_context;
+    // YaRN's ramp (beta_slow alpha, beta_fast beta; the paper's 1 and 32) and its temperature
+    double yarn_alpha, yarn_beta;
+    int yarn_no_temperature;
     const char *extend_pos;
     // partial rotary (the fraction of each head's dims rope rotates), rope and alibi
     // on the first k heads only (0: all), and a scale on the absolute position signal

@@ -220,6 +220,9 @@ ordo_status ordo_resume_open(ordo_resume *r, const char *dir, ordo_train_config 
     given.rope_scaling = "none";
     given.rope_factor = 0;
     given.rope_orig_context = 0;
+    given.yarn_alpha = ORDO_YARN_ALPHA;
+    given.yarn_beta = ORDO_YARN_BETA;
+    given.yarn_no_temperature = 0;
     given.rope_fraction = 1;
     given.rope_heads = given.alibi_heads = 0;
     given.pos_scale = NULL;

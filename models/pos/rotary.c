@@ -141,6 +141,12 @@ static void rope_meta(const ordo_gpt_config *c, ordo_gpt_meta *mt) {
         mt->n = at + 1;
         ordo_pos_meta_num(mt, "rope_factor", "%.17g", rc.factor);
         ordo_pos_meta_num(mt, "rope_orig_context", "%.0f", (double)rc.orig_T);
+        // YaRN's ramp and temperature only when not the paper's
+        if (rc.yarn_alpha != 0 && rc.yarn_alpha != ORDO_YARN_ALPHA)
+            ordo_pos_meta_num(mt, "yarn_alpha", "%.17g", rc.yarn_alpha);
+        if (rc.yarn_beta != 0 && rc.yarn_beta != ORDO_YARN_BETA)
+            ordo_pos_meta_num(mt, "yarn_beta", "%.17g", rc.yarn_beta);
+        if (rc.yarn_no_temperature) ordo_pos_meta_num(mt, "yarn_temperature", "%.0f", 0);
     }
     if (c->rope_fraction != 0 && c->rope_fraction != 1)
         ordo_pos_meta_num(mt, "rope_fraction", "%.17g", c->rope_fraction);

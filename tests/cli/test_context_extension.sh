@@ -173,6 +173,22 @@ import json, sys
 b, d = (json.load(open(f))["results"] for f in sys.argv[1:3])
 sys.exit(0 if b[0]["val_loss"] == d[0]["val_loss"] and b[1]["val_loss"] != d[1]["val_loss"] else 1)
 PY
+# YaRN's ramp and temperature at eval: another record (yarn-x4-b8-notemp), its request and
+# rope_scaling say so, and they score otherwise than the paper's yarn
+"$ORDO" eval "$dir/dyn" --context 64,256 --rope-scaling yarn --save > /dev/null 2>&1 \
+  && "$ORDO" eval "$dir/dyn" --context 64,256 --rope-scaling yarn --yarn-beta 8 --yarn-no-temperature --save > /dev/null 2>&1 \
+  && [ -f "$dir/dyn/eval/yarn-x4.json" ] && [ -f "$dir/dyn/eval/yarn-x4-b8-notemp.json" ] \
+  || bad "eval --rope-scaling yarn --yarn-beta 8 --yarn-no-temperature --save: $(ls "$dir/dyn/eval")"
+python3 - "$dir/dyn/eval/yarn-x4.json" "$dir/dyn/eval/yarn-x4-b8-notemp.json" <<'PY' && ok || bad "the yarn options' record"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+ok = b["rope_scaling"]["yarn_beta"] == 8 and b["rope_scaling"]["yarn_temperature"] == 0 \
+    and b["request"]["yarn_beta"] == 8 and "yarn_beta" not in a["rope_scaling"] \
+    and a["results"][1]["val_loss"] != b["results"][1]["val_loss"]
+sys.exit(0 if ok else 1)
+PY
+out=$("$ORDO" eval "$dir/dyn" --yarn-alpha 2 2>&1) && bad "--yarn-alpha without yarn accepted" \
+  || { grep -qF -- "--yarn-alpha goes with --rope-scaling yarn" <<<"$out" && ok || bad "--yarn-alpha alone: $out"; }
 out=$("$ORDO" sweep --pos rope --eval-variants base,dynamic-ntk:0.5 --out "$dir/swdyn" 2>&1) \
   && bad "dynamic-ntk:0.5 accepted" || { grep -qF "'dynamic-ntk:0.5' is not a variant" <<<"$out" && ok || bad "dynamic-ntk:0.5: $out"; }
 

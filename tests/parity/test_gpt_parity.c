@@ -69,6 +69,12 @@ static void run_case(const char *file) {
         CHECK(ordo_rope_scaling_parse(rs, &cfg.rope.scaling) == ORDO_OK);
         cfg.rope.factor = atof(ordo_safetensors_meta(f, "rope_factor"));
         cfg.rope.orig_T = meta_int(f, "rope_orig_context");
+        if (ordo_safetensors_meta(f, "yarn_alpha"))
+            cfg.rope.yarn_alpha = atof(ordo_safetensors_meta(f, "yarn_alpha"));
+        if (ordo_safetensors_meta(f, "yarn_beta"))
+            cfg.rope.yarn_beta = atof(ordo_safetensors_meta(f, "yarn_beta"));
+        if (ordo_safetensors_meta(f, "yarn_temperature"))
+            cfg.rope.yarn_no_temperature = meta_int(f, "yarn_temperature") == 0;
     }
     // partial rotary, head subsets, the scale on the absolute positions
     const char *rf = ordo_safetensors_meta(f, "rope_fraction");

@@ -42,6 +42,9 @@ ROPE_SCALINGS = ("none", "pi", "ntk", "yarn", "dynamic-ntk")
 LN_EPS = 1e-5
 T5_NUM_BUCKETS = 32
 T5_MAX_DISTANCE = 128
+# YaRN's ramp (beta_slow, beta_fast) as the paper and jquesnelle/yarn (ordo --yarn-alpha/-beta)
+YARN_ALPHA = 1.0
+YARN_BETA = 32.0
 BASE = 10000.0
 # FIRE (Li et al. 2023, appendix module)
 FIRE_WIDTH = 32
@@ -65,14 +68,18 @@ def subset_options(meta):
             "dpb_dim": int(meta.get("dpb_dim", DPB_DIM)), "dpb_depth": int(meta.get("dpb_depth", DPB_DEPTH)),
             "dpb_log_distance": meta.get("dpb_log_distance", "0") == "1",
             "pos_random": int(meta.get("pos_random", 0)), "cope_max": int(meta.get("cope_max", 0)),
-            "t5_max_distance": int(meta.get("t5_max_distance", T5_MAX_DISTANCE))}
+            "t5_max_distance": int(meta.get("t5_max_distance", T5_MAX_DISTANCE)),
+            "yarn_alpha": float(meta.get("yarn_alpha", YARN_ALPHA)),
+            "yarn_beta": float(meta.get("yarn_beta", YARN_BETA)),
+            "yarn_temperature": meta.get("yarn_temperature", "1") != "0"}
 
 
 class GPTConfig:
     def __init__(self, V, C, L, NH, T_max, pos, embed_scale=1.0, untied_head=False, rope_scaling="none",
                  rope_factor=1.0, rope_orig=0, rope_fraction=1.0, rope_heads=0, alibi_heads=0,
                  pos_scale="none", dpb_dim=DPB_DIM, dpb_depth=DPB_DEPTH, dpb_log_distance=False,
-                 pos_random=0, cope_max=0, t5_max_distance=T5_MAX_DISTANCE):
+                 pos_random=0, cope_max=0, t5_max_distance=T5_MAX_DISTANCE, yarn_alpha=YARN_ALPHA,
+                 yarn_beta=YARN_BETA, yarn_temperature=True):
         V, C, L, NH, T_max = int(V), int(C), int(L), int(NH), int(T_max)
         if pos not in POS_SCHEMES:
             raise ValueError("unknown position scheme %r (one of %s)" % (pos, ", ".join(POS_SCHEMES)))
@@ -92,6 +99,12 @@ class GPTConfig:
             raise ValueError("rope scaling %s needs pos=rope, not %s" % (rope_scaling, pos))
         self.rope_scaling, self.rope_factor = rope_scaling, float(rope_factor)
         self.rope_orig = int(rope_orig) or self.T_max
+        # YaRN's ramp ends and temperature (the paper's unless set; yarn only)
+        self.yarn_alpha, self.yarn_beta = float(yarn_alpha), float(yarn_beta)
+        self.yarn_temperature = bool(yarn_temperature)
+        if (self.yarn_alpha, self.yarn_beta, self.yarn_temperature) != (YARN_ALPHA, YARN_BETA, True) and \
+                rope_scaling != "yarn":
+            raise ValueError("yarn_alpha, yarn_beta, yarn_temperature need rope_scaling yarn")
         # partial rotary (GPT-NeoX rotary_pct), rope / alibi on the first k heads
         # (0 = all; x-transformers alibi_num_heads), a scale on the absolute positions
         self.rope_fraction = float(rope_fraction)
@@ -155,6 +168,12 @@ class GPTConfig:
         if self.rope_scaling != "none":  # as ordo writes it: only with a scaling
             m.update({"rope_scaling": self.rope_scaling, "rope_factor": "%.17g" % self.rope_factor,
                       "rope_orig_context": str(self.rope_orig)})
+            if self.yarn_alpha != YARN_ALPHA:  # YaRN's options only when not the paper's
+                m["yarn_alpha"] = "%.17g" % self.yarn_alpha
+            if self.yarn_beta != YARN_BETA:
+                m["yarn_beta"] = "%.17g" % self.yarn_beta
+            if not self.yarn_temperature:
+                m["yarn_temperature"] = "0"
         if self.rope_fraction != 1:  # the position options, each only when set, as ordo writes them
             m["rope_fraction"] = "%.17g" % self.rope_fraction
         if self.rope_heads != self.NH:
@@ -206,7 +225,8 @@ def sinusoidal_table(T, C, dtype=torch.float32, positions=None):
     return pe.to(dtype)
 
 
-def rope_inv_freq(hs, scaling="none", factor=1.0, orig=0, T=0):
+def rope_inv_freq(hs, scaling="none", factor=1.0, orig=0, T=0, yarn_alpha=YARN_ALPHA, yarn_beta=YARN_BETA,
+                  yarn_temperature=True):
     """[hs/2] float64 inverse frequencies under a scaling, and the factor on q and k (mscale).
 
     none: theta_i = 10000^(-2i/hs). pi: theta_i / s (Chen et al.: positions divided by s).
@@ -216,7 +236,8 @@ def rope_inv_freq(hs, scaling="none", factor=1.0, orig=0, T=0):
     to float32); mscale 0.1 ln s + 1 on cos and sin, i.e. on q and k. dynamic-ntk: HF
     transformers' DynamicNTKScalingRotaryEmbedding (Peng et al. 2023 B.3) for a sequence of
     length T: up to orig unscaled; past it ntk with base * (s T / orig - (s - 1))^(hs/(hs-2)),
-    s its scaling_factor."""
+    s its scaling_factor. yarn_alpha, yarn_beta: YaRN's beta_slow and beta_fast (ordo's
+    --yarn-alpha, --yarn-beta); yarn_temperature False: mscale 1 (--yarn-no-temperature)."""
     i = torch.arange(hs // 2, dtype=torch.float64)
     base = torch.tensor(BASE, dtype=torch.float64)
     s = float(factor)
@@ -236,15 +257,15 @@ def rope_inv_freq(hs, scaling="none", factor=1.0, orig=0, T=0):
 
     def correction_dim(rotations):
         return (hs * math.log(orig / (rotations * 2 * math.pi))) / (2 * math.log(BASE))
-    low = max(math.floor(correction_dim(32)), 0)
-    high = min(math.ceil(correction_dim(1)), hs - 1)
+    low = max(math.floor(correction_dim(yarn_beta)), 0)
+    high = min(math.ceil(correction_dim(yarn_alpha)), hs - 1)
     if low == high:
         high += 0.001
     ramp = torch.clamp((i - low) / (high - low), 0, 1)
     pos_freqs = torch.pow(base, 2.0 * i / hs)
     extra = 1 - ramp                       # 1: keep theta_i (high frequencies), 0: interpolate
     inv = 1.0 / (s * pos_freqs) * (1 - extra) + 1.0 / pos_freqs * extra
-    return inv, (1.0 if s <= 1 else 0.1 * math.log(s) + 1.0)
+    return inv, (1.0 if s <= 1 or not yarn_temperature else 0.1 * math.log(s) + 1.0)
 
 
 def rope_angles(T, hs, inv_freq=None, positions=None):
@@ -257,9 +278,10 @@ def rope_angles(T, hs, inv_freq=None, positions=None):
     return p[:, None] * theta[None, :]
 
 
-def rope_cos_sin(T, hs, dtype=torch.float32, scaling="none", factor=1.0, orig=0, positions=None):
+def rope_cos_sin(T, hs, dtype=torch.float32, scaling="none", factor=1.0, orig=0, yarn_alpha=YARN_ALPHA,
+                 yarn_beta=YARN_BETA, yarn_temperature=True, positions=None):
     """mscale * cos, sin of rope_angles under a scaling, each [T, hs/2], in float64 then cast."""
-    inv, mscale = rope_inv_freq(hs, scaling, factor, orig, T)
+    inv, mscale = rope_inv_freq(hs, scaling, factor, orig, T, yarn_alpha, yarn_beta, yarn_temperature)
     a = rope_angles(T, hs, inv, positions)
     return (mscale * torch.cos(a)).to(dtype), (mscale * torch.sin(a)).to(dtype)
 
@@ -656,7 +678,8 @@ class Attention(nn.Module):
         c = self.cfg
         if c.pos == "fox":
             bias = fox_bias(self.fgate(h))
-        y = attention_from_qkv(qkv, c.NH, c.pos, rel_table, (c.rope_scaling, c.rope_factor, c.rope_orig),
+        rope = (c.rope_scaling, c.rope_factor, c.rope_orig, c.yarn_alpha, c.yarn_beta, c.yarn_temperature)
+        y = attention_from_qkv(qkv, c.NH, c.pos, rel_table, rope,
                                bias, c.rope_dims, c.rope_heads, c.alibi_heads, positions, pos_range,
                                self.cope if c.pos == "cope" else None, c.t5_max_distance)
         return self.c_proj(y)
