@@ -202,6 +202,16 @@ static void print_table(const ordo_eval_report *r) {
         for (int j = 0; j < ng->n; j++) printf(" %.4f", ng->v[j]);
         printf("\n");
     }
+    const ordo_eval_context_use *cu = &r->context_use;
+    if (cu->have && cu->k.have && cu->loss.have) {
+        printf("context use: the same %lld targets with their context cut to k tokens\n",
+               ordo_eval_int_or(cu->targets, 0));
+        printf("%8s", "k");
+        for (int j = 0; j < cu->k.n; j++) printf(" %7lld", cu->k.v[j]);
+        printf("\n%8s", "loss");
+        for (int j = 0; j < cu->loss.n; j++) printf(" %7.4f", cu->loss.v[j]);
+        printf("\n");
+    }
     printf("loss by position within the window (mean over each eighth, first to last):\n");
     for (int i = 0; i < res->n; i++) {
         if (!res->v[i].loss_by_position.have) continue;
@@ -309,6 +319,7 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
     strncat(attn_help, " (auto: materialized at short T, where faster)",
             sizeof attn_help - strlen(attn_help) - 1);
     int json = 0, save = 0, ngram = 1;
+    long long context_use = 0;
     // RoPE scaling other than the run's
     const char *rope_scaling = NULL;
     double rope_factor = 0;
@@ -345,6 +356,10 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
          "also score n-gram levels (orders 1-6) on the same targets (--no-ngram: not;\n"
          "                         see 'ordo baseline')",
          0},
+        {"context-use", ORDO_OPT_INT, &context_use,
+         "also the loss of N targets with their context cut to k = 1, 2, 4, ...,\n"
+         "                         the training context (Khandelwal et al. 2018; 0 = not)",
+         .min = 0, .max = 1 << 24},
         {"save", ORDO_OPT_FLAG, &save,
          "--save [NAME] (after RUN_DIR) or --save=NAME: also keep the report as\n"
          "                         RUN_DIR/eval/NAME.json for compare; NAME from the variant\n"
@@ -466,6 +481,7 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
         q.have_step = step >= 0;
         q.data = data;
         q.no_ngram = !ngram;
+        q.context_use = (int)context_use;
         s = ordo_eval_run(&q, &report);
     }
     if (!s) {

@@ -208,6 +208,7 @@ static void request_of_new(const ordo_eval_report_request *r, ordo_eval_request 
     q->yarn_alpha = r->yarn_alpha.has == ORDO_EVAL_SET ? r->yarn_alpha.v : 0;
     q->yarn_beta = r->yarn_beta.has == ORDO_EVAL_SET ? r->yarn_beta.v : 0;
     q->yarn_no_temperature = ordo_eval_int_or(r->yarn_temperature, 1) == 0;
+    q->context_use = (int)ordo_eval_int_or(r->context_use, 0);
     q->extend_pos = ordo_eval_str_value(r->extend_pos);
     const char *att = ordo_eval_str_value(r->attention);
     if (att && ordo_attn_impl_parse(att, &q->attention) != ORDO_OK) ordo_error_clear();

@@ -111,6 +111,7 @@ static const field request_f[] = {
     F(RQ, extend_pos, K_STR),
     F(RQ, attention, K_STR),
     F(RQ, positions, K_STR),
+    F(RQ, context_use, K_INT),
 };
 #undef RQ
 static const shape request_s = SHAPE(ordo_eval_report_request, request_f);
@@ -166,6 +167,13 @@ static const field acc_f[] = {
 #undef AC
 static const shape acc_s = SHAPE(ordo_eval_accuracy, acc_f);
 
+static const field context_use_f[] = {
+    F(ordo_eval_context_use, k, K_INTS),
+    F(ordo_eval_context_use, loss, K_REALS),
+    F(ordo_eval_context_use, targets, K_INT),
+};
+static const shape context_use_s = SHAPE(ordo_eval_context_use, context_use_f);
+
 #define RP ordo_eval_report
 static const field report_f[] = {
     F(RP, run, K_STR),
@@ -186,6 +194,7 @@ static const field report_f[] = {
     FS(RP, request, K_OBJ, 0, &request_s),
     FS(RP, results, K_ROWS, REQUIRED, &result_s),
     FS(RP, accuracy, K_OBJ, 0, &acc_s),
+    FS(RP, context_use, K_OBJ, 0, &context_use_s),
     F(RP, name, K_STR),
 };
 #undef RP

@@ -128,7 +128,8 @@ typedef struct ordo_eval_report_request {
     ordo_eval_real yarn_alpha, yarn_beta; // given to eval, when not the paper's
     ordo_eval_int yarn_temperature;
     ordo_eval_str extend_pos, attention;
-    ordo_eval_str positions; // "drawn", else absent
+    ordo_eval_str positions;   // "drawn", else absent
+    ordo_eval_int context_use; // --context-use's targets, when asked
 } ordo_eval_report_request;
 
 // One element of "results": a length. A length that could not be scored has val_loss null
@@ -181,6 +182,15 @@ typedef struct ordo_eval_depth_means {
     ordo_eval_depth_mean *v;
 } ordo_eval_depth_means;
 
+// "context_use": the loss of the same targets with their context cut to k tokens
+// (eval/context_use.h): k and loss side by side, and how many targets each rests on.
+typedef struct ordo_eval_context_use {
+    int have;
+    ordo_eval_ints k;
+    ordo_eval_reals loss;
+    ordo_eval_int targets;
+} ordo_eval_context_use;
+
 // "accuracy": copy/reverse (task, train_min_len, train_max_len, by_length) or passkey (task,
 // digits, train_context, examples, depths, by_length, by_depth).
 typedef struct ordo_eval_accuracy {
@@ -213,7 +223,8 @@ typedef struct ordo_eval_report {
     ordo_eval_report_request request;
     ordo_eval_results results; // always there
     ordo_eval_accuracy accuracy;
-    ordo_eval_str name; // a saved record's name (ordo_eval_save sets it)
+    ordo_eval_context_use context_use; // with --context-use
+    ordo_eval_str name;                // a saved record's name (ordo_eval_save sets it)
 } ordo_eval_report;
 
 // The report as a JSON tree, its keys in the order `ordo eval --json` prints them (absent

@@ -15,6 +15,7 @@
 #include "framework/lmhead.h"
 #include "sys/memlimit.h"
 #include "models/pos/scheme.h"
+#include "eval/context_use.h"
 #include "eval/evaluate.h"
 #include "eval/ngram_levels.h"
 #include "run/init.h"
@@ -476,6 +477,7 @@ void ordo_eval_request_record(const ordo_eval_request *q, const int *lens, int n
     r->extend_pos = ordo_eval_str_of(q->extend_pos);
     r->attention = ordo_eval_str_of(ordo_attn_impl_name(q->attention));
     if (q->drawn_positions) r->positions = ordo_eval_str_of("drawn");
+    if (q->context_use > 0) r->context_use = ordo_eval_int_of(q->context_use);
 }
 
 // The variant of the report: the scaling and extension given to eval, as used (null: the run as
@@ -603,6 +605,24 @@ static ordo_status ngram_rows(const ordo_eval_request *q, const ordo_rundata *d,
     return s;
 }
 
+// The context-use curve of the run's validation set (or --data) into the report: k up to the
+// training context, on up to q->context_use targets.
+static ordo_status context_use(ordo_gpt *m, ordo_ctx *ctx, const ordo_train_config *cfg,
+                               const ordo_rundata *d, const ordo_eval_request *q,
+                               ordo_eval_context_use *o) {
+    ordo_context_use u;
+    ordo_status s =
+        ordo_context_use_score(m, ctx, d->val, d->val_targets, d->nval, (int)cfg->context,
+                               (size_t)q->context_use, q->batch, 1, &u);
+    if (s) return s;
+    *o = (ordo_eval_context_use){.have = 1, .targets = ordo_eval_int_of((long long)u.targets)};
+    o->k = (ordo_eval_ints){1, u.n, ordo_xmalloc(((size_t)u.n + 1) * sizeof(long long))};
+    o->loss = (ordo_eval_reals){1, u.n, ordo_xmalloc(((size_t)u.n + 1) * sizeof(double))};
+    for (int i = 0; i < u.n; i++) o->k.v[i] = u.k[i], o->loss.v[i] = u.loss[i];
+    ordo_context_use_free(&u);
+    return ORDO_OK;
+}
+
 ordo_status ordo_eval_run(const ordo_eval_request *request, ordo_eval_report *report) {
     memset(report, 0, sizeof *report);
     ordo_eval_request rq = *request, *q = &rq; // q->draw: set by eval_positions
@@ -646,6 +666,7 @@ ordo_status ordo_eval_run(const ordo_eval_request *request, ordo_eval_report *re
     for (int i = 0; i < nlen && !s; i++)
         length_result(&m, &ctx, &cfg, &data, q, lens[i], &o->results.v[o->results.n++], &s);
     if (!s) s = ngram_rows(q, &data, lens, nlen, &o->results);
+    if (!s && q->context_use > 0) s = context_use(&m, &ctx, &cfg, &data, q, &o->context_use);
     int seq = data.is_corpus && data.corpus.task != ORDO_TASK_ORDER && !q->data;
     int passkey = seq && data.corpus.task == ORDO_TASK_PASSKEY;
     if (!s && seq && q->examples > 0) {

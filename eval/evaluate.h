@@ -148,6 +148,9 @@ typedef struct ordo_eval_request {
     ordo_eval_draw draw;
     // 1: no n-gram levels in the results (each row's ngram_loss; eval/ngram_levels.h)
     int no_ngram;
+    // > 0: also the context-use curve (eval/context_use.h) on up to this many targets, at
+    // k up to the run's training context
+    int context_use;
 } ordo_eval_request;
 
 // Bytes of the context's arena that one forward of `rows` windows of T tokens takes without a
