@@ -5,6 +5,7 @@
 // Deliberately not here: options and the run-directory summary line (cli/cmd_viz.c).
 #include "experiments/viz.h"
 
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 
 #include "experiments/plot.h"
 #include "experiments/runinfo.h"
+#include "eval/attn_offsets.h"
 #include "sys/fileio.h"
 #include "models/pos/scheme.h"
 #include "run/run.h"
@@ -688,6 +690,62 @@ static ordo_status write_index(ordo_viz *v) {
     return s;
 }
 
+// offsets.json: the numbers of attention_by_offset.svg (eval/attn_offsets.h), for scripts and
+// compare's report.
+static ordo_status offsets_json(ordo_viz *v, const ordo_attn_offsets *o) {
+    json_t *heads = json_array();
+    for (int l = 0; l < o->L; l++)
+        for (int h = 0; h < o->NH; h++) {
+            const double *mass = o->mass + ((size_t)l * o->NH + h) * o->T;
+            json_t *mj = json_array();
+            for (int d = 0; d < o->T; d++) json_array_append_new(mj, json_real(mass[d]));
+            json_array_append_new(heads, json_pack("{s:i, s:i, s:f, s:o}", "layer", l, "head", h,
+                                                   "spread", o->spread[l * o->NH + h], "mass", mj));
+        }
+    json_t *j = json_pack("{s:i, s:i, s:i, s:i, s:o}", "T", o->T, "D", o->D, "windows", o->windows,
+                          "step", (int)v->step, "heads", heads);
+    char path[ORDO_PATH_MAX];
+    ordo_status s = ordo_path(path, sizeof path, "%s/offsets.json", v->out);
+    if (!s) s = ordo_write_json_atomic(path, j);
+    json_decref(j);
+    if (!s) printf("  %s\n", path);
+    return s;
+}
+
+// Where each head looks by offset i - j, and how much that depends on the query's position:
+// the mean attention mass per offset over windows of the validation data (curves per layer and
+// head), each head's spread in the caption (0: by offset alone), and offsets.json.
+static ordo_status offset_curves(ordo_viz *v, ordo_gpt *m, ordo_rundata *d, int T) {
+    if (d->nval < (size_t)T) {
+        printf("  (attention by offset: the validation data is shorter than one window)\n");
+        return ORDO_OK;
+    }
+    ordo_ctx ctx;
+    ordo_ctx_init(&ctx);
+    ordo_attn_offsets o;
+    ordo_status s = ordo_attn_offsets_measure(m, &ctx, d->val, d->nval, T, 16, &o);
+    ordo_ctx_free(&ctx);
+    if (s) return s;
+    layer_curves lc = layer_curves_new(o.L, o.NH, T);
+    char cap[256];
+    int k =
+        snprintf(cap, sizeof cap,
+                 "%d windows; spread (0: by offset alone, up to 1) per layer, head:", o.windows);
+    for (int i = 0; i < o.L * o.NH; i++) {
+        memcpy(layer_curve_y(&lc, i), o.mass + (size_t)i * T, (size_t)T * sizeof(double));
+        if (k > 0 && (size_t)k < sizeof cap - 16)
+            k += snprintf(cap + k, sizeof cap - (size_t)k, " L%dH%d %.3f", i / o.NH, i % o.NH,
+                          o.spread[i]);
+    }
+    s = curves_svg(v, "attention_by_offset.svg",
+                   "attention by offset: mean mass on the key i - j tokens back",
+                   "mean attention probability", 150, T, lc.ser, o.L * o.NH, cap);
+    if (!s) s = offsets_json(v, &o);
+    layer_curves_free(&lc);
+    ordo_attn_offsets_free(&o);
+    return s;
+}
+
 ordo_status ordo_viz_open(ordo_viz *v, const char *run_dir, const ordo_run_select *sel,
                           const char *out_dir) {
     memset(v, 0, sizeof *v);
@@ -727,6 +785,7 @@ ordo_status ordo_viz_open(ordo_viz *v, const char *run_dir, const ordo_run_selec
 ordo_status ordo_viz_write(ordo_viz *v) {
     ordo_status s = scheme_maps(v, &v->model, v->T);
     if (!s) s = attention_maps(v, &v->model, &v->data, v->T);
+    if (!s) s = offset_curves(v, &v->model, &v->data, v->T);
     if (!s) s = passkey_map(v);
     if (!s) s = write_index(v);
     return s;

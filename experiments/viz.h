@@ -9,8 +9,11 @@
 //     length x depth heatmap (passkey.svg), the picture the papers show.
 //   rope: the frequency spectrum of the rotation (wavelength per pair, and each scaling's
 //     change of it) unscaled and with pi, ntk and yarn (ordo_viz.rope_factor).
-// Plus index.html showing them all. none and xpos get the attention maps only. It draws; it
-// does not compute statistics.
+//   every scheme: attention by offset (eval/attn_offsets.h: the mean mass on the key i - j
+//     back, per layer and head, over 16 validation windows, and each head's spread, how much
+//     that depends on the query's position) as attention_by_offset.svg and offsets.json.
+// Plus index.html showing them all. none and xpos get the attention maps and offsets only. It
+// draws; the statistics are computed in eval/.
 #ifndef ORDO_VIZ_H
 #define ORDO_VIZ_H
 #include <stdint.h>

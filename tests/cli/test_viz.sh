@@ -17,7 +17,8 @@ done
 expect_files() { # <scheme> <files...>
   local p=$1; shift
   local want got
-  want=$(printf '%s\n' "$@" index.html attention_layer0.svg attention_layer1.svg | sort | tr '\n' ' ')
+  want=$(printf '%s\n' "$@" index.html attention_layer0.svg attention_layer1.svg \
+    attention_by_offset.svg offsets.json | sort | tr '\n' ' ')
   got=$(ls "$dir/$p/viz" 2>/dev/null | sort | tr '\n' ' ')
   [ "$want" = "$got" ] && ok || bad "$p: viz wrote [$got], expected [$want]"
 }
@@ -27,6 +28,17 @@ expect_files alibi alibi_bias.svg alibi_bias_curves.svg # as every stationary bi
 expect_files t5 t5_bias.svg t5_bias_curves.svg
 expect_files rope rope_spectrum.svg
 grep -q "rope: no position table or bias.*the frequency spectrum and the attention maps" "$dir/rope.out" && ok || bad "rope: stdout does not say what is drawn"
+# attention by offset: a curve per layer and head, each head's spread in the caption and in
+# offsets.json (its numbers against known answers: tests/eval/test_attn_offsets.c)
+python3 - "$dir/alibi/viz/offsets.json" <<'PY' && ok || bad "alibi's offsets.json"
+import json, sys
+j = json.load(open(sys.argv[1]))
+hs = j["heads"]
+ok = j["T"] == 16 and j["D"] == 4 and len(hs) == 4 and all(len(h["mass"]) == 16 and 0 <= h["spread"] <= 1 for h in hs)
+sys.exit(0 if ok else 1)
+PY
+[ "$(grep -c 'class="spectrum"\|data-label="layer' "$dir/alibi/viz/attention_by_offset.svg")" -ge 4 ] \
+  && grep -q "spread (0: by offset alone" "$dir/alibi/viz/attention_by_offset.svg" && ok || bad "attention_by_offset.svg lacks its curves or caption"
 
 for f in "$dir"/*/viz/*.svg "$dir"/*/viz/index.html; do
   xmllint --noout "$f" 2> "$dir/xml.txt" && ok || bad "$f is not well-formed: $(head -3 "$dir/xml.txt")"
