@@ -15,6 +15,7 @@
 #include "experiments/plot.h"
 #include "experiments/runinfo.h"
 #include "eval/attn_offsets.h"
+#include "eval/pos_probe.h"
 #include "sys/fileio.h"
 #include "models/pos/scheme.h"
 #include "run/run.h"
@@ -746,6 +747,71 @@ static ordo_status offset_curves(ordo_viz *v, ordo_gpt *m, ordo_rundata *d, int 
     return s;
 }
 
+// The position probe (eval/pos_probe.h) over 16 validation windows: the held-out error of a
+// linear probe of absolute position from each layer's residual stream, against chance, as
+// position_probe.svg and probe.json.
+static ordo_status position_probe(ordo_viz *v, ordo_gpt *m, ordo_rundata *d, int T) {
+    if (d->nval < 2 * (size_t)T) {
+        printf("  (position probe: the validation data is shorter than two windows)\n");
+        return ORDO_OK;
+    }
+    ordo_ctx ctx;
+    ordo_ctx_init(&ctx);
+    ordo_pos_probe o;
+    ordo_status s = ordo_pos_probe_measure(m, &ctx, d->val, d->nval, T, 16, &o);
+    ordo_ctx_free(&ctx);
+    if (s) return s;
+    double *xy = ordo_xmalloc((size_t)3 * o.points * sizeof(double)); // x, mae, chance
+    for (int p = 0; p < o.points; p++)
+        xy[p] = p, xy[o.points + p] = o.mae[p], xy[2 * o.points + p] = o.chance;
+    ordo_series ser[2] = {{.x = xy,
+                           .y = xy + o.points,
+                           .n = o.points,
+                           .color = "#1f77b4",
+                           .width = 2.4,
+                           .label = "held-out error",
+                           .markers = 1},
+                          {.x = xy,
+                           .y = xy + 2 * o.points,
+                           .n = o.points,
+                           .color = "#888888",
+                           .width = 1.5,
+                           .label = "chance (the mean position)",
+                           .dash = "6 4"}};
+    const char *title = "position probe: a linear read-out of each token's position";
+    ordo_strbuf sv;
+    ordo_strbuf_init(&sv);
+    ordo_svg_open(&sv, 820, 500, title);
+    ordo_axes a = {.w = 820,
+                   .h = 470,
+                   .title = title,
+                   .xlabel = "residual stream: 0 = block 0's input, l = block l's output",
+                   .ylabel = "mean absolute error (positions)",
+                   .legend_w = 190};
+    ordo_svg_lineplot(&sv, &a, ser, 2);
+    ordo_svg_text(&sv, 10, 492, "start", 11, "fill=\"#444\"",
+                  "ridge regression fitted on %d windows of %d, scored on %d others", o.fit_windows,
+                  T, o.test_windows);
+    ordo_svg_close(&sv);
+    s = emit(v, "position_probe.svg", &sv, title);
+    ordo_strbuf_free(&sv);
+    free(xy);
+    if (!s) {
+        json_t *mae = json_array();
+        for (int p = 0; p < o.points; p++) json_array_append_new(mae, json_real(o.mae[p]));
+        json_t *j = json_pack("{s:i, s:i, s:i, s:i, s:f, s:o}", "T", T, "fit_windows",
+                              o.fit_windows, "test_windows", o.test_windows, "step", (int)v->step,
+                              "chance", o.chance, "mae", mae);
+        char path[ORDO_PATH_MAX];
+        if (!(s = ordo_path(path, sizeof path, "%s/probe.json", v->out)) &&
+            !(s = ordo_write_json_atomic(path, j)))
+            printf("  %s\n", path);
+        json_decref(j);
+    }
+    ordo_pos_probe_free(&o);
+    return s;
+}
+
 ordo_status ordo_viz_open(ordo_viz *v, const char *run_dir, const ordo_run_select *sel,
                           const char *out_dir) {
     memset(v, 0, sizeof *v);
@@ -786,6 +852,7 @@ ordo_status ordo_viz_write(ordo_viz *v) {
     ordo_status s = scheme_maps(v, &v->model, v->T);
     if (!s) s = attention_maps(v, &v->model, &v->data, v->T);
     if (!s) s = offset_curves(v, &v->model, &v->data, v->T);
+    if (!s) s = position_probe(v, &v->model, &v->data, v->T);
     if (!s) s = passkey_map(v);
     if (!s) s = write_index(v);
     return s;

@@ -11,7 +11,9 @@
 //     change of it) unscaled and with pi, ntk and yarn (ordo_viz.rope_factor).
 //   every scheme: attention by offset (eval/attn_offsets.h: the mean mass on the key i - j
 //     back, per layer and head, over 16 validation windows, and each head's spread, how much
-//     that depends on the query's position) as attention_by_offset.svg and offsets.json.
+//     that depends on the query's position) as attention_by_offset.svg and offsets.json;
+//     the position probe (eval/pos_probe.h: a linear read-out of position from each layer's
+//     residual stream, held-out error against chance) as position_probe.svg and probe.json.
 // Plus index.html showing them all. none and xpos get the attention maps and offsets only. It
 // draws; the statistics are computed in eval/.
 #ifndef ORDO_VIZ_H

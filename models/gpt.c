@@ -90,6 +90,7 @@ ordo_status ordo_gpt_init(ordo_gpt *m, const ordo_gpt_config *cfg, uint64_t seed
     if (row->init) row->init(m->pos, &r, ORDO_POS_LAST);
     m->att = ordo_xcalloc((size_t)L, sizeof *m->att);
     m->pos_record = ordo_xcalloc((size_t)L, sizeof *m->pos_record);
+    m->resid = ordo_xcalloc((size_t)L + 1, sizeof *m->resid);
     return ORDO_OK;
 }
 
@@ -98,6 +99,7 @@ void ordo_gpt_free(ordo_gpt *m) {
     free(m->h);
     ordo_pos_state_free(m->pos);
     free(m->att);
+    free(m->resid);
     free(m->pos_record);
     memset(m, 0, sizeof *m);
 }
@@ -209,6 +211,7 @@ static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const
         memcpy(resid->data, x->data, resid->n * sizeof(float));
         x = resid;
     }
+    if (m->record_attention) m->resid[0] = x->data;
     for (int l = 0; l < c->L; l++) {
         ordo_arena_pos layer_start = ordo_arena_mark(&ctx->arena);
         ordo_gpt_block *b = &m->h[l];
@@ -235,6 +238,7 @@ static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const
         h = ordo_gelu(ctx, ordo_linear_layer_forward(&b->c_fc, ctx, h)); // (B, T, 4C)
         h = ordo_linear_layer_forward(&b->mlp_proj, ctx, h);
         x = residual(ctx, x, ordo_dropout(ctx, h, p_resid, s_r2, off_x), release);
+        if (m->record_attention) m->resid[l + 1] = x->data;
         if (release) {
             ordo_arena_release(&ctx->arena, layer_start);
             ctx->last_att = NULL;

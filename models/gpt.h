@@ -115,6 +115,9 @@ typedef struct ordo_gpt {
     // with att, what the scheme keeps of each layer: fox its prefix sums c (B, NH, T) of
     // log f; cope its positions p (B, NH, T, T); NULL for the others
     const float **pos_record;
+    // with att, the residual stream (B, T, C) entering block 0 and leaving each block: L + 1
+    // pointers into the arena (the position probe reads them)
+    const float **resid;
     // training mode (ordo_gpt_train_mode): dropout on, masks from drop_seed, batch row offset
     int train;
     uint64_t drop_seed;

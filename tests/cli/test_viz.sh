@@ -18,7 +18,7 @@ expect_files() { # <scheme> <files...>
   local p=$1; shift
   local want got
   want=$(printf '%s\n' "$@" index.html attention_layer0.svg attention_layer1.svg \
-    attention_by_offset.svg offsets.json | sort | tr '\n' ' ')
+    attention_by_offset.svg offsets.json position_probe.svg probe.json | sort | tr '\n' ' ')
   got=$(ls "$dir/$p/viz" 2>/dev/null | sort | tr '\n' ' ')
   [ "$want" = "$got" ] && ok || bad "$p: viz wrote [$got], expected [$want]"
 }
@@ -36,6 +36,12 @@ j = json.load(open(sys.argv[1]))
 hs = j["heads"]
 ok = j["T"] == 16 and j["D"] == 4 and len(hs) == 4 and all(len(h["mass"]) == 16 and 0 <= h["spread"] <= 1 for h in hs)
 sys.exit(0 if ok else 1)
+PY
+# the position probe: an error per residual stream point (L + 1) and chance (T / 4 = 4)
+python3 - "$dir/learned/viz/probe.json" <<'PY' && ok || bad "learned's probe.json"
+import json, math, sys
+j = json.load(open(sys.argv[1]))
+sys.exit(0 if len(j["mae"]) == 3 and j["chance"] == 4 and all(math.isfinite(v) and v >= 0 for v in j["mae"]) else 1)
 PY
 [ "$(grep -c 'class="spectrum"\|data-label="layer' "$dir/alibi/viz/attention_by_offset.svg")" -ge 4 ] \
   && grep -q "spread (0: by offset alone" "$dir/alibi/viz/attention_by_offset.svg" && ok || bad "attention_by_offset.svg lacks its curves or caption"
