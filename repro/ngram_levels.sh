@@ -9,7 +9,9 @@
 # ORDO (default build/ordo) is the binary; the levels are cached as `ordo baseline` caches
 # them ($ORDO_CACHE_DIR/ngram, ...). Prints one table per configuration, a row per order
 # (2, 3, 4) and the best order, a column per evaluation length, in nats per token (byte);
-# repro/ngram_levels.out is its output as committed. Seconds of one core.
+# then the validation split's unigram entropy (compare's "vs unigram" level) from a 1-step
+# `ordo train` of each tokenizer. repro/ngram_levels.out is its output as committed.
+# Seconds of one core.
 set -euo pipefail
 [ $# -ge 1 ] || { echo "usage: $0 DATA [OUT_DIR]" >&2; exit 2; }
 O=${ORDO:-build/ordo}
@@ -75,4 +77,17 @@ tail -c +$((ntrain + 1)) "$DATA" > "$OUT/val.txt"
 for size in small large; do
   base --data "$OUT/$size.txt" --val-data "$OUT/val.txt" --tokenizer byte --context 64 |
     fmt "bytes, T 64, training set $size" nonoverlap 0
+done
+
+echo
+echo "# the validation split's unigram entropy (compare's 'vs unigram' level), as 'ordo train'"
+echo "# records it in config.json (val_unigram), from a 1-step run"
+for tok in byte gpt2; do
+  "$O" train --data "$DATA" --tokenizer "$tok" --steps 1 --context 64 --threads 1 \
+    --out "$OUT/unigram-$tok" > "$OUT/unigram-$tok.log" 2>&1
+  python3 -c '
+import json, sys
+u = json.load(open(sys.argv[1] + "/config.json"))["val_unigram"]
+print("%s: %.4f nats per token over %d targets" % (sys.argv[2], u["entropy"], u["targets"]))
+' "$OUT/unigram-$tok" "$tok"
 done
