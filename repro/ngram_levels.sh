@@ -4,7 +4,7 @@
 # fitted on the training split of tinyshakespeare with the runs' tokenizer and split (the
 # last 10% held out, as every P1-P7 run) and scored on exactly the targets that `ordo eval`
 # scored for that table: the same length, the same mode (non-overlapping windows, or the
-# sliding window with stride T/4 or 1) and the same tail rule. No model is trained.
+# sliding window with stride T/4 or 1) and the same tail rule. The levels train no model.
 #   repro/ngram_levels.sh DATA [OUT_DIR]     (OUT_DIR: where C7's two training sets are cut)
 # ORDO (default build/ordo) is the binary; the levels are cached as `ordo baseline` caches
 # them ($ORDO_CACHE_DIR/ngram, ...). Prints one table per configuration, a row per order
