@@ -184,6 +184,27 @@ size_t ordo_flash_bias_scratch_floats(const ordo_attn_bias *bias, int B, int T, 
     return n + (size_t)omp_get_max_threads() * w; // each thread's workspace after the rest
 }
 
+// What both passes derive from the shapes and the dropout rate: one function, so that the
+// backward's recomputed scores and dropped probabilities are the forward's by construction.
+typedef struct dims {
+    int hs, hsp, C3; // head size; it padded to 16; the row of qkv
+    int nb, Tp, BH;  // key (and query) blocks; T padded to them; B * NH
+    float scale, ks; // 1 / sqrt(hs); a kept probability's factor 1 / (1 - p_drop)
+    uint64_t below;  // dropout's keep threshold
+} dims;
+
+static dims dims_of(int B, int T, int C, int NH, float p_drop, const ordo_attn_bias *bias) {
+    ORDO_ASSERT(B > 0 && T > 0 && NH > 0 && C % NH == 0 && p_drop >= 0.0f && p_drop < 1.0f);
+    ORDO_ASSERT(!bias || bias->fill || bias->rows);
+    dims z = {.hs = C / NH, .C3 = 3 * C, .nb = blocks(T), .BH = B * NH};
+    z.hsp = pad16(z.hs);
+    z.Tp = z.nb * BLOCK;
+    z.scale = 1.0f / sqrtf((float)z.hs);
+    z.ks = 1.0f / (1.0f - p_drop);
+    z.below = ordo_dropout_below(p_drop);
+    return z;
+}
+
 // The keep bits of tile row i, keys j0 .. j0+n-1, applied to p in place (x keep * ks); the
 // index of (b, h, i, j) is ((b*NH + h)*T + i)*T + j, as ordo_attention_dropout lays out its
 // mask [B, NH, T, T].
@@ -198,12 +219,8 @@ static void drop_row(float *p, const float *src, int n, size_t bh, int i, int j0
 void ordo_flash_forward(float *out, float *lse, const float *qkv, const ordo_attn_bias *bias,
                         float p_drop, uint64_t seed, size_t offset, float *scratch, int B, int T,
                         int C, int NH) {
-    ORDO_ASSERT(B > 0 && T > 0 && NH > 0 && C % NH == 0 && p_drop >= 0.0f && p_drop < 1.0f);
-    int hs = C / NH, hsp = pad16(hs), C3 = 3 * C, nb = blocks(T), Tp = nb * BLOCK;
-    float scale = 1.0f / sqrtf((float)hs), ks = 1.0f / (1.0f - p_drop);
-    uint64_t below = ordo_dropout_below(p_drop);
-    int BH = B * NH;
-    ORDO_ASSERT(!bias || bias->fill || bias->rows);
+    dims z = dims_of(B, T, C, NH, p_drop, bias);
+    int hs = z.hs, hsp = z.hsp, C3 = z.C3, nb = z.nb, Tp = z.Tp, BH = z.BH;
     const ordo_attn_row_bias *rb = bias ? bias->rows : NULL;
     float *packed = scratch, *threads = scratch + fwd_shared(B, T, NH, hsp);
     // a row bias's workspace per thread, after the threads' tiles
@@ -252,7 +269,7 @@ void ordo_flash_forward(float *out, float *lse, const float *qkv, const ordo_att
                 for (int r = 0; r < BLOCK; r++)
                     for (int d = 0; d < hsp; d++)
                         qs[(size_t)r * hsp + d] =
-                            r < nr && d < hs ? scale * q[(size_t)(i0 + r) * C3 + d] : 0.0f;
+                            r < nr && d < hs ? z.scale * q[(size_t)(i0 + r) * C3 + d] : 0.0f;
                 memset(o, 0, (size_t)BLOCK * hsp * sizeof(float));
                 for (int r = 0; r < BLOCK; r++) m[r] = -INFINITY, l[r] = 0.0f;
                 float *work =
@@ -274,7 +291,7 @@ void ordo_flash_forward(float *out, float *lse, const float *qkv, const ordo_att
                         for (int r = 0; r < nr; r++) {
                             int i = i0 + r, n = i - j0 + 1 < nc ? i - j0 + 1 : nc;
                             float *sr = s + (size_t)r * BLOCK;
-                            drop_row(sr, sr, n, bh, i, j0, T, seed, offset, below, ks);
+                            drop_row(sr, sr, n, bh, i, j0, T, seed, offset, z.below, z.ks);
                         }
                     if (nr < BLOCK)
                         memset(s + (size_t)nr * BLOCK, 0,
@@ -302,13 +319,9 @@ void ordo_flash_backward(float *dqkv, float *g_bias, const float *dout, const fl
                          const float *out, const float *lse, const ordo_attn_bias *bias,
                          float p_drop, uint64_t seed, size_t offset, float *scratch, int B, int T,
                          int C, int NH) {
-    ORDO_ASSERT(B > 0 && T > 0 && NH > 0 && C % NH == 0 && p_drop >= 0.0f && p_drop < 1.0f);
-    int hs = C / NH, hsp = pad16(hs), C3 = 3 * C, nb = blocks(T), Tp = nb * BLOCK;
-    float scale = 1.0f / sqrtf((float)hs), ks = 1.0f / (1.0f - p_drop);
-    uint64_t below = ordo_dropout_below(p_drop);
-    int BH = B * NH;
+    dims z = dims_of(B, T, C, NH, p_drop, bias);
+    int hs = z.hs, hsp = z.hsp, C3 = z.C3, nb = z.nb, Tp = z.Tp, BH = z.BH;
     // the bias's gradient: one buffer per (b, h), summed below in (b, h) order
-    ORDO_ASSERT(!bias || bias->fill || bias->rows);
     const ordo_attn_row_bias *rb = bias ? bias->rows : NULL;
     int with_g = bias && (bias->grad || rb) && g_bias && bias->n_grad > 0;
     int per_batch = with_g && bias->per_batch; // then g is g_bias's own slice, no buffer
@@ -346,7 +359,7 @@ void ordo_flash_backward(float *dqkv, float *g_bias, const float *dout, const fl
                 float dot = 0.0f;
                 for (int d = 0; d < hsp; d++) {
                     int in = i < T && d < hs;
-                    qs[(size_t)i * hsp + d] = in ? scale * q[(size_t)i * C3 + d] : 0.0f;
+                    qs[(size_t)i * hsp + d] = in ? z.scale * q[(size_t)i * C3 + d] : 0.0f;
                     go[(size_t)i * hsp + d] = in ? gout[(size_t)i * C + d] : 0.0f;
                     if (in) dot += gout[(size_t)i * C + d] * o[(size_t)i * C + d];
                 }
@@ -387,9 +400,9 @@ void ordo_flash_backward(float *dqkv, float *g_bias, const float *dout, const fl
                         float *pdr = Pd + (size_t)r * BLOCK;
                         exp_row(pr, L[i], n);
                         if (p_drop > 0.0f) {
-                            drop_row(pdr, pr, n, bh, i, j0, T, seed, offset, below, ks);
+                            drop_row(pdr, pr, n, bh, i, j0, T, seed, offset, z.below, z.ks);
                             // the gradient of the undropped probabilities: dP * keep * ks
-                            drop_row(dpr, dpr, n, bh, i, j0, T, seed, offset, below, ks);
+                            drop_row(dpr, dpr, n, bh, i, j0, T, seed, offset, z.below, z.ks);
                             memset(pdr + n, 0, (size_t)(BLOCK - n) * sizeof(float));
                         }
                         // dS = P (dP - D_i), in place of dP; zero above the diagonal and outside
@@ -417,7 +430,7 @@ void ordo_flash_backward(float *dqkv, float *g_bias, const float *dout, const fl
             }
             for (int i = 0; i < T; i++)
                 for (int d = 0; d < hs; d++)
-                    dqg[(size_t)i * C3 + d] += scale * dq[(size_t)i * hsp + d];
+                    dqg[(size_t)i * C3 + d] += z.scale * dq[(size_t)i * hsp + d];
             if (rb) rb->bwd_end(bias->self, b, h, work, dqg, C3, g);
         }
         flush_end(csr);
