@@ -139,14 +139,17 @@ static void fwd_end(const void *self, int b, int h, int i0, int nr, float *work)
 // ---- backward. work: lp, dlp (T, P) | pre_g, pre_dp (T) doubles | tile g, p (BLK, BLK)
 
 typedef struct bwd_work {
+    const double *R;      // this (b, h)'s rows of st->R
+    const int32_t *first; // and of st->first
     float *lp, *dlp;
     double *pre_g, *pre_dp; // per row: sum of gates from the first unclamped key; of dp
     float *tg, *tp;         // the tile's gates and positions, from fill for grad
 } bwd_work;
 
-static bwd_work bwd_layout(const cope_state *st, float *work) {
+static bwd_work bwd_layout(const cope_state *st, int b, int h, float *work) {
     size_t TP = up16((size_t)st->T * st->P), T2 = up16(2 * (size_t)st->T);
-    bwd_work w = {.lp = work, .dlp = work + TP};
+    size_t at = ((size_t)b * st->NH + h) * st->T;
+    bwd_work w = {.R = st->R + at, .first = st->first + at, .lp = work, .dlp = work + TP};
     w.pre_g = (double *)(work + 2 * TP);
     w.pre_dp = (double *)(work + 2 * TP + T2);
     w.tg = work + 2 * TP + 2 * T2;
@@ -156,7 +159,7 @@ static bwd_work bwd_layout(const cope_state *st, float *work) {
 
 static void bwd_begin(const void *self, int b, int h, float *work) {
     const cope_state *st = self;
-    bwd_work w = bwd_layout(st, work);
+    bwd_work w = bwd_layout(st, b, h, work);
     lp_rows(w.lp, st, b, h, 0, st->T);
     memset(w.dlp, 0, (size_t)st->T * st->P * sizeof(float));
     for (int i = 0; i < st->T; i++) w.pre_g[i] = w.pre_dp[i] = 0.0;
@@ -166,11 +169,10 @@ static void bwd_fill(const void *self, int b, int h, int i0, int nr, int j0, int
                      int ld, float *work) {
     const cope_state *st = self;
     ORDO_ASSERT(nr <= BLK && ld <= BLK);
-    bwd_work w = bwd_layout(st, work);
-    size_t at = ((size_t)b * st->NH + h) * st->T;
+    bwd_work w = bwd_layout(st, b, h, work);
     int P = st->P;
     for (int r = 0; r < nr; r++) {
-        int i = i0 + r, e = causal_end(i, j0, nc), first = st->first[at + i];
+        int i = i0 + r, e = causal_end(i, j0, nc), first = w.first[i];
         const float *lp = w.lp + (size_t)i * P;
         float *row = s + (size_t)r * ld, *tg = w.tg + (size_t)r * ld, *tp = w.tp + (size_t)r * ld;
         int c0 = first - j0 < 0 ? 0 : first - j0 < e ? first - j0 : e; // clamped before
@@ -179,7 +181,7 @@ static void bwd_fill(const void *self, int b, int h, int i0, int nr, int j0, int
             tp[c] = (float)(P - 1);
         }
         ordo_cope_gates(tg + c0, row + c0, e - c0);
-        double pre = w.pre_g[i], R = st->R[at + i];
+        double pre = w.pre_g[i], R = w.R[i];
         for (int c = c0; c < e; c++) {
             double sum = R - pre; // p_ij: R_i less the gates from the first unclamped key to j
             pre += tg[c];
@@ -194,11 +196,10 @@ static void bwd_fill(const void *self, int b, int h, int i0, int nr, int j0, int
 static void bwd_grad(const void *self, int b, int h, int i0, int nr, int j0, int nc, float *ds,
                      int ld, float *work, float *g) {
     const cope_state *st = self;
-    bwd_work w = bwd_layout(st, work);
-    size_t at = ((size_t)b * st->NH + h) * st->T;
+    bwd_work w = bwd_layout(st, b, h, work);
     int P = st->P;
     for (int r = 0; r < nr; r++) {
-        int i = i0 + r, e = causal_end(i, j0, nc), first = st->first[at + i];
+        int i = i0 + r, e = causal_end(i, j0, nc), first = w.first[i];
         const float *lp = w.lp + (size_t)i * P;
         float *dlp = w.dlp + (size_t)i * P, *row = ds + (size_t)r * ld;
         const float *tg = w.tg + (size_t)r * ld, *tp = w.tp + (size_t)r * ld;
@@ -217,7 +218,7 @@ static void bwd_grad(const void *self, int b, int h, int i0, int nr, int j0, int
 // lp = q e_h^T: dq += dlp e_h (rows of stride ldq), g = de_h [P, hs] += dlp^T q
 static void bwd_end(const void *self, int b, int h, float *work, float *dq, int ldq, float *g) {
     const cope_state *st = self;
-    bwd_work w = bwd_layout(st, work);
+    bwd_work w = bwd_layout(st, b, h, work);
     int T = st->T, P = st->P, hs = st->hs, C3 = 3 * st->C;
     const float *eh = st->e + (size_t)h * P * hs, *q = st->qkv + (size_t)b * T * C3 + h * hs;
     ordo_gemm(0, 0, T, hs, P, 1.0f, w.dlp, P, eh, hs, 1.0f, dq, ldq);
