@@ -46,27 +46,12 @@ static int ends_with(const char *s, const char *suffix) {
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-// Reads up to n bytes at the start of the open fd; returns how many (fewer at end of file).
-static size_t read_start(int fd, unsigned char *buf, size_t n) {
-    size_t got = 0;
-    while (got < n) {
-        ssize_t r = read(fd, buf + got, n - got);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) break;
-        got += (size_t)r;
-    }
-    return got;
-}
-
 ordo_status ordo_tokfile_probe(const char *path, int *is_tokfile) {
     *is_tokfile = 0;
-    int fd;
-    size_t size;
-    ordo_status s = ordo_open_regular(path, &fd, &size);
-    if (s) return s;
     unsigned char magic[8];
-    size_t got = read_start(fd, magic, sizeof magic);
-    close(fd);
+    size_t got;
+    ordo_status s = ordo_read_head(path, magic, sizeof magic, &got);
+    if (s) return s;
     *is_tokfile = ends_with(path, ".bin") ||
                   (got == sizeof magic && memcmp(magic, ORDO_TOKFILE_MAGIC, sizeof magic) == 0);
     return ORDO_OK;
@@ -129,14 +114,10 @@ static ordo_status parse_header(const char *path, const unsigned char *p, size_t
 
 ordo_status ordo_tokfile_read_header(const char *path, ordo_tokfile_header *h) {
     memset(h, 0, sizeof *h);
-    int fd;
-    size_t size;
-    ordo_status s = ordo_open_regular(path, &fd, &size);
-    if (s) return s;
     unsigned char buf[ORDO_TOKFILE_HEADER];
-    size_t got = read_start(fd, buf, sizeof buf);
-    close(fd);
-    return parse_header(path, buf, got, h);
+    size_t got;
+    ordo_status s = ordo_read_head(path, buf, sizeof buf, &got);
+    return s ? s : parse_header(path, buf, got, h);
 }
 
 // Checks every id of f against its vocab size and hashes them: one pass.

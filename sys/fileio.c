@@ -107,6 +107,22 @@ ordo_status ordo_read_regular_file(const char *path, size_t max_bytes, char **bu
     return read_fd(path, fd, max_bytes, buf, len);
 }
 
+ordo_status ordo_read_head(const char *path, void *buf, size_t n, size_t *got) {
+    *got = 0;
+    int fd;
+    size_t size;
+    ordo_status s = ordo_open_regular(path, &fd, &size);
+    if (s) return s;
+    while (*got < n) {
+        ssize_t r = read(fd, (char *)buf + *got, n - *got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        *got += (size_t)r;
+    }
+    close(fd);
+    return ORDO_OK;
+}
+
 // ---- a mapped file that shrinks under us
 //
 // A read past the end of a file truncated while mapped raises SIGBUS, which kills the process

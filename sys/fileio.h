@@ -41,6 +41,11 @@ ordo_status ordo_open_regular(const char *path, int *fd, size_t *size);
 // ordo_open_regular's refusal first, then the size against max_bytes, before any byte is read.
 ordo_status ordo_read_regular_file(const char *path, size_t max_bytes, char **buf, size_t *len);
 
+// Reads the first n bytes of regular file `path` (fewer when it is shorter: *got says how
+// many) into buf, for a format's magic or header without reading the rest. Errors:
+// ordo_open_regular's; a read error ends the bytes early, as a short file does.
+ordo_status ordo_read_head(const char *path, void *buf, size_t n, size_t *got);
+
 // A regular file mapped read-only into memory (mmap): its bytes without a copy, and with no
 // limit but the address space. data is NULL when len is 0.
 typedef struct ordo_mapped_file {
