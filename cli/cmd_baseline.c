@@ -126,9 +126,6 @@ static int is_dir(const char *p) {
 ordo_status ordo_cmd_baseline(int argc, char **argv) {
     ordo_train_config cfg;
     ordo_train_config_defaults(&cfg);
-    ordo_opt *base = ordo_train_config_options(&cfg);
-    int nbase = 0;
-    while (base[nbase].name) nbase++;
     long long order = 6, stride = 0;
     int json = 0, cache = 1;
     const char *lengths = NULL, *cache_dir = NULL;
@@ -144,11 +141,8 @@ ordo_status ordo_cmd_baseline(int argc, char **argv) {
         {"cache-dir", ORDO_OPT_STRING, &cache_dir,
          "the cache directory (default: $ORDO_CACHE_DIR/ngram, ...)", 0},
     };
-    int nown = (int)(sizeof own / sizeof *own);
-    ordo_opt *opts = ordo_xcalloc((size_t)(nbase + nown + 1), sizeof *opts);
-    memcpy(opts, base, (size_t)nbase * sizeof *opts);
-    memcpy(opts + nbase, own, (size_t)nown * sizeof *opts);
-    free(base);
+    int nbase;
+    ordo_opt *opts = ordo_cli_train_options(&cfg, own, (int)(sizeof own / sizeof *own), &nbase);
     const char **pos;
     int npos, help;
     ordo_status s = ordo_args_command("baseline", SYNOPSIS, opts, argc, argv, &pos, &npos, &help);

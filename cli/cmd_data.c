@@ -166,19 +166,16 @@ static ordo_status config_file(ordo_train_config *c, const char *file, ordo_opt 
 ordo_status ordo_cmd_data(int argc, char **argv) {
     ordo_train_config cfg;
     ordo_train_config_defaults(&cfg);
-    ordo_opt *base = ordo_train_config_options(&cfg);
-    int nbase = 0;
-    while (base[nbase].name) nbase++;
     const char *config = NULL;
     long long batches = 1;
-    ordo_opt *opts = ordo_xcalloc((size_t)nbase + 3, sizeof *opts);
-    memcpy(opts, base, (size_t)nbase * sizeof *opts);
-    free(base);
-    opts[nbase] = (ordo_opt){"config", ORDO_OPT_STRING, &config,
-                             "read options from this JSON file (flags override it)", 0};
-    opts[nbase + 1] =
-        (ordo_opt){"batches", ORDO_OPT_INT,  &batches, "batches to show (0 = only the counts)",
-                   .min = 0,  .max = 1000000};
+    ordo_opt own[] = {
+        {"config", ORDO_OPT_STRING, &config, "read options from this JSON file (flags override it)",
+         0},
+        {"batches", ORDO_OPT_INT, &batches, "batches to show (0 = only the counts)", .min = 0,
+         .max = 1000000},
+    };
+    int nbase;
+    ordo_opt *opts = ordo_cli_train_options(&cfg, own, (int)(sizeof own / sizeof *own), &nbase);
 
     const char **pos;
     int npos, help;
