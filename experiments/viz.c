@@ -716,17 +716,10 @@ static ordo_status offsets_json(ordo_viz *v, const ordo_attn_offsets *o) {
 // Where each head looks by offset i - j, and how much that depends on the query's position:
 // the mean attention mass per offset over windows of the validation data (curves per layer and
 // head), each head's spread in the caption (0: by offset alone), and offsets.json.
-static ordo_status offset_curves(ordo_viz *v, ordo_gpt *m, ordo_rundata *d, int T) {
-    if (d->nval < (size_t)T) {
-        printf("  (attention by offset: the validation data is shorter than one window)\n");
-        return ORDO_OK;
-    }
-    ordo_ctx ctx;
-    ordo_ctx_init(&ctx);
-    ordo_attn_offsets o;
-    ordo_status s = ordo_attn_offsets_measure(m, &ctx, d->val, d->nval, T, 16, &o);
-    ordo_ctx_free(&ctx);
-    if (s) return s;
+static ordo_status offset_curves(ordo_viz *v, const ordo_attn_offsets *op) {
+    ordo_attn_offsets o = *op;
+    int T = o.T;
+    ordo_status s;
     layer_curves lc = layer_curves_new(o.L, o.NH, T);
     char cap[256];
     int k =
@@ -743,24 +736,16 @@ static ordo_status offset_curves(ordo_viz *v, ordo_gpt *m, ordo_rundata *d, int 
                    "mean attention probability", 150, T, lc.ser, o.L * o.NH, cap);
     if (!s) s = offsets_json(v, &o);
     layer_curves_free(&lc);
-    ordo_attn_offsets_free(&o);
     return s;
 }
 
 // The position probe (eval/pos_probe.h) over 16 validation windows: the held-out error of a
 // linear probe of absolute position from each layer's residual stream, against chance, as
 // position_probe.svg and probe.json.
-static ordo_status position_probe(ordo_viz *v, ordo_gpt *m, ordo_rundata *d, int T) {
-    if (d->nval < 2 * (size_t)T) {
-        printf("  (position probe: the validation data is shorter than two windows)\n");
-        return ORDO_OK;
-    }
-    ordo_ctx ctx;
-    ordo_ctx_init(&ctx);
-    ordo_pos_probe o;
-    ordo_status s = ordo_pos_probe_measure(m, &ctx, d->val, d->nval, T, 16, &o);
-    ordo_ctx_free(&ctx);
-    if (s) return s;
+static ordo_status position_probe(ordo_viz *v, const ordo_pos_probe *op) {
+    ordo_pos_probe o = *op;
+    int T = o.T;
+    ordo_status s;
     double *xy = ordo_xmalloc((size_t)3 * o.points * sizeof(double)); // x, mae, chance
     for (int p = 0; p < o.points; p++)
         xy[p] = p, xy[o.points + p] = o.mae[p], xy[2 * o.points + p] = o.chance;
@@ -808,7 +793,30 @@ static ordo_status position_probe(ordo_viz *v, ordo_gpt *m, ordo_rundata *d, int
             printf("  %s\n", path);
         json_decref(j);
     }
-    ordo_pos_probe_free(&o);
+    return s;
+}
+
+// The statistics viz draws beside its maps, each over 16 validation windows (eval/): attention
+// by offset (one window at least) and the position probe (two: one fitted, one held out).
+static ordo_status diagnostics(ordo_viz *v, ordo_gpt *m, ordo_rundata *d, int T) {
+    ordo_ctx ctx;
+    ordo_ctx_init(&ctx);
+    ordo_attn_offsets o = {0};
+    ordo_pos_probe p = {0};
+    ordo_status s = ORDO_OK;
+    if (d->nval >= (size_t)T)
+        s = ordo_attn_offsets_measure(m, &ctx, d->val, d->nval, T, 16, &o);
+    else
+        printf("  (attention by offset: the validation data is shorter than one window)\n");
+    if (!s && d->nval >= 2 * (size_t)T)
+        s = ordo_pos_probe_measure(m, &ctx, d->val, d->nval, T, 16, &p);
+    else if (!s)
+        printf("  (position probe: the validation data is shorter than two windows)\n");
+    ordo_ctx_free(&ctx);
+    if (!s && o.mass) s = offset_curves(v, &o);
+    if (!s && p.mae) s = position_probe(v, &p);
+    ordo_attn_offsets_free(&o);
+    ordo_pos_probe_free(&p);
     return s;
 }
 
@@ -851,8 +859,7 @@ ordo_status ordo_viz_open(ordo_viz *v, const char *run_dir, const ordo_run_selec
 ordo_status ordo_viz_write(ordo_viz *v) {
     ordo_status s = scheme_maps(v, &v->model, v->T);
     if (!s) s = attention_maps(v, &v->model, &v->data, v->T);
-    if (!s) s = offset_curves(v, &v->model, &v->data, v->T);
-    if (!s) s = position_probe(v, &v->model, &v->data, v->T);
+    if (!s) s = diagnostics(v, &v->model, &v->data, v->T);
     if (!s) s = passkey_map(v);
     if (!s) s = write_index(v);
     return s;
