@@ -85,6 +85,10 @@ typedef struct ordo_gpt_config {
     // t5 only: the distance its log-spaced buckets end at, the last bucket holding every
     // distance from there on (--t5-max-distance; 0 reads as ORDO_T5_MAX_DISTANCE, HF's 128)
     int t5_max_distance;
+    // fox only: the initial bias b of every forget gate f = sigmoid(x w + b) (--fox-gate-bias;
+    // 0, the paper's code's: its fgate_proj is an nn.Linear whose bias the model init zeroes).
+    // Init only: a checkpoint's trained biases replace it.
+    double fox_gate_bias;
 } ordo_gpt_config;
 
 typedef struct ordo_gpt_block {
@@ -137,6 +141,9 @@ ordo_status ordo_gpt_config_check(const ordo_gpt_config *cfg);
 
 // No dimension of a model ordo trains comes near this (sizes, positions).
 #define ORDO_GPT_MAX_DIM (1 << 20)
+// |--fox-gate-bias| at most: at 30 a gate is within 1e-13 of 1 (or of 0), so a larger bias
+// changes no trained model, and a finite bound keeps the prefix sums finite at any length.
+#define ORDO_FOX_GATE_BIAS_LIMIT 30.0
 // c's RoPE scaling with its zero fields resolved (factor 1, orig_T = T_max).
 ordo_rope_config ordo_gpt_rope_of(const ordo_gpt_config *c);
 // The rotated dims of a head under c (the head size unless --rope-fraction).
@@ -238,9 +245,9 @@ ordo_status ordo_gpt_load(ordo_gpt *m, const char *path);
 // used (rope_scaling, rope_factor "%.17g" and rope_orig_context follow when a RoPE scaling
 // is set; rope_fraction "%.17g", rope_heads, alibi_heads and pos_scale ("fixed:X",
 // "learned": the value is the tensor wpe.scale) and pos_random each only when set; dpb_dim,
-// dpb_depth, dpb_log_distance for dpb; cope_max for cope; t5_max_distance when not 128); vals point
-// into the struct itself: use it in place. Dropout is training, not architecture: it is not here
-// (the run's config has it).
+// dpb_depth, dpb_log_distance for dpb; cope_max for cope; t5_max_distance when not 128;
+// fox_gate_bias "%.17g" when not 0); vals point into the struct itself: use it in place.
+// Dropout is training, not architecture: it is not here (the run's config has it).
 #define ORDO_GPT_NMETA 19 // at most
 typedef struct ordo_gpt_meta {
     int n;

@@ -120,6 +120,20 @@ static ordo_status t5_check(const ordo_gpt_config *c) {
     return ORDO_OK;
 }
 
+// fox: the gates' initial bias, its own scheme's only; 0 (the paper's) passes anywhere.
+static ordo_status fox_check(const ordo_gpt_config *c) {
+    double b = c->fox_gate_bias;
+    if (!(fabs(b) <= ORDO_FOX_GATE_BIAS_LIMIT))
+        return ordo_error(ORDO_ERR_ARG,
+                          "--fox-gate-bias is %g, expected -%g..%g (the forget gates' initial "
+                          "f = sigmoid(b))",
+                          b, ORDO_FOX_GATE_BIAS_LIMIT, ORDO_FOX_GATE_BIAS_LIMIT);
+    if (b != 0 && c->pos != ORDO_POS_FOX)
+        return ordo_error(ORDO_ERR_ARG, "--fox-gate-bias %g applies to --pos fox, not to --pos %s",
+                          b, ordo_pos_name(c->pos));
+    return ORDO_OK;
+}
+
 // Partial rotary, head subsets, the scale on absolute positions. Each option is
 // its scheme's only; the value that changes nothing (fraction 1, all heads) passes anywhere.
 static ordo_status subset_check(const ordo_gpt_config *c) {
@@ -156,6 +170,7 @@ static ordo_status subset_check(const ordo_gpt_config *c) {
     ordo_status s = dpb_check(c);
     if (!s) s = cope_check(c);
     if (!s) s = t5_check(c);
+    if (!s) s = fox_check(c);
     if (s) return s;
     const ordo_pos_scale *ps = &c->pos_scale;
     if (ps->kind != ORDO_POS_SCALE_NONE) {

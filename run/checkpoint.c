@@ -219,6 +219,7 @@ static const char *const KNOWN_KEYS[] = {"format",
                                          "dpb_log_distance",
                                          "cope_max",
                                          "t5_max_distance",
+                                         "fox_gate_bias",
                                          "pos_random",
                                          "milestone",
                                          ORDO_ST_HASH_KEY};

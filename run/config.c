@@ -90,6 +90,7 @@ void ordo_train_config_defaults(ordo_train_config *c) {
     c->pos_random = 0;
     c->cope_max = 0;
     c->t5_max_distance = ORDO_T5_MAX_DISTANCE;
+    c->fox_gate_bias = 0;
 }
 
 ORDO_NAMES_TABLE(ordo_resume_sched_names, "resume schedule", ORDO_RESUME_REPLAN + 1, "continue",
@@ -256,6 +257,10 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
             "t5: the distance its log-spaced buckets end at; every longer distance\n"
             "                         shares the last bucket (HF's\n"
             "                         relative_attention_max_distance; 17..1048576)"),
+        // forgetting attention
+        OPT("fox-gate-bias", ORDO_OPT_FLOAT, fox_gate_bias,
+            "fox: the forget gates' initial bias b, so f = sigmoid(b) at init\n"
+            "                         (the paper's code: 0, f = 1/2; 5: f = 0.993; -30..30)"),
         OPT("pos-random", ORDO_OPT_INT, pos_random,
             "train at a sorted random subset of --context positions of [0, N) per\n"
             "                         sequence, eval at 0..T-1 (Ruoss et al. 2023; learned:\n"
@@ -397,6 +402,7 @@ ordo_status ordo_train_config_model(const ordo_train_config *c, int V, ordo_gpt_
                      ORDO_T5_MAX_DISTANCE_LIMIT)))
         return s;
     g->t5_max_distance = (int)c->t5_max_distance;
+    g->fox_gate_bias = c->fox_gate_bias;
     if ((s = random_model(c, g))) return s;
     return ordo_train_config_rope(c, &g->rope);
 }

@@ -136,6 +136,8 @@ typedef struct ordo_train_config {
     // --pos cope: the positions of its embeddings (0: --context + 1)
     long long cope_max;
     long long t5_max_distance;
+    // --pos fox: the forget gates' initial bias (0: the paper's)
+    double fox_gate_bias;
     // --pos-random: train at a sorted random subset of [0, pos_random) per sequence (0: off)
     long long pos_random;
     // not options (not in the table)

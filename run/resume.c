@@ -231,6 +231,7 @@ ordo_status ordo_resume_open(ordo_resume *r, const char *dir, ordo_train_config 
     given.dpb_log_distance = 0;
     given.cope_max = 0;
     given.t5_max_distance = ORDO_T5_MAX_DISTANCE;
+    given.fox_gate_bias = 0;
     given.pos_random = 0;
     ordo_status s = ordo_train_config_check(&given);
     if (!s) s = ordo_checkpoint_list(dir, &r->steps, &r->n);

@@ -33,11 +33,22 @@ static void declare(ordo_pos_state *s, ordo_params *p, ordo_pos_stage stage, int
 }
 
 // As the paper's fgate_proj (an nn.Linear under the model's init): weight N(0, 0.02), bias 0,
-// so every gate starts near sigmoid(0) = 1/2.
+// so every gate starts near sigmoid(0) = 1/2; --fox-gate-bias b starts them near sigmoid(b)
+// instead (5: 0.993, a token 64 back under a bias near -0.43, not -44). The bias draws
+// nothing, so a seed's weights are the same at any b.
 static void init(ordo_pos_state *s, ordo_rng *r, ordo_pos_stage stage) {
     fox_state *st = (fox_state *)s;
     if (stage != ORDO_POS_LAST) return;
-    for (int l = 0; l < st->L; l++) ordo_rng_fill_normal(r, st->w[l]->data, st->w[l]->n, 0.02);
+    for (int l = 0; l < st->L; l++) {
+        ordo_rng_fill_normal(r, st->w[l]->data, st->w[l]->n, 0.02);
+        // + 0.0: a given -0 is the default's +0 bit for bit, as its metadata says
+        ordo_pos_fill_const(st->b[l], (float)(s->cfg->fox_gate_bias + 0.0));
+    }
+}
+
+// Only a bias other than the paper's 0, so that default fox checkpoints stay as they were.
+static void meta(const ordo_gpt_config *c, ordo_gpt_meta *mt) {
+    if (c->fox_gate_bias != 0) ordo_pos_meta_num(mt, "fox_gate_bias", "%.17g", c->fox_gate_bias);
 }
 
 static void release(ordo_pos_state *s) {
@@ -74,6 +85,7 @@ const ordo_pos_scheme ordo_pos_fox_row = {
                       "(h.{l}.attn.fgate.*), to the attention scores, which GPT2LMHeadModel does "
                       "not do",
     .declare = declare,
+    .meta = meta,
     .init = init,
     .free = release,
     .layer = layer,

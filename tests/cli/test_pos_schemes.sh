@@ -269,6 +269,12 @@ done
 bh=$(tensor_hex "$dir/fox-init/ckpt-1.safetensors" h.0.attn.fgate.bias)
 [ ${#bh} = 16 ] && awk -v h="$bh" 'BEGIN { for (i = 7; i <= 16; i += 8) { b = (16 * (index("0123456789abcdef", substr(h, i, 1)) - 1) + index("0123456789abcdef", substr(h, i + 1, 1)) - 1) % 128; if (b >= 48) exit 1 } }' \
   && ok || bad "fox: the gate's bias does not start at 0 ($bh)"
+grep -q fox_gate_bias <<<"$hdr" && bad "fox: the default run's metadata names fox_gate_bias" || ok
+# --fox-gate-bias 5: every gate's bias starts at 5.0f (bytes 00 00 a0 40; 1e-12 of a step moves
+# no bit of it), f = sigmoid(5) = 0.993, and the metadata says so
+"$ORDO" train "${tiny[@]}" --pos fox --fox-gate-bias 5 --steps 1 --lr 1e-12 --min-lr 0 --out "$dir/fox-b5" > /dev/null 2>&1 || bad "fox: --fox-gate-bias 5 run failed"
+[ "$(tensor_hex "$dir/fox-b5/ckpt-1.safetensors" h.1.attn.fgate.bias)" = 0000a0400000a040 ] && ok || bad "fox: --fox-gate-bias 5 does not start the biases at 5"
+head -c 20000 "$dir/fox-b5/ckpt-1.safetensors" | tr -d '\0' | grep -q '"fox_gate_bias":"5"' && ok || bad "fox: metadata lacks fox_gate_bias 5"
 for at in fused materialized; do
   "$ORDO" eval "$r" --context 16,256 --attention $at --json > "$r.$at.eval" 2> "$r.eval.err" || bad "fox: eval ($at) failed: $(cat "$r.eval.err")"
   [ "$(grep -c '"val_loss": [0-9]' "$r.$at.eval")" = 2 ] && ok || bad "fox: eval ($at) at 1x and 16x should give 2 losses"

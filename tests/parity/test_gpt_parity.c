@@ -92,16 +92,30 @@ static void run_case(const char *file) {
     if (ordo_safetensors_meta(f, "cope_max")) cfg.cope_max = meta_int(f, "cope_max");
     if (ordo_safetensors_meta(f, "t5_max_distance"))
         cfg.t5_max_distance = meta_int(f, "t5_max_distance");
+    // fox: the gates' initial bias (init only: the weights below replace it)
+    const char *fgb = ordo_safetensors_meta(f, "fox_gate_bias");
+    if (fgb) cfg.fox_gate_bias = atof(fgb);
     int B = meta_int(f, "B"), T = meta_int(f, "T");
+    size_t n;
     ordo_gpt m;
     CHECK(ordo_gpt_init(&m, &cfg, 0) == ORDO_OK);
     m.attention = case_attention;
+    // the gates' init is the reference's (gpt_ref.py's init_gpt2: every bias b), bit for bit
+    if (fgb && !ordo_safetensors_meta(f, "weights")) {
+        for (int l = 0; l < cfg.L; l++) {
+            char name[64];
+            snprintf(name, sizeof name, "h.%d.attn.fgate.bias", l);
+            float *want = fixture_read(f, name, &n);
+            const ordo_tensor *b = param(&m, name);
+            CHECK(n == b->n && memcmp(want, b->data, n * sizeof *want) == 0);
+            free(want);
+        }
+    }
     // weights: in this file, or in the file named by the "weights" metadata (longer-T cases)
     const char *wfile = ordo_safetensors_meta(f, "weights");
     ordo_status s = ordo_gpt_load(&m, fixture_path(wfile ? wfile : file));
     CHECK_MSG(s == ORDO_OK, "%s: %s", file, ordo_error_message());
 
-    size_t n;
     float *idxf = fixture_read(f, "batch.idx", &n), *tgf = fixture_read(f, "batch.targets", NULL);
     int32_t *idx = malloc(n * sizeof *idx), *tg = malloc(n * sizeof *tg);
     for (size_t i = 0; i < n; i++) {

@@ -71,7 +71,8 @@ def subset_options(meta):
             "t5_max_distance": int(meta.get("t5_max_distance", T5_MAX_DISTANCE)),
             "yarn_alpha": float(meta.get("yarn_alpha", YARN_ALPHA)),
             "yarn_beta": float(meta.get("yarn_beta", YARN_BETA)),
-            "yarn_temperature": meta.get("yarn_temperature", "1") != "0"}
+            "yarn_temperature": meta.get("yarn_temperature", "1") != "0",
+            "fox_gate_bias": float(meta.get("fox_gate_bias", 0.0))}
 
 
 class GPTConfig:
@@ -79,7 +80,7 @@ class GPTConfig:
                  rope_factor=1.0, rope_orig=0, rope_fraction=1.0, rope_heads=0, alibi_heads=0,
                  pos_scale="none", dpb_dim=DPB_DIM, dpb_depth=DPB_DEPTH, dpb_log_distance=False,
                  pos_random=0, cope_max=0, t5_max_distance=T5_MAX_DISTANCE, yarn_alpha=YARN_ALPHA,
-                 yarn_beta=YARN_BETA, yarn_temperature=True):
+                 yarn_beta=YARN_BETA, yarn_temperature=True, fox_gate_bias=0.0):
         V, C, L, NH, T_max = int(V), int(C), int(L), int(NH), int(T_max)
         if pos not in POS_SCHEMES:
             raise ValueError("unknown position scheme %r (one of %s)" % (pos, ", ".join(POS_SCHEMES)))
@@ -148,6 +149,10 @@ class GPTConfig:
         self.t5_max_distance = int(t5_max_distance)
         if self.t5_max_distance <= T5_NUM_BUCKETS // 2 or (self.t5_max_distance != T5_MAX_DISTANCE and pos != "t5"):
             raise ValueError("t5_max_distance %d: above %d, for pos=t5" % (self.t5_max_distance, T5_NUM_BUCKETS // 2))
+        # fox: the gates' initial bias (the paper's code: 0, its nn.Linear under _init_weights)
+        self.fox_gate_bias = float(fox_gate_bias)
+        if self.fox_gate_bias != 0 and pos != "fox":
+            raise ValueError("fox_gate_bias %g needs pos=fox, not %s" % (self.fox_gate_bias, pos))
 
     @property
     def rope_dims(self):
@@ -191,6 +196,8 @@ class GPTConfig:
             m["cope_max"] = str(self.cope_max)
         if self.t5_max_distance != T5_MAX_DISTANCE:  # only when set, as ordo writes it
             m["t5_max_distance"] = str(self.t5_max_distance)
+        if self.fox_gate_bias != 0:  # only when set, as ordo writes it ("%.17g")
+            m["fox_gate_bias"] = "%.17g" % self.fox_gate_bias
         return m
 
     @staticmethod
@@ -740,6 +747,8 @@ class GPT(nn.Module):
         for name, p in self.named_parameters():
             if name.endswith("ln_1.weight") or name.endswith("ln_2.weight") or name == "ln_f.weight":
                 p.fill_(1.0)
+            elif name.endswith("attn.fgate.bias"):              # fox: 0 unless fox_gate_bias
+                p.fill_(self.cfg.fox_gate_bias)
             elif name.endswith(".bias"):
                 p.zero_()
             elif name == "wpe.scale":

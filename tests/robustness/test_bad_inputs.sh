@@ -749,6 +749,12 @@ check "init of fire into fox"    "was trained with --pos fire but this run has -
 check "init of fox into fire"    "was trained with --pos fox but this run has --pos fire" "$ORDO" train "${tiny[@]}" --pos fire --init runs/fox/ckpt-4.safetensors --out "$F"
 check "resume of fire as fox"    "--pos is \"fox\" but the checkpoint was trained with \"fire\"" "$ORDO" train --resume runs/fire --pos fox
 check "rope fraction on fox"     "--rope-fraction 0.5 applies to --pos rope, not to --pos fox" "$ORDO" train "${tiny[@]}" --pos fox --rope-fraction 0.5 --out "$F"
+# --fox-gate-bias: past its range, not a number, with another scheme, changed on resume
+check "fox gate bias 31"         "--fox-gate-bias is 31, expected -30..30" "$ORDO" train "${tiny[@]}" --pos fox --fox-gate-bias 31 --out "$F"
+check "fox gate bias nan"        "--fox-gate-bias: 'nan' is not a finite number" "$ORDO" train "${tiny[@]}" --pos fox --fox-gate-bias nan --out "$F"
+check "fox gate bias a word"     "--fox-gate-bias" "$ORDO" train "${tiny[@]}" --pos fox --fox-gate-bias high --out "$F"
+check "fox gate bias on alibi"   "--fox-gate-bias 5 applies to --pos fox, not to --pos alibi" "$ORDO" train "${tiny[@]}" --pos alibi --fox-gate-bias 5 --out "$F"
+check "resume with a gate bias"  "--fox-gate-bias is 5.0 but the checkpoint was trained with 0.0" "$ORDO" train --resume runs/fox --fox-gate-bias 5
 check "rope scaling on fox"      "--rope-scaling yarn applies to --pos rope, not to --pos fox" "$ORDO" train "${tiny[@]}" --pos fox --rope-scaling yarn --rope-factor 4 --out "$F"
 check "alibi heads on fox"       "--alibi-heads 1 applies to --pos alibi, not to --pos fox" "$ORDO" train "${tiny[@]}" --pos fox --alibi-heads 1 --out "$F"
 check "pos scale on fox"         "--pos-scale learned applies to the absolute schemes (--pos learned or sinusoidal), not to --pos fox" "$ORDO" train "${tiny[@]}" --pos fox --pos-scale learned --out "$F"
