@@ -145,7 +145,7 @@ static void print_result(const ordo_eval_report_result *row) {
         printf("%8d %10s %12s %10s %8s  (%s%s)\n", T, "n/a", "n/a", "-", "-",
                note ? note : "not finite",
                note && strncmp(note, "past the learned table", 22) == 0
-                   ? "; --extend-pos interpolate|fresh grows it"
+                   ? "; --extend-pos interpolate|fresh|copy grows it"
                    : "");
     else // a perplexity is null where exp(loss) overflowed
         printf("%8d %10.4f %12.4f %10lld %8lld%s\n", T, row->val_loss.v,
@@ -389,7 +389,8 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
         // eval past a learned table
         {"extend-pos", ORDO_OPT_STRING, &extend_pos,
          "learned: score lengths past the table with it grown as train --init grows it\n"
-         "                         (interpolate | fresh; fresh rows from the run's seed)",
+         "                         (interpolate | fresh | copy; fresh rows from the run's\n"
+         "                         seed)",
          0},
         // how attention computes the scores
         {"attention", ORDO_OPT_STRING, &attention, attn_help, 0},

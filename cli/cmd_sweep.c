@@ -58,8 +58,9 @@ static ordo_opt *sweep_options(ordo_train_config *cfg, ordo_sweep_options *o) {
                    "                         trained), ntk:F, yarn:F, pi:F (rope: scaled by F),\n"
                    "                         dynamic-ntk[:F] (rope: ntk at each length's own\n"
                    "                         scale, HF's factor F, 1 when not given),\n"
-                   "                         extend:interpolate, extend:fresh (learned: the table\n"
-                   "                         grown); each made for the schemes it applies to",
+                   "                         extend:interpolate, extend:fresh, extend:copy\n"
+                   "                         (learned: the table grown); each made for the\n"
+                   "                         schemes it applies to",
                    0};
     opts[nbase + 6] = (ordo_opt){"depths", ORDO_OPT_STRING, &o->depths,
                                  "passkey: the key's depths in 0..1 of each run's eval grid\n"

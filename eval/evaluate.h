@@ -133,8 +133,8 @@ typedef struct ordo_eval_request {
     double yarn_alpha, yarn_beta;
     int yarn_no_temperature;
     // eval past a learned table: NULL (lengths past it are not scored) or
-    // "interpolate" | "fresh": each length past the table scored with the table grown to it
-    // as `ordo train --init RUN --context T --extend-pos` grows it (ordo_extend_model; fresh
+    // "interpolate" | "fresh" | "copy": each length past the table scored with the table grown to
+    // it as `ordo train --init RUN --context T --extend-pos` grows it (ordo_extend_model; fresh
     // rows from the run's seed); lengths within it use the table as it is
     const char *extend_pos;
     // how attention computes the scores (models/gpt.h); 0 = fused, the default,

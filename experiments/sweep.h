@@ -38,7 +38,7 @@ typedef struct ordo_sweep_variant {
     char name[72];
     const char *rope_scaling; // pi | ntk | yarn, or NULL
     double factor;            // its factor
-    const char *extend_pos;   // interpolate | fresh, or NULL
+    const char *extend_pos;   // interpolate | fresh | copy, or NULL
     int drawn;                // --pos-random's draw at eval too (eval --positions drawn)
 } ordo_sweep_variant;
 

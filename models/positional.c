@@ -277,12 +277,17 @@ void ordo_kerple_clamp(float *r1, float *r2, int NH, int power) {
 }
 
 ORDO_NAMES_TABLE(ordo_extend_pos_names, "--extend-pos value", ORDO_EXTEND_COUNT, "interpolate",
-                 "fresh");
+                 "fresh", "copy");
 
 void ordo_extend_table(float *dst, int T, const float *src, int T0, int C, ordo_extend_pos how) {
     if (T <= T0 || how == ORDO_EXTEND_FRESH) {
         int n = T < T0 ? T : T0;
         memcpy(dst, src, (size_t)n * C * sizeof *dst);
+        return;
+    }
+    if (how == ORDO_EXTEND_COPY) { // each row keeps what the model learned at its offset mod T0
+        for (int p = 0; p < T; p++)
+            memcpy(dst + (size_t)p * C, src + (size_t)(p % T0) * C, (size_t)C * sizeof *dst);
         return;
     }
     for (int p = 0; p < T; p++) {

@@ -158,14 +158,17 @@ void ordo_kerple_clamp(float *r1, float *r2, int NH, int power);
 typedef enum ordo_extend_pos {
     ORDO_EXTEND_INTERPOLATE, // rows linearly interpolated over the old ones, ends kept
     ORDO_EXTEND_FRESH,       // the old rows kept, the new ones as a new table's init draws them
+    ORDO_EXTEND_COPY,        // the old rows repeated: row t is old row t mod T0 (Longformer)
     ORDO_EXTEND_COUNT
 } ordo_extend_pos;
-extern const ordo_names ordo_extend_pos_names; // "interpolate", "fresh"
+extern const ordo_names ordo_extend_pos_names; // "interpolate", "fresh", "copy"
 
 // Fits a position table src [T0, C] to dst [T, C]. T > T0: interpolate sets row p to the
 // linear interpolation of src at x = p (T0-1)/(T-1) (both ends kept; PyTorch's
 // F.interpolate(mode="linear", align_corners=True)); fresh copies the T0 rows and leaves rows
-// T0.. as they are (the new table's own init). T <= T0: the first T rows, either way.
+// T0.. as they are (the new table's own init); copy sets row t to src row t mod T0 (Beltagy et
+// al. 2020, Longformer's init of its 4096 rows from RoBERTa's 512). T <= T0: the first T rows,
+// any way.
 void ordo_extend_table(float *dst, int T, const float *src, int T0, int C, ordo_extend_pos how);
 
 #endif

@@ -152,7 +152,7 @@ out=$("$ORDO" eval "$dir/learned64" --context 64,128 --max-windows 2 --extend-po
 grep -q "^learned table of 64 positions, grown past them by interpolate (given to eval)" <<<"$out" \
   && grep -qE "^ +128 +[0-9.]+ .*\(table grown\)$" <<<"$out" && ! grep -qE "^ +64 .*table grown" <<<"$out" \
   && ok || bad "eval table with --extend-pos: $out"
-"$ORDO" eval "$dir/learned64" --context 128 --max-windows 2 | grep -qF "(past the learned table (T_max 64); --extend-pos interpolate|fresh grows it)" \
+"$ORDO" eval "$dir/learned64" --context 128 --max-windows 2 | grep -qF "(past the learned table (T_max 64); --extend-pos interpolate|fresh|copy grows it)" \
   && ok || bad "eval past the table should point to --extend-pos"
 # --save keeps it as a record of its own, never as the run's base eval
 out=$("$ORDO" eval "$dir/learned64" --context 128 --max-windows 2 --extend-pos interpolate --save 2>&1); rc=$?
@@ -191,5 +191,32 @@ out=$("$ORDO" eval "$dir/dyn" --yarn-alpha 2 2>&1) && bad "--yarn-alpha without 
   || { grep -qF -- "--yarn-alpha goes with --rope-scaling yarn" <<<"$out" && ok || bad "--yarn-alpha alone: $out"; }
 out=$("$ORDO" sweep --pos rope --eval-variants base,dynamic-ntk:0.5 --out "$dir/swdyn" 2>&1) \
   && bad "dynamic-ntk:0.5 accepted" || { grep -qF "'dynamic-ntk:0.5' is not a variant" <<<"$out" && ok || bad "dynamic-ntk:0.5: $out"; }
+
+# 10. --extend-pos copy (Longformer's init, Beltagy et al. 2020: the old rows repeated, row t =
+# row t mod T0): train --init notes it; eval at the table's own length scores exactly as base
+# (the rows are the table's), past it a number; --save keeps the record extend-copy (no seed:
+# nothing is drawn); a sweep makes the variant extend:copy. PyTorch: test_gpt_parity's
+# gpt_learned_ext16_copy_T40
+"$ORDO" train "${model[@]}" --pos learned --context 256 --steps 1 --init "$dir/learned64" --extend-pos copy \
+  --out "$dir/x_copy" > "$dir/x_copy.log" 2>&1 || bad "extension copy failed: $(tail -2 "$dir/x_copy.log")"
+grep -q 'the learned table goes from 64 to 256 positions (copy)' "$dir/x_copy.log" && ok || bad "no note of the copied table"
+cp -r "$dir/learned64" "$dir/lc" && rm -rf "$dir/lc/eval" "$dir/lc/eval.json" "$dir/lc/.lock"
+"$ORDO" eval "$dir/lc" --context 64,128 --max-windows 4 --extend-pos copy --save --json > "$dir/ev_copy.json" 2>&1 \
+  || bad "eval --extend-pos copy --save failed: $(head -3 "$dir/ev_copy.json")"
+python3 - "$dir/ev_plain.json" "$dir/ev_copy.json" "$dir/lc/eval/extend-copy.json" "$dir/ev_interpolate.json" <<'PY' && ok || bad "eval --extend-pos copy: report"
+import json, sys
+p, c, rec, i = (json.load(open(x)) for x in sys.argv[1:5])
+assert c["extend_pos"] == {"method": "copy", "table": 64, "source": "eval"}, c["extend_pos"]
+assert "extend_pos" not in c["results"][0] and c["results"][0]["val_loss"] == p["results"][0]["val_loss"], c["results"][0]
+assert c["results"][1]["extend_pos"] == {"method": "copy", "table": 64, "grown_to": 128}, c["results"][1]
+assert c["results"][1]["val_loss"] is not None and c["results"][1]["val_loss"] != i["results"][1]["val_loss"]
+assert rec["name"] == "extend-copy" and rec["variant"]["extension"] == "copy", (rec["name"], rec["variant"])
+PY
+[ ! -e "$dir/lc/eval.json" ] && [ "$(ls "$dir/lc/eval")" = extend-copy.json ] && ok || bad "eval --extend-pos copy --save: $(ls "$dir/lc" "$dir/lc/eval")"
+grep -qF "interpolate | fresh | copy" <<<"$h" && ok || bad "train --help lacks copy"
+"$ORDO" sweep --tokenizer byte --d-model 16 --layers 1 --heads 2 --context 16 --steps 4 --corpus-tokens 3000 \
+  --eval-every 0 --threads 1 --pos learned --seeds 1 --eval-lengths 1,2 --eval-variants base,extend:copy \
+  --out "$dir/swc" > "$dir/swc.out" 2>&1 || bad "sweep with extend:copy failed: $(tail -3 "$dir/swc.out")"
+[ "$(ls "$dir/swc/learned-s1/eval")" = "$(printf 'base.json\nextend-copy.json')" ] && ok || bad "sweep extend:copy records: $(ls "$dir/swc/learned-s1/eval")"
 
 finish

@@ -1,7 +1,7 @@
 // `ordo eval --extend-pos`: a learned run scored past its table gives, bit for bit,
 // the losses of the model that `ordo train --init RUN --context T --extend-pos M` starts from
 // (built here as the trainer builds it: the run's config at T, the run's seed, ordo_init_load),
-// for interpolate and for fresh; lengths within the table are scored with the table as it is.
+// for interpolate, fresh and copy; lengths within the table are scored with the table as it is.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,9 +106,9 @@ int main(void) {
     CHECK(train_run(dir) == ORDO_OK);
     ordo_eval_report plain = eval(dir, NULL);
     CHECK(plain.have && isnan(row_loss(&plain, 1))); // past the table without --extend-pos: n/a
-    double got[2] = {NAN, NAN};
-    const char *hows[] = {"interpolate", "fresh"};
-    for (int k = 0; k < 2 && plain.have; k++) {
+    double got[3] = {NAN, NAN, NAN};
+    const char *hows[] = {"interpolate", "fresh", "copy"};
+    for (int k = 0; k < 3 && plain.have; k++) {
         ordo_eval_report r = eval(dir, hows[k]);
         if (!r.have) break;
         double want = reference(dir, hows[k]);
@@ -127,7 +127,8 @@ int main(void) {
                T0, got[k]);
         ordo_eval_report_free(&r);
     }
-    CHECK(isfinite(got[0]) && isfinite(got[1]) && got[0] != got[1]); // two models
+    CHECK(isfinite(got[0]) && isfinite(got[1]) && isfinite(got[2]) && got[0] != got[1] &&
+          got[0] != got[2] && got[1] != got[2]); // three models
     ordo_eval_report_free(&plain);
     ordo_config_strings_free();
     char cmd[400];

@@ -1,8 +1,8 @@
 // Fitting a learned position table to another length (`ordo train --init RUN --context T`,
 // models/positional.h ordo_extend_table): interpolate against PyTorch's
 // F.interpolate(mode="linear", align_corners=True) (tests/ref/fixtures/extend.safetensors),
-// fresh keeping the old rows and leaving the new ones as they were, a shorter table taking
-// the first rows, and a one-row table.
+// fresh keeping the old rows and leaving the new ones as they were, copy repeating them (row
+// t = row t mod T0), a shorter table taking the first rows, and a one-row table.
 #include <string.h>
 
 #include "fixture.h"
@@ -37,7 +37,13 @@ static void check_case(ordo_safetensors *f, const char *name) {
     int kept = 1;
     for (size_t i = (size_t)T0 * C; i < (size_t)T * C; i++) kept &= got[i] == -7.0f;
     CHECK(kept);
-    // shorter: the first rows, both ways
+    // copy: row p is old row p mod T0, bit for bit (Longformer's init)
+    ordo_extend_table(got, T, src, T0, C, ORDO_EXTEND_COPY);
+    int copied = 1;
+    for (int p = 0; p < T; p++)
+        copied &= memcmp(got + (size_t)p * C, src + (size_t)(p % T0) * C, C * sizeof *got) == 0;
+    CHECK_MSG(copied, "copy %d -> %d rows: a row is not its row mod %d", T0, T, T0);
+    // shorter: the first rows, any way
     for (int how = 0; how < ORDO_EXTEND_COUNT; how++) {
         ordo_extend_table(got, T0 - 1, src, T0, C, (ordo_extend_pos)how);
         CHECK(memcmp(got, src, (size_t)(T0 - 1) * C * sizeof *got) == 0);
@@ -58,7 +64,9 @@ int main(void) {
     ordo_safetensors_close(f);
     // one row: every new row is it
     float one[3] = {1, 2, 3}, out[4 * 3];
-    ordo_extend_table(out, 4, one, 1, 3, ORDO_EXTEND_INTERPOLATE);
-    for (int p = 0; p < 4; p++) CHECK(memcmp(out + 3 * p, one, sizeof one) == 0);
+    for (int how = ORDO_EXTEND_INTERPOLATE; how <= ORDO_EXTEND_COPY; how += 2) {
+        ordo_extend_table(out, 4, one, 1, 3, (ordo_extend_pos)how);
+        for (int p = 0; p < 4; p++) CHECK(memcmp(out + 3 * p, one, sizeof one) == 0);
+    }
     TEST_MAIN_END();
 }

@@ -13,6 +13,7 @@
 #include "framework/ops.h"
 #include "framework/optim.h"
 #include "models/gpt.h"
+#include "run/init.h"
 #include "test.h"
 
 #define TOL_LOGITS 1e-5
@@ -37,6 +38,26 @@ static double max_abs(const float *x, size_t n) {
 static int meta_int(const ordo_safetensors *f, const char *key) {
     const char *v = ordo_safetensors_meta(f, key);
     return v ? atoi(v) : -1;
+}
+
+// The weights of file, a learned model with a shorter table (its T_max), into m with the
+// table grown by `how` as `ordo train --init` and `ordo eval --extend-pos` grow it
+// (ordo_init_fit): the *_ext16_*_T40 cases.
+static ordo_status load_grown(ordo_gpt *m, const char *file, const char *how) {
+    int v;
+    ordo_safetensors *w;
+    ordo_status s = ordo_names_parse(&ordo_extend_pos_names, how, &v);
+    if (!s) s = ordo_safetensors_open(fixture_path(file), &w);
+    if (s) return s;
+    ordo_gpt_config g = m->cfg;
+    g.T_max = meta_int(w, "T_max");
+    ordo_safetensors_close(w);
+    ordo_gpt src;
+    if ((s = ordo_gpt_init(&src, &g, 0))) return s;
+    s = ordo_gpt_load(&src, fixture_path(file));
+    if (!s) ordo_init_fit(m, &src, (ordo_extend_pos)v);
+    ordo_gpt_free(&src);
+    return s;
 }
 
 // How the cases' attention runs: fused (the default), or materialized for a second pass over
@@ -111,9 +132,12 @@ static void run_case(const char *file) {
             free(want);
         }
     }
-    // weights: in this file, or in the file named by the "weights" metadata (longer-T cases)
+    // weights: in this file, or in the file named by the "weights" metadata (longer-T cases);
+    // with "extend_pos", that file's shorter table grown to this T_max
     const char *wfile = ordo_safetensors_meta(f, "weights");
-    ordo_status s = ordo_gpt_load(&m, fixture_path(wfile ? wfile : file));
+    const char *ext = ordo_safetensors_meta(f, "extend_pos");
+    ordo_status s = ext && wfile ? load_grown(&m, wfile, ext)
+                                 : ordo_gpt_load(&m, fixture_path(wfile ? wfile : file));
     CHECK_MSG(s == ORDO_OK, "%s: %s", file, ordo_error_message());
 
     float *idxf = fixture_read(f, "batch.idx", &n), *tgf = fixture_read(f, "batch.targets", NULL);

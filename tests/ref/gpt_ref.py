@@ -819,6 +819,25 @@ class GPT(nn.Module):
 # Checkpoints
 # --------------------------------------------------------------------------------------------
 
+def extend_table(table, T, how, fresh_rows=None):
+    """A learned table [T0, C] grown to [T, C] as ordo's --extend-pos grows it (train --init RUN
+    --context T, eval --extend-pos): "interpolate", F.interpolate(mode="linear",
+    align_corners=True) over the positions in float64 (both ends kept); "copy", row t = row
+    t mod T0 (Beltagy et al. 2020, Longformer's init: RoBERTa's 512 rows copied repeatedly to
+    fill 4096); "fresh", the T0 rows then rows T0.. of fresh_rows [T, C] (ordo draws them from
+    the run's seed). T <= T0: the first T rows, any way."""
+    T0 = table.shape[0]
+    if T <= T0:
+        return table[:T].clone()
+    if how == "copy":
+        return table[torch.arange(T) % T0].clone()
+    if how == "interpolate":
+        return F.interpolate(table.double().t()[None], size=T, mode="linear", align_corners=True)[0].t().to(table.dtype)
+    if how == "fresh":
+        return torch.cat([table, fresh_rows[T0:T].to(table.dtype)])
+    raise ValueError("unknown extend method %r (interpolate, fresh or copy)" % how)
+
+
 def _canonical_name(name):
     """Map HF / ordo names to ours; None for entries that are not model parameters
     (optimizer moments, HF attention-mask buffers, fixture extras). lm_head.weight is kept:

@@ -695,7 +695,7 @@ check "ntk at head size 2"       "--rope-scaling ntk needs a head size of at lea
 check "rope orig context < 0"    "--rope-orig-context is -1, expected 0.." "$ORDO" train "${tiny[@]}" --pos rope --rope-scaling yarn --rope-orig-context -1 --out "$F"
 check "rope factor of wrong type" "\"rope-factor\" must be a finite number" "$ORDO" train --config data/ropef.json --out "$F"
 check "init record malformed"    "\"init_from\" must be an object" "$ORDO" train --config data/initrec.json --out "$F"
-check "unknown extend-pos"       "unknown --extend-pos value 'cubic' (expected interpolate or fresh)" "$ORDO" train "${tiny[@]}" --extend-pos cubic --out "$F"
+check "unknown extend-pos"       "unknown --extend-pos value 'cubic' (expected interpolate, fresh or copy)" "$ORDO" train "${tiny[@]}" --extend-pos cubic --out "$F"
 check "init from a run with no checkpoint" "runs/empty: no checkpoint (ckpt-<step>.safetensors) in the run" "$ORDO" train "${tiny[@]}" --init runs/empty --out "$F"
 check "init of other heads"      "has heads 2 (metadata \"NH\") but this run --heads 4" "$ORDO" train "${tiny[@]}" --pos rope --heads 4 --init runs/rope --out "$F"
 check "resume with a scaling"    "--rope-scaling is \"pi\" but the checkpoint was trained with \"none\"" "$ORDO" train --resume "$R" --rope-scaling pi --rope-factor 2
@@ -784,7 +784,7 @@ check "export of cope"           "--pos cope cannot be exported as Hugging Face 
 # (--save of its scores is not refused: it is a record of its own, extend-<method>, which
 # test_context_extension checks)
 check "eval extend-pos on rope"  "--extend-pos interpolate grows a learned position table, but the run has --pos rope (no table to grow; --rope-scaling scales its rotation)" "$ORDO" eval "$R" --context 32 --extend-pos interpolate
-check "eval extend-pos unknown"  "unknown --extend-pos value 'cubic' (expected interpolate or fresh)" "$ORDO" eval "$G" --context 32 --extend-pos cubic
+check "eval extend-pos unknown"  "unknown --extend-pos value 'cubic' (expected interpolate, fresh or copy)" "$ORDO" eval "$G" --context 32 --extend-pos cubic
 # --- --task passkey: the key's digits, a context too short for an example,
 # eval's depth grid (on a passkey run and on any run: parsed before the run is read)
 check "passkey digits 0"         "--passkey-digits is 0, expected 1..20" "$ORDO" train --task passkey --tokenizer byte --passkey-digits 0 --out "$F"
