@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sys/fileio.h"
+#include "experiments/compare_context.h"
 #include "experiments/compare.h"
 #include "experiments/plot.h"
 
@@ -758,6 +759,11 @@ ordo_status ordo_cmp_write_report(const ordo_cmp *c, const char *out_dir) {
     if (!s) s = save_text(out_dir, "extrapolation.svg", &extra);
     if (!s && has_acc) s = save_text(out_dir, "accuracy.svg", &acc);
     if (!s && has_pos) s = save_text(out_dir, "loss_by_position.svg", &bypos);
+    ordo_strbuf cu, diag;
+    ordo_strbuf_init(&cu);
+    ordo_strbuf_init(&diag);
+    int has_cu = ordo_cmp_context_use_svg(c, &cu), has_diag = ordo_cmp_diagnostics_html(c, &diag);
+    if (!s && has_cu) s = save_text(out_dir, "context_use.svg", &cu);
     // passkey: a heatmap per row, each also as passkey-<row>.svg
     ordo_strbuf pk;
     ordo_strbuf_init(&pk);
@@ -802,6 +808,9 @@ ordo_status ordo_cmp_write_report(const ordo_cmp *c, const char *out_dir) {
     if (has_acc) ordo_strbuf_printf(&h, "<h2>Exact match by length</h2>\n%s", acc.buf);
     if (pk.len)
         ordo_strbuf_printf(&h, "<h2>Passkey retrieval by length and depth</h2>\n%s", pk.buf);
+    if (has_cu) ordo_strbuf_printf(&h, "<h2>Context use</h2>\n%s", cu.buf);
+    if (has_diag)
+        ordo_strbuf_printf(&h, "<h2>Position probe and attention by offset</h2>\n%s", diag.buf);
     ordo_strbuf_printf(&h, "<h2>Runs</h2>\n<table>\n<tr><th>run</th><th>scheme</th><th>seed</th>"
                            "<th>steps</th><th>checkpoint</th><th>eval.json</th></tr>\n");
     for (int gi = 0; gi < c->ngroups; gi++)
@@ -822,6 +831,8 @@ ordo_status ordo_cmp_write_report(const ordo_cmp *c, const char *out_dir) {
     ordo_strbuf_free(&acc);
     ordo_strbuf_free(&bypos);
     ordo_strbuf_free(&pk);
+    ordo_strbuf_free(&cu);
+    ordo_strbuf_free(&diag);
     ordo_strbuf_free(&h);
     return s;
 }

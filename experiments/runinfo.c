@@ -332,6 +332,15 @@ static ordo_status read_eval(const ordo_runinfo *r, ordo_run_eval *e, const char
     e->eval = ordo_xcalloc((size_t)e->neval + 1, sizeof *e->eval);
     for (int i = 0; i < e->neval; i++) read_point(&e->eval[i], &rec.results.v[i]);
     read_accuracy(e, &rec.accuracy);
+    const ordo_eval_context_use *cu = &rec.context_use;
+    if (cu->have && cu->k.have && cu->loss.have && cu->k.n == cu->loss.n && cu->k.n > 0) {
+        e->ncu = cu->k.n;
+        e->cu_k = ordo_xmalloc((size_t)e->ncu * sizeof(double));
+        e->cu_loss = ordo_xmalloc((size_t)e->ncu * sizeof(double));
+        for (int i = 0; i < e->ncu; i++)
+            e->cu_k[i] = (double)cu->k.v[i], e->cu_loss[i] = cu->loss.v[i];
+        e->cu_targets = ordo_eval_int_or(cu->targets, 0);
+    }
     ordo_eval_report_free(&rec);
     return ORDO_OK;
 }
@@ -347,6 +356,8 @@ static void free_eval(ordo_run_eval *e) {
     free(e->acc);
     free(e->acc_depths);
     free(e->acc_grid);
+    free(e->cu_k);
+    free(e->cu_loss);
 }
 
 // A new record slot of r (zeroed).

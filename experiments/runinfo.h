@@ -48,6 +48,11 @@ typedef struct ordo_run_eval {
     ordo_acc_point *acc; // passkey: n is the length, exact_match the mean over depths
     int acc_ndepths;     // passkey: the depths of the grid, and acc_grid (nacc, acc_ndepths)
     double *acc_depths, *acc_grid;
+    // the context-use curve (ordo eval --context-use): loss against k, on cu_targets targets
+    // (ncu 0: the record has none)
+    int ncu;
+    double *cu_k, *cu_loss;
+    long long cu_targets;
 } ordo_run_eval;
 
 typedef struct ordo_runinfo {
