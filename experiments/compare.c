@@ -300,7 +300,6 @@ static void label_row(const ordo_cmp *c, ordo_cmp_group *g) {
 }
 
 static void build(ordo_cmp *c) {
-    int many_rows = 0; // some scheme has several rows: colours by row, not by scheme
     c->groups = ordo_xcalloc((size_t)c->nruns, sizeof *c->groups);
     c->context = c->runs[0].context;
     json_t **exp = ordo_xmalloc((size_t)c->nruns * sizeof *exp);
@@ -347,10 +346,9 @@ static void build(ordo_cmp *c) {
     // differing keys (rows of other variants are told apart by the variant)
     for (int g = 0; g < c->ngroups; g++)
         for (int h = 0; h < c->ngroups; h++)
-            if (h != g && strcmp(c->groups[g].scheme, c->groups[h].scheme) == 0) {
-                many_rows = 1;
-                if (same_variant(c->groups[g].variant, c->groups[h].variant)) c->split = 1;
-            }
+            if (h != g && strcmp(c->groups[g].scheme, c->groups[h].scheme) == 0 &&
+                same_variant(c->groups[g].variant, c->groups[h].variant))
+                c->split = 1;
     for (int g = 0; g < c->ngroups; g++) label_row(c, &c->groups[g]);
     free(row_of);
     free(keys);
@@ -372,10 +370,18 @@ static void build(ordo_cmp *c) {
     }
 
     qsort(c->groups, (size_t)c->ngroups, sizeof *c->groups, cmp_group);
+    // every row its own line style: a scheme's colour, another dash for its other rows
+    const char **keys_of = ordo_xmalloc((size_t)c->ngroups * sizeof *keys_of),
+               **colors = ordo_xmalloc((size_t)c->ngroups * sizeof *colors),
+               **dashes = ordo_xmalloc((size_t)c->ngroups * sizeof *dashes);
+    for (int gi = 0; gi < c->ngroups; gi++) keys_of[gi] = c->groups[gi].scheme;
+    ordo_svg_row_styles(keys_of, c->ngroups, colors, dashes);
+    for (int gi = 0; gi < c->ngroups; gi++)
+        c->groups[gi].color = colors[gi], c->groups[gi].dash = dashes[gi];
+    free(keys_of), free(colors), free(dashes);
     double *v = ordo_xmalloc((size_t)c->nruns * sizeof(double));
     for (int gi = 0; gi < c->ngroups; gi++) {
         ordo_cmp_group *g = &c->groups[gi];
-        g->color = ordo_svg_scheme_color(many_rows ? NULL : g->scheme, gi);
         sort_runs = c->runs;
         qsort(g->runs, (size_t)g->n, sizeof(int), cmp_run);
         g->params_min = (size_t)-1;

@@ -55,7 +55,9 @@ typedef struct ordo_cmp_group {
     const char *embed;  // the runs' token-embedding convention ("x1 std 0.02")
     char *label;        // owned storage of pos when it is not the scheme alone
     char *differs;      // "lr=0.003, warmup=40": the row's values of ordo_cmp.differs' keys
-    const char *color;
+    // the row's line in every plot: its scheme's colour and a dash pattern (NULL: solid), so
+    // that no two rows of a report share both (ordo_svg_row_styles)
+    const char *color, *dash;
     // the eval variant the row's eval columns come from ("base", "ntk-x4", ...: the name of
     // RUN/eval/NAME.json; a run's old single eval.json is "base"), or NULL when no run of the
     // row has an eval

@@ -85,9 +85,36 @@ static double legend_extra(const ordo_cmp *c, double base, int extra) {
     return need > base ? fmin(need, 420) - base : 0;
 }
 
+// The first row of c with the same runs as row gi (gi itself when none before it has them):
+// the rows of one experiment's eval variants hold one training, whose curves are drawn once.
+static int training_row(const ordo_cmp *c, int gi) {
+    const ordo_cmp_group *g = &c->groups[gi];
+    for (int h = 0; h < gi; h++) {
+        const ordo_cmp_group *o = &c->groups[h];
+        int same = o->n == g->n;
+        for (int k = 0; same && k < g->n; k++)
+            same = strcmp(c->runs[o->runs[k]].dir, c->runs[g->runs[k]].dir) == 0;
+        if (same) return h;
+    }
+    return gi;
+}
+
+// The legend label of row gi's training curves: its label without the eval variant when
+// another row (another variant of the same runs) shares them, into buf.
+static const char *training_label(const ordo_cmp *c, int gi, char *buf, size_t cap) {
+    const ordo_cmp_group *g = &c->groups[gi];
+    int shared = 0;
+    for (int h = gi + 1; h < c->ngroups && !shared; h++) shared = training_row(c, h) == gi;
+    const char *dot = shared && g->variant ? strstr(g->pos, " \xc2\xb7 ") : NULL;
+    if (!dot) return g->pos;
+    snprintf(buf, cap, "%.*s", (int)(dot - g->pos), g->pos);
+    return buf;
+}
+
 static void loss_curves(const ordo_cmp *c, ordo_strbuf *s) {
     pool pl = {0};
     ordo_series *ser = ordo_xcalloc((size_t)(c->nruns + c->ngroups) * 2, sizeof *ser);
+    char(*labels)[320] = ordo_xcalloc((size_t)c->ngroups + 1, sizeof *labels);
     double wx = legend_extra(c, 130, 0), W = 1100 + wx;
     ordo_svg_open(s, W, 440, "ordo compare: loss curves");
     for (int panel = 0; panel < 2; panel++) {
@@ -95,11 +122,13 @@ static void loss_curves(const ordo_cmp *c, ordo_strbuf *s) {
         // thin seed lines first so that the means are drawn on top
         for (int gi = 0; gi < c->ngroups; gi++) {
             const ordo_cmp_group *g = &c->groups[gi];
+            if (training_row(c, gi) != gi) continue;
             for (int k = 0; k < g->n; k++) {
                 const ordo_runinfo *r = &c->runs[g->runs[k]];
                 ordo_series *e = &ser[n++];
                 e->n = run_points(&pl, r, panel, (double **)&e->x, (double **)&e->y);
                 e->color = g->color;
+                e->dash = g->dash;
                 e->width = 1;
                 e->opacity = 0.45;
                 e->cls = panel ? "run val" : "run train";
@@ -109,12 +138,14 @@ static void loss_curves(const ordo_cmp *c, ordo_strbuf *s) {
         }
         for (int gi = 0; gi < c->ngroups; gi++) {
             const ordo_cmp_group *g = &c->groups[gi];
+            if (training_row(c, gi) != gi) continue;
             ordo_series *e = &ser[n++];
             e->n = mean_points(&pl, c, g, panel, (double **)&e->x, (double **)&e->y);
             e->color = g->color;
+            e->dash = g->dash;
             e->width = 2.75;
             e->cls = panel ? "mean val" : "mean train";
-            e->label = g->pos;
+            e->label = training_label(c, gi, labels[gi], sizeof labels[gi]);
             e->markers = panel; // val points are sparse: show where they were measured
         }
         ordo_axes a = {.x = panel ? 520 : 0,
@@ -130,6 +161,7 @@ static void loss_curves(const ordo_cmp *c, ordo_strbuf *s) {
     ordo_svg_text(s, W - 134 - wx, 440 - 60, "start", 10, "fill=\"#555\"", "thin: each seed");
     ordo_svg_text(s, W - 134 - wx, 440 - 46, "start", 10, "fill=\"#555\"", "thick: mean of seeds");
     ordo_svg_close(s);
+    free(labels);
     free(ser);
     pool_free(&pl);
 }
@@ -250,6 +282,7 @@ static void extrapolation(const ordo_cmp *c, ordo_strbuf *s) {
             }
             e->x = x, e->y = y;
             e->color = g->color;
+            e->dash = g->dash;
             e->width = 1;
             e->opacity = 0.45;
             e->cls = "run eval";
@@ -278,6 +311,7 @@ static void extrapolation(const ordo_cmp *c, ordo_strbuf *s) {
                                  .y = y,
                                  .n = m,
                                  .color = g->color,
+                                 .dash = g->dash,
                                  .width = 2.75,
                                  .cls = "mean eval",
                                  .label = g->pos,
@@ -346,6 +380,7 @@ static int accuracy(const ordo_cmp *c, ordo_strbuf *s) {
                                      .y = y,
                                      .n = r->nacc,
                                      .color = g->color,
+                                     .dash = g->dash,
                                      .width = 1,
                                      .opacity = 0.45,
                                      .cls = "run acc",
@@ -373,6 +408,7 @@ static int accuracy(const ordo_cmp *c, ordo_strbuf *s) {
                                  .y = y,
                                  .n = m,
                                  .color = g->color,
+                                 .dash = g->dash,
                                  .width = 2.75,
                                  .cls = "mean acc",
                                  .label = g->pos,
@@ -525,6 +561,7 @@ static void by_position_diff(const ordo_cmp *c, ordo_strbuf *s, pool *pl, double
                                      .y = y,
                                      .n = m,
                                      .color = c->groups[gi].color,
+                                     .dash = c->groups[gi].dash,
                                      .width = 2.25,
                                      .cls = "diff pos",
                                      .label = c->groups[gi].pos};
@@ -570,6 +607,7 @@ static int by_position(const ordo_cmp *c, ordo_strbuf *s) {
                                      .y = y,
                                      .n = bucketed(e->by_pos, e->npos, x, y),
                                      .color = g->color,
+                                     .dash = g->dash,
                                      .width = 1,
                                      .opacity = 0.45,
                                      .cls = "run pos",
@@ -585,6 +623,7 @@ static int by_position(const ordo_cmp *c, ordo_strbuf *s) {
                                  .y = y,
                                  .n = m,
                                  .color = g->color,
+                                 .dash = g->dash,
                                  .width = 2.25,
                                  .cls = "mean pos",
                                  .label = labels[gi]};
@@ -678,8 +717,14 @@ static void html_table(const ordo_cmp *c, ordo_strbuf *h) {
     ordo_strbuf_printf(h, "</tr>\n");
     for (int i = 0; i < c->ngroups; i++) {
         const ordo_cmp_group *g = &c->groups[i];
-        ordo_strbuf_printf(h, "<tr><td><span class=\"sw\" style=\"background:%s\"></span>",
+        // the row's line as the plots draw it: its colour and dash tell rows apart
+        ordo_strbuf_printf(h,
+                           "<tr><td><svg class=\"sw\" xmlns=\"http://www.w3.org/2000/svg\" "
+                           "width=\"26\" height=\"10\"><line x1=\"0\" y1=\"5\" x2=\"26\" "
+                           "y2=\"5\" stroke=\"%s\" stroke-width=\"2.75\"",
                            g->color);
+        if (g->dash) ordo_strbuf_printf(h, " stroke-dasharray=\"%s\"", g->dash);
+        ordo_strbuf_puts(h, "/></svg>");
         // the scheme alone: "differs in" tells a scheme's rows apart, the swatch its curves
         ordo_svg_escape(h, g->scheme);
         ordo_strbuf_printf(h, "</td><td>%d</td>", g->n);
@@ -790,7 +835,7 @@ ordo_status ordo_cmp_write_report(const ordo_cmp *c, const char *out_dir) {
             "\nth,td{border:1px solid #ccc;padding:3px 4px;text-align:right;white-space:nowrap}"
             "\ntd.na{color:#666}th{white-space:normal}.sd{font-size:10px;color:#666}"
             "\nth{background:#f2f2f2}td:first-child,th:first-child{text-align:left}"
-            "\n.sw{display:inline-block;width:10px;height:10px;margin-right:6px}"
+            "\n.sw{display:inline-block;vertical-align:middle;margin-right:6px}"
             "\n.few{color:#b00;font-weight:bold}td.flag{color:#b00;font-weight:bold}"
             "\nth.l,td.cfg,td.uni{text-align:left;white-space:normal;min-width:7em;max-width:11em}"
             "\n.wide{overflow-x:auto}"

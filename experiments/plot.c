@@ -327,6 +327,39 @@ const char *ordo_svg_scheme_color(const char *pos, int index) {
     return extra[(r < ordo_pos_names.count ? r - 5 : index < 0 ? -index : index) % 4];
 }
 
+void ordo_svg_row_styles(const char *const *key, int n, const char **color, const char **dash) {
+    // Okabe and Ito's colour-blind-safe set without its yellow (too pale on white), then
+    // three of Paul Tol's muted ones; grey, the baseline's, last
+    static const char *const palette[] = {"#0072b2", "#e69f00", "#009e73", "#d55e00",
+                                          "#cc79a7", "#56b4e9", "#882255", "#999933",
+                                          "#332288", "#000000", "#7f7f7f"};
+    // none of them the n-gram levels' dashes ("2 3", "6 4", "10 3 2 3"), drawn in grey
+    static const char *const dashes[] = {NULL,  "8 3",          "1.5 3",    "12 3 3 3",
+                                         "4 4", "14 4 2 4 2 4", "3 2 10 2", "16 6"};
+    enum { NC = sizeof palette / sizeof *palette, ND = sizeof dashes / sizeof *dashes };
+    _Static_assert(NC * ND == ORDO_SVG_NSTYLES, "ORDO_SVG_NSTYLES counts the styles");
+    unsigned char used[NC][ND] = {{0}};
+    int *colour_of = ordo_xmalloc((size_t)(n ? n : 1) * sizeof *colour_of), next = 0;
+    for (int i = 0; i < n; i++) {
+        int c = -1;
+        for (int j = 0; j < i && c < 0; j++)
+            if (strcmp(key[j], key[i]) == 0) c = colour_of[j];
+        if (c < 0) c = strcmp(key[i], "none") == 0 ? NC - 1 : next++ % (NC - 1);
+        colour_of[i] = c;
+        int cc = c, d = -1;
+        for (int k = 0; k < NC && d < 0; k++) {
+            cc = (c + k) % NC;
+            for (int j = 0; j < ND && d < 0; j++)
+                if (!used[cc][j]) d = j;
+        }
+        if (d < 0) cc = c, d = i % ND; // every style taken: reuse
+        used[cc][d] = 1;
+        color[i] = palette[cc];
+        dash[i] = dashes[d];
+    }
+    free(colour_of);
+}
+
 // Index ticks over 0..n-1: about five of them at nice integer steps.
 static int index_step(int n) {
     int st = (int)nice_step(n > 1 ? n : 2, 5);

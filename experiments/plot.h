@@ -83,5 +83,13 @@ void ordo_svg_color(char out[8], double v, double vmin, double vmax, int divergi
 int ordo_scheme_rank(const char *pos);
 // A fixed colour per position scheme name (same in every plot), else one by index.
 const char *ordo_svg_scheme_color(const char *pos, int index);
+// The line styles of n rows drawn together, so that no two rows share colour and dash: the
+// rows of one key (key[i], the scheme; "none" is grey) share a colour, each distinct key in
+// row order taking the next colour of a colour-blind-safe palette of 10, and each row takes
+// the first dash pattern that no earlier row of its colour has (solid first); a colour out of
+// patterns gives its row the next colour with one free. Only past ORDO_SVG_NSTYLES rows can
+// two rows share a style. color[i] and dash[i] (NULL: solid) are static strings.
+#define ORDO_SVG_NSTYLES 88 // 11 colours (the palette and grey) x 8 dash patterns
+void ordo_svg_row_styles(const char *const *key, int n, const char **color, const char **dash);
 
 #endif

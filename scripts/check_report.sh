@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Opens a report.html (ordo compare) in headless Chromium, takes a screenshot and checks that
 # it is not blank: enough non-white pixels and distinct colours overall, and every scheme's
-# line colour (the stroke of the thick mean lines in the report) on at least 400 pixels, which
-# the 10x10 table swatches alone cannot reach: the plots were drawn. Needs Debian's chromium
+# line colour (the stroke of the thick mean lines in the report) on at least 400 pixels per
+# row drawn in it (rows of one scheme share a colour, told apart by dash), which the table
+# swatches and legends alone cannot reach: the plots were drawn. Needs Debian's chromium
 # and imagemagick (convert). CLASS (default "mean train") picks the series whose colours are
 # checked, so that one plot can be checked alone: loss_by_position.svg with "mean pos".
 # Usage: scripts/check_report.sh REPORT.html|PLOT.svg [OUT.png [CLASS]]
@@ -45,8 +46,9 @@ while read -r line; do
   name=$(sed 's/.*data-label="\([^"]*\)".*/\1/' <<<"$line")
   hex=$(sed 's/.*stroke="#\([0-9a-f]*\)".*/\1/' <<<"$line")
   px=$(grep -i "#$hex " <<<"$hist" | awk '{ s += $1 } END { print s + 0 }')
-  echo "check_report: $name (#$hex): $px pixels"
-  [ "$px" -ge 400 ] || { echo "check_report: the $name lines are missing from the rendering"; status=1; }
+  rows=$(grep -c "stroke=\"#$hex\"" <<<"$schemes")
+  echo "check_report: $name (#$hex, $rows row(s) of that colour): $px pixels"
+  [ "$px" -ge $((400 * rows)) ] || { echo "check_report: the $name lines are missing from the rendering"; status=1; }
 done <<<"$schemes"
 [ $status -eq 0 ] || exit 1
 echo "check_report: rendered"

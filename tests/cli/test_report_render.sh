@@ -58,8 +58,8 @@ else ok; fi
 # counted as UTF-8 bytes that do not continue one (±, ‡ and ¹ are one column each)
 wide=$(grep '^|' "$dir/cmp.txt" | LC_ALL=C sed 's/[\x80-\xbf]//g' | LC_ALL=C awk '{ n = length($0); if (n > m) m = n } END { print m + 0 }')
 [ "$wide" -gt 0 ] && [ "$wide" -le 120 ] && ok || bad "the terminal table is $wide columns wide: $(cat "$dir/cmp.txt")"
-# the check must be able to fail: the same page without its plot lines
-grep -v '^<polyline' "$dir/cmp/report.html" > "$dir/cmp/nolines.html"
+# the check must be able to fail: the same page without its plot lines and points
+grep -v '^<polyline\|^<circle' "$dir/cmp/report.html" > "$dir/cmp/nolines.html"
 if "$src/scripts/check_report.sh" "$dir/cmp/nolines.html" "$dir/shot2.png" > "$dir/neg.txt"; then
   bad "check_report.sh accepted a report without plot lines: $(tail -2 "$dir/neg.txt")"
 else ok; fi
