@@ -87,8 +87,11 @@ static ordo_status write_csv(const ordo_cmp *c, const char *path) {
             snprintf(key, sizeof key, "%s", keys[k]);
         else if (k == ORDO_CMP_ORDER)
             snprintf(key, sizeof key, "order_loss_1x");
+        else if (ordo_cmp_col_shown(c, k)) // every length a record holds
+            snprintf(key, sizeof key, "%s_%dx", c->exact ? "exact_match" : "loss",
+                     c->mults[k - ORDO_CMP_X1]);
         else
-            snprintf(key, sizeof key, "loss_%dx", ordo_cmp_mults[k - ORDO_CMP_X1]);
+            continue;
         ordo_strbuf_printf(b, ",%s_mean,%s_sd,%s_n", key, key, key);
         if (k >= ORDO_CMP_X1) ordo_strbuf_printf(b, ",%s_note,%s_windows", key, key);
     }
@@ -103,6 +106,7 @@ static ordo_status write_csv(const ordo_cmp *c, const char *path) {
         ordo_strbuf_printf(b, "%d,%s,", g->n, p);
         for (int k = 0; k < ORDO_CMP_NCOL; k++) {
             const ordo_cmp_cell *e = &g->cell[k];
+            if (k >= ORDO_CMP_X1 && k < ORDO_CMP_ORDER && !ordo_cmp_col_shown(c, k)) continue;
             csv_num(b, e->n ? e->mean : NAN);
             csv_num(b, e->sd);
             ordo_strbuf_printf(b, "%d,", e->n);
@@ -142,6 +146,10 @@ static int cmp_group(const void *a, const void *b) {
     const ordo_cmp_group *x = a, *y = b;
     int rx = ordo_scheme_rank(x->scheme), ry = ordo_scheme_rank(y->scheme);
     return rx != ry ? rx - ry : strcmp(x->pos, y->pos);
+}
+static int cmp_int(const void *a, const void *b) {
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
 }
 static int cmp_str(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -262,7 +270,7 @@ static void unigram_from_data(ordo_cmp *c) {
 
 // The val loss of r at its training length: eval.json at 1x, else the best val loss.
 static double loss_at_train_length(const ordo_runinfo *r) {
-    const ordo_eval_point *p = ordo_cmp_eval_at_mult(r, 0);
+    const ordo_eval_point *p = ordo_cmp_eval_at_mult(r, 1);
     return p && !isnan(p->val_loss) ? p->val_loss : r->best_val_loss;
 }
 
@@ -297,6 +305,52 @@ static void label_row(const ordo_cmp *c, ordo_cmp_group *g) {
     g->label = ordo_xstrdup(b.buf);
     g->pos = g->label;
     ordo_strbuf_free(&b);
+}
+
+// Passkey's exact match of r's selected record at `mult` times its training length (the mean
+// over the depths), NaN when it has none there.
+static double exact_at(const ordo_runinfo *r, int mult) {
+    for (int i = 0; r->has_eval && i < r->nacc; i++)
+        if (r->acc[i].n == mult * r->eval_train_context) return r->acc[i].exact_match;
+    return NAN;
+}
+
+// c's length columns: every multiple of the training length that some record holds, and
+// those --columns names (shown as "-" where no record has them), ascending; passkey's show
+// the exact match (c->exact).
+static void length_columns(ordo_cmp *c) {
+    int cap = 64, n = 0, *all = ordo_xmalloc((size_t)cap * sizeof *all);
+    for (int i = 0; i < c->nruns; i++) {
+        const ordo_runinfo *r = &c->runs[i];
+        c->exact |= r->has_eval && r->acc_task && strcmp(r->acc_task, "passkey") == 0;
+        int mine[64], k = ordo_cmp_record_mults(r, mine, 64);
+        for (int j = 0; j < k; j++) {
+            int q = 0;
+            while (q < n && all[q] != mine[j]) q++;
+            if (q < n) continue;
+            if (n == cap) all = ordo_xrealloc(all, (size_t)(cap *= 2) * sizeof *all);
+            all[n++] = mine[j];
+        }
+    }
+    for (const char *p = c->view.columns; p && *p;) { // checked by ordo_cmp_columns_check
+        size_t len = strcspn(p, ",");
+        int m = ordo_cmp_mult_name(p, len), q = 0;
+        while (m && q < n && all[q] != m) q++;
+        if (m && q == n) {
+            if (n == cap) all = ordo_xrealloc(all, (size_t)(cap *= 2) * sizeof *all);
+            all[n++] = m;
+        }
+        p += len + (p[len] == ',');
+    }
+    qsort(all, (size_t)n, sizeof *all, cmp_int);
+    c->nmult = n < ORDO_CMP_MAXMULT ? n : ORDO_CMP_MAXMULT;
+    memcpy(c->mults, all, (size_t)c->nmult * sizeof *all);
+    if (n > c->nmult)
+        fprintf(stderr,
+                "ordo: warning: the records hold %d lengths; the tables show the first %d (up to "
+                "%dx the training length)\n",
+                n, c->nmult, c->mults[c->nmult - 1]);
+    free(all);
 }
 
 static void build(ordo_cmp *c) {
@@ -379,6 +433,7 @@ static void build(ordo_cmp *c) {
     for (int gi = 0; gi < c->ngroups; gi++)
         c->groups[gi].color = colors[gi], c->groups[gi].dash = dashes[gi];
     free(keys_of), free(colors), free(dashes);
+    length_columns(c);
     double *v = ordo_xmalloc((size_t)c->nruns * sizeof(double));
     for (int gi = 0; gi < c->ngroups; gi++) {
         ordo_cmp_group *g = &c->groups[gi];
@@ -403,15 +458,23 @@ static void build(ordo_cmp *c) {
         }
         // eval.json: the val loss at each multiple, and the order-dependent loss at 1x
         for (int col = ORDO_CMP_X1; col < ORDO_CMP_NCOL; col++) {
-            int m = col == ORDO_CMP_ORDER ? 0 : col - ORDO_CMP_X1;
+            if (!ordo_cmp_col_shown(c, col) && col != ORDO_CMP_ORDER) continue;
+            int mult = col == ORDO_CMP_ORDER ? 1 : c->mults[col - ORDO_CMP_X1];
+            int exact = c->exact && col != ORDO_CMP_ORDER;
             const char *note = NULL;
             long long windows = -1;
             for (int k = 0; k < g->n; k++) {
-                const ordo_eval_point *p = ordo_cmp_eval_at_mult(&c->runs[g->runs[k]], m);
-                v[k] = !p ? NAN : col == ORDO_CMP_ORDER ? p->order_loss : p->val_loss;
-                if (p && isnan(v[k]) && col != ORDO_CMP_ORDER && !note)
+                const ordo_runinfo *r = &c->runs[g->runs[k]];
+                const ordo_eval_point *p = ordo_cmp_eval_at_mult(r, mult);
+                v[k] = exact                   ? exact_at(r, mult)
+                       : !p                    ? NAN
+                       : col == ORDO_CMP_ORDER ? p->order_loss
+                                               : p->val_loss;
+                // a length that cannot be scored says why in its loss's note
+                if (p && isnan(v[k]) && isnan(p->val_loss) && col != ORDO_CMP_ORDER && !note)
                     note = p->note ? p->note : "null in eval.json";
-                if (!isnan(v[k]) && p->windows >= 0 && (windows < 0 || p->windows < windows))
+                if (!exact && !isnan(v[k]) && p->windows >= 0 &&
+                    (windows < 0 || p->windows < windows))
                     windows = p->windows;
             }
             g->cell[col] = cell_of(v, g->n, g->n);
@@ -435,7 +498,7 @@ static void build(ordo_cmp *c) {
         // (the best val loss of training has none)
         gap = 0;
         for (int k = 0; k < g->n; k++) {
-            const ordo_eval_point *p = ordo_cmp_eval_at_mult(&c->runs[g->runs[k]], 0);
+            const ordo_eval_point *p = ordo_cmp_eval_at_mult(&c->runs[g->runs[k]], 1);
             if (!p || isnan(p->val_loss)) continue;
             int best = 0;
             for (int o = 0; o < p->nngram; o++)

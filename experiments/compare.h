@@ -12,7 +12,9 @@
 #include "experiments/runinfo.h"
 #include "sys/strbuf.h"
 
-#define ORDO_CMP_NMULT 4 // extrapolation at 1x, 2x, 4x, 8x the training length
+// The most length columns a comparison has: the multiples of the training length that its
+// records hold (1x, 8x, 32x, ...), ascending; more are left out of the tables, with a warning.
+#define ORDO_CMP_MAXMULT 24
 
 enum {
     ORDO_CMP_TRAIN, // final train loss
@@ -20,10 +22,12 @@ enum {
     ORDO_CMP_PPL,   // val perplexity at the best val loss
     ORDO_CMP_TPS,   // mean logged tokens/s
     ORDO_CMP_WALL,  // seconds
-    ORDO_CMP_X1,    // eval.json val loss at 1x (then 2x, 4x, 8x)
+    // the eval records' val loss at ordo_cmp.mults[0] times the training length, then at each
+    // further multiple (passkey: the exact match there, see ordo_cmp.exact)
+    ORDO_CMP_X1,
     // eval.json's loss on the order-dependent tokens at 1x (the order task's key measure;
     // shown only when some run has it)
-    ORDO_CMP_ORDER = ORDO_CMP_X1 + ORDO_CMP_NMULT,
+    ORDO_CMP_ORDER = ORDO_CMP_X1 + ORDO_CMP_MAXMULT,
     ORDO_CMP_NCOL
 };
 
@@ -56,7 +60,7 @@ typedef struct ordo_cmp_group {
     char *label;        // owned storage of pos when it is not the scheme alone
     char *differs;      // "lr=0.003, warmup=40": the row's values of ordo_cmp.differs' keys
     // the row's line in every plot: its scheme's colour and a dash pattern (NULL: solid), so
-    // that no two rows of a report share both (ordo_svg_row_styles)
+    // that no two rows of a report share both (ordo_plot_styles)
     const char *color, *dash;
     // the eval variant the row's eval columns come from ("base", "ntk-x4", ...: the name of
     // RUN/eval/NAME.json; a run's old single eval.json is "base"), or NULL when no run of the
@@ -108,19 +112,28 @@ typedef struct ordo_cmp {
     int ngram_flagged;  // some row is marked ORDO_CMP_NGRAM_MARK
     const char *source; // what was compared (the sweep dir, or "N run directories")
     ordo_cmp_view view;
+    // the length columns: the multiples of the training length that some eval record holds,
+    // and those --columns names, ascending (column ORDO_CMP_X1 + m is mults[m] times T)
+    int nmult, mults[ORDO_CMP_MAXMULT];
+    // passkey: the length columns show the exact match of the key (the eval records'
+    // accuracy, mean over depths), not the loss; the headers say so
+    int exact;
 } ordo_cmp;
 
-// The lengths the extrapolation columns are at, in multiples of the training length: 1, 2, 4, 8.
-extern const int ordo_cmp_mults[ORDO_CMP_NMULT];
-// The eval.json entry of r at ordo_cmp_mults[m] times its training length (NULL if none).
-const ordo_eval_point *ordo_cmp_eval_at_mult(const ordo_runinfo *r, int m);
+// The eval.json entry of r at `mult` times its training length (NULL if none).
+const ordo_eval_point *ordo_cmp_eval_at_mult(const ordo_runinfo *r, int mult);
+// The multiples of the training length that r's selected record holds, ascending, into
+// out[cap]; lengths that are no whole multiple are left out. Returns how many.
+int ordo_cmp_record_mults(const ordo_runinfo *r, int *out, int cap);
+// Parses a --columns length name "Nx" (N >= 1) of len bytes; 0 when it is not one.
+int ordo_cmp_mult_name(const char *name, size_t len);
 // 1 if the cell has a value resting on fewer than ORDO_CMP_FEW_WINDOWS windows (marked ‡).
 int ordo_cmp_few_windows(const ordo_cmp_cell *e);
 // 1 if config key `key` does not define the experiment (seed, out, threads, logging and
 // checkpoint cadence, ...): runs that differ only in such keys are pooled into one row.
 int ordo_cmp_key_ignored(const char *key);
 // 1 if column col is shown in the tables of c (the order-dependent loss only when some run
-// has it).
+// has it, a length column only for the multiples of c->mults).
 int ordo_cmp_col_shown(const ordo_cmp *c, int col);
 // The "vs unigram level" cell of g as text: "0.8512 below", "learned no use of context"
 // (with "(k of n runs)" when not all), or "unknown".

@@ -200,7 +200,7 @@ static const ordo_eval_point *ngram_point(const ordo_cmp *c, int ctx) {
         for (int k = 0; k < c->groups[gi].n; k++) {
             const ordo_runinfo *r = &c->runs[c->groups[gi].runs[k]];
             const ordo_eval_point *p =
-                ctx > 0 ? ordo_runinfo_eval_point(r, ctx) : ordo_cmp_eval_at_mult(r, 0);
+                ctx > 0 ? ordo_runinfo_eval_point(r, ctx) : ordo_cmp_eval_at_mult(r, 1);
             if (p && p->nngram > 0) return p;
         }
     return NULL;
@@ -344,7 +344,7 @@ static void extrapolation(const ordo_cmp *c, ordo_strbuf *s) {
                       "no run has eval.json (write one with ordo eval --save, or ordo sweep)");
     for (int gi = 0; gi < c->ngroups && any; gi++) {
         const ordo_cmp_group *g = &c->groups[gi];
-        for (int m = 0; m < ORDO_CMP_NMULT; m++) {
+        for (int m = 0; m < c->nmult; m++) {
             const ordo_cmp_cell *e = &g->cell[ORDO_CMP_X1 + m];
             if (e->n || !e->note) continue;
             char h[64];

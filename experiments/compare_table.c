@@ -28,15 +28,24 @@ typedef enum col_id {
     COL_NGRAM,
     COL_TPS,
     COL_TIME,
-    COL_X1, // then 2x, 4x, 8x
-    COL_ORDER = COL_X1 + ORDO_CMP_NMULT,
+    COL_X1, // the length columns: ordo_cmp.mults[id - COL_X1] times the training length
+    COL_ORDER = COL_X1 + ORDO_CMP_MAXMULT,
     COL_N
 } col_id;
 
-// --columns names, in the order of col_id (docs/experiments.md lists them)
-static const char *const col_names[COL_N] = {
-    "scheme",  "seeds", "params", "embedding", "differs", "variant", "train", "val", "ppl",
-    "unigram", "ngram", "tps",    "time",      "1x",      "2x",      "4x",    "8x",  "order"};
+// --columns names, in the order of col_id (docs/experiments.md lists them); the length
+// columns are "Nx", any multiple of the training length
+static const char *const col_names[COL_X1] = {"scheme",  "seeds", "params", "embedding", "differs",
+                                              "variant", "train", "val",    "ppl",       "unigram",
+                                              "ngram",   "tps",   "time"};
+
+// The --columns name of column id ("8x" for a length), into buf[16].
+static const char *col_name(const ordo_cmp *c, col_id id, char buf[16]) {
+    if (id == COL_ORDER) return "order";
+    if (id < COL_X1) return col_names[id];
+    snprintf(buf, 16, "%dx", c->mults[id - COL_X1]);
+    return buf;
+}
 
 // The ordo_cmp cell behind a numeric column (-1: not one).
 static int cell_index(col_id id) {
@@ -58,20 +67,30 @@ static int cell_index(col_id id) {
     }
 }
 
-static int col_by_name(const char *name, size_t len) {
-    for (int i = 0; i < COL_N; i++)
+// The column a --columns name names (a length: c's column of that multiple, which the
+// comparison adds when no record holds it), -1 when none; c NULL: only whether it is a name.
+static int col_by_name(const ordo_cmp *c, const char *name, size_t len) {
+    for (int i = 0; i < COL_X1; i++)
         if (strlen(col_names[i]) == len && strncmp(col_names[i], name, len) == 0) return i;
-    return -1;
+    if (len == 5 && strncmp(name, "order", 5) == 0) return COL_ORDER;
+    int mult = ordo_cmp_mult_name(name, len);
+    if (!mult) return -1;
+    if (!c) return COL_X1;
+    for (int m = 0; m < c->nmult; m++)
+        if (c->mults[m] == mult) return COL_X1 + m;
+    return -1; // past the most length columns a table has
 }
 
 ordo_status ordo_cmp_columns_check(const char *list) {
     for (const char *p = list;; p++) {
         size_t len = strcspn(p, ",");
-        if (col_by_name(p, len) < 0) {
+        if (col_by_name(NULL, p, len) < 0) {
             ordo_strbuf valid;
             ordo_strbuf_init(&valid);
-            for (int i = 0; i < COL_N; i++)
+            for (int i = 0; i < COL_X1; i++)
                 ordo_strbuf_printf(&valid, "%s%s", i ? "," : "", col_names[i]);
+            ordo_strbuf_puts(&valid, ",Nx (the loss at N times the training length: 1x, 8x, "
+                                     "32x, ...),order");
             ordo_status s =
                 ordo_error(ORDO_ERR_ARG, "--columns: unknown column '%.*s'; the columns are %s",
                            (int)len, p, valid.buf);
@@ -123,7 +142,8 @@ static void wide_cols(const ordo_cmp *c, table *t) {
     if (c->differs[0]) add_col(t, COL_DIFFERS);
     if (any_variant(c)) add_col(t, COL_VARIANT);
     for (int id = COL_TRAIN; id < COL_N; id++)
-        if ((id != COL_ORDER || c->has_order) && (id != COL_NGRAM || c->has_ngram))
+        if ((id != COL_ORDER || c->has_order) && (id != COL_NGRAM || c->has_ngram) &&
+            (id < COL_X1 || id >= COL_ORDER || id - COL_X1 < c->nmult))
             add_col(t, (col_id)id);
 }
 
@@ -131,7 +151,7 @@ static void listed_cols(const ordo_cmp *c, table *t) {
     add_col(t, COL_SCHEME); // what names the row comes first, always
     for (const char *p = c->view.columns;; p++) {
         size_t len = strcspn(p, ",");
-        int id = col_by_name(p, len); // checked by ordo_cmp_columns_check
+        int id = col_by_name(c, p, len); // checked by ordo_cmp_columns_check
         if (id >= 0) add_col(t, (col_id)id);
         p += len;
         if (!*p) break;
@@ -144,7 +164,7 @@ static void default_cols(const ordo_cmp *c, table *t) {
     if (ordo_cmp_variant_shown(c)) add_col(t, COL_VARIANT);
     if (c->differs[0]) add_col(t, COL_DIFFERS);
     if (!any_eval(c)) add_col(t, COL_VAL); // without eval.json, the loss training measured
-    for (int m = 0; m < ORDO_CMP_NMULT && any_eval(c); m++) add_col(t, (col_id)(COL_X1 + m));
+    for (int m = 0; m < c->nmult && any_eval(c); m++) add_col(t, (col_id)(COL_X1 + m));
     if (c->has_order) add_col(t, COL_ORDER);
     add_col(t, COL_UNIGRAM);
     if (c->has_ngram) add_col(t, COL_NGRAM);
@@ -161,13 +181,12 @@ static int right_aligned(col_id id) {
 static void header_text(const ordo_cmp *c, const table *t, col_id id, char *buf, size_t cap) {
     int k = cell_index(id);
     if (k >= ORDO_CMP_X1 && !t->wide) { // the windows go to the line under the table
-        int m = k == ORDO_CMP_ORDER ? 0 : k - ORDO_CMP_X1;
-        const char *what = k == ORDO_CMP_ORDER ? "order-dep." : "loss";
+        int mult = k == ORDO_CMP_ORDER ? 1 : c->mults[k - ORDO_CMP_X1];
+        const char *what = k == ORDO_CMP_ORDER ? "order-dep." : c->exact ? "exact" : "loss";
         if (c->context > 0 && k != ORDO_CMP_ORDER) // (1x: the first loss column's T)
-            snprintf(buf, cap, "%s@%dx T=%lld", what, ordo_cmp_mults[m],
-                     ordo_cmp_mults[m] * c->context);
+            snprintf(buf, cap, "%s@%dx T=%lld", what, mult, mult * c->context);
         else
-            snprintf(buf, cap, "%s@%dx", what, ordo_cmp_mults[m]);
+            snprintf(buf, cap, "%s@%dx", what, mult);
         return;
     }
     if (k >= 0) {
@@ -377,12 +396,18 @@ static void remove_col(table *t, col_id id) {
 }
 
 // The default table, narrowed to ORDO_CMP_TABLE_WIDTH: the order-dependent loss goes first
-// (the loss at each length is what the table is for), then the middle lengths (1x and 8x
-// frame the extrapolation), then the unigram flag, then the n-gram one (the stronger baseline,
-// kept longest). What names a row (scheme, variant, differs) stays.
+// (the loss at each length is what the table is for), then the middle lengths from the
+// longest down (the first and the last frame the extrapolation), then the unigram flag, then
+// the n-gram one (the stronger baseline, kept longest). What names a row (scheme, variant,
+// differs) stays.
 static void fit(const ordo_cmp *c, table *t) {
-    static const col_id order[] = {COL_ORDER, COL_X1 + 2, COL_X1 + 1, COL_UNIGRAM, COL_NGRAM};
-    for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
+    col_id order[ORDO_CMP_MAXMULT + 3];
+    int n = 0;
+    order[n++] = COL_ORDER;
+    for (int m = c->nmult - 2; m >= 1; m--) order[n++] = (col_id)(COL_X1 + m);
+    order[n++] = COL_UNIGRAM;
+    order[n++] = COL_NGRAM;
+    for (int i = 0; i < n; i++) {
         if (table_width(c, t) <= ORDO_CMP_TABLE_WIDTH) return;
         if (has_col(t, order[i])) remove_col(t, order[i]);
     }
@@ -505,8 +530,10 @@ void ordo_cmp_table(const ordo_cmp *c, ordo_strbuf *b) {
     if (has_col(&t, COL_NGRAM)) ordo_cmp_ngram_note(c, 0, &n);
     if (t.ndropped) {
         ordo_strbuf_printf(&n, "not shown, to fit %d columns:", ORDO_CMP_TABLE_WIDTH);
-        for (int i = 0; i < t.ndropped; i++)
-            ordo_strbuf_printf(&n, "%s %s", i ? "," : "", col_names[t.dropped[i]]);
+        for (int i = 0; i < t.ndropped; i++) {
+            char name[16];
+            ordo_strbuf_printf(&n, "%s %s", i ? "," : "", col_name(c, t.dropped[i], name));
+        }
         ordo_strbuf_puts(&n, " (--columns LIST picks columns, --wide shows all).\n");
     }
     wrapped(b, n.buf, ORDO_CMP_TABLE_WIDTH);

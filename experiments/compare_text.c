@@ -14,8 +14,6 @@
 #include "sys/strbuf.h"
 #include "run/config.h"
 
-const int ordo_cmp_mults[ORDO_CMP_NMULT] = {1, 2, 4, 8};
-
 // The config keys that do not define the experiment: runs that differ only in these are
 // seeds of one row. Everything else in config.json (lr, schedule, warmup, optimizer and its
 // betas/eps, weight decay, clip, the embedding convention, model shape, context, tokenizer,
@@ -54,7 +52,42 @@ int ordo_cmp_key_ignored(const char *key) {
 }
 
 int ordo_cmp_col_shown(const ordo_cmp *c, int col) {
+    if (col >= ORDO_CMP_X1 && col < ORDO_CMP_ORDER) return col - ORDO_CMP_X1 < c->nmult;
     return col != ORDO_CMP_ORDER || c->has_order;
+}
+
+int ordo_cmp_mult_name(const char *name, size_t len) {
+    // digits, then "x": at most 6 digits, a length no eval reaches past
+    if (len < 2 || len > 7 || name[len - 1] != 'x' || name[0] == '0') return 0;
+    int v = 0;
+    for (size_t i = 0; i + 1 < len; i++) {
+        if (name[i] < '0' || name[i] > '9') return 0;
+        v = 10 * v + (name[i] - '0');
+    }
+    return v;
+}
+
+// Adds v to the ascending distinct out[0..*n) (cap at most); 0 when it did not fit.
+static int add_sorted(int *out, int *n, int cap, int v) {
+    int i = 0;
+    while (i < *n && out[i] < v) i++;
+    if (i < *n && out[i] == v) return 1;
+    if (*n == cap) return 0;
+    memmove(out + i + 1, out + i, (size_t)(*n - i) * sizeof *out);
+    out[i] = v;
+    (*n)++;
+    return 1;
+}
+
+int ordo_cmp_record_mults(const ordo_runinfo *r, int *out, int cap) {
+    int n = 0, T = r->eval_train_context;
+    if (!r->has_eval || T <= 0) return 0;
+    for (int i = 0; i < r->neval; i++)
+        if (r->eval[i].context % T == 0) add_sorted(out, &n, cap, r->eval[i].context / T);
+    // passkey's lengths are the exact match columns' (ordo_cmp.exact)
+    for (int i = 0; r->acc_ndepths && i < r->nacc; i++)
+        if (r->acc[i].n > 0 && r->acc[i].n % T == 0) add_sorted(out, &n, cap, r->acc[i].n / T);
+    return n;
 }
 
 static int col_decimals(int col) {
@@ -125,10 +158,8 @@ void ordo_cmp_ngram_note(const ordo_cmp *c, int html, ordo_strbuf *b) {
                        p0, ORDO_CMP_NGRAM_ORDER, ORDO_CMP_NGRAM_ORDER - 1, p1);
 }
 
-// The eval.json entry of r at m times its training length (NULL if none).
-const ordo_eval_point *ordo_cmp_eval_at_mult(const ordo_runinfo *r, int m) {
-    return r->has_eval ? ordo_runinfo_eval_point(r, ordo_cmp_mults[m] * r->eval_train_context)
-                       : NULL;
+const ordo_eval_point *ordo_cmp_eval_at_mult(const ordo_runinfo *r, int mult) {
+    return r->has_eval ? ordo_runinfo_eval_point(r, mult * r->eval_train_context) : NULL;
 }
 
 void ordo_cmp_header(const ordo_cmp *c, int col, char *buf, size_t cap) {
@@ -143,13 +174,19 @@ void ordo_cmp_header(const ordo_cmp *c, int col, char *buf, size_t cap) {
         snprintf(buf, cap, "%s", c->wall_derived ? "train time (s)*" : "wall time (s)");
         return;
     }
-    int m = col == ORDO_CMP_ORDER ? 0 : col - ORDO_CMP_X1;
-    int k = col == ORDO_CMP_ORDER ? snprintf(buf, cap, "order-dep. loss@1x")
-                                  : snprintf(buf, cap, "loss@%dx", ordo_cmp_mults[m]);
+    int mult = col == ORDO_CMP_ORDER ? 1 : c->mults[col - ORDO_CMP_X1];
+    int k = col == ORDO_CMP_ORDER
+                ? snprintf(buf, cap, "order-dep. loss@1x")
+                : snprintf(buf, cap, "%s@%dx", c->exact ? "exact match" : "loss", mult);
+    if (c->exact && col != ORDO_CMP_ORDER) { // the examples per cell are in eval's own table
+        if (c->context > 0 && k > 0 && (size_t)k < cap)
+            snprintf(buf + k, cap - (size_t)k, " (T=%lld)", mult * c->context);
+        return;
+    }
     // the windows per run that the values rest on, as a range over the runs
     long long wmin = -1, wmax = -1;
     for (int i = 0; i < c->nruns; i++) {
-        const ordo_eval_point *p = ordo_cmp_eval_at_mult(&c->runs[i], m);
+        const ordo_eval_point *p = ordo_cmp_eval_at_mult(&c->runs[i], mult);
         double v = !p ? NAN : col == ORDO_CMP_ORDER ? p->order_loss : p->val_loss;
         if (!p || isnan(v) || p->windows < 0) continue;
         if (wmin < 0 || p->windows < wmin) wmin = p->windows;
@@ -162,7 +199,7 @@ void ordo_cmp_header(const ordo_cmp *c, int col, char *buf, size_t cap) {
         snprintf(w, sizeof w, "%s%lld-%lld windows", c->context > 0 ? ", " : "", wmin, wmax);
     if (k < 0 || (size_t)k >= cap) return;
     if (c->context > 0)
-        snprintf(buf + k, cap - (size_t)k, " (T=%lld%s)", ordo_cmp_mults[m] * c->context, w);
+        snprintf(buf + k, cap - (size_t)k, " (T=%lld%s)", mult * c->context, w);
     else if (w[0])
         snprintf(buf + k, cap - (size_t)k, " (%s)", w);
 }
@@ -395,7 +432,8 @@ void ordo_cmp_mark_notes(const ordo_cmp *c, int html, ordo_strbuf *b) {
                 if (e->n || !e->note || strcmp(e->note, note) != 0) continue;
                 char h[96];
                 ordo_cmp_header(c, col, h, sizeof h);
-                h[strcspn(h, " ")] = 0; // "loss@2x": the length without its windows
+                char *win = strstr(h, " (");
+                if (win) *win = 0; // "loss@2x": the length without its windows
                 ordo_strbuf_puts(b, n++ ? "; " : "");
                 put(b, html, g->pos);
                 ordo_strbuf_printf(b, " from %s on", h);
@@ -439,6 +477,13 @@ void ordo_cmp_notes(const ordo_cmp *c, int html, ordo_strbuf *b) {
         "embeddings multiplied by S and their table initialised with std D (--embed-style, "
         "--embed-scale, --embed-std).%s",
         p0, html ? "one seed: no sd" : "\"± -\": one seed, no sd", p1);
+    if (c->exact)
+        ordo_strbuf_printf(b,
+                           "%sexact match@Nx: passkey retrieval at N times the training length, "
+                           "the share of examples whose key came out exactly, mean over the "
+                           "depths (compare.csv's exact_match_Nx; the loss at each length is "
+                           "in the plot of loss against length, each depth in the heatmaps).%s",
+                           p0, p1);
     ordo_strbuf_printf(b, "%sA row pools the runs whose config.json agree on every setting but ",
                        p0);
     for (int i = 0; ignored_keys[i]; i++)

@@ -53,11 +53,39 @@ expect_err() { # <pattern> <args...>
   out=$("$ORDO" "$@" 2>&1); rc=$?
   if [ $rc -eq 0 ] || [ $rc -ge 128 ] || ! grep -qF -- "$pat" <<<"$out"; then bad "ordo $*: rc $rc, output: $out"; else ok; fi
 }
-expect_err "unknown column '9x'; the columns are scheme,seeds,params,embedding,differs,variant,train,val,ppl,unigram,ngram,tps,time,1x,2x,4x,8x,order" \
-  compare "$dir/a" --columns seeds,9x --out "$dir/c4"
+expect_err "unknown column 'x9'; the columns are scheme,seeds,params,embedding,differs,variant,train,val,ppl,unigram,ngram,tps,time,Nx (the loss at N times the training length: 1x, 8x, 32x, ...),order" \
+  compare "$dir/a" --columns seeds,x9 --out "$dir/c4"
 expect_err "unknown column ''" compare "$dir/a" --columns seeds, --out "$dir/c4"
 expect_err "give it or --columns, not both" compare "$dir/a" --wide --columns seeds --out "$dir/c4"
 expect_err "--reference rope names no single row; the rows are 'learned', 'learned [resumed 10->20]', 'sinusoidal'" \
   compare "$dir/a" "$dir/b" "$dir/s" --reference rope --out "$dir/c4"
 [ -e "$dir/c4" ] && bad "a refused compare wrote $dir/c4" || ok
+
+# the length columns are the multiples the records hold: a 32x result (the 8x one's numbers,
+# moved to 1024 by hand, as an eval at 32x would write it) is a column of the table and of
+# compare.csv, --columns takes it, and a multiple no record holds is a column only when asked
+for r in a s; do
+  python3 - "$dir/$r/eval/base.json" <<'PY' || bad "editing $r's record failed"
+import json, sys
+p = sys.argv[1]
+j = json.load(open(p))
+r8 = next(r for r in j["results"] if r["context"] == 256)
+r32 = dict(r8, context=1024)
+r32.pop("loss_by_position", None)
+j["results"].append(r32)
+json.dump(j, open(p, "w"), indent=1)
+PY
+done
+"$ORDO" compare "$dir/a" "$dir/s" --out "$dir/c32" > "$dir/c32.txt" 2>&1 || bad "compare with 32x failed: $(cat "$dir/c32.txt")"
+grep -m1 '^| scheme' "$dir/c32.txt" | grep -qF "| loss@32x T=1024 |" && ok || bad "no 32x column: $(grep -m1 '^| scheme' "$dir/c32.txt")"
+w=$(grep '^|' "$dir/c32.txt" | LC_ALL=C sed 's/[\x80-\xbf]//g' | LC_ALL=C awk '{ n = length($0); if (n > m) m = n } END { print m + 0 }')
+[ "$w" -le 120 ] && ok || bad "the table with 32x is $w columns wide"
+head -1 "$dir/c32/compare.csv" | grep -q ',loss_32x_mean,loss_32x_sd,loss_32x_n,loss_32x_note,loss_32x_windows,' \
+  && ok || bad "compare.csv lacks loss_32x: $(head -1 "$dir/c32/compare.csv")"
+head -1 "$dir/c32/compare.csv" | grep -q 'loss_3x\|loss_16x' && bad "compare.csv has a length no record holds" || ok
+"$ORDO" compare "$dir/a" "$dir/s" --columns 32x,3x --out "$dir/c33" > "$dir/c33.txt" 2>&1 || bad "--columns 32x,3x failed: $(cat "$dir/c33.txt")"
+head=$(grep -m1 '^| scheme' "$dir/c33.txt" | sq)
+[ "$head" = "| scheme | loss@32x T=1024 | loss@3x T=96 |" ] && ok || bad "--columns 32x,3x gave: $head"
+grep -m1 '^| sinusoidal' "$dir/c33.txt" | sq | grep -qE '^\| sinusoidal \| [0-9.]+[^ |]* \| - \|$' \
+  && ok || bad "3x should be '-': $(grep -m1 '^| sinusoidal' "$dir/c33.txt")"
 finish

@@ -53,9 +53,25 @@ cmp -s <(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1
 "$ORDO" viz "$run" --threads 1 >/dev/null 2>&1 && [ -s "$run/viz/passkey.svg" ] &&
   [ "$(grep -o '<rect[^>]*stroke="#ffffff"' "$run/viz/passkey.svg" | wc -l)" -eq 6 ] &&
   ok || bad "viz: no passkey.svg with 6 cells"
-"$ORDO" compare "$run" --out "$dir/cmp" >/dev/null 2>&1 && [ -s "$dir/cmp/passkey-1.svg" ] &&
+"$ORDO" compare "$run" --out "$dir/cmp" >"$dir/cmp.txt" 2>&1 && [ -s "$dir/cmp/passkey-1.svg" ] &&
   grep -q 'Passkey retrieval by length and depth' "$dir/cmp/report.html" &&
   ok || bad "compare: no passkey heatmap"
+# the table's length columns are the exact match at each length, and say so (the loss there
+# would tell nothing about retrieval): the record's mean over depths, in compare.csv too
+grep -m1 '^| scheme' "$dir/cmp.txt" | grep -qF '| exact@1x T=128 | exact@2x T=256 |' &&
+  ! grep -m1 '^| scheme' "$dir/cmp.txt" | grep -q 'loss@' && ok ||
+  bad "compare: passkey columns should be exact match: $(grep -m1 '^| scheme' "$dir/cmp.txt")"
+python3 - "$run/eval.json" "$dir/cmp/compare.csv" "$dir/cmp.txt" <<'PY' && ok || bad "compare: exact match cells"
+import csv, json, sys
+acc = {r["length"]: r["exact_match"] for r in json.load(open(sys.argv[1]))["accuracy"]["by_length"]}
+row = next(csv.DictReader(open(sys.argv[2])))
+for m, n in ((1, 128), (2, 256)):
+    assert abs(float(row[f"exact_match_{m}x_mean"]) - acc[n]) < 1e-9, (row, acc)
+    assert "loss_%dx_mean" % m not in row, row
+cells = [c.strip() for c in next(l for l in open(sys.argv[3]) if l.startswith("| rope")).split("|")]
+assert f"{acc[128]:.4f}" in cells and f"{acc[256]:.4f}" in cells, (cells, acc)
+PY
+grep -qF 'exact match@1x (T=128)' "$dir/cmp/report.html" && ok || bad "report.html: no exact match header"
 
 # sweep passes --depths to each run's eval (and refuses it for another task)
 "$ORDO" sweep --task passkey --tokenizer byte --context 128 --d-model 32 --layers 1 --heads 2 \

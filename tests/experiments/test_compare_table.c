@@ -89,11 +89,11 @@ int main(void) {
     const char *past = "past the learned table (T_max 128)";
     for (int i = 0; i < 3; i++) {
         for (int k = 0; k < ORDO_CMP_X1; k++) g[i].cell[k] = cell(2.5, 0.01, g[i].n, -1);
-        for (int m = 0; m < ORDO_CMP_NMULT; m++)
+        for (int m = 0; m < 4; m++)
             g[i].cell[ORDO_CMP_X1 + m] = cell(2.0 + m, 0.0123, g[i].n, m == 3 ? 3 : 50);
         g[i].cell[ORDO_CMP_ORDER] = cell(0.5, 0.01, g[i].n, 50);
     }
-    for (int m = 1; m < ORDO_CMP_NMULT; m++) g[0].cell[ORDO_CMP_X1 + m] = na(past, 2);
+    for (int m = 1; m < 4; m++) g[0].cell[ORDO_CMP_X1 + m] = na(past, 2);
     g[2].cell[ORDO_CMP_X1 + 3] = na("null in eval.json", 1);
     ordo_cmp c = {.nruns = 4,
                   .runs = runs,
@@ -104,7 +104,9 @@ int main(void) {
                   .has_order = 1,
                   .few_windows = 1,
                   .unigram = 2.5,
-                  .source = "test"};
+                  .source = "test",
+                  .nmult = 4,
+                  .mults = {1, 2, 4, 8}};
 
     // the default table: base evals only, so no variant column; it fits 120 columns
     ordo_strbuf b;
@@ -206,7 +208,49 @@ int main(void) {
     ordo_strbuf_free(&b);
     c.view.columns = NULL;
 
+    // the length columns are the multiples the records hold: 1x, 8x and 32x, no 2x or 4x
+    c.nmult = 3, c.mults[1] = 8, c.mults[2] = 32;
+    for (int i = 0; i < 3; i++) g[i].cell[ORDO_CMP_X1 + 1] = cell(3.5, 0.01, g[i].n, 50);
+    ordo_strbuf_init(&b);
+    ordo_cmp_table(&c, &b);
+    CHECK_MSG(strstr(b.buf, "| loss@1x T=128 ") && strstr(b.buf, "| loss@8x T=1024 ") &&
+                  strstr(b.buf, "| loss@32x T=4096 ") && !strstr(b.buf, "loss@2x") &&
+                  !strstr(b.buf, "loss@4x"),
+              "1x, 8x and 32x:\n%s", b.buf);
+    CHECK(table_width(b.buf) <= ORDO_CMP_TABLE_WIDTH);
+    ordo_strbuf_free(&b);
+    c.view.columns = "32x,seeds";
+    ordo_strbuf_init(&b);
+    ordo_cmp_table(&c, &b);
+    CHECK_MSG(strncmp(b.buf, "| scheme  | loss@32x T=4096 | seeds |", 37) == 0, "%s", b.buf);
+    ordo_strbuf_free(&b);
+    c.view.columns = NULL;
+    // six lengths (not all powers of two) and long differs cells: the middle lengths go first,
+    // from the longest down, the first and the last stay
+    c.nmult = 6;
+    int six[] = {1, 2, 3, 4, 12, 32};
+    memcpy(c.mults, six, sizeof six);
+    for (int i = 0; i < 3; i++)
+        for (int m = 0; m < 6; m++) g[i].cell[ORDO_CMP_X1 + m] = cell(2.0 + m, 0.0123, g[i].n, 50);
+    c.differs = "--lr";
+    ordo_strbuf_init(&b);
+    ordo_cmp_table(&c, &b);
+    CHECK_MSG(table_width(b.buf) <= ORDO_CMP_TABLE_WIDTH, "%d columns:\n%s", table_width(b.buf),
+              b.buf);
+    CHECK_MSG(strstr(b.buf, "| loss@1x T=128 ") && strstr(b.buf, "| loss@32x T=4096 ") &&
+                  !strstr(b.buf, "loss@12x") &&
+                  strstr(b.buf, "not shown, to fit 120 columns: "
+                                "order, 12x"),
+              "%s", b.buf);
+    ordo_strbuf_free(&b);
+    c.differs = "";
+
     CHECK(ordo_cmp_columns_check("seeds,1x,order") == ORDO_OK);
+    CHECK(ordo_cmp_columns_check("32x,3x,1024x") == ORDO_OK);
+    CHECK(ordo_cmp_columns_check("0x") == ORDO_ERR_ARG);
+    CHECK(ordo_cmp_columns_check("x") == ORDO_ERR_ARG);
+    CHECK(ordo_cmp_columns_check("8") == ORDO_ERR_ARG);
+    CHECK(ordo_cmp_columns_check("2.5x") == ORDO_ERR_ARG);
     CHECK(ordo_cmp_columns_check("seeds,bogus") == ORDO_ERR_ARG);
     CHECK(strstr(ordo_error_message(), "unknown column 'bogus'") &&
           strstr(ordo_error_message(), "scheme,seeds,params,embedding,differs,variant") &&
