@@ -56,19 +56,28 @@ static ordo_status parse_lengths(const char *s, int *out, int *n, int max) {
 }
 
 // The mean loss over each eighth of the window (or each position when T <= 8); NaN: null.
-static void print_positions(const ordo_eval_reals *pl) {
+// An eighth that holds positions before `shared` (sliding's, which the first window alone
+// scores: ordo_eval_first_shared_position) is marked '*': a few targets, a noisy mean.
+// Returns 1 when it marked one.
+static int print_positions(const ordo_eval_reals *pl, int shared) {
     size_t T = (size_t)pl->n, parts = T < 8 ? T : 8;
+    int marked = 0;
     for (size_t k = 0; k < parts; k++) {
         double sum = 0;
         size_t cnt = 0;
         for (size_t t = k * T / parts; t < (k + 1) * T / parts; t++)
             if (!isnan(pl->v[t])) sum += pl->v[t], cnt++;
-        if (cnt)
+        int few = k * T / parts < (size_t)shared;
+        marked |= few && cnt;
+        if (cnt && few)
+            printf(" %6.3f*", sum / cnt);
+        else if (cnt)
             printf(" %7.4f", sum / cnt);
         else
             printf(" %7s", "-");
     }
     printf("\n");
+    return marked;
 }
 
 // A number of [0, 1] in a 7-wide column, or n/a for null (NaN).
@@ -213,11 +222,22 @@ static void print_table(const ordo_eval_report *r) {
         printf("\n");
     }
     printf("loss by position within the window (mean over each eighth, first to last):\n");
+    int sliding =
+        ordo_eval_str_value(r->mode) && strcmp(ordo_eval_str_value(r->mode), "sliding") == 0;
+    int marked = 0;
     for (int i = 0; i < res->n; i++) {
-        if (!res->v[i].loss_by_position.have) continue;
-        printf("%8lld", ordo_eval_int_or(res->v[i].context, 0));
-        print_positions(&res->v[i].loss_by_position);
+        const ordo_eval_report_result *row = &res->v[i];
+        if (!row->loss_by_position.have) continue;
+        int T = (int)ordo_eval_int_or(row->context, 0);
+        int shared = ordo_eval_first_shared_position(
+            sliding ? ORDO_EVAL_SLIDING : ORDO_EVAL_NONOVERLAP, T,
+            (int)ordo_eval_int_or(row->stride, 0), ordo_eval_int_or(row->windows, 0));
+        printf("%8d", T);
+        marked |= print_positions(&row->loss_by_position, shared);
     }
+    if (marked)
+        printf("* rests on the first window alone: sliding windows score the positions before T - "
+               "stride only there, so these means have few targets\n");
     const ordo_eval_accuracy *acc = &r->accuracy;
     if (!acc->have) return;
     if (acc->depths.have)

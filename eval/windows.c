@@ -21,3 +21,8 @@ int ordo_eval_window_next(ordo_eval_window_iter *w, size_t *begin, int *from) {
     w->done = b + (size_t)w->T;
     return 1;
 }
+
+int ordo_eval_first_shared_position(ordo_eval_mode mode, int T, int S, long long windows) {
+    if (mode != ORDO_EVAL_SLIDING || windows < 2 || S <= 0 || S >= T) return 0;
+    return T - S;
+}

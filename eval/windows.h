@@ -25,4 +25,11 @@ typedef struct ordo_eval_window_iter {
 // no earlier window scored.
 int ordo_eval_window_next(ordo_eval_window_iter *w, size_t *begin, int *from);
 
+// The first position of a window of length T whose loss by position rests on more than the
+// first window: sliding's first window alone scores positions 0..T-S-1 (every later one from
+// T-S on), so with several windows those few targets swing wildly and are marked or left out
+// of the loss by position. 0 in nonoverlap mode (every window scores every position), with
+// one window, or an unknown stride (S <= 0).
+int ordo_eval_first_shared_position(ordo_eval_mode mode, int T, int S, long long windows);
+
 #endif

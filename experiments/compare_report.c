@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sys/fileio.h"
+#include "eval/windows.h"
 #include "experiments/compare_context.h"
 #include "experiments/compare.h"
 #include "experiments/plot.h"
@@ -514,9 +515,37 @@ static int bucketed(const double *by_pos, int n, double *x, double *y) {
     return nb;
 }
 
-// The by-position curve of row g: the mean over its seeds evaluated at its longest length,
-// bucketed (x, y: POS_BUCKETS_MAX each). Returns the buckets (0: no run has it), *ctx the length.
-static int row_by_pos(const ordo_cmp *c, const ordo_cmp_group *g, double *x, double *y, int *ctx) {
+// The first position of e's windows that more than sliding's first window scores (0: all).
+static int first_shared(const ordo_runinfo *r, const ordo_eval_point *e) {
+    int sliding = r->eval_mode && strcmp(r->eval_mode, "sliding") == 0;
+    return ordo_eval_first_shared_position(sliding ? ORDO_EVAL_SLIDING : ORDO_EVAL_NONOVERLAP,
+                                           e->context, e->stride, e->windows);
+}
+
+// 1 if some run of c has positions of its loss by position left out (first_shared).
+static int any_unshared(const ordo_cmp *c) {
+    for (int i = 0; i < c->nruns; i++) {
+        const ordo_eval_point *e = longest_by_pos(&c->runs[i]);
+        if (e && first_shared(&c->runs[i], e) > 0) return 1;
+    }
+    return 0;
+}
+
+// The loss by position of r at its longest length (n positions, into a malloc'd array), the
+// positions that sliding's first window alone scores as NaN; NULL when r has none.
+static double *run_pos(const ordo_runinfo *r, int *n) {
+    const ordo_eval_point *e = longest_by_pos(r);
+    if (!e) return NULL;
+    double *v = ordo_xmalloc((size_t)e->npos * sizeof *v);
+    int from = first_shared(r, e);
+    for (int i = 0; i < e->npos; i++) v[i] = i < from ? NAN : e->by_pos[i];
+    *n = e->npos;
+    return v;
+}
+
+// Row g's loss by position: the mean over its seeds evaluated at its longest length (*ctx),
+// per position (malloc'd, *n positions; NaN where no run has a value). NULL: no run has it.
+static double *row_pos(const ordo_cmp *c, const ordo_cmp_group *g, int *n, int *ctx) {
     int maxn = 0;
     *ctx = 0;
     for (int k = 0; k < g->n; k++) {
@@ -524,48 +553,65 @@ static int row_by_pos(const ordo_cmp *c, const ordo_cmp_group *g, double *x, dou
         if (e && e->context > *ctx) *ctx = e->context;
         if (e && e->npos > maxn) maxn = e->npos;
     }
-    if (!maxn) return 0;
-    double *mean = ordo_xmalloc((size_t)maxn * sizeof *mean);
-    for (int i = 0; i < maxn; i++) {
-        double sum = 0;
-        int cnt = 0;
-        for (int k = 0; k < g->n; k++) {
-            const ordo_eval_point *e = longest_by_pos(&c->runs[g->runs[k]]);
-            if (e && e->context == *ctx && i < e->npos && !isnan(e->by_pos[i]))
-                sum += e->by_pos[i], cnt++;
-        }
-        mean[i] = cnt ? sum / cnt : NAN;
+    if (!maxn) return NULL;
+    double *sum = ordo_xcalloc((size_t)maxn, sizeof *sum);
+    int *cnt = ordo_xcalloc((size_t)maxn, sizeof *cnt);
+    for (int k = 0; k < g->n; k++) {
+        const ordo_runinfo *r = &c->runs[g->runs[k]];
+        const ordo_eval_point *e = longest_by_pos(r);
+        int m;
+        double *v = e && e->context == *ctx ? run_pos(r, &m) : NULL;
+        for (int i = 0; v && i < m; i++)
+            if (!isnan(v[i])) sum[i] += v[i], cnt[i]++;
+        free(v);
     }
-    int nb = bucketed(mean, maxn, x, y);
+    for (int i = 0; i < maxn; i++) sum[i] = cnt[i] ? sum[i] / cnt[i] : NAN;
+    free(cnt);
+    *n = maxn;
+    return sum;
+}
+
+// The by-position curve of row g, bucketed (x, y: POS_BUCKETS_MAX each). Returns the buckets
+// (0: no run has it), *ctx the length.
+static int row_by_pos(const ordo_cmp *c, const ordo_cmp_group *g, double *x, double *y, int *ctx) {
+    int n;
+    double *mean = row_pos(c, g, &n, ctx);
+    if (!mean) return 0;
+    int nb = bucketed(mean, n, x, y);
     free(mean);
     return nb;
 }
 
-// Each row's bucketed loss minus the reference row's, bucket by bucket (the same positions),
-// into the lower panel at y0: a row longer than the reference has no difference past it.
+// Each row's loss minus the reference row's, position by position over the positions both
+// have, then bucketed: both sides of a bucket are the same positions (a row evaluated longer
+// than the reference has no difference past the reference's end, and a shorter one none past
+// its own), into the lower panel at y0.
 static void by_position_diff(const ordo_cmp *c, ordo_strbuf *s, pool *pl, double y0, double w,
                              double legend_w) {
-    int ref = ordo_cmp_reference_row(c), rctx;
-    double *rx = pool_new(pl, POS_BUCKETS_MAX), *ry = pool_new(pl, POS_BUCKETS_MAX);
-    int rn = row_by_pos(c, &c->groups[ref], rx, ry, &rctx);
+    int ref = ordo_cmp_reference_row(c), rctx, rn = 0;
+    double *rv = row_pos(c, &c->groups[ref], &rn, &rctx);
     ordo_series *ser = ordo_xcalloc((size_t)c->ngroups, sizeof *ser);
     int n = 0;
-    for (int gi = 0; gi < c->ngroups; gi++) {
+    for (int gi = 0; gi < c->ngroups && rv; gi++) {
         if (gi == ref) continue;
-        int ctx;
+        int ctx, m;
+        double *v = row_pos(c, &c->groups[gi], &m, &ctx);
+        if (!v) continue;
+        if (m > rn) m = rn;
+        for (int i = 0; i < m; i++) v[i] -= rv[i]; // NaN where either has none
         double *x = pool_new(pl, POS_BUCKETS_MAX), *y = pool_new(pl, POS_BUCKETS_MAX);
-        int m = row_by_pos(c, &c->groups[gi], x, y, &ctx);
-        for (int k = 0; k < m; k++) y[k] = k < rn ? y[k] - ry[k] : NAN;
-        if (m)
-            ser[n++] = (ordo_series){.x = x,
-                                     .y = y,
-                                     .n = m,
-                                     .color = c->groups[gi].color,
-                                     .dash = c->groups[gi].dash,
-                                     .width = 2.25,
-                                     .cls = "diff pos",
-                                     .label = c->groups[gi].pos};
+        int nb = bucketed(v, m, x, y);
+        free(v);
+        ser[n++] = (ordo_series){.x = x,
+                                 .y = y,
+                                 .n = nb,
+                                 .color = c->groups[gi].color,
+                                 .dash = c->groups[gi].dash,
+                                 .width = 2.25,
+                                 .cls = "diff pos",
+                                 .label = c->groups[gi].pos};
     }
+    free(rv);
     char title[160];
     snprintf(title, sizeof title, "difference from %s (row minus %s, per bucket)",
              c->groups[ref].pos, c->groups[ref].pos);
@@ -600,12 +646,15 @@ static int by_position(const ordo_cmp *c, ordo_strbuf *s) {
         const ordo_cmp_group *g = &c->groups[gi];
         for (int k = 0; k < g->n; k++) {
             const ordo_runinfo *r = &c->runs[g->runs[k]];
-            const ordo_eval_point *e = longest_by_pos(r);
-            if (!e) continue;
+            int np;
+            double *v = run_pos(r, &np);
+            if (!v) continue;
             double *x = pool_new(&pl, POS_BUCKETS_MAX), *y = pool_new(&pl, POS_BUCKETS_MAX);
+            int nb = bucketed(v, np, x, y);
+            free(v);
             ser[n++] = (ordo_series){.x = x,
                                      .y = y,
-                                     .n = bucketed(e->by_pos, e->npos, x, y),
+                                     .n = nb,
                                      .color = g->color,
                                      .dash = g->dash,
                                      .width = 1,
@@ -640,9 +689,10 @@ static int by_position(const ordo_cmp *c, ordo_strbuf *s) {
         x[0] = 1, x[1] = maxn;
         static const char *const at_t[] = {"2-gram at T", "3-gram at T", "best n-gram at T"};
         n += ngram_lines(&pl, c, x, 2, 0, at_t, ser + n);
-        int ref = ordo_cmp_reference_row(c);
+        int ref = ordo_cmp_reference_row(c), note = any_unshared(c);
         double wx = legend_extra(c, 150, 8), w = 900 + wx; // " (T=128)"
-        ordo_svg_open(s, w, ref >= 0 ? 860 : 440,
+        double top = note ? 460 : 440; // a line under the panel says what is left out
+        ordo_svg_open(s, w, top + (ref >= 0 ? 420 : 0),
                       "ordo compare: val loss by position in the window");
         ordo_axes a = {.w = w,
                        .h = 440,
@@ -655,7 +705,11 @@ static int by_position(const ordo_cmp *c, ordo_strbuf *s) {
                        .xmark = (double)c->context,
                        .xmark_label = "training length"};
         ordo_svg_lineplot(s, &a, ser, n);
-        if (ref >= 0) by_position_diff(c, s, &pl, 450, w, 150 + wx);
+        if (note)
+            ordo_svg_text(s, 20, 452, "start", 11, "fill=\"#555\" class=\"unshared\"",
+                          "sliding-window evals: the positions before T - stride, which the "
+                          "first window alone scores, are left out (a few targets, a noisy line)");
+        if (ref >= 0) by_position_diff(c, s, &pl, top + 10, w, 150 + wx);
         ordo_svg_close(s);
     }
     free(labels);

@@ -178,9 +178,13 @@ static void draw_axes(ordo_strbuf *s, const frame *f, const ordo_axes *a) {
                                "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" "
                                "stroke=\"#888\" stroke-dasharray=\"4 3\"/>\n",
                                x, f->py, x, f->py + f->ph);
+            // right of the line, unless it would run past the plot area into the legend
+            // (about 0.6 em a character): then left of it
+            double tw = 0.6 * (FONT - 2) * (double)(a->xmark_label ? strlen(a->xmark_label) : 0);
+            int left = x + 4 + tw > f->px + f->pw && x - 4 - tw >= f->px;
             if (a->xmark_label)
-                ordo_svg_text(s, x + 4, f->py + 12, "start", FONT - 2, "fill=\"#666\"", "%s",
-                              a->xmark_label);
+                ordo_svg_text(s, left ? x - 4 : x + 4, f->py + 12, left ? "end" : "start", FONT - 2,
+                              "fill=\"#666\" class=\"xmark\"", "%s", a->xmark_label);
         }
     }
     ordo_strbuf_printf(s, "</g>\n");

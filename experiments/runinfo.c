@@ -270,6 +270,7 @@ static void read_point(ordo_eval_point *p, const ordo_eval_report_result *o) {
     p->val_loss = ordo_eval_real_value(o->val_loss);
     p->note = dup_or_null(ordo_eval_str_value(o->note));
     p->windows = ordo_eval_int_or(o->windows, -1);
+    p->stride = (int)ordo_eval_int_or(o->stride, 0);
     p->order_loss = ordo_eval_real_value(o->order_loss);
     p->order_targets = ordo_eval_int_or(o->order_targets, 0);
     const ordo_eval_reals *bp = &o->loss_by_position;

@@ -18,6 +18,7 @@ typedef struct ordo_eval_point {
     double val_loss;   // NaN when eval.json has null
     char *note;        // the reason given for a null (NULL if none)
     long long windows; // windows the loss rests on (-1 when eval.json does not say)
+    int stride;        // sliding's step between windows (0: another mode, or not said)
     double order_loss; // loss on the order-dependent tokens (order task), NaN if absent
     long long order_targets;
     int npos; // loss_by_position (mean loss at each position of the window), if given
