@@ -53,6 +53,7 @@ int ordo_cmp_context_use_svg(const ordo_cmp *c, ordo_strbuf *s) {
                                  .y = y,
                                  .n = m,
                                  .color = c->groups[gi].color,
+                                 .dash = c->groups[gi].dash,
                                  .width = 2.4,
                                  .cls = "context-use",
                                  .label = c->groups[gi].pos,
