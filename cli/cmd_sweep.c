@@ -16,8 +16,8 @@ static const char *SYNOPSIS =
     "Trains one run per scheme of --pos (comma-separated) and seed (--seed, --seed+1, ...,\n"
     "--seeds of them) with the same data and budget, into DIR/<pos>-s<seed>, and evaluates\n"
     "each at the --eval-lengths multiples of --context, once per --eval-variants entry\n"
-    "(DIR/<run>/eval/NAME.json: base, ntk-x4, ...). Running the same command again keeps\n"
-    "finished runs and evals and resumes interrupted ones. Then:\n"
+    "(DIR/<run>/eval/NAME.json: base, base-sliding, ntk-x4, ...). Running the same command\n"
+    "again keeps finished runs and evals and resumes interrupted ones. Then:\n"
     "ordo compare DIR";
 
 // The train options over cfg (with the sweep's help for pos, seed and out), then the
@@ -52,16 +52,20 @@ static ordo_opt *sweep_options(ordo_train_config *cfg, ordo_sweep_options *o) {
                    "                         plain | off (each run's lines: RUN/train.log)",
                    0};
     // eval variants: several evals of each run, each its own record and compare row
-    opts[nbase + 5] =
-        (ordo_opt){"eval-variants", ORDO_OPT_STRING, &o->eval_variants,
-                   "evals of each run (RUN/eval/NAME.json), comma-separated: base (as\n"
-                   "                         trained), ntk:F, yarn:F, pi:F (rope: scaled by F),\n"
-                   "                         dynamic-ntk[:F] (rope: ntk at each length's own\n"
-                   "                         scale, HF's factor F, 1 when not given),\n"
-                   "                         extend:interpolate, extend:fresh, extend:copy\n"
-                   "                         (learned: the table grown); each made for the\n"
-                   "                         schemes it applies to",
-                   0};
+    opts[nbase + 5] = (ordo_opt){
+        "eval-variants", ORDO_OPT_STRING, &o->eval_variants,
+        "evals of each run (RUN/eval/NAME.json), comma-separated: base (as\n"
+        "                         trained), ntk:F, yarn:F, pi:F (rope: scaled by F),\n"
+        "                         dynamic-ntk[:F] (rope: ntk at each length's own\n"
+        "                         scale, HF's factor F, 1 when not given),\n"
+        "                         extend:interpolate, extend:fresh, extend:copy\n"
+        "                         (learned: the table grown), sliding[:S] (every scheme:\n"
+        "                         sliding windows of stride S, T/4 when not given, as eval\n"
+        "                         --mode sliding; record base-sliding or\n"
+        "                         base-sliding-stride<S>), any of the others +sliding[:S]\n"
+        "                         (ntk:4+sliding: ntk-x4-sliding); each made for the\n"
+        "                         schemes it applies to",
+        0};
     opts[nbase + 6] = (ordo_opt){"depths", ORDO_OPT_STRING, &o->depths,
                                  "passkey: the key's depths in 0..1 of each run's eval grid\n"
                                  "                         (none = eval's 0,0.25,0.5,0.75,1)",

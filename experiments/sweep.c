@@ -74,22 +74,22 @@ static ordo_status parse_mult(const char *s, int *out, int *n) {
     return ORDO_OK;
 }
 
-// One word of --eval-variants into v: base, drawn (--pos-random's draw at eval too), S:F (S a
-// RoPE scaling, F its factor) or extend:M (M a way to grow a learned table).
-static ordo_status parse_variant(const char *list, const char *w, ordo_sweep_variant *v) {
-    memset(v, 0, sizeof *v);
+// One word of --eval-variants into v, before any "+sliding": base, drawn (--pos-random's draw
+// at eval too), S:F (S a RoPE scaling, F its factor) or extend:M (M a way to grow a learned
+// table). 0, or -1 when w is none of them (no error set).
+static int parse_plain_variant(const char *w, ordo_sweep_variant *v) {
     const char *colon = strchr(w, ':');
     int how;
     if (strcmp(w, "base") == 0 || strcmp(w, "drawn") == 0) {
         snprintf(v->name, sizeof v->name, "%s", w);
         v->drawn = strcmp(w, "drawn") == 0;
-        return ORDO_OK;
+        return 0;
     }
     if (colon && strncmp(w, "extend:", 7) == 0 &&
         ordo_names_parse(&ordo_extend_pos_names, colon + 1, &how) == ORDO_OK) {
         v->extend_pos = colon + 1;
         snprintf(v->name, sizeof v->name, "extend-%s", v->extend_pos);
-        return ORDO_OK;
+        return 0;
     }
     ordo_error_clear();
     // dynamic-ntk alone: HF's factor 1 (the length sets the scale, so 1 is not base)
@@ -97,7 +97,7 @@ static ordo_status parse_variant(const char *list, const char *w, ordo_sweep_var
         v->rope_scaling = "dynamic-ntk";
         v->factor = 1;
         snprintf(v->name, sizeof v->name, "dynamic-ntk-x1");
-        return ORDO_OK;
+        return 0;
     }
     char scaling[16], *end = NULL;
     snprintf(scaling, sizeof scaling, "%.*s", colon ? (int)(colon - w) : 0, w);
@@ -110,28 +110,75 @@ static ordo_status parse_variant(const char *list, const char *w, ordo_sweep_var
         if (end != colon + 1 && !*end && v->factor >= lo && v->factor <= 1e4) {
             v->rope_scaling = ordo_rope_scaling_name(sc);
             snprintf(v->name, sizeof v->name, "%s-x%g", v->rope_scaling, v->factor);
-            return ORDO_OK;
+            return 0;
         }
     }
     ordo_error_clear();
-    return ordo_error(ORDO_ERR_ARG,
-                      "--eval-variants '%s': '%s' is not a variant; expected base, drawn, ntk:F, "
-                      "yarn:F, pi:F (F a factor above 1, up to 1e4: 1 is base), dynamic-ntk[:F] "
-                      "or extend:interpolate, extend:fresh, e.g. base,ntk:4,yarn:4",
-                      list, w);
+    return -1;
+}
+
+// "sliding" or "sliding:S" (S the stride, 1..2^20) into v: 0, or -1 when w is not that.
+static int parse_sliding(const char *w, ordo_sweep_variant *v) {
+    if (strcmp(w, "sliding") == 0) {
+        v->sliding = 1;
+        return 0;
+    }
+    if (strncmp(w, "sliding:", 8) != 0) return -1;
+    char *end;
+    long S = strtol(w + 8, &end, 10);
+    if (end == w + 8 || *end || S < 1 || S > (1L << 20)) return -1;
+    v->sliding = 1;
+    v->stride = (int)S;
+    return 0;
+}
+
+// One word of --eval-variants into v: a plain variant (parse_plain_variant), "sliding[:S]"
+// (base in sliding windows of stride S, T/4 when not given), or "V+sliding[:S]" (variant V in
+// sliding windows). The name is the one `ordo eval --mode sliding [--sliding-stride S] --save`
+// gives (eval_record.h): V's with "-sliding" or "-sliding-stride<S>" appended. w is split in
+// place at the '+' (v->extend_pos points into it).
+static ordo_status parse_variant(const char *list, char *w, ordo_sweep_variant *v) {
+    memset(v, 0, sizeof *v);
+    char *plus = strchr(w, '+');
+    if (plus) *plus = 0;
+    int bad;
+    if (!plus && parse_sliding(w, v) == 0) { // sliding alone: the run as trained, slid
+        snprintf(v->name, sizeof v->name, "base");
+        bad = 0;
+    } else {
+        bad = parse_plain_variant(w, v) != 0 || (plus && parse_sliding(plus + 1, v) != 0);
+    }
+    if (plus) *plus = '+'; // the message quotes the word whole
+    if (bad)
+        return ordo_error(
+            ORDO_ERR_ARG,
+            "--eval-variants '%s': '%s' is not a variant; expected base, drawn, "
+            "ntk:F, yarn:F, pi:F (F a factor above 1, up to 1e4: 1 is base), "
+            "dynamic-ntk[:F], extend:interpolate, extend:fresh, extend:copy, or sliding[:S] "
+            "(base in sliding windows of stride S, T/4 when not given) or one of "
+            "those followed by +sliding[:S], e.g. base,sliding,ntk:4,ntk:4+sliding",
+            list, w);
+    if (plus) *plus = 0;
+    size_t k = strlen(v->name);
+    if (v->sliding && v->stride)
+        snprintf(v->name + k, sizeof v->name - k, "-sliding-stride%d", v->stride);
+    else if (v->sliding)
+        snprintf(v->name + k, sizeof v->name - k, "-sliding");
+    return ORDO_OK;
 }
 
 static ordo_status parse_variants(ordo_sweep *sw, const char *list) {
     snprintf(sw->varlist, sizeof sw->varlist, "%s", list);
     const char *w[ORDO_SWEEP_MAX_VARIANTS + 1];
     int n = split_list(sw->varlist, w, ORDO_SWEEP_MAX_VARIANTS + 1);
+    // the words point into varlist, which is ours to split further (at a '+')
     if (n == 0)
         return ordo_error(ORDO_ERR_ARG, "--eval-variants is empty (base: the run as it trained)");
     if (n > ORDO_SWEEP_MAX_VARIANTS)
         return ordo_error(ORDO_ERR_ARG, "--eval-variants: at most %d variants",
                           ORDO_SWEEP_MAX_VARIANTS);
     for (int i = 0; i < n; i++) {
-        ordo_status s = parse_variant(list, w[i], &sw->variants[i]);
+        ordo_status s = parse_variant(list, (char *)w[i], &sw->variants[i]);
         if (s) return s;
         for (int k = 0; k < i; k++)
             if (strcmp(sw->variants[k].name, sw->variants[i].name) == 0)
@@ -362,7 +409,8 @@ static ordo_status eval_run(const ordo_sweep *sw, const ordo_sweep_entry *r) {
         ordo_eval_request q = {.run_dir = r->dir,
                                .lengths = lens,
                                .nlen = sw->nmult,
-                               .mode = ORDO_EVAL_NONOVERLAP,
+                               .mode = v->sliding ? ORDO_EVAL_SLIDING : ORDO_EVAL_NONOVERLAP,
+                               .stride = v->stride,
                                .batch = 8,
                                .examples = (int)sw->examples,
                                .depths = sw->ndepths ? sw->depths : NULL,

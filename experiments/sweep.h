@@ -23,7 +23,7 @@ typedef struct ordo_sweep_options {
     long long jobs;              // runs at a time, each its own process (1..64)
     long long examples;          // copy/reverse: examples per length in the accuracy eval
     const char *eval_lengths;    // multiples of the context to evaluate at: "1,2,4,8"
-    const char *eval_variants;   // eval records of each run: "base,ntk:4,yarn:4,extend:fresh"
+    const char *eval_variants;   // eval records of each run: "base,sliding,ntk:4,yarn:4+sliding"
     const char *depths;          // passkey: the key's depths in 0..1 (NULL: eval's default grid)
     int threads_given;           // cfg.threads was chosen by the user; else the cores are shared
     ordo_progress_mode progress; // how the sweep shows its runs' steps (0 = AUTO)
@@ -32,14 +32,17 @@ typedef struct ordo_sweep_options {
 
 typedef struct ordo_sweep_entry ordo_sweep_entry; // one run's name, directory and process
 
-// One eval variant of --eval-variants: its record's name (base, ntk-x4, extend-fresh: the
-// name `ordo eval --save` gives it, eval/eval_record.h) and what eval is given.
+// One eval variant of --eval-variants: its record's name (base, ntk-x4, extend-fresh,
+// base-sliding, ntk-x4-sliding-stride8: the name `ordo eval --save` gives it,
+// eval/eval_record.h) and what eval is given.
 typedef struct ordo_sweep_variant {
     char name[72];
     const char *rope_scaling; // pi | ntk | yarn, or NULL
     double factor;            // its factor
     const char *extend_pos;   // interpolate | fresh | copy, or NULL
     int drawn;                // --pos-random's draw at eval too (eval --positions drawn)
+    int sliding;              // sliding windows (eval --mode sliding), else nonoverlap
+    int stride;               // sliding's step (eval --sliding-stride; 0: T/4)
 } ordo_sweep_variant;
 
 typedef struct ordo_sweep {
