@@ -60,7 +60,10 @@ int ordo_tokenizer_kind_vocab_size(ordo_tokenizer_kind kind) {
 // block forever and /dev/zero never end); *data is malloc'd and NUL-terminated.
 static ordo_status read_file(const char *path, char **data, size_t *len) {
     if (access(path, F_OK) != 0 && errno == ENOENT)
-        return ordo_error(ORDO_ERR_IO, "%s: %s (run data/fetch.sh vocab, or pass --vocab DIR)",
+        // eval and sample take no --vocab: the variable is their way to another folder
+        return ordo_error(ORDO_ERR_IO,
+                          "%s: %s (run data/fetch.sh vocab, or pass --vocab DIR or set "
+                          "ORDO_VOCAB_DIR to a folder that holds it)",
                           path, strerror(ENOENT));
     return ordo_read_regular_file(path, VOCAB_FILE_MAX, data, len);
 }

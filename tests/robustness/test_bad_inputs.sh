@@ -117,6 +117,7 @@ check "data file missing"        "nope.txt: cannot open: No such file" "$ORDO" t
 check "vocab of another tokenizer" "entries, expected 50257"     "$ORDO" train --data data/text.txt --tokenizer gpt2 --vocab data/bert --out "$F"
 check "vocab files are /dev/zero" "encoder.json: is a character device, expected a regular file" "$ORDO" tokenize --vocab data/zero data/text.txt
 check "vocab dir missing"        "run data/fetch.sh vocab, or pass --vocab DIR" "$ORDO" train --data data/text.txt --vocab data/novocab --out "$F"
+check "passkey without the vocab" "encoder.json: No such file or directory (run data/fetch.sh vocab, or pass --vocab DIR or set ORDO_VOCAB_DIR" "$ORDO" train --task passkey --vocab data/novocab --out "$F"
 if [ -f "$VOCAB/encoder.json" ] && [ -f "$VOCAB/vocab.bpe" ]; then
   mkdir -p "$dir/data/swapped"
   cp "$VOCAB/encoder.json" "$dir/data/swapped/"
