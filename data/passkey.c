@@ -160,6 +160,7 @@ ordo_status ordo_passkey_score(const ordo_passkey *pk, int len, double depth, in
     int32_t *in = ordo_xmalloc((size_t)chunk * (size_t)T * sizeof *in);
     int32_t *pred = ordo_xmalloc((size_t)chunk * (size_t)T * sizeof *pred);
     ordo_passkey_layout *at = ordo_xmalloc((size_t)chunk * sizeof *at);
+    int *from = ordo_xmalloc((size_t)chunk * sizeof *from); // each row's first answer position
     ordo_rng r;
     ordo_rng_seed(&r, cell_seed(seed, len, depth));
     ordo_status s = ORDO_OK;
@@ -168,8 +169,9 @@ ordo_status ordo_passkey_score(const ordo_passkey *pk, int len, double depth, in
         for (int i = 0; i < rows && !s; i++) {
             s = ordo_passkey_example(pk, len, depth, &r, ex + (size_t)i * len, NULL, &at[i]);
             memcpy(in + (size_t)i * T, ex + (size_t)i * len, (size_t)T * sizeof *in);
+            from[i] = at[i].answer_at - 1;
         }
-        if (!s) s = predict(ctx, in, rows, T, pred);
+        if (!s) s = predict(ctx, in, rows, T, from, pred);
         for (int i = 0; i < rows && !s; i++) {
             int ok = 1;
             for (int t = at[i].answer_at; t < len && ok; t++) // position t-1 predicts token t
@@ -182,6 +184,7 @@ ordo_status ordo_passkey_score(const ordo_passkey *pk, int len, double depth, in
     free(in);
     free(pred);
     free(at);
+    free(from);
     return s;
 }
 

@@ -74,9 +74,11 @@ ordo_status ordo_passkey_stream(const ordo_passkey *pk, int example_len, size_t 
                                 uint64_t seed, int32_t **tokens, uint8_t **mask, size_t *n);
 
 // A predictor for ordo_passkey_score: for rows examples of T input tokens each (in, (rows,
-// T)), the id it predicts next at every position into pred (rows, T). ctx is the caller's.
+// T)), the id it predicts next at positions from[i]..T-1 of row i into pred (rows, T): the
+// answer's, the last ones of each row. The positions before from[i] are never read, so that a
+// model need not compute their logits. ctx is the caller's.
 typedef ordo_status (*ordo_passkey_predict)(void *ctx, const int32_t *in, int rows, int T,
-                                            int32_t *pred);
+                                            const int *from, int32_t *pred);
 
 // Retrieval accuracy at length len and depth: `examples` fresh examples (drawn from seed, len
 // and depth alone), fed to predict `chunk` at a time with the inputs the first len - 1 tokens;

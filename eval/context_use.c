@@ -64,7 +64,8 @@ ordo_status ordo_context_use_score(ordo_gpt *m, ordo_ctx *ctx, const int32_t *to
     ordo_eval_progress prog;
     size_t total = 0, done = 0;
     for (int i = 0; i < out->n; i++) total += (nt + (size_t)B - 1) / (size_t)B;
-    ordo_eval_progress_init(&prog, progress ? stderr : NULL, "eval context use", total);
+    ordo_eval_progress_init(&prog, ORDO_PROGRESS_AUTO, progress ? stderr : NULL, "eval context use",
+                            "forward", total);
     ordo_status s = ORDO_OK;
     for (int i = 0; i < out->n && !s; i++) {
         int k = out->k[i];

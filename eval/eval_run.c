@@ -102,8 +102,8 @@ static void length_result(ordo_gpt *m0, ordo_ctx *ctx, const ordo_train_config *
     }
     if (aligned) o->aligned_to_examples = ordo_eval_int_of(aligned);
     ordo_eval_result r;
-    *err = ordo_eval_stream(m, ctx, val, vt, nval, T, mode, stride, q->batch, q->max_windows,
-                            &q->draw, &r);
+    *err = ordo_eval_stream_show(m, ctx, val, vt, nval, T, mode, stride, q->batch, q->max_windows,
+                                 &q->draw, &q->show, &r);
     if (!*err) {
         o->val_loss = ordo_eval_real_of(r.loss);
         o->val_ppl = ordo_eval_real_of(exp(r.loss));
@@ -123,8 +123,12 @@ static void length_result(ordo_gpt *m0, ordo_ctx *ctx, const ordo_train_config *
         const uint8_t *dep = d->corpus.dep + d->n_train;
         int32_t *only = ordo_xmalloc(nval * sizeof *only);
         for (size_t k = 0; k < nval; k++) only[k] = dep[k] ? val[k] : -1;
-        *err = ordo_eval_stream(m, ctx, val, only, nval, T, mode, stride, q->batch, q->max_windows,
-                                &q->draw, &r);
+        char what[64];
+        snprintf(what, sizeof what, "eval context %d, order-dependent targets", T);
+        ordo_eval_show show = q->show;
+        show.what = what;
+        *err = ordo_eval_stream_show(m, ctx, val, only, nval, T, mode, stride, q->batch,
+                                     q->max_windows, &q->draw, &show, &r);
         if (!*err) {
             o->order_loss = ordo_eval_real_of(r.loss);
             o->order_targets = ordo_eval_int_of((long long)r.targets);
@@ -194,6 +198,14 @@ static void passkey_accuracy(ordo_gpt *m, ordo_ctx *ctx, const ordo_train_config
     a->examples = ordo_eval_int_of(q->examples);
     a->depths = reals_of(dep, nd);
     a->by_length = (ordo_eval_acc_rows){1, 0, ordo_xcalloc((size_t)nl + 1, sizeof *a->by_length.v)};
+    // one line over the whole grid, counted in examples: each cell is a few forwards, and a
+    // grid at long lengths ran for many minutes without a word
+    size_t total = 0, before = 0;
+    for (int i = 0; i < nl; i++) total += (size_t)nd * (size_t)q->examples;
+    ordo_eval_progress prog;
+    ordo_eval_progress_init(&prog, q->show.mode,
+                            ordo_dist_rank() == 0 ? q->show.out ? q->show.out : stderr : NULL,
+                            "eval passkey", "example", total);
     for (int i = 0; i < nl && !*err; i++) {
         ordo_eval_acc_row *row = &a->by_length.v[a->by_length.n++];
         row->length = ordo_eval_int_of(lens[i]);
@@ -207,7 +219,9 @@ static void passkey_accuracy(ordo_gpt *m, ordo_ctx *ctx, const ordo_train_config
             *c = NAN;
             if (!note && !*err)
                 *err = ordo_eval_passkey(m, ctx, &pk, lens[i], dep[j], q->examples,
-                                         (uint64_t)cfg->data_seed + 1, &q->draw, c);
+                                         (uint64_t)cfg->data_seed + 1, &q->draw, &prog, before, c);
+            before += (size_t)q->examples;
+            ordo_eval_progress_update(&prog, before);
         }
         row->exact_match = ordo_eval_real_of(mean_finite(cell + (size_t)i * nd, nd, 1));
         row->by_depth = reals_of(cell + (size_t)i * nd, nd);
@@ -218,6 +232,7 @@ static void passkey_accuracy(ordo_gpt *m, ordo_ctx *ctx, const ordo_train_config
     for (int j = 0; j < nd && !*err; j++)
         a->by_depth.v[a->by_depth.n++] = (ordo_eval_depth_mean){
             ordo_eval_real_of(dep[j]), ordo_eval_real_of(mean_finite(cell + j, nl, nd))};
+    ordo_eval_progress_end(&prog);
     free(cell);
     ordo_passkey_free(&pk);
 }

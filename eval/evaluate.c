@@ -61,10 +61,22 @@ typedef struct eval_job {
     size_t n, max_windows;           // max_windows 0: every window
     int T, B, stride;                // window length, windows per forward, window_iter's S
     ordo_eval_mode mode;
-    int fused;    // score as training does (see score_fused), not per target (score_targets)
-    int progress; // a live line on a terminal (ordo eval; not the trainer's validation)
+    int fused; // score as training does (see score_fused), not per target (score_targets)
+    const ordo_eval_show *show; // the progress (ordo eval; NULL: none, the trainer's validation)
     const ordo_eval_draw *draw; // the windows' positions (NULL: 0..T-1)
 } eval_job;
+
+// The model's per-layer hook (ordo_gpt.on_layer) during a forward of `rows` windows after
+// `done`: one window of a long context is minutes of a single forward.
+typedef struct layer_progress {
+    ordo_eval_progress *prog;
+    size_t done, rows;
+} layer_progress;
+
+static void on_layer(void *arg, int layer, int L) {
+    layer_progress *lp = arg;
+    ordo_eval_progress_layer(lp->prog, lp->done, lp->rows, layer, L);
+}
 
 // Every target of the batch, -log softmax in double (ordo_gpt_forward_loss's row losses: the
 // LM head in row chunks, no (rows, T, V) logits), also by window position. rl: (rows, T).
@@ -129,9 +141,18 @@ static ordo_status eval_windows(ordo_gpt *m, ordo_ctx *ctx, const eval_job *job,
     double sum = 0;
     ordo_eval_progress prog;
     char what[64];
-    snprintf(what, sizeof what, "eval context %d", T);
-    ordo_eval_progress_init(&prog, job->progress && rank == 0 ? stderr : NULL, what,
-                            windows_of_rank(job, rank, size));
+    if (job->show && job->show->what)
+        snprintf(what, sizeof what, "%s", job->show->what);
+    else
+        snprintf(what, sizeof what, "eval context %d", T);
+    FILE *out = job->show && rank == 0 ? job->show->out ? job->show->out : stderr : NULL;
+    ordo_eval_progress_init(&prog, job->show ? job->show->mode : ORDO_PROGRESS_OFF, out, what,
+                            "window", out ? windows_of_rank(job, rank, size) : 0);
+    layer_progress lp = {.prog = &prog};
+    if (prog.out) {
+        m->on_layer = on_layer;
+        m->on_layer_arg = &lp;
+    }
     int saved = ctx->grad_enabled;
     ctx->grad_enabled = 0; // inference: no tape, and the forward frees each layer as it goes
     ordo_status s = ORDO_OK;
@@ -156,12 +177,14 @@ static ordo_status eval_windows(ordo_gpt *m, ordo_ctx *ctx, const eval_job *job,
         }
         if (!rows) break;
         ordo_ctx_reset(ctx);
+        lp.done = mine, lp.rows = (size_t)rows;
         if ((s = positions_set(job->draw, m, pos, rows, T, idx, 0))) break;
         s = job->fused ? score_fused(m, ctx, in, tg, rows, T, &sum, r)
                        : score_targets(m, ctx, in, tg, rows, T, rl, &sum, r);
         ordo_eval_progress_update(&prog, mine += (size_t)rows);
     }
     ordo_eval_progress_end(&prog);
+    if (prog.out) m->on_layer = NULL, m->on_layer_arg = NULL;
     ctx->grad_enabled = saved;
     positions_clear(job->draw, m);
     free(pos);
@@ -199,6 +222,15 @@ ordo_status ordo_eval_stream(ordo_gpt *m, ordo_ctx *ctx, const int32_t *tokens,
                              const int32_t *targets, size_t n, int T, ordo_eval_mode mode,
                              int stride, int B, size_t max_windows, const ordo_eval_draw *draw,
                              ordo_eval_result *r) {
+    ordo_eval_show show = {0};
+    return ordo_eval_stream_show(m, ctx, tokens, targets, n, T, mode, stride, B, max_windows, draw,
+                                 &show, r);
+}
+
+ordo_status ordo_eval_stream_show(ordo_gpt *m, ordo_ctx *ctx, const int32_t *tokens,
+                                  const int32_t *targets, size_t n, int T, ordo_eval_mode mode,
+                                  int stride, int B, size_t max_windows, const ordo_eval_draw *draw,
+                                  const ordo_eval_show *show, ordo_eval_result *r) {
     memset(r, 0, sizeof *r);
     r->context = T;
     r->loss = NAN;
@@ -225,7 +257,7 @@ ordo_status ordo_eval_stream(ordo_gpt *m, ordo_ctx *ctx, const int32_t *tokens,
                     .B = B,
                     .stride = stride,
                     .mode = mode,
-                    .progress = 1,
+                    .show = show,
                     .draw = draw};
     return eval_windows(m, ctx, &job, r);
 }
@@ -317,9 +349,11 @@ ordo_status ordo_eval_seq_accuracy(ordo_gpt *m, ordo_ctx *ctx, ordo_task task, i
     return s;
 }
 
-// ordo_passkey_score's predictor over a model: the argmax of each position's logits. Chunks
-// are dealt round-robin to MPI ranks; another rank's chunk predicts -1 (never right), so that
-// the sum over ranks of the right answers is the count.
+// ordo_passkey_score's predictor over a model: the argmax of the logits at the answer's
+// positions, the LM head applied to those alone (ordo_gpt_forward_pick): at GPT-2's V the
+// whole logits were nearly all of the work and memory. Chunks are dealt round-robin to MPI
+// ranks; another rank's chunk predicts -1 (never right), so that the sum over ranks of the
+// right answers is the count.
 typedef struct passkey_model {
     ordo_gpt *m;
     ordo_ctx *ctx;
@@ -327,25 +361,32 @@ typedef struct passkey_model {
     size_t done;                // examples predicted so far (by every rank): the next one's index
     const ordo_eval_draw *draw; // the examples' positions (NULL: 0..T-1)
     int32_t *pos;               // drawn positions [rows, T], or NULL
+    int32_t *pick;              // the answer's positions of a chunk, [rows * T] at most
+    ordo_eval_progress *prog;   // examples done so far, of the whole grid (NULL: none)
+    size_t prog0;               // examples of the grid done before this cell
 } passkey_model;
 
-static ordo_status passkey_predict(void *p, const int32_t *in, int rows, int T, int32_t *pred) {
+static ordo_status passkey_predict(void *p, const int32_t *in, int rows, int T, const int *from,
+                                   int32_t *pred) {
     passkey_model *pm = p;
     size_t first = pm->done;
     pm->done += (size_t)rows;
-    if (pm->chunk++ % pm->size != pm->rank) {
-        for (size_t i = 0; i < (size_t)rows * T; i++) pred[i] = -1;
-        return ORDO_OK;
-    }
+    for (size_t i = 0; i < (size_t)rows * T; i++) pred[i] = -1;
+    if (pm->chunk++ % pm->size != pm->rank) return ORDO_OK;
     ordo_ctx_reset(pm->ctx);
     ordo_tensor *logits;
     if (draws(pm->draw) && !pm->pos)
         pm->pos = ordo_xmalloc((size_t)ORDO_EVAL_SEQ_CHUNK * T * sizeof(int32_t));
+    if (!pm->pick) pm->pick = ordo_xmalloc((size_t)ORDO_EVAL_SEQ_CHUNK * T * sizeof(int32_t));
+    int npick = 0;
+    for (int i = 0; i < rows; i++)
+        for (int t = from[i] > 0 ? from[i] : 0; t < T; t++) pm->pick[npick++] = i * T + t;
     ordo_status s = positions_set(pm->draw, pm->m, pm->pos, rows, T, NULL, first);
-    if (!s) s = ordo_gpt_forward(pm->m, pm->ctx, in, NULL, rows, T, &logits, NULL);
+    if (!s) s = ordo_gpt_forward_pick(pm->m, pm->ctx, in, rows, T, pm->pick, npick, &logits);
     int V = pm->m->cfg.V;
-    for (size_t i = 0; !s && i < (size_t)rows * T; i++)
-        pred[i] = argmax(logits->data + i * (size_t)V, V);
+    for (int k = 0; !s && k < npick; k++)
+        pred[pm->pick[k]] = argmax(logits->data + (size_t)k * V, V);
+    if (pm->prog) ordo_eval_progress_update(pm->prog, pm->prog0 + pm->done);
     return s;
 }
 
@@ -357,12 +398,17 @@ int ordo_eval_passkey_rows(const ordo_gpt_config *g, int len) {
 
 ordo_status ordo_eval_passkey(ordo_gpt *m, ordo_ctx *ctx, const ordo_passkey *pk, int len,
                               double depth, int examples, uint64_t seed, const ordo_eval_draw *draw,
-                              double *accuracy) {
+                              ordo_eval_progress *prog, size_t prog0, double *accuracy) {
     if (m->cfg.pos == ORDO_POS_LEARNED && len - 1 > m->cfg.T_max)
         return ordo_error(ORDO_ERR_ARG, "length %d needs %d positions, past the learned table (%d)",
                           len, len - 1, m->cfg.T_max);
-    passkey_model pm = {
-        .m = m, .ctx = ctx, .rank = ordo_dist_rank(), .size = ordo_dist_size(), .draw = draw};
+    passkey_model pm = {.m = m,
+                        .ctx = ctx,
+                        .rank = ordo_dist_rank(),
+                        .size = ordo_dist_size(),
+                        .draw = draw,
+                        .prog = prog,
+                        .prog0 = prog0};
     int saved = ctx->grad_enabled, right;
     ctx->grad_enabled = 0;
     ordo_status s =
@@ -371,6 +417,7 @@ ordo_status ordo_eval_passkey(ordo_gpt *m, ordo_ctx *ctx, const ordo_passkey *pk
     ctx->grad_enabled = saved;
     positions_clear(draw, m);
     free(pm.pos);
+    free(pm.pick);
     if (pm.size > 1) {
         double r2 = right;
         ordo_dist_sum_f64(&r2, 1);

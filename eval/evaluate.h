@@ -18,6 +18,7 @@
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "data/corpus.h"
 #include "data/passkey.h"
@@ -26,6 +27,7 @@
 #include "models/gpt.h"
 #include "eval/eval_report.h"
 #include "eval/windows.h"
+#include "run/progress.h"
 
 typedef struct ordo_eval_result {
     int context;       // T
@@ -50,6 +52,15 @@ typedef struct ordo_eval_draw {
     uint64_t seed;
 } ordo_eval_draw;
 
+// How an evaluation shows its progress (run/progress.h's eval line): mode AUTO (zero: live on
+// a terminal, else nothing), LIVE, PLAIN or OFF, on out (NULL: stderr). Plain lines suit a log
+// file: a sweep's runs write them into their train.log.
+typedef struct ordo_eval_show {
+    ordo_progress_mode mode;
+    FILE *out;
+    const char *what; // what the line says it scores (NULL: "eval context T")
+} ordo_eval_show;
+
 // Evaluates m on tokens[0..n) with targets the next tokens, or targets[k] for token k when
 // targets is non-NULL (< 0: not scored). T is the window length, B the windows per forward
 // (fewer when B windows' logits would pass 256 MiB); stride: sliding's step (1..T), or
@@ -62,6 +73,12 @@ ordo_status ordo_eval_stream(ordo_gpt *m, ordo_ctx *ctx, const int32_t *tokens,
                              const int32_t *targets, size_t n, int T, ordo_eval_mode mode,
                              int stride, int B, size_t max_windows, const ordo_eval_draw *draw,
                              ordo_eval_result *r);
+// ordo_eval_stream with its progress shown as `show` says (ordo_eval_stream: show's zero, a
+// live line on a terminal's stderr); the line moves after each layer of a forward too.
+ordo_status ordo_eval_stream_show(ordo_gpt *m, ordo_ctx *ctx, const int32_t *tokens,
+                                  const int32_t *targets, size_t n, int T, ordo_eval_mode mode,
+                                  int stride, int B, size_t max_windows, const ordo_eval_draw *draw,
+                                  const ordo_eval_show *show, ordo_eval_result *r);
 void ordo_eval_result_free(ordo_eval_result *r);
 
 // The windows of length T that ordo_eval_stream puts in one forward when asked for B: fewer
@@ -93,11 +110,13 @@ ordo_status ordo_eval_seq_accuracy(ordo_gpt *m, ordo_ctx *ctx, ordo_task task, i
 // Passkey retrieval accuracy at example length len (inputs len - 1) and depth: `examples`
 // fresh examples (ordo_passkey_score, seeded by seed, len and depth), teacher-forced greedy
 // (argmax) exact match on the answer's tokens, in inference mode (no tape), a few examples
-// per forward (ordo_eval_passkey_rows). Needs len - 1 <= T_max for the learned scheme. draw:
-// the examples' positions (NULL: 0..T-1).
+// per forward (ordo_eval_passkey_rows), the LM head at the answer's positions alone. Needs
+// len - 1 <= T_max for the learned scheme. draw: the examples' positions (NULL: 0..T-1).
+// prog, when not NULL, is told prog0 + the examples done after each forward (a whole grid's
+// line: prog0 counts the cells before this one).
 ordo_status ordo_eval_passkey(ordo_gpt *m, ordo_ctx *ctx, const ordo_passkey *pk, int len,
                               double depth, int examples, uint64_t seed, const ordo_eval_draw *draw,
-                              double *accuracy);
+                              ordo_eval_progress *prog, size_t prog0, double *accuracy);
 // Examples per forward of ordo_eval_passkey at length len: the whole logits of a forward
 // kept near 256 MiB (at least 1, at most ORDO_EVAL_SEQ_CHUNK).
 int ordo_eval_passkey_rows(const ordo_gpt_config *g, int len);
@@ -151,6 +170,9 @@ typedef struct ordo_eval_request {
     // > 0: also the context-use curve (eval/context_use.h) on up to this many targets, at
     // k up to the run's training context
     int context_use;
+    // how the lengths' windows and passkey's examples show their progress (zero: a live line
+    // on a terminal's stderr); not part of what the record keeps
+    ordo_eval_show show;
 } ordo_eval_request;
 
 // Bytes of the context's arena that one forward of `rows` windows of T tokens takes without a

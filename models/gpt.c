@@ -148,8 +148,8 @@ static ordo_tensor *residual(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *h, int 
 }
 
 static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const int32_t *targets,
-                           int B, int T, ordo_tensor **logits, ordo_tensor **loss,
-                           double *row_loss) {
+                           int B, int T, ordo_tensor **logits, ordo_tensor **loss, double *row_loss,
+                           const int32_t *pick, int npick) {
     const ordo_gpt_config *c = &m->cfg;
     int C = c->C, NH = c->NH;
     if (B <= 0 || T <= 0) return ordo_error(ORDO_ERR_ARG, "batch %d x length %d is empty", B, T);
@@ -243,11 +243,21 @@ static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const
             ordo_arena_release(&ctx->arena, layer_start);
             ctx->last_att = NULL;
         }
+        if (m->on_layer) m->on_layer(m->on_layer_arg, l + 1, c->L);
     }
     x = ordo_layernorm_layer_forward(&m->ln_f, ctx, x);
     ordo_tensor *head = m->lm_head ? m->lm_head : m->wte.table; // (V, C), tied or not
     if (!logits) { // the loss alone: the head in row chunks, no (B, T, V) logits (lmhead.h)
         if (loss) *loss = targets ? ordo_lm_head_loss(ctx, x, head, targets, 0, row_loss) : NULL;
+        return ORDO_OK;
+    }
+    if (pick) { // the head at the picked positions only; no tape (ordo_gpt_forward_pick)
+        ordo_tensor *xs = ordo_tensor_new2(ctx, npick, C); // (npick, C)
+        for (int k = 0; k < npick; k++) {
+            ORDO_ASSERT(pick[k] >= 0 && (size_t)pick[k] < (size_t)B * T);
+            memcpy(xs->data + (size_t)k * C, x->data + (size_t)pick[k] * C, C * sizeof(float));
+        }
+        *logits = ordo_matmul(ctx, xs, head, 1); // (npick, V)
         return ORDO_OK;
     }
     ordo_tensor *lg = ordo_matmul(ctx, x, head, 1); // (B, T, V)
@@ -258,13 +268,20 @@ static ordo_status forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const
 
 ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, const int32_t *targets,
                              int B, int T, ordo_tensor **logits, ordo_tensor **loss) {
-    return forward(m, ctx, idx, targets, B, T, logits, loss, NULL);
+    return forward(m, ctx, idx, targets, B, T, logits, loss, NULL, NULL, 0);
 }
 
 ordo_status ordo_gpt_forward_loss(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx,
                                   const int32_t *targets, int B, int T, double *row_loss,
                                   ordo_tensor **loss) {
-    return forward(m, ctx, idx, targets, B, T, NULL, loss, row_loss);
+    return forward(m, ctx, idx, targets, B, T, NULL, loss, row_loss, NULL, 0);
+}
+
+ordo_status ordo_gpt_forward_pick(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, int B, int T,
+                                  const int32_t *pick, int npick, ordo_tensor **logits) {
+    // the picked rows are copied out of the graph: nothing would carry their gradient back
+    ORDO_ASSERT(!ctx->grad_enabled && npick > 0);
+    return forward(m, ctx, idx, NULL, B, T, logits, NULL, NULL, pick, npick);
 }
 
 // The weights that multiply in bf16 are chosen here: those of the four linear layers of each

@@ -130,6 +130,10 @@ typedef struct ordo_gpt {
     // [B, T] for the next forwards (ordo_gpt_set_positions; NULL: drawn or 0..T-1)
     uint64_t pos_seed;
     const int32_t *pos_ids;
+    // when set, called after each layer of every forward with the layers done and L: a long
+    // forward (one window of 32k tokens runs for minutes) can then show that it moves
+    void (*on_layer)(void *arg, int done, int L);
+    void *on_layer_arg;
 } ordo_gpt;
 
 // Checks every field (sizes positive and sane, NH divides C, even head size for rope, even C
@@ -196,6 +200,15 @@ ordo_status ordo_gpt_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, con
 ordo_status ordo_gpt_forward_loss(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx,
                                   const int32_t *targets, int B, int T, double *row_loss,
                                   ordo_tensor **loss);
+// ordo_gpt_forward in inference mode (ctx->grad_enabled 0) with the LM head applied only to
+// the npick positions pick[0..npick) of the B*T (row-major: b*T + t): *logits (npick, V), row
+// k the logits at pick[k]: the same products over C as that row of the whole (B, T, V) logits,
+// the same bits where the GEMM's sums do not depend on the row count
+// (tests/eval/test_passkey_eval.c compares them). For scores that need the argmax at a few
+// positions (passkey's answer), where the whole logits cost B*T*V*C multiply-adds and B*T*V
+// floats. Errors as ordo_gpt_forward's.
+ordo_status ordo_gpt_forward_pick(ordo_gpt *m, ordo_ctx *ctx, const int32_t *idx, int B, int T,
+                                  const int32_t *pick, int npick, ordo_tensor **logits);
 
 // The attention-score bias [NH, T, T] of the bias schemes (alibi, t5, fire, kerple,
 // kerple-power) for length T, as the materialized forward computes it (zero above the

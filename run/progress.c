@@ -148,30 +148,48 @@ void ordo_progress_summary(ordo_progress *p, int64_t step, int interrupted, cons
     fflush(p->out);
 }
 
-void ordo_eval_progress_init(ordo_eval_progress *p, FILE *out, const char *what, size_t total) {
+void ordo_eval_progress_init(ordo_eval_progress *p, ordo_progress_mode mode, FILE *out,
+                             const char *what, const char *unit, size_t total) {
     memset(p, 0, sizeof *p);
-    int fd = out ? fileno(out) : -1;
-    if (fd < 0 || !isatty(fd)) return;
+    int fd = out ? fileno(out) : -1, tty = fd >= 0 && isatty(fd);
+    if (mode == ORDO_PROGRESS_AUTO) mode = tty ? ORDO_PROGRESS_LIVE : ORDO_PROGRESS_OFF;
+    if (mode == ORDO_PROGRESS_LIVE && !tty) mode = ORDO_PROGRESS_PLAIN; // no '\r' into files
+    if (!out || mode == ORDO_PROGRESS_OFF) return;
     p->out = out;
+    p->mode = mode;
     snprintf(p->what, sizeof p->what, "%s", what);
+    p->unit = unit;
     p->total = total;
     struct winsize ws;
-    p->width = ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20 ? ws.ws_col : 80;
-    p->t0 = ordo_now_s();
+    p->width = tty && ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20 ? ws.ws_col : 80;
+    p->t0 = p->t_draw = ordo_now_s();
 }
 
-void ordo_eval_progress_update(ordo_eval_progress *p, size_t done) {
-    if (!p->out) return;
+// The line for `done` units (a fraction inside a forward), with the layer when layer > 0.
+static void eval_progress_show(ordo_eval_progress *p, double done, int layer, int L) {
     double now = ordo_now_s(), spent = now - p->t0;
-    if (spent < ORDO_EVAL_PROGRESS_DELAY_S || now - p->t_draw < LIVE_INTERVAL_S) return;
+    double frac = p->total ? done / (double)p->total : 1;
+    if (p->mode == ORDO_PROGRESS_LIVE) {
+        if (spent < ORDO_EVAL_PROGRESS_DELAY_S || now - p->t_draw < LIVE_INTERVAL_S) return;
+    } else { // plain: at each tenth, or when a line is long overdue
+        int tenth = (int)floor(10 * frac + 1e-9);
+        if (tenth <= p->tenth && now - p->t_draw < ORDO_EVAL_PROGRESS_PLAIN_S) return;
+        if (tenth > p->tenth) p->tenth = tenth;
+    }
     p->t_draw = now;
-    char line[160], el[24], eta[24];
-    double left = done > 0 ? (double)(p->total - done) * spent / (double)done : NAN;
-    int n = snprintf(line, sizeof line, "%s: window %zu/%zu %.0f%% %s ETA %s", p->what, done,
-                     p->total, p->total ? 100.0 * (double)done / (double)p->total : 100.0,
+    char line[192], el[24], eta[24], in[40] = "";
+    double left = done > 0 ? ((double)p->total - done) * spent / done : NAN;
+    if (layer > 0) snprintf(in, sizeof in, ", layer %d/%d", layer, L);
+    int n = snprintf(line, sizeof line, "%s: %s %zu/%zu%s %.0f%% %s ETA %s", p->what, p->unit,
+                     (size_t)(done + 1e-9), p->total, in, 100.0 * frac,
                      ordo_duration_text(el, sizeof el, spent),
                      ordo_duration_text(eta, sizeof eta, left));
     if (n < 0) return;
+    if (p->mode == ORDO_PROGRESS_PLAIN) {
+        fprintf(p->out, "%s\n", line);
+        fflush(p->out);
+        return;
+    }
     if (n > p->width - 1) n = p->width - 1;
     if (n > (int)sizeof line - 1) n = (int)sizeof line - 1;
     line[n] = 0;
@@ -179,6 +197,17 @@ void ordo_eval_progress_update(ordo_eval_progress *p, size_t done) {
     fprintf(p->out, "\r%s%*s", line, pad, "");
     fflush(p->out);
     p->drawn = n;
+}
+
+void ordo_eval_progress_update(ordo_eval_progress *p, size_t done) {
+    if (p->out) eval_progress_show(p, (double)done, 0, 0);
+}
+
+void ordo_eval_progress_layer(ordo_eval_progress *p, size_t done, size_t rows, int layer, int L) {
+    // the forward's last layer is not the forward's end (the head follows): the update after
+    // it says so
+    if (p->out && layer < L && L > 0)
+        eval_progress_show(p, (double)done + (double)rows * layer / L, layer, L);
 }
 
 void ordo_eval_progress_end(ordo_eval_progress *p) {

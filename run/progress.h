@@ -57,28 +57,41 @@ void ordo_progress_break(ordo_progress *p);
 // in every mode.
 void ordo_progress_summary(ordo_progress *p, int64_t step, int interrupted, const char *ckpt);
 
-// ---- an evaluation's live line: "eval context 4096: window 12/40 30% 0:11 ETA
-// 0:26", rewritten in place on a terminal only, and only once the evaluation has run for
-// ORDO_EVAL_PROGRESS_DELAY_S (a short one prints nothing); erased at the end, so that what eval
-// prints after it starts on a clean line. Nothing at all when out is not a terminal (files,
-// pipes, the tests).
+// ---- an evaluation's progress: "eval context 4096: window 12/40 30% 0:11 ETA 0:26" (inside
+// a forward also the layers done: "window 0/3, layer 1/2 17% ..."), in one of three modes:
+//   LIVE   rewritten in place on a terminal, once the evaluation has run for
+//          ORDO_EVAL_PROGRESS_DELAY_S (a short one prints nothing), erased at the end, so that
+//          what eval prints after it starts on a clean line;
+//   PLAIN  a line each time another tenth of the work is done, and at least every
+//          ORDO_EVAL_PROGRESS_PLAIN_S (a log file, a sweep's train.log), from the start;
+//   OFF    nothing. AUTO is LIVE on a terminal, else OFF (files, pipes, the tests).
 #define ORDO_EVAL_PROGRESS_DELAY_S 3.0
+#define ORDO_EVAL_PROGRESS_PLAIN_S 30.0
 typedef struct ordo_eval_progress {
-    FILE *out;     // NULL: off (not a terminal)
-    char what[64]; // "eval context 4096"
-    size_t total;  // windows this process will run
-    double t0;     // start (ordo_now_s)
-    double t_draw; // the last redraw
-    int width;     // the terminal's columns
-    int drawn;     // characters on the line now
+    FILE *out;               // NULL: off
+    ordo_progress_mode mode; // resolved: LIVE or PLAIN while out is set
+    char what[64];           // "eval context 4096"
+    size_t total;            // windows (examples) this process will run
+    const char *unit;        // "window", "example"
+    double t0;               // start (ordo_now_s)
+    double t_draw;           // the last redraw (plain: the last line)
+    int tenth;               // plain: the tenths of the work reported so far
+    int width;               // the terminal's columns
+    int drawn;               // characters on the line now
 } ordo_eval_progress;
 
-// Sets p up for `total` windows of the evaluation described by `what`, on out when out is a
-// terminal (else p stays silent).
-void ordo_eval_progress_init(ordo_eval_progress *p, FILE *out, const char *what, size_t total);
-// `done` of the total windows are scored: redraws at most 5 times a second.
+// Sets p up for `total` units ("window", "example": the word the line counts in) of the
+// evaluation described by `what`, on out (NULL: off) in `mode` (AUTO: LIVE when out is a
+// terminal, else OFF; LIVE on a non-terminal is PLAIN).
+void ordo_eval_progress_init(ordo_eval_progress *p, ordo_progress_mode mode, FILE *out,
+                             const char *what, const char *unit, size_t total);
+// `done` of the total units are done: redraws at most 5 times a second (live), or prints a
+// line when another tenth is done or ORDO_EVAL_PROGRESS_PLAIN_S have passed (plain).
 void ordo_eval_progress_update(ordo_eval_progress *p, size_t done);
-// Erases the line, if one was drawn.
+// Inside a forward of `rows` units after `done` finished ones: `layer` of its L layers done
+// (the model's per-layer hook, ordo_gpt.on_layer), so that one long forward shows progress.
+void ordo_eval_progress_layer(ordo_eval_progress *p, size_t done, size_t rows, int layer, int L);
+// Erases the live line, if one was drawn (plain lines stay).
 void ordo_eval_progress_end(ordo_eval_progress *p);
 
 #endif

@@ -109,7 +109,8 @@ typedef struct predictor {
     int seven, sevens;
 } predictor;
 
-static ordo_status predict(void *p, const int32_t *in, int rows, int T, int32_t *pred) {
+static ordo_status predict(void *p, const int32_t *in, int rows, int T, const int *from,
+                           int32_t *pred) {
     predictor *q = p;
     for (int i = 0; i < rows; i++) {
         const int32_t *x = in + (size_t)i * T;
@@ -121,6 +122,9 @@ static ordo_status predict(void *p, const int32_t *in, int rows, int T, int32_t 
         q->sevens += key == '7';
         for (int t = 0; t < T && q->seven; t++)
             if (y[t] >= '0' && y[t] <= '9') y[t] = '7';
+        // only the answer's positions are read: the rest wrong changes no count
+        CHECK(from[i] >= 0 && from[i] < T);
+        for (int t = 0; t < from[i]; t++) y[t] = -1;
     }
     return ORDO_OK;
 }
