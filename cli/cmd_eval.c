@@ -331,7 +331,7 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
               max_n = 0;
     long long step = -1;
     const char *data = NULL, *extend_pos = NULL, *attention = "auto", *depths_arg = NULL;
-    const char *positions = "contiguous";
+    const char *positions = "contiguous", *progress = "auto";
     char attn_help[160];
     snprintf(attn_help, sizeof attn_help, "how attention computes the scores: ");
     ordo_names_join(&ordo_attn_impl_names, " | ", " | ", attn_help + strlen(attn_help),
@@ -372,6 +372,12 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
          0},
         ordo_args_threads_opt(&threads),
         {"json", ORDO_OPT_FLAG, &json, "print the JSON report instead of a table", 0},
+        // a long eval (one window of 32k tokens, a passkey grid) runs for minutes
+        {"progress", ORDO_OPT_STRING, &progress,
+         "on stderr: auto (live on a terminal, else none) | live | plain (a line per\n"
+         "                         tenth of each length, passkey grid, and layer of a long\n"
+         "                         forward) | off",
+         0},
         {"ngram", ORDO_OPT_FLAG, &ngram,
          "also score n-gram levels (orders 1-6) on the same targets (--no-ngram: not;\n"
          "                         see 'ordo baseline')",
@@ -487,6 +493,9 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
     q.extend_pos = extend_pos;
     if (!s && (s = ordo_attn_impl_parse(attention, &q.attention)))
         s = ordo_error_wrap(s, "--attention");
+    int progress_mode = ORDO_PROGRESS_AUTO;
+    if (!s && (s = ordo_names_parse(&ordo_progress_names, progress, &progress_mode)))
+        s = ordo_error_wrap(s, "--progress");
     if (!s && strcmp(positions, "drawn") == 0)
         q.drawn_positions = 1;
     else if (!s && strcmp(positions, "contiguous") != 0)
@@ -503,6 +512,7 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
         q.data = data;
         q.no_ngram = !ngram;
         q.context_use = (int)context_use;
+        q.show.mode = (ordo_progress_mode)progress_mode;
         s = ordo_eval_run(&q, &report);
     }
     if (!s) {

@@ -418,7 +418,10 @@ static ordo_status eval_run(const ordo_sweep *sw, const ordo_sweep_entry *r) {
                                .rope_scaling = v->rope_scaling,
                                .rope_factor = v->factor,
                                .extend_pos = v->extend_pos,
-                               .drawn_positions = v->drawn};
+                               .drawn_positions = v->drawn,
+                               // plain lines into the run's train.log (its stdout): a
+                               // passkey grid or a long length is minutes after training
+                               .show = {ORDO_PROGRESS_PLAIN, stdout}};
         ordo_eval_report have;
         char why[256];
         int current = ordo_eval_load(r->dir, v->name, &have) &&
@@ -576,7 +579,16 @@ static void view_update(ordo_sweep *sw, progress *p) {
                    ordo_duration_text(eta, sizeof eta, sweep_eta(sw, p, now - p->t0)));
             fflush(stdout);
         }
-        if (n > 0 && (size_t)n < sizeof line)
+        // trained: its evals run (a passkey grid, long lengths: minutes), shown in its log
+        if (sw->progress == ORDO_PROGRESS_PLAIN && q >= 4 && r->quarter < 4) {
+            r->quarter = 4;
+            printf("sweep: [%d/%d] %s trained; evaluating (progress in %s/train.log)\n", i + 1,
+                   sw->nruns, r->name, r->dir);
+            fflush(stdout);
+        }
+        if (n > 0 && (size_t)n < sizeof line && r->step >= sw->cfg.steps)
+            n += snprintf(line + n, sizeof line - (size_t)n, " | %s eval", r->name);
+        else if (n > 0 && (size_t)n < sizeof line)
             n += snprintf(line + n, sizeof line - (size_t)n, " | %s %lld/%lld", r->name,
                           r->step > 0 ? r->step : 0, sw->cfg.steps);
     }

@@ -104,4 +104,25 @@ grep -q started sw2.out && bad "a kept run is said to start: $(cat sw2.out)" || 
 "$ORDO" sweep "${tiny[@]}" --pos learned --seeds 1 --steps 1500 --eval-lengths 1 --progress off --out so > so.out 2>&1 || bad "sweep --progress off failed"
 grep -qE 'started|step [0-9]' so.out && bad "sweep --progress off shows progress: $(cat so.out)" || ok
 
+# --- eval: a long single window shows progress inside its one forward (a line per layer done,
+# --progress plain, not a terminal); without --progress, not a terminal: nothing on stderr
+"$ORDO" train --pos alibi --corpus-tokens 20000 --context 16 --d-model 16 --heads 2 --layers 2 \
+  --batch 4 --threads 1 --steps 10 --eval-every 0 --out ev > /dev/null 2>&1 || bad "train for eval failed"
+"$ORDO" eval ev --context 1024 --max-windows 1 --no-ngram --progress plain > ev.out 2> ev.err \
+  || bad "eval --progress plain failed: $(cat ev.err)"
+grep -qE '^eval context 1024: window 0/1, layer 1/2 50% [0-9]+:[0-9]{2} ETA ' ev.err && ok \
+  || bad "no progress line inside the window's forward: $(cat ev.err)"
+grep -qE '^eval context 1024: window 1/1 100% ' ev.err && ok || bad "no last eval progress line: $(cat ev.err)"
+LC_ALL=C grep -q $'[\r\x1b]' ev.err && bad "plain eval progress has a '\\r' or an escape" || ok
+"$ORDO" eval ev --context 1024 --max-windows 1 --no-ngram > ev2.out 2> ev2.err || bad "eval failed"
+[ ! -s ev2.err ] && ok || bad "eval without --progress wrote to a non-terminal's stderr: $(cat ev2.err)"
+# passkey's grid, counted in examples; a sweep's runs write their eval lines into train.log
+"$ORDO" sweep --task passkey --tokenizer byte --context 128 --d-model 16 --heads 2 --layers 1 \
+  --batch 4 --threads 1 --steps 8 --eval-every 0 --pos alibi --seeds 1 --eval-lengths 1,2,4,8 \
+  --examples 30 --out pk > pk.out 2>&1 || bad "passkey sweep failed: $(tail -3 pk.out)"
+grep -qE '^eval passkey: example 600/600 100% ' pk/alibi-s1/train.log && grep -qE '^eval context 256: window ' pk/alibi-s1/train.log \
+  && ok || bad "the run's train.log lacks its eval progress: $(tail -5 pk/alibi-s1/train.log)"
+grep -qF 'sweep: [1/1] alibi-s1 trained; evaluating (progress in pk/alibi-s1/train.log)' pk.out && ok \
+  || bad "the sweep does not say a trained run is evaluating: $(cat pk.out)"
+
 finish
