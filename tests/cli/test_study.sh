@@ -12,7 +12,7 @@ cd "$dir"
 # the text: ordo's own README, as bytes (15 kB: its 10% validation split holds 32x of T 16)
 cp "$src/README.md" text.txt
 tiny=(--data text.txt --tokenizer byte --context 16 --d-model 32 --heads 2 --layers 1 --batch 8
-      --steps 150 --eval-every 0 --threads 1)
+      --steps 150 --lr 3e-3 --warmup 10 --eval-every 0 --threads 1)
 study=(--pos alibi,rope,fire,fox --seeds 1 --jobs 2 --eval-lengths 1,8,32)
 
 "$ORDO" sweep "${tiny[@]}" "${study[@]}" --eval-variants base,sliding --out st > st.out 2>&1 \
