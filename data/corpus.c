@@ -1,9 +1,13 @@
 // Built-in corpora (see corpus.h). Generation draws only from ordo_rng, so a seed gives
 // the same tokens on every machine. Nothing here knows about models or training.
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/answers.h"
 #include "data/corpus.h"
+#include "data/flipflop.h"
+#include "data/mqar.h"
 #include "data/passkey.h"
 
 // order: ".", 8 nouns, 4 transitive verbs, 3 intransitive verbs. No articles: the subject
@@ -28,8 +32,22 @@ static const char *const seq_words[ORDO_SEQ_FIRST + ORDO_SEQ_MAX_ALPHABET] = {
     "<pad>", "<bos>", "<sep>", "<eos>", "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k",
     "l",     "m",     "n",     "o",     "p", "q", "r", "s", "t", "u", "v", "w", "x", "y", "z"};
 
+static const char *const flipflop_words[ORDO_FF_VOCAB] = {"0", "1", "w", "r", "i"};
+
+// MQAR's words are its ids in decimal, written once (the same bytes on every call, so a second
+// thread that writes them too changes nothing).
+static char mqar_names[ORDO_MQAR_MAX_VOCAB][5];
+static const char *mqar_words[ORDO_MQAR_MAX_VOCAB];
+static const char *const *mqar_word_table(void) {
+    for (int i = 0; i < ORDO_MQAR_MAX_VOCAB; i++) {
+        snprintf(mqar_names[i], sizeof mqar_names[i], "%d", i);
+        mqar_words[i] = mqar_names[i];
+    }
+    return mqar_words;
+}
+
 ORDO_NAMES_ENUM(ordo_task, ordo_task_parse, ordo_task_name, ordo_task_names, "task",
-                ORDO_TASK_PASSKEY + 1, "order", "copy", "reverse", "passkey");
+                ORDO_TASK_FLIPFLOP + 1, "order", "copy", "reverse", "passkey", "mqar", "flipflop");
 
 void ordo_corpus_default_opts(ordo_task t, ordo_corpus_opts *o) {
     (void)t;
@@ -41,6 +59,10 @@ void ordo_corpus_default_opts(ordo_task t, ordo_corpus_opts *o) {
     o->tok = NULL;
     o->digits = ORDO_PASSKEY_DEFAULT_DIGITS;
     o->example_len = 0;
+    o->mqar_vocab = ORDO_MQAR_DEFAULT_VOCAB;
+    o->mqar_pairs = ORDO_MQAR_DEFAULT_PAIRS;
+    o->mqar_power = ORDO_MQAR_DEFAULT_POWER;
+    o->ff_ignore = ORDO_FLIPFLOP_DEFAULT_IGNORE;
 }
 
 // Appends one story; returns its length (at most 4 * MAX_CHAIN + 3 tokens).
@@ -96,6 +118,31 @@ static ordo_status passkey_corpus(const ordo_corpus_opts *o, ordo_corpus *c) {
     return ORDO_OK;
 }
 
+// mqar, flipflop: examples of exactly o->example_len tokens, back to back, so that windows of
+// that length start on examples.
+static ordo_status fixed_corpus(ordo_task t, const ordo_corpus_opts *o, ordo_rng *r,
+                                ordo_corpus *c) {
+    ordo_mqar mq = {o->mqar_vocab, o->mqar_power};
+    int L = o->example_len;
+    ordo_answers_example make = t == ORDO_TASK_MQAR ? ordo_mqar_example : ordo_flipflop_example;
+    const void *task = t == ORDO_TASK_MQAR ? &mq : NULL;
+    double param = t == ORDO_TASK_MQAR ? o->mqar_pairs : o->ff_ignore;
+    ordo_status s = t == ORDO_TASK_MQAR ? ordo_mqar_check(&mq, L, o->mqar_pairs)
+                                        : ordo_flipflop_check(L, o->ff_ignore);
+    if (s) return s;
+    size_t count = (o->n_tokens + (size_t)L - 1) / (size_t)L;
+    c->n = count * (size_t)L;
+    c->tokens = ordo_xmalloc(c->n * sizeof *c->tokens);
+    c->mask = ordo_xmalloc(c->n);
+    for (size_t e = 0; e < count && !s; e++)
+        s = make(task, L, param, r, c->tokens + e * (size_t)L, c->mask + e * (size_t)L);
+    if (s) return s;
+    c->vocab_size = t == ORDO_TASK_MQAR ? o->mqar_vocab : ORDO_FF_VOCAB;
+    c->words = t == ORDO_TASK_MQAR ? mqar_word_table() : flipflop_words;
+    c->example_len = L;
+    return ORDO_OK;
+}
+
 ordo_status ordo_corpus_generate(ordo_task t, const ordo_corpus_opts *o, ordo_corpus *c) {
     memset(c, 0, sizeof *c);
     if (o->n_tokens < 1 || o->n_tokens > ((size_t)1 << 31))
@@ -116,6 +163,11 @@ ordo_status ordo_corpus_generate(ordo_task t, const ordo_corpus_opts *o, ordo_co
         return ORDO_OK;
     }
     if (t == ORDO_TASK_PASSKEY) return passkey_corpus(o, c);
+    if (t == ORDO_TASK_MQAR || t == ORDO_TASK_FLIPFLOP) {
+        ordo_status s = fixed_corpus(t, o, &r, c);
+        if (s) ordo_corpus_free(c);
+        return s;
+    }
     if (o->min_len < 1 || o->max_len < o->min_len || o->max_len > 4096)
         return ordo_error(ORDO_ERR_ARG, "%s: lengths %d..%d, expected 1 <= min <= max <= 4096",
                           ordo_task_name(t), o->min_len, o->max_len);

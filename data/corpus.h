@@ -16,6 +16,10 @@
 //   passkey  filler text with a random key at a random depth and the question at the end
 //            (data/passkey.h), in the ids of a text tokenizer (opts.tok): examples of up to
 //            opts.example_len tokens, padded to it. Only the answer counts in the loss.
+//   mqar     multi-query associative recall (data/mqar.h), examples of opts.example_len
+//            tokens: key-value pairs, then queries; only the values after queries count.
+//   flipflop write/ignore/read instructions with bits (data/flipflop.h), examples of
+//            opts.example_len tokens; only the bits after a read count.
 #ifndef ORDO_CORPUS_H
 #define ORDO_CORPUS_H
 #include <stddef.h>
@@ -30,7 +34,9 @@ typedef enum ordo_task {
     ORDO_TASK_ORDER,
     ORDO_TASK_COPY,
     ORDO_TASK_REVERSE,
-    ORDO_TASK_PASSKEY
+    ORDO_TASK_PASSKEY,
+    ORDO_TASK_MQAR,
+    ORDO_TASK_FLIPFLOP
 } ordo_task;
 
 // Special ids of copy/reverse; the alphabet follows them.
@@ -44,13 +50,19 @@ typedef struct ordo_corpus_opts {
     int alphabet;         // copy/reverse: symbols (<= ORDO_SEQ_MAX_ALPHABET)
     ordo_tokenizer *tok;  // passkey: the text's tokenizer (borrowed)
     int digits;           // passkey: digits of the key
-    int example_len;      // passkey: the longest example, and what each is padded to
+    int example_len;      // passkey: the longest example, and what each is padded to;
+                          // mqar, flipflop: every example's length
+    int mqar_vocab;       // mqar: ids 0..V-1 (keys below V/2, values above)
+    int mqar_pairs;       // mqar: key-value pairs per example
+    double mqar_power;    // mqar: a of the queries' power law over slots
+    double ff_ignore;     // flipflop: probability of an ignore instruction, p_i
 } ordo_corpus_opts;
 
 typedef struct ordo_corpus {
     ordo_task task;
     int vocab_size;
-    const char *const *words; // [vocab_size], static; NULL for passkey (a text tokenizer's ids)
+    const char *const *words; // [vocab_size], static; NULL for passkey (a text tokenizer's ids);
+                              // mqar's are the ids in decimal
     size_t n;
     int32_t *tokens; // [n]
     uint8_t *mask;   // [n]: 1 if token k is a prediction target (counted in the loss)
@@ -59,16 +71,17 @@ typedef struct ordo_corpus {
     int max_len;     // copy/reverse: the longest n generated
 } ordo_corpus;
 
-// The tasks' names in enum order: "order", "copy", "reverse", "passkey" (parse, name, lists of
-// choices).
+// The tasks' names in enum order: "order", "copy", "reverse", "passkey", "mqar", "flipflop"
+// (parse, name, lists of choices).
 extern const ordo_names ordo_task_names;
 // The task named `name`; ORDO_ERR_ARG otherwise, the message naming the value and the choices.
 ordo_status ordo_task_parse(const char *name, ordo_task *out);
 // The task's name ("?" for a value out of range).
 const char *ordo_task_name(ordo_task t);
 
-// Defaults: 200,000 tokens, n in 1..16, alphabet 10, seed 1234, a 5-digit key. The one place for
-// them: `ordo train`'s --corpus-tokens, --data-seed, --min-len, --max-len defaults come from here.
+// Defaults: 200,000 tokens, n in 1..16, alphabet 10, seed 1234, a 5-digit key, MQAR's 4 pairs
+// over 256 ids with a = 0.01, flip-flop's p_i = 0.8. The one place for them: `ordo train`'s
+// --corpus-tokens, --data-seed, --min-len, --max-len defaults come from here.
 void ordo_corpus_default_opts(ordo_task t, ordo_corpus_opts *o);
 
 // Generates the corpus (deterministic in opts). ORDO_ERR_ARG for sizes out of range.
