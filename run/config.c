@@ -7,6 +7,7 @@
 
 #include "run/config.h"
 #include "data/corpus.h"
+#include "data/mqar.h"
 #include "data/passkey.h"
 #include "data/tokenizer.h"
 #include "sys/memlimit.h"
@@ -31,6 +32,10 @@ void ordo_train_config_defaults(ordo_train_config *c) {
     c->min_len = co.min_len;
     c->max_len = co.max_len;
     c->passkey_digits = co.digits;
+    c->mqar_pairs = co.mqar_pairs;
+    c->mqar_vocab = co.mqar_vocab;
+    c->mqar_power = co.mqar_power;
+    c->ff_ignore = co.ff_ignore;
     c->pos = ordo_pos_name(ORDO_POS_LEARNED);
     c->context = 64;
     c->d_model = 64;
@@ -132,6 +137,14 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
         OPT("min-len", ORDO_OPT_INT, min_len, "copy/reverse: shortest training sequence n"),
         OPT("max-len", ORDO_OPT_INT, max_len, "copy/reverse: longest training sequence n"),
         OPT("passkey-digits", ORDO_OPT_INT, passkey_digits, "passkey: digits of the key"),
+        OPT("mqar-pairs", ORDO_OPT_INT, mqar_pairs,
+            "mqar: key-value pairs per example (its length is --context)"),
+        OPT("mqar-vocab", ORDO_OPT_INT, mqar_vocab,
+            "mqar: ids (keys below half, values above; Zoology's sweeps use 8192)"),
+        OPT("mqar-power", ORDO_OPT_FLOAT, mqar_power,
+            "mqar: a of the power law placing queries (1 = uniform)"),
+        OPT("ff-ignore", ORDO_OPT_FLOAT, ff_ignore,
+            "flipflop: probability p_i of an ignore instruction (its length is --context)"),
         CHOICE("pos", pos, ordo_pos_names, "position scheme", help[2]),
         OPT("context", ORDO_OPT_INT, context, "training context length T (and T_max)"),
         OPT("d-model", ORDO_OPT_INT, d_model, "channels C"),
@@ -329,9 +342,12 @@ static ordo_status check_names(const ordo_train_config *c) {
 }
 
 // The vocabulary is not known before the data is read: its upper bound for the tokenizer
-// (the built-in corpora have fewer than 256 words; passkey is text in the run's tokenizer).
+// (the built-in corpora have fewer than 256 words but mqar, whose --mqar-vocab it is; passkey is
+// text in the run's tokenizer).
 static int vocab_bound(const ordo_train_config *c) {
-    int text = c->data || ordo_names_find(&ordo_task_names, c->task) == ORDO_TASK_PASSKEY;
+    int task = ordo_names_find(&ordo_task_names, c->task);
+    if (!c->data && task == ORDO_TASK_MQAR) return (int)c->mqar_vocab;
+    int text = c->data || task == ORDO_TASK_PASSKEY;
     int gpt2 = text && ordo_names_find(&ordo_tokenizer_kind_names, c->tokenizer) == ORDO_TOK_GPT2;
     return gpt2 ? ORDO_GPT2_VOCAB_SIZE : 256;
 }
@@ -511,6 +527,8 @@ ordo_status ordo_train_config_check(const ordo_train_config *c) {
         (s = range_i("min-len", c->min_len, 1, 4096)) ||
         (s = range_i("max-len", c->max_len, c->min_len, 4096)) ||
         (s = range_i("passkey-digits", c->passkey_digits, 1, ORDO_PASSKEY_MAX_DIGITS)) ||
+        (s = range_i("mqar-pairs", c->mqar_pairs, 1, 4096)) ||
+        (s = range_i("mqar-vocab", c->mqar_vocab, 4, ORDO_MQAR_MAX_VOCAB)) ||
         (s = range_i("context", c->context, 1, 1 << 16)) ||
         (s = range_i("d-model", c->d_model, 1, 1 << 16)) ||
         (s = range_i("layers", c->layers, 1, 1024)) || (s = range_i("heads", c->heads, 1, 256)) ||

@@ -80,7 +80,10 @@ typedef struct ordo_train_config {
     const char *tokenizer; // for data and the passkey task's text (data/tokenizer.h)
     const char *vocab;     // gpt2 vocab dir (encoder.json, vocab.bpe); NULL: the default
     long long corpus_tokens, data_seed, min_len, max_len;
-    long long passkey_digits; // passkey: digits of the key (data/passkey.h)
+    long long passkey_digits;         // passkey: digits of the key (data/passkey.h)
+    long long mqar_pairs, mqar_vocab; // mqar: pairs per example, ids (data/mqar.h)
+    double mqar_power;                // mqar: a of the queries' power law
+    double ff_ignore;                 // flipflop: p_i of the training examples (data/flipflop.h)
     // model
     const char *pos; // position scheme (models/positional.h)
     long long context, d_model, layers, heads;

@@ -34,6 +34,13 @@ static ordo_status load_corpus(ordo_rundata *d, const ordo_train_config *cfg) {
         o.digits = (int)cfg->passkey_digits;
         o.example_len = (int)cfg->context;
     }
+    if (task == ORDO_TASK_MQAR || task == ORDO_TASK_FLIPFLOP) { // an example per window
+        o.example_len = (int)cfg->context;
+        o.mqar_pairs = (int)cfg->mqar_pairs;
+        o.mqar_vocab = (int)cfg->mqar_vocab;
+        o.mqar_power = cfg->mqar_power;
+        o.ff_ignore = cfg->ff_ignore;
+    }
     s = ordo_corpus_generate(task, &o, &d->corpus);
     if (s) return ordo_error_wrap(s, "corpus %s", cfg->task);
     d->is_corpus = 1;
