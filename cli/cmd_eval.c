@@ -116,6 +116,42 @@ static void print_passkey(const ordo_eval_accuracy *acc) {
     printf("\n");
 }
 
+// MQAR and flip-flop: per-answer accuracy, a row per length and a column per pairs (MQAR) or
+// per p_i (flip-flop), with the row's mean.
+static void print_answers(const ordo_eval_accuracy *acc) {
+    int mqar = acc->pairs.have;
+    if (mqar)
+        printf("mqar recall (accuracy per query, %lld examples per cell, %lld ids, trained at "
+               "T=%lld with %lld pairs), by length and pairs:\n",
+               ordo_eval_int_or(acc->examples, 0), ordo_eval_int_or(acc->vocab, 0),
+               ordo_eval_int_or(acc->train_context, 0), ordo_eval_int_or(acc->train_pairs, 0));
+    else
+        printf("flipflop (accuracy per read, %lld examples per cell, trained at T=%lld with "
+               "p_i=%g), by length and p_i:\n",
+               ordo_eval_int_or(acc->examples, 0), ordo_eval_int_or(acc->train_context, 0),
+               ordo_eval_real_value(acc->train_p_ignore));
+    printf("  length");
+    int nc = mqar ? acc->pairs.n : acc->p_ignore.n;
+    for (int j = 0; j < nc; j++)
+        if (mqar)
+            printf("  pairs=%-3lld", acc->pairs.v[j]);
+        else
+            printf("  p_i=%-5.2f", acc->p_ignore.v[j]);
+    printf("     all\n");
+    for (int i = 0; i < acc->by_length.n; i++) {
+        const ordo_eval_acc_row *row = &acc->by_length.v[i];
+        const ordo_eval_reals *cells = mqar ? &row->by_pairs : &row->by_p_ignore;
+        printf("  %6lld", ordo_eval_int_or(row->length, 0));
+        for (int j = 0; j < cells->n; j++) {
+            printf("  ");
+            print_cell(cells->v[j]);
+        }
+        print_cell(ordo_eval_real_value(row->accuracy));
+        const char *note = ordo_eval_str_value(row->note);
+        printf("%s%s%s\n", note ? "  (" : "", note ? note : "", note ? ")" : "");
+    }
+}
+
 // The lines above the table: the run, what was scored, and the variant.
 static void print_head(const ordo_eval_report *r) {
     printf("run %s, step %lld, pos %s, trained at T=%lld, %s windows\n",
@@ -240,7 +276,9 @@ static void print_table(const ordo_eval_report *r) {
                "stride only there, so these means have few targets\n");
     const ordo_eval_accuracy *acc = &r->accuracy;
     if (!acc->have) return;
-    if (acc->depths.have)
+    if (acc->pairs.have || acc->p_ignore.have)
+        print_answers(acc);
+    else if (acc->depths.have)
         print_passkey(acc);
     else
         print_exact_match(acc);
@@ -362,8 +400,9 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
         {"max-windows", ORDO_OPT_INT, &max_windows, "windows per length (0 = the whole split)",
          .min = 0, .max = INFINITY},
         {"examples", ORDO_OPT_INT, &examples,
-         "copy/reverse: examples per length n; passkey: per length and depth", .min = 0,
-         .max = 100000},
+         "copy/reverse: examples per length n; passkey: per length and depth;\n"
+         "                         mqar, flipflop: per length and pairs or p_i",
+         .min = 0, .max = 100000},
         {"max-n", ORDO_OPT_INT, &max_n, "copy/reverse: longest n (0 = twice the training max-len)",
          .min = 0, .max = 4096},
         {"depths", ORDO_OPT_STRING, &depths_arg,

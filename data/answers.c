@@ -23,6 +23,7 @@ ordo_status ordo_answers_score(ordo_answers_example make, const void *task, int 
     uint8_t *mask = ordo_xmalloc((size_t)chunk * (size_t)len);
     int32_t *in = ordo_xmalloc((size_t)chunk * (size_t)T * sizeof *in);
     int32_t *pred = ordo_xmalloc((size_t)chunk * (size_t)T * sizeof *pred);
+    int *from = ordo_xmalloc((size_t)chunk * sizeof *from);
     ordo_rng r;
     ordo_rng_seed(&r, cell_seed(seed, len, param));
     ordo_status s = ORDO_OK;
@@ -31,8 +32,11 @@ ordo_status ordo_answers_score(ordo_answers_example make, const void *task, int 
         for (int i = 0; i < rows && !s; i++) {
             s = make(task, len, param, &r, ex + (size_t)i * len, mask + (size_t)i * len);
             memcpy(in + (size_t)i * T, ex + (size_t)i * len, (size_t)T * sizeof *in);
+            from[i] = T - 1; // the last position, when no earlier one is an answer's
+            for (int t = len - 1; t >= 1; t--)
+                if (mask[(size_t)i * len + t]) from[i] = t - 1;
         }
-        if (!s) s = predict(ctx, in, rows, T, pred);
+        if (!s) s = predict(ctx, in, rows, T, from, pred);
         for (int i = 0; i < rows && !s; i++)
             for (int t = 1; t < len; t++) { // position t-1 predicts token t
                 if (!mask[(size_t)i * len + t]) continue;
@@ -45,5 +49,6 @@ ordo_status ordo_answers_score(ordo_answers_example make, const void *task, int 
     free(mask);
     free(in);
     free(pred);
+    free(from);
     return s;
 }

@@ -17,9 +17,10 @@ typedef ordo_status (*ordo_answers_example)(const void *task, int len, double pa
                                             int32_t *out, uint8_t *mask);
 
 // Same contract as ordo_passkey_predict: for rows examples of T input tokens (in, (rows, T))
-// the id predicted next at every position into pred (rows, T).
+// the id predicted next at positions from[i]..T-1 of row i into pred (rows, T); from[i] is the
+// position before the row's first answer, and the positions before it are never read.
 typedef ordo_status (*ordo_answers_predict)(void *ctx, const int32_t *in, int rows, int T,
-                                            int32_t *pred);
+                                            const int *from, int32_t *pred);
 
 // Per-answer accuracy at (len, param): `examples` examples from a seed of seed, len and param
 // alone (so each cell of a grid can be scored alone, in any order), fed to predict `chunk` at a

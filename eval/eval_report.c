@@ -141,6 +141,9 @@ static const field acc_row_f[] = {
     F(ordo_eval_acc_row, length, K_INT),
     F(ordo_eval_acc_row, exact_match, K_REAL),
     F(ordo_eval_acc_row, by_depth, K_REALS),
+    F(ordo_eval_acc_row, accuracy, K_REAL),
+    F(ordo_eval_acc_row, by_pairs, K_REALS),
+    F(ordo_eval_acc_row, by_p_ignore, K_REALS),
     F(ordo_eval_acc_row, note, K_STR),
     F(ordo_eval_acc_row, examples, K_INT),
 };
@@ -161,6 +164,11 @@ static const field acc_f[] = {
     F(AC, train_context, K_INT),
     F(AC, examples, K_INT),
     F(AC, depths, K_REALS),
+    F(AC, vocab, K_INT),
+    F(AC, train_pairs, K_INT),
+    F(AC, train_p_ignore, K_REAL),
+    F(AC, pairs, K_INTS),
+    F(AC, p_ignore, K_REALS),
     FS(AC, by_length, K_ROWS, 0, &acc_row_s),
     FS(AC, by_depth, K_ROWS, 0, &depth_mean_s),
 };

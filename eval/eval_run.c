@@ -15,6 +15,8 @@
 #include "framework/lmhead.h"
 #include "sys/memlimit.h"
 #include "models/pos/scheme.h"
+#include "data/flipflop.h"
+#include "data/mqar.h"
 #include "eval/context_use.h"
 #include "eval/evaluate.h"
 #include "eval/ngram_levels.h"
@@ -237,6 +239,82 @@ static void passkey_accuracy(ordo_gpt *m, ordo_ctx *ctx, const ordo_train_config
     ordo_passkey_free(&pk);
 }
 
+// MQAR's columns: the pairs 1, 2, 4 .. 64 and the run's own, those the vocabulary holds.
+static int mqar_columns(const ordo_train_config *cfg, int *out) {
+    int n = 0, own = (int)cfg->mqar_pairs, most = (int)cfg->mqar_vocab / 2 - 1;
+    for (int p = 1; p <= 64; p *= 2) {
+        if (own > p / 2 && own < p && own <= most) out[n++] = own;
+        if (p <= most) out[n++] = p;
+    }
+    if (own > 64 && own <= most) out[n++] = own;
+    return n;
+}
+
+// MQAR and flip-flop (the format is in docs/guide.md, "Scoring a run"): a row per length
+// (eval's --context list) with a cell per column (MQAR: pairs; flip-flop: p_i, the run's and
+// the paper's sparse and dense ones), each the per-answer accuracy of --examples examples, and
+// the row's mean.
+static void answers_accuracy(ordo_gpt *m, ordo_ctx *ctx, const ordo_train_config *cfg,
+                             const ordo_rundata *d, const ordo_eval_request *q,
+                             ordo_eval_accuracy *a, ordo_status *err) {
+    int own = (int)cfg->context, nl = q->lengths ? q->nlen : 1;
+    const int *lens = q->lengths ? q->lengths : &own;
+    int mqar = d->corpus.task == ORDO_TASK_MQAR, pairs[16], nc;
+    double col[16];
+    ordo_mqar mq = {(int)cfg->mqar_vocab, cfg->mqar_power};
+    if (mqar) {
+        nc = mqar_columns(cfg, pairs);
+        for (int j = 0; j < nc; j++) col[j] = pairs[j];
+    } else {
+        nc = 0;
+        col[nc++] = cfg->ff_ignore;
+        if (cfg->ff_ignore != ORDO_FLIPFLOP_SPARSE) col[nc++] = ORDO_FLIPFLOP_SPARSE;
+        if (cfg->ff_ignore != ORDO_FLIPFLOP_DENSE) col[nc++] = ORDO_FLIPFLOP_DENSE;
+    }
+    a->have = 1;
+    a->task = ordo_eval_str_of(cfg->task);
+    a->train_context = ordo_eval_int_of(cfg->context);
+    a->examples = ordo_eval_int_of(q->examples);
+    if (mqar) {
+        a->vocab = ordo_eval_int_of(cfg->mqar_vocab);
+        a->train_pairs = ordo_eval_int_of(cfg->mqar_pairs);
+        a->pairs = (ordo_eval_ints){1, nc, ordo_xmalloc(((size_t)nc + 1) * sizeof(long long))};
+        for (int j = 0; j < nc; j++) a->pairs.v[j] = pairs[j];
+    } else {
+        a->train_p_ignore = ordo_eval_real_of(cfg->ff_ignore);
+        a->p_ignore = reals_of(col, nc);
+    }
+    a->by_length = (ordo_eval_acc_rows){1, 0, ordo_xcalloc((size_t)nl + 1, sizeof *a->by_length.v)};
+    for (int i = 0; i < nl && !*err; i++) {
+        ordo_eval_acc_row *row = &a->by_length.v[a->by_length.n++];
+        int L = lens[i];
+        row->length = ordo_eval_int_of(L);
+        const char *note = NULL;
+        if (m->cfg.pos == ORDO_POS_LEARNED && L - 1 > m->cfg.T_max)
+            note = "past the learned table";
+        else if (!mqar && ordo_flipflop_check(L, cfg->ff_ignore))
+            note = "flipflop needs an even length >= 4";
+        ordo_error_clear();
+        double cell[16];
+        for (int j = 0; j < nc; j++) {
+            cell[j] = NAN;
+            if (note || *err || (mqar && ordo_mqar_check(&mq, L, pairs[j]))) {
+                ordo_error_clear(); // a cell the length cannot hold: null
+                continue;
+            }
+            *err = ordo_eval_answers(m, ctx, mqar ? ordo_mqar_example : ordo_flipflop_example,
+                                     mqar ? (const void *)&mq : NULL, L, col[j], q->examples,
+                                     (uint64_t)cfg->data_seed + 1, &q->draw, &cell[j]);
+        }
+        row->accuracy = ordo_eval_real_of(mean_finite(cell, nc, 1));
+        if (mqar)
+            row->by_pairs = reals_of(cell, nc);
+        else
+            row->by_p_ignore = reals_of(cell, nc);
+        if (note) row->note = ordo_eval_str_of(note);
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Memory: a long context costs T^2 per head and layer, so `--context 100000` can ask for
 // terabytes. The largest forward of the report is estimated first and refused with a message
@@ -331,7 +409,9 @@ static eval_peak plan(const ordo_gpt *m, const ordo_train_config *cfg, const ord
         int rows = ordo_eval_windows_per_forward(&m->cfg, T, q->batch);
         forward_bytes(m, q, (size_t)rows < w ? rows : (int)w, T, 0, &p);
     }
-    if (d->is_corpus && d->corpus.task == ORDO_TASK_PASSKEY && q->examples > 0) {
+    ordo_task task = d->corpus.task;
+    if (d->is_corpus && q->examples > 0 &&
+        (task == ORDO_TASK_PASSKEY || task == ORDO_TASK_MQAR || task == ORDO_TASK_FLIPFLOP)) {
         int nl = q->lengths ? q->nlen : 1;
         for (int i = 0; i < nl; i++) { // the logits whole, a few examples per forward
             int L = lens[i];
@@ -684,8 +764,12 @@ ordo_status ordo_eval_run(const ordo_eval_request *request, ordo_eval_report *re
     if (!s && q->context_use > 0) s = context_use(&m, &ctx, &cfg, &data, q, &o->context_use);
     int seq = data.is_corpus && data.corpus.task != ORDO_TASK_ORDER && !q->data;
     int passkey = seq && data.corpus.task == ORDO_TASK_PASSKEY;
+    int answers =
+        seq && (data.corpus.task == ORDO_TASK_MQAR || data.corpus.task == ORDO_TASK_FLIPFLOP);
     if (!s && seq && q->examples > 0) {
-        if (passkey)
+        if (answers)
+            answers_accuracy(&m, &ctx, &cfg, &data, q, &o->accuracy, &s);
+        else if (passkey)
             passkey_accuracy(&m, &ctx, &cfg, &data, q, &o->accuracy, &s);
         else
             accuracy(&m, &ctx, &cfg, &data, q, &o->accuracy, &s);

@@ -427,3 +427,31 @@ ordo_status ordo_eval_passkey(ordo_gpt *m, ordo_ctx *ctx, const ordo_passkey *pk
     *accuracy = examples ? (double)right / examples : NAN;
     return s;
 }
+
+ordo_status ordo_eval_answers(ordo_gpt *m, ordo_ctx *ctx, ordo_answers_example make,
+                              const void *task, int len, double param, int examples, uint64_t seed,
+                              const ordo_eval_draw *draw, double *accuracy) {
+    if (m->cfg.pos == ORDO_POS_LEARNED && len - 1 > m->cfg.T_max)
+        return ordo_error(ORDO_ERR_ARG, "length %d needs %d positions, past the learned table (%d)",
+                          len, len - 1, m->cfg.T_max);
+    passkey_model pm = {
+        .m = m, .ctx = ctx, .rank = ordo_dist_rank(), .size = ordo_dist_size(), .draw = draw};
+    int saved = ctx->grad_enabled;
+    long long right, answers;
+    ctx->grad_enabled = 0;
+    ordo_status s = ordo_answers_score(make, task, len, param, examples, seed,
+                                       ordo_eval_passkey_rows(&m->cfg, len), passkey_predict, &pm,
+                                       &right, &answers);
+    ctx->grad_enabled = saved;
+    positions_clear(draw, m);
+    free(pm.pos);
+    free(pm.pick);
+    if (pm.size > 1) { // each rank counted the answers of every chunk, the right ones of its own
+        double r2 = (double)right;
+        ordo_dist_sum_f64(&r2, 1);
+        right = (long long)r2;
+        s = ordo_dist_agree(s);
+    }
+    *accuracy = answers ? (double)right / (double)answers : NAN;
+    return s;
+}

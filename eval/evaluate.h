@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "data/corpus.h"
+#include "data/answers.h"
 #include "data/passkey.h"
 #include "framework/names.h"
 #include "data/dataset.h"
@@ -117,6 +118,13 @@ ordo_status ordo_eval_seq_accuracy(ordo_gpt *m, ordo_ctx *ctx, ordo_task task, i
 ordo_status ordo_eval_passkey(ordo_gpt *m, ordo_ctx *ctx, const ordo_passkey *pk, int len,
                               double depth, int examples, uint64_t seed, const ordo_eval_draw *draw,
                               ordo_eval_progress *prog, size_t prog0, double *accuracy);
+// Per-answer accuracy of a fixed-length task (MQAR, flip-flop; data/answers.h) at example
+// length len and the task's parameter: `examples` fresh examples (ordo_answers_score, seeded by
+// seed, len and param), teacher-forced argmax, in inference mode, as ordo_eval_passkey runs
+// them. Needs len - 1 <= T_max for the learned scheme.
+ordo_status ordo_eval_answers(ordo_gpt *m, ordo_ctx *ctx, ordo_answers_example make,
+                              const void *task, int len, double param, int examples, uint64_t seed,
+                              const ordo_eval_draw *draw, double *accuracy);
 // Examples per forward of ordo_eval_passkey at length len: the whole logits of a forward
 // kept near 256 MiB (at least 1, at most ORDO_EVAL_SEQ_CHUNK).
 int ordo_eval_passkey_rows(const ordo_gpt_config *g, int len);

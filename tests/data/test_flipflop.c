@@ -64,7 +64,9 @@ static ordo_status counting_example(const void *task, int len, double p, ordo_rn
 
 // The oracle reads the next input, and for the last one the last bit written; the constant
 // says 0 everywhere.
-static ordo_status predict(void *p, const int32_t *in, int rows, int T, int32_t *pred) {
+static ordo_status predict(void *p, const int32_t *in, int rows, int T, const int *from,
+                           int32_t *pred) {
+    (void)from; // every position is predicted
     int constant = *(const int *)p;
     for (int i = 0; i < rows; i++) {
         const int32_t *x = in + (size_t)i * T;
