@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# --task mqar and --task flipflop end to end: a tiny model trains a few steps on each
+# built-in corpus; `ordo eval` prints the length x pairs (mqar) and length x p_i (flipflop)
+# table, and its --json and the saved eval.json hold the same accuracy (docs/guide.md,
+# "Scoring a run"); `ordo data` is deterministic and scores only the answers; bad sizes are
+# refused naming the option.
+set -u
+. "$(dirname "$0")/../lib.sh"
+
+tiny=(--d-model 32 --layers 1 --heads 2 --batch 8 --steps 5 --corpus-tokens 20000 --threads 1
+  --pos rope)
+"$ORDO" train --task mqar --context 32 "${tiny[@]}" --out "$dir/mq" >"$dir/mq.log" 2>&1 &&
+  ok || bad "train mqar: $(tail -3 "$dir/mq.log")"
+"$ORDO" train --task flipflop --context 32 "${tiny[@]}" --out "$dir/ff" >"$dir/ff.log" 2>&1 &&
+  ok || bad "train flipflop: $(tail -3 "$dir/ff.log")"
+
+# data: the same seed, the same batch; the mqar targets are values (ids 128..255) after keys
+out=$("$ORDO" data --task mqar --context 32 --batch 2 --batches 1 --corpus-tokens 2000 2>&1)
+again=$("$ORDO" data --task mqar --context 32 --batch 2 --batches 1 --corpus-tokens 2000 2>&1)
+[ "$out" = "$again" ] && ok || bad "data: not deterministic"
+python3 - <<PY && ok || bad "data: mqar targets: $(head -20 <<<"$out")"
+import re
+text = """$out"""
+t = text[text.index("targets:"):]
+rows = re.findall(r"\[([-0-9, ]+)\]", t)[:2]
+for r in rows:
+    v = [int(x) for x in r.split(",")]
+    got = [x for x in v if x >= 0]
+    assert len(got) == 4 and all(128 <= x < 256 for x in got), v
+PY
+
+tab=$("$ORDO" eval "$dir/mq" --context 32,64 --examples 8 --threads 1 --save 2>&1)
+grep -q 'mqar recall (accuracy per query, 8 examples per cell, 256 ids, trained at T=32 with 4 pairs)' \
+  <<<"$tab" && ok || bad "eval mqar: no table: $tab"
+grep -qE '^ +length +pairs=1 +pairs=2 +pairs=4 +pairs=8 +pairs=16 +pairs=32 +pairs=64 +all$' \
+  <<<"$tab" && ok || bad "eval mqar: header: $tab"
+grep -qE '^ +32( +[01]\.[0-9]{3}){4}( +n/a){3} +[01]\.[0-9]{3}$' <<<"$tab" &&
+  ok || bad "eval mqar: row 32 (pairs past 8 do not fit): $tab"
+tab=$("$ORDO" eval "$dir/ff" --context 32,64,33 --examples 8 --threads 1 --save 2>&1)
+grep -qE '^ +length +p_i=0\.80 +p_i=0\.98 +p_i=0\.10 +all$' <<<"$tab" &&
+  ok || bad "eval flipflop: header: $tab"
+grep -qE '^ +64( +[01]\.[0-9]{3}){4}$' <<<"$tab" && ok || bad "eval flipflop: row 64: $tab"
+grep -qE '^ +33( +n/a){4}  \(flipflop needs an even length >= 4\)$' <<<"$tab" &&
+  ok || bad "eval flipflop: row 33: $tab"
+
+check_json() { # FILE TASK: rows of cells in [0, 1] (or null) and their means
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1]))["accuracy"]
+task = sys.argv[2]
+assert a["task"] == task and a["examples"] == 8, a
+key = "by_pairs" if task == "mqar" else "by_p_ignore"
+cols = a["pairs"] if task == "mqar" else a["p_ignore"]
+if task == "mqar":
+    assert a["vocab"] == 256 and a["train_pairs"] == 4 and cols == [1, 2, 4, 8, 16, 32, 64], a
+else:
+    assert a["train_p_ignore"] == 0.8 and cols == [0.8, 0.98, 0.1], a
+for r in a["by_length"]:
+    cells = [x for x in r[key] if x is not None]
+    assert len(r[key]) == len(cols) and all(0 <= x <= 1 for x in cells), r
+    if cells:
+        assert abs(r["accuracy"] - sum(cells) / len(cells)) < 1e-9, r
+PY
+}
+for t in mq:mqar ff:flipflop; do
+  d=${t%%:*} task=${t#*:}
+  check_json "$dir/$d/eval.json" "$task" && ok || bad "$task: eval.json"
+  args=(--context 32,64 --examples 8 --threads 1)
+  [ "$task" = flipflop ] && args=(--context 32,64,33 --examples 8 --threads 1)
+  "$ORDO" eval "$dir/$d" "${args[@]}" --json >"$dir/$d.json" 2>/dev/null &&
+    check_json "$dir/$d.json" "$task" && ok || bad "$task: eval --json"
+  cmp -s <(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["accuracy"], sort_keys=True))' "$dir/$d.json") \
+    <(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["accuracy"], sort_keys=True))' "$dir/$d/eval.json") &&
+    ok || bad "$task: eval --json and the saved record differ"
+done
+
+err=$("$ORDO" train --task mqar --context 32 --mqar-pairs 9 --out "$dir/bad" 2>&1)
+grep -q 'cannot hold 9 pairs' <<<"$err" && ok || bad "mqar: 9 pairs at 32: $err"
+err=$("$ORDO" train --task flipflop --context 33 --out "$dir/bad" 2>&1)
+grep -q 'flipflop: an example of 33 tokens, expected an even length' <<<"$err" &&
+  ok || bad "flipflop: odd context: $err"
+err=$("$ORDO" train --task flipflop --ff-ignore 1 --out "$dir/bad" 2>&1)
+grep -q -- '--ff-ignore 1, expected a probability' <<<"$err" && ok || bad "flipflop: p_i 1: $err"
+
+finish test_recall_tasks_cli
