@@ -419,9 +419,14 @@ static int accuracy(const ordo_cmp *c, ordo_strbuf *s) {
         // passkey's lengths are the example's tokens, each the mean over its depths; copy and
         // reverse's are the sequence's n, trained up to train_max
         int passkey = task && strcmp(task, "passkey") == 0;
+        // mqar and flipflop: lengths in tokens too, each the per-answer accuracy over its cells
+        int mqar = task && strcmp(task, "mqar") == 0, ff = task && strcmp(task, "flipflop") == 0;
         char title[128];
         if (passkey)
             snprintf(title, sizeof title, "passkey: exact match by length (mean over depths)");
+        else if (mqar || ff)
+            snprintf(title, sizeof title, "%s: accuracy per answer by length (mean over %s)", task,
+                     mqar ? "pairs" : "p_i");
         else
             snprintf(title, sizeof title, "%s: exact match by length (trained n <= %d)", task,
                      train_max);
@@ -430,8 +435,8 @@ static int accuracy(const ordo_cmp *c, ordo_strbuf *s) {
         ordo_axes a = {.w = 900 + wx,
                        .h = 440,
                        .title = title,
-                       .xlabel = passkey ? "length (tokens)" : "sequence length n",
-                       .ylabel = "exact match",
+                       .xlabel = passkey || mqar || ff ? "length (tokens)" : "sequence length n",
+                       .ylabel = mqar || ff ? "accuracy per answer" : "exact match",
                        .legend_w = 130 + wx};
         ordo_svg_lineplot(s, &a, ser, n);
         ordo_svg_close(s);

@@ -299,7 +299,9 @@ static void read_accuracy(ordo_run_eval *e, const ordo_eval_accuracy *acc) {
     for (int i = 0; i < e->nacc; i++) {
         const ordo_eval_acc_row *o = &by->v[i];
         e->acc[i].n = (int)ordo_eval_int_or(o->n.has ? o->n : o->length, 0);
-        e->acc[i].exact_match = ordo_eval_real_value(o->exact_match);
+        // mqar and flipflop score each answer (accuracy), the others each example
+        e->acc[i].exact_match =
+            ordo_eval_real_value(o->exact_match.has ? o->exact_match : o->accuracy);
     }
     read_passkey_grid(e, acc);
 }

@@ -3,7 +3,7 @@
 # built-in corpus; `ordo eval` prints the length x pairs (mqar) and length x p_i (flipflop)
 # table, and its --json and the saved eval.json hold the same accuracy (docs/guide.md,
 # "Scoring a run"); `ordo data` is deterministic and scores only the answers; bad sizes are
-# refused naming the option.
+# refused naming the option; compare plots the accuracy by length.
 set -u
 . "$(dirname "$0")/../lib.sh"
 
@@ -73,6 +73,11 @@ for t in mq:mqar ff:flipflop; do
     <(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["accuracy"], sort_keys=True))' "$dir/$d/eval.json") &&
     ok || bad "$task: eval --json and the saved record differ"
 done
+
+# compare plots each run's accuracy by length (the row's mean over its cells)
+"$ORDO" compare "$dir/mq" --out "$dir/cmp" >/dev/null 2>&1 &&
+  grep -q 'mqar: accuracy per answer by length (mean over pairs)' "$dir/cmp/accuracy.svg" &&
+  ok || bad "compare: no mqar accuracy plot"
 
 err=$("$ORDO" train --task mqar --context 32 --mqar-pairs 9 --out "$dir/bad" 2>&1)
 grep -q 'cannot hold 9 pairs' <<<"$err" && ok || bad "mqar: 9 pairs at 32: $err"
