@@ -73,7 +73,8 @@ int main(void) {
     ordo_task t;
     CHECK(ordo_task_parse(NULL, &t) == ORDO_ERR_ARG);
     CHECK_MSG(strcmp(ordo_error_message(),
-                     "task is not set (expected order, copy, reverse or passkey)") == 0,
+                     "task is not set (expected order, copy, reverse, passkey, mqar or "
+                     "flipflop)") == 0,
               "%s", ordo_error_message());
     TEST_MAIN_END();
 }
