@@ -3,6 +3,7 @@
 // length (log-x, from eval.json), copy/reverse exact match against length when eval.json
 // has it, and report.html: a self-contained XHTML page (table and SVGs inline, no scripts,
 // no external resources) that any browser opens from disk and any XML parser accepts.
+// Its table of rows is compare_html.c's.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "eval/windows.h"
 #include "experiments/compare_context.h"
 #include "experiments/compare.h"
+#include "experiments/compare_html.h"
 #include "experiments/plot.h"
 
 // Arrays owned for the length of one drawing (series point into them).
@@ -729,124 +731,6 @@ static ordo_status save_text(const char *dir, const char *name, const ordo_strbu
     return st ? st : ordo_strbuf_save(s, path);
 }
 
-// <tag attrs>text</tag>; tag may carry attributes ("td class=\"na\""), closed by its name.
-static void html_cell(ordo_strbuf *h, const char *tag, const char *text) {
-    ordo_strbuf_printf(h, "<%s>", tag);
-    ordo_svg_escape(h, text);
-    ordo_strbuf_printf(h, "</%.*s>", (int)strcspn(tag, " "), tag);
-}
-
-// The "vs unigram level" cell of g (red when a run is flagged).
-static void html_unigram(const ordo_cmp_group *g, ordo_strbuf *h) {
-    char buf[128];
-    ordo_cmp_unigram_str(g, buf, sizeof buf);
-    html_cell(h,
-              g->uni_flagged ? "td class=\"uni flag\""
-              : g->uni_n     ? "td class=\"uni\""
-                             : "td class=\"uni na\"",
-              buf);
-}
-
-// The "vs best n-gram" cell of g (red when a run does not beat the 3-gram).
-static void html_ngram(const ordo_cmp_group *g, ordo_strbuf *h) {
-    char buf[128];
-    ordo_cmp_ngram_str(g, 1, buf, sizeof buf);
-    html_cell(h,
-              g->ng_flagged ? "td class=\"ng flag\""
-              : g->ng_n     ? "td class=\"ng\""
-                            : "td class=\"ng na\"",
-              buf);
-}
-
-static void html_table(const ordo_cmp *c, ordo_strbuf *h) {
-    char buf[512];
-    // a table wider than the window scrolls on its own, the page does not
-    ordo_strbuf_printf(
-        h, "<div class=\"wide\"><table>\n<tr><th>scheme</th><th>seeds</th><th>params</th>"
-           "<th>embedding</th>");
-    if (c->differs[0]) ordo_strbuf_printf(h, "<th class=\"l\">differs in</th>");
-    if (ordo_cmp_variant_shown(c)) ordo_strbuf_printf(h, "<th class=\"l\">variant</th>");
-    for (int k = 0; k < ORDO_CMP_NCOL; k++) {
-        if (!ordo_cmp_col_shown(c, k)) continue;
-        ordo_cmp_header(c, k, buf, sizeof buf);
-        html_cell(h, "th", buf);
-        if (k == ORDO_CMP_PPL) ordo_strbuf_printf(h, "<th class=\"l\">vs unigram level</th>");
-        if (k == ORDO_CMP_PPL && c->has_ngram) ordo_strbuf_printf(h, "<th>vs best n-gram</th>");
-    }
-    ordo_strbuf_printf(h, "</tr>\n");
-    for (int i = 0; i < c->ngroups; i++) {
-        const ordo_cmp_group *g = &c->groups[i];
-        // the row's line as the plots draw it: its colour and dash tell rows apart
-        ordo_strbuf_printf(h,
-                           "<tr><td><svg class=\"sw\" xmlns=\"http://www.w3.org/2000/svg\" "
-                           "width=\"26\" height=\"10\"><line x1=\"0\" y1=\"5\" x2=\"26\" "
-                           "y2=\"5\" stroke=\"%s\" stroke-width=\"2.75\"",
-                           g->color);
-        if (g->dash) ordo_strbuf_printf(h, " stroke-dasharray=\"%s\"", g->dash);
-        ordo_strbuf_puts(h, "/></svg>");
-        // the scheme alone: "differs in" tells a scheme's rows apart, the swatch its curves
-        ordo_svg_escape(h, g->scheme);
-        ordo_strbuf_printf(h, "</td><td>%d</td>", g->n);
-        if (g->params_min == g->params_max)
-            ordo_strbuf_printf(h, "<td>%zu</td>", g->params_min);
-        else
-            ordo_strbuf_printf(h, "<td>%zu-%zu</td>", g->params_min, g->params_max);
-        html_cell(h, "td", g->embed);
-        if (c->differs[0]) { // in short; in full in the title and the notes
-            ordo_cmp_differs_cell(c, g, buf, sizeof buf);
-            ordo_strbuf_printf(h, "<td class=\"cfg\" title=\"");
-            ordo_svg_escape(h, g->differs);
-            ordo_strbuf_printf(h, "\">");
-            ordo_svg_escape(h, buf);
-            ordo_strbuf_printf(h, "</td>");
-        }
-        if (ordo_cmp_variant_shown(c))
-            html_cell(h, "td class=\"cfg\"", g->variant ? g->variant : "-");
-        for (int k = 0; k < ORDO_CMP_NCOL; k++) {
-            if (!ordo_cmp_col_shown(c, k)) continue;
-            if (k == ORDO_CMP_TPS) html_unigram(g, h); // after the val ppl, as the header
-            if (k == ORDO_CMP_TPS && c->has_ngram) html_ngram(g, h);
-
-            const ordo_cmp_cell *e = &g->cell[k];
-            // † on the eval cells of a row with a stale eval (the footnote says which)
-            const char *stale =
-                ordo_cmp_stale_col(g, k) ? "<span class=\"few\">\xe2\x80\xa0</span>" : "";
-            if (e->n == 0 && e->note) {
-                // the reason goes under the table (once), the cell stays narrow
-                char sup[32];
-                ordo_cmp_superscript(ordo_cmp_na_index(c, e->note), sup, sizeof sup);
-                ordo_strbuf_printf(h, "<td class=\"na\" title=\"");
-                ordo_svg_escape(h, e->note);
-                ordo_strbuf_printf(h, "\">n/a%s%s</td>", sup, stale);
-                continue;
-            }
-            ordo_cmp_cell_str(e, k, buf, sizeof buf);
-            // the few-windows mark stays beside the mean, out of the small sd type
-            char *few = strstr(buf, " \xe2\x80\xa1");
-            if (few) *few = 0;
-            // the sd in smaller type beside the mean keeps the wide table narrower
-            char *pm = strstr(buf, " \xc2\xb1 ");
-            if (pm) *pm = 0;
-            ordo_strbuf_printf(h, "<td>");
-            ordo_svg_escape(h, buf);
-            if (few) ordo_strbuf_printf(h, "<span class=\"few\">\xe2\x80\xa1</span>");
-            if (e->n) ordo_strbuf_puts(h, stale);
-            // one seed: no sd, and no "± -" either (the seeds column says so; narrower)
-            if (pm && strcmp(pm + 1, "\xc2\xb1 -") == 0) pm = NULL;
-            if (pm) {
-                ordo_strbuf_printf(h, " <span class=\"sd\">");
-                ordo_svg_escape(h, pm + 1);
-                ordo_strbuf_printf(h, "</span>");
-            }
-            ordo_strbuf_printf(h, "</td>");
-        }
-        ordo_strbuf_printf(h, "</tr>\n");
-    }
-    ordo_strbuf_printf(h, "</table></div>\n");
-    ordo_cmp_mark_notes(c, 1, h); // n/a¹, ‡ and †
-    ordo_cmp_ngram_note(c, 1, h); // §
-}
-
 ordo_status ordo_cmp_write_report(const ordo_cmp *c, const char *out_dir) {
     ordo_strbuf curves, extra, acc, h;
     ordo_strbuf_init(&curves);
@@ -904,7 +788,7 @@ ordo_status ordo_cmp_write_report(const ordo_cmp *c, const char *out_dir) {
     ordo_strbuf_printf(&h, ", %d runs, data: ", c->nruns);
     ordo_svg_escape(&h, c->runs[0].data_id);
     ordo_strbuf_printf(&h, "</p>\n");
-    html_table(c, &h);
+    ordo_cmp_html_table(c, &h);
     ordo_cmp_notes(c, 1, &h);
     ordo_strbuf_printf(&h, "<h2>Loss curves</h2>\n%s<h2>Val loss against eval length</h2>\n%s",
                        curves.buf, extra.buf);
@@ -921,11 +805,11 @@ ordo_status ordo_cmp_write_report(const ordo_cmp *c, const char *out_dir) {
         for (int k = 0; k < c->groups[gi].n; k++) {
             const ordo_runinfo *r = &c->runs[c->groups[gi].runs[k]];
             ordo_strbuf_printf(&h, "<tr>");
-            html_cell(&h, "td", r->dir);
-            html_cell(&h, "td", r->pos);
+            ordo_cmp_html_cell(&h, "td", r->dir);
+            ordo_cmp_html_cell(&h, "td", r->pos);
             ordo_strbuf_printf(&h, "<td>%lld</td><td>%lld</td><td>%lld</td>", r->seed, r->steps,
                                (long long)r->ckpt_step);
-            html_cell(&h, "td", !r->has_eval ? "no" : r->eval_mode ? r->eval_mode : "yes");
+            ordo_cmp_html_cell(&h, "td", !r->has_eval ? "no" : r->eval_mode ? r->eval_mode : "yes");
             ordo_strbuf_printf(&h, "</tr>\n");
         }
     ordo_strbuf_printf(&h, "</table>\n</body>\n</html>\n");
