@@ -1,10 +1,11 @@
 // Passkey eval applies the LM head at the answer's positions alone (ordo_gpt_forward_pick):
-// each picked row of logits must be the same bits as that row of the whole (B, T, V) logits,
-// so that the argmax, and every exact-match count, is what the whole logits gave. Checked on
-// tiny random models of three schemes: the picked logits against the whole ones with memcmp,
+// each picked row of logits must agree with that row of the whole (B, T, V) logits to float
+// rounding, and the argmax, and every exact-match count, be what the whole logits gave. Checked on
+// tiny random models of three schemes: the picked logits against the whole ones (1e-5),
 // the predictions at every answer position against those of the whole logits, and
 // ordo_eval_passkey's accuracy against a count made from the whole logits (a random model finds
-// no key, so that count is 0: the memcmp and the predictions are the real check).
+// no key, so that count is 0: the logits and the predictions are the real check).
+#include <math.h>
 #include <string.h>
 
 #include "test.h"
@@ -73,11 +74,20 @@ static void check_pick(int B, int T) {
     ordo_ctx_reset(&ctx);
     CHECK(ordo_gpt_forward_pick(&model, &ctx, in, B, T, pick, npick, &some) == ORDO_OK);
     CHECK(some->shape[0] == npick && some->shape[1] == V);
-    for (int k = 0; k < npick; k++)
-        CHECK_MSG(memcmp(some->data + (size_t)k * V, keep + (size_t)pick[k] * V,
-                         (size_t)V * sizeof(float)) == 0,
-                  "%s B=%d T=%d: the picked logits of position %d differ from the whole logits'",
-                  ordo_pos_name(model.cfg.pos), B, T, pick[k]);
+    // the picked rows are a smaller product than the whole head's: BLAS may round a row
+    // differently inside another product (bits are promised across thread counts only), so
+    // the rows agree to float rounding; the predictions below are the exact check
+    for (int k = 0; k < npick; k++) {
+        float worst = 0;
+        for (int v = 0; v < V; v++) {
+            float a = some->data[(size_t)k * V + v], b = keep[(size_t)pick[k] * V + v];
+            worst = fmaxf(worst, fabsf(a - b) / (1.0f + fabsf(b)));
+        }
+        CHECK_MSG(worst <= 1e-5f,
+                  "%s B=%d T=%d: the picked logits of position %d differ from the whole "
+                  "logits' by %g",
+                  ordo_pos_name(model.cfg.pos), B, T, pick[k], worst);
+    }
     free(keep);
     free(in);
 }
