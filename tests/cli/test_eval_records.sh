@@ -180,7 +180,7 @@ grep -qF "r2: eval base is stale: of step 20, older than the newest checkpoint (
 # another process holds the run: --reeval leaves it
 ( exec 9< r2 && flock -n 9 && touch held && exec sleep 30 ) &
 holder=$!
-for _ in $(seq 1 200); do [ -e held ] && break; sleep 0.02; done
+for _ in $(seq 1 1500); do [ -e held ] && break; sleep 0.02; done # up to 30 s under load
 "$ORDO" compare r2 --reeval --out c6 > c6.out 2>&1 || bad "compare --reeval beside a held run failed: $(tail -2 c6.out)"
 grep -qF -- "--reeval:" c6.out && grep -qF "its evals are left as they are" c6.out && grep -q '"step": 20' r2/eval/base.json \
   && ok || bad "--reeval should leave a held run: $(head -3 c6.out)"
