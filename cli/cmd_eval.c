@@ -116,31 +116,50 @@ static void print_passkey(const ordo_eval_accuracy *acc) {
     printf("\n");
 }
 
-// MQAR and flip-flop: per-answer accuracy, a row per length and a column per pairs (MQAR) or
-// per p_i (flip-flop), with the row's mean.
+// MQAR, flip-flop, selective copying and counting: per-answer accuracy, a row per length and a
+// column per pairs (MQAR), p_i (flip-flop), data tokens (selective copying) or variables
+// (counting), with the row's mean.
 static void print_answers(const ordo_eval_accuracy *acc) {
-    int mqar = acc->pairs.have;
-    if (mqar)
+    long long ex = ordo_eval_int_or(acc->examples, 0), T = ordo_eval_int_or(acc->train_context, 0);
+    const ordo_eval_ints *ints = NULL;
+    const char *col = "p_i";
+    if (acc->pairs.have) {
         printf("mqar recall (accuracy per query, %lld examples per cell, %lld ids, trained at "
                "T=%lld with %lld pairs), by length and pairs:\n",
-               ordo_eval_int_or(acc->examples, 0), ordo_eval_int_or(acc->vocab, 0),
-               ordo_eval_int_or(acc->train_context, 0), ordo_eval_int_or(acc->train_pairs, 0));
-    else
+               ex, ordo_eval_int_or(acc->vocab, 0), T, ordo_eval_int_or(acc->train_pairs, 0));
+        ints = &acc->pairs, col = "pairs";
+    } else if (acc->tokens.have) {
+        printf("selective-copy (accuracy per copied token, %lld examples per cell, %lld ids, "
+               "trained at T=%lld with %lld tokens), by length and tokens:\n",
+               ex, ordo_eval_int_or(acc->vocab, 0), T, ordo_eval_int_or(acc->train_tokens, 0));
+        ints = &acc->tokens, col = "tokens";
+    } else if (acc->vars.have) {
+        printf("count (accuracy of the printed value, %lld examples per cell, trained at T=%lld "
+               "with %lld variables), by length and variables:\n",
+               ex, T, ordo_eval_int_or(acc->train_vars, 0));
+        ints = &acc->vars, col = "vars";
+    } else {
         printf("flipflop (accuracy per read, %lld examples per cell, trained at T=%lld with "
                "p_i=%g), by length and p_i:\n",
-               ordo_eval_int_or(acc->examples, 0), ordo_eval_int_or(acc->train_context, 0),
-               ordo_eval_real_value(acc->train_p_ignore));
+               ex, T, ordo_eval_real_value(acc->train_p_ignore));
+    }
     printf("  length");
-    int nc = mqar ? acc->pairs.n : acc->p_ignore.n;
-    for (int j = 0; j < nc; j++)
-        if (mqar)
-            printf("  pairs=%-3lld", acc->pairs.v[j]);
+    int nc = ints ? ints->n : acc->p_ignore.n;
+    for (int j = 0; j < nc; j++) { // right-aligned over the cells' numbers
+        char label[32];
+        if (ints)
+            snprintf(label, sizeof label, "%s=%lld", col, ints->v[j]);
         else
-            printf("  p_i=%-5.2f", acc->p_ignore.v[j]);
+            snprintf(label, sizeof label, "p_i=%.2f", acc->p_ignore.v[j]);
+        printf("%10s", label);
+    }
     printf("     all\n");
     for (int i = 0; i < acc->by_length.n; i++) {
         const ordo_eval_acc_row *row = &acc->by_length.v[i];
-        const ordo_eval_reals *cells = mqar ? &row->by_pairs : &row->by_p_ignore;
+        const ordo_eval_reals *cells = acc->pairs.have    ? &row->by_pairs
+                                       : acc->tokens.have ? &row->by_tokens
+                                       : acc->vars.have   ? &row->by_vars
+                                                          : &row->by_p_ignore;
         printf("  %6lld", ordo_eval_int_or(row->length, 0));
         for (int j = 0; j < cells->n; j++) {
             printf("  ");
@@ -199,7 +218,7 @@ static void print_result(const ordo_eval_report_result *row) {
                row->extend_pos.have ? "  (table grown)" : "");
 }
 
-// Copy/reverse: exact match by n.
+// Copy/reverse/add: exact match by n.
 static void print_exact_match(const ordo_eval_accuracy *acc) {
     printf("exact match by length n (%s, trained on n = %lld..%lld):\n",
            ordo_eval_str_value(acc->task), ordo_eval_int_or(acc->train_min_len, 0),
@@ -276,7 +295,7 @@ static void print_table(const ordo_eval_report *r) {
                "stride only there, so these means have few targets\n");
     const ordo_eval_accuracy *acc = &r->accuracy;
     if (!acc->have) return;
-    if (acc->pairs.have || acc->p_ignore.have)
+    if (acc->pairs.have || acc->p_ignore.have || acc->tokens.have || acc->vars.have)
         print_answers(acc);
     else if (acc->depths.have)
         print_passkey(acc);
@@ -400,11 +419,11 @@ ordo_status ordo_cmd_eval(int argc, char **argv) {
         {"max-windows", ORDO_OPT_INT, &max_windows, "windows per length (0 = the whole split)",
          .min = 0, .max = INFINITY},
         {"examples", ORDO_OPT_INT, &examples,
-         "copy/reverse: examples per length n; passkey: per length and depth;\n"
-         "                         mqar, flipflop: per length and pairs or p_i",
+         "copy/reverse/add: examples per length n; passkey: per length and depth;\n"
+         "                         mqar, flipflop, selective-copy, count: per length and column",
          .min = 0, .max = 100000},
-        {"max-n", ORDO_OPT_INT, &max_n, "copy/reverse: longest n (0 = twice the training max-len)",
-         .min = 0, .max = 4096},
+        {"max-n", ORDO_OPT_INT, &max_n,
+         "copy/reverse/add: longest n (0 = twice the training max-len)", .min = 0, .max = 4096},
         {"depths", ORDO_OPT_STRING, &depths_arg,
          "passkey: comma-separated depths of the key in 0..1 (none = 0,0.25,0.5,0.75,1);\n"
          "                         its lengths are --context's, --examples per cell",

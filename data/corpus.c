@@ -6,9 +6,11 @@
 
 #include "data/answers.h"
 #include "data/corpus.h"
+#include "data/count.h"
 #include "data/flipflop.h"
 #include "data/mqar.h"
 #include "data/passkey.h"
+#include "data/selcopy.h"
 
 // order: ".", 8 nouns, 4 transitive verbs, 3 intransitive verbs. No articles: the subject
 // of a sentence then follows the "." right after the previous object, so a model that sees
@@ -32,6 +34,9 @@ static const char *const seq_words[ORDO_SEQ_FIRST + ORDO_SEQ_MAX_ALPHABET] = {
     "<pad>", "<bos>", "<sep>", "<eos>", "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k",
     "l",     "m",     "n",     "o",     "p", "q", "r", "s", "t", "u", "v", "w", "x", "y", "z"};
 
+static const char *const add_words[ORDO_ADD_VOCAB] = {
+    "<pad>", "<bos>", "=", "<eos>", "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "+"};
+
 static const char *const flipflop_words[ORDO_FF_VOCAB] = {"0", "1", "w", "r", "i"};
 
 // MQAR's words are its ids in decimal, written once (the same bytes on every call, so a second
@@ -47,7 +52,16 @@ static const char *const *mqar_word_table(void) {
 }
 
 ORDO_NAMES_ENUM(ordo_task, ordo_task_parse, ordo_task_name, ordo_task_names, "task",
-                ORDO_TASK_FLIPFLOP + 1, "order", "copy", "reverse", "passkey", "mqar", "flipflop");
+                ORDO_TASK_COUNT + 1, "order", "copy", "reverse", "passkey", "mqar", "flipflop",
+                "add", "selective-copy", "count");
+ORDO_NAMES_TABLE(ordo_pack_names, "packing", ORDO_PACK_NONE + 1, "examples", "none");
+
+ordo_status ordo_pack_parse(const char *name, ordo_pack *out) {
+    int v;
+    ordo_status s = ordo_names_parse(&ordo_pack_names, name, &v);
+    if (!s) *out = (ordo_pack)v;
+    return s;
+}
 
 void ordo_corpus_default_opts(ordo_task t, ordo_corpus_opts *o) {
     (void)t;
@@ -56,6 +70,7 @@ void ordo_corpus_default_opts(ordo_task t, ordo_corpus_opts *o) {
     o->min_len = 1;
     o->max_len = 16;
     o->alphabet = 10;
+    o->pack = ORDO_PACK_EXAMPLES;
     o->tok = NULL;
     o->digits = ORDO_PASSKEY_DEFAULT_DIGITS;
     o->example_len = 0;
@@ -63,6 +78,9 @@ void ordo_corpus_default_opts(ordo_task t, ordo_corpus_opts *o) {
     o->mqar_pairs = ORDO_MQAR_DEFAULT_PAIRS;
     o->mqar_power = ORDO_MQAR_DEFAULT_POWER;
     o->ff_ignore = ORDO_FLIPFLOP_DEFAULT_IGNORE;
+    o->sc_vocab = ORDO_SELCOPY_DEFAULT_VOCAB;
+    o->sc_tokens = ORDO_SELCOPY_DEFAULT_TOKENS;
+    o->count_vars = ORDO_COUNT_DEFAULT_VARS;
 }
 
 // Appends one story; returns its length (at most 4 * MAX_CHAIN + 3 tokens).
@@ -90,16 +108,50 @@ static int order_story(ordo_rng *r, int32_t *tok, uint8_t *dep) {
     return n;
 }
 
-int ordo_seq_example(ordo_task t, int alphabet, int n, ordo_rng *r, int32_t *out, uint8_t *mask) {
-    int len = 2 * n + 3;
+int ordo_seq_task(ordo_task t) {
+    return t == ORDO_TASK_COPY || t == ORDO_TASK_REVERSE || t == ORDO_TASK_ADD;
+}
+
+int ordo_seq_len(ordo_task t, int n) {
+    return t == ORDO_TASK_ADD ? 3 * n + 5 : 2 * n + 3;
+}
+
+int ordo_seq_answer(ordo_task t, int n) {
+    return t == ORDO_TASK_ADD ? 2 * n + 3 : n + 2;
+}
+
+// add: a, b and their sum, every number least significant digit first.
+static void add_example(int n, ordo_rng *r, int32_t *out) {
+    int32_t *a = out + 1, *b = out + n + 2, *c = out + 2 * n + 3;
     out[0] = ORDO_SEQ_BOS;
-    for (int i = 0; i < n; i++)
-        out[1 + i] = ORDO_SEQ_FIRST + (int)ordo_rng_below(r, (uint64_t)alphabet);
-    out[n + 1] = ORDO_SEQ_SEP;
-    for (int i = 0; i < n; i++) out[n + 2 + i] = t == ORDO_TASK_REVERSE ? out[n - i] : out[1 + i];
-    out[2 * n + 2] = ORDO_SEQ_EOS;
+    for (int i = 0; i < n; i++) a[i] = ORDO_SEQ_FIRST + (int)ordo_rng_below(r, 10);
+    out[n + 1] = ORDO_ADD_PLUS;
+    for (int i = 0; i < n; i++) b[i] = ORDO_SEQ_FIRST + (int)ordo_rng_below(r, 10);
+    out[2 * n + 2] = ORDO_SEQ_SEP; // "="
+    int carry = 0;
+    for (int i = 0; i < n; i++) {
+        int d = (a[i] - ORDO_SEQ_FIRST) + (b[i] - ORDO_SEQ_FIRST) + carry;
+        c[i] = ORDO_SEQ_FIRST + d % 10, carry = d / 10;
+    }
+    c[n] = ORDO_SEQ_FIRST + carry;
+    out[3 * n + 4] = ORDO_SEQ_EOS;
+}
+
+int ordo_seq_example(ordo_task t, int alphabet, int n, ordo_rng *r, int32_t *out, uint8_t *mask) {
+    int len = ordo_seq_len(t, n), answer = ordo_seq_answer(t, n);
+    if (t == ORDO_TASK_ADD) {
+        add_example(n, r, out);
+    } else {
+        out[0] = ORDO_SEQ_BOS;
+        for (int i = 0; i < n; i++)
+            out[1 + i] = ORDO_SEQ_FIRST + (int)ordo_rng_below(r, (uint64_t)alphabet);
+        out[n + 1] = ORDO_SEQ_SEP;
+        for (int i = 0; i < n; i++)
+            out[n + 2 + i] = t == ORDO_TASK_REVERSE ? out[n - i] : out[1 + i];
+        out[2 * n + 2] = ORDO_SEQ_EOS;
+    }
     if (mask)
-        for (int i = 0; i < len; i++) mask[i] = i >= n + 2; // the answer and <eos>
+        for (int i = 0; i < len; i++) mask[i] = i >= answer; // the answer and <eos>
     return len;
 }
 
@@ -118,17 +170,44 @@ static ordo_status passkey_corpus(const ordo_corpus_opts *o, ordo_corpus *c) {
     return ORDO_OK;
 }
 
-// mqar, flipflop: examples of exactly o->example_len tokens, back to back, so that windows of
-// that length start on examples.
+int ordo_answers_task(ordo_task t) {
+    return t == ORDO_TASK_MQAR || t == ORDO_TASK_FLIPFLOP || t == ORDO_TASK_SELECTIVE_COPY ||
+           t == ORDO_TASK_COUNT;
+}
+
+// mqar, flipflop, selective-copy, count: examples of exactly o->example_len tokens, back to
+// back, so that windows of that length start on examples.
 static ordo_status fixed_corpus(ordo_task t, const ordo_corpus_opts *o, ordo_rng *r,
                                 ordo_corpus *c) {
     ordo_mqar mq = {o->mqar_vocab, o->mqar_power};
+    ordo_selcopy sc = {o->sc_vocab};
     int L = o->example_len;
-    ordo_answers_example make = t == ORDO_TASK_MQAR ? ordo_mqar_example : ordo_flipflop_example;
-    const void *task = t == ORDO_TASK_MQAR ? &mq : NULL;
-    double param = t == ORDO_TASK_MQAR ? o->mqar_pairs : o->ff_ignore;
-    ordo_status s = t == ORDO_TASK_MQAR ? ordo_mqar_check(&mq, L, o->mqar_pairs)
-                                        : ordo_flipflop_check(L, o->ff_ignore);
+    ordo_answers_example make;
+    const void *task = NULL;
+    double param;
+    ordo_status s;
+    switch (t) {
+    case ORDO_TASK_MQAR:
+        make = ordo_mqar_example, task = &mq, param = o->mqar_pairs;
+        s = ordo_mqar_check(&mq, L, o->mqar_pairs);
+        c->vocab_size = o->mqar_vocab, c->words = mqar_word_table();
+        break;
+    case ORDO_TASK_FLIPFLOP:
+        make = ordo_flipflop_example, param = o->ff_ignore;
+        s = ordo_flipflop_check(L, o->ff_ignore);
+        c->vocab_size = ORDO_FF_VOCAB, c->words = flipflop_words;
+        break;
+    case ORDO_TASK_SELECTIVE_COPY:
+        make = ordo_selcopy_example, task = &sc, param = o->sc_tokens;
+        s = ordo_selcopy_check(&sc, L, o->sc_tokens);
+        c->vocab_size = o->sc_vocab, c->words = mqar_word_table(); // the ids in decimal
+        break;
+    default:
+        make = ordo_count_example, param = o->count_vars;
+        s = ordo_count_check(L, o->count_vars);
+        c->vocab_size = ORDO_COUNT_VOCAB, c->words = ordo_count_words;
+        break;
+    }
     if (s) return s;
     size_t count = (o->n_tokens + (size_t)L - 1) / (size_t)L;
     c->n = count * (size_t)L;
@@ -137,8 +216,6 @@ static ordo_status fixed_corpus(ordo_task t, const ordo_corpus_opts *o, ordo_rng
     for (size_t e = 0; e < count && !s; e++)
         s = make(task, L, param, r, c->tokens + e * (size_t)L, c->mask + e * (size_t)L);
     if (s) return s;
-    c->vocab_size = t == ORDO_TASK_MQAR ? o->mqar_vocab : ORDO_FF_VOCAB;
-    c->words = t == ORDO_TASK_MQAR ? mqar_word_table() : flipflop_words;
     c->example_len = L;
     return ORDO_OK;
 }
@@ -163,7 +240,7 @@ ordo_status ordo_corpus_generate(ordo_task t, const ordo_corpus_opts *o, ordo_co
         return ORDO_OK;
     }
     if (t == ORDO_TASK_PASSKEY) return passkey_corpus(o, c);
-    if (t == ORDO_TASK_MQAR || t == ORDO_TASK_FLIPFLOP) {
+    if (ordo_answers_task(t)) {
         ordo_status s = fixed_corpus(t, o, &r, c);
         if (s) ordo_corpus_free(c);
         return s;
@@ -171,10 +248,16 @@ ordo_status ordo_corpus_generate(ordo_task t, const ordo_corpus_opts *o, ordo_co
     if (o->min_len < 1 || o->max_len < o->min_len || o->max_len > 4096)
         return ordo_error(ORDO_ERR_ARG, "%s: lengths %d..%d, expected 1 <= min <= max <= 4096",
                           ordo_task_name(t), o->min_len, o->max_len);
-    if (o->alphabet < 2 || o->alphabet > ORDO_SEQ_MAX_ALPHABET)
+    if (t != ORDO_TASK_ADD && (o->alphabet < 2 || o->alphabet > ORDO_SEQ_MAX_ALPHABET))
         return ordo_error(ORDO_ERR_ARG, "%s: alphabet of %d symbols, expected 2..%d",
                           ordo_task_name(t), o->alphabet, ORDO_SEQ_MAX_ALPHABET);
-    int L = 2 * o->max_len + 3;
+    int longest = ordo_seq_len(t, o->max_len);
+    int L = o->pack == ORDO_PACK_NONE ? o->example_len : longest;
+    if (L < longest)
+        return ordo_error(ORDO_ERR_ARG,
+                          "--pack none pads each example to the context, %d tokens, but the "
+                          "longest (--max-len %d) has %d; use --context %d or more",
+                          L, o->max_len, longest, longest);
     size_t count = (o->n_tokens + (size_t)L - 1) / (size_t)L;
     c->n = count * (size_t)L;
     c->tokens = ordo_xmalloc(c->n * sizeof *c->tokens);
@@ -186,8 +269,8 @@ ordo_status ordo_corpus_generate(ordo_task t, const ordo_corpus_opts *o, ordo_co
         int len = ordo_seq_example(t, o->alphabet, n, &r, tok, m);
         for (int i = len; i < L; i++) tok[i] = ORDO_SEQ_PAD; // mask stays 0
     }
-    c->vocab_size = ORDO_SEQ_FIRST + o->alphabet;
-    c->words = seq_words;
+    c->vocab_size = t == ORDO_TASK_ADD ? ORDO_ADD_VOCAB : ORDO_SEQ_FIRST + o->alphabet;
+    c->words = t == ORDO_TASK_ADD ? add_words : seq_words;
     c->example_len = L;
     c->max_len = o->max_len;
     return ORDO_OK;

@@ -144,6 +144,8 @@ static const field acc_row_f[] = {
     F(ordo_eval_acc_row, accuracy, K_REAL),
     F(ordo_eval_acc_row, by_pairs, K_REALS),
     F(ordo_eval_acc_row, by_p_ignore, K_REALS),
+    F(ordo_eval_acc_row, by_tokens, K_REALS),
+    F(ordo_eval_acc_row, by_vars, K_REALS),
     F(ordo_eval_acc_row, note, K_STR),
     F(ordo_eval_acc_row, examples, K_INT),
 };
@@ -167,8 +169,12 @@ static const field acc_f[] = {
     F(AC, vocab, K_INT),
     F(AC, train_pairs, K_INT),
     F(AC, train_p_ignore, K_REAL),
+    F(AC, train_tokens, K_INT),
+    F(AC, train_vars, K_INT),
     F(AC, pairs, K_INTS),
     F(AC, p_ignore, K_REALS),
+    F(AC, tokens, K_INTS),
+    F(AC, vars, K_INTS),
     FS(AC, by_length, K_ROWS, 0, &acc_row_s),
     FS(AC, by_depth, K_ROWS, 0, &depth_mean_s),
 };

@@ -163,10 +163,11 @@ typedef struct ordo_eval_acc_row {
     ordo_eval_int n, length;
     ordo_eval_real exact_match;
     ordo_eval_reals by_depth;
-    // mqar, flipflop: the per-answer accuracy, the mean of the row's cells (by_pairs: a cell
-    // per "pairs"; by_p_ignore: a cell per "p_ignore")
+    // mqar, flipflop, selective-copy, count: the per-answer accuracy, the mean of the row's
+    // cells (by_pairs: a cell per "pairs"; by_p_ignore: per "p_ignore"; by_tokens: per
+    // "tokens"; by_vars: per "vars")
     ordo_eval_real accuracy;
-    ordo_eval_reals by_pairs, by_p_ignore;
+    ordo_eval_reals by_pairs, by_p_ignore, by_tokens, by_vars;
     ordo_eval_str note;
     ordo_eval_int examples;
 } ordo_eval_acc_row;
@@ -197,8 +198,10 @@ typedef struct ordo_eval_context_use {
 
 // "accuracy": copy/reverse (task, train_min_len, train_max_len, by_length), passkey (task,
 // digits, train_context, examples, depths, by_length, by_depth), mqar (task, train_context,
-// examples, vocab, train_pairs, pairs, by_length) or flipflop (task, train_context, examples,
-// train_p_ignore, p_ignore, by_length).
+// examples, vocab, train_pairs, pairs, by_length), flipflop (task, train_context, examples,
+// train_p_ignore, p_ignore, by_length), selective-copy (task, train_context, examples, vocab,
+// train_tokens, tokens, by_length) or count (task, train_context, examples, train_vars, vars,
+// by_length).
 typedef struct ordo_eval_accuracy {
     int have;
     ordo_eval_str task;
@@ -207,8 +210,10 @@ typedef struct ordo_eval_accuracy {
     ordo_eval_reals depths;
     ordo_eval_int vocab, train_pairs;
     ordo_eval_real train_p_ignore;
+    ordo_eval_int train_tokens, train_vars;
     ordo_eval_ints pairs;
     ordo_eval_reals p_ignore;
+    ordo_eval_ints tokens, vars;
     ordo_eval_acc_rows by_length;
     ordo_eval_depth_means by_depth;
 } ordo_eval_accuracy;

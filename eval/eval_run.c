@@ -15,8 +15,10 @@
 #include "framework/lmhead.h"
 #include "sys/memlimit.h"
 #include "models/pos/scheme.h"
+#include "data/count.h"
 #include "data/flipflop.h"
 #include "data/mqar.h"
+#include "data/selcopy.h"
 #include "eval/context_use.h"
 #include "eval/evaluate.h"
 #include "eval/ngram_levels.h"
@@ -141,7 +143,7 @@ static void length_result(ordo_gpt *m0, ordo_ctx *ctx, const ordo_train_config *
     if (grow) ordo_gpt_free(&grown);
 }
 
-// Copy/reverse's exact match by n into *a (zeroed).
+// Copy/reverse/add: exact match by n into *a (zeroed).
 static void accuracy(ordo_gpt *m, ordo_ctx *ctx, const ordo_train_config *cfg,
                      const ordo_rundata *d, const ordo_eval_request *q, ordo_eval_accuracy *a,
                      ordo_status *err) {
@@ -156,7 +158,7 @@ static void accuracy(ordo_gpt *m, ordo_ctx *ctx, const ordo_train_config *cfg,
     for (int n = 1; n <= max_n && !*err; n++) {
         ordo_eval_acc_row *row = &a->by_length.v[a->by_length.n++];
         row->n = ordo_eval_int_of(n);
-        if (m->cfg.pos == ORDO_POS_LEARNED && 2 * n + 2 > m->cfg.T_max) {
+        if (m->cfg.pos == ORDO_POS_LEARNED && ordo_seq_len(d->corpus.task, n) - 1 > m->cfg.T_max) {
             row->exact_match = NULL_REAL;
             row->note = ordo_eval_str_of("past the learned table");
         } else {
@@ -239,9 +241,10 @@ static void passkey_accuracy(ordo_gpt *m, ordo_ctx *ctx, const ordo_train_config
     ordo_passkey_free(&pk);
 }
 
-// MQAR's columns: the pairs 1, 2, 4 .. 64 and the run's own, those the vocabulary holds.
-static int mqar_columns(const ordo_train_config *cfg, int *out) {
-    int n = 0, own = (int)cfg->mqar_pairs, most = (int)cfg->mqar_vocab / 2 - 1;
+// MQAR's and selective copying's columns: the pairs (data tokens) 1, 2, 4 .. 64 and the run's
+// own, those that `most` allows.
+static int pow2_columns(int own, int most, int *out) {
+    int n = 0;
     for (int p = 1; p <= 64; p *= 2) {
         if (own > p / 2 && own < p && own <= most) out[n++] = own;
         if (p <= most) out[n++] = p;
@@ -250,39 +253,106 @@ static int mqar_columns(const ordo_train_config *cfg, int *out) {
     return n;
 }
 
-// MQAR and flip-flop (the format is in docs/guide.md, "Scoring a run"): a row per length
-// (eval's --context list) with a cell per column (MQAR: pairs; flip-flop: p_i, the run's and
-// the paper's sparse and dense ones), each the per-answer accuracy of --examples examples, and
-// the row's mean.
+// Counting's columns: CoPE's 1, 3 and 5 variables and the run's own, those up to the run's own
+// (a variable it never saw has an untrained embedding).
+static int count_columns(int own, int *out) {
+    int n = 0;
+    for (int v = 1; v <= 5; v += 2) {
+        if (own > v - 2 && own < v && v > 1) out[n++] = own;
+        if (v <= own) out[n++] = v;
+    }
+    if (own > 5) out[n++] = own;
+    return n;
+}
+
+// One answers task as eval scores it: the example maker, its options, its columns (the
+// parameter of each cell), and whether a length can hold a cell (its check).
+typedef struct answers_grid {
+    ordo_answers_example make;
+    const void *task;
+    double col[16];
+    int nc;
+    ordo_mqar mq;
+    ordo_selcopy sc;
+} answers_grid;
+
+static void grid_of(ordo_task t, const ordo_train_config *cfg, answers_grid *g) {
+    int cols[16];
+    g->mq = (ordo_mqar){(int)cfg->mqar_vocab, cfg->mqar_power};
+    g->sc = (ordo_selcopy){(int)cfg->sc_vocab};
+    g->nc = 0;
+    g->task = NULL;
+    switch (t) {
+    case ORDO_TASK_MQAR:
+        g->make = ordo_mqar_example, g->task = &g->mq;
+        g->nc = pow2_columns((int)cfg->mqar_pairs, (int)cfg->mqar_vocab / 2 - 1, cols);
+        break;
+    case ORDO_TASK_SELECTIVE_COPY:
+        g->make = ordo_selcopy_example, g->task = &g->sc;
+        g->nc = pow2_columns((int)cfg->sc_tokens, 1 << 20, cols);
+        break;
+    case ORDO_TASK_COUNT:
+        g->make = ordo_count_example;
+        g->nc = count_columns((int)cfg->count_vars, cols);
+        break;
+    default: // flip-flop: the run's p_i, the paper's sparse and dense ones
+        g->make = ordo_flipflop_example;
+        g->col[g->nc++] = cfg->ff_ignore;
+        if (cfg->ff_ignore != ORDO_FLIPFLOP_SPARSE) g->col[g->nc++] = ORDO_FLIPFLOP_SPARSE;
+        if (cfg->ff_ignore != ORDO_FLIPFLOP_DENSE) g->col[g->nc++] = ORDO_FLIPFLOP_DENSE;
+        return;
+    }
+    for (int j = 0; j < g->nc; j++) g->col[j] = cols[j];
+}
+
+// Whether a length L can hold cell j: its check, the error cleared (a null cell, not an error).
+static int cell_fits(ordo_task t, const answers_grid *g, int L, int j) {
+    ordo_status s = t == ORDO_TASK_MQAR             ? ordo_mqar_check(&g->mq, L, (int)g->col[j])
+                    : t == ORDO_TASK_SELECTIVE_COPY ? ordo_selcopy_check(&g->sc, L, (int)g->col[j])
+                    : t == ORDO_TASK_COUNT          ? ordo_count_check(L, (int)g->col[j])
+                                                    : ordo_flipflop_check(L, g->col[j]);
+    ordo_error_clear();
+    return s == ORDO_OK;
+}
+
+static ordo_eval_ints ints_of(const double *x, int n) {
+    ordo_eval_ints v = {1, n, ordo_xmalloc(((size_t)n + 1) * sizeof(long long))};
+    for (int j = 0; j < n; j++) v.v[j] = (long long)x[j];
+    return v;
+}
+
+// MQAR, flip-flop, selective copying and counting (the format is in docs/guide.md, "Scoring a
+// run"): a row per length (eval's --context list) with a cell per column (MQAR: pairs;
+// flip-flop: p_i, the run's and the paper's sparse and dense ones; selective copying: data
+// tokens; counting: variables), each the per-answer accuracy of --examples examples, and the
+// row's mean.
 static void answers_accuracy(ordo_gpt *m, ordo_ctx *ctx, const ordo_train_config *cfg,
                              const ordo_rundata *d, const ordo_eval_request *q,
                              ordo_eval_accuracy *a, ordo_status *err) {
     int own = (int)cfg->context, nl = q->lengths ? q->nlen : 1;
     const int *lens = q->lengths ? q->lengths : &own;
-    int mqar = d->corpus.task == ORDO_TASK_MQAR, pairs[16], nc;
-    double col[16];
-    ordo_mqar mq = {(int)cfg->mqar_vocab, cfg->mqar_power};
-    if (mqar) {
-        nc = mqar_columns(cfg, pairs);
-        for (int j = 0; j < nc; j++) col[j] = pairs[j];
-    } else {
-        nc = 0;
-        col[nc++] = cfg->ff_ignore;
-        if (cfg->ff_ignore != ORDO_FLIPFLOP_SPARSE) col[nc++] = ORDO_FLIPFLOP_SPARSE;
-        if (cfg->ff_ignore != ORDO_FLIPFLOP_DENSE) col[nc++] = ORDO_FLIPFLOP_DENSE;
-    }
+    ordo_task t = d->corpus.task;
+    answers_grid g;
+    grid_of(t, cfg, &g);
+    int nc = g.nc;
     a->have = 1;
     a->task = ordo_eval_str_of(cfg->task);
     a->train_context = ordo_eval_int_of(cfg->context);
     a->examples = ordo_eval_int_of(q->examples);
-    if (mqar) {
+    if (t == ORDO_TASK_MQAR) {
         a->vocab = ordo_eval_int_of(cfg->mqar_vocab);
         a->train_pairs = ordo_eval_int_of(cfg->mqar_pairs);
-        a->pairs = (ordo_eval_ints){1, nc, ordo_xmalloc(((size_t)nc + 1) * sizeof(long long))};
-        for (int j = 0; j < nc; j++) a->pairs.v[j] = pairs[j];
+        a->pairs = ints_of(g.col, nc);
+    } else if (t == ORDO_TASK_SELECTIVE_COPY) {
+        a->vocab = ordo_eval_int_of(cfg->sc_vocab);
+        a->train_tokens = ordo_eval_int_of(cfg->sc_tokens);
+        a->tokens = ints_of(g.col, nc);
+    } else if (t == ORDO_TASK_COUNT) {
+        a->train_vars = ordo_eval_int_of(cfg->count_vars);
+        a->vars = ints_of(g.col, nc);
     } else {
         a->train_p_ignore = ordo_eval_real_of(cfg->ff_ignore);
-        a->p_ignore = reals_of(col, nc);
+        a->p_ignore = reals_of(g.col, nc);
     }
     a->by_length = (ordo_eval_acc_rows){1, 0, ordo_xcalloc((size_t)nl + 1, sizeof *a->by_length.v)};
     for (int i = 0; i < nl && !*err; i++) {
@@ -292,25 +362,25 @@ static void answers_accuracy(ordo_gpt *m, ordo_ctx *ctx, const ordo_train_config
         const char *note = NULL;
         if (m->cfg.pos == ORDO_POS_LEARNED && L - 1 > m->cfg.T_max)
             note = "past the learned table";
-        else if (!mqar && ordo_flipflop_check(L, cfg->ff_ignore))
+        else if (t == ORDO_TASK_FLIPFLOP && !cell_fits(t, &g, L, 0))
             note = "flipflop needs an even length >= 4";
-        ordo_error_clear();
         double cell[16];
         for (int j = 0; j < nc; j++) {
             cell[j] = NAN;
-            if (note || *err || (mqar && ordo_mqar_check(&mq, L, pairs[j]))) {
-                ordo_error_clear(); // a cell the length cannot hold: null
-                continue;
-            }
-            *err = ordo_eval_answers(m, ctx, mqar ? ordo_mqar_example : ordo_flipflop_example,
-                                     mqar ? (const void *)&mq : NULL, L, col[j], q->examples,
+            if (note || *err || !cell_fits(t, &g, L, j)) continue; // a cell it cannot hold: null
+            *err = ordo_eval_answers(m, ctx, g.make, g.task, L, g.col[j], q->examples,
                                      (uint64_t)cfg->data_seed + 1, &q->draw, &cell[j]);
         }
         row->accuracy = ordo_eval_real_of(mean_finite(cell, nc, 1));
-        if (mqar)
-            row->by_pairs = reals_of(cell, nc);
+        ordo_eval_reals cells = reals_of(cell, nc);
+        if (t == ORDO_TASK_MQAR)
+            row->by_pairs = cells;
+        else if (t == ORDO_TASK_SELECTIVE_COPY)
+            row->by_tokens = cells;
+        else if (t == ORDO_TASK_COUNT)
+            row->by_vars = cells;
         else
-            row->by_p_ignore = reals_of(cell, nc);
+            row->by_p_ignore = cells;
         if (note) row->note = ordo_eval_str_of(note);
     }
 }
@@ -410,8 +480,7 @@ static eval_peak plan(const ordo_gpt *m, const ordo_train_config *cfg, const ord
         forward_bytes(m, q, (size_t)rows < w ? rows : (int)w, T, 0, &p);
     }
     ordo_task task = d->corpus.task;
-    if (d->is_corpus && q->examples > 0 &&
-        (task == ORDO_TASK_PASSKEY || task == ORDO_TASK_MQAR || task == ORDO_TASK_FLIPFLOP)) {
+    if (d->is_corpus && q->examples > 0 && (task == ORDO_TASK_PASSKEY || ordo_answers_task(task))) {
         int nl = q->lengths ? q->nlen : 1;
         for (int i = 0; i < nl; i++) { // the logits whole, a few examples per forward
             int L = lens[i];
@@ -423,8 +492,8 @@ static eval_peak plan(const ordo_gpt *m, const ordo_train_config *cfg, const ord
         int max_n = q->max_n > 0 ? q->max_n : 2 * (int)cfg->max_len;
         int rows = q->examples < ORDO_EVAL_SEQ_CHUNK ? q->examples : ORDO_EVAL_SEQ_CHUNK;
         for (int n = max_n; n >= 1; n--) // the longest n that the scheme can go to
-            if (!(m->cfg.pos == ORDO_POS_LEARNED && 2 * n + 2 > m->cfg.T_max)) {
-                forward_bytes(m, q, rows, 2 * n + 2, n, &p);
+            if (!(m->cfg.pos == ORDO_POS_LEARNED && ordo_seq_len(task, n) - 1 > m->cfg.T_max)) {
+                forward_bytes(m, q, rows, ordo_seq_len(task, n) - 1, n, &p);
                 break;
             }
     }
@@ -764,8 +833,7 @@ ordo_status ordo_eval_run(const ordo_eval_request *request, ordo_eval_report *re
     if (!s && q->context_use > 0) s = context_use(&m, &ctx, &cfg, &data, q, &o->context_use);
     int seq = data.is_corpus && data.corpus.task != ORDO_TASK_ORDER && !q->data;
     int passkey = seq && data.corpus.task == ORDO_TASK_PASSKEY;
-    int answers =
-        seq && (data.corpus.task == ORDO_TASK_MQAR || data.corpus.task == ORDO_TASK_FLIPFLOP);
+    int answers = seq && ordo_answers_task(data.corpus.task);
     if (!s && seq && q->examples > 0) {
         if (answers)
             answers_accuracy(&m, &ctx, &cfg, &data, q, &o->accuracy, &s);

@@ -296,7 +296,7 @@ void ordo_eval_result_free(ordo_eval_result *r) {
 ordo_status ordo_eval_seq_accuracy(ordo_gpt *m, ordo_ctx *ctx, ordo_task task, int alphabet, int n,
                                    int examples, uint64_t seed, const ordo_eval_draw *draw,
                                    double *accuracy) {
-    int len = 2 * n + 3, T = len - 1; // inputs: all but <eos>
+    int len = ordo_seq_len(task, n), T = len - 1; // inputs: all but <eos>
     if (m->cfg.pos == ORDO_POS_LEARNED && T > m->cfg.T_max)
         return ordo_error(ORDO_ERR_ARG, "length %d needs %d positions, past the learned table (%d)",
                           n, T, m->cfg.T_max);
@@ -327,7 +327,8 @@ ordo_status ordo_eval_seq_accuracy(ordo_gpt *m, ordo_ctx *ctx, ordo_task task, i
         int V = m->cfg.V;
         for (int i = 0; i < rows; i++) {
             int ok = 1;
-            for (int t = n + 1; t < T && ok; t++) // position t predicts token t+1: y1..yn, <eos>
+            // position t predicts token t+1: the answer's tokens and <eos>
+            for (int t = ordo_seq_answer(task, n) - 1; t < T && ok; t++)
                 ok = argmax(logits->data + ((size_t)i * T + t) * V, V) ==
                      ex[(size_t)i * len + t + 1];
             right += ok;

@@ -99,11 +99,12 @@ ordo_status ordo_eval_loss(ordo_gpt *m, ordo_ctx *ctx, const ordo_dataset *ds, i
 // Examples per forward of ordo_eval_seq_accuracy.
 #define ORDO_EVAL_SEQ_CHUNK 64
 
-// Exact-match accuracy of copy/reverse at sequence length n: `examples` fresh examples
-// (seeded by seed and n), scored teacher-forced: an example is right when the argmax at
-// every answer position (y1..yn and <eos>) is the target, which is the same as greedy
-// decoding reproducing the whole answer. Needs 2n+3 <= T_max for the learned scheme. draw:
-// the examples' positions (NULL: 0..T-1).
+// Exact-match accuracy of copy/reverse/add at sequence length n: `examples` fresh examples
+// (seeded by seed and n), each alone in its window from position 0, scored teacher-forced: an
+// example is right when the argmax at every answer position (the answer's tokens and <eos>) is
+// the target, which is the same as greedy decoding reproducing the whole answer. Needs
+// ordo_seq_len(task, n) - 1 <= T_max for the learned scheme. draw: the examples' positions
+// (NULL: 0..T-1).
 ordo_status ordo_eval_seq_accuracy(ordo_gpt *m, ordo_ctx *ctx, ordo_task task, int alphabet, int n,
                                    int examples, uint64_t seed, const ordo_eval_draw *draw,
                                    double *accuracy);

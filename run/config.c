@@ -7,7 +7,9 @@
 
 #include "run/config.h"
 #include "data/corpus.h"
+#include "data/count.h"
 #include "data/mqar.h"
+#include "data/selcopy.h"
 #include "data/passkey.h"
 #include "data/tokenizer.h"
 #include "sys/memlimit.h"
@@ -36,6 +38,10 @@ void ordo_train_config_defaults(ordo_train_config *c) {
     c->mqar_vocab = co.mqar_vocab;
     c->mqar_power = co.mqar_power;
     c->ff_ignore = co.ff_ignore;
+    c->pack = ordo_pack_names.names[co.pack];
+    c->sc_vocab = co.sc_vocab;
+    c->sc_tokens = co.sc_tokens;
+    c->count_vars = co.count_vars;
     c->pos = ordo_pos_name(ORDO_POS_LEARNED);
     c->context = 64;
     c->d_model = 64;
@@ -121,7 +127,7 @@ static const char *choice_help(char *buf, size_t cap, const char *help, const or
 #define CHOICE(name, field, names, help, buf)                                                      \
     { name, ORDO_OPT_STRING, &c->field, choice_help(buf, sizeof buf, help, &names), 0 }
 ordo_opt *ordo_train_config_options(ordo_train_config *c) {
-    static char help[9][192];
+    static char help[10][256];
     ordo_opt table[] = {
         CHOICE("task", task, ordo_task_names, "built-in corpus when no --data", help[0]),
         OPT("data", ORDO_OPT_STRING, data,
@@ -134,8 +140,14 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
         OPT("corpus-tokens", ORDO_OPT_INT, corpus_tokens,
             "size of the built-in corpus (--task), in tokens"),
         OPT("data-seed", ORDO_OPT_INT, data_seed, "seed of the built-in corpus"),
-        OPT("min-len", ORDO_OPT_INT, min_len, "copy/reverse: shortest training sequence n"),
-        OPT("max-len", ORDO_OPT_INT, max_len, "copy/reverse: longest training sequence n"),
+        OPT("min-len", ORDO_OPT_INT, min_len,
+            "copy/reverse/add: shortest training sequence n (add: digits)"),
+        OPT("max-len", ORDO_OPT_INT, max_len,
+            "copy/reverse/add: longest training sequence n (add: digits)"),
+        CHOICE("pack", pack, ordo_pack_names,
+               "copy/reverse/add: examples back to back, or one per window at its start,\n"
+               "                         padded to --context (Kazemnejad et al. 2023)",
+               help[9]),
         OPT("passkey-digits", ORDO_OPT_INT, passkey_digits, "passkey: digits of the key"),
         OPT("mqar-pairs", ORDO_OPT_INT, mqar_pairs,
             "mqar: key-value pairs per example (its length is --context)"),
@@ -145,6 +157,12 @@ ordo_opt *ordo_train_config_options(ordo_train_config *c) {
             "mqar: a of the power law placing queries (1 = uniform)"),
         OPT("ff-ignore", ORDO_OPT_FLOAT, ff_ignore,
             "flipflop: probability p_i of an ignore instruction (its length is --context)"),
+        OPT("sc-tokens", ORDO_OPT_INT, sc_tokens,
+            "selective-copy: data tokens to copy, K (its length is --context; Mamba's 16)"),
+        OPT("sc-vocab", ORDO_OPT_INT, sc_vocab,
+            "selective-copy: ids (noise, data, marker; Mamba's 16)"),
+        OPT("count-vars", ORDO_OPT_INT, count_vars,
+            "count: variables (its length is --context; CoPE's table: 1, 3, 5)"),
         CHOICE("pos", pos, ordo_pos_names, "position scheme", help[2]),
         OPT("context", ORDO_OPT_INT, context, "training context length T (and T_max)"),
         OPT("d-model", ORDO_OPT_INT, d_model, "channels C"),
@@ -319,6 +337,13 @@ static ordo_status check_names(const ordo_train_config *c) {
     ordo_precision prec;
     ordo_status s;
     if ((s = ordo_task_parse(c->task, &task))) return ordo_error_wrap(s, "--task");
+    ordo_pack pack;
+    if ((s = ordo_pack_parse(c->pack, &pack))) return ordo_error_wrap(s, "--pack");
+    if (pack == ORDO_PACK_NONE && (c->data || task == ORDO_TASK_ORDER))
+        return ordo_error(ORDO_ERR_ARG,
+                          "--pack none puts one example in each window: it applies to the tasks "
+                          "made of examples, not to %s",
+                          c->data ? "--data" : "--task order");
     if ((s = ordo_tokenizer_parse_kind(c->tokenizer, &tok)))
         return ordo_error_wrap(s, "--tokenizer");
     if ((s = ordo_pos_parse(c->pos, &pos))) return ordo_error_wrap(s, "--pos");
@@ -347,6 +372,7 @@ static ordo_status check_names(const ordo_train_config *c) {
 static int vocab_bound(const ordo_train_config *c) {
     int task = ordo_names_find(&ordo_task_names, c->task);
     if (!c->data && task == ORDO_TASK_MQAR) return (int)c->mqar_vocab;
+    if (!c->data && task == ORDO_TASK_SELECTIVE_COPY) return (int)c->sc_vocab;
     int text = c->data || task == ORDO_TASK_PASSKEY;
     int gpt2 = text && ordo_names_find(&ordo_tokenizer_kind_names, c->tokenizer) == ORDO_TOK_GPT2;
     return gpt2 ? ORDO_GPT2_VOCAB_SIZE : 256;
@@ -529,6 +555,9 @@ ordo_status ordo_train_config_check(const ordo_train_config *c) {
         (s = range_i("passkey-digits", c->passkey_digits, 1, ORDO_PASSKEY_MAX_DIGITS)) ||
         (s = range_i("mqar-pairs", c->mqar_pairs, 1, 4096)) ||
         (s = range_i("mqar-vocab", c->mqar_vocab, 4, ORDO_MQAR_MAX_VOCAB)) ||
+        (s = range_i("sc-tokens", c->sc_tokens, 1, 1 << 20)) ||
+        (s = range_i("sc-vocab", c->sc_vocab, 4, ORDO_SELCOPY_MAX_VOCAB)) ||
+        (s = range_i("count-vars", c->count_vars, 1, ORDO_COUNT_MAX_VARS)) ||
         (s = range_i("context", c->context, 1, 1 << 16)) ||
         (s = range_i("d-model", c->d_model, 1, 1 << 16)) ||
         (s = range_i("layers", c->layers, 1, 1024)) || (s = range_i("heads", c->heads, 1, 256)) ||

@@ -84,6 +84,9 @@ typedef struct ordo_train_config {
     long long mqar_pairs, mqar_vocab; // mqar: pairs per example, ids (data/mqar.h)
     double mqar_power;                // mqar: a of the queries' power law
     double ff_ignore;                 // flipflop: p_i of the training examples (data/flipflop.h)
+    const char *pack;                 // copy/reverse/add: ordo_pack_names (data/corpus.h)
+    long long sc_vocab, sc_tokens;    // selective-copy: ids, data tokens (data/selcopy.h)
+    long long count_vars;             // count: variables (data/count.h)
     // model
     const char *pos; // position scheme (models/positional.h)
     long long context, d_model, layers, heads;

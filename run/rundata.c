@@ -26,6 +26,8 @@ static ordo_status load_corpus(ordo_rundata *d, const ordo_train_config *cfg) {
     o.n_tokens = (size_t)cfg->corpus_tokens;
     o.min_len = (int)cfg->min_len;
     o.max_len = (int)cfg->max_len;
+    if ((s = ordo_pack_parse(cfg->pack, &o.pack))) return ordo_error_wrap(s, "--pack");
+    if (o.pack == ORDO_PACK_NONE) o.example_len = (int)cfg->context; // one example per window
     if (task == ORDO_TASK_PASSKEY) { // text: the run's tokenizer, kept for encode and decode
         if ((s = ordo_tokenizer_parse_kind(cfg->tokenizer, &d->tok_kind))) return s;
         d->vocab = cfg->vocab ? ordo_xstrdup(cfg->vocab) : NULL;
@@ -34,12 +36,15 @@ static ordo_status load_corpus(ordo_rundata *d, const ordo_train_config *cfg) {
         o.digits = (int)cfg->passkey_digits;
         o.example_len = (int)cfg->context;
     }
-    if (task == ORDO_TASK_MQAR || task == ORDO_TASK_FLIPFLOP) { // an example per window
+    if (ordo_answers_task(task)) { // an example per window
         o.example_len = (int)cfg->context;
         o.mqar_pairs = (int)cfg->mqar_pairs;
         o.mqar_vocab = (int)cfg->mqar_vocab;
         o.mqar_power = cfg->mqar_power;
         o.ff_ignore = cfg->ff_ignore;
+        o.sc_vocab = (int)cfg->sc_vocab;
+        o.sc_tokens = (int)cfg->sc_tokens;
+        o.count_vars = (int)cfg->count_vars;
     }
     s = ordo_corpus_generate(task, &o, &d->corpus);
     if (s) return ordo_error_wrap(s, "corpus %s", cfg->task);

@@ -97,7 +97,7 @@ check "keep zero checkpoints"    "--keep is 0"                   "$ORDO" train -
 check "val-frac 1"               "--val-frac is 1, expected strictly between 0 and 1" "$ORDO" train --val-frac 1 --out "$F"
 check "empty --out"              "--out is empty"                "$ORDO" train --out ""
 check "unknown tokenizer"        "--tokenizer: unknown tokenizer 'bpe' (expected byte or gpt2)" "$ORDO" train --tokenizer bpe --out "$F"
-check "unknown task"             "--task: unknown task 'sort' (expected order, copy, reverse, passkey, mqar or flipflop)" "$ORDO" train --task sort --out "$F"
+check "unknown task"             "--task: unknown task 'sort' (expected order, copy, reverse, passkey, mqar, flipflop, add, selective-copy or count)" "$ORDO" train --task sort --out "$F"
 check "heads not dividing"       "--heads 4 does not divide --d-model 30" "$ORDO" train --d-model 30 --heads 4 --out "$F"
 check "odd head dim with rope"   "even head size, but d-model/heads = 30/2 = 15" "$ORDO" train --pos rope --d-model 30 --heads 2 --out "$F"
 check "odd d-model sinusoidal"   "needs an even --d-model, got 15" "$ORDO" train --pos sinusoidal --d-model 15 --heads 3 --out "$F"

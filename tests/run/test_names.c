@@ -54,8 +54,9 @@ int main(void) {
     ordo_names_join(&ordo_pos_names, ", ", " or ", all, sizeof all);
     snprintf(want, sizeof want, "unknown position scheme 'fourier' (expected %s)", all);
     CHECK_MSG(strcmp(ordo_error_message(), want) == 0, "%s", ordo_error_message());
-    CHECK(strncmp(all, "none, learned, sinusoidal, rope, alibi, t5, fire, kerple, xpos, "
-                       "kerple-power, fox, dpb",
+    CHECK(strncmp(all,
+                  "none, learned, sinusoidal, rope, alibi, t5, fire, kerple, xpos, "
+                  "kerple-power, fox, dpb",
                   80) == 0);
     CHECK(ordo_pos_parse("kerple-power", &p) == ORDO_OK && p == ORDO_POS_KERPLE_POWER);
     CHECK(strcmp(ordo_pos_name(ORDO_POS_XPOS), "xpos") == 0);
@@ -73,8 +74,8 @@ int main(void) {
     ordo_task t;
     CHECK(ordo_task_parse(NULL, &t) == ORDO_ERR_ARG);
     CHECK_MSG(strcmp(ordo_error_message(),
-                     "task is not set (expected order, copy, reverse, passkey, mqar or "
-                     "flipflop)") == 0,
+                     "task is not set (expected order, copy, reverse, passkey, mqar, flipflop, "
+                     "add, selective-copy or count)") == 0,
               "%s", ordo_error_message());
     TEST_MAIN_END();
 }
