@@ -11,6 +11,11 @@
   repro/experiment_tables.py passkey-rope P8_DIR          repro/p8_passkey.sh's rope rows:
       each scaling with 0 fine-tune steps (P8_DIR/base, eval/<m>-x4.json) and after 200
       (P8_DIR/ft/rope-<m>-s<seed>), retrieval per length
+  repro/experiment_tables.py recall SWEEP_DIR ...          mqar, flipflop, selective-copy,
+      count (repro/p10_recall.sh): per scheme the seeds that learned (the run's own cell at
+      its training length >= 0.95, k/n), then that cell's accuracy per length; flip-flop
+      adds the sparse and dense cells at 1x. A directory named <task>-<x> labels its rows
+      "<pos> (<x>)" (t5, vaswani)
 
 Mean and sample sd over the seeds of each scheme (the runs <scheme>-s<seed>), from each
 run's eval.json, or with --variant NAME (before the mode) from its record eval/NAME.json
@@ -161,12 +166,54 @@ def passkey_rope(p8):
         print("| %s | %s | %d | %s |" % (when, name, len(es), " | ".join(cells)))
 
 
+COLS = {"mqar": ("pairs", "by_pairs", "train_pairs"), "flipflop": ("p_ignore", "by_p_ignore", "train_p_ignore"),
+        "selective-copy": ("tokens", "by_tokens", "train_tokens"), "count": ("vars", "by_vars", "train_vars")}
+LEARNED = 0.95
+
+
+def recall(sweeps):
+    rows, lens = [], None
+    for sweep in sweeps:
+        base = os.path.basename(os.path.normpath(sweep))
+        tag = ""
+        for t in COLS:
+            if base.startswith(t + "-"):
+                tag = " (%s)" % base[len(t) + 1:]
+        for pos, es in runs(sweep):
+            rows.append((pos + tag, es))
+    if not rows:
+        sys.exit("no eval.json under " + " ".join(sweeps))
+    a0 = rows[0][1][0]["accuracy"]
+    cols, by, own = COLS[a0["task"]]
+    j = a0[cols].index(a0[own])
+    lens = [b["length"] for b in a0["by_length"]]
+    T = a0["train_context"]
+    extra = [(k, c) for k, c in enumerate(a0[cols]) if k != j] if a0["task"] == "flipflop" else []
+    head = ["%dx" % (n // T) if n % T == 0 else str(n) for n in lens]
+    print("| scheme | learned (k/n) | " + " | ".join(head) +
+          "".join(" | 1x, p_i %g" % c for _, c in extra) + " | per seed at 1x |")
+    print("|---|---|" + "---|" * (len(lens) + len(extra) + 1))
+    for name, es in rows:
+        def at(e, n, k):
+            b = [r for r in e["accuracy"]["by_length"] if r["length"] == n]
+            return b[0][by][k] if b and b[0].get(by) else None
+        first = [at(e, lens[0], j) for e in es]
+        k = sum(1 for v in first if v is not None and v >= LEARNED)
+        cells = [cell([at(e, n, j) for e in es], "%.2f") for n in lens]
+        cells += [cell([at(e, lens[0], c) for e in es], "%.2f") for c, _ in extra]
+        seeds = " / ".join("%.2f" % v if v is not None else "n/a" for v in first)
+        print("| %s | %d/%d | %s | %s |" % (name, k, len(es), " | ".join(cells), seeds))
+
+
 if __name__ == "__main__":
     if len(sys.argv) > 2 and sys.argv[1] == "--variant":
         VARIANT = sys.argv[2]
         del sys.argv[1:3]
-    if len(sys.argv) < 3 or sys.argv[1] not in ("accuracy", "loss", "lr", "passkey", "passkey-rope"):
+    if len(sys.argv) < 3 or sys.argv[1] not in ("accuracy", "loss", "lr", "passkey", "passkey-rope", "recall"):
         sys.exit(__doc__)
+    if sys.argv[1] == "recall":
+        recall(sys.argv[2:])
+        sys.exit(0)
     if sys.argv[1] == "lr":
         lr(sys.argv[2:])
         sys.exit(0)
