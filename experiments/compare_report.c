@@ -476,7 +476,9 @@ static int passkey_row(const ordo_cmp_group *g, const ordo_cmp *c, ordo_strbuf *
     char title[192];
     snprintf(title, sizeof title, "%s: passkey retrieval (mean of %d run%s)", g->pos, used,
              used == 1 ? "" : "s");
-    ordo_svg_passkey_grid(out, title, lens, nl, r0->acc_depths, nd, mean);
+    ordo_svg_accuracy_grid(out, title, lens, nl, r0->acc_depths, nd,
+                           "depth of the key (0 = start, 1 = right before the question)",
+                           "accuracy", mean);
     free(sum), free(mean), free(cnt), free(lens);
     return 1;
 }

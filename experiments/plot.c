@@ -490,16 +490,17 @@ void ordo_svg_colorbar(ordo_strbuf *s, double x, double y, double w, double h, d
     ordo_strbuf_printf(s, "</g>\n");
 }
 
-void ordo_svg_passkey_grid(ordo_strbuf *s, const char *title, const int *lengths, int nl,
-                           const double *depths, int nd, const double *acc) {
+void ordo_svg_accuracy_grid(ordo_strbuf *s, const char *title, const int *lengths, int nl,
+                            const double *cols, int nc, const char *xlabel, const char *barlabel,
+                            const double *acc) {
     double cw = 64, chh = 30, px = 80, py = 40; // cell size, plot origin
-    double w = px + nd * cw + 90, h = py + nl * chh + 50;
+    double w = px + nc * cw + 90, h = py + nl * chh + 50;
     ordo_svg_open(s, w, h, title);
-    ordo_svg_text(s, px + nd * cw / 2, 22, "middle", FONT, "font-weight=\"bold\"", "%s", title);
+    ordo_svg_text(s, px + nc * cw / 2, 22, "middle", FONT, "font-weight=\"bold\"", "%s", title);
     for (int i = 0; i < nl; i++) {
         ordo_svg_text(s, px - 6, py + (i + 0.5) * chh + 4, "end", FONT - 1, "", "%d", lengths[i]);
-        for (int j = 0; j < nd; j++) {
-            double v = acc[(size_t)i * nd + j], x = px + j * cw, y = py + i * chh;
+        for (int j = 0; j < nc; j++) {
+            double v = acc[(size_t)i * nc + j], x = px + j * cw, y = py + i * chh;
             char col[8] = "#dddddd";
             if (isfinite(v)) ordo_svg_color(col, v, 0, 1, 0);
             ordo_strbuf_printf(s,
@@ -516,12 +517,11 @@ void ordo_svg_passkey_grid(ordo_strbuf *s, const char *title, const int *lengths
                 ordo_svg_text(s, x + cw / 2, y + chh / 2 + 4, "middle", FONT - 1, attr, "n/a");
         }
     }
-    for (int j = 0; j < nd; j++)
+    for (int j = 0; j < nc; j++)
         ordo_svg_text(s, px + (j + 0.5) * cw, py + nl * chh + 14, "middle", FONT - 1, "", "%g",
-                      depths[j]);
-    ordo_svg_text(s, px + nd * cw / 2, py + nl * chh + 32, "middle", FONT - 1, "",
-                  "depth of the key (0 = start, 1 = right before the question)");
+                      cols[j]);
+    ordo_svg_text(s, px + nc * cw / 2, py + nl * chh + 32, "middle", FONT - 1, "", "%s", xlabel);
     ordo_svg_text(s, px - 6, py - 6, "end", FONT - 1, "", "length");
-    ordo_svg_colorbar(s, px + nd * cw + 20, py, 14, nl * chh, 0, 1, 0, "accuracy");
+    ordo_svg_colorbar(s, px + nc * cw + 20, py, 14, nl * chh, 0, 1, 0, barlabel);
     ordo_svg_close(s);
 }

@@ -71,11 +71,13 @@ void ordo_svg_heatmap(ordo_strbuf *s, const ordo_heatmap *hm, double x, double y
 // A vertical colour bar in (x, y, w, h) with ticks at vmin, the middle and vmax, and a label.
 void ordo_svg_colorbar(ordo_strbuf *s, double x, double y, double w, double h, double vmin,
                        double vmax, int diverging, const char *label);
-// A whole SVG: passkey retrieval accuracy (0..1) as a grid, a row per length (lengths[nl]) and
-// a column per depth (depths[nd]), acc (nl, nd) row-major, each cell coloured and its value
-// written in it (NaN: grey, "n/a"), with a colour bar: the picture the papers show.
-void ordo_svg_passkey_grid(ordo_strbuf *s, const char *title, const int *lengths, int nl,
-                           const double *depths, int nd, const double *acc);
+// A whole SVG: an accuracy (0..1) as a grid, a row per length (lengths[nl]) and a column per
+// value of cols[nc] (passkey's depths, mqar's pairs, ...; ticks "%g", the axis labelled
+// xlabel), acc (nl, nc) row-major, each cell coloured and its value written in it (NaN: grey,
+// "n/a"), with a colour bar labelled barlabel ("accuracy"): the picture the papers show.
+void ordo_svg_accuracy_grid(ordo_strbuf *s, const char *title, const int *lengths, int nl,
+                            const double *cols, int nc, const char *xlabel, const char *barlabel,
+                            const double *acc);
 // The colour of v in a map, as "#rrggbb" into out[8].
 void ordo_svg_color(char out[8], double v, double vmin, double vmax, int diverging);
 // Where a position scheme stands in tables and legends: the schemes in enum order with

@@ -659,7 +659,9 @@ static ordo_status passkey_map(ordo_viz *v) {
              r.eval_step);
     ordo_strbuf svg;
     ordo_strbuf_init(&svg);
-    ordo_svg_passkey_grid(&svg, title, lens, r.nacc, r.acc_depths, r.acc_ndepths, r.acc_grid);
+    ordo_svg_accuracy_grid(&svg, title, lens, r.nacc, r.acc_depths, r.acc_ndepths,
+                           "depth of the key (0 = start, 1 = right before the question)",
+                           "accuracy", r.acc_grid);
     s = emit(v, "passkey.svg", &svg, title);
     ordo_strbuf_free(&svg);
     free(lens);
