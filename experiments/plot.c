@@ -495,8 +495,13 @@ void ordo_svg_accuracy_grid(ordo_strbuf *s, const char *title, const int *length
                             const double *acc) {
     double cw = 64, chh = 30, px = 80, py = 40; // cell size, plot origin
     double w = px + nc * cw + 90, h = py + nl * chh + 50;
+    // a title wider than the grid (a long row label over flipflop's three columns) moves right
+    // and widens the picture rather than running off its edges (bold 12 px: ~7 px a character)
+    double tw = 7.0 * (double)strlen(title), tx = px + nc * cw / 2;
+    if (tx - tw / 2 < 10) tx = tw / 2 + 10;
+    if (tx + tw / 2 + 10 > w) w = tx + tw / 2 + 10;
     ordo_svg_open(s, w, h, title);
-    ordo_svg_text(s, px + nc * cw / 2, 22, "middle", FONT, "font-weight=\"bold\"", "%s", title);
+    ordo_svg_text(s, tx, 22, "middle", FONT, "font-weight=\"bold\"", "%s", title);
     for (int i = 0; i < nl; i++) {
         ordo_svg_text(s, px - 6, py + (i + 0.5) * chh + 4, "end", FONT - 1, "", "%d", lengths[i]);
         for (int j = 0; j < nc; j++) {
