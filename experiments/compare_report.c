@@ -3,7 +3,7 @@
 // length (log-x, from eval.json), copy/reverse exact match against length when eval.json
 // has it, and report.html: a self-contained XHTML page (table and SVGs inline, no scripts,
 // no external resources) that any browser opens from disk and any XML parser accepts.
-// Its table of rows is compare_html.c's.
+// Its table of rows is compare_html.c's, the passkey heatmaps per row compare_grid.c's.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +13,7 @@
 #include "eval/windows.h"
 #include "experiments/compare_context.h"
 #include "experiments/compare.h"
+#include "experiments/compare_grid.h"
 #include "experiments/compare_html.h"
 #include "experiments/plot.h"
 
@@ -448,41 +449,6 @@ static int accuracy(const ordo_cmp *c, ordo_strbuf *s) {
     return n > 0;
 }
 
-// passkey: a row's retrieval accuracy (length x depth) as a heatmap, the mean over the row's
-// runs whose grid has the first one's shape (its lengths and depths), into out; 0 when no
-// run of the row has a grid.
-static int passkey_row(const ordo_cmp_group *g, const ordo_cmp *c, ordo_strbuf *out) {
-    const ordo_runinfo *r0 = NULL;
-    for (int k = 0; k < g->n && !r0; k++)
-        if (c->runs[g->runs[k]].acc_grid) r0 = &c->runs[g->runs[k]];
-    if (!r0) return 0;
-    int nl = r0->nacc, nd = r0->acc_ndepths, used = 0;
-    double *sum = ordo_xcalloc((size_t)nl * nd, sizeof *sum),
-           *mean = ordo_xmalloc((size_t)nl * nd * sizeof *mean);
-    int *cnt = ordo_xcalloc((size_t)nl * nd, sizeof *cnt),
-        *lens = ordo_xmalloc((size_t)nl * sizeof *lens);
-    for (int i = 0; i < nl; i++) lens[i] = r0->acc[i].n;
-    for (int k = 0; k < g->n; k++) {
-        const ordo_runinfo *r = &c->runs[g->runs[k]];
-        int same = r->acc_grid && r->nacc == nl && r->acc_ndepths == nd;
-        for (int i = 0; same && i < nl; i++) same = r->acc[i].n == lens[i];
-        for (int j = 0; same && j < nd; j++) same = r->acc_depths[j] == r0->acc_depths[j];
-        if (!same) continue;
-        used++;
-        for (size_t x = 0; x < (size_t)nl * nd; x++)
-            if (isfinite(r->acc_grid[x])) sum[x] += r->acc_grid[x], cnt[x]++;
-    }
-    for (size_t x = 0; x < (size_t)nl * nd; x++) mean[x] = cnt[x] ? sum[x] / cnt[x] : NAN;
-    char title[192];
-    snprintf(title, sizeof title, "%s: passkey retrieval (mean of %d run%s)", g->pos, used,
-             used == 1 ? "" : "s");
-    ordo_svg_accuracy_grid(out, title, lens, nl, r0->acc_depths, nd,
-                           "depth of the key (0 = start, 1 = right before the question)",
-                           "accuracy", mean);
-    free(sum), free(mean), free(cnt), free(lens);
-    return 1;
-}
-
 // The eval point of r with loss_by_position at the largest length (NULL if none).
 static const ordo_eval_point *longest_by_pos(const ordo_runinfo *r) {
     const ordo_eval_point *best = NULL;
@@ -755,19 +721,9 @@ ordo_status ordo_cmp_write_report(const ordo_cmp *c, const char *out_dir) {
     int has_cu = ordo_cmp_context_use_svg(c, &cu), has_diag = ordo_cmp_diagnostics_html(c, &diag);
     if (!s && has_cu) s = save_text(out_dir, "context_use.svg", &cu);
     // passkey: a heatmap per row, each also as passkey-<row>.svg
-    ordo_strbuf pk;
-    ordo_strbuf_init(&pk);
-    for (int gi = 0; gi < c->ngroups && !s; gi++) {
-        ordo_strbuf one;
-        ordo_strbuf_init(&one);
-        if (passkey_row(&c->groups[gi], c, &one)) {
-            char name[32];
-            snprintf(name, sizeof name, "passkey-%d.svg", gi + 1);
-            s = save_text(out_dir, name, &one);
-            ordo_strbuf_printf(&pk, "%s", one.buf);
-        }
-        ordo_strbuf_free(&one);
-    }
+    ordo_strbuf grids;
+    ordo_strbuf_init(&grids);
+    if (!s) s = ordo_cmp_accuracy_grids(c, out_dir, &grids);
 
     // XHTML (well-formed XML) that browsers also read as HTML; SVGs go in as they are
     ordo_strbuf_printf(&h,
@@ -796,8 +752,7 @@ ordo_status ordo_cmp_write_report(const ordo_cmp *c, const char *out_dir) {
                        curves.buf, extra.buf);
     if (has_pos) ordo_strbuf_printf(&h, "<h2>Val loss by position</h2>\n%s", bypos.buf);
     if (has_acc) ordo_strbuf_printf(&h, "<h2>Exact match by length</h2>\n%s", acc.buf);
-    if (pk.len)
-        ordo_strbuf_printf(&h, "<h2>Passkey retrieval by length and depth</h2>\n%s", pk.buf);
+    if (grids.len) ordo_strbuf_printf(&h, "%s", grids.buf);
     if (has_cu) ordo_strbuf_printf(&h, "<h2>Context use</h2>\n%s", cu.buf);
     if (has_diag)
         ordo_strbuf_printf(&h, "<h2>Position probe and attention by offset</h2>\n%s", diag.buf);
@@ -820,7 +775,7 @@ ordo_status ordo_cmp_write_report(const ordo_cmp *c, const char *out_dir) {
     ordo_strbuf_free(&extra);
     ordo_strbuf_free(&acc);
     ordo_strbuf_free(&bypos);
-    ordo_strbuf_free(&pk);
+    ordo_strbuf_free(&grids);
     ordo_strbuf_free(&cu);
     ordo_strbuf_free(&diag);
     ordo_strbuf_free(&h);
