@@ -3,7 +3,7 @@
 // length (log-x, from eval.json), copy/reverse exact match against length when eval.json
 // has it, and report.html: a self-contained XHTML page (table and SVGs inline, no scripts,
 // no external resources) that any browser opens from disk and any XML parser accepts.
-// Its table of rows is compare_html.c's, the passkey heatmaps per row compare_grid.c's.
+// Its table of rows is compare_html.c's, the accuracy heatmaps per row compare_grid.c's.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -720,7 +720,7 @@ ordo_status ordo_cmp_write_report(const ordo_cmp *c, const char *out_dir) {
     ordo_strbuf_init(&diag);
     int has_cu = ordo_cmp_context_use_svg(c, &cu), has_diag = ordo_cmp_diagnostics_html(c, &diag);
     if (!s && has_cu) s = save_text(out_dir, "context_use.svg", &cu);
-    // passkey: a heatmap per row, each also as passkey-<row>.svg
+    // passkey, mqar, flipflop: a heatmap per row, each also as <task>-<row>.svg
     ordo_strbuf grids;
     ordo_strbuf_init(&grids);
     if (!s) s = ordo_cmp_accuracy_grids(c, out_dir, &grids);

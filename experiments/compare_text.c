@@ -84,8 +84,10 @@ int ordo_cmp_record_mults(const ordo_runinfo *r, int *out, int cap) {
     if (!r->has_eval || T <= 0) return 0;
     for (int i = 0; i < r->neval; i++)
         if (r->eval[i].context % T == 0) add_sorted(out, &n, cap, r->eval[i].context / T);
-    // passkey's lengths are the exact match columns' (ordo_cmp.exact)
-    for (int i = 0; r->acc_ndepths && i < r->nacc; i++)
+    // passkey's lengths are the exact match columns' (ordo_cmp.exact); mqar's and flipflop's
+    // grids are not in the table
+    int passkey = r->acc_grid_task && strcmp(r->acc_grid_task, "passkey") == 0;
+    for (int i = 0; passkey && i < r->nacc; i++)
         if (r->acc[i].n > 0 && r->acc[i].n % T == 0) add_sorted(out, &n, cap, r->acc[i].n / T);
     return n;
 }

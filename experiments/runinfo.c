@@ -30,19 +30,63 @@ static double num_or_nan(json_t *v) {
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-// passkey: the depths and the (length, depth) cells, when the record has them (a cell it
-// lacks, or null, is NaN).
-static void read_passkey_grid(ordo_run_eval *e, const ordo_eval_accuracy *acc) {
-    if (!acc->depths.have || acc->depths.n == 0) return;
-    int nd = acc->depths.n;
-    e->acc_ndepths = nd;
-    e->acc_depths = ordo_xmalloc((size_t)nd * sizeof(double));
-    e->acc_grid = ordo_xmalloc(((size_t)e->nacc * nd + 1) * sizeof(double));
-    memcpy(e->acc_depths, acc->depths.v, (size_t)nd * sizeof(double));
-    for (int i = 0; i < e->nacc; i++) {
-        const ordo_eval_reals *cells = &acc->by_length.v[i].by_depth;
-        for (int j = 0; j < nd; j++)
-            e->acc_grid[(size_t)i * nd + j] = j < cells->n ? cells->v[j] : NAN;
+// The tasks whose accuracy is a grid: a row per length ("by_length") and a column per value
+// of a key of "accuracy" (ints or reals), each row holding its cells under its own key. A new
+// task with a grid is one GRID line here (and its keys in eval/eval_report.h); viz and compare
+// then draw it as <task>.svg and <task>-<row>.svg.
+typedef struct grid_kind {
+    const char *task;  // the record's "task" (a record without one matches on its columns)
+    size_t cols;       // the columns: offsetof in ordo_eval_accuracy
+    int cols_int;      // they are ordo_eval_ints (else ordo_eval_reals)
+    size_t cells;      // a row's cells: offsetof in ordo_eval_acc_row (ordo_eval_reals)
+    const char *label; // the columns' axis label
+} grid_kind;
+
+// A table row. _Generic reads the columns' type from the struct, and a member of another type
+// (columns neither ints nor reals, cells not reals) fails to compile rather than being misread.
+#define COLS_INT(m) _Generic(((ordo_eval_accuracy *)0)->m, ordo_eval_ints : 1, ordo_eval_reals : 0)
+#define CELLS_AT(m)                                                                                \
+    _Generic(((ordo_eval_acc_row *)0)->m, ordo_eval_reals : offsetof(ordo_eval_acc_row, m))
+#define GRID(task, cols, cells, label)                                                             \
+    { task, offsetof(ordo_eval_accuracy, cols), COLS_INT(cols), CELLS_AT(cells), label }
+
+static const grid_kind grid_kinds[] = {
+    GRID("passkey", depths, by_depth,
+         "depth of the key (0 = start, 1 = right before the question)"),
+    GRID("mqar", pairs, by_pairs, "key-value pairs"),
+    GRID("flipflop", p_ignore, by_p_ignore, "p_i, probability of an ignore instruction"),
+};
+#define NGRID_KINDS ((int)(sizeof grid_kinds / sizeof *grid_kinds))
+
+const char *ordo_runinfo_grid_label(const char *task) {
+    for (int k = 0; task && k < NGRID_KINDS; k++)
+        if (strcmp(grid_kinds[k].task, task) == 0) return grid_kinds[k].label;
+    return NULL;
+}
+
+// The grid of the first kind whose columns the record has (and whose task it names, if it
+// names one), into e's acc_grid fields (a cell a row lacks, or null, is NaN); none: left 0.
+static void read_grid(ordo_run_eval *e, const ordo_eval_accuracy *acc) {
+    const char *task = ordo_eval_str_value(acc->task);
+    for (int k = 0; k < NGRID_KINDS; k++) {
+        const grid_kind *g = &grid_kinds[k];
+        const ordo_eval_ints *ci = (const void *)((const char *)acc + g->cols);
+        const ordo_eval_reals *cr = (const void *)((const char *)acc + g->cols);
+        int have = g->cols_int ? ci->have : cr->have, nc = g->cols_int ? ci->n : cr->n;
+        if (!have || nc == 0 || (task && strcmp(task, g->task) != 0)) continue;
+        e->acc_grid_task = g->task;
+        e->acc_col_label = g->label;
+        e->acc_ncols = nc;
+        e->acc_cols = ordo_xmalloc((size_t)nc * sizeof(double));
+        e->acc_grid = ordo_xmalloc(((size_t)e->nacc * nc + 1) * sizeof(double));
+        for (int j = 0; j < nc; j++) e->acc_cols[j] = g->cols_int ? (double)ci->v[j] : cr->v[j];
+        for (int i = 0; i < e->nacc; i++) {
+            const ordo_eval_reals *cells =
+                (const void *)((const char *)&acc->by_length.v[i] + g->cells);
+            for (int j = 0; j < nc; j++)
+                e->acc_grid[(size_t)i * nc + j] = j < cells->n ? cells->v[j] : NAN;
+        }
+        return;
     }
 }
 
@@ -287,7 +331,8 @@ static void read_point(ordo_eval_point *p, const ordo_eval_report_result *o) {
     }
 }
 
-// Copy/reverse's exact match by n (passkey's by length, and its grid), when the record has it.
+// Copy/reverse's exact match by n (passkey's, mqar's and flipflop's by length, and their
+// grids), when the record has it.
 static void read_accuracy(ordo_run_eval *e, const ordo_eval_accuracy *acc) {
     const ordo_eval_acc_rows *by = &acc->by_length;
     if (!by->have) return;
@@ -303,7 +348,7 @@ static void read_accuracy(ordo_run_eval *e, const ordo_eval_accuracy *acc) {
         e->acc[i].exact_match =
             ordo_eval_real_value(o->exact_match.has ? o->exact_match : o->accuracy);
     }
-    read_passkey_grid(e, acc);
+    read_grid(e, acc);
 }
 
 // Reads eval record `path` into e (name: NULL for the name the record holds, as eval.json).
@@ -357,7 +402,7 @@ static void free_eval(ordo_run_eval *e) {
     free(e->eval);
     free(e->acc_task);
     free(e->acc);
-    free(e->acc_depths);
+    free(e->acc_cols);
     free(e->acc_grid);
     free(e->cu_k);
     free(e->cu_loss);
@@ -490,8 +535,10 @@ void ordo_runinfo_select_eval(ordo_runinfo *r, int k) {
     r->acc_train_max_len = e ? e->acc_train_max_len : 0;
     r->nacc = e ? e->nacc : 0;
     r->acc = e ? e->acc : NULL;
-    r->acc_ndepths = e ? e->acc_ndepths : 0;
-    r->acc_depths = e ? e->acc_depths : NULL;
+    r->acc_grid_task = e ? e->acc_grid_task : NULL;
+    r->acc_col_label = e ? e->acc_col_label : NULL;
+    r->acc_ncols = e ? e->acc_ncols : 0;
+    r->acc_cols = e ? e->acc_cols : NULL;
     r->acc_grid = e ? e->acc_grid : NULL;
 }
 

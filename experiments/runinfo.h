@@ -47,8 +47,13 @@ typedef struct ordo_run_eval {
     char *acc_task; // copy/reverse accuracy (NULL when the record has none)
     int acc_train_max_len, nacc;
     ordo_acc_point *acc; // passkey: n is the length, exact_match the mean over depths
-    int acc_ndepths;     // passkey: the depths of the grid, and acc_grid (nacc, acc_ndepths)
-    double *acc_depths, *acc_grid;
+    // the grid of a task that has one (passkey, mqar, flipflop: ordo_runinfo_grid_label): the
+    // task (file names and titles), its columns acc_cols (depths, pairs, p_i) labelled
+    // acc_col_label, and the cells acc_grid (nacc, acc_ncols); the task and label are static
+    // strings, all NULL/0 when the record has no grid
+    const char *acc_grid_task, *acc_col_label;
+    int acc_ncols;
+    double *acc_cols, *acc_grid;
     // the context-use curve (ordo eval --context-use): loss against k, on cu_targets targets
     // (ncu 0: the record has none)
     int ncu;
@@ -96,8 +101,9 @@ typedef struct ordo_runinfo {
     const char *acc_task; // copy/reverse accuracy (NULL when the record has none)
     int acc_train_max_len, nacc;
     ordo_acc_point *acc;
-    int acc_ndepths; // passkey's grid (see ordo_run_eval)
-    const double *acc_depths, *acc_grid;
+    const char *acc_grid_task, *acc_col_label; // the grid (see ordo_run_eval)
+    int acc_ncols;
+    const double *acc_cols, *acc_grid;
 } ordo_runinfo;
 
 // Reads the run in dir. Errors name the file: a directory without config.json is "not a
@@ -107,6 +113,10 @@ void ordo_runinfo_free(ordo_runinfo *r);
 // Makes r->evals[k] the record the eval fields show (k < 0: none). A shallow copy of r (what
 // compare makes, one per record) selects its own; only the original is freed.
 void ordo_runinfo_select_eval(ordo_runinfo *r, int k);
+
+// The x-axis label of the accuracy grid of `task` ("key-value pairs" for mqar), or NULL when
+// the task's records have no grid: which tasks `ordo viz` draws a map for.
+const char *ordo_runinfo_grid_label(const char *task);
 
 // The selected record's entry of r at `context`, or NULL when there is none or it lacks it.
 const ordo_eval_point *ordo_runinfo_eval_point(const ordo_runinfo *r, int context);

@@ -639,30 +639,36 @@ static ordo_status attention_maps(ordo_viz *v, ordo_gpt *m, ordo_rundata *d, int
     return s;
 }
 
-// passkey: the heatmap of the run's eval record (base, else the first), from `ordo eval --save`;
-// a line saying how to make one when the run has none.
-static ordo_status passkey_map(ordo_viz *v) {
-    if (v->cfg.data || strcmp(v->cfg.task, "passkey") != 0) return ORDO_OK;
+// passkey, mqar, flipflop (the tasks whose accuracy is a grid): the heatmap of the run's eval
+// record (base, else the first), from `ordo eval --save`, as <task>.svg; a line saying how to
+// make one when the run has none.
+static ordo_status accuracy_map(ordo_viz *v) {
+    if (v->cfg.data || !ordo_runinfo_grid_label(v->cfg.task)) return ORDO_OK;
     ordo_runinfo r;
     ordo_status s = ordo_runinfo_load(&r, v->dir);
     if (s) return s;
     if (!r.acc_grid) {
-        printf("  (no passkey accuracy: 'ordo eval %s --save' scores it, then viz draws it)\n",
-               v->dir);
+        printf("  (no %s accuracy: 'ordo eval %s --save' scores it, then viz draws it)\n",
+               v->cfg.task, v->dir);
         ordo_runinfo_free(&r);
         return ORDO_OK;
     }
     int *lens = ordo_xmalloc((size_t)r.nacc * sizeof *lens);
     for (int i = 0; i < r.nacc; i++) lens[i] = r.acc[i].n;
-    char title[160];
-    snprintf(title, sizeof title, "passkey retrieval, eval record %s (step %lld)", r.eval_name,
-             r.eval_step);
+    const char *task = r.acc_grid_task;
+    char title[192], file[64];
+    if (strcmp(task, "passkey") == 0)
+        snprintf(title, sizeof title, "passkey retrieval, eval record %s (step %lld)", r.eval_name,
+                 r.eval_step);
+    else
+        snprintf(title, sizeof title, "%s accuracy, eval record %s (step %lld)", task, r.eval_name,
+                 r.eval_step);
+    snprintf(file, sizeof file, "%s.svg", task);
     ordo_strbuf svg;
     ordo_strbuf_init(&svg);
-    ordo_svg_accuracy_grid(&svg, title, lens, r.nacc, r.acc_depths, r.acc_ndepths,
-                           "depth of the key (0 = start, 1 = right before the question)",
+    ordo_svg_accuracy_grid(&svg, title, lens, r.nacc, r.acc_cols, r.acc_ncols, r.acc_col_label,
                            "accuracy", r.acc_grid);
-    s = emit(v, "passkey.svg", &svg, title);
+    s = emit(v, file, &svg, title);
     ordo_strbuf_free(&svg);
     free(lens);
     ordo_runinfo_free(&r);
@@ -862,7 +868,7 @@ ordo_status ordo_viz_write(ordo_viz *v) {
     ordo_status s = scheme_maps(v, &v->model, v->T);
     if (!s) s = attention_maps(v, &v->model, &v->data, v->T);
     if (!s) s = diagnostics(v, &v->model, &v->data, v->T);
-    if (!s) s = passkey_map(v);
+    if (!s) s = accuracy_map(v);
     if (!s) s = write_index(v);
     return s;
 }
