@@ -55,6 +55,8 @@ static const grid_kind grid_kinds[] = {
          "depth of the key (0 = start, 1 = right before the question)"),
     GRID("mqar", pairs, by_pairs, "key-value pairs"),
     GRID("flipflop", p_ignore, by_p_ignore, "p_i, probability of an ignore instruction"),
+    GRID("selective-copy", tokens, by_tokens, "data tokens to copy"),
+    GRID("count", vars, by_vars, "variables"),
 };
 #define NGRID_KINDS ((int)(sizeof grid_kinds / sizeof *grid_kinds))
 

@@ -112,6 +112,18 @@ for t in sc:selective-copy:24,48,96 ct:count:48,96 ad:add:; do
 done
 grep -q '"pack": "none"' "$dir/ad/config.json" && ok || bad "add: config.json has no pack"
 
+# viz draws the saved grids as heatmaps: a cell (rect) per length x column
+cells() { # SVG: the grid's cells
+  python3 -c 'import sys, xml.etree.ElementTree as E
+r = E.parse(sys.argv[1]).getroot()
+print(sum(1 for x in r.iter("{http://www.w3.org/2000/svg}rect") if x.get("stroke") == "#ffffff"))' "$1"
+}
+for t in sc:selective-copy:21 ct:count:4; do
+  IFS=: read -r d task n <<<"$t"
+  "$ORDO" viz "$dir/$d" --out "$dir/viz-$d" --threads 1 >/dev/null 2>&1 &&
+    [ "$(cells "$dir/viz-$d/$task.svg")" = "$n" ] && ok || bad "viz: $task.svg, not $n cells"
+done
+
 err=$("$ORDO" train --task selective-copy --context 32 --out "$dir/bad" 2>&1)
 grep -q 'cannot hold 16 data tokens' <<<"$err" && ok || bad "selective-copy: 16 at 32: $err"
 err=$("$ORDO" train --task selective-copy --sc-vocab 3 --out "$dir/bad" 2>&1)
