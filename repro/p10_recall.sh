@@ -9,6 +9,9 @@
 # --t5-max-distance 64 (no bucket first used past the training length), in OUT_DIR/<task>-t5
 # (a sweep refuses a scheme's option for the others); fox with the FoX code's gate bias (0,
 # the default).
+# copy, reverse and add follow Kazemnejad et al. 2023's protocol at CPU scale: one example per
+# window (--pack none), trained on n = 1..20 (add: 1..8 digits, their L = 8), scored by exact
+# match to n = 40 (add: 16), the same recipe, context the longest example (43; add 29).
 #   repro/p10_recall.sh OUT_DIR
 # ORDO (default build/ordo) is the binary; JOBS (default 2) runs at once, one thread each.
 # Run again, it keeps what is finished and resumes what was stopped (ordo sweep). Tables:
@@ -17,18 +20,22 @@ set -eu
 [ $# -ge 1 ] || { echo "usage: $0 OUT_DIR" >&2; exit 2; }
 O=${ORDO:-build/ordo}
 OUT=$1
-TASKS=${TASKS:-selective-copy count flipflop}
+TASKS=${TASKS:-selective-copy count copy add reverse flipflop}
 SEEDS=${SEEDS:-3}
 POS=${POS:-learned,rope,alibi,fire,kerple,xpos,dpb,cope,fox,none}
-recipe=(--context 64 --d-model 64 --layers 2 --heads 4 --batch 32 --lr 1e-3 --warmup 100
+recipe=(--d-model 64 --layers 2 --heads 4 --batch 32 --lr 1e-3 --warmup 100
   --corpus-tokens 6400000 --eval-every 1000 --eval-batches 10 --threads 1
-  --eval-lengths 1,2,4,8 --examples 200 --progress plain
+  --examples 200 --progress plain
   --seeds "$SEEDS" --jobs "${JOBS:-2}")
 for t in $TASKS; do
-  steps=3000
+  steps=3000 shape=(--context 64 --eval-lengths 1,2,4,8)
   [ "$t" = flipflop ] && steps=1000 # all read 1.0 at step 500 in the guide's measurement
-  r=("${recipe[@]}" --steps "${STEPS:-$steps}")
+  case $t in
+  copy | reverse) shape=(--context 43 --pack none --min-len 1 --max-len 20 --eval-lengths 1) ;;
+  add) shape=(--context 29 --pack none --min-len 1 --max-len 8 --eval-lengths 1) ;;
+  esac
+  r=("${recipe[@]}" "${shape[@]}" --steps "${STEPS:-$steps}")
   "$O" sweep --task "$t" --pos "$POS" "${r[@]}" --out "$OUT/$t"
-  "$O" sweep --task "$t" --pos t5 --t5-max-distance 64 "${r[@]}" --out "$OUT/$t-t5"
+  "$O" sweep --task "$t" --pos t5 --t5-max-distance "${shape[1]}" "${r[@]}" --out "$OUT/$t-t5"
   "$O" sweep --task "$t" --pos sinusoidal --embed-style vaswani "${r[@]}" --out "$OUT/$t-vaswani"
 done
