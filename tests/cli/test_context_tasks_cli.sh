@@ -112,6 +112,16 @@ for t in sc:selective-copy:24,48,96 ct:count:48,96 ad:add:; do
 done
 grep -q '"pack": "none"' "$dir/ad/config.json" && ok || bad "add: config.json has no pack"
 
+# --pack none with --pos-random (Ruoss et al.): each window, one example, at drawn positions;
+# eval scores the examples at 0..T-1 and at drawn positions
+"$ORDO" train --task copy --max-len 4 --context 11 --pack none --pos-random 64 "${tiny[@]}" \
+  --out "$dir/rp" >"$dir/rp.log" 2>&1 && ok || bad "train --pos-random: $(tail -3 "$dir/rp.log")"
+for p in "" "--positions drawn"; do
+  # shellcheck disable=SC2086
+  tab=$("$ORDO" eval "$dir/rp" --examples 8 --threads 1 $p 2>&1)
+  grep -qE '^  n=8 +[01]\.[0-9]{3}$' <<<"$tab" && ok || bad "eval --pos-random $p: $tab"
+done
+
 # viz draws the saved grids as heatmaps: a cell (rect) per length x column
 cells() { # SVG: the grid's cells
   python3 -c 'import sys, xml.etree.ElementTree as E
