@@ -15,7 +15,7 @@
       count (repro/p10_recall.sh): per scheme the seeds that learned (the run's own cell at
       its training length >= 0.95, k/n), then that cell's accuracy per length; flip-flop
       adds the sparse and dense cells at 1x. A directory named <task>-<x> labels its rows
-      "<pos> (<x>)" (t5, vaswani)
+      "<pos> (<x>)" (t5: "max distance T", vaswani: "Vaswani's convention")
 
 Mean and sample sd over the seeds of each scheme (the runs <scheme>-s<seed>), from each
 run's eval.json, or with --variant NAME (before the mode) from its record eval/NAME.json
@@ -169,6 +169,7 @@ def passkey_rope(p8):
 COLS = {"mqar": ("pairs", "by_pairs", "train_pairs"), "flipflop": ("p_ignore", "by_p_ignore", "train_p_ignore"),
         "selective-copy": ("tokens", "by_tokens", "train_tokens"), "count": ("vars", "by_vars", "train_vars")}
 LEARNED = 0.95
+TAGS = {"t5": "max distance T", "vaswani": "Vaswani's convention", "foxbias": "gate bias 5"}
 
 
 def recall(sweeps):
@@ -178,7 +179,8 @@ def recall(sweeps):
         tag = ""
         for t in COLS:
             if base.startswith(t + "-"):
-                tag = " (%s)" % base[len(t) + 1:]
+                x = base[len(t) + 1:]
+                tag = " (%s)" % TAGS.get(x, x)
         for pos, es in runs(sweep):
             rows.append((pos + tag, es))
     if not rows:

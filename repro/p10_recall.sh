@@ -8,7 +8,8 @@
 # runs under Vaswani's convention (--embed-style vaswani), in OUT_DIR/<task>-vaswani; t5 with
 # --t5-max-distance 64 (no bucket first used past the training length), in OUT_DIR/<task>-t5
 # (a sweep refuses a scheme's option for the others); fox with the FoX code's gate bias (0,
-# the default).
+# the default), and again with --fox-gate-bias 5 (gates start at 0.993, not 0.5) in
+# OUT_DIR/<task>-foxbias.
 # copy, reverse and add follow Kazemnejad et al. 2023's protocol at CPU scale: one example per
 # window (--pack none), trained on n = 1..20 (add: 1..8 digits, their L = 8), scored by exact
 # match to n = 40 (add: 16), the same recipe, context the longest example (43; add 29).
@@ -38,4 +39,5 @@ for t in $TASKS; do
   "$O" sweep --task "$t" --pos "$POS" "${r[@]}" --out "$OUT/$t"
   "$O" sweep --task "$t" --pos t5 --t5-max-distance "${shape[1]}" "${r[@]}" --out "$OUT/$t-t5"
   "$O" sweep --task "$t" --pos sinusoidal --embed-style vaswani "${r[@]}" --out "$OUT/$t-vaswani"
+  "$O" sweep --task "$t" --pos fox --fox-gate-bias 5 "${r[@]}" --out "$OUT/$t-foxbias"
 done
