@@ -21,7 +21,7 @@ set -eu
 [ $# -ge 1 ] || { echo "usage: $0 OUT_DIR" >&2; exit 2; }
 O=${ORDO:-build/ordo}
 OUT=$1
-TASKS=${TASKS:-selective-copy count copy add reverse flipflop}
+TASKS=${TASKS:-selective-copy count flipflop copy add reverse}
 SEEDS=${SEEDS:-3}
 POS=${POS:-learned,rope,alibi,fire,kerple,xpos,dpb,cope,fox,none}
 recipe=(--d-model 64 --layers 2 --heads 4 --batch 32 --lr 1e-3 --warmup 100
