@@ -5,29 +5,23 @@
 // of reads equal to it (about a half); odd lengths and p_i = 1 are refused.
 #include <string.h>
 
-#include "data/answers.h"
-#include "data/corpus.h"
+#include "answers_check.h"
 #include "data/flipflop.h"
-#include "test.h"
 
-static ordo_corpus make_corpus(uint64_t seed, int len, double p) {
+static ordo_corpus_opts opts_of(uint64_t seed, int len, double p) {
     ordo_corpus_opts o;
     ordo_corpus_default_opts(ORDO_TASK_FLIPFLOP, &o);
     o.seed = seed, o.example_len = len, o.ff_ignore = p, o.n_tokens = 40000;
-    ordo_corpus c;
-    CHECK(ordo_corpus_generate(ORDO_TASK_FLIPFLOP, &o, &c) == ORDO_OK);
-    return c;
+    return o;
 }
 
-static void determinism(void) {
-    ordo_corpus a = make_corpus(3, 64, 0.8), b = make_corpus(3, 64, 0.8),
-                d = make_corpus(4, 64, 0.8);
-    CHECK(a.n == b.n && a.n % 64 == 0 && a.vocab_size == ORDO_FF_VOCAB);
-    CHECK(memcmp(a.tokens, b.tokens, a.n * sizeof *a.tokens) == 0 &&
-          memcmp(a.mask, b.mask, a.n) == 0);
-    CHECK(a.n == d.n && memcmp(a.tokens, d.tokens, a.n * sizeof *a.tokens) != 0);
-    CHECK(strcmp(a.words[ORDO_FF_W], "w") == 0 && strcmp(a.words[ORDO_FF_1], "1") == 0);
-    ordo_corpus_free(&a), ordo_corpus_free(&b), ordo_corpus_free(&d);
+static ordo_corpus make_corpus(uint64_t seed, int len, double p) {
+    ordo_corpus_opts o = opts_of(seed, len, p);
+    ordo_corpus c;
+    CHECK(ordo_corpus_generate(ORDO_TASK_FLIPFLOP, &o, &c) == ORDO_OK);
+    CHECK(c.vocab_size == ORDO_FF_VOCAB && strcmp(c.words[ORDO_FF_W], "w") == 0 &&
+          strcmp(c.words[ORDO_FF_1], "1") == 0);
+    return c;
 }
 
 // Every example against the layout; returns the share of ignores among the middle instructions.
@@ -53,21 +47,10 @@ static double layout(int len, double p) {
     return (double)ignores / (double)middle;
 }
 
-static long long n_reads, n_zero;
-static ordo_status counting_example(const void *task, int len, double p, ordo_rng *r, int32_t *out,
-                                    uint8_t *mask) {
-    ordo_status s = ordo_flipflop_example(task, len, p, r, out, mask);
-    for (int t = 0; t < len && !s; t++)
-        if (mask[t]) n_reads++, n_zero += out[t] == ORDO_FF_0;
-    return s;
-}
-
-// The oracle reads the next input, and for the last one the last bit written; the constant
-// says 0 everywhere.
-static ordo_status predict(void *p, const int32_t *in, int rows, int T, const int *from,
-                           int32_t *pred) {
-    (void)from; // every position is predicted
-    int constant = *(const int *)p;
+// The oracle reads the next input, and for the last one the last bit written.
+static ordo_status oracle(void *p, const int32_t *in, int rows, int T, const int *from,
+                          int32_t *pred) {
+    (void)p, (void)from;
     for (int i = 0; i < rows; i++) {
         const int32_t *x = in + (size_t)i * T;
         int32_t *y = pred + (size_t)i * T, bit = -1;
@@ -76,29 +59,19 @@ static ordo_status predict(void *p, const int32_t *in, int rows, int T, const in
             if (x[t] == ORDO_FF_W) bit = x[t + 1];
         }
         y[T - 1] = bit;
-        if (constant)
-            for (int t = 0; t < T; t++) y[t] = ORDO_FF_0;
     }
     return ORDO_OK;
 }
 
 static void scoring(double p) {
-    long long right, reads;
-    int oracle = 0, constant = 1;
-    CHECK(ordo_answers_score(ordo_flipflop_example, NULL, 128, p, 200, 5, 64, predict, &oracle,
-                             &right, &reads) == ORDO_OK);
-    CHECK_MSG(right == reads && reads >= 200, "the oracle got %lld of %lld", right, reads);
-    n_reads = n_zero = 0;
-    CHECK(ordo_answers_score(counting_example, NULL, 128, p, 200, 5, 9, predict, &constant, &right,
-                             &reads) == ORDO_OK);
-    CHECK_MSG(right == n_zero && reads == n_reads, "a constant 0 got %lld, %lld reads are 0", right,
-              n_zero);
-    CHECK_MSG(right > 0.4 * reads && right < 0.6 * reads, "a constant 0 got %lld of %lld", right,
+    long long zero, reads = check_answers_scoring(ordo_flipflop_example, NULL, 128, p, 200, oracle,
+                                                  NULL, ORDO_FF_0, &zero);
+    CHECK_MSG(zero > 0.4 * reads && zero < 0.6 * reads, "a constant 0 got %lld of %lld", zero,
               reads);
 }
 
 int main(void) {
-    determinism();
+    check_corpus_determinism(ORDO_TASK_FLIPFLOP, opts_of(3, 64, 0.8));
     double dflt = layout(64, 0.8), sparse = layout(512, 0.98), dense = layout(16, 0.1);
     CHECK_MSG(dflt > 0.78 && dflt < 0.82, "ignores %g at p_i 0.8", dflt);
     CHECK_MSG(sparse > 0.97 && sparse < 0.99, "ignores %g at p_i 0.98", sparse);

@@ -6,30 +6,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "data/answers.h"
-#include "data/corpus.h"
+#include "answers_check.h"
 #include "data/mqar.h"
-#include "test.h"
 
-static ordo_corpus make_corpus(uint64_t seed, int len, int pairs, double power) {
+static ordo_corpus_opts opts_of(uint64_t seed, int len, int pairs, double power) {
     ordo_corpus_opts o;
     ordo_corpus_default_opts(ORDO_TASK_MQAR, &o);
     o.seed = seed, o.example_len = len, o.mqar_pairs = pairs, o.mqar_power = power;
     o.n_tokens = 20000;
-    ordo_corpus c;
-    CHECK(ordo_corpus_generate(ORDO_TASK_MQAR, &o, &c) == ORDO_OK);
-    return c;
+    return o;
 }
 
-static void determinism(void) {
-    ordo_corpus a = make_corpus(7, 64, 4, 0.01), b = make_corpus(7, 64, 4, 0.01),
-                d = make_corpus(8, 64, 4, 0.01);
-    CHECK(a.n == b.n && a.n >= 20000 && a.n % 64 == 0 && a.example_len == 64);
-    CHECK(memcmp(a.tokens, b.tokens, a.n * sizeof *a.tokens) == 0);
-    CHECK(memcmp(a.mask, b.mask, a.n) == 0);
-    CHECK(a.n == d.n && memcmp(a.tokens, d.tokens, a.n * sizeof *a.tokens) != 0);
-    CHECK(a.vocab_size == ORDO_MQAR_DEFAULT_VOCAB && strcmp(a.words[200], "200") == 0);
-    ordo_corpus_free(&a), ordo_corpus_free(&b), ordo_corpus_free(&d);
+static ordo_corpus make_corpus(uint64_t seed, int len, int pairs, double power) {
+    ordo_corpus_opts o = opts_of(seed, len, pairs, power);
+    ordo_corpus c;
+    CHECK(ordo_corpus_generate(ORDO_TASK_MQAR, &o, &c) == ORDO_OK);
+    CHECK(c.vocab_size == ORDO_MQAR_DEFAULT_VOCAB && strcmp(c.words[200], "200") == 0);
+    return c;
 }
 
 // Every example against the layout; returns the mean slot of the queries.
@@ -67,57 +60,29 @@ static double layout(int len, int D, double power) {
     return slots / (double)queries;
 }
 
-// A test's example maker: MQAR's, counting the answers and those equal to GUESS.
-#define GUESS 130
-static long long n_answers, n_guess;
-static ordo_status counting_example(const void *task, int len, double pairs, ordo_rng *r,
-                                    int32_t *out, uint8_t *mask) {
-    ordo_status s = ordo_mqar_example(task, len, pairs, r, out, mask);
-    for (int t = 0; t < len && !s; t++)
-        if (mask[t]) n_answers++, n_guess += out[t] == GUESS;
-    return s;
-}
-
-// The oracle reads the next input, and for the last one looks its key up in the pairs; the
-// constant predicts GUESS everywhere.
-typedef struct predictor {
-    int pairs, constant;
-} predictor;
-static ordo_status predict(void *p, const int32_t *in, int rows, int T, const int *from,
-                           int32_t *pred) {
-    (void)from; // every position is predicted
-    const predictor *q = p;
+// The oracle looks the last input's key up in the pairs (the earlier positions are not read).
+static ordo_status oracle(void *p, const int32_t *in, int rows, int T, const int *from,
+                          int32_t *pred) {
+    (void)from;
+    int pairs = *(const int *)p;
     for (int i = 0; i < rows; i++) {
         const int32_t *x = in + (size_t)i * T;
         int32_t *y = pred + (size_t)i * T;
         for (int t = 0; t + 1 < T; t++) y[t] = x[t + 1];
         y[T - 1] = -1;
-        for (int k = 0; k < q->pairs; k++)
+        for (int k = 0; k < pairs; k++)
             if (x[2 * k] == x[T - 1]) y[T - 1] = x[2 * k + 1];
-        if (q->constant)
-            for (int t = 0; t < T; t++) y[t] = GUESS;
     }
     return ORDO_OK;
 }
 
 static void scoring(void) {
     ordo_mqar mq = {ORDO_MQAR_DEFAULT_VOCAB, ORDO_MQAR_DEFAULT_POWER};
-    long long right, answers, again, answers2;
-    predictor oracle = {8, 0}, constant = {8, 1};
-    CHECK(ordo_answers_score(ordo_mqar_example, &mq, 64, 8, 300, 5, 64, predict, &oracle, &right,
-                             &answers) == ORDO_OK);
-    CHECK_MSG(right == answers && answers == 300 * 8, "the oracle got %lld of %lld", right,
-              answers);
-    n_answers = n_guess = 0;
-    CHECK(ordo_answers_score(counting_example, &mq, 64, 8, 300, 5, 7, predict, &constant, &right,
-                             &answers) == ORDO_OK);
-    CHECK_MSG(right == n_guess && answers == n_answers, "a constant got %lld, %lld answers are it",
-              right, n_guess);
+    int pairs = 8;
+    long long right, answers = check_answers_scoring(ordo_mqar_example, &mq, 64, 8, 300, oracle,
+                                                     &pairs, 130, &right);
+    CHECK(answers == 300 * 8);
     CHECK_MSG(right >= 5 && right <= 45, "a constant got %lld of 2400 (chance about 19)", right);
-    // the same examples whatever the chunk
-    CHECK(ordo_answers_score(ordo_mqar_example, &mq, 64, 8, 300, 5, 1, predict, &constant, &again,
-                             &answers2) == ORDO_OK);
-    CHECK(again == right && answers2 == answers);
 }
 
 static void bad_sizes(void) {
@@ -139,7 +104,7 @@ static void bad_sizes(void) {
 }
 
 int main(void) {
-    determinism();
+    check_corpus_determinism(ORDO_TASK_MQAR, opts_of(7, 64, 4, 0.01));
     // 28 slots: a uniform draw sits at 13.5 on average, the power law near the pairs
     double power = layout(64, 4, 0.01), uniform = layout(64, 4, 1.0);
     CHECK_MSG(power < 8 && uniform > 11 && uniform < 16,

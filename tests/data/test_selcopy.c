@@ -5,27 +5,22 @@
 // the share of answers equal to it; sizes the layout cannot hold are refused.
 #include <string.h>
 
-#include "data/answers.h"
-#include "data/corpus.h"
+#include "answers_check.h"
 #include "data/selcopy.h"
-#include "test.h"
 
-static ordo_corpus make_corpus(uint64_t seed, int len, int tokens) {
+static ordo_corpus_opts opts_of(uint64_t seed, int len, int tokens) {
     ordo_corpus_opts o;
     ordo_corpus_default_opts(ORDO_TASK_SELECTIVE_COPY, &o);
     o.seed = seed, o.example_len = len, o.sc_tokens = tokens, o.n_tokens = 40000;
-    ordo_corpus c;
-    CHECK(ordo_corpus_generate(ORDO_TASK_SELECTIVE_COPY, &o, &c) == ORDO_OK);
-    return c;
+    return o;
 }
 
-static void determinism(void) {
-    ordo_corpus a = make_corpus(7, 64, 16), b = make_corpus(7, 64, 16), d = make_corpus(8, 64, 16);
-    CHECK(a.n == b.n && a.n % 64 == 0 && a.example_len == 64 && a.vocab_size == 16);
-    CHECK(memcmp(a.tokens, b.tokens, a.n * sizeof *a.tokens) == 0);
-    CHECK(memcmp(a.mask, b.mask, a.n) == 0);
-    CHECK(a.n == d.n && memcmp(a.tokens, d.tokens, a.n * sizeof *a.tokens) != 0);
-    ordo_corpus_free(&a), ordo_corpus_free(&b), ordo_corpus_free(&d);
+static ordo_corpus make_corpus(uint64_t seed, int len, int tokens) {
+    ordo_corpus_opts o = opts_of(seed, len, tokens);
+    ordo_corpus c;
+    CHECK(ordo_corpus_generate(ORDO_TASK_SELECTIVE_COPY, &o, &c) == ORDO_OK);
+    CHECK(c.vocab_size == 16);
+    return c;
 }
 
 // Every example against the layout; the share of examples with data in slot 0 and in the
@@ -54,15 +49,10 @@ static void layout(int len, int K, double *first, double *last) {
     ordo_corpus_free(&c);
 }
 
-// The oracle copies the region's data, in order, after the marker; the constant predicts
-// GUESS everywhere.
-#define GUESS 7
-typedef struct predictor {
-    int constant;
-} predictor;
-static ordo_status predict(void *p, const int32_t *in, int rows, int T, const int *from,
-                           int32_t *pred) {
-    const predictor *q = p;
+// The oracle copies the region's data, in order, after the marker.
+static ordo_status oracle(void *p, const int32_t *in, int rows, int T, const int *from,
+                          int32_t *pred) {
+    (void)p, (void)from;
     for (int i = 0; i < rows; i++) {
         const int32_t *x = in + (size_t)i * T;
         int32_t *y = pred + (size_t)i * T;
@@ -71,33 +61,15 @@ static ordo_status predict(void *p, const int32_t *in, int rows, int T, const in
         for (int t = 0; t < T; t++) y[t] = -1;
         for (int t = 0; t < marker; t++)
             if (x[t] != 0) y[marker + k++] = x[t]; // position marker + i predicts copy i
-        for (int t = from[i]; q->constant && t < T; t++) y[t] = GUESS;
     }
     return ORDO_OK;
 }
 
-static long long n_answers, n_guess;
-static ordo_status counting_example(const void *task, int len, double k, ordo_rng *r, int32_t *out,
-                                    uint8_t *mask) {
-    ordo_status s = ordo_selcopy_example(task, len, k, r, out, mask);
-    for (int t = 0; t < len && !s; t++)
-        if (mask[t]) n_answers++, n_guess += out[t] == GUESS;
-    return s;
-}
-
 static void scoring(void) {
     ordo_selcopy sc = {16};
-    long long right, answers;
-    predictor oracle = {0}, constant = {1};
-    CHECK(ordo_answers_score(ordo_selcopy_example, &sc, 64, 16, 200, 5, 64, predict, &oracle,
-                             &right, &answers) == ORDO_OK);
-    CHECK_MSG(right == answers && answers == 200 * 16, "the oracle got %lld of %lld", right,
-              answers);
-    n_answers = n_guess = 0;
-    CHECK(ordo_answers_score(counting_example, &sc, 64, 16, 200, 5, 9, predict, &constant, &right,
-                             &answers) == ORDO_OK);
-    CHECK_MSG(right == n_guess && answers == n_answers, "a constant got %lld, %lld answers are it",
-              right, n_guess);
+    long long right, answers = check_answers_scoring(ordo_selcopy_example, &sc, 64, 16, 200, oracle,
+                                                     NULL, 7, &right);
+    CHECK(answers == 200 * 16);
     CHECK_MSG(right > 150 && right < 320, "a constant got %lld of 3200 (chance 1/14: 229)", right);
 }
 
@@ -119,7 +91,7 @@ static void bad_sizes(void) {
 }
 
 int main(void) {
-    determinism();
+    check_corpus_determinism(ORDO_TASK_SELECTIVE_COPY, opts_of(7, 64, 16));
     double f, l;
     layout(64, 16, &f, &l); // region 47: each slot data 16/47 = 0.34 of the time
     CHECK_MSG(f > 0.25 && f < 0.43 && l > 0.25 && l < 0.43, "slot 0 %g, last slot %g", f, l);
