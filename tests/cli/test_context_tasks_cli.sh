@@ -75,40 +75,20 @@ tab=$("$ORDO" eval "$dir/ad" --examples 8 --threads 1 --save 2>&1)
 grep -q 'exact match by length n (add, trained on n = 1..3)' <<<"$tab" &&
   grep -qE '^  n=6 +[01]\.[0-9]{3}$' <<<"$tab" && ok || bad "eval add: $tab"
 
-check_json() { # FILE TASK: rows of cells in [0, 1] (or null) and their means
-  python3 - "$1" "$2" <<'PY'
-import json, sys
-a = json.load(open(sys.argv[1]))["accuracy"]
-task = sys.argv[2]
-assert a["task"] == task, a
-if task == "add":
-    assert [r["n"] for r in a["by_length"]] == [1, 2, 3, 4, 5, 6], a
-    assert all(r["examples"] == 8 for r in a["by_length"]), a
-    assert all(0 <= r["exact_match"] <= 1 for r in a["by_length"]), a
-    sys.exit(0)
-assert a["examples"] == 8, a
-key, cols = {"selective-copy": ("by_tokens", "tokens"), "count": ("by_vars", "vars")}[task]
-if task == "selective-copy":
-    assert a["vocab"] == 16 and a["train_tokens"] == 8 and a[cols] == [1, 2, 4, 8, 16, 32, 64], a
-else:
-    assert a["train_vars"] == 3 and a[cols] == [1, 3], a
-for r in a["by_length"]:
-    cells = [x for x in r[key] if x is not None]
-    assert len(r[key]) == len(a[cols]) and all(0 <= x <= 1 for x in cells), r
-    if cells:
-        assert abs(r["accuracy"] - sum(cells) / len(cells)) < 1e-9, r
-PY
-}
-for t in sc:selective-copy:24,48,96 ct:count:48,96 ad:add:; do
-  IFS=: read -r d task lens <<<"$t"
-  check_json "$dir/$d/eval.json" "$task" && ok || bad "$task: eval.json"
+acc=(python3 "$src/tests/cli/accuracy_json.py")
+sc=(selective-copy examples=8 vocab=16 train_tokens=8 'tokens=[1, 2, 4, 8, 16, 32, 64]')
+ct=(count examples=8 train_vars=3 'vars=[1, 3]')
+ad=(add examples=8 'n=[1, 2, 3, 4, 5, 6]')
+for t in sc:24,48,96 ct:48,96 ad:; do
+  IFS=: read -r d lens <<<"$t"
+  declare -n want=$d
+  "${acc[@]}" check "$dir/$d/eval.json" "${want[@]}" && ok || bad "${want[0]}: eval.json"
   args=(--examples 8 --threads 1)
   [ -n "$lens" ] && args+=(--context "$lens")
   "$ORDO" eval "$dir/$d" "${args[@]}" --json >"$dir/$d.json" 2>/dev/null &&
-    check_json "$dir/$d.json" "$task" && ok || bad "$task: eval --json"
-  cmp -s <(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["accuracy"], sort_keys=True))' "$dir/$d.json") \
-    <(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["accuracy"], sort_keys=True))' "$dir/$d/eval.json") &&
-    ok || bad "$task: eval --json and the saved record differ"
+    "${acc[@]}" check "$dir/$d.json" "${want[@]}" && ok || bad "${want[0]}: eval --json"
+  "${acc[@]}" same "$dir/$d.json" "$dir/$d/eval.json" &&
+    ok || bad "${want[0]}: eval --json and the saved record differ"
 done
 grep -q '"pack": "none"' "$dir/ad/config.json" && ok || bad "add: config.json has no pack"
 

@@ -43,35 +43,18 @@ grep -qE '^ +64( +[01]\.[0-9]{3}){4}$' <<<"$tab" && ok || bad "eval flipflop: ro
 grep -qE '^ +33( +n/a){4}  \(flipflop needs an even length >= 4\)$' <<<"$tab" &&
   ok || bad "eval flipflop: row 33: $tab"
 
-check_json() { # FILE TASK: rows of cells in [0, 1] (or null) and their means
-  python3 - "$1" "$2" <<'PY'
-import json, sys
-a = json.load(open(sys.argv[1]))["accuracy"]
-task = sys.argv[2]
-assert a["task"] == task and a["examples"] == 8, a
-key = "by_pairs" if task == "mqar" else "by_p_ignore"
-cols = a["pairs"] if task == "mqar" else a["p_ignore"]
-if task == "mqar":
-    assert a["vocab"] == 256 and a["train_pairs"] == 4 and cols == [1, 2, 4, 8, 16, 32, 64], a
-else:
-    assert a["train_p_ignore"] == 0.8 and cols == [0.8, 0.98, 0.1], a
-for r in a["by_length"]:
-    cells = [x for x in r[key] if x is not None]
-    assert len(r[key]) == len(cols) and all(0 <= x <= 1 for x in cells), r
-    if cells:
-        assert abs(r["accuracy"] - sum(cells) / len(cells)) < 1e-9, r
-PY
-}
-for t in mq:mqar ff:flipflop; do
-  d=${t%%:*} task=${t#*:}
-  check_json "$dir/$d/eval.json" "$task" && ok || bad "$task: eval.json"
+acc=(python3 "$src/tests/cli/accuracy_json.py")
+mq=(mqar examples=8 vocab=256 train_pairs=4 'pairs=[1, 2, 4, 8, 16, 32, 64]')
+ff=(flipflop examples=8 train_p_ignore=0.8 'p_ignore=[0.8, 0.98, 0.1]')
+for d in mq ff; do
+  declare -n want=$d
+  "${acc[@]}" check "$dir/$d/eval.json" "${want[@]}" && ok || bad "${want[0]}: eval.json"
   args=(--context 32,64 --examples 8 --threads 1)
-  [ "$task" = flipflop ] && args=(--context 32,64,33 --examples 8 --threads 1)
+  [ "$d" = ff ] && args=(--context 32,64,33 --examples 8 --threads 1)
   "$ORDO" eval "$dir/$d" "${args[@]}" --json >"$dir/$d.json" 2>/dev/null &&
-    check_json "$dir/$d.json" "$task" && ok || bad "$task: eval --json"
-  cmp -s <(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["accuracy"], sort_keys=True))' "$dir/$d.json") \
-    <(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["accuracy"], sort_keys=True))' "$dir/$d/eval.json") &&
-    ok || bad "$task: eval --json and the saved record differ"
+    "${acc[@]}" check "$dir/$d.json" "${want[@]}" && ok || bad "${want[0]}: eval --json"
+  "${acc[@]}" same "$dir/$d.json" "$dir/$d/eval.json" &&
+    ok || bad "${want[0]}: eval --json and the saved record differ"
 done
 
 # compare plots each run's accuracy by length (the row's mean over its cells)
