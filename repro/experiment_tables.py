@@ -2,7 +2,10 @@
 """Markdown tables for docs/experiments.md from sweep directories' eval.json files.
 
   repro/experiment_tables.py accuracy SWEEP_DIR [n ...]   exact match per n (copy/reverse)
-  repro/experiment_tables.py loss SWEEP_DIR               val loss per evaluation length
+  repro/experiment_tables.py loss SWEEP_DIR               val loss per evaluation length, and
+      the n-gram levels on the same targets where the records hold them
+  repro/experiment_tables.py context-use SWEEP_DIR ...    the loss with the context cut to k
+      tokens (records eval/context-use.json, made by eval --context-use; repro/p11_language.sh)
   repro/experiment_tables.py lr SWEEP_DIR ...             copy/reverse, one sweep per rate:
       mean exact match over the trained lengths (n <= max-len) and past them, per rate
   repro/experiment_tables.py passkey DIR [DEPTH_LENGTH]   passkey retrieval per length (the
@@ -14,7 +17,9 @@
   repro/experiment_tables.py recall SWEEP_DIR ...          mqar, flipflop, selective-copy,
       count (repro/p10_recall.sh): per scheme the seeds that learned (the run's own cell at
       its training length >= 0.95, k/n), then that cell's accuracy per length; flip-flop
-      adds the sparse and dense cells at 1x. A directory named <task>-<x> labels its rows
+      adds the sparse and dense cells at 1x. copy, reverse, add (one example per window):
+      the seeds that learned (mean exact match over the trained n >= 0.95), the means over
+      the trained and the longer n, exact match at a few n, and each seed's in / out. A directory named <task>-<x> labels its rows
       "<pos> (<x>)" (t5: "max distance T", vaswani: "Vaswani's convention")
 
 Mean and sample sd over the seeds of each scheme (the runs <scheme>-s<seed>), from each
@@ -79,6 +84,38 @@ def loss(sweep):
         for k in range(len(ctxs)):
             row.append(cell([e["results"][k].get("val_loss") for e in es], "%.3f"))
         print("| %s | %d | %s |" % (pos, len(es), " | ".join(row)))
+    ngram_rows(es[0]["results"])
+
+
+def ngram_rows(results):
+    """The n-gram levels a record holds (orders 1-6, scored on the same targets; docs/guide.md,
+    "Baselines"): rows for the 2-, 3- and 4-gram and the best order, in italics."""
+    levels = [r.get("ngram_loss") for r in results]
+    if not all(levels):
+        return
+    for n in (2, 3, 4):
+        print("| *n-gram: %d-gram* | - | %s |" % (n, " | ".join("%.3f" % v[n - 1] for v in levels)))
+    best = [min(range(len(v)), key=lambda i: v[i]) for v in levels]
+    names = {b + 1 for b in best}
+    label = "best (%s)" % ", ".join("%d-gram" % n for n in sorted(names))
+    print("| *n-gram: %s* | - | %s |" % (label, " | ".join("%.3f" % min(v) for v in levels)))
+
+
+def context_use(sweeps):
+    """The context-use curve (Khandelwal et al. 2018) of the records eval/context-use.json:
+    per scheme the loss with the context cut to k tokens, mean ± sd over seeds."""
+    global VARIANT
+    VARIANT = VARIANT or "context-use"
+    rows = [(os.path.basename(os.path.normpath(s)), pos, es) for s in sweeps for pos, es in runs(s)]
+    if not rows:
+        sys.exit("no eval/%s.json under %s" % (VARIANT, " ".join(sweeps)))
+    ks = rows[0][2][0]["context_use"]["k"]
+    print("| scheme | seeds | " + " | ".join("k=%d" % k for k in ks) + " |")
+    print("|---|---|" + "---|" * len(ks))
+    for sweep, pos, es in rows:
+        name = pos + (" (Vaswani's convention)" if sweep.endswith("-vaswani") else "")
+        cells = [cell([e["context_use"]["loss"][i] for e in es], "%.3f") for i in range(len(ks))]
+        print("| %s | %d | %s |" % (name, len(es), " | ".join(cells)))
 
 
 def split_accuracy(e, max_len):
@@ -169,6 +206,7 @@ def passkey_rope(p8):
 COLS = {"mqar": ("pairs", "by_pairs", "train_pairs"), "flipflop": ("p_ignore", "by_p_ignore", "train_p_ignore"),
         "selective-copy": ("tokens", "by_tokens", "train_tokens"), "count": ("vars", "by_vars", "train_vars")}
 LEARNED = 0.95
+SEQ = ("copy", "reverse", "add")  # exact match by n, one example per window (Kazemnejad et al.)
 TAGS = {"t5": "max distance T", "vaswani": "Vaswani's convention", "foxbias": "gate bias 5"}
 
 
@@ -177,7 +215,7 @@ def recall(sweeps):
     for sweep in sweeps:
         base = os.path.basename(os.path.normpath(sweep))
         tag = ""
-        for t in COLS:
+        for t in list(COLS) + list(SEQ):
             if base.startswith(t + "-"):
                 x = base[len(t) + 1:]
                 tag = " (%s)" % TAGS.get(x, x)
@@ -186,6 +224,8 @@ def recall(sweeps):
     if not rows:
         sys.exit("no eval.json under " + " ".join(sweeps))
     a0 = rows[0][1][0]["accuracy"]
+    if a0["task"] in SEQ:
+        return recall_seq(rows, a0)
     cols, by, own = COLS[a0["task"]]
     j = a0[cols].index(a0[own])
     lens = [b["length"] for b in a0["by_length"]]
@@ -207,12 +247,39 @@ def recall(sweeps):
         print("| %s | %d/%d | %s | %s |" % (name, k, len(es), " | ".join(cells), seeds))
 
 
+def recall_seq(rows, a0):
+    """copy/reverse/add: per scheme the seeds that learned (mean exact match over the trained
+    n >= 0.95, k/n), the means over the trained n and over the longer ones, exact match at a
+    few n, and each seed's in / out; n a scheme cannot score (past a learned table) left out."""
+    top = a0["train_max_len"]
+    ns = sorted({b["n"] for b in a0["by_length"]})
+    show = [n for n in ns if n in (top // 2, top, top + 1) or (n > top and n % (top // 4 or 1) == 0)]
+    print("| scheme | learned (k/n) | n <= %d | n > %d | " % (top, top) +
+          " | ".join("n=%d" % n for n in show) + " | per seed: in / out |")
+    print("|---|---|---|---|" + "---|" * (len(show) + 1))
+    for name, es in rows:
+        split = [split_accuracy(e, top) for e in es]
+        k = sum(1 for i, _ in split if i >= LEARNED)
+        def at(e, n):
+            b = [r for r in e["accuracy"]["by_length"] if r["n"] == n]
+            return b[0].get("exact_match") if b else None
+        cells = [cell([i for i, _ in split], "%.2f"), cell([o for _, o in split], "%.2f")]
+        cells += [cell([at(e, n) for e in es], "%.2f") for n in show]
+        seeds = "; ".join("%.2f / %s" % (i, "%.2f" % o if o is not None else "n/a")
+                          for i, o in split)
+        print("| %s | %d/%d | %s | %s |" % (name, k, len(es), " | ".join(cells), seeds))
+
+
 if __name__ == "__main__":
     if len(sys.argv) > 2 and sys.argv[1] == "--variant":
         VARIANT = sys.argv[2]
         del sys.argv[1:3]
-    if len(sys.argv) < 3 or sys.argv[1] not in ("accuracy", "loss", "lr", "passkey", "passkey-rope", "recall"):
+    if len(sys.argv) < 3 or sys.argv[1] not in ("accuracy", "loss", "lr", "passkey", "passkey-rope", "recall",
+                                                 "context-use"):
         sys.exit(__doc__)
+    if sys.argv[1] == "context-use":
+        context_use(sys.argv[2:])
+        sys.exit(0)
     if sys.argv[1] == "recall":
         recall(sys.argv[2:])
         sys.exit(0)
