@@ -407,7 +407,7 @@ static double bias_grad_floats(const ordo_gpt_config *g, int T) {
 }
 
 double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, ordo_attn_impl attn, int rows, int T,
-                                     int logits) {
+                                     double picks) {
     double R = rows, t = T, C = g->C, NH = g->NH, V = g->V;
     int fused = ordo_attn_resolve(attn, T) == ORDO_ATTN_FUSED;
     // The forward frees each layer's buffers before the next (models/gpt.c), so one layer's are
@@ -419,10 +419,11 @@ double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, ordo_attn_impl at
                                           rows, T, g->C, g->NH, (size_t)bias_grad_floats(g, T))
                        : R * NH * t * t;
     double floats = 22 * R * t * C + 4 * R * t + att + 4 * R * t * C;
-    // the head: the whole (R, T, V) logits where the caller takes them (exact match), else one
-    // chunk of rows of the chunked head (framework/lmhead.h) and its statistics
+    // the head: the picked positions' hidden states and logits (npick, C + V) where the caller
+    // takes them, else one chunk of rows of the chunked head (framework/lmhead.h) and its
+    // statistics
     double chunk = fmin((double)ordo_lm_head_chunk_rows(g->V), R * t);
-    floats += logits ? R * t * V : chunk * (V + 2);
+    floats += picks > 0 ? picks * (V + C) : chunk * (V + 2);
     // the scheme's own: fused, its tile state (models/bias_tiles.c: values by distance and
     // row, doubles counted as two floats); materialized, its (NH, T, T) bias and what makes it
     const ordo_pos_scheme *row = ordo_pos_row(g->pos);
@@ -437,13 +438,12 @@ double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, ordo_attn_impl at
 // blocks, twice past a learned table with --extend-pos (the run's model and the one with
 // the grown table, ordo_extend_model, live together).
 static void forward_bytes(const ordo_gpt *m, const ordo_eval_request *q, int rows, int T, int acc_n,
-                          eval_peak *p) {
+                          double picks, eval_peak *p) {
     const ordo_gpt_config *g = &m->cfg;
     int mat = ordo_attn_resolve(m->attention, T) == ORDO_ATTN_MATERIALIZED; // T x T: its alone
     const ordo_pos_scheme *row = ordo_pos_row(g->pos);
     double t = T, tables = row->table_floats ? row->table_floats(g, t, mat) : 0;
-    // exact match (acc_n) takes the logits whole, to find each position's argmax
-    double arena = ordo_eval_forward_arena_bytes(g, m->attention, rows, T, acc_n > 0);
+    double arena = ordo_eval_forward_arena_bytes(g, m->attention, rows, T, picks);
     // the windows' ids and targets (int32) and their row losses (double)
     double total = arena + 4 * tables + 8.0 * (double)m->params.total + 16.0 * rows * t;
     if (g->pos == ORDO_POS_LEARNED && T > g->T_max && q->extend_pos)
@@ -477,23 +477,30 @@ static eval_peak plan(const ordo_gpt *m, const ordo_train_config *cfg, const ord
         if (q->max_windows && q->max_windows < w) w = q->max_windows;
         w = (w + (size_t)size - 1) / (size_t)size;
         int rows = ordo_eval_windows_per_forward(&m->cfg, T, q->batch);
-        forward_bytes(m, q, (size_t)rows < w ? rows : (int)w, T, 0, &p);
+        forward_bytes(m, q, (size_t)rows < w ? rows : (int)w, T, 0, 0, &p);
     }
     ordo_task task = d->corpus.task;
     if (d->is_corpus && q->examples > 0 && (task == ORDO_TASK_PASSKEY || ordo_answers_task(task))) {
         int nl = q->lengths ? q->nlen : 1;
-        for (int i = 0; i < nl; i++) { // the logits whole, a few examples per forward
+        for (int i = 0; i < nl; i++) { // a few examples per forward, the logits from the answer
             int L = lens[i];
             if (L < 2 || (m->cfg.pos == ORDO_POS_LEARNED && L - 1 > m->cfg.T_max)) continue;
             int rows = ordo_eval_passkey_rows(&m->cfg, L);
-            forward_bytes(m, q, rows < q->examples ? rows : q->examples, L - 1, L, &p);
+            rows = rows < q->examples ? rows : q->examples;
+            // passkey: the key's tokens, " " and the digits, at most one each (data/passkey.c);
+            // the answers tasks: up to every position
+            int per = task == ORDO_TASK_PASSKEY && cfg->passkey_digits + 1 < L - 1
+                          ? (int)cfg->passkey_digits + 1
+                          : L - 1;
+            forward_bytes(m, q, rows, L - 1, L, (double)rows * per, &p);
         }
     } else if (d->is_corpus && d->corpus.task != ORDO_TASK_ORDER && q->examples > 0) {
         int max_n = q->max_n > 0 ? q->max_n : 2 * (int)cfg->max_len;
         int rows = q->examples < ORDO_EVAL_SEQ_CHUNK ? q->examples : ORDO_EVAL_SEQ_CHUNK;
         for (int n = max_n; n >= 1; n--) // the longest n that the scheme can go to
             if (!(m->cfg.pos == ORDO_POS_LEARNED && ordo_seq_len(task, n) - 1 > m->cfg.T_max)) {
-                forward_bytes(m, q, rows, ordo_seq_len(task, n) - 1, n, &p);
+                int T = ordo_seq_len(task, n) - 1; // exact match: the logits whole
+                forward_bytes(m, q, rows, T, n, (double)rows * T, &p);
                 break;
             }
     }

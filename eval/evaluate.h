@@ -187,11 +187,13 @@ typedef struct ordo_eval_request {
 // Bytes of the context's arena that one forward of `rows` windows of T tokens takes without a
 // tape with attention `attn`, on the high side: what ordo_eval_run reserves before it evaluates
 // anything. The forward holds one layer's buffers at a time and the LM head's logits one chunk
-// of rows at a time, unless `logits` (the caller takes them whole: exact match). Materialized,
+// of rows at a time, unless the caller takes the logits of `picks` positions (copy/reverse's
+// exact match: all rows x T; passkey and the answers tasks: from the first answer on, through
+// ordo_gpt_forward_pick; 0: none, eval's losses). Materialized,
 // the (rows, NH, T, T) attention probabilities dominate at long contexts; fused, all is linear
 // in T. For the thread count in effect.
 double ordo_eval_forward_arena_bytes(const ordo_gpt_config *g, ordo_attn_impl attn, int rows, int T,
-                                     int logits);
+                                     double picks);
 
 // Builds the report (eval/eval_report.h) that an eval record RUN_DIR/eval/NAME.json holds (the
 // format is in docs/guide.md, "Scoring a run"; eval/eval_record.h saves it) into *report: lengths

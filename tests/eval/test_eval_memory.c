@@ -2,8 +2,8 @@
 // - ordo_eval_forward_arena_bytes is on the high side of what a forward without a tape takes
 //   from the arena, for every position scheme and both attentions, and not wildly above it
 //   (measured: the arena's high-water mark after a real forward from a fresh context), for
-//   eval's forward (the chunked LM head's losses) and for exact match's (the logits taken
-//   whole);
+//   eval's forward (the chunked LM head's losses), passkey's (the logits of a few picked
+//   positions) and exact match's (the logits taken whole);
 // - that forward holds one layer's buffers at a time: its arena does not grow with
 //   the layer count, and the fused attention's estimate is below the materialized one's;
 // - ordo_arena_reserve returns ORDO_ERR_NOMEM for a size the system refuses (the arena stays
@@ -21,15 +21,30 @@ const char *__asan_default_options(void) {
     return "allocator_may_return_null=1";
 }
 
+// The positions whose logits a forward takes: none (eval's losses), the last 3 of each row
+// (passkey's key, through ordo_gpt_forward_pick), or all (copy/reverse's exact match).
+typedef enum { HEAD_CHUNKED, HEAD_PICK, HEAD_WHOLE, HEAD_KINDS } head_kind;
+static double picks_of(head_kind h, int rows, int T) {
+    return h == HEAD_CHUNKED ? 0 : h == HEAD_PICK ? 3.0 * rows : (double)rows * T;
+}
+
 // The forward without a tape of rows x T tokens for config c, as eval runs it (the loss and
-// each row's loss through the chunked head) or with the logits taken whole.
+// each row's loss through the chunked head) or with the logits taken as head says.
 static void eval_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *in, int rows, int T,
-                         int logits) {
+                         head_kind head) {
     ctx->grad_enabled = 0;
     ordo_ctx_reset(ctx);
-    if (logits) {
-        ordo_tensor *lg;
+    ordo_tensor *lg;
+    if (head == HEAD_WHOLE) {
         CHECK(ordo_gpt_forward(m, ctx, in, NULL, rows, T, &lg, NULL) == ORDO_OK);
+        return;
+    }
+    if (head == HEAD_PICK) {
+        int32_t pick[3 * 64], n = 0;
+        for (int i = 0; i < rows; i++)
+            for (int t = T - 3; t < T; t++) pick[n++] = i * T + t;
+        CHECK(rows <= 64 && T >= 3);
+        CHECK(ordo_gpt_forward_pick(m, ctx, in, rows, T, pick, n, &lg) == ORDO_OK);
         return;
     }
     double *rl = malloc((size_t)rows * T * sizeof *rl);
@@ -40,7 +55,7 @@ static void eval_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *in, int rows
 
 // The arena's high-water mark of that forward from a fresh context.
 static size_t forward_high_water(const ordo_gpt_config *c, ordo_attn_impl attn, int rows, int T,
-                                 int logits) {
+                                 head_kind logits) {
     ordo_ctx ctx;
     ordo_ctx_init(&ctx);
     ordo_gpt m;
@@ -57,7 +72,7 @@ static size_t forward_high_water(const ordo_gpt_config *c, ordo_attn_impl attn, 
 }
 
 static void check_estimate(ordo_pos pos, ordo_attn_impl attn, int rows, int T, int C, int L, int NH,
-                           int V, int logits) {
+                           int V, head_kind logits) {
     const char *an = ordo_attn_impl_name(attn);
     // sinusoidal with the Vaswani scale: the scale op's copy of the embeddings too
     ordo_gpt_config c = {.V = V,
@@ -68,7 +83,7 @@ static void check_estimate(ordo_pos pos, ordo_attn_impl attn, int rows, int T, i
                          .pos = pos,
                          .ln_eps = 1e-5f,
                          .embed_scale = pos == ORDO_POS_SINUSOIDAL ? 4.0f : 0.0f};
-    double est = ordo_eval_forward_arena_bytes(&c, attn, rows, T, logits);
+    double est = ordo_eval_forward_arena_bytes(&c, attn, rows, T, picks_of(logits, rows, T));
     size_t hw = forward_high_water(&c, attn, rows, T, logits);
     CHECK_MSG((double)hw <= est,
               "pos %d %s rows %d T %d C %d L %d NH %d V %d logits %d: used %zu > estimate %.0f",
@@ -85,7 +100,8 @@ static void check_estimate(ordo_pos pos, ordo_attn_impl attn, int rows, int T, i
     c.L = L;
     // the fused attention keeps nothing T x T: its estimate is the smaller where that counts
     if (attn == ORDO_ATTN_MATERIALIZED && T >= 256)
-        CHECK_MSG(ordo_eval_forward_arena_bytes(&c, ORDO_ATTN_FUSED, rows, T, logits) < est,
+        CHECK_MSG(ordo_eval_forward_arena_bytes(&c, ORDO_ATTN_FUSED, rows, T,
+                                                picks_of(logits, rows, T)) < est,
                   "pos %d rows %d T %d: the fused estimate is not below the materialized one",
                   (int)pos, rows, T);
     // reserved, the same forward takes nothing more from the system
@@ -124,14 +140,16 @@ int main(void) {
     check_reserve();
     for (int pos = 0; pos < ORDO_POS_COUNT; pos++)
         for (int a = 0; a < ORDO_ATTN_COUNT; a++)
-            for (int logits = 0; logits < 2; logits++) {
+            for (int logits = 0; logits < HEAD_KINDS; logits++) {
                 ordo_attn_impl at = (ordo_attn_impl)a;
-                check_estimate((ordo_pos)pos, at, 2, 256, 32, 2, 4, 50, logits); // attention
-                check_estimate((ordo_pos)pos, at, 3, 64, 64, 1, 2, 500, logits); // activations
-                check_estimate((ordo_pos)pos, at, 1, 8, 16, 3, 2, 11, logits);   // the margin
+                head_kind h = (head_kind)logits;
+                check_estimate((ordo_pos)pos, at, 2, 256, 32, 2, 4, 50, h); // attention
+                check_estimate((ordo_pos)pos, at, 3, 64, 64, 1, 2, 500, h); // activations
+                check_estimate((ordo_pos)pos, at, 1, 8, 16, 3, 2, 11, h);   // the margin
             }
     // the head's chunk: a vocabulary whose (rows, T, V) logits would dwarf everything else
     for (int a = 0; a < ORDO_ATTN_COUNT; a++)
-        check_estimate(ORDO_POS_ROPE, (ordo_attn_impl)a, 2, 64, 16, 1, 2, 20000, 0);
+        for (int h = HEAD_CHUNKED; h <= HEAD_PICK; h++) // and passkey's few picked positions
+            check_estimate(ORDO_POS_ROPE, (ordo_attn_impl)a, 2, 64, 16, 1, 2, 20000, (head_kind)h);
     TEST_MAIN_END();
 }
