@@ -207,7 +207,8 @@ COLS = {"mqar": ("pairs", "by_pairs", "train_pairs"), "flipflop": ("p_ignore", "
         "selective-copy": ("tokens", "by_tokens", "train_tokens"), "count": ("vars", "by_vars", "train_vars")}
 LEARNED = 0.95
 SEQ = ("copy", "reverse", "add")  # exact match by n, one example per window (Kazemnejad et al.)
-TAGS = {"t5": "max distance T", "vaswani": "Vaswani's convention", "foxbias": "gate bias 5"}
+TAGS = {"t5": "max distance T", "vaswani": "Vaswani's convention", "foxbias": "gate bias 5",
+        "random": "positions drawn from [0, 128)"}
 
 
 def recall(sweeps):

@@ -12,7 +12,9 @@
 # OUT_DIR/<task>-foxbias.
 # copy, reverse and add follow Kazemnejad et al. 2023's protocol at CPU scale: one example per
 # window (--pack none), trained on n = 1..20 (add: 1..8 digits, their L = 8), scored by exact
-# match to n = 40 (add: 16), the same recipe, context the longest example (43; add 29).
+# match to n = 40 (add: 16), the same recipe, context the longest example (43; add 29); and,
+# as Ruoss et al. 2023 test randomized positions, rope and learned trained at positions drawn
+# from [0, 128) (--pos-random 128), scored at 0..T-1 and at drawn positions, OUT_DIR/<task>-random.
 #   repro/p10_recall.sh OUT_DIR
 # ORDO (default build/ordo) is the binary; JOBS (default 2) runs at once, one thread each.
 # Run again, it keeps what is finished and resumes what was stopped (ordo sweep). Tables:
@@ -40,4 +42,9 @@ for t in $TASKS; do
   "$O" sweep --task "$t" --pos t5 --t5-max-distance "${shape[1]}" "${r[@]}" --out "$OUT/$t-t5"
   "$O" sweep --task "$t" --pos sinusoidal --embed-style vaswani "${r[@]}" --out "$OUT/$t-vaswani"
   "$O" sweep --task "$t" --pos fox --fox-gate-bias 5 "${r[@]}" --out "$OUT/$t-foxbias"
+  case $t in # Ruoss et al.: rope and learned at positions drawn from [0, 128) in training,
+    copy | reverse | add) # scored at 0..T-1 (record base) and at drawn positions (drawn)
+      "$O" sweep --task "$t" --pos rope,learned --pos-random 128 --eval-variants base,drawn \
+        "${r[@]}" --out "$OUT/$t-random" ;;
+  esac
 done
