@@ -53,12 +53,13 @@ void ordo_passkey_free(ordo_passkey *pk) {
 }
 
 // A key's tokens are at most one per digit plus the space before it (byte: exactly that).
-static int max_key_tokens(const ordo_passkey *pk) {
-    return pk->digits + 1;
+int ordo_passkey_answer_max(int digits) {
+    return digits + 1;
 }
 
 int ordo_passkey_min_len(const ordo_passkey *pk) {
-    return pk->nneedle_a + pk->nneedle_b + pk->nneedle_c + pk->nquestion + 3 * max_key_tokens(pk);
+    return pk->nneedle_a + pk->nneedle_b + pk->nneedle_c + pk->nquestion +
+           3 * ordo_passkey_answer_max(pk->digits);
 }
 
 // Appends n ids; returns the position after them.

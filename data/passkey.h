@@ -55,6 +55,10 @@ typedef struct ordo_passkey_layout {
 ordo_status ordo_passkey_init(ordo_passkey *pk, ordo_tokenizer *tok, int digits);
 void ordo_passkey_free(ordo_passkey *pk);
 
+// The most tokens a key of `digits` digits takes, as the answer: the space before it and one
+// per digit (the byte tokenizer: exactly that; GPT-2's BPE: fewer).
+int ordo_passkey_answer_max(int digits);
+
 // Tokens of the shortest example (no filler): the needle, the question and the longest answer.
 int ordo_passkey_min_len(const ordo_passkey *pk);
 

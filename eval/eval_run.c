@@ -18,6 +18,7 @@
 #include "data/count.h"
 #include "data/flipflop.h"
 #include "data/mqar.h"
+#include "data/passkey.h"
 #include "data/selcopy.h"
 #include "eval/context_use.h"
 #include "eval/evaluate.h"
@@ -487,11 +488,9 @@ static eval_peak plan(const ordo_gpt *m, const ordo_train_config *cfg, const ord
             if (L < 2 || (m->cfg.pos == ORDO_POS_LEARNED && L - 1 > m->cfg.T_max)) continue;
             int rows = ordo_eval_passkey_rows(&m->cfg, L);
             rows = rows < q->examples ? rows : q->examples;
-            // passkey: the key's tokens, " " and the digits, at most one each (data/passkey.c);
-            // the answers tasks: up to every position
-            int per = task == ORDO_TASK_PASSKEY && cfg->passkey_digits + 1 < L - 1
-                          ? (int)cfg->passkey_digits + 1
-                          : L - 1;
+            // passkey: the key's tokens; the answers tasks: up to every position
+            int key = ordo_passkey_answer_max((int)cfg->passkey_digits);
+            int per = task == ORDO_TASK_PASSKEY && key < L - 1 ? key : L - 1;
             forward_bytes(m, q, rows, L - 1, L, (double)rows * per, &p);
         }
     } else if (d->is_corpus && d->corpus.task != ORDO_TASK_ORDER && q->examples > 0) {

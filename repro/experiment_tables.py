@@ -19,8 +19,9 @@
       its training length >= 0.95, k/n), then that cell's accuracy per length; flip-flop
       adds the sparse and dense cells at 1x. copy, reverse, add (one example per window):
       the seeds that learned (mean exact match over the trained n >= 0.95), the means over
-      the trained and the longer n, exact match at a few n, and each seed's in / out. A directory named <task>-<x> labels its rows
-      "<pos> (<x>)" (t5: "max distance T", vaswani: "Vaswani's convention")
+      the trained and the longer n, exact match at a few n, and each seed's in / out. A
+      directory named <task>-<x> labels its rows "<pos> (<x>)" (t5: "max distance T",
+      vaswani: "Vaswani's convention")
 
 Mean and sample sd over the seeds of each scheme (the runs <scheme>-s<seed>), from each
 run's eval.json, or with --variant NAME (before the mode) from its record eval/NAME.json
@@ -106,14 +107,14 @@ def context_use(sweeps):
     per scheme the loss with the context cut to k tokens, mean ± sd over seeds."""
     global VARIANT
     VARIANT = VARIANT or "context-use"
-    rows = [(os.path.basename(os.path.normpath(s)), pos, es) for s in sweeps for pos, es in runs(s)]
+    rows = [(tag_of(s), pos, es) for s in sweeps for pos, es in runs(s)]
     if not rows:
         sys.exit("no eval/%s.json under %s" % (VARIANT, " ".join(sweeps)))
     ks = rows[0][2][0]["context_use"]["k"]
     print("| scheme | seeds | " + " | ".join("k=%d" % k for k in ks) + " |")
     print("|---|---|" + "---|" * len(ks))
-    for sweep, pos, es in rows:
-        name = pos + (" (Vaswani's convention)" if sweep.endswith("-vaswani") else "")
+    for tag, pos, es in rows:
+        name = pos + tag
         cells = [cell([e["context_use"]["loss"][i] for e in es], "%.3f") for i in range(len(ks))]
         print("| %s | %d | %s |" % (name, len(es), " | ".join(cells)))
 
@@ -211,15 +212,23 @@ TAGS = {"t5": "max distance T", "vaswani": "Vaswani's convention", "foxbias": "g
         "random": "positions drawn from [0, 128)"}
 
 
+def tag_of(sweep):
+    """" (<label>)" for a sweep directory named <prefix>-<x> (p10/copy-t5, p11/bytes-64-vaswani),
+    the label TAGS gives x; "" for a directory without a known suffix."""
+    base = os.path.basename(os.path.normpath(sweep))
+    for x, label in TAGS.items():
+        if base.endswith("-" + x):
+            return " (%s)" % label
+    for t in list(COLS) + list(SEQ):  # a task's sweep with another suffix: the suffix itself
+        if base.startswith(t + "-"):
+            return " (%s)" % base[len(t) + 1:]
+    return ""
+
+
 def recall(sweeps):
     rows, lens = [], None
     for sweep in sweeps:
-        base = os.path.basename(os.path.normpath(sweep))
-        tag = ""
-        for t in list(COLS) + list(SEQ):
-            if base.startswith(t + "-"):
-                x = base[len(t) + 1:]
-                tag = " (%s)" % TAGS.get(x, x)
+        tag = tag_of(sweep)
         for pos, es in runs(sweep):
             rows.append((pos + tag, es))
     if not rows:

@@ -41,9 +41,9 @@ static void eval_forward(ordo_gpt *m, ordo_ctx *ctx, const int32_t *in, int rows
     }
     if (head == HEAD_PICK) {
         int32_t pick[3 * 64], n = 0;
-        for (int i = 0; i < rows; i++)
-            for (int t = T - 3; t < T; t++) pick[n++] = i * T + t;
         CHECK(rows <= 64 && T >= 3);
+        for (int i = 0; i < rows && i < 64; i++)
+            for (int t = T - 3; t < T; t++) pick[n++] = i * T + t;
         CHECK(ordo_gpt_forward_pick(m, ctx, in, rows, T, pick, n, &lg) == ORDO_OK);
         return;
     }
