@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Markdown tables for docs/experiments.md from sweep directories' eval.json files.
 
-  repro/experiment_tables.py accuracy SWEEP_DIR [n ...]   exact match per n (copy/reverse)
+  repro/experiment_tables.py accuracy SWEEP_DIR [n ...]   exact match per n (copy/reverse),
+      the seeds that learned (mean exact match over the trained n >= 0.95, k/n) and each
+      seed's means over the trained and the longer n
   repro/experiment_tables.py loss SWEEP_DIR               val loss per evaluation length, and
       the n-gram levels on the same targets where the records hold them
   repro/experiment_tables.py context-use SWEEP_DIR ...    the loss with the context cut to k
       tokens (records eval/context-use.json, made by eval --context-use; repro/p11_language.sh)
   repro/experiment_tables.py lr SWEEP_DIR ...             copy/reverse, one sweep per rate:
-      mean exact match over the trained lengths (n <= max-len) and past them, per rate
+      mean exact match over the trained lengths (n <= max-len) and past them, per rate, and
+      the seeds that learned (k/n, as in accuracy)
   repro/experiment_tables.py passkey DIR [DEPTH_LENGTH]   passkey retrieval per length (the
       mean over depths); with a length, that length's accuracy per depth instead. Rows are
       the run names less -s<seed> (a sweep's schemes, or e.g. rope-pi for DIR/rope-pi-s1)
@@ -62,8 +65,10 @@ def cell(vals, fmt):
 
 
 def accuracy(sweep, ns):
-    print("| scheme | seeds | " + " | ".join("n=%d" % n for n in ns) + " |")
-    print("|---|---|" + "---|" * len(ns))
+    """Exact match per n, mean ± sd over seeds, with the seeds that learned (mean exact match
+    over the trained n >= 0.95, k/n) and each seed's mean over the trained and longer n."""
+    print("| scheme | learned (k/n) | " + " | ".join("n=%d" % n for n in ns) + " | per seed: in / out |")
+    print("|---|---|" + "---|" * (len(ns) + 1))
     for pos, es in runs(sweep):
         row = []
         for n in ns:
@@ -72,7 +77,19 @@ def accuracy(sweep, ns):
                 hit = [b for b in e["accuracy"]["by_length"] if b["n"] == n]
                 vals.append(hit[0].get("exact_match") if hit else None)
             row.append(cell(vals, "%.2f"))
-        print("| %s | %d | %s |" % (pos, len(es), " | ".join(row)))
+        split = [split_accuracy(e, max_len(e)) for e in es]
+        k = sum(1 for i, _ in split if i >= LEARNED)
+        print("| %s | %d/%d | %s | %s |" % (pos, k, len(es), " | ".join(row), per_seed(split)))
+
+
+def max_len(e):
+    """The longest trained n of a copy/reverse run (its config.json's max-len)."""
+    return json.load(open(os.path.join(e["_dir"], "config.json")))["max-len"]
+
+
+def per_seed(split):
+    """Each seed's "in / out" means, in seed order."""
+    return "; ".join("%.2f / %s" % (i, "%.2f" % o if o is not None else "n/a") for i, o in split)
 
 
 def loss(sweep):
@@ -140,14 +157,15 @@ def lr(sweeps):
                 table.setdefault(pos, {}).setdefault(rate, []).append(
                     split_accuracy(e, cfg["max-len"]))
     cols.sort()
-    print("| scheme | " + " | ".join("lr %g: in / out" % r for r in cols) + " |")
+    print("| scheme | " + " | ".join("lr %g: in / out, learned" % r for r in cols) + " |")
     print("|---|" + "---|" * len(cols))
     for pos in sorted(table, key=lambda p: ORDER.index(p) if p in ORDER else 99):
         row = []
         for r in cols:
             v = table[pos].get(r, [])
-            row.append("%s / %s (%d)" % (cell([a for a, _ in v], "%.2f"),
-                                         cell([b for _, b in v], "%.2f"), len(v)))
+            k = sum(1 for a, _ in v if a >= LEARNED)
+            row.append("%s / %s, %d/%d" % (cell([a for a, _ in v], "%.2f"),
+                                           cell([b for _, b in v], "%.2f"), k, len(v)))
         print("| %s | %s |" % (pos, " | ".join(row)))
 
 
@@ -275,9 +293,7 @@ def recall_seq(rows, a0):
             return b[0].get("exact_match") if b else None
         cells = [cell([i for i, _ in split], "%.2f"), cell([o for _, o in split], "%.2f")]
         cells += [cell([at(e, n) for e in es], "%.2f") for n in show]
-        seeds = "; ".join("%.2f / %s" % (i, "%.2f" % o if o is not None else "n/a")
-                          for i, o in split)
-        print("| %s | %d/%d | %s | %s |" % (name, k, len(es), " | ".join(cells), seeds))
+        print("| %s | %d/%d | %s | %s |" % (name, k, len(es), " | ".join(cells), per_seed(split)))
 
 
 if __name__ == "__main__":

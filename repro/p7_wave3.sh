@@ -7,7 +7,8 @@
 # rope, learned and the wave-3 schemes, and rope and learned with --pos-random 256). The --pos-random runs are scored both at 0..T-1 (eval
 # record base) and at drawn positions (record drawn: eval --positions drawn). Each part is
 # one `ordo sweep` into OUT_DIR/<part>; run again, it keeps what is finished. Tables: repro/experiment_tables.py loss|accuracy DIR.
-# ORDO (default build/ordo) is the binary; JOBS (default 1) runs at once, one thread each.
+# ORDO (default build/ordo) is the binary; JOBS (default 1) runs at once, one thread each;
+# SEEDS (default 3) the language runs' seeds, COPY_SEEDS (default 5) the copy runs'.
 set -eu
 [ $# -ge 2 ] || { echo "usage: $0 DATA OUT_DIR [ref|wave3|random|scale|copy ...]" >&2; exit 2; }
 O=${ORDO:-build/ordo}
@@ -18,9 +19,9 @@ shift 2
 parts=${*:-ref wave3 random scale copy}
 J=${JOBS:-1}
 mkdir -p "$OUT"
-p1=(--data "$DATA" --tokenizer byte --seeds 3 --steps 1500 --lr 3e-3 --warmup 50 --context 64
+p1=(--data "$DATA" --tokenizer byte --seeds "${SEEDS:-3}" --steps 1500 --lr 3e-3 --warmup 50 --context 64
     --batch 16 --d-model 64 --layers 2 --heads 4 --eval-lengths 1,2,4,8,16 --jobs "$J" --threads 1)
-p3=(--task copy --min-len 1 --max-len 16 --seeds 3 --steps 1500 --lr 3e-3 --warmup 50 --context 64
+p3=(--task copy --min-len 1 --max-len 16 --seeds "${COPY_SEEDS:-5}" --steps 1500 --lr 3e-3 --warmup 50 --context 64
     --batch 32 --d-model 64 --layers 2 --heads 4 --eval-lengths 1 --examples 200 --jobs "$J" --threads 1)
 for part in $parts; do
   case $part in
