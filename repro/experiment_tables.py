@@ -77,14 +77,13 @@ def accuracy(sweep, ns):
                 hit = [b for b in e["accuracy"]["by_length"] if b["n"] == n]
                 vals.append(hit[0].get("exact_match") if hit else None)
             row.append(cell(vals, "%.2f"))
-        split = [split_accuracy(e, max_len(e)) for e in es]
-        k = sum(1 for i, _ in split if i >= LEARNED)
-        print("| %s | %d/%d | %s | %s |" % (pos, k, len(es), " | ".join(row), per_seed(split)))
+        split = [split_accuracy(e) for e in es]
+        print("| %s | %s | %s | %s |" % (pos, learned(split), " | ".join(row), per_seed(split)))
 
 
-def max_len(e):
-    """The longest trained n of a copy/reverse run (its config.json's max-len)."""
-    return json.load(open(os.path.join(e["_dir"], "config.json")))["max-len"]
+def learned(split):
+    """"k/n": the seeds whose mean exact match over the trained n is LEARNED or more."""
+    return "%d/%d" % (sum(1 for i, _ in split if i >= LEARNED), len(split))
 
 
 def per_seed(split):
@@ -136,9 +135,11 @@ def context_use(sweeps):
         print("| %s | %d | %s |" % (name, len(es), " | ".join(cells)))
 
 
-def split_accuracy(e, max_len):
-    """The mean exact match over n <= max_len (trained) and over n > max_len (never seen);
-    lengths a scheme cannot score (past a learned table: null) are left out."""
+def split_accuracy(e):
+    """The mean exact match over the trained n (up to the record's train_max_len) and over
+    the longer n, never seen; lengths a scheme cannot score (past a learned table: null) are
+    left out."""
+    max_len = e["accuracy"]["train_max_len"]
     by = [b for b in e["accuracy"]["by_length"] if b.get("exact_match") is not None]
     ind = [b["exact_match"] for b in by if b["n"] <= max_len]
     ood = [b["exact_match"] for b in by if b["n"] > max_len]
@@ -154,8 +155,7 @@ def lr(sweeps):
                 rate = cfg["lr"]
                 if rate not in cols:
                     cols.append(rate)
-                table.setdefault(pos, {}).setdefault(rate, []).append(
-                    split_accuracy(e, cfg["max-len"]))
+                table.setdefault(pos, {}).setdefault(rate, []).append(split_accuracy(e))
     cols.sort()
     print("| scheme | " + " | ".join("lr %g: in / out, learned" % r for r in cols) + " |")
     print("|---|" + "---|" * len(cols))
@@ -163,9 +163,8 @@ def lr(sweeps):
         row = []
         for r in cols:
             v = table[pos].get(r, [])
-            k = sum(1 for a, _ in v if a >= LEARNED)
-            row.append("%s / %s, %d/%d" % (cell([a for a, _ in v], "%.2f"),
-                                           cell([b for _, b in v], "%.2f"), k, len(v)))
+            row.append("%s / %s, %s" % (cell([a for a, _ in v], "%.2f"),
+                                        cell([b for _, b in v], "%.2f"), learned(v)))
         print("| %s | %s |" % (pos, " | ".join(row)))
 
 
@@ -286,14 +285,13 @@ def recall_seq(rows, a0):
           " | ".join("n=%d" % n for n in show) + " | per seed: in / out |")
     print("|---|---|---|---|" + "---|" * (len(show) + 1))
     for name, es in rows:
-        split = [split_accuracy(e, top) for e in es]
-        k = sum(1 for i, _ in split if i >= LEARNED)
+        split = [split_accuracy(e) for e in es]
         def at(e, n):
             b = [r for r in e["accuracy"]["by_length"] if r["n"] == n]
             return b[0].get("exact_match") if b else None
         cells = [cell([i for i, _ in split], "%.2f"), cell([o for _, o in split], "%.2f")]
         cells += [cell([at(e, n) for e in es], "%.2f") for n in show]
-        print("| %s | %d/%d | %s | %s |" % (name, k, len(es), " | ".join(cells), per_seed(split)))
+        print("| %s | %s | %s | %s |" % (name, learned(split), " | ".join(cells), per_seed(split)))
 
 
 if __name__ == "__main__":

@@ -3,9 +3,8 @@
 # count, flipflop, mqar), every scheme of the list is trained at T = 64 on one example
 # per window, SEEDS seeds, with one recipe (d-model 64, 2 layers, 4 heads, batch 32, lr 1e-3,
 # 3000 steps, flipflop 1000, mqar 12000 with one head, or STEPS; 100,000 examples), and
-# scored per answer at 1x, 2x, 4x
-# and 8x the training
-# length, 200 fresh examples per cell (OUT_DIR/<task>/<pos>-s<seed>/eval.json). sinusoidal
+# scored per answer at 1x, 2x, 4x and 8x the training length, 200 fresh examples per cell
+# (OUT_DIR/<task>/<pos>-s<seed>/eval.json). sinusoidal
 # runs under Vaswani's convention (--embed-style vaswani), in OUT_DIR/<task>-vaswani; t5 with
 # --t5-max-distance 64 (no bucket first used past the training length), in OUT_DIR/<task>-t5
 # (a sweep refuses a scheme's option for the others); fox with the FoX code's gate bias (0,
