@@ -4,8 +4,14 @@
   repro/experiment_tables.py accuracy SWEEP_DIR [n ...]   exact match per n (copy/reverse),
       the seeds that learned (mean exact match over the trained n >= 0.95, k/n) and each
       seed's means over the trained and the longer n
-  repro/experiment_tables.py loss SWEEP_DIR               val loss per evaluation length, and
-      the n-gram levels on the same targets where the records hold them
+  repro/experiment_tables.py loss SWEEP_DIR ...           val loss per evaluation length, and
+      the n-gram levels on the same targets where the records hold them; several sweeps
+      (of different schemes, on one protocol) make one table
+  repro/experiment_tables.py lm SWEEP_DIR                 loss's table with ordo compare's
+      training columns before it (parameters, final train loss, best val loss and perplexity
+      of the evaluations during training)
+  repro/experiment_tables.py param SWEEP_DIR TENSOR ...   a small tensor's values per seed,
+      from each run's last checkpoint (e.g. wpe.scale, fire.L_multiplier)
   repro/experiment_tables.py context-use SWEEP_DIR ...    the loss with the context cut to k
       tokens (records eval/context-use.json, made by eval --context-use; repro/p11_language.sh)
   repro/experiment_tables.py lr SWEEP_DIR ...             copy/reverse, one sweep per rate:
@@ -44,14 +50,19 @@ VARIANT = None  # --variant NAME: the records eval/NAME.json instead of eval.jso
 
 
 def runs(sweep, by_name=False):
-    """[(row, [record...])]: a row per scheme (by_name: per run name less -s<seed>)."""
-    by = {}
+    """[(row, [record...])]: a row per scheme (by_name: per run name less -s<seed>). sweep may
+    be a list of directories whose rows are told apart by scheme (a scheme in two of them is
+    an error: their seeds are not one sample)."""
+    by, home = {}, {}
     rec = os.path.join("eval", VARIANT + ".json") if VARIANT else "eval.json"
-    for f in sorted(glob.glob(os.path.join(sweep, "*-s*", rec))):
-        e = json.load(open(f))
-        e["_dir"] = os.path.dirname(f[: -len(rec)] + "x")
-        key = os.path.basename(e["_dir"]).rsplit("-s", 1)[0] if by_name else e["pos"]
-        by.setdefault(key, []).append(e)
+    for d in sweep if isinstance(sweep, list) else [sweep]:
+        for f in sorted(glob.glob(os.path.join(d, "*-s*", rec))):
+            e = json.load(open(f))
+            e["_dir"] = os.path.dirname(f[: -len(rec)] + "x")
+            key = os.path.basename(e["_dir"]).rsplit("-s", 1)[0] if by_name else e["pos"]
+            if home.setdefault(key, d) != d:
+                sys.exit("experiment_tables: '%s' has runs in both %s and %s" % (key, home[key], d))
+            by.setdefault(key, []).append(e)
     rank = lambda k: (ORDER.index(k.split("-")[0]) if k.split("-")[0] in ORDER else 99, k)
     return sorted(by.items(), key=lambda kv: rank(kv[0]))
 
@@ -104,18 +115,74 @@ def loss(sweep):
     ngram_rows(es[0]["results"])
 
 
-def ngram_rows(results):
+def lm(sweep):
+    """loss's table with training's columns before it, as ordo compare shows them: the
+    parameter count, the final train loss, the best val loss of the evaluations during training
+    (--eval-batches of the validation split) and its perplexity, from each run's metrics.jsonl."""
+    _, es = runs(sweep)[0]
+    ctxs = [r["context"] for r in es[0]["results"]]
+    print("| scheme | seeds | params | final train loss | best val | val ppl | "
+          + " | ".join("eval at %d" % c if i == 0 else str(c) for i, c in enumerate(ctxs)) + " |")
+    print("|---|---|---|---|---|---|" + "---|" * len(ctxs))
+    for pos, es in runs(sweep):
+        train, val, ppl = [], [], []
+        for e in es:
+            rows = [json.loads(l) for l in open(os.path.join(e["_dir"], "metrics.jsonl")) if l.strip()]
+            train.append([r["train_loss"] for r in rows if "train_loss" in r][-1])
+            best = min((r for r in rows if "val_loss" in r), key=lambda r: r["val_loss"])
+            val.append(best["val_loss"])
+            ppl.append(best["val_ppl"])
+        params = {e["parameters"] for e in es}
+        row = [cell([e["results"][k].get("val_loss") for e in es], "%.3f") for k in range(len(ctxs))]
+        print("| %s | %d | %s | %s | %s | %s | %s |" % (
+            pos, len(es), "/".join("{:,}".format(p) for p in sorted(params)), cell(train, "%.3f"),
+            cell(val, "%.3f"), cell(ppl, "%.1f"), " | ".join(row)))
+    ngram_rows(es[0]["results"], 4)
+
+
+def param(sweep, names):
+    """Each named tensor of few values (a learned scale, FIRE's threshold) per seed, read from
+    each run's last checkpoint (eval.json's checkpoint): a row per scheme that has them."""
+    import struct
+
+    def tensors(e):
+        with open(os.path.join(e["_dir"], os.path.basename(e["checkpoint"])), "rb") as f:
+            n = struct.unpack("<Q", f.read(8))[0]
+            head, base = json.loads(f.read(n)), 8 + n
+            out = []
+            for name in names:
+                t = head.get(name)
+                if t is None:  # a scheme without the tensor has no row
+                    return None
+                if t["dtype"] != "F32":
+                    sys.exit("experiment_tables: %s: '%s' is %s, expected F32" % (f.name, name, t["dtype"]))
+                a, b = t["data_offsets"]
+                f.seek(base + a)
+                out.append(struct.unpack("<%df" % ((b - a) // 4), f.read(b - a)))
+            return out
+
+    print("| scheme | " + " | ".join("`%s`, per seed" % n for n in names) + " |")
+    print("|---|" + "---|" * len(names))
+    for pos, es in runs(sweep):
+        vals = [tensors(e) for e in es]
+        if None in vals:
+            continue
+        cols = ["; ".join(",".join("%.3f" % x for x in v[i]) for v in vals) for i in range(len(names))]
+        print("| %s | %s |" % (pos, " | ".join(cols)))
+
+
+def ngram_rows(results, skip=0):
     """The n-gram levels a record holds (orders 1-6, scored on the same targets; docs/guide.md,
     "Baselines"): rows for the 2-, 3- and 4-gram and the best order, in italics."""
     levels = [r.get("ngram_loss") for r in results]
     if not all(levels):
         return
     for n in (2, 3, 4):
-        print("| *n-gram: %d-gram* | - | %s |" % (n, " | ".join("%.3f" % v[n - 1] for v in levels)))
+        print("| *n-gram: %d-gram* | - |%s %s |" % (n, " - |" * skip, " | ".join("%.3f" % v[n - 1] for v in levels)))
     best = [min(range(len(v)), key=lambda i: v[i]) for v in levels]
     names = {b + 1 for b in best}
     label = "best (%s)" % ", ".join("%d-gram" % n for n in sorted(names))
-    print("| *n-gram: %s* | - | %s |" % (label, " | ".join("%.3f" % min(v) for v in levels)))
+    print("| *n-gram: %s* | - |%s %s |" % (label, " - |" * skip, " | ".join("%.3f" % min(v) for v in levels)))
 
 
 def context_use(sweeps):
@@ -298,7 +365,7 @@ if __name__ == "__main__":
     if len(sys.argv) > 2 and sys.argv[1] == "--variant":
         VARIANT = sys.argv[2]
         del sys.argv[1:3]
-    if len(sys.argv) < 3 or sys.argv[1] not in ("accuracy", "loss", "lr", "passkey", "passkey-rope", "recall",
+    if len(sys.argv) < 3 or sys.argv[1] not in ("accuracy", "loss", "lm", "param", "lr", "passkey", "passkey-rope", "recall",
                                                  "context-use"):
         sys.exit(__doc__)
     if sys.argv[1] == "context-use":
@@ -316,8 +383,14 @@ if __name__ == "__main__":
     if sys.argv[1] == "passkey":
         passkey(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else None)
         sys.exit(0)
+    if sys.argv[1] == "param":
+        param(sys.argv[2], sys.argv[3:])
+        sys.exit(0)
+    if sys.argv[1] == "lm":
+        lm(sys.argv[2])
+        sys.exit(0)
     if sys.argv[1] == "accuracy":
         ns = [int(a) for a in sys.argv[3:]] or [1, 4, 8, 12, 16, 17, 18, 20, 24, 32]
         accuracy(sys.argv[2], ns)
     else:
-        loss(sys.argv[2])
+        loss(sys.argv[2:] if len(sys.argv) > 3 else sys.argv[2])
