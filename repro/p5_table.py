@@ -3,8 +3,8 @@
 
   repro/p5_table.py OUT_DIR [SEED ...]     (seeds default to 1 2 3)
 
-Val loss (nats per byte) at 64 and 256, mean and sample sd over the seeds; standard library
-only."""
+Val loss (nats per byte) at 64 and 256, mean and sample sd over the seeds, and the n-gram
+levels on the same targets; standard library only."""
 import json
 import os
 import statistics
@@ -15,13 +15,13 @@ ROWS = [("rope", "none", "no change"), ("rope", "pi", "PI"), ("rope", "ntk", "NT
         ("learned", "fresh", "fresh rows")]
 
 
-def load(out, name):
+def load(out, name, key="val_loss"):
     try:
         with open(os.path.join(out, name)) as f:
             r = json.load(f)
     except (OSError, ValueError):
         return None
-    return {x["context"]: x.get("val_loss") for x in r["results"]}
+    return {x["context"]: x.get(key) for x in r["results"]}
 
 
 def cell(reports, T):
@@ -42,6 +42,15 @@ def main():
         ft = [load(out, "ft-%s-%s-s%d.eval.log" % (pos, m, s)) for s in seeds]
         print("| %s | %s | %s | %s | %s | %s |" % (pos, label, cell(e0, 64), cell(e0, 256),
                                                    cell(ft, 64), cell(ft, 256)))
+    # The n-gram levels on the same targets (orders 1-6; the same at 0 and 200 steps)
+    ng = load(out, "e0-rope-none-s%d.log" % seeds[0], "ngram_loss")
+    if ng and all(ng.get(T) for T in (64, 256)):
+        for n in (2, 3, 4):
+            print("| *n-gram: %d-gram* | - | %.3f | %.3f | %.3f | %.3f |" % (
+                n, ng[64][n - 1], ng[256][n - 1], ng[64][n - 1], ng[256][n - 1]))
+        best = sorted({min(range(6), key=lambda i: ng[T][i]) + 1 for T in (64, 256)})
+        print("| *n-gram: best (%s)* | - | %.3f | %.3f | %.3f | %.3f |" % (
+            ", ".join("%d-gram" % b for b in best), min(ng[64]), min(ng[256]), min(ng[64]), min(ng[256])))
 
 
 if __name__ == "__main__":
