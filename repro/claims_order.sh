@@ -49,4 +49,13 @@ for conv in ["vaswani", "gpt2"]:
               k, len(es), cell([at(e, 1) for e in es]), cell([at(e, 1, "order_loss") for e in es]),
               " / ".join("%.3f" % at(e, 1, "order_loss") for e in es),
               " / ".join(cell([at(e, k) for e in es], "%.2f") for k in (2, 4, 8))))
+    # The n-gram levels on the same targets (ordo baseline's, in every eval record); the
+    # order-dependent tokens alone are not scored for them
+    e = next(iter(by.values()))[0]
+    ng = [e["at"][k].get("ngram_loss") for k in (1, 2, 4, 8)]
+    if all(ng):
+        best = sorted({min(range(len(v)), key=v.__getitem__) + 1 for v in ng})
+        for n, label in [(2, "2-gram"), (3, "3-gram"), (4, "4-gram"), (0, "best (%s)" % ", ".join("%d-gram" % b for b in best))]:
+            v = [x[n - 1] if n else min(x) for x in ng]
+            print("| *n-gram: %s* | - | - | %.4f | not scored | - | %s |" % (label, v[0], " / ".join("%.2f" % x for x in v[1:])))
 PY
