@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # docs/experiments.md P5: extend P4's rope and learned runs (trained at 64) to 256.
-#   repro/p5_context_extension.sh P4_DIR OUT_DIR DATA SEED...
+#   scripts/p5_context_extension.sh P4_DIR OUT_DIR DATA SEED...
 # 0 fine-tune steps: `ordo eval` at 64 and 256 with the method (--rope-scaling for rope,
 # --extend-pos for learned); 200 fine-tune steps: `ordo train --init` at 256 with the method,
 # then `ordo eval` of the result. Each seed runs in the background, one thread each; every
 # report is OUT_DIR/<e0|ft>-<scheme>-<method>-s<seed>[.eval].log (JSON), read by
-# repro/p5_table.py. ORDO (default build/ordo) is the binary.
+# scripts/p5_table.py. ORDO (default build/ordo) is the binary.
 set -u
 [ $# -ge 4 ] || { echo "usage: $0 P4_DIR OUT_DIR DATA SEED..." >&2; exit 2; }
 O=${ORDO:-build/ordo}

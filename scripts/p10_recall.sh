@@ -15,10 +15,10 @@
 # match to n = 40 (add: 16), the same recipe, context the longest example (43; add 29); and,
 # as Ruoss et al. 2023 test randomized positions, rope and learned trained at positions drawn
 # from [0, 128) (--pos-random 128), scored at 0..T-1 and at drawn positions, OUT_DIR/<task>-random.
-#   repro/p10_recall.sh OUT_DIR             (TASKS="mqar" for MQAR: 16 minutes of a core a run)
+#   scripts/p10_recall.sh OUT_DIR             (TASKS="mqar" for MQAR: 16 minutes of a core a run)
 # ORDO (default build/ordo) is the binary; JOBS (default 2) runs at once, one thread each.
 # Run again, it keeps what is finished and resumes what was stopped (ordo sweep). Tables:
-# repro/experiment_tables.py recall OUT_DIR/<task> OUT_DIR/<task>-t5 OUT_DIR/<task>-vaswani.
+# scripts/experiment_tables.py recall OUT_DIR/<task> OUT_DIR/<task>-t5 OUT_DIR/<task>-vaswani.
 set -eu
 [ $# -ge 1 ] || { echo "usage: $0 OUT_DIR" >&2; exit 2; }
 O=${ORDO:-build/ordo}

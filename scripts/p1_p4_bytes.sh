@@ -2,9 +2,9 @@
 # docs/experiments.md P1 and P4: train short, test long on bytes of tinyshakespeare (trained at
 # 64, scored at 1x..16x). OUT_DIR/gpt2 holds P1's GPT-2-convention rows and P4's (the six
 # classic schemes and the second wave's four), OUT_DIR/vaswani P1's Vaswani-convention rows.
-#   repro/p1_p4_bytes.sh DATA OUT_DIR
+#   scripts/p1_p4_bytes.sh DATA OUT_DIR
 # One `ordo sweep` per convention; run again, it keeps what is finished. Tables:
-# repro/experiment_tables.py loss OUT_DIR/gpt2 (and OUT_DIR/vaswani).
+# scripts/experiment_tables.py loss OUT_DIR/gpt2 (and OUT_DIR/vaswani).
 # ORDO (default build/ordo) is the binary; JOBS (default 1) runs at once, one thread each;
 # SEEDS (default 5) the seeds: a run takes about 30 s of one core.
 set -eu

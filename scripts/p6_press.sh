@@ -9,10 +9,10 @@
 # context where the stream has them; and, to show what stride T/4 changes, Press et al.'s
 # stride 1 at 1x and 2x L for the schemes in STRIDE1 (record base-sliding-stride1, ordo's
 # own name for it; default alibi,sinusoidal,rope, their three rows; empty to skip).
-#   repro/p6_press.sh DATA OUT_DIR [L ...]          (default L: 64 128)
+#   scripts/p6_press.sh DATA OUT_DIR [L ...]          (default L: 64 128)
 # ORDO (default build/ordo) is the binary; JOBS (default 1) runs or evaluations at once, one
 # thread each; POS the schemes; SEEDS (default 3); STEPS overrides the budget. Run again, it
-# keeps what is finished. Tables: repro/experiment_tables.py loss OUT_DIR/bytes-L (gpt2-L
+# keeps what is finished. Tables: scripts/experiment_tables.py loss OUT_DIR/bytes-L (gpt2-L
 # with TOK=gpt2), non-overlapping; --variant base-sliding (or base-sliding-stride1) loss
 # OUT_DIR/bytes-L, sliding.
 set -eu

@@ -7,10 +7,10 @@
 # PI, NTK-aware and YaRN at factor 4 with 0 fine-tune steps (eval/pi-x4.json, ...), and after
 # 200 fine-tune steps at 512 with each scaling (none, pi, ntk, yarn: OUT_DIR/ft/rope-<m>-s<seed>,
 # its eval/base.json), as PI and YaRN fine-tune at the target length.
-#   repro/p8_passkey.sh OUT_DIR
+#   scripts/p8_passkey.sh OUT_DIR
 # ORDO (default build/ordo) is the binary; JOBS (default 1) runs at once, one thread each;
 # POS the schemes; SEEDS (default 3). Run again, it keeps what is finished. Tables:
-# repro/experiment_tables.py passkey OUT_DIR/base (and --variant pi-x4 ..., and OUT_DIR/ft).
+# scripts/experiment_tables.py passkey OUT_DIR/base (and --variant pi-x4 ..., and OUT_DIR/ft).
 set -eu
 [ $# -ge 1 ] || { echo "usage: $0 OUT_DIR" >&2; exit 2; }
 O=${ORDO:-build/ordo}

@@ -1,30 +1,30 @@
 #!/usr/bin/env python3
 """Markdown tables for docs/experiments.md from sweep directories' eval.json files.
 
-  repro/experiment_tables.py accuracy SWEEP_DIR [n ...]   exact match per n (copy/reverse),
+  scripts/experiment_tables.py accuracy SWEEP_DIR [n ...]   exact match per n (copy/reverse),
       the seeds that learned (mean exact match over the trained n >= 0.95, k/n) and each
       seed's means over the trained and the longer n
-  repro/experiment_tables.py loss SWEEP_DIR ...           val loss per evaluation length, and
+  scripts/experiment_tables.py loss SWEEP_DIR ...           val loss per evaluation length, and
       the n-gram levels on the same targets where the records hold them; several sweeps
       (of different schemes, on one protocol) make one table
-  repro/experiment_tables.py lm SWEEP_DIR                 loss's table with ordo compare's
+  scripts/experiment_tables.py lm SWEEP_DIR                 loss's table with ordo compare's
       training columns before it (parameters, final train loss, best val loss and perplexity
       of the evaluations during training)
-  repro/experiment_tables.py param SWEEP_DIR TENSOR ...   a small tensor's values per seed,
+  scripts/experiment_tables.py param SWEEP_DIR TENSOR ...   a small tensor's values per seed,
       from each run's last checkpoint (e.g. wpe.scale, fire.L_multiplier)
-  repro/experiment_tables.py context-use SWEEP_DIR ...    the loss with the context cut to k
-      tokens (records eval/context-use.json, made by eval --context-use; repro/p11_language.sh)
-  repro/experiment_tables.py lr SWEEP_DIR ...             copy/reverse, one sweep per rate:
+  scripts/experiment_tables.py context-use SWEEP_DIR ...    the loss with the context cut to k
+      tokens (records eval/context-use.json, made by eval --context-use; scripts/p11_language.sh)
+  scripts/experiment_tables.py lr SWEEP_DIR ...             copy/reverse, one sweep per rate:
       mean exact match over the trained lengths (n <= max-len) and past them, per rate, and
       the seeds that learned (k/n, as in accuracy)
-  repro/experiment_tables.py passkey DIR [DEPTH_LENGTH]   passkey retrieval per length (the
+  scripts/experiment_tables.py passkey DIR [DEPTH_LENGTH]   passkey retrieval per length (the
       mean over depths); with a length, that length's accuracy per depth instead. Rows are
       the run names less -s<seed> (a sweep's schemes, or e.g. rope-pi for DIR/rope-pi-s1)
-  repro/experiment_tables.py passkey-rope P8_DIR          repro/p8_passkey.sh's rope rows:
+  scripts/experiment_tables.py passkey-rope P8_DIR          scripts/p8_passkey.sh's rope rows:
       each scaling with 0 fine-tune steps (P8_DIR/base, eval/<m>-x4.json) and after 200
       (P8_DIR/ft/rope-<m>-s<seed>), retrieval per length
-  repro/experiment_tables.py recall SWEEP_DIR ...          mqar, flipflop, selective-copy,
-      count (repro/p10_recall.sh): per scheme the seeds that learned (the run's own cell at
+  scripts/experiment_tables.py recall SWEEP_DIR ...          mqar, flipflop, selective-copy,
+      count (scripts/p10_recall.sh): per scheme the seeds that learned (the run's own cell at
       its training length >= 0.95, k/n), then that cell's accuracy per length; flip-flop
       adds the sparse and dense cells at 1x. copy, reverse, add (one example per window):
       the seeds that learned (mean exact match over the trained n >= 0.95), the means over

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""docs/experiments.md P5's table from repro/p5_context_extension.sh's reports.
+"""docs/experiments.md P5's table from scripts/p5_context_extension.sh's reports.
 
-  repro/p5_table.py OUT_DIR [SEED ...]     (seeds default to 1 2 3)
+  scripts/p5_table.py OUT_DIR [SEED ...]     (seeds default to 1 2 3)
 
 Val loss (nats per byte) at 64 and 256, mean and sample sd over the seeds, and the n-gram
 levels on the same targets; standard library only."""

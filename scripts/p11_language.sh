@@ -9,13 +9,13 @@
 # non-overlapping windows (the sweep's eval.json, record base) and sliding ones (stride T/4,
 # record base-sliding), both with the n-gram levels on the same targets; and with the
 # context-use curve (Khandelwal et al. 2018) of 20,000 targets at L (record context-use).
-#   repro/p11_language.sh DATA OUT_DIR [L ...]
+#   scripts/p11_language.sh DATA OUT_DIR [L ...]
 # ORDO (default build/ordo) is the binary; JOBS (default 1) runs at once, THREADS (default 1)
 # threads each. A run trains in about 13 minutes of one core (Zen 4).
 # The whole experiment is hours: stop it at any point (Ctrl-C, or kill the script's process
 # group) and run the same command again, in this session or a later one: finished runs and
 # evals are kept, a stopped run resumes from its last checkpoint (every 200 steps), bit for
-# bit whatever THREADS is. Tables: repro/experiment_tables.py loss OUT_DIR/bytes-L (and
+# bit whatever THREADS is. Tables: scripts/experiment_tables.py loss OUT_DIR/bytes-L (and
 # --variant base-sliding, --variant context-use).
 set -eu
 shopt -s nullglob

@@ -2,8 +2,8 @@
 # docs/experiments.md P9: P3's copy and reverse with a learning-rate sweep,
 # so that "did not learn" (in-distribution, n <= 16) and "did not generalise" (n 17..32) are
 # told apart. One `ordo sweep` per task and rate into OUT_DIR/<task>-lr<rate>; run again, it
-# keeps what is finished. Table: repro/experiment_tables.py lr OUT_DIR/copy-lr* (and reverse).
-#   repro/p9_copy_lr.sh OUT_DIR [TASK ...]      (tasks: copy reverse; default both)
+# keeps what is finished. Table: scripts/experiment_tables.py lr OUT_DIR/copy-lr* (and reverse).
+#   scripts/p9_copy_lr.sh OUT_DIR [TASK ...]      (tasks: copy reverse; default both)
 # ORDO (default build/ordo) is the binary; JOBS (default 1) runs at once, one thread each;
 # RATES (default "1e-3 3e-3 1e-2") the peak learning rates; POS the schemes; SEEDS (default 5)
 # the seeds; EMBED (default gpt2) the embedding convention: P3's Vaswani tables are

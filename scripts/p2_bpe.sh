@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # docs/experiments.md P2: learned vs sinusoidal vs none on GPT-2 BPE tinyshakespeare, trained at
 # 64, scored at 1x, 2x, 4x, under both embedding conventions. OUT_DIR/gpt2 and OUT_DIR/vaswani.
-#   repro/p2_bpe.sh DATA OUT_DIR
+#   scripts/p2_bpe.sh DATA OUT_DIR
 # One `ordo sweep` per convention; run again, it keeps what is finished. Tables:
-# repro/experiment_tables.py loss OUT_DIR/gpt2 (and OUT_DIR/vaswani). Needs the GPT-2 vocab
+# scripts/experiment_tables.py loss OUT_DIR/gpt2 (and OUT_DIR/vaswani). Needs the GPT-2 vocab
 # files (data/fetch.sh vocab).
 # ORDO (default build/ordo) is the binary; JOBS (default 1) runs at once, one thread each;
 # SEEDS (default 3) the seeds: a run takes about 5 minutes of one core (the LM head, V = 50257).

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # docs/experiments.md P7: the wave-3 schemes and options on P1's protocol (bytes of
 # tinyshakespeare, trained at 64, scored at 1x..16x, GPT-2 convention) and on P3's copy task.
-#   repro/p7_wave3.sh DATA OUT_DIR [PART ...]
+#   scripts/p7_wave3.sh DATA OUT_DIR [PART ...]
 # Parts (default: all): ref (P1's rows, rerun here as the yardstick), wave3 (dpb, fox, cope),
 # random (--pos-random 1024), scale (--pos-scale learned, both conventions), copy (P3's copy:
 # rope, learned and the wave-3 schemes, and rope and learned with --pos-random 256). The --pos-random runs are scored both at 0..T-1 (eval
 # record base) and at drawn positions (record drawn: eval --positions drawn). Each part is
-# one `ordo sweep` into OUT_DIR/<part>; run again, it keeps what is finished. Tables: repro/experiment_tables.py loss|accuracy DIR.
+# one `ordo sweep` into OUT_DIR/<part>; run again, it keeps what is finished. Tables: scripts/experiment_tables.py loss|accuracy DIR.
 # ORDO (default build/ordo) is the binary; JOBS (default 1) runs at once, one thread each;
 # SEEDS (default 3) the language runs' seeds, COPY_SEEDS (default 5) the copy runs'.
 set -eu

@@ -8,7 +8,7 @@ order knows at best the multiset of answer symbols still to come (the input's mi
 answer's prefix); given that, the likeliest next symbol is one with the largest count. This
 counts, over all A^n inputs, those where that guess is right at every step: an upper bound
 for any order-blind predictor. Standard library only; exact, by enumeration.
-  repro/claims_bag_bound.py [A] [n ...]     (default: 10 and n = 1 2 3 4 5 6)
+  scripts/claims_bag_bound.py [A] [n ...]     (default: 10 and n = 1 2 3 4 5 6)
 """
 import itertools
 import sys

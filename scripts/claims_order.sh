@@ -6,10 +6,10 @@
 # (Vaswani: x8, std 0.125) and under GPT-2's (x1, std 0.02); docs/experiments.md's `order`
 # table is this output too. 60 runs of about 8 s of one core each; JOBS (default 1) at a time,
 # one thread each.
-# Usage: repro/claims_order.sh [ORDO] [OUT_DIR]   (defaults: build/ordo, runs/claims-order)
+# Usage: scripts/claims_order.sh [ORDO] [OUT_DIR]   (defaults: build/ordo, runs/claims-order)
 # Prints the tables of docs/claims.md (mean ± sample sd over the seeds, from each run's
 # eval.json; "learned (k/n)": the seeds whose order-dependent loss is below ln 2, the best a
-# model blind to order can do); repro/claims_order.out is its output as committed.
+# model blind to order can do); scripts/claims_order.out is its output as committed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ordo=${1:-build/ordo}

@@ -5,12 +5,12 @@
 # last 10% held out, as every P1-P7 run) and scored on exactly the targets that `ordo eval`
 # scored for that table: the same length, the same mode (non-overlapping windows, or the
 # sliding window with stride T/4 or 1) and the same tail rule. The levels train no model.
-#   repro/ngram_levels.sh DATA [OUT_DIR]     (OUT_DIR: where C7's two training sets are cut)
+#   scripts/ngram_levels.sh DATA [OUT_DIR]     (OUT_DIR: where C7's two training sets are cut)
 # ORDO (default build/ordo) is the binary; the levels are cached as `ordo baseline` caches
 # them ($ORDO_CACHE_DIR/ngram, ...). Prints one table per configuration, a row per order
 # (2, 3, 4) and the best order, a column per evaluation length, in nats per token (byte);
 # then the validation split's unigram entropy (compare's "vs unigram" level) from a 1-step
-# `ordo train` of each tokenizer. repro/ngram_levels.out is its output as committed.
+# `ordo train` of each tokenizer. scripts/ngram_levels.out is its output as committed.
 # Seconds of one core.
 set -euo pipefail
 [ $# -ge 1 ] || { echo "usage: $0 DATA [OUT_DIR]" >&2; exit 2; }
@@ -67,7 +67,7 @@ base "$DATA" --tokenizer gpt2 --context 128 --lengths 128,256 --sliding-stride 1
   fmt "GPT-2 BPE, T 128, stride 1" sliding 1
 rm -f "${TMPDIR:-/tmp}/ng.$$.json"
 
-echo "# bytes, T 64, claims.md C7's two training sets (repro/claims_size.sh's cut)"
+echo "# bytes, T 64, claims.md C7's two training sets (scripts/claims_size.sh's cut)"
 mkdir -p "$OUT"
 n=$(stat -c %s "$DATA")
 ntrain=$((n - n / 10))
