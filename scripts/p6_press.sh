@@ -11,7 +11,8 @@
 # own name for it; default alibi,sinusoidal,rope, their three rows; empty to skip).
 #   scripts/p6_press.sh DATA OUT_DIR [L ...]          (default L: 64 128)
 # ORDO (default build/ordo) is the binary; JOBS (default 1) runs or evaluations at once, one
-# thread each; POS the schemes; SEEDS (default 3); STEPS overrides the budget. Run again, it
+# thread each; POS the schemes; SEEDS (default 5 on bytes, whose runs take under a minute;
+# 3 on BPE); STEPS overrides the budget. Run again, it
 # keeps what is finished. Tables: scripts/experiment_tables.py loss OUT_DIR/bytes-L (gpt2-L
 # with TOK=gpt2), non-overlapping; --variant base-sliding (or base-sliding-stride1) loss
 # OUT_DIR/bytes-L, sliding.
@@ -26,8 +27,8 @@ shift 2
 lengths=${*:-64 128}
 TOK=${TOK:-byte}
 case $TOK in # the folder's prefix (bytes: the name P6's first tables were made under)
-  byte) steps=${STEPS:-1500} warmup=50 prefix=bytes ;;
-  gpt2) steps=${STEPS:-300} warmup=30 prefix=gpt2 ;;
+  byte) steps=${STEPS:-1500} warmup=50 prefix=bytes seeds=${SEEDS:-5} ;;
+  gpt2) steps=${STEPS:-300} warmup=30 prefix=gpt2 seeds=${SEEDS:-3} ;;
   *) echo "$0: TOK=$TOK, expected byte or gpt2" >&2; exit 2 ;;
 esac
 POS=${POS:-learned,sinusoidal,rope,alibi,t5,fire,kerple,kerple-power,xpos,dpb,fox,cope,none}
@@ -43,7 +44,7 @@ evaluate() { # RUN RECORD ARGS...: ordo eval RUN ARGS --save=RECORD, JOBS at onc
 }
 for L in $lengths; do
   dir=$OUT/$prefix-$L
-  "$O" sweep --attention fused --data "$DATA" --tokenizer "$TOK" --pos "$POS" --seeds "${SEEDS:-3}" \
+  "$O" sweep --attention fused --data "$DATA" --tokenizer "$TOK" --pos "$POS" --seeds "$seeds" \
     --steps "$steps" --lr 3e-3 --warmup "$warmup" --context "$L" --batch $((1024 / L)) \
     --d-model 64 --layers 2 --heads 4 --embed-style gpt2 \
     --eval-lengths "$(IFS=,; echo "${mults[*]}")" --jobs "${JOBS:-1}" --threads 1 \
