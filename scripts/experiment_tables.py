@@ -18,7 +18,8 @@
       mean exact match over the trained lengths (n <= max-len) and past them, per rate, and
       the seeds that learned (k/n, as in accuracy)
   scripts/experiment_tables.py passkey DIR [DEPTH_LENGTH]   passkey retrieval per length (the
-      mean over depths); with a length, that length's accuracy per depth instead. Rows are
+      mean over depths), each seed's at the training length and k/n (>= 0.5 there); with a
+      length, that length's accuracy per depth instead, and each seed's mean over depths. Rows are
       the run names less -s<seed> (a sweep's schemes, or e.g. rope-pi for DIR/rope-pi-s1)
   scripts/experiment_tables.py passkey-rope P8_DIR          scripts/p8_passkey.sh's rope rows:
       each scaling with 0 fine-tune steps (P8_DIR/base, eval/<m>-x4.json) and after 200
@@ -235,20 +236,26 @@ def lr(sweeps):
         print("| %s | %s |" % (pos, " | ".join(row)))
 
 
+PASSKEY_LEARNED = 0.5  # a seed "learned" passkey retrieval: exact match >= this at its training length
+
+
 def passkey(sweep, at=None):
-    """Exact match of the key per length (mean over depths), or per depth at length `at`;
-    a length a run cannot score (past a learned table) is n/a."""
+    """Exact match of the key per length (mean over depths), with each seed's value at the
+    training length and the seeds that learned (k/n); or per depth at length `at`, with each
+    seed's mean over the depths there. A length a run cannot score (past a learned table) is
+    n/a."""
     rows = runs(sweep, by_name=True)
     acc0 = rows[0][1][0]["accuracy"]
     if at is None:
         cols = [b["length"] for b in acc0["by_length"]]
         head = [str(c) for c in cols]
+        tail = ["per seed at %s" % head[0], "seeds that learned (>= %g at %s)" % (PASSKEY_LEARNED, head[0])]
     else:
         cols = acc0["depths"]
         head = ["depth %g" % d for d in cols]
-    extra = at is None  # and a column of each seed's accuracy at the first length
-    print("| run | seeds | " + " | ".join(head) + (" | per seed at %s |" % head[0] if extra else " |"))
-    print("|---|---|" + "---|" * (len(cols) + extra))
+        tail = ["per seed (mean over depths)"]
+    print("| run | seeds | " + " | ".join(head + tail) + " |")
+    print("|---|---|" + "---|" * (len(cols) + len(tail)))
     for name, es in rows:
         bys = [{b["length"]: b for b in e["accuracy"]["by_length"]} for e in es]  # per run
         row = []
@@ -258,15 +265,17 @@ def passkey(sweep, at=None):
             else:
                 vals = [by[at]["by_depth"][k] if at in by and by[at]["by_depth"] else None for by in bys]
             row.append(cell(vals, "%.2f"))
-        if extra:
-            by0 = [by.get(cols[0]) for by in bys]
-            row.append(" / ".join("%.2f" % b["exact_match"] if b and b.get("exact_match") is not None
-                                  else "n/a" for b in by0))
+        first = [by.get(cols[0] if at is None else at) for by in bys]
+        seed = [b.get("exact_match") if b else None for b in first]
+        row.append(" / ".join("%.2f" % v if v is not None else "n/a" for v in seed))
+        if at is None:
+            row.append("%d/%d" % (sum(1 for v in seed if v is not None and v >= PASSKEY_LEARNED), len(seed)))
         print("| %s | %d | %s |" % (name, len(es), " | ".join(row)))
 
 
 def passkey_rope(p8):
-    """rope's retrieval per length under each scaling, 0 and 200 fine-tune steps."""
+    """rope's retrieval per length under each scaling, 0 and 200 fine-tune steps, with each
+    seed's value at the first length."""
     methods = [("no change", "base", "none"), ("PI", "pi-x4", "pi"), ("NTK-aware", "ntk-x4", "ntk"),
                ("YaRN", "yarn-x4", "yarn")]
     rows = [("0 steps", m, os.path.join(p8, "base", "rope-s*", "eval", v + ".json"))
@@ -280,11 +289,12 @@ def passkey_rope(p8):
             continue
         lens = [b["length"] for b in es[0]["accuracy"]["by_length"]]
         if first:
-            print("| rope | method | seeds | " + " | ".join(str(n) for n in lens) + " |")
-            print("|---|---|---|" + "---|" * len(lens))
+            print("| rope | method | seeds | " + " | ".join(str(n) for n in lens) + " | per seed at %d |" % lens[0])
+            print("|---|---|---|" + "---|" * (len(lens) + 1))
             first = False
         cells = [cell([e["accuracy"]["by_length"][k]["exact_match"] for e in es], "%.2f")
                  for k in range(len(lens))]
+        cells.append(" / ".join("%.2f" % e["accuracy"]["by_length"][0]["exact_match"] for e in es))
         print("| %s | %s | %d | %s |" % (when, name, len(es), " | ".join(cells)))
 
 
