@@ -6,7 +6,7 @@
 # scripts/experiment_tables.py loss OUT_DIR/gpt2 (and OUT_DIR/vaswani). Needs the GPT-2 vocab
 # files (data/fetch.sh vocab).
 # ORDO (default build/ordo) is the binary; JOBS (default 1) runs at once, one thread each;
-# SEEDS (default 3) the seeds: a run takes about 5 minutes of one core (the LM head, V = 50257).
+# SEEDS (default 3) the seeds: a run takes 3.5-7 minutes of one core (the LM head, V = 50257).
 set -eu
 [ $# -eq 2 ] || { echo "usage: $0 DATA OUT_DIR" >&2; exit 2; }
 O=${ORDO:-build/ordo}
