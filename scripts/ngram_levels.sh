@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The n-gram rows of docs/experiments.md's language-model tables (and of docs/claims.md's
-# C7 size table): interpolated Witten-Bell n-gram models (`ordo baseline`, orders 1-6),
+# The n-gram rows of docs/experiments.md's language-model tables: interpolated Witten-Bell n-gram models (`ordo baseline`, orders 1-6),
 # fitted on the training split of tinyshakespeare with the runs' tokenizer and split (the
 # last 10% held out, as every P1-P7 run) and scored on exactly the targets that `ordo eval`
 # scored for that table: the same length, the same mode (non-overlapping windows, or the
 # sliding window with stride T/4 or 1) and the same tail rule. The levels train no model.
-#   scripts/ngram_levels.sh DATA [OUT_DIR]     (OUT_DIR: where C7's two training sets are cut)
+#   scripts/ngram_levels.sh DATA [OUT_DIR]     (OUT_DIR: the 1-step runs of the unigram level)
+# (claims.md C7's two training sets: scripts/claims_size.sh prints their levels from its runs.)
 # ORDO (default build/ordo) is the binary; the levels are cached as `ordo baseline` caches
 # them ($ORDO_CACHE_DIR/ngram, ...). Prints one table per configuration, a row per order
 # (2, 3, 4) and the best order, a column per evaluation length, in nats per token (byte);
@@ -37,47 +37,35 @@ print()
 ' "$@"
 }
 base() { "$O" baseline "$@" --json; }
+both() { # TITLE ARGS...: one `ordo baseline`, its non-overlapping and sliding tables
+  local title=$1 json=${TMPDIR:-/tmp}/ng.$$.json
+  shift
+  base "$@" > "$json"
+  fmt "$title" nonoverlap 0 < "$json"
+  fmt "$title" sliding 0 < "$json"
+  rm -f "$json"
+}
 b64=64,128,256,512,1024,2048,3072
 b128=128,256,512,1024,2048,4096,6144
 
 echo "# bytes (byte tokenizer), trained at 64: P1, P4, P5 (64, 256), P6 bytes-64, P7"
-base "$DATA" --tokenizer byte --context 64 --lengths $b64 > "${TMPDIR:-/tmp}/ng.$$.json"
-fmt "bytes, T 64" nonoverlap 0 < "${TMPDIR:-/tmp}/ng.$$.json"
-fmt "bytes, T 64" sliding 0 < "${TMPDIR:-/tmp}/ng.$$.json"
+both "bytes, T 64" "$DATA" --tokenizer byte --context 64 --lengths $b64
 
 echo "# bytes, trained at 128: P6 bytes-128"
-base "$DATA" --tokenizer byte --context 128 --lengths $b128 > "${TMPDIR:-/tmp}/ng.$$.json"
-fmt "bytes, T 128" nonoverlap 0 < "${TMPDIR:-/tmp}/ng.$$.json"
-fmt "bytes, T 128" sliding 0 < "${TMPDIR:-/tmp}/ng.$$.json"
+both "bytes, T 128" "$DATA" --tokenizer byte --context 128 --lengths $b128
 base "$DATA" --tokenizer byte --context 128 --lengths 128,256 --sliding-stride 1 |
   fmt "bytes, T 128, stride 1" sliding 1
 
 echo "# GPT-2 BPE, trained at 64: P2 (64, 128, 256), P6 gpt2-64"
-base "$DATA" --tokenizer gpt2 --context 64 --lengths $b64 > "${TMPDIR:-/tmp}/ng.$$.json"
-fmt "GPT-2 BPE, T 64" nonoverlap 0 < "${TMPDIR:-/tmp}/ng.$$.json"
-fmt "GPT-2 BPE, T 64" sliding 0 < "${TMPDIR:-/tmp}/ng.$$.json"
+both "GPT-2 BPE, T 64" "$DATA" --tokenizer gpt2 --context 64 --lengths $b64
 base "$DATA" --tokenizer gpt2 --context 64 --lengths 64,128 --sliding-stride 1 |
   fmt "GPT-2 BPE, T 64, stride 1" sliding 1
 
 echo "# GPT-2 BPE, trained at 128: P6 gpt2-128"
-base "$DATA" --tokenizer gpt2 --context 128 --lengths $b128 > "${TMPDIR:-/tmp}/ng.$$.json"
-fmt "GPT-2 BPE, T 128" nonoverlap 0 < "${TMPDIR:-/tmp}/ng.$$.json"
-fmt "GPT-2 BPE, T 128" sliding 0 < "${TMPDIR:-/tmp}/ng.$$.json"
+both "GPT-2 BPE, T 128" "$DATA" --tokenizer gpt2 --context 128 --lengths $b128
 base "$DATA" --tokenizer gpt2 --context 128 --lengths 128,256 --sliding-stride 1 |
   fmt "GPT-2 BPE, T 128, stride 1" sliding 1
-rm -f "${TMPDIR:-/tmp}/ng.$$.json"
-
-echo "# bytes, T 64, claims.md C7's two training sets (scripts/claims_size.sh's cut)"
 mkdir -p "$OUT"
-n=$(stat -c %s "$DATA")
-ntrain=$((n - n / 10))
-head -c "$ntrain" "$DATA" > "$OUT/large.txt"
-head -c $((ntrain / 10)) "$DATA" > "$OUT/small.txt"
-tail -c +$((ntrain + 1)) "$DATA" > "$OUT/val.txt"
-for size in small large; do
-  base --data "$OUT/$size.txt" --val-data "$OUT/val.txt" --tokenizer byte --context 64 |
-    fmt "bytes, T 64, training set $size" nonoverlap 0
-done
 
 echo
 echo "# the validation split's unigram entropy (compare's 'vs unigram' level), as 'ordo train'"
