@@ -103,16 +103,18 @@ def per_seed(split):
     return "; ".join("%.2f / %s" % (i, "%.2f" % o if o is not None else "n/a") for i, o in split)
 
 
+def loss_cells(es):
+    """The val loss at each evaluation length, mean ± sd over the runs es."""
+    return [cell([e["results"][k].get("val_loss") for e in es], "%.3f") for k in range(len(es[0]["results"]))]
+
+
 def loss(sweep):
     _, es = runs(sweep)[0]
     ctxs = [r["context"] for r in es[0]["results"]]
     print("| scheme | seeds | " + " | ".join(str(c) for c in ctxs) + " |")
     print("|---|---|" + "---|" * len(ctxs))
     for pos, es in runs(sweep):
-        row = []
-        for k in range(len(ctxs)):
-            row.append(cell([e["results"][k].get("val_loss") for e in es], "%.3f"))
-        print("| %s | %d | %s |" % (pos, len(es), " | ".join(row)))
+        print("| %s | %d | %s |" % (pos, len(es), " | ".join(loss_cells(es))))
     ngram_rows(es[0]["results"])
 
 
@@ -134,10 +136,9 @@ def lm(sweep):
             val.append(best["val_loss"])
             ppl.append(best["val_ppl"])
         params = {e["parameters"] for e in es}
-        row = [cell([e["results"][k].get("val_loss") for e in es], "%.3f") for k in range(len(ctxs))]
         print("| %s | %d | %s | %s | %s | %s | %s |" % (
             pos, len(es), "/".join("{:,}".format(p) for p in sorted(params)), cell(train, "%.3f"),
-            cell(val, "%.3f"), cell(ppl, "%.1f"), " | ".join(row)))
+            cell(val, "%.3f"), cell(ppl, "%.1f"), " | ".join(loss_cells(es))))
     ngram_rows(es[0]["results"], 4)
 
 
