@@ -7,6 +7,9 @@
   scripts/experiment_tables.py loss SWEEP_DIR ...           val loss per evaluation length, and
       the n-gram levels on the same targets where the records hold them; several sweeps
       (of different schemes, on one protocol) make one table
+  scripts/experiment_tables.py strides SWEEP_DIR            sliding windows moved by 1 against
+      the default T/4, at each length of the records eval/base-sliding-stride1.json (beside
+      eval/base-sliding.json's; scripts/p6_press.sh), and each seed's difference at the last length
   scripts/experiment_tables.py lm SWEEP_DIR                 loss's table with ordo compare's
       training columns before it (parameters, final train loss, best val loss and perplexity
       of the evaluations during training)
@@ -108,14 +111,59 @@ def loss_cells(es):
     return [cell([e["results"][k].get("val_loss") for e in es], "%.3f") for k in range(len(es[0]["results"]))]
 
 
+def first(sweep):
+    """The first row's records, or a clear exit when the sweep holds no such record."""
+    rows = runs(sweep)
+    if not rows:
+        rec = "eval/%s.json" % VARIANT if VARIANT else "eval.json"
+        sys.exit("experiment_tables: no run under %s has %s" % (" ".join(sweep if isinstance(sweep, list) else [sweep]), rec))
+    return rows[0][1]
+
+
 def loss(sweep):
-    _, es = runs(sweep)[0]
+    es = first(sweep)
     ctxs = [r["context"] for r in es[0]["results"]]
     print("| scheme | seeds | " + " | ".join(str(c) for c in ctxs) + " |")
     print("|---|---|" + "---|" * len(ctxs))
     for pos, es in runs(sweep):
         print("| %s | %d | %s |" % (pos, len(es), " | ".join(loss_cells(es))))
     ngram_rows(es[0]["results"])
+
+
+def strides(sweep):
+    """Stride 1 (Press et al.'s: every target has T - 1 tokens of context) beside the default
+    T/4 at each length the stride-1 records hold, mean ± sd over seeds, and each seed's
+    difference (stride 1 minus T/4) at the last of those lengths."""
+    global VARIANT
+    VARIANT = "base-sliding-stride1"
+    one = runs(sweep)
+    first(sweep)
+    VARIANT = "base-sliding"
+    quarter = {e["_dir"]: e for _, es in runs(sweep) for e in es}
+    ctxs = [r["context"] for r in one[0][1][0]["results"]]
+
+    def at(e, c):
+        hit = [r for r in e["results"] if r["context"] == c]
+        if not hit:
+            sys.exit("experiment_tables: %s has no %d in eval/base-sliding.json" % (e["_dir"], c))
+        return hit[0]
+
+    some = one[0][1][0]
+    strides_q = [at(quarter[some["_dir"]], c)["stride"] for c in ctxs]
+    print("| scheme | seeds | " + " | ".join("%d, stride 1 | %d, stride %d" % (c, c, q) for c, q in zip(ctxs, strides_q))
+          + " | per seed at %d: stride 1 minus %d |" % (ctxs[-1], strides_q[-1]))
+    print("|---|---|" + "---|---|" * len(ctxs) + "---|")
+    for pos, es in one:
+        if any(e["_dir"] not in quarter for e in es):
+            sys.exit("experiment_tables: a run of %s has eval/base-sliding-stride1.json but no base-sliding.json" % pos)
+        cols, diffs = [], []
+        for c in ctxs:
+            a = [at(e, c)["val_loss"] for e in es]
+            b = [at(quarter[e["_dir"]], c)["val_loss"] for e in es]
+            cols += [cell(a, "%.3f"), cell(b, "%.3f")]
+            diffs = ["%+.3f" % (x - y) for x, y in zip(a, b)]
+        print("| %s | %d | %s | %s |" % (pos, len(es), " | ".join(cols), " / ".join(diffs)))
+    ngram_rows([r for c in ctxs for r in (at(some, c), at(quarter[some["_dir"]], c))], tail=1)
 
 
 def lm(sweep):
@@ -173,18 +221,19 @@ def param(sweep, names):
         print("| %s | %s |" % (pos, " | ".join(cols)))
 
 
-def ngram_rows(results, skip=0):
+def ngram_rows(results, skip=0, tail=0):
     """The n-gram levels a record holds (orders 1-6, scored on the same targets; docs/guide.md,
-    "Baselines"): rows for the 2-, 3- and 4-gram and the best order, in italics."""
+    "Baselines"): rows for the 2-, 3- and 4-gram and the best order, in italics, after skip
+    empty columns and before tail."""
     levels = [r.get("ngram_loss") for r in results]
     if not all(levels):
         return
     for n in (2, 3, 4):
-        print("| *n-gram: %d-gram* | - |%s %s |" % (n, " - |" * skip, " | ".join("%.3f" % v[n - 1] for v in levels)))
+        print("| *n-gram: %d-gram* | - |%s %s |%s" % (n, " - |" * skip, " | ".join("%.3f" % v[n - 1] for v in levels), " - |" * tail))
     best = [min(range(len(v)), key=lambda i: v[i]) for v in levels]
     names = {b + 1 for b in best}
     label = "best (%s)" % ", ".join("%d-gram" % n for n in sorted(names))
-    print("| *n-gram: %s* | - |%s %s |" % (label, " - |" * skip, " | ".join("%.3f" % min(v) for v in levels)))
+    print("| *n-gram: %s* | - |%s %s |%s" % (label, " - |" * skip, " | ".join("%.3f" % min(v) for v in levels), " - |" * tail))
 
 
 def context_use(sweeps):
@@ -377,7 +426,7 @@ if __name__ == "__main__":
         VARIANT = sys.argv[2]
         del sys.argv[1:3]
     if len(sys.argv) < 3 or sys.argv[1] not in ("accuracy", "loss", "lm", "param", "lr", "passkey", "passkey-rope", "recall",
-                                                 "context-use"):
+                                                 "context-use", "strides"):
         sys.exit(__doc__)
     if sys.argv[1] == "context-use":
         context_use(sys.argv[2:])
@@ -396,6 +445,9 @@ if __name__ == "__main__":
         sys.exit(0)
     if sys.argv[1] == "param":
         param(sys.argv[2], sys.argv[3:])
+        sys.exit(0)
+    if sys.argv[1] == "strides":
+        strides(sys.argv[2])
         sys.exit(0)
     if sys.argv[1] == "lm":
         lm(sys.argv[2])

@@ -14,8 +14,8 @@
 # thread each; POS the schemes; SEEDS (default 5 on bytes, whose runs take under a minute;
 # 3 on BPE); STEPS overrides the budget. Run again, it
 # keeps what is finished. Tables: scripts/experiment_tables.py loss OUT_DIR/bytes-L (gpt2-L
-# with TOK=gpt2), non-overlapping; --variant base-sliding (or base-sliding-stride1) loss
-# OUT_DIR/bytes-L, sliding.
+# with TOK=gpt2), non-overlapping; --variant base-sliding loss OUT_DIR/bytes-L, sliding;
+# strides OUT_DIR/bytes-L, stride 1 beside T/4.
 set -eu
 shopt -s nullglob # a scheme of STRIDE1 that was not trained (POS) has no runs
 [ $# -ge 2 ] || { echo "usage: $0 DATA OUT_DIR [L ...]" >&2; exit 2; }
