@@ -170,7 +170,7 @@ def lm(sweep):
     """loss's table with training's columns before it, as ordo compare shows them: the
     parameter count, the final train loss, the best val loss of the evaluations during training
     (--eval-batches of the validation split) and its perplexity, from each run's metrics.jsonl."""
-    _, es = runs(sweep)[0]
+    es = first(sweep)
     ctxs = [r["context"] for r in es[0]["results"]]
     print("| scheme | seeds | params | final train loss | best val | val ppl | "
           + " | ".join("eval at %d" % c if i == 0 else str(c) for i, c in enumerate(ctxs)) + " |")
