@@ -53,12 +53,14 @@ ORDER = ["learned", "sinusoidal", "rope", "alibi", "t5", "fire", "kerple", "kerp
 VARIANT = None  # --variant NAME: the records eval/NAME.json instead of eval.json
 
 
-def runs(sweep, by_name=False):
+def runs(sweep, by_name=False, variant=None):
     """[(row, [record...])]: a row per scheme (by_name: per run name less -s<seed>). sweep may
     be a list of directories whose rows are told apart by scheme (a scheme in two of them is
-    an error: their seeds are not one sample)."""
+    an error: their seeds are not one sample). variant: the record eval/<variant>.json (default
+    --variant's)."""
     by, home = {}, {}
-    rec = os.path.join("eval", VARIANT + ".json") if VARIANT else "eval.json"
+    variant = variant or VARIANT
+    rec = os.path.join("eval", variant + ".json") if variant else "eval.json"
     for d in sweep if isinstance(sweep, list) else [sweep]:
         for f in sorted(glob.glob(os.path.join(d, "*-s*", rec))):
             e = json.load(open(f))
@@ -111,21 +113,22 @@ def loss_cells(es):
     return [cell([e["results"][k].get("val_loss") for e in es], "%.3f") for k in range(len(es[0]["results"]))]
 
 
-def first(sweep):
-    """The first row's records, or a clear exit when the sweep holds no such record."""
-    rows = runs(sweep)
+def some_runs(sweep, variant=None, by_name=False):
+    """runs(sweep, ...), or a clear exit when the sweep holds no such record."""
+    rows = runs(sweep, by_name, variant)
     if not rows:
-        rec = "eval/%s.json" % VARIANT if VARIANT else "eval.json"
+        variant = variant or VARIANT
+        rec = "eval/%s.json" % variant if variant else "eval.json"
         sys.exit("experiment_tables: no run under %s has %s" % (" ".join(sweep if isinstance(sweep, list) else [sweep]), rec))
-    return rows[0][1]
+    return rows
 
 
 def loss(sweep):
-    es = first(sweep)
-    ctxs = [r["context"] for r in es[0]["results"]]
+    rows = some_runs(sweep)
+    ctxs = [r["context"] for r in rows[0][1][0]["results"]]
     print("| scheme | seeds | " + " | ".join(str(c) for c in ctxs) + " |")
     print("|---|---|" + "---|" * len(ctxs))
-    for pos, es in runs(sweep):
+    for pos, es in rows:
         print("| %s | %d | %s |" % (pos, len(es), " | ".join(loss_cells(es))))
     ngram_rows(es[0]["results"])
 
@@ -134,12 +137,8 @@ def strides(sweep):
     """Stride 1 (Press et al.'s: every target has T - 1 tokens of context) beside the default
     T/4 at each length the stride-1 records hold, mean ± sd over seeds, and each seed's
     difference (stride 1 minus T/4) at the last of those lengths."""
-    global VARIANT
-    VARIANT = "base-sliding-stride1"
-    one = runs(sweep)
-    first(sweep)
-    VARIANT = "base-sliding"
-    quarter = {e["_dir"]: e for _, es in runs(sweep) for e in es}
+    one = some_runs(sweep, "base-sliding-stride1")
+    quarter = {e["_dir"]: e for _, es in runs(sweep, variant="base-sliding") for e in es}
     ctxs = [r["context"] for r in one[0][1][0]["results"]]
 
     def at(e, c):
@@ -156,12 +155,10 @@ def strides(sweep):
     for pos, es in one:
         if any(e["_dir"] not in quarter for e in es):
             sys.exit("experiment_tables: a run of %s has eval/base-sliding-stride1.json but no base-sliding.json" % pos)
-        cols, diffs = [], []
-        for c in ctxs:
-            a = [at(e, c)["val_loss"] for e in es]
-            b = [at(quarter[e["_dir"]], c)["val_loss"] for e in es]
-            cols += [cell(a, "%.3f"), cell(b, "%.3f")]
-            diffs = ["%+.3f" % (x - y) for x, y in zip(a, b)]
+        a = [[at(e, c)["val_loss"] for e in es] for c in ctxs]
+        b = [[at(quarter[e["_dir"]], c)["val_loss"] for e in es] for c in ctxs]
+        cols = [cell(v, "%.3f") for k in range(len(ctxs)) for v in (a[k], b[k])]
+        diffs = ["%+.3f" % (x - y) for x, y in zip(a[-1], b[-1])]
         print("| %s | %d | %s | %s |" % (pos, len(es), " | ".join(cols), " / ".join(diffs)))
     ngram_rows([r for c in ctxs for r in (at(some, c), at(quarter[some["_dir"]], c))], tail=1)
 
@@ -170,12 +167,12 @@ def lm(sweep):
     """loss's table with training's columns before it, as ordo compare shows them: the
     parameter count, the final train loss, the best val loss of the evaluations during training
     (--eval-batches of the validation split) and its perplexity, from each run's metrics.jsonl."""
-    es = first(sweep)
-    ctxs = [r["context"] for r in es[0]["results"]]
+    rows = some_runs(sweep)
+    ctxs = [r["context"] for r in rows[0][1][0]["results"]]
     print("| scheme | seeds | params | final train loss | best val | val ppl | "
           + " | ".join("eval at %d" % c if i == 0 else str(c) for i, c in enumerate(ctxs)) + " |")
     print("|---|---|---|---|---|---|" + "---|" * len(ctxs))
-    for pos, es in runs(sweep):
+    for pos, es in rows:
         train, val, ppl = [], [], []
         for e in es:
             rows = [json.loads(l) for l in open(os.path.join(e["_dir"], "metrics.jsonl")) if l.strip()]
@@ -294,7 +291,7 @@ def passkey(sweep, at=None):
     training length and the seeds that learned (k/n); or per depth at length `at`, with each
     seed's mean over the depths there. A length a run cannot score (past a learned table) is
     n/a."""
-    rows = runs(sweep, by_name=True)
+    rows = some_runs(sweep, by_name=True)
     acc0 = rows[0][1][0]["accuracy"]
     if at is None:
         cols = [b["length"] for b in acc0["by_length"]]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The n-gram rows of docs/experiments.md's language-model tables: interpolated Witten-Bell n-gram models (`ordo baseline`, orders 1-6),
-# fitted on the training split of tinyshakespeare with the runs' tokenizer and split (the
+# The n-gram rows of docs/experiments.md's language-model tables: interpolated Witten-Bell
+# n-gram models (`ordo baseline`, orders 1-6), fitted on the training split of tinyshakespeare with the runs' tokenizer and split (the
 # last 10% held out, as every P1-P7 run) and scored on exactly the targets that `ordo eval`
 # scored for that table: the same length, the same mode (non-overlapping windows, or the
 # sliding window with stride T/4 or 1) and the same tail rule. The levels train no model.

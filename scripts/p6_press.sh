@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # docs/experiments.md P6: Press et al.'s short-context protocol at CPU
 # scale, on tinyshakespeare (bytes, or GPT-2 BPE with TOK=gpt2): every scheme trained at L
-# (64, 128), 5 seeds on bytes and 3 on BPE (SEEDS), the same tokens per step (16 x 64 = 1024: batch 16 at 64, 8 at 128) and
-# steps (1500 on bytes; 300 on BPE, whose LM head costs 0.4 s a step), scored at 1x..48x L
+# (64, 128), 5 seeds on bytes and 3 on BPE (SEEDS), the same tokens per step (16 x 64 =
+# 1024: batch 16 at 64, 8 at 128) and steps (1500 on bytes; 300 on BPE, whose LM head
+# costs 0.4 s a step), scored at 1x..48x L
 # both with non-overlapping windows (the sweep's eval records, base) and with a sliding
 # window moved by T/4 at each evaluation length T (`ordo eval --mode sliding`, record
 # base-sliding), so that every target is scored once, with at least 3T/4 - 1 tokens of
