@@ -24,6 +24,9 @@
       mean over depths), each seed's at the training length and k/n (>= 0.5 there); with a
       length, that length's accuracy per depth instead, and each seed's mean over depths. Rows are
       the run names less -s<seed> (a sweep's schemes, or e.g. rope-pi for DIR/rope-pi-s1)
+  scripts/experiment_tables.py passkey-loss DIR              passkey's answer loss at the
+      training length (nats per answer token, the whole validation split), each seed's, and the
+      n-gram levels on the same answer tokens
   scripts/experiment_tables.py passkey-rope P8_DIR          scripts/p8_passkey.sh's rope rows:
       each scaling with 0 fine-tune steps (P8_DIR/base, eval/<m>-x4.json) and after 200
       (P8_DIR/ft/rope-<m>-s<seed>), retrieval per length
@@ -320,6 +323,19 @@ def passkey(sweep, at=None):
         print("| %s | %d | %s |" % (name, len(es), " | ".join(row)))
 
 
+def passkey_loss(sweep):
+    """The answer loss at the training length (the records' first length) per run name, mean ±
+    sd and each seed's: it tells a seed that learned part of the answer from one that did not."""
+    rows = some_runs(sweep, by_name=True)
+    first = rows[0][1][0]["results"][0]
+    print("| run | seeds | answer loss at %d | per seed |" % first["context"])
+    print("|---|---|---|---|")
+    for name, es in rows:
+        vals = [e["results"][0]["val_loss"] for e in es]
+        print("| %s | %d | %s | %s |" % (name, len(es), cell(vals, "%.3f"), " / ".join("%.3f" % v for v in vals)))
+    ngram_rows([first], tail=1)
+
+
 def passkey_rope(p8):
     """rope's retrieval per length under each scaling, 0 and 200 fine-tune steps, with each
     seed's value at the first length."""
@@ -422,8 +438,9 @@ if __name__ == "__main__":
     if len(sys.argv) > 2 and sys.argv[1] == "--variant":
         VARIANT = sys.argv[2]
         del sys.argv[1:3]
-    if len(sys.argv) < 3 or sys.argv[1] not in ("accuracy", "loss", "lm", "param", "lr", "passkey", "passkey-rope", "recall",
-                                                 "context-use", "strides"):
+    modes = ("accuracy", "loss", "lm", "param", "lr", "passkey", "passkey-loss", "passkey-rope", "recall",
+             "context-use", "strides")
+    if len(sys.argv) < 3 or sys.argv[1] not in modes:
         sys.exit(__doc__)
     if sys.argv[1] == "context-use":
         context_use(sys.argv[2:])
@@ -433,6 +450,9 @@ if __name__ == "__main__":
         sys.exit(0)
     if sys.argv[1] == "lr":
         lr(sys.argv[2:])
+        sys.exit(0)
+    if sys.argv[1] == "passkey-loss":
+        passkey_loss(sys.argv[2])
         sys.exit(0)
     if sys.argv[1] == "passkey-rope":
         passkey_rope(sys.argv[2])
