@@ -29,7 +29,7 @@
       n-gram levels on the same answer tokens
   scripts/experiment_tables.py passkey-rope P8_DIR          scripts/p8_passkey.sh's rope rows:
       each scaling with 0 fine-tune steps (P8_DIR/base, eval/<m>-x4.json) and after 200
-      (P8_DIR/ft/rope-<m>-s<seed>), retrieval per length
+      (P8_DIR/ft/rope-<m>-s<seed>), retrieval per length, and each seed's at 1x and 4x
   scripts/experiment_tables.py recall SWEEP_DIR ...          mqar, flipflop, selective-copy,
       count (scripts/p10_recall.sh): per scheme the seeds that learned (the run's own cell at
       its training length >= 0.95, k/n), then that cell's accuracy per length; flip-flop
@@ -338,7 +338,7 @@ def passkey_loss(sweep):
 
 def passkey_rope(p8):
     """rope's retrieval per length under each scaling, 0 and 200 fine-tune steps, with each
-    seed's value at the first length."""
+    seed's value at the first length and at 4x it (the scaled window, the fine-tune's length)."""
     methods = [("no change", "base", "none"), ("PI", "pi-x4", "pi"), ("NTK-aware", "ntk-x4", "ntk"),
                ("YaRN", "yarn-x4", "yarn")]
     rows = [("0 steps", m, os.path.join(p8, "base", "rope-s*", "eval", v + ".json"))
@@ -351,13 +351,15 @@ def passkey_rope(p8):
         if not es:
             continue
         lens = [b["length"] for b in es[0]["accuracy"]["by_length"]]
+        seen = [k for k in (0, lens.index(4 * lens[0]) if 4 * lens[0] in lens else None) if k is not None]
         if first:
-            print("| rope | method | seeds | " + " | ".join(str(n) for n in lens) + " | per seed at %d |" % lens[0])
-            print("|---|---|---|" + "---|" * (len(lens) + 1))
+            print("| rope | method | seeds | " + " | ".join(str(n) for n in lens) + " | "
+                  + " | ".join("per seed at %d" % lens[k] for k in seen) + " |")
+            print("|---|---|---|" + "---|" * (len(lens) + len(seen)))
             first = False
         cells = [cell([e["accuracy"]["by_length"][k]["exact_match"] for e in es], "%.2f")
                  for k in range(len(lens))]
-        cells.append(" / ".join("%.2f" % e["accuracy"]["by_length"][0]["exact_match"] for e in es))
+        cells += [" / ".join("%.2f" % e["accuracy"]["by_length"][k]["exact_match"] for e in es) for k in seen]
         print("| %s | %s | %d | %s |" % (when, name, len(es), " | ".join(cells)))
 
 
