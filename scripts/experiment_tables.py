@@ -132,7 +132,8 @@ def loss(sweep):
     print("| scheme | seeds | " + " | ".join(str(c) for c in ctxs) + " |")
     print("|---|---|" + "---|" * len(ctxs))
     for pos, es in rows:
-        print("| %s | %d | %s |" % (pos, len(es), " | ".join(loss_cells(es))))
+        label = pos + tag_of(os.path.dirname(es[0]["_dir"]))  # e.g. "sinusoidal (Vaswani's convention)"
+        print("| %s | %d | %s |" % (label, len(es), " | ".join(loss_cells(es))))
     ngram_rows(es[0]["results"])
 
 
