@@ -352,7 +352,7 @@ def passkey_rope(p8):
         if not es:
             continue
         lens = [b["length"] for b in es[0]["accuracy"]["by_length"]]
-        seen = [k for k in (0, lens.index(4 * lens[0]) if 4 * lens[0] in lens else None) if k is not None]
+        seen = [0] + ([lens.index(4 * lens[0])] if 4 * lens[0] in lens else [])  # 1x, and 4x if scored
         if first:
             print("| rope | method | seeds | " + " | ".join(str(n) for n in lens) + " | "
                   + " | ".join("per seed at %d" % lens[k] for k in seen) + " |")
