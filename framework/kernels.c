@@ -279,22 +279,24 @@ double ordo_row_nll(const float *x, int V, int target) {
 
 double ordo_crossentropy_forward(float *stats, const float *logits, const int32_t *targets, int N,
                                  int V, int *count) {
-    double total = 0.0;
-    int cnt = 0;
-#pragma omp parallel for reduction(+ : total, cnt) if ((size_t)N * V > ORDO_PAR_LOOP_MIN)
+#pragma omp parallel for if ((size_t)N * V > ORDO_PAR_LOOP_MIN)
     for (int i = 0; i < N; i++) {
         const float *x = logits + (size_t)i * V;
         float mx = row_max(x, V);
-        double ls = log_sum_exp_shifted(x, V, mx);
         // keep max and log-sum apart: folded into one float, a logit of 1e4 would leave
         // only ~1e-3 of precision for the log-sum
         stats[i] = mx;
-        stats[N + i] = (float)ls;
+        stats[N + i] = (float)log_sum_exp_shifted(x, V, mx);
+    }
+    // the rows' losses from the stats as saved, summed in row order: the same sum at any
+    // thread count, and the same as lmhead.c's chunked head makes chunk by chunk
+    double total = 0.0;
+    int cnt = 0;
+    for (int i = 0; i < N; i++)
         if (targets[i] >= 0) {
-            total += ((double)mx - x[targets[i]]) + ls;
+            total += ((double)stats[i] - logits[(size_t)i * V + targets[i]]) + stats[N + i];
             cnt++;
         }
-    }
     *count = cnt;
     return cnt ? total / cnt : 0.0;
 }

@@ -91,7 +91,9 @@ int main(void) {
                   ordo_pos_name(pos));
         CHECK_MSG(memcmp(g0, g2, n * sizeof(float)) == 0, "pos %s: chunked-head grads differ",
                   ordo_pos_name(pos));
-        CHECK(l0 == l1 && l0 == l2);
+        CHECK_MSG(l0 == l1 && l0 == l2,
+                  "pos %s: losses %.9g (plain), %.9g (recycled), %.9g (chunked head)",
+                  ordo_pos_name(pos), l0, l1, l2);
         CHECK_MSG(hw1 < hw0, "pos %s: arena %zu with recycling, %zu without", ordo_pos_name(pos),
                   hw1, hw0);
         double norm = 0;

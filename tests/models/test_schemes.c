@@ -294,9 +294,14 @@ static void threads(ordo_gpt *m, const cell *c, int T) {
 // not smooth over the stencil's width is not judged (fire's ReLUs, cope's floor, kerple's
 // clamp): smooth means the central differences at h and 2h agree to GC_SMOOTH and the
 // one-sided ones at h to GC_KINK; the analytic gradient plays no part in that, so an error in
-// it cannot hide there, and each cell must judge at least a third of its coordinates. What is
-// judged agreed to 1.8e-2 at worst (cope), dpb and fox to 1.3e-2, the others to 6e-3;
-// GC_REL leaves a factor of about 3, and a wrong factor, sign or missing term fails.
+// it cannot hide there. Each cell must judge some coordinate and each variant at least a third
+// of its coordinates over its cells: not each cell a third, because dpb's deeper MLP weights
+// move f by about 1e-5 over the stencil, a few times the forward's rounding, and which of them
+// the rounding makes rough depends on the BLAS kernels (Debian's OpenBLAS running its Prescott
+// kernels on one Xeon judged 8 of 27 in one dpb cell, 74 of 108 over the variant). What is
+// judged agreed to 2.6e-2 at worst (dpb under Prescott), cope to 1.8e-2, fox to 1.3e-2, the
+// others to 1.1e-2; GC_REL leaves a factor of about 2, and a wrong factor, sign or missing
+// term fails.
 #define GC_ATTN_SCALE 10
 #define GC_COORDS     3
 #define GC_STEP       1e-2
@@ -396,8 +401,7 @@ static void gradcheck(ordo_gpt *m, const cell *c, int T, gc_stats *st) {
     }
     st->judged += judged;
     st->rough += rough;
-    CHECK_MSG(2 * judged >= rough, "%s: gradcheck judged %d coordinates, %d not smooth", c->what,
-              judged, rough);
+    CHECK_MSG(judged > 0, "%s: gradcheck judged no coordinate, %d not smooth", c->what, rough);
     free(g);
     free(R);
 }
@@ -465,6 +469,9 @@ int main(void) {
             printf("%-22s %2d cells: parity worst %.3g; gradcheck worst %.3g, %d coordinates "
                    "judged, %d not smooth\n",
                    v[k].what, ns, worst_parity, gc.worst, gc.judged, gc.rough);
+            CHECK_MSG(2 * gc.judged >= gc.rough,
+                      "%s: gradcheck judged %d coordinates over its cells, %d not smooth",
+                      v[k].what, gc.judged, gc.rough);
             ordo_gpt_free(&m);
             ordo_gpt_free(&gm);
         }
