@@ -33,7 +33,7 @@
   scripts/experiment_tables.py recall SWEEP_DIR ...          mqar, flipflop, selective-copy,
       count (scripts/p10_recall.sh): per scheme the seeds that learned (the run's own cell at
       its training length >= 0.95, k/n), then that cell's accuracy per length; flip-flop
-      adds the sparse and dense cells at 1x. copy, reverse, add (one example per window):
+      adds the sparse and dense cells at 1x, mqar the other numbers of pairs that fit at 1x. copy, reverse, add (one example per window):
       the seeds that learned (mean exact match over the trained n >= 0.95), the means over
       the trained and the longer n, exact match at a few n, and each seed's in / out. A
       directory named <task>-<x> labels its rows "<pos> (<x>)" (t5: "max distance T",
@@ -400,10 +400,15 @@ def recall(sweeps):
     j = a0[cols].index(a0[own])
     lens = [b["length"] for b in a0["by_length"]]
     T = a0["train_context"]
-    extra = [(k, c) for k, c in enumerate(a0[cols]) if k != j] if a0["task"] == "flipflop" else []
+    # flipflop: the other test sets at 1x; mqar: the other numbers of pairs that fit at 1x
+    extra = [(k, c) for k, c in enumerate(a0[cols]) if k != j and
+             (a0["task"] == "flipflop" or
+              (a0["task"] == "mqar" and a0["by_length"][0][by][k] is not None))]
+    label = lambda c: (" | 1x, %g pair%s" % (c, "s" * (c != 1)) if a0["task"] == "mqar"
+                       else " | 1x, p_i %g" % c)
     head = ["%dx" % (n // T) if n % T == 0 else str(n) for n in lens]
     print("| scheme | learned (k/n) | " + " | ".join(head) +
-          "".join(" | 1x, p_i %g" % c for _, c in extra) + " | per seed at 1x |")
+          "".join(label(c) for _, c in extra) + " | per seed at 1x |")
     print("|---|---|" + "---|" * (len(lens) + len(extra) + 1))
     for name, es in rows:
         def at(e, n, k):
