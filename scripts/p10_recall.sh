@@ -15,7 +15,7 @@
 # match to n = 40 (add: 16), the same recipe, context the longest example (43; add 29); and,
 # as Ruoss et al. 2023 test randomized positions, rope and learned trained at positions drawn
 # from [0, 128) (--pos-random 128), scored at 0..T-1 and at drawn positions, OUT_DIR/<task>-random.
-#   scripts/p10_recall.sh OUT_DIR             (TASKS="mqar" for MQAR: 16 minutes of a core a run)
+#   scripts/p10_recall.sh OUT_DIR             (TASKS="mqar" for MQAR: 6-18 minutes of a core a run)
 # ORDO (default build/ordo) is the binary; JOBS (default 2) runs at once, one thread each;
 # SEED (default 1) the first of the SEEDS seeds (SEEDS=1 SEED=2 adds seed 2 to a sweep that
 # has seed 1: a slow task's seeds in passes, every row's seed 1 first).
