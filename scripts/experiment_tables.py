@@ -34,8 +34,9 @@
       count (scripts/p10_recall.sh): per scheme the seeds that learned (the run's own cell at
       its training length >= 0.95, k/n), then that cell's accuracy per length; flip-flop
       adds the sparse and dense cells at 1x, mqar the other numbers of pairs that fit at
-      1x. copy, reverse, add (one example per window): the seeds that learned (mean exact match over the trained n >= 0.95), the means over
-      the trained and the longer n, exact match at a few n, and each seed's in / out. A
+      1x. copy, reverse, add (one example per window): the seeds that learned (mean exact
+      match over the trained n >= 0.95), the means over the trained and the longer n, exact
+      match at a few n, and each seed's in / out. A
       directory named <task>-<x> labels its rows "<pos> (<x>)" (t5: "max distance T",
       vaswani: "Vaswani's convention")
 
