@@ -277,8 +277,7 @@ double ordo_row_nll(const float *x, int V, int target) {
     return ((double)mx - x[target]) + log_sum_exp_shifted(x, V, mx);
 }
 
-double ordo_crossentropy_forward(float *stats, const float *logits, const int32_t *targets, int N,
-                                 int V, int *count) {
+void ordo_crossentropy_stats(float *stats, const float *logits, int N, int V) {
 #pragma omp parallel for if ((size_t)N * V > ORDO_PAR_LOOP_MIN)
     for (int i = 0; i < N; i++) {
         const float *x = logits + (size_t)i * V;
@@ -288,17 +287,23 @@ double ordo_crossentropy_forward(float *stats, const float *logits, const int32_
         stats[i] = mx;
         stats[N + i] = (float)log_sum_exp_shifted(x, V, mx);
     }
-    // the rows' losses from the stats as saved, summed in row order: the same sum at any
-    // thread count, and the same as lmhead.c's chunked head makes chunk by chunk
-    double total = 0.0;
-    int cnt = 0;
+}
+
+double ordo_crossentropy_sum(double total, const float *stats, const float *logits,
+                             const int32_t *targets, int N, int V) {
     for (int i = 0; i < N; i++)
-        if (targets[i] >= 0) {
+        if (targets[i] >= 0)
             total += ((double)stats[i] - logits[(size_t)i * V + targets[i]]) + stats[N + i];
-            cnt++;
-        }
+    return total;
+}
+
+double ordo_crossentropy_forward(float *stats, const float *logits, const int32_t *targets, int N,
+                                 int V, int *count) {
+    int cnt = 0;
+    for (int i = 0; i < N; i++) cnt += targets[i] >= 0;
+    ordo_crossentropy_stats(stats, logits, N, V);
     *count = cnt;
-    return cnt ? total / cnt : 0.0;
+    return cnt ? ordo_crossentropy_sum(0.0, stats, logits, targets, N, V) / cnt : 0.0;
 }
 
 void ordo_crossentropy_backward(float *dlogits, ordo_bf16 *dlogits_bf16, const float *logits,

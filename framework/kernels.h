@@ -65,6 +65,12 @@ double ordo_row_nll(const float *x, int V, int target);
 // Targets must be below V: not checked here.
 double ordo_crossentropy_forward(float *stats, const float *logits, const int32_t *targets, int N,
                                  int V, int *count);
+// The forward's two halves: the stats of logits [N, V] (as above), then total plus the
+// counted rows' losses from those stats, added in row order (one sum at any thread count,
+// and the same over chunks of rows as over all of them: lmhead.c's chunked head).
+void ordo_crossentropy_stats(float *stats, const float *logits, int N, int V);
+double ordo_crossentropy_sum(double total, const float *stats, const float *logits,
+                             const int32_t *targets, int N, int V);
 // dlogits[i] += scale * (softmax(logits[i]) - onehot(targets[i])) for counted rows, with the
 // forward's stats; ignored rows are left alone. In place (dlogits == logits, row by row)
 // the counted rows are overwritten with that gradient instead of added to, and ignored rows

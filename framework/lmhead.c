@@ -2,7 +2,7 @@
 //
 // Per chunk of R rows, in row order:
 //   logits (R, V) = x[r0:r0+R] @ head^T                 the chunk's products, fp32 or bf16
-//   stats, loss                                          ordo_crossentropy_forward's kernel
+//   stats, loss                                          ordo_crossentropy_stats and _sum
 //   dlogits (R, V) = (softmax - onehot) / count          in place over the logits (training)
 //   dx[r0:r0+R] (R, C) = dlogits @ head                  each chunk writes its own rows
 //   dhead (V, C) += dlogits^T @ x[r0:r0+R]               summed over the chunks in row order
@@ -169,12 +169,8 @@ ordo_tensor *ordo_lm_head_loss(ordo_ctx *ctx, ordo_tensor *x, ordo_tensor *head,
                 if (tg[i] >= 0) total += rl[i];
         }
         if (row_loss && !(gx || gw)) continue;
-        int cnt;
-        ordo_crossentropy_forward(stats, lg, tg, R, V, &cnt); // stats (2R): row max, log-sum
-        if (!row_loss) // the fused kernel's loss of each row, summed here in a fixed order
-            for (int i = 0; i < R; i++)
-                if (tg[i] >= 0)
-                    total += ((double)stats[i] - lg[(size_t)i * V + tg[i]]) + stats[R + i];
+        ordo_crossentropy_stats(stats, lg, R, V); // stats (2R): row max, log-sum
+        if (!row_loss) total = ordo_crossentropy_sum(total, stats, lg, tg, R, V);
         if (!(gx || gw)) continue;
         // the logits become their gradient, row by row (and its bf16 rounding in the same pass)
         ordo_crossentropy_backward(lg, lgb, lg, stats, tg, R, V, scale);
