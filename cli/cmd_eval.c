@@ -275,6 +275,14 @@ static void print_table(const ordo_eval_report *r) {
         printf("\n%8s", "loss");
         for (int j = 0; j < cu->loss.n; j++) printf(" %7.4f", cu->loss.v[j]);
         printf("\n");
+        if (cu->ngram_loss.have && cu->ngram_order.have) { // the best order's, and which
+            printf("%8s", "n-gram");
+            for (int j = 0; j < cu->ngram_loss.n; j++) printf(" %7.4f", cu->ngram_loss.v[j]);
+            printf("\n%8s", "order");
+            for (int j = 0; j < cu->ngram_order.n; j++) printf(" %7lld", cu->ngram_order.v[j]);
+            printf("\n(n-gram: the best order of 1..6, Witten-Bell, fitted on the training split, "
+                   "on the same targets with the same k tokens)\n");
+        }
     }
     printf("loss by position within the window (mean over each eighth, first to last):\n");
     int sliding =

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/ngram.h"
 #include "run/progress.h"
 
 // The input indices e (each predicting tokens[e + 1], or targets[e + 1]) that are scored: at least
@@ -95,8 +96,58 @@ ordo_status ordo_context_use_score(ordo_gpt *m, ordo_ctx *ctx, const int32_t *to
     return s;
 }
 
+ordo_status ordo_context_use_ngram(const ordo_ngram *ng, const int32_t *tokens,
+                                   const int32_t *targets, size_t n, int K_max, size_t max_targets,
+                                   ordo_context_use *u) {
+    size_t *at = NULL;
+    size_t nt = n >= 2 && K_max >= 1 ? pick_targets(targets, n, K_max, max_targets, &at) : 0;
+    if (nt == 0 || nt != u->targets) {
+        free(at);
+        return ordo_error(ORDO_ERR_ARG, "context use n-gram: %zu targets picked, the curve has %zu",
+                          nt, u->targets);
+    }
+    int N = ng->order;
+    // one target's k tokens of context then the target (seq[k]), and each order's sum at each k
+    int32_t *seq = ordo_xmalloc(((size_t)K_max + 1) * sizeof *seq);
+    double *sum = ordo_xcalloc((size_t)u->n * (size_t)N, sizeof *sum), p[ORDO_NGRAM_MAX_ORDER];
+    ordo_status s = ORDO_OK;
+    for (size_t j = 0; j < nt && !s; j++) {
+        size_t e = at[j];
+        int32_t y = targets ? targets[e + 1] : tokens[e + 1];
+        if (y < 0 || y >= ng->vocab) {
+            s = ordo_error(ORDO_ERR_ARG, "context use n-gram: target %d at %zu: expected 0..%d",
+                           (int)y, e + 1, ng->vocab - 1);
+            break;
+        }
+        for (int i = 0; i < u->n; i++) {
+            int k = u->k[i];
+            memcpy(seq, tokens + e + 1 - (size_t)k, (size_t)k * sizeof *seq);
+            seq[k] = y;
+            ordo_ngram_probs(ng, seq, k, p);
+            for (int o = 0; o < N; o++) sum[(size_t)i * N + o] -= log(p[o]);
+        }
+    }
+    if (!s) {
+        u->ngram_loss = ordo_xmalloc((size_t)u->n * sizeof *u->ngram_loss);
+        u->ngram_order = ordo_xmalloc((size_t)u->n * sizeof *u->ngram_order);
+        for (int i = 0; i < u->n; i++) {
+            int best = 0;
+            for (int o = 1; o < N; o++)
+                if (sum[(size_t)i * N + o] < sum[(size_t)i * N + best]) best = o;
+            u->ngram_loss[i] = sum[(size_t)i * N + best] / (double)nt;
+            u->ngram_order[i] = best + 1;
+        }
+    }
+    free(sum);
+    free(seq);
+    free(at);
+    return s;
+}
+
 void ordo_context_use_free(ordo_context_use *u) {
     free(u->k);
     free(u->loss);
+    free(u->ngram_loss);
+    free(u->ngram_order);
     memset(u, 0, sizeof *u);
 }

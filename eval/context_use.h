@@ -21,6 +21,11 @@ typedef struct ordo_context_use {
     int *k;         // [n]
     double *loss;   // [n] mean loss of the targets with k tokens of context
     size_t targets; // targets scored at each k (the same ones)
+    // ordo_context_use_ngram's: the n-gram baseline on the same targets, with the same k tokens
+    // of context (NULL until it runs)
+    double *ngram_loss; // [n] the best order's mean loss at k
+    int *ngram_order;   // [n] that order (the lowest of equal ones; at most k + 1, as the
+                        // model of an order above k + 1 has only k tokens to condition on)
 } ordo_context_use;
 
 // Scores the targets of tokens[0..n) (targets NULL: the next tokens; else targets[e + 1] for
@@ -30,6 +35,17 @@ typedef struct ordo_context_use {
 ordo_status ordo_context_use_score(ordo_gpt *m, ordo_ctx *ctx, const int32_t *tokens,
                                    const int32_t *targets, size_t n, int K_max, size_t max_targets,
                                    int B, int progress, ordo_context_use *out);
+
+// The n-gram levels of the curve: ng (data/ngram.h, fitted on the training split) scores the
+// targets that ordo_context_use_score picked from the same stream and arguments (u from that
+// call), each with its context cut to the same k tokens, into u->ngram_loss and ngram_order.
+// Every order 1..N is scored and the best one per k kept: what the best n-gram does with k
+// tokens of context, the line a model's curve is read against. ORDO_ERR_ARG when the targets
+// picked do not match u's count or one is out of ng's vocab.
+typedef struct ordo_ngram ordo_ngram;
+ordo_status ordo_context_use_ngram(const ordo_ngram *ng, const int32_t *tokens,
+                                   const int32_t *targets, size_t n, int K_max, size_t max_targets,
+                                   ordo_context_use *u);
 void ordo_context_use_free(ordo_context_use *u);
 
 #endif

@@ -185,6 +185,9 @@ static const field context_use_f[] = {
     F(ordo_eval_context_use, k, K_INTS),
     F(ordo_eval_context_use, loss, K_REALS),
     F(ordo_eval_context_use, targets, K_INT),
+    // the n-gram line (absent with --data or --no-ngram)
+    F(ordo_eval_context_use, ngram_loss, K_REALS),
+    F(ordo_eval_context_use, ngram_order, K_INTS),
 };
 static const shape context_use_s = SHAPE(ordo_eval_context_use, context_use_f);
 

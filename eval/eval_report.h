@@ -194,6 +194,10 @@ typedef struct ordo_eval_context_use {
     ordo_eval_ints k;
     ordo_eval_reals loss;
     ordo_eval_int targets;
+    // the best n-gram's loss on the same targets with the same k tokens of context, and its
+    // order (when the run's training split was read: not with --data or --no-ngram)
+    ordo_eval_reals ngram_loss;
+    ordo_eval_ints ngram_order;
 } ordo_eval_context_use;
 
 // "accuracy": copy/reverse (task, train_min_len, train_max_len, by_length), passkey (task,

@@ -775,20 +775,48 @@ static ordo_status ngram_rows(const ordo_eval_request *q, const ordo_rundata *d,
     return s;
 }
 
+// The n-gram line of the context-use curve u: orders 1..6 (as ngram_rows), fitted on the run's
+// training split, on u's targets with the same k tokens of context. Skipped where ngram_rows
+// is (--no-ngram, --data, no training split).
+static ordo_status context_use_ngram(const ordo_eval_request *q, const ordo_rundata *d,
+                                     ordo_context_use *u) {
+    if (q->no_ngram || q->data || d->n_train == 0 || ordo_dist_rank() != 0) return ORDO_OK;
+    int32_t *train = ordo_xmalloc(d->n_train * sizeof *train);
+    ordo_rundata_ids(d, 0, d->n_train, train);
+    ordo_ngram ng;
+    ordo_status s = ordo_ngram_fit(&ng, train, d->n_train, d->vocab_size, 6);
+    free(train);
+    if (!s)
+        s = ordo_context_use_ngram(&ng, d->val, d->val_targets, d->nval, u->k[u->n - 1],
+                                   (size_t)q->context_use, u);
+    ordo_ngram_free(&ng);
+    return s;
+}
+
 // The context-use curve of the run's validation set (or --data) into the report: k up to the
 // training context, on up to q->context_use targets.
 static ordo_status context_use(ordo_gpt *m, ordo_ctx *ctx, const ordo_train_config *cfg,
                                const ordo_rundata *d, const ordo_eval_request *q,
                                ordo_eval_context_use *o) {
-    ordo_context_use u;
+    ordo_context_use u = {0};
     ordo_status s =
         ordo_context_use_score(m, ctx, d->val, d->val_targets, d->nval, (int)cfg->context,
                                (size_t)q->context_use, q->batch, 1, &u);
-    if (s) return s;
+    if (!s) s = context_use_ngram(q, d, &u);
+    if (s) {
+        ordo_context_use_free(&u);
+        return s;
+    }
     *o = (ordo_eval_context_use){.have = 1, .targets = ordo_eval_int_of((long long)u.targets)};
     o->k = (ordo_eval_ints){1, u.n, ordo_xmalloc(((size_t)u.n + 1) * sizeof(long long))};
     o->loss = (ordo_eval_reals){1, u.n, ordo_xmalloc(((size_t)u.n + 1) * sizeof(double))};
     for (int i = 0; i < u.n; i++) o->k.v[i] = u.k[i], o->loss.v[i] = u.loss[i];
+    if (u.ngram_loss) {
+        o->ngram_loss = reals_of(u.ngram_loss, u.n);
+        o->ngram_order =
+            (ordo_eval_ints){1, u.n, ordo_xmalloc(((size_t)u.n + 1) * sizeof(long long))};
+        for (int i = 0; i < u.n; i++) o->ngram_order.v[i] = u.ngram_order[i];
+    }
     ordo_context_use_free(&u);
     return ORDO_OK;
 }

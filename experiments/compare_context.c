@@ -41,9 +41,30 @@ static int row_curve(const ordo_cmp *c, const ordo_cmp_group *g, double *x, doub
 
 enum { CU_MAX = 40 };
 
+// The n-gram line of the plot: the records' n-gram curves when every record that has one has
+// the same (the same data, targets and ks: rows compared on one split), into x, y; 0 when none
+// has one or two differ (a line for some rows only would be read as everyone's).
+static int ngram_curve(const ordo_cmp *c, double *x, double *y) {
+    int n = 0;
+    for (int gi = 0; gi < c->ngroups; gi++)
+        for (int k = 0; k < c->groups[gi].n; k++) {
+            const ordo_run_eval *e = selected(&c->runs[c->groups[gi].runs[k]]);
+            if (!e || !e->ncu || !e->cu_ngram || e->ncu > CU_MAX) continue;
+            if (!n) {
+                n = e->ncu;
+                memcpy(x, e->cu_k, (size_t)n * sizeof(double));
+                memcpy(y, e->cu_ngram, (size_t)n * sizeof(double));
+            } else if (e->ncu != n || memcmp(x, e->cu_k, (size_t)n * sizeof(double)) != 0 ||
+                       memcmp(y, e->cu_ngram, (size_t)n * sizeof(double)) != 0) {
+                return 0;
+            }
+        }
+    return n;
+}
+
 int ordo_cmp_context_use_svg(const ordo_cmp *c, ordo_strbuf *s) {
     double *xy = ordo_xcalloc((size_t)c->ngroups * 2 * CU_MAX, sizeof(double));
-    ordo_series *ser = ordo_xcalloc((size_t)c->ngroups, sizeof *ser);
+    ordo_series *ser = ordo_xcalloc((size_t)c->ngroups + 1, sizeof *ser);
     int n = 0;
     for (int gi = 0; gi < c->ngroups; gi++) {
         double *x = xy + (size_t)gi * 2 * CU_MAX, *y = x + CU_MAX;
@@ -59,6 +80,17 @@ int ordo_cmp_context_use_svg(const ordo_cmp *c, ordo_strbuf *s) {
                                  .label = c->groups[gi].pos,
                                  .markers = 1};
     }
+    double ngx[CU_MAX], ngy[CU_MAX];
+    int ngn = n ? ngram_curve(c, ngx, ngy) : 0;
+    if (ngn) // grey and dashed: a baseline, not a row
+        ser[n++] = (ordo_series){.x = ngx,
+                                 .y = ngy,
+                                 .n = ngn,
+                                 .color = "#7f7f7f",
+                                 .dash = "5 4",
+                                 .width = 1.6,
+                                 .cls = "context-use-ngram",
+                                 .label = "n-gram (best order)"};
     if (n) {
         ordo_svg_open(s, 820, 460, "ordo compare: context use");
         ordo_axes a = {.w = 820,

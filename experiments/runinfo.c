@@ -390,6 +390,10 @@ static ordo_status read_eval(const ordo_runinfo *r, ordo_run_eval *e, const char
         for (int i = 0; i < e->ncu; i++)
             e->cu_k[i] = (double)cu->k.v[i], e->cu_loss[i] = cu->loss.v[i];
         e->cu_targets = ordo_eval_int_or(cu->targets, 0);
+        if (cu->ngram_loss.have && cu->ngram_loss.n == e->ncu) {
+            e->cu_ngram = ordo_xmalloc((size_t)e->ncu * sizeof(double));
+            memcpy(e->cu_ngram, cu->ngram_loss.v, (size_t)e->ncu * sizeof(double));
+        }
     }
     ordo_eval_report_free(&rec);
     return ORDO_OK;
@@ -408,6 +412,7 @@ static void free_eval(ordo_run_eval *e) {
     free(e->acc_grid);
     free(e->cu_k);
     free(e->cu_loss);
+    free(e->cu_ngram);
 }
 
 // A new record slot of r (zeroed).

@@ -58,6 +58,7 @@ typedef struct ordo_run_eval {
     // (ncu 0: the record has none)
     int ncu;
     double *cu_k, *cu_loss;
+    double *cu_ngram; // [ncu] the best n-gram's loss on the same targets, or NULL
     long long cu_targets;
 } ordo_run_eval;
 

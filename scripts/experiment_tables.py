@@ -16,7 +16,8 @@
   scripts/experiment_tables.py param SWEEP_DIR TENSOR ...   a small tensor's values per seed,
       from each run's last checkpoint (e.g. wpe.scale, fire.L_multiplier)
   scripts/experiment_tables.py context-use SWEEP_DIR ...    the loss with the context cut to k
-      tokens (records eval/context-use.json, made by eval --context-use; scripts/p11_language.sh)
+      tokens (records eval/context-use.json, made by eval --context-use; scripts/p11_language.sh),
+      and the best n-gram's on the same targets where the records hold it
   scripts/experiment_tables.py lr SWEEP_DIR ...             copy/reverse, one sweep per rate:
       mean exact match over the trained lengths (n <= max-len) and past them, per rate, and
       the seeds that learned (k/n, as in accuracy)
@@ -253,6 +254,17 @@ def context_use(sweeps):
         name = pos + tag
         cells = [cell([e["context_use"]["loss"][i] for e in es], "%.3f") for i in range(len(ks))]
         print("| %s | %d | %s |" % (name, len(es), " | ".join(cells)))
+    # the n-gram line of the records that have one (older records do not), printed when they
+    # all agree: the same split, targets and ks
+    lines = {tuple(e["context_use"]["ngram_loss"]) for _, _, es in rows for e in es
+             if e["context_use"].get("ngram_loss") and e["context_use"]["k"] == ks}
+    if len(lines) == 1:
+        e = next(e for _, _, es in rows for e in es if e["context_use"].get("ngram_loss"))
+        orders = e["context_use"]["ngram_order"]
+        label = "best n-gram with k tokens of context, same targets (orders %s)" % ", ".join(map(str, orders))
+        print("| *%s* | - | %s |" % (label, " | ".join("%.3f" % v for v in lines.pop())))
+    elif lines:
+        print("(the records' n-gram lines differ: not on one split; none printed)", file=sys.stderr)
 
 
 def split_accuracy(e):

@@ -8,7 +8,9 @@
 # (default 64 128). Each run is scored on the whole validation split at 1x..16x L with
 # non-overlapping windows (the sweep's eval.json, record base) and sliding ones (stride T/4,
 # record base-sliding), both with the n-gram levels on the same targets; and with the
-# context-use curve (Khandelwal et al. 2018) of 20,000 targets at L (record context-use).
+# context-use curve (Khandelwal et al. 2018) of 20,000 targets at L, with the best n-gram's
+# on the same targets (record context-use; a record made before eval added the n-gram line is
+# made again).
 #   scripts/p11_language.sh DATA OUT_DIR [L ...]
 # ORDO (default build/ordo) is the binary; JOBS (default 1) runs at once, THREADS (default 1)
 # threads each. A run trains in about 13 minutes of one core (Zen 4).
@@ -16,7 +18,7 @@
 # group) and run the same command again, in this session or a later one: finished runs and
 # evals are kept, a stopped run resumes from its last checkpoint (every 200 steps), bit for
 # bit whatever THREADS is. Tables: scripts/experiment_tables.py loss OUT_DIR/bytes-L (and
-# --variant base-sliding, --variant context-use).
+# --variant base-sliding) and scripts/experiment_tables.py context-use OUT_DIR/bytes-L.
 set -eu
 shopt -s nullglob
 [ $# -ge 2 ] || { echo "usage: $0 DATA OUT_DIR [L ...]" >&2; exit 2; }
@@ -36,7 +38,7 @@ for L in $lengths; do
     --out "$OUT/bytes-$L"
   "$O" sweep --pos sinusoidal --embed-style vaswani "${recipe[@]}" --out "$OUT/bytes-$L-vaswani"
   for run in "$OUT/bytes-$L"/*-s[0-9]* "$OUT/bytes-$L-vaswani"/*-s[0-9]*; do
-    [ -s "$run/eval/context-use.json" ] ||
+    grep -qs '"ngram_loss"' "$run/eval/context-use.json" ||
       "$O" eval "$run" --context "$L" --context-use 20000 --save=context-use --threads "$T" \
         --progress off >/dev/null
   done

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # compare's report on context and positions: each row's context-use curve (from the records'
-# context_use) in context_use.svg and report.html, and a table of each run's position probe and
-# attention by offset from RUN/viz, the step viz measured marked when it is older than the run's
-# newest checkpoint; neither when no run has them.
+# context_use) in context_use.svg and report.html with the n-gram line of the same targets (once,
+# grey, from the records that have one, when they agree: none when two are on other data), and
+# a table of each run's position probe and attention by offset from RUN/viz, the step viz
+# measured marked when it is older than the run's newest checkpoint; neither when no run has them.
 set -u
 . "$(dirname "$0")/../lib.sh"
 cd "$dir" || exit 1
@@ -21,6 +22,19 @@ done
 "$ORDO" compare alibi learned --out c1 > c1.out 2>&1 || bad "compare: $(tail -2 c1.out)"
 [ "$(grep -c 'class="context-use"' c1/context_use.svg)" = 2 ] && grep -q "<h2>Context use</h2>" c1/report.html \
   && ok || bad "context_use.svg: $(grep -c 'class="context-use"' c1/context_use.svg 2>&1) curves"
+[ "$(grep -c 'class="context-use-ngram"' c1/context_use.svg)" = 1 ] && ok \
+  || bad "one n-gram line: $(grep -c 'class="context-use-ngram"' c1/context_use.svg 2>&1)"
+cp -r learned learned-nn
+"$ORDO" eval learned-nn --context-use 40 --no-ngram --save > /dev/null 2>&1 || bad "eval --no-ngram"
+"$ORDO" compare alibi learned-nn --out c3 > /dev/null 2>&1 || bad "compare c3"
+[ "$(grep -c 'class="context-use-ngram"' c3/context_use.svg)" = 1 ] && ok \
+  || bad "alibi's n-gram line, learned-nn's record without one"
+"$ORDO" train "${tiny[@]}" --corpus-tokens 9000 --steps 20 --out other > /dev/null 2>&1 || bad "train other"
+"$ORDO" eval other --context-use 40 --save > /dev/null 2>&1 || bad "eval other"
+"$ORDO" compare alibi other --out c4 > /dev/null 2>&1 || bad "compare c4"
+[ "$(grep -c 'class="context-use"' c4/context_use.svg)" = 2 ] \
+  && ! grep -q 'class="context-use-ngram"' c4/context_use.svg && ok \
+  || bad "two splits' n-gram lines differ: none should be drawn"
 python3 - c1/report.html <<'PY' && ok || bad "the probe table should have alibi's row alone"
 import re, sys
 h = open(sys.argv[1], encoding="utf-8").read()

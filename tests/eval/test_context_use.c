@@ -1,10 +1,13 @@
 // The context-use curve (eval/context_use.h) against brute force on a tiny random model: each
 // target recomputed alone, by a forward over exactly the k tokens before it (the model's own
 // fused cross-entropy, not the chunked head's), for every k; the ks, the targets (evenly
-// spaced, the same at every k, masked ones skipped) and the refusals.
+// spaced, the same at every k, masked ones skipped) and the refusals. The n-gram line
+// (ordo_context_use_ngram) against each target scored with its context before the k tokens
+// poisoned (ids no model has seen stop the n-gram's back-off there), every order, best kept.
 #include <math.h>
 #include <string.h>
 
+#include "data/ngram.h"
 #include "eval/context_use.h"
 #include "test.h"
 
@@ -21,6 +24,39 @@ static double brute_loss(const int32_t *tokens, size_t e, int k, int32_t y) {
     ORDO_ASSERT(ordo_gpt_forward(&model, &ctx, tokens + e + 1 - k, tg, 1, k, NULL, &loss) ==
                 ORDO_OK);
     return loss->data[0];
+}
+
+static ordo_ngram ngram; // order 4, fitted on another stream over the same vocab
+
+// u's n-gram line against each picked target (es[floor(j cand / want)]) scored by hand: the
+// window's K_max tokens with all but the last k replaced by -1, so that no context longer than
+// k is found, then each order's mean and the best (the lowest order among equals).
+static void check_ngram(ordo_context_use *u, const int32_t *tokens, const int32_t *targets,
+                        size_t n, int K, size_t max_t, const size_t *es, size_t cand, size_t want) {
+    CHECK(u->ngram_loss == NULL && u->ngram_order == NULL); // not before it is asked
+    CHECK(ordo_context_use_ngram(&ngram, tokens, targets, n, K, max_t, u) == ORDO_OK);
+    if (!u->ngram_loss) return;
+    int N = ngram.order;
+    for (int i = 0; i < u->n; i++) {
+        int k = u->k[i];
+        double sum[ORDO_NGRAM_MAX_ORDER] = {0}, p[ORDO_NGRAM_MAX_ORDER];
+        int32_t seq[65];
+        for (size_t j = 0; j < want; j++) {
+            size_t e = es[(size_t)((double)j * (double)cand / (double)want)];
+            for (int t = 0; t < K; t++) seq[t] = t < K - k ? -1 : tokens[e + 1 - (size_t)K + t];
+            seq[K] = targets ? targets[e + 1] : tokens[e + 1];
+            ordo_ngram_probs(&ngram, seq, K, p);
+            for (int o = 0; o < N; o++) sum[o] -= log(p[o]);
+        }
+        int best = 0;
+        for (int o = 1; o < N; o++)
+            if (sum[o] < sum[best]) best = o;
+        CHECK_CLOSE(u->ngram_loss[i], sum[best] / (double)want, 1e-12, 1e-12);
+        CHECK_MSG(u->ngram_order[i] == best + 1 && u->ngram_order[i] <= k + 1,
+                  "k %d: order %d, expected %d", k, u->ngram_order[i], best + 1);
+    }
+    // the fixture uses context: the curve falls from k = 1 to the whole window
+    CHECK(u->ngram_loss[u->n - 1] < u->ngram_loss[0] - 0.1 && u->ngram_order[u->n - 1] > 2);
 }
 
 static void check(const int32_t *tokens, const int32_t *targets, size_t n, int K, size_t max_t,
@@ -50,6 +86,7 @@ static void check(const int32_t *tokens, const int32_t *targets, size_t n, int K
         CHECK_CLOSE(u.loss[i], sum / (double)want, 1e-6, 1e-5);
     }
     ctx.grad_enabled = 1;
+    check_ngram(&u, tokens, targets, n, K, max_t, es, cand, want);
     ordo_context_use_free(&u);
 }
 
@@ -58,11 +95,15 @@ int main(void) {
         .V = 23, .C = 16, .L = 2, .NH = 2, .T_max = 16, .pos = ORDO_POS_LEARNED, .ln_eps = 1e-5f};
     ORDO_ASSERT(ordo_gpt_init(&model, &cfg, 5) == ORDO_OK);
     ordo_ctx_init(&ctx);
-    int32_t tokens[200], targets[200];
+    // a stream that the three tokens before each id decide (the n-gram's orders then differ:
+    // one token of context leaves it open, three close it), of which the n-gram is fitted on 400
+    int32_t tokens[200], targets[200], other[400] = {1, 2, 3};
+    for (int i = 3; i < 400; i++) other[i] = (3 * other[i - 1] + 5 * other[i - 3] + i % 2) % cfg.V;
     for (int i = 0; i < 200; i++) {
-        tokens[i] = (i * 7 + i / 5) % cfg.V;
+        tokens[i] = other[i];
         targets[i] = i % 3 == 0 ? -1 : tokens[i]; // a third not scored
     }
+    ORDO_ASSERT(ordo_ngram_fit(&ngram, other, 400, cfg.V, 4) == ORDO_OK);
     check(tokens, NULL, 200, 16, 40, 40);       // 184 candidates, 40 evenly spaced
     check(tokens, NULL, 60, 12, 1000, 60 - 12); // fewer candidates than asked: all of them
     check(tokens, targets, 120, 8, 30, 30);     // masked targets are never picked
@@ -71,6 +112,20 @@ int main(void) {
     ordo_context_use u;
     CHECK(ordo_context_use_score(&model, &ctx, tokens, NULL, 16, 16, 10, 2, 0, &u) == ORDO_ERR_ARG);
     ordo_error_clear();
+    // the n-gram line refuses targets other than the curve's, and a target out of its vocab
+    CHECK(ordo_context_use_score(&model, &ctx, tokens, NULL, 60, 8, 20, 2, 0, &u) == ORDO_OK);
+    CHECK(ordo_context_use_ngram(&ngram, tokens, NULL, 60, 8, 21, &u) == ORDO_ERR_ARG);
+    ordo_error_clear();
+    CHECK(u.ngram_loss == NULL);
+    ordo_ngram small;
+    ORDO_ASSERT(ordo_ngram_fit(&small, other, 400, cfg.V, 2) == ORDO_OK);
+    small.vocab = 5; // as if fitted over ids 0..4: the stream's targets reach 22
+    CHECK(ordo_context_use_ngram(&small, tokens, NULL, 60, 8, 20, &u) == ORDO_ERR_ARG);
+    ordo_error_clear();
+    small.vocab = cfg.V;
+    ordo_ngram_free(&small);
+    ordo_context_use_free(&u);
+    ordo_ngram_free(&ngram);
     ordo_ctx_free(&ctx);
     ordo_gpt_free(&model);
     TEST_MAIN_END();
