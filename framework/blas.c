@@ -268,6 +268,12 @@ int ordo_set_threads(int n) {
     }
     omp_set_num_threads(n);
     openblas_set_num_threads(n);
+    // each thread's own control register: the caller's, then the team's (threads the team
+    // starts later inherit the caller's)
+    int flush = ordo_cpu_subnormals_flushed();
+    ordo_cpu_flush_subnormals(flush);
+#pragma omp parallel num_threads(n)
+    ordo_cpu_flush_subnormals(flush);
     return n;
 }
 
@@ -288,7 +294,8 @@ ordo_blas_info ordo_blas_info_get(void) {
                             .onednn = ordo_dnnl_version(),
                             .onednn_isa = ordo_dnnl_isa(),
                             .bf16 = ordo_dnnl_bf16_available(),
-                            .kernels = ordo_isa_name(ordo_cpu_isa())};
+                            .kernels = ordo_isa_name(ordo_cpu_isa()),
+                            .subnormals = ordo_cpu_subnormals_flushed() ? "flush" : "keep"};
 }
 
 json_t *ordo_blas_info_json(void) {
@@ -303,6 +310,7 @@ json_t *ordo_blas_info_json(void) {
     json_object_set_new(o, "onednn_isa", json_string(b.onednn_isa));
     json_object_set_new(o, "bf16", json_boolean(b.bf16));
     json_object_set_new(o, "ordo_kernels", json_string(b.kernels));
+    json_object_set_new(o, "subnormals", json_string(b.subnormals));
     return o;
 }
 
@@ -312,7 +320,7 @@ char *ordo_blas_describe(char *buf, size_t n) {
     if (b.coretype_env && k >= 0 && (size_t)k < n)
         k += snprintf(buf + k, n - (size_t)k, " (OPENBLAS_CORETYPE=%s)", b.coretype_env);
     if (k >= 0 && (size_t)k < n)
-        snprintf(buf + k, n - (size_t)k, ", ordo kernels %s, oneDNN %s on %s", b.kernels, b.onednn,
-                 b.onednn_isa);
+        snprintf(buf + k, n - (size_t)k, ", ordo kernels %s, oneDNN %s on %s, subnormals %s",
+                 b.kernels, b.onednn, b.onednn_isa, b.subnormals);
     return buf;
 }

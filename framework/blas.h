@@ -57,6 +57,7 @@ typedef struct ordo_blas_info {
     const char *onednn_isa;   // the ISA oneDNN dispatches to, "avx512_core_bf16" (dnnl.h)
     int bf16;                 // 1 when --precision bf16 can run here (ordo_dnnl_bf16_check)
     const char *kernels;      // the instruction set of ordo's own kernels (cpu.h): "avx2"
+    const char *subnormals;   // "flush" or "keep" (cpu.h: ordo_cpu_subnormals_flushed)
 } ordo_blas_info;
 ordo_blas_info ordo_blas_info_get(void);
 // The same as a JSON object: {"ordo_gemm", "openblas_core", "openblas_coretype_env" (null

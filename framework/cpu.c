@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
 
 static ordo_isa cpu_has(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -76,4 +79,34 @@ ordo_status ordo_cpu_coretype_runs(const char *want, ordo_isa has) {
                       has == ORDO_ISA_AVX2 ? "AVX2 and FMA" : "neither AVX2 nor AVX-512",
                       has == ORDO_ISA_AVX2 ? ", or name a core this CPU runs (Haswell or Zen)"
                                            : "");
+}
+
+// ---- subnormals
+
+int ordo_cpu_flush_subnormals(int flush) {
+#if defined(__SSE2__)
+    unsigned csr = _mm_getcsr() & ~(0x8000u | 0x0040u); // FTZ (bit 15), DAZ (bit 6)
+    _mm_setcsr(csr | (flush ? 0x8040u : 0u));
+    return 1;
+#elif defined(__aarch64__)
+    unsigned long fpcr;
+    __asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
+    fpcr = flush ? fpcr | (1ul << 24) : fpcr & ~(1ul << 24); // FZ
+    __asm__ volatile("msr fpcr, %0" : : "r"(fpcr));
+    return 1;
+#else
+    (void)flush;
+    return 0;
+#endif
+}
+
+int ordo_cpu_subnormals_flushed(void) {
+    static int policy = -1;
+    if (policy < 0) {
+        const char *e = getenv("ORDO_SUBNORMALS");
+        policy = !(e && strcmp(e, "keep") == 0);
+        if (e && *e && strcmp(e, "keep") != 0 && strcmp(e, "flush") != 0) // "": unset
+            fprintf(stderr, "ordo: ORDO_SUBNORMALS=%s: expected keep or flush; flushing\n", e);
+    }
+    return policy;
 }

@@ -25,4 +25,17 @@ ordo_status ordo_cpu_coretype_runs(const char *want, ordo_isa has);
 // The CPU's model name (/proc/cpuinfo's "model name", else "unknown CPU") into buf.
 char *ordo_cpu_model(char *buf, int n);
 
+// Subnormal floats (below 1.2e-38) flushed to zero on the calling thread: results that round
+// to 0 and inputs read as 0 (x86's FTZ and DAZ; AArch64's FZ), or kept (IEEE's default) when
+// `flush` is 0. Why: a trained model makes subnormals (which tensors hold them was not traced:
+// the time goes to the products), and x86 takes a microcode assist on each one: an
+// MQAR run's last 400 steps took 69.7 s against 10.9 s flushed, with the same tensors to the
+// bit (docs/performance.md, "Subnormal floats"). Returns 1, or 0 on a CPU whose control
+// register ordo does not know (nothing set). The fused attention's kernels flush while they
+// run whatever this says (framework/flash.c).
+int ordo_cpu_flush_subnormals(int flush);
+// The policy of the process: flush unless the environment's ORDO_SUBNORMALS is "keep" (read
+// once). ordo_set_threads applies it to the calling thread and the OpenMP team.
+int ordo_cpu_subnormals_flushed(void);
+
 #endif

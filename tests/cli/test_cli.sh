@@ -17,6 +17,10 @@ expect() { # expect <want-rc: 0|nonzero> <stderr/stdout substring> <args...>
 expect 0 "usage: ordo <command>" --help
 expect 0 "ordo 0." --version
 expect 0 ", OpenBLAS core " --version # the GEMM that train would use (framework/blas.c)
+# the subnormal policy (framework/cpu.h): flushed unless ORDO_SUBNORMALS=keep
+ORDO_SUBNORMALS= expect 0 ", subnormals flush" --version
+ORDO_SUBNORMALS=keep expect 0 ", subnormals keep" --version
+ORDO_SUBNORMALS=often expect 0 "ORDO_SUBNORMALS=often: expected keep or flush" --version
 expect nonzero "usage: ordo" 
 expect nonzero "unknown command 'frobnicate'" frobnicate
 expect nonzero "unknown option '--no-such-flag'" tokenize --no-such-flag
