@@ -320,7 +320,7 @@ char *ordo_blas_describe(char *buf, size_t n) {
     if (b.coretype_env && k >= 0 && (size_t)k < n)
         k += snprintf(buf + k, n - (size_t)k, " (OPENBLAS_CORETYPE=%s)", b.coretype_env);
     if (k >= 0 && (size_t)k < n)
-        snprintf(buf + k, n - (size_t)k, ", ordo kernels %s, oneDNN %s on %s, subnormals %s",
-                 b.kernels, b.onednn, b.onednn_isa, b.subnormals);
+        snprintf(buf + k, n - (size_t)k, ", ordo kernels %s, subnormals %s, oneDNN %s on %s",
+                 b.kernels, b.subnormals, b.onednn, b.onednn_isa);
     return buf;
 }
