@@ -5,13 +5,15 @@
 # alternating; one thread, so the two sides share nothing. Prints the CPU and kernels, each
 # side's seconds, the medians and their ratio, and whether the two sides' checkpoints hold the
 # same tensor bytes (the flush changes nothing above 1.2e-38; this says whether it changed
-# anything at all).
+# anything at all). Each side's time is the whole command's: the process's start and the
+# task's data (MQAR generates its examples) are in both, so the ratio understates the steps'.
 #   bench/subnormals.sh [RUN]
 # RUN: a trained run with two checkpoints (its last two are the span resumed: 200 steps by
 # default); without it, MQAR as P10 trains it (scripts/p10_recall.sh's recipe, learned, seed 1,
 # 12000 steps: a few minutes of a core with subnormals flushed) is trained first into a
 # temporary folder. ORDO (default build/ordo), REPS (default 3).
 set -eu
+shopt -s inherit_errexit # a side that fails stops the script, not a short time counted
 O=${ORDO:-build/ordo}
 REPS=${REPS:-3}
 work=$(mktemp -d)
@@ -33,18 +35,22 @@ echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
 echo "resuming $RUN from step $from to $to ($((to - from)) steps), one thread, $REPS rounds"
 side() { # mode round -> seconds; the run copied without its last checkpoint
   local d=$work/$1-$2
-  rm -rf "$d" && mkdir "$d" && cp "$RUN"/config.json "$RUN/$prev" "$d"/
-  [ -f "$RUN/metrics.jsonl" ] && cp "$RUN/metrics.jsonl" "$d"/
+  rm -rf "$d"
+  mkdir "$d"
+  cp "$RUN"/config.json "$RUN/$prev" "$d"/
+  if [ -f "$RUN/metrics.jsonl" ]; then cp "$RUN/metrics.jsonl" "$d"/; fi
   local t0 t1
   t0=$(date +%s.%N)
-  ORDO_SUBNORMALS=$1 "$O" train --resume "$d" --steps "$to" --threads 1 --progress off > /dev/null
+  ORDO_SUBNORMALS=$1 "$O" train --resume "$d" --steps "$to" --threads 1 --progress off > /dev/null \
+    || { echo "resume with ORDO_SUBNORMALS=$1 failed" >&2; exit 1; }
   t1=$(date +%s.%N)
   awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f\n", b - a}'
 }
 keep=() flush=()
 for r in $(seq 1 "$REPS"); do
-  keep+=("$(side keep "$r")")
-  flush+=("$(side flush "$r")")
+  k=$(side keep "$r") || exit 1
+  f=$(side flush "$r") || exit 1
+  keep+=("$k") flush+=("$f")
   echo "round $r: keep ${keep[-1]} s, flush ${flush[-1]} s"
 done
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }

@@ -99,8 +99,13 @@ ordo_status ordo_context_use_score(ordo_gpt *m, ordo_ctx *ctx, const int32_t *to
 ordo_status ordo_context_use_ngram(const ordo_ngram *ng, const int32_t *tokens,
                                    const int32_t *targets, size_t n, int K_max, size_t max_targets,
                                    ordo_context_use *u) {
+    if (u->n < 1 || K_max != u->k[u->n - 1] || u->ngram_loss)
+        return ordo_error(ORDO_ERR_ARG,
+                          "context use n-gram: K %d against the curve's %d%s: expected the "
+                          "arguments of the curve's own call, once",
+                          K_max, u->n > 0 ? u->k[u->n - 1] : 0, u->ngram_loss ? ", again" : "");
     size_t *at = NULL;
-    size_t nt = n >= 2 && K_max >= 1 ? pick_targets(targets, n, K_max, max_targets, &at) : 0;
+    size_t nt = n >= 2 ? pick_targets(targets, n, K_max, max_targets, &at) : 0;
     if (nt == 0 || nt != u->targets) {
         free(at);
         return ordo_error(ORDO_ERR_ARG, "context use n-gram: %zu targets picked, the curve has %zu",

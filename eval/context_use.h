@@ -40,8 +40,9 @@ ordo_status ordo_context_use_score(ordo_gpt *m, ordo_ctx *ctx, const int32_t *to
 // targets that ordo_context_use_score picked from the same stream and arguments (u from that
 // call), each with its context cut to the same k tokens, into u->ngram_loss and ngram_order.
 // Every order 1..N is scored and the best one per k kept: what the best n-gram does with k
-// tokens of context, the line a model's curve is read against. ORDO_ERR_ARG when the targets
-// picked do not match u's count or one is out of ng's vocab.
+// tokens of context, the line a model's curve is read against. ORDO_ERR_ARG when K_max is not
+// the curve's, u has its line already, the targets picked do not match u's count, or one is
+// out of ng's vocab.
 typedef struct ordo_ngram ordo_ngram;
 ordo_status ordo_context_use_ngram(const ordo_ngram *ng, const int32_t *tokens,
                                    const int32_t *targets, size_t n, int K_max, size_t max_targets,

@@ -62,12 +62,13 @@ typedef struct ordo_blas_info {
 ordo_blas_info ordo_blas_info_get(void);
 // The same as a JSON object: {"ordo_gemm", "openblas_core", "openblas_coretype_env" (null
 // when unset), "openblas_threading", "onednn_version", "onednn_isa", "bf16" (true/false),
-// "ordo_kernels"};
+// "ordo_kernels", "subnormals" ("flush" or "keep")};
 // the first three and the two oneDNN ones are named as bench_train --peak prints them.
 // Caller decrefs.
 json_t *ordo_blas_info_json(void);
 // One line for a log: "GEMM <gemm>, OpenBLAS core <core>", when the variable is set
-// " (OPENBLAS_CORETYPE=<value>)", then ", ordo kernels <isa>, oneDNN <version> on <isa>".
+// " (OPENBLAS_CORETYPE=<value>)", then ", ordo kernels <isa>, subnormals <flush|keep>, oneDNN
+// <version> on <isa>".
 // Truncates to fit n bytes; returns buf.
 char *ordo_blas_describe(char *buf, size_t n);
 

@@ -101,10 +101,14 @@ int ordo_cpu_flush_subnormals(int flush) {
 }
 
 int ordo_cpu_subnormals_flushed(void) {
-    static int policy = -1;
+    static _Atomic int policy = -1;
     if (policy < 0) {
         const char *e = getenv("ORDO_SUBNORMALS");
+#if defined(__SSE2__) || defined(__aarch64__)
         policy = !(e && strcmp(e, "keep") == 0);
+#else
+        policy = 0; // no control register ordo knows
+#endif
         if (e && *e && strcmp(e, "keep") != 0 && strcmp(e, "flush") != 0) // "": unset
             fprintf(stderr, "ordo: ORDO_SUBNORMALS=%s: expected keep or flush; flushing\n", e);
     }

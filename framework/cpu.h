@@ -31,11 +31,12 @@ char *ordo_cpu_model(char *buf, int n);
 // the time goes to the products), and x86 takes a microcode assist on each one: an
 // MQAR run's last 400 steps took 69.7 s against 10.9 s flushed, with the same tensors to the
 // bit (docs/performance.md, "Subnormal floats"). Returns 1, or 0 on a CPU whose control
-// register ordo does not know (nothing set). The fused attention's kernels flush while they
-// run whatever this says (framework/flash.c).
+// register ordo does not know (nothing set). On x86 the fused attention's kernels flush while
+// they run whatever this says (framework/flash.c).
 int ordo_cpu_flush_subnormals(int flush);
 // The policy of the process: flush unless the environment's ORDO_SUBNORMALS is "keep" (read
-// once). ordo_set_threads applies it to the calling thread and the OpenMP team.
+// once), and never on a CPU without the control (there subnormals are kept, as IEEE has them).
+// ordo_set_threads applies it to the calling thread and the OpenMP team.
 int ordo_cpu_subnormals_flushed(void);
 
 #endif

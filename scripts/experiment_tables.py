@@ -259,12 +259,16 @@ def context_use(sweeps):
     lines = {tuple(e["context_use"]["ngram_loss"]) for _, _, es in rows for e in es
              if e["context_use"].get("ngram_loss") and e["context_use"]["k"] == ks}
     if len(lines) == 1:
-        e = next(e for _, _, es in rows for e in es if e["context_use"].get("ngram_loss"))
+        e = next(e for _, _, es in rows for e in es
+                 if e["context_use"].get("ngram_loss") and e["context_use"]["k"] == ks)
         orders = e["context_use"]["ngram_order"]
         label = "best n-gram with k tokens of context, same targets (orders %s)" % ", ".join(map(str, orders))
         print("| *%s* | - | %s |" % (label, " | ".join("%.3f" % v for v in lines.pop())))
     elif lines:
         print("(the records' n-gram lines differ: not on one split; none printed)", file=sys.stderr)
+    if any(e["context_use"]["k"] != ks for _, _, es in rows for e in es):
+        print("(some records have other ks than the first: their n-gram lines are not compared)",
+              file=sys.stderr)
 
 
 def split_accuracy(e):

@@ -38,7 +38,7 @@ for L in $lengths; do
     --out "$OUT/bytes-$L"
   "$O" sweep --pos sinusoidal --embed-style vaswani "${recipe[@]}" --out "$OUT/bytes-$L-vaswani"
   for run in "$OUT/bytes-$L"/*-s[0-9]* "$OUT/bytes-$L-vaswani"/*-s[0-9]*; do
-    grep -qs '"ngram_loss"' "$run/eval/context-use.json" ||
+    grep -qs '"ngram_order"' "$run/eval/context-use.json" || # the n-gram line's own key
       "$O" eval "$run" --context "$L" --context-use 20000 --save=context-use --threads "$T" \
         --progress off >/dev/null
   done

@@ -26,6 +26,7 @@ done
   || bad "one n-gram line: $(grep -c 'class="context-use-ngram"' c1/context_use.svg 2>&1)"
 cp -r learned learned-nn
 "$ORDO" eval learned-nn --context-use 40 --no-ngram --save > /dev/null 2>&1 || bad "eval --no-ngram"
+! grep -q '"ngram_order"' learned-nn/eval/base.json && ok || bad "--no-ngram's record has an n-gram line"
 "$ORDO" compare alibi learned-nn --out c3 > /dev/null 2>&1 || bad "compare c3"
 [ "$(grep -c 'class="context-use-ngram"' c3/context_use.svg)" = 1 ] && ok \
   || bad "alibi's n-gram line, learned-nn's record without one"

@@ -95,8 +95,9 @@ int main(void) {
         .V = 23, .C = 16, .L = 2, .NH = 2, .T_max = 16, .pos = ORDO_POS_LEARNED, .ln_eps = 1e-5f};
     ORDO_ASSERT(ordo_gpt_init(&model, &cfg, 5) == ORDO_OK);
     ordo_ctx_init(&ctx);
-    // a stream that the three tokens before each id decide (the n-gram's orders then differ:
-    // one token of context leaves it open, three close it), of which the n-gram is fitted on 400
+    // a stream that the three tokens before each id (and its position's parity) decide, so that
+    // the n-gram's orders differ (one token of context leaves the next open, three nearly close
+    // it); the n-gram is fitted on its first 400 ids, the curve scores its first 200
     int32_t tokens[200], targets[200], other[400] = {1, 2, 3};
     for (int i = 3; i < 400; i++) other[i] = (3 * other[i - 1] + 5 * other[i - 3] + i % 2) % cfg.V;
     for (int i = 0; i < 200; i++) {
@@ -116,6 +117,8 @@ int main(void) {
     CHECK(ordo_context_use_score(&model, &ctx, tokens, NULL, 60, 8, 20, 2, 0, &u) == ORDO_OK);
     CHECK(ordo_context_use_ngram(&ngram, tokens, NULL, 60, 8, 21, &u) == ORDO_ERR_ARG);
     ordo_error_clear();
+    CHECK(ordo_context_use_ngram(&ngram, tokens, NULL, 60, 4, 20, &u) == ORDO_ERR_ARG); // not K
+    ordo_error_clear();
     CHECK(u.ngram_loss == NULL);
     ordo_ngram small;
     ORDO_ASSERT(ordo_ngram_fit(&small, other, 400, cfg.V, 2) == ORDO_OK);
@@ -124,6 +127,9 @@ int main(void) {
     ordo_error_clear();
     small.vocab = cfg.V;
     ordo_ngram_free(&small);
+    CHECK(ordo_context_use_ngram(&ngram, tokens, NULL, 60, 8, 20, &u) == ORDO_OK);
+    CHECK(ordo_context_use_ngram(&ngram, tokens, NULL, 60, 8, 20, &u) == ORDO_ERR_ARG); // twice
+    ordo_error_clear();
     ordo_context_use_free(&u);
     ordo_ngram_free(&ngram);
     ordo_ctx_free(&ctx);
